@@ -1,0 +1,70 @@
+"""`manage.py agreement_report --campaign SLUG [--json]`: the agreement report on stdout (DESIGN.md §5)."""
+
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from agreement.report import agreement_report_build
+from annotate.models import Campaign
+
+
+def _fmt(value) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+class Command(BaseCommand):
+    help = "Print a campaign's agreement report: a readable summary, or with --json the report document."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--campaign", required=True, help="campaign slug")
+        parser.add_argument("--json", action="store_true", dest="as_json", help="print the JSON document of DESIGN.md §5, nothing else")
+
+    def handle(self, *args, campaign, as_json: bool, **options):
+        try:
+            found = Campaign.objects.get(slug=campaign)
+        except Campaign.DoesNotExist:
+            raise CommandError(f"no campaign {campaign!r}") from None
+        report = agreement_report_build(campaign=found)
+        if as_json:
+            self.stdout.write(json.dumps(report, ensure_ascii=False))
+        else:
+            self.stdout.write(summary_text(report))
+
+
+def summary_text(report: dict) -> str:
+    """The report as aligned plain text, three decimals, "—" where a statistic is undefined."""
+    humans = report["humans"]
+    lines = [
+        f"Agreement report: {report['campaign']} ({report['task_type']})",
+        "",
+        f"Humans: {humans['annotators']} annotators, {humans['items_labelled']} items with a human label "
+        f"({humans['adjudicated']} adjudicated, {humans['ties']} ties)",
+        f"  Fleiss' kappa {_fmt(humans['fleiss_kappa'])} over {humans['fleiss_items']} items; "
+        f"Krippendorff's alpha {_fmt(humans['krippendorff_alpha'])}",
+    ]
+    for pair in humans["pairwise_cohen_kappa"]:
+        lines.append(f"  Cohen's kappa {pair['a']} vs {pair['b']}: {_fmt(pair['kappa'])} (n = {pair['n']})")
+    lines += ["", "Judges (item level vs the human label; system level vs human accuracies):"]
+    if not report["judges"]:
+        lines.append("  none")
+    width = max([len(name) for name in report["judges"]] + [5])
+    if report["judges"]:
+        lines.append(
+            f"  {'judge':<{width}}  {'n':>6}  {'kappa':>6}  {'agree':>6}  {'failed':>6}  {'tau-b':>6}  {'rho':>6}  {'r':>6}"
+        )
+    for name, block in report["judges"].items():
+        item, system = block["item"], block["system"]
+        lines.append(
+            f"  {name:<{width}}  {item['n']:>6}  {_fmt(item['cohen_kappa']):>6}  {_fmt(item['accuracy']):>6}  "
+            f"{item.get('failed', 0):>6}  {_fmt(system['kendall_tau_b']):>6}  {_fmt(system['spearman']):>6}  "
+            f"{_fmt(system['pearson']):>6}"
+        )
+    if report["systems"]:
+        names = list(report["judges"])
+        swidth = max(len(row["system"]) for row in report["systems"])
+        lines += ["", "System accuracy:", "  " + "  ".join([f"{'system':<{swidth}}", f"{'n':>5}", f"{'human':>6}", *names])]
+        for row in report["systems"]:
+            cells = [f"{row['system']:<{swidth}}", f"{row['n']:>5}", f"{_fmt(row['human']):>6}"]
+            cells += [f"{_fmt(row['judges'].get(name)):>{max(6, len(name))}}" for name in names]
+            lines.append("  " + "  ".join(cells))
+    return "\n".join(lines)

@@ -1,0 +1,155 @@
+"""The agreement report document (DESIGN.md §5): one builder behind the page, the CSV, the API and the command.
+
+Null semantics: a statistic that is undefined on the data (fewer than two items, a constant input,
+no shared items) is None / JSON null. A block that the task type does not compute is empty:
+for `qa_correctness` each judge's `per_topic` is [] and `topic_mean` is {} (a question has a handful
+of candidate answers, too few for a per-topic statistic); ranking task types fill them.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+from agreement import stats
+from agreement.selectors import (
+    HumanLabels,
+    JudgeLabels,
+    SystemOutputs,
+    human_labels_get,
+    judge_labels_get,
+    system_outputs_get,
+)
+from annotate.models import Campaign, TaskType
+
+POSITIVE = "yes"
+# Task types whose labels are a yes/no verdict on an item, so a system's accuracy is the share of its
+# outputs labelled "yes".
+BINARY_TASK_TYPES = {TaskType.QA_CORRECTNESS, TaskType.AIS}
+
+
+def output_correct(*, label: str | None, gold_match: bool, failed: bool = False) -> bool:
+    """Whether one system output counts as correct under a rater (the humans, or one judge).
+
+    The single rule for every rater, so the human and judge accuracies of a system are computed
+    over the same outputs (all of them: the denominator is the system's number of outputs):
+    1. the rater's label for the output's item, when it has one ("yes" = correct);
+    2. a judge that was asked but gave no readable verdict (a failed judgment) has not accepted
+       the answer: NOT correct. (In NQ301, 10 GPT-4 verdicts such as "The candidate is partially
+       correct ..." start with neither Yes nor No; the study counts them as not correct.)
+    3. a rater that was never asked about the output: an exact match after SQuAD normalisation
+       with a gold answer of the question counts as correct. In the NQ301 study only answers that
+       did not match a gold answer went to humans and to GPT-4 / InstructGPT, so an exact match is
+       correct by the study's own protocol;
+    4. else (no verdict at all) the output counts as NOT correct.
+    An item whose human annotations tie has no human label and falls through to rule 3.
+    """
+    if label is not None:
+        return label == POSITIVE
+    if failed:
+        return False
+    return gold_match
+
+
+def agreement_report_build(*, campaign: Campaign) -> dict:
+    """The report document for CAMPAIGN, a JSON-ready dict in the shape of DESIGN.md §5.
+
+    Reads a fixed number of queries (see agreement.selectors); numbers are unrounded floats.
+    """
+    humans = human_labels_get(campaign=campaign)
+    judges = judge_labels_get(campaign=campaign)
+    binary = campaign.task_type in BINARY_TASK_TYPES
+    outputs = system_outputs_get(campaign=campaign) if binary else SystemOutputs()
+
+    systems = _systems(humans=humans, judges=judges, outputs=outputs)
+    return {
+        "campaign": campaign.slug,
+        "task_type": campaign.task_type,
+        "humans": _humans_block(humans),
+        "judges": {judge.name: _judge_block(judge=judge, humans=humans, systems=systems) for judge in judges},
+        "systems": systems,
+    }
+
+
+def _humans_block(humans: HumanLabels) -> dict:
+    units = sorted(humans.by_unit)
+    pairwise = []
+    for a, b in combinations(humans.annotators, 2):
+        shared = [unit for unit in units if a in humans.by_unit[unit] and b in humans.by_unit[unit]]
+        if not shared:
+            continue
+        pairwise.append(
+            {
+                "a": a,
+                "b": b,
+                "kappa": stats.cohen_kappa(
+                    [humans.by_unit[u][a] for u in shared], [humans.by_unit[u][b] for u in shared]
+                ),
+                "n": len(shared),
+            }
+        )
+    # Fleiss takes each unit's first m ratings (see stats.fleiss_kappa): put the most prolific annotators first.
+    rated = {name: sum(name in humans.by_unit[unit] for unit in units) for name in humans.annotators}
+    panel = sorted(humans.annotators, key=lambda name: (-rated[name], name))
+    ratings = [[humans.by_unit[unit][name] for name in panel if name in humans.by_unit[unit]] for unit in units]
+    reliability = [[humans.by_unit[unit].get(name) for unit in units] for name in humans.annotators]
+    return {
+        "annotators": len(humans.annotators),
+        "fleiss_kappa": stats.fleiss_kappa(ratings),
+        "fleiss_items": stats.fleiss_kappa_items(ratings),
+        "krippendorff_alpha": stats.krippendorff_alpha(reliability),
+        "pairwise_cohen_kappa": pairwise,
+        "items_labelled": len(humans.item_label),
+        "adjudicated": humans.adjudicated,
+        "ties": len(humans.ties),
+    }
+
+
+def _judge_block(*, judge: JudgeLabels, humans: HumanLabels, systems: list[dict]) -> dict:
+    shared = sorted(item for item in judge.labels if item in humans.item_label)
+    human = [humans.item_label[item] for item in shared]
+    model = [judge.labels[item] for item in shared]
+    human_acc = [row["human"] for row in systems if row["judges"].get(judge.name) is not None]
+    judge_acc = [row["judges"][judge.name] for row in systems if row["judges"].get(judge.name) is not None]
+    return {
+        "family": judge.family,
+        "item": {
+            "n": len(shared),
+            "cohen_kappa": stats.cohen_kappa(human, model),
+            "accuracy": stats.agreement_rate(human, model),
+            "failed": len(judge.failed),
+        },
+        "per_topic": [],
+        "topic_mean": {},
+        "system": {
+            "n_systems": len(human_acc),
+            "kendall_tau_b": stats.kendall_tau_b(human_acc, judge_acc),
+            "spearman": stats.spearman(human_acc, judge_acc),
+            "pearson": stats.pearson(human_acc, judge_acc),
+        },
+    }
+
+
+def _systems(*, humans: HumanLabels, judges: list[JudgeLabels], outputs: SystemOutputs) -> list[dict]:
+    rows = []
+    for system, pairs in outputs.outputs.items():
+        items = [item for _, item in pairs]
+        n = len(items)
+
+        def accuracy(labels: dict[int, str], failed: set[int] = frozenset()) -> float | None:
+            if not n:
+                return None
+            correct = sum(
+                output_correct(label=labels.get(item), gold_match=outputs.gold_match[item], failed=item in failed)
+                for item in items
+            )
+            return correct / n
+
+        rows.append(
+            {
+                "system": system,
+                "n": n,
+                "human": accuracy(humans.item_label),
+                "judges": {judge.name: accuracy(judge.labels, judge.failed) for judge in judges},
+            }
+        )
+    return rows

@@ -1,0 +1,132 @@
+"""Reads for the agreement report: a campaign's human labels, judge labels and system outputs.
+
+Each selector issues a fixed number of queries whatever the campaign's size (flat `values_list`
+reads, grouped in Python), so the report costs the same handful of queries for 10 items or 100,000.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from annotate.models import Campaign, HumanJudgment, JudgmentKind, SystemOutput, Topic
+from annotate.textnorm import answer_key
+from judges.models import Judge, ModelJudgment
+
+TIE = None  # an item whose current annotations split evenly has no human label
+
+
+@dataclass
+class HumanLabels:
+    """Current human labels of a campaign.
+
+    `by_unit[unit_id][annotator]` holds the current annotation labels (kind annotation; adjudications
+    are verdicts, not raters). `item_label[item_id]` is the item's human label: the adjudication's
+    label when there is one, else the majority of the current annotation labels. Items whose
+    annotations tie are in `ties` and have no entry in `item_label`.
+    """
+
+    annotators: list[str] = field(default_factory=list)
+    by_unit: dict[int, dict[str, str]] = field(default_factory=dict)
+    item_label: dict[int, str] = field(default_factory=dict)
+    ties: set[int] = field(default_factory=set)
+    adjudicated: int = 0
+
+
+@dataclass
+class JudgeLabels:
+    """One judge's verdicts: `labels[item_id]` for the items it judged, `failed` the items it was asked
+    about but gave no readable verdict on (kept apart: they are no label, but not "never asked")."""
+
+    name: str
+    family: str
+    labels: dict[int, str] = field(default_factory=dict)
+    failed: set[int] = field(default_factory=set)
+
+
+@dataclass
+class SystemOutputs:
+    """Every system's outputs: `outputs[system]` is a list of (topic_id, item_id), sorted by system name.
+
+    `gold_match[item_id]` says whether the item's answer matches one of its topic's gold answers
+    after normalisation (`annotate.textnorm.answer_key`, which applies SQuAD normalisation).
+    """
+
+    outputs: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    gold_match: dict[int, bool] = field(default_factory=dict)
+
+
+def human_labels_get(*, campaign: Campaign) -> HumanLabels:
+    """Current human annotation labels per unit and annotator, and each item's human label. One query."""
+    rows = (
+        HumanJudgment.objects.filter(unit__campaign=campaign, is_current=True)
+        .exclude(label="")
+        .values_list("unit_id", "unit__item_id", "annotator__username", "kind", "label")
+        .order_by("unit_id", "annotator__username")
+    )
+    result = HumanLabels()
+    adjudication: dict[int, str] = {}
+    votes: dict[int, Counter] = defaultdict(Counter)
+    annotators: set[str] = set()
+    for unit_id, item_id, username, kind, label in rows:
+        if kind == JudgmentKind.ADJUDICATION:
+            if item_id is not None:
+                adjudication[item_id] = label
+            continue
+        result.by_unit.setdefault(unit_id, {})[username] = label
+        annotators.add(username)
+        if item_id is not None:
+            votes[item_id][label] += 1
+    result.annotators = sorted(annotators)
+    for item_id, counter in votes.items():
+        if item_id in adjudication:
+            continue
+        (top, top_count), *rest = counter.most_common()
+        if rest and rest[0][1] == top_count:
+            result.ties.add(item_id)
+        else:
+            result.item_label[item_id] = top
+    result.item_label.update(adjudication)
+    result.adjudicated = len(adjudication)
+    return result
+
+
+def judge_labels_get(*, campaign: Campaign) -> list[JudgeLabels]:
+    """Every judge of the campaign (external ones included), by name, with its verdicts. Two queries."""
+    judges = {
+        judge_id: JudgeLabels(name=name, family=family)
+        for judge_id, name, family in Judge.objects.filter(campaign=campaign).order_by("name").values_list(
+            "id", "name", "family"
+        )
+    }
+    rows = ModelJudgment.objects.filter(judge__campaign=campaign).values_list("judge_id", "item_id", "label", "failed")
+    for judge_id, item_id, label, failed in rows:
+        judge = judges[judge_id]
+        if failed or not label:
+            judge.failed.add(item_id)
+        else:
+            judge.labels[item_id] = label
+    return list(judges.values())
+
+
+def system_outputs_get(*, campaign: Campaign) -> SystemOutputs:
+    """Every system's outputs (system -> [(topic, item)]) and whether each output item matches a gold answer.
+
+    Two queries. The match uses the item's stored `data["answer_key"]` when present, else its text.
+    """
+    gold_keys = {
+        topic_id: {answer_key(str(gold)) for gold in (data or {}).get("gold_answers", [])}
+        for topic_id, data in Topic.objects.filter(campaign=campaign).values_list("id", "data")
+    }
+    rows = (
+        SystemOutput.objects.filter(campaign=campaign)
+        .values_list("system", "topic_id", "item_id", "item__text", "item__data")
+        .order_by("system", "topic_id", "item_id")
+    )
+    result = SystemOutputs()
+    for system, topic_id, item_id, text, data in rows:
+        result.outputs.setdefault(system, []).append((topic_id, item_id))
+        if item_id not in result.gold_match:
+            key = (data or {}).get("answer_key") or answer_key(text or "")
+            result.gold_match[item_id] = bool(key) and key in gold_keys.get(topic_id, ())
+    return result

@@ -1,0 +1,190 @@
+"""Agreement statistics as pure functions: lists in, numbers out, no Django.
+
+Every function returns None where its statistic is undefined (too few observations, constant
+input, no agreement possible by chance) instead of raising or returning NaN, so the report can
+carry `null` and say why. The arithmetic is the libraries' (DESIGN.md §4): scikit-learn, scipy,
+statsmodels and krippendorff; this module only shapes inputs and catches the degenerate cases.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections import Counter
+from collections.abc import Hashable, Sequence
+
+import krippendorff
+import numpy as np
+from scipy import stats as scipy_stats
+from sklearn.metrics import cohen_kappa_score
+from statsmodels.stats.inter_rater import aggregate_raters
+from statsmodels.stats.inter_rater import fleiss_kappa as _statsmodels_fleiss_kappa
+
+
+def _finite(value) -> float | None:
+    """A float, or None for NaN / infinity (what the libraries return for undefined statistics)."""
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def _paired(a: Sequence, b: Sequence) -> None:
+    if len(a) != len(b):
+        raise ValueError(f"paired samples differ in length: {len(a)} and {len(b)}")
+
+
+def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable], *, weights: str | None = None) -> float | None:
+    """Cohen's kappa between two raters' labels of the same items (sklearn).
+
+    `weights` is None (nominal), "linear" or "quadratic" (ordinal labels). None when fewer than two
+    items, or when chance agreement is total (both raters gave one and the same label throughout),
+    where kappa is 0/0.
+    """
+    _paired(a, b)
+    if len(a) < 2:
+        return None
+    if len(set(a) | set(b)) < 2:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return _finite(cohen_kappa_score(list(a), list(b), weights=weights))
+
+
+def agreement_rate(a: Sequence[Hashable], b: Sequence[Hashable]) -> float | None:
+    """Share of items on which the two raters gave the same label (raw accuracy); None for no items."""
+    _paired(a, b)
+    if not a:
+        return None
+    return sum(x == y for x, y in zip(a, b, strict=True)) / len(a)
+
+
+def _fleiss_panel_size(ratings: Sequence[Sequence[Hashable]]) -> int | None:
+    counts = Counter(len(labels) for labels in ratings if len(labels) >= 2)
+    if not counts:
+        return None
+    return max(counts, key=lambda size: (counts[size], size))
+
+
+def fleiss_kappa(ratings: Sequence[Sequence[Hashable]]) -> float | None:
+    """Fleiss' kappa among raters (statsmodels), from one list of labels per item.
+
+    Fleiss' kappa assumes the same number m of ratings on every item. With differing numbers:
+    m is the modal number of ratings per item (the larger on a tie); items with fewer than m
+    ratings are left out, and items with more contribute only their FIRST m ratings, so the
+    caller orders each item's labels by preference (the report puts the most prolific annotators
+    first). Why not keep only the items with exactly m ratings: a tie-breaking extra rater who is
+    called in only on disagreements (as in NQ301, where annotator3 rates the items annotators 1
+    and 2 disagree on) would leave exactly the agreed items, and kappa 1.0. None when fewer than
+    two items remain or every rating is the same label (chance agreement 1, kappa 0/0).
+    """
+    m = _fleiss_panel_size(ratings)
+    if m is None:
+        return None
+    rows = [list(labels)[:m] for labels in ratings if len(labels) >= m]
+    if len(rows) < 2:
+        return None
+    categories = sorted({label for row in rows for label in row}, key=str)
+    if len(categories) < 2:
+        return None
+    index = {label: i for i, label in enumerate(categories)}
+    coded = np.array([[index[label] for label in row] for row in rows])
+    table, _ = aggregate_raters(coded, n_cat=len(categories))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return _finite(_statsmodels_fleiss_kappa(table, method="fleiss"))
+
+
+def fleiss_kappa_items(ratings: Sequence[Sequence[Hashable]]) -> int:
+    """How many items `fleiss_kappa` uses for these ratings (those with at least the modal number of ratings)."""
+    m = _fleiss_panel_size(ratings)
+    if m is None:
+        return 0
+    return sum(1 for labels in ratings if len(labels) >= m)
+
+
+def krippendorff_alpha(reliability: Sequence[Sequence[Hashable | None]]) -> float | None:
+    """Krippendorff's alpha, nominal level (krippendorff package).
+
+    `reliability` is one row per rater, one column per unit; None marks a unit the rater did not
+    rate (missing values are allowed, unlike Fleiss). None when there are fewer than two raters,
+    no unit with two ratings, or only one label in the data.
+    """
+    if len(reliability) < 2:
+        return None
+    width = {len(row) for row in reliability}
+    if len(width) != 1:
+        raise ValueError("every rater's row must have one entry per unit")
+    labels = sorted({v for row in reliability for v in row if v is not None}, key=str)
+    if len(labels) < 2:
+        return None
+    index = {label: float(i) for i, label in enumerate(labels)}
+    data = np.array([[np.nan if v is None else index[v] for v in row] for row in reliability], dtype=float)
+    pairable = (~np.isnan(data)).sum(axis=0) >= 2
+    if not pairable.any():
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return _finite(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"))
+
+
+def _correlation(func, x: Sequence[float], y: Sequence[float]) -> float | None:
+    _paired(x, y)
+    if len(x) < 2 or len(set(x)) < 2 or len(set(y)) < 2:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _finite(func(list(x), list(y)).statistic)
+
+
+def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """Kendall's tau-b (ties in either ranking corrected for; scipy.stats.kendalltau). None if constant or n < 2."""
+    return _correlation(lambda a, b: scipy_stats.kendalltau(a, b, variant="b"), x, y)
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """Spearman's rho (scipy.stats.spearmanr). None if either input is constant or n < 2."""
+    return _correlation(scipy_stats.spearmanr, x, y)
+
+
+def pearson(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """Pearson's r (scipy.stats.pearsonr). None if either input is constant or n < 2."""
+    return _correlation(scipy_stats.pearsonr, x, y)
+
+
+def mean_ci95(values: Sequence[float | None]) -> dict:
+    """Mean with a two-sided t-based 95% confidence interval: {"mean", "ci95": [lo, hi], "n"}.
+
+    None values (undefined per-topic statistics) are left out and not counted in n. The mean is
+    None for no values; the interval is None for fewer than two values (no variance estimate).
+    When all values are equal the interval collapses to [mean, mean].
+    """
+    data = [float(v) for v in values if v is not None and math.isfinite(float(v))]
+    n = len(data)
+    if n == 0:
+        return {"mean": None, "ci95": None, "n": 0}
+    mean = float(np.mean(data))
+    if n < 2:
+        return {"mean": mean, "ci95": None, "n": n}
+    sem = float(np.std(data, ddof=1)) / math.sqrt(n)
+    half = float(scipy_stats.t.ppf(0.975, df=n - 1)) * sem
+    return {"mean": mean, "ci95": [mean - half, mean + half], "n": n}
+
+
+def bootstrap_se(
+    values: Sequence[float], *, n_resamples: int = 2000, seed: int = 0
+) -> float | None:
+    """Bootstrap standard error of the mean (scipy.stats.bootstrap, percentile resampling, fixed seed).
+
+    Used for an accuracy over 0/1 outcomes (AIS accuracy per system). None for fewer than two values;
+    0.0 when all values are equal (every resample has the same mean).
+    """
+    data = np.asarray([float(v) for v in values], dtype=float)
+    if data.size < 2:
+        return None
+    if np.all(data == data[0]):
+        return 0.0
+    result = scipy_stats.bootstrap(
+        (data,), np.mean, n_resamples=n_resamples, method="percentile", random_state=np.random.default_rng(seed)
+    )
+    return _finite(result.standard_error)

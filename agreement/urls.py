@@ -1,0 +1,10 @@
+from django.urls import path
+
+from agreement import views
+
+urlpatterns = [
+    path("campaigns/<slug:slug>/report/", views.agreement_report, name="agreement-report"),
+    path("campaigns/<slug:slug>/report/report.json", views.agreement_report_json, name="agreement-report-json"),
+    path("campaigns/<slug:slug>/report/systems.csv", views.agreement_systems_csv, name="agreement-systems-csv"),
+    path("campaigns/<slug:slug>/report/judges.csv", views.agreement_judges_csv, name="agreement-judges-csv"),
+]

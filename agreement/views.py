@@ -1,0 +1,80 @@
+"""The agreement report: the page, its CSV and JSON downloads, and the API endpoint.
+
+All of them read the one document `agreement_report_build` makes; researchers of the campaign only
+(anyone else gets a 404, as if the campaign did not exist).
+"""
+
+import json
+
+from django.http import HttpResponse
+from django.shortcuts import render
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from agreement.exports import judges_csv, systems_csv
+from agreement.plots import system_accuracy_svg
+from agreement.report import agreement_report_build
+from annotate.access import campaign_for_researcher
+
+
+def agreement_report(request, slug):
+    campaign = campaign_for_researcher(request.user, slug)
+    report = agreement_report_build(campaign=campaign)
+    judge_names = list(report["judges"])
+    context = {
+        "campaign": campaign,
+        "report": report,
+        "judge_names": judge_names,
+        "judge_rows": [{"name": name, **block} for name, block in report["judges"].items()],
+        "system_rows": [
+            {**row, "judge_values": [row["judges"].get(name) for name in judge_names]} for row in report["systems"]
+        ],
+        "plot_svg": system_accuracy_svg(report=report),
+    }
+    return render(request, "agreement/report.html", context)
+
+
+def _attachment(content: str, *, content_type: str, filename: str) -> HttpResponse:
+    response = HttpResponse(content, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def agreement_report_json(request, slug):
+    campaign = campaign_for_researcher(request.user, slug)
+    report = agreement_report_build(campaign=campaign)
+    return _attachment(
+        json.dumps(report, indent=2, ensure_ascii=False) + "\n",
+        content_type="application/json",
+        filename=f"{campaign.slug}-agreement.json",
+    )
+
+
+def agreement_systems_csv(request, slug):
+    campaign = campaign_for_researcher(request.user, slug)
+    report = agreement_report_build(campaign=campaign)
+    return _attachment(
+        systems_csv(report=report), content_type="text/csv; charset=utf-8", filename=f"{campaign.slug}-systems.csv"
+    )
+
+
+def agreement_judges_csv(request, slug):
+    campaign = campaign_for_researcher(request.user, slug)
+    report = agreement_report_build(campaign=campaign)
+    return _attachment(
+        judges_csv(report=report), content_type="text/csv; charset=utf-8", filename=f"{campaign.slug}-judges.csv"
+    )
+
+
+class AgreementReportAPI(APIView):
+    """GET: the agreement report of the campaign (DESIGN.md §5). Researchers of the campaign only; 404 otherwise."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT}, summary="The campaign's agreement report (DESIGN.md §5)")
+    def get(self, request, slug):
+        campaign = campaign_for_researcher(request.user, slug)
+        return Response(agreement_report_build(campaign=campaign))

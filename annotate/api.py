@@ -1,0 +1,74 @@
+"""REST API for campaigns, their items and imports. Every lookup is scoped to the user: else 404."""
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import generics, status
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotate.access import campaign_for_member, campaign_for_researcher, is_researcher
+from annotate.importers.common import ImportDataError
+from annotate.importers.service import ImportRequestError
+from annotate.importers.uploads import uploads_import
+from annotate.models import Campaign, Item
+from annotate.selectors.campaigns import campaign_overview
+from annotate.serializers import (
+    CampaignDetailSerializer,
+    CampaignSerializer,
+    ImportErrorSerializer,
+    ImportRequestSerializer,
+    ImportSummarySerializer,
+    ItemSerializer,
+)
+
+
+class CampaignListApi(generics.ListAPIView):
+    """The campaigns you are a member of."""
+
+    serializer_class = CampaignSerializer
+
+    def get_queryset(self):
+        return Campaign.objects.for_user(self.request.user).order_by("-created_at", "slug")
+
+
+class CampaignDetailApi(APIView):
+    @extend_schema(responses=CampaignDetailSerializer)
+    def get(self, request, slug):
+        """A campaign; researchers also get its counts."""
+        campaign = campaign_for_member(request.user, slug)
+        researcher = is_researcher(request.user, campaign)
+        campaign.is_researcher = researcher
+        campaign.counts = campaign_overview(campaign=campaign) if researcher else None
+        return Response(CampaignDetailSerializer(campaign).data)
+
+
+class CampaignItemsApi(generics.ListAPIView):
+    """The campaign's items with their topic and the systems that produced them (researchers only)."""
+
+    serializer_class = ItemSerializer
+
+    def get_queryset(self):
+        campaign = campaign_for_researcher(self.request.user, self.kwargs["slug"])
+        return (Item.objects.filter(campaign=campaign).select_related("topic")
+                .prefetch_related("system_outputs").order_by("id"))
+
+
+class CampaignImportApi(APIView):
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(
+        request={"multipart/form-data": ImportRequestSerializer},
+        responses={201: ImportSummarySerializer, 400: OpenApiResponse(ImportErrorSerializer, "file:line: field: what is wrong")},
+    )
+    def post(self, request, slug):
+        """Import files into the campaign, all or nothing (researchers only)."""
+        campaign = campaign_for_researcher(request.user, slug)
+        form = ImportRequestSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        try:
+            summary = uploads_import(campaign=campaign, fmt=data["format"], files=data["files"],
+                                     system=data.get("system") or None, judge=data.get("judge") or None)
+        except (ImportDataError, ImportRequestError) as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(ImportSummarySerializer(summary.as_dict()).data, status=status.HTTP_201_CREATED)

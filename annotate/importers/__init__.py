@@ -1,0 +1,1 @@
+"""Importers: one module per data format, a shared module for errors, limits and reading, one service entry point."""

@@ -1,0 +1,46 @@
+"""judge-scores: an external judge's output for any task type, as TSV with header `topic  item  score  label`.
+
+`topic` and `item` are the external ids the campaign already has; `score` is a number; the `label`
+column is optional (and may be blank on a row).
+"""
+
+import math
+from pathlib import Path
+
+from annotate.importers.common import ImportDataError, tsv_read
+from annotate.importers.writes import JudgeVerdict, external_judge_get, judge_verdicts_write
+from annotate.models import Campaign, Item
+
+
+def judge_scores_import(*, campaign: Campaign, paths: list[Path], judge: str) -> dict[str, int]:
+    """Import each file's rows as verdicts of the external judge JUDGE. Returns {judge: judgments created}."""
+    items = {
+        (topic_external_id, item_external_id): item
+        for item, topic_external_id, item_external_id in (
+            (item, item.topic.external_id, item.external_id)
+            for item in Item.objects.filter(campaign=campaign).select_related("topic")
+        )
+    }
+    topics = {topic for topic, _ in items}
+    verdicts = []
+    for path in paths:
+        for line, row in tsv_read(path, required=["topic", "item", "score"], optional=("label",)):
+            topic, item_id = row["topic"].strip(), row["item"].strip()
+            if topic not in topics:
+                raise ImportDataError(file=path, line=line, field="topic", message=f"no topic {topic!r} in this campaign")
+            item = items.get((topic, item_id))
+            if item is None:
+                raise ImportDataError(file=path, line=line, field="item", message=f"no item {item_id!r} under topic {topic!r}")
+            try:
+                score = float(row["score"])
+            except ValueError:
+                raise ImportDataError(file=path, line=line, field="score", message=f"expected a number, got {row['score']!r}") from None
+            if not math.isfinite(score):
+                raise ImportDataError(file=path, line=line, field="score", message=f"expected a finite number, got {row['score']!r}")
+            label = row.get("label", "").strip()
+            verdicts.append(JudgeVerdict(path=path, line=line, item=item, score=score, label=label, raw="", failed=False))
+    judge_row = external_judge_get(
+        campaign=campaign, name=judge, config={"format": "judge-scores", "name": judge}, path=paths[0]
+    )
+    created, _ = judge_verdicts_write(judge=judge_row, verdicts=verdicts)
+    return {judge: created}

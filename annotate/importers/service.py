@@ -1,0 +1,165 @@
+"""The one import entry point shared by `manage.py import_data`, the import page and the REST API."""
+
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from django.db import transaction
+from django.db.models import Count, F, Q
+
+from annotate.importers.common import ImportDataError, file_check
+from annotate.importers.judge_scores import judge_scores_import
+from annotate.importers.nq301 import nq301_import
+from annotate.importers.qa_eval_jsonl import qa_eval_jsonl_import
+from annotate.importers.qa_index import QaIndex
+from annotate.models import Campaign, Item, TaskType, Topic, Unit
+from annotate.services.campaigns import campaign_get_or_create, units_ensure
+from judges.models import Judge
+
+# Format -> the task types it can feed (None: any).
+FORMATS: dict[str, set[str] | None] = {
+    "qa-eval-jsonl": {TaskType.QA_CORRECTNESS},
+    "nq301": {TaskType.QA_CORRECTNESS},
+    "judge-scores": None,
+}
+
+
+class ImportRequestError(Exception):
+    """An import asked for the wrong way (unknown format, wrong task type, no judge name); message for the user."""
+
+
+@dataclass
+class ImportSummary:
+    campaign: str
+    format: str
+    files: list[str]
+    topics_created: int = 0
+    items_created: int = 0
+    system_outputs_created: int = 0
+    systems: list[str] = field(default_factory=list)
+    human_judgments_created: int = 0
+    model_judgments_created: dict[str, int] = field(default_factory=dict)
+    units_created: int = 0
+    duplicate_rows: int = 0
+    judge_rows_matched_by_position: int = 0
+    # The campaign after the import.
+    topics: int = 0
+    items: int = 0
+    items_with_human_verdict: int = 0
+    items_by_judge: dict[str, int] = field(default_factory=dict)
+    failed_by_judge: dict[str, int] = field(default_factory=dict)
+    items_left_for_humans: int = 0
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    def judge_rows(self) -> list[tuple[str, int, int]]:
+        """(judge, items judged, of them without a readable verdict), for tables."""
+        return [(name, count, self.failed_by_judge.get(name, 0)) for name, count in self.items_by_judge.items()]
+
+    def lines(self) -> list[str]:
+        out = [
+            f"campaign {self.campaign}: imported {len(self.files)} path(s) as {self.format} in {self.seconds:.2f} s",
+            f"created: {self.topics_created} topics, {self.items_created} items, {self.system_outputs_created} system "
+            f"outputs ({len(self.systems)} systems), {self.human_judgments_created} human judgments, "
+            f"{self.units_created} units",
+        ]
+        if self.duplicate_rows:
+            out.append(f"duplicate rows (same question and answer) merged: {self.duplicate_rows}")
+        if self.judge_rows_matched_by_position:
+            out.append(f"judge rows whose answer differs from the human file's, matched by row position: "
+                       f"{self.judge_rows_matched_by_position}")
+        out.append(f"campaign now: {self.topics} topics, {self.items} items")
+        out.append(f"items with a human verdict: {self.items_with_human_verdict}")
+        for name, count in self.items_by_judge.items():
+            failed = self.failed_by_judge.get(name, 0)
+            out.append(f"items judged by {name}: {count}" + (f" ({failed} without a readable verdict)" if failed else ""))
+        out.append(f"items left for humans: {self.items_left_for_humans}")
+        return out
+
+
+def _check_request(*, campaign: Campaign, fmt: str, paths: list[Path], judge: str | None) -> None:
+    if fmt not in FORMATS:
+        raise ImportRequestError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    allowed = FORMATS[fmt]
+    if allowed is not None and campaign.task_type not in allowed:
+        raise ImportRequestError(f"format {fmt} imports into {', '.join(sorted(allowed))} campaigns, "
+                                 f"not {campaign.task_type}")
+    if not paths:
+        raise ImportRequestError("no files to import")
+    if fmt == "judge-scores" and not judge:
+        raise ImportRequestError("format judge-scores needs a judge name (--judge NAME)")
+
+
+def campaign_counts(*, campaign: Campaign) -> dict:
+    """The figures an import reports: items with a human verdict, per judge, and units still wanting humans."""
+    judges = Judge.objects.filter(campaign=campaign).order_by("name").annotate(
+        n=Count("judgments"), failed=Count("judgments", filter=Q(judgments__failed=True))
+    )
+    return {
+        "topics": Topic.objects.filter(campaign=campaign).count(),
+        "items": Item.objects.filter(campaign=campaign).count(),
+        "items_with_human_verdict": Item.objects.filter(campaign=campaign, units__judgments__is_current=True)
+        .distinct()
+        .count(),
+        "items_by_judge": {judge.name: judge.n for judge in judges},
+        "failed_by_judge": {judge.name: judge.failed for judge in judges},
+        "items_left_for_humans": Unit.objects.filter(campaign=campaign, judgments_done__lt=F("judgments_needed")).count(),
+    }
+
+
+def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str | None = None,
+               judge: str | None = None) -> ImportSummary:
+    """Import PATHS into CAMPAIGN, all or nothing.
+
+    Raises ImportRequestError for a request that cannot be served and ImportDataError (file, line,
+    field) for bad input; either way the database is as before.
+    """
+    started = time.perf_counter()
+    paths = [Path(path) for path in paths]
+    _check_request(campaign=campaign, fmt=fmt, paths=paths, judge=judge)
+    for path in paths:
+        if not (fmt == "nq301" and path.is_dir()):
+            file_check(path)
+    summary = ImportSummary(campaign=campaign.slug, format=fmt, files=[str(path) for path in paths])
+    with transaction.atomic():
+        if fmt == "judge-scores":
+            summary.model_judgments_created = judge_scores_import(campaign=campaign, paths=paths, judge=judge)
+            summary.units_created = units_ensure(campaign=campaign)
+        else:
+            index = QaIndex(campaign=campaign)
+            if fmt == "nq301":
+                if len(paths) != 1:
+                    raise ImportRequestError("the nq301 format takes one folder")
+                result = nq301_import(index=index, folder=paths[0])
+                writer = result.systems
+                summary.human_judgments_created = result.human_created
+                summary.model_judgments_created = result.judges
+                summary.duplicate_rows = result.duplicate_rows
+                summary.judge_rows_matched_by_position = result.matched_by_position
+                summary.units_created = result.units_created
+            else:
+                writer = qa_eval_jsonl_import(index=index, paths=paths, system=system)
+            summary.units_created += units_ensure(campaign=campaign)
+            summary.topics_created = index.topics_created
+            summary.items_created = index.items_created
+            summary.system_outputs_created = writer.created
+            summary.systems = writer.systems
+        for key, value in campaign_counts(campaign=campaign).items():
+            setattr(summary, key, value)
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def import_data_run(*, slug: str, task_type: str, fmt: str, paths: list[Path], system: str | None = None,
+                    judge: str | None = None, overlap: int = 1, owner=None) -> ImportSummary:
+    """`import_data`: create the campaign when missing and import into it, in one transaction."""
+    if fmt not in FORMATS:
+        raise ImportRequestError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    with transaction.atomic():
+        campaign = campaign_get_or_create(slug=slug, task_type=task_type, overlap=overlap, owner=owner)
+        return import_run(campaign=campaign, fmt=fmt, paths=paths, system=system, judge=judge)
+
+
+__all__ = ["FORMATS", "ImportDataError", "ImportRequestError", "ImportSummary", "import_data_run", "import_run"]

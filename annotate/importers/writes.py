@@ -1,0 +1,148 @@
+"""Bulk writes shared by the import formats: imported human judgments, unit counts, external judges' verdicts.
+
+Re-importing the same data is a no-op: a judgment that already exists with the same verdict is
+skipped. One that exists with another verdict is refused with the line that conflicts, so an
+import never silently rewrites what is in the database.
+"""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.db.models import Count
+
+from annotate.importers.common import ImportDataError
+from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, JudgmentSource, Unit
+from judges.identity import JudgeConfigError, judge_get_or_create
+from judges.models import Judge, ModelJudgment
+
+EXTERNAL_FAMILY = "external"
+
+
+@dataclass(frozen=True)
+class HumanVerdict:
+    path: Path
+    line: int
+    item: Item  # may be saved by a later flush; read its pk only when writing
+    annotator: object  # a User
+    kind: str
+    correct: bool
+
+
+@dataclass(frozen=True)
+class JudgeVerdict:
+    path: Path
+    line: int
+    item: Item
+    score: float | None
+    label: str
+    raw: str
+    failed: bool
+
+
+def _label(correct: bool) -> str:
+    return "yes" if correct else "no"
+
+
+def human_verdicts_write(*, campaign: Campaign, verdicts: list[HumanVerdict]) -> tuple[int, int]:
+    """Create imported human judgments on the items' units. Returns (created, skipped as already there).
+
+    Call inside the import's transaction, after `units_ensure`.
+    """
+    unit_of_item = dict(Unit.objects.filter(campaign=campaign, item__isnull=False).values_list("item_id", "id"))
+    existing = {
+        (unit_id, annotator_id, kind): label
+        for unit_id, annotator_id, kind, label in HumanJudgment.objects.filter(
+            unit__campaign=campaign, is_current=True
+        ).values_list("unit_id", "annotator_id", "kind", "label")
+    }
+    new, skipped = [], 0
+    for verdict in verdicts:
+        unit_id = unit_of_item[verdict.item.pk]
+        key = (unit_id, verdict.annotator.pk, verdict.kind)
+        label = _label(verdict.correct)
+        if key in existing:
+            if existing[key] != label:
+                raise ImportDataError(
+                    file=verdict.path, line=verdict.line, field=verdict.annotator.username,
+                    message=f"{label!r} conflicts with {existing[key]!r} already recorded for this answer",
+                )
+            skipped += 1
+            continue
+        existing[key] = label
+        new.append(
+            HumanJudgment(
+                unit_id=unit_id, annotator=verdict.annotator, kind=verdict.kind, source=JudgmentSource.IMPORT,
+                value={"correct": verdict.correct}, label=label,
+            )
+        )
+    HumanJudgment.objects.bulk_create(new, batch_size=1000)
+    return len(new), skipped
+
+
+def units_done_refresh(*, campaign: Campaign) -> None:
+    """Set each unit's judgments_done to its distinct annotators' current annotations.
+
+    Call inside the import's transaction: the units are locked so a concurrent submit waits for us.
+    """
+    counts = dict(
+        HumanJudgment.objects.filter(unit__campaign=campaign, kind=JudgmentKind.ANNOTATION, is_current=True)
+        .values("unit_id")
+        .annotate(n=Count("annotator_id", distinct=True))
+        .values_list("unit_id", "n")
+    )
+    units = list(Unit.objects.select_for_update().filter(campaign=campaign).only("id", "judgments_done"))
+    changed = []
+    for unit in units:
+        done = counts.get(unit.id, 0)
+        if unit.judgments_done != done:
+            unit.judgments_done = done
+            changed.append(unit)
+    Unit.objects.bulk_update(changed, ["judgments_done"], batch_size=1000)
+
+
+def external_judge_get(*, campaign: Campaign, name: str, config: dict, path: Path) -> Judge:
+    """The campaign's external judge NAME; an existing external judge of that name is reused."""
+    judge = Judge.objects.filter(campaign=campaign, name=name).first()
+    if judge is not None:
+        if judge.family != EXTERNAL_FAMILY:
+            raise ImportDataError(
+                file=path, line=0, field="judge",
+                message=f"judge {name!r} is a {judge.family} judge of this campaign, not an imported one; choose another name",
+            )
+        return judge
+    try:
+        return judge_get_or_create(campaign=campaign, name=name, family=EXTERNAL_FAMILY, config=config)
+    except JudgeConfigError as exc:
+        raise ImportDataError(file=path, line=0, field="judge", message=str(exc)) from None
+
+
+def judge_verdicts_write(*, judge: Judge, verdicts: list[JudgeVerdict]) -> tuple[int, int]:
+    """Create the judge's verdicts; the first row for an item wins within a file. Returns (created, skipped)."""
+    existing = {
+        item_id: (label, raw, score)
+        for item_id, label, raw, score in ModelJudgment.objects.filter(judge=judge).values_list(
+            "item_id", "label", "raw", "score"
+        )
+    }
+    seen: set[int] = set()
+    new, skipped = [], 0
+    for verdict in verdicts:
+        item_id = verdict.item.pk
+        if item_id in seen:
+            skipped += 1
+            continue
+        seen.add(item_id)
+        if item_id in existing:
+            if existing[item_id] != (verdict.label, verdict.raw, verdict.score):
+                raise ImportDataError(
+                    file=verdict.path, line=verdict.line, field="label",
+                    message=f"judge {judge.name!r} already has another verdict on this item from an earlier import",
+                )
+            skipped += 1
+            continue
+        new.append(
+            ModelJudgment(judge=judge, item_id=item_id, score=verdict.score, label=verdict.label,
+                          raw=verdict.raw, failed=verdict.failed)
+        )
+    ModelJudgment.objects.bulk_create(new, batch_size=1000)
+    return len(new), skipped

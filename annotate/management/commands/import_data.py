@@ -1,0 +1,41 @@
+"""`manage.py import_data`: create the campaign if needed and import files into it, all or nothing (DESIGN.md §5)."""
+
+from pathlib import Path
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+
+from annotate.importers.common import ImportDataError
+from annotate.importers.service import FORMATS, ImportRequestError, import_data_run
+from annotate.models import TaskType
+from annotate.services.campaigns import CampaignError
+
+
+class Command(BaseCommand):
+    help = "Import data into a campaign (created when missing). Bad input: file:line: field: what is wrong."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--campaign", required=True, help="campaign slug")
+        parser.add_argument("--task-type", required=True, help=f"one of {', '.join(TaskType.values)}")
+        parser.add_argument("--format", required=True, dest="fmt", help=f"one of {', '.join(FORMATS)}")
+        parser.add_argument("--system", help="system name for a qa-eval-jsonl file (default: from the file name)")
+        parser.add_argument("--judge", help="external judge name (judge-scores)")
+        parser.add_argument("--overlap", type=int, default=1, help="human judgments per unit (k), when creating")
+        parser.add_argument("--owner", help="username made a researcher of the campaign")
+        parser.add_argument("paths", nargs="+", metavar="PATH")
+
+    def handle(self, *args, campaign, task_type, fmt, system, judge, overlap, owner, paths, **options):
+        owner_user = None
+        if owner:
+            owner_user = get_user_model().objects.filter(username=owner).first()
+            if owner_user is None:
+                raise CommandError(f"--owner: no user {owner!r}")
+        if overlap < 1:
+            raise CommandError("--overlap: must be at least 1")
+        try:
+            summary = import_data_run(slug=campaign, task_type=task_type, fmt=fmt, paths=[Path(p) for p in paths],
+                                      system=system, judge=judge, overlap=overlap, owner=owner_user)
+        except (ImportDataError, ImportRequestError, CampaignError) as exc:
+            raise CommandError(str(exc)) from None
+        for line in summary.lines():
+            self.stdout.write(line)

@@ -1,0 +1,227 @@
+"""Campaigns, their topics and items, the units of human work, assignments and human judgments.
+
+The schema is shared by the four task types. What differs between them lives in JSON fields
+(`Topic.data`, `Item.data`, `HumanJudgment.value`) and in the task type's form and statistics,
+never in new tables.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class TaskType(models.TextChoices):
+    ANSWER_RANKING = "answer_ranking", "Answer ranking"
+    IMAGE_RELEVANCE = "image_relevance", "Image relevance"
+    AIS = "ais", "Attribution (AIS)"
+    QA_CORRECTNESS = "qa_correctness", "QA correctness"
+
+
+class Role(models.TextChoices):
+    RESEARCHER = "researcher", "Researcher"
+    ANNOTATOR = "annotator", "Annotator"
+
+
+class CampaignQuerySet(models.QuerySet):
+    def for_user(self, user):
+        """Campaigns the user may open: those they are a member of, in any role."""
+        if not user.is_authenticated:
+            return self.none()
+        if user.is_superuser:
+            return self
+        return self.filter(memberships__user=user).distinct()
+
+    def researched_by(self, user):
+        """Campaigns the user may manage (import, run judges, read reports)."""
+        if not user.is_authenticated:
+            return self.none()
+        if user.is_superuser:
+            return self
+        return self.filter(memberships__user=user, memberships__role=Role.RESEARCHER).distinct()
+
+
+class Campaign(models.Model):
+    slug = models.SlugField(max_length=100, unique=True)
+    name = models.CharField(max_length=200)
+    task_type = models.CharField(max_length=32, choices=TaskType.choices)
+    description = models.TextField(blank=True)
+    overlap = models.PositiveSmallIntegerField(
+        default=1, help_text="How many different humans judge each unit (k)."
+    )
+    options = models.JSONField(
+        default=dict, blank=True, help_text="Task-type options, e.g. dimensions for answer ranking."
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = CampaignQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(overlap__gte=1), name="campaign_overlap_positive"),
+        ]
+
+    def __str__(self):
+        return self.slug
+
+
+class Membership(models.Model):
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=16, choices=Role.choices)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "user", "role"], name="membership_unique"),
+        ]
+
+
+class Topic(models.Model):
+    """A query, question or text section that items are judged against."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="topics")
+    external_id = models.CharField(max_length=200, help_text="The id the data uses (qid, question number).")
+    text = models.TextField(help_text="The query or question as shown to annotators.")
+    data = models.JSONField(
+        default=dict, blank=True, help_text="Task-type fields, e.g. gold answers or page and section context."
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "external_id"], name="topic_unique_external_id"),
+        ]
+
+    def __str__(self):
+        return f"{self.campaign_id}:{self.external_id}"
+
+
+class Item(models.Model):
+    """One thing to judge for a topic: a candidate answer, a document, an image, an attributed answer."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="items")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="items")
+    external_id = models.CharField(max_length=200)
+    kind = models.CharField(max_length=32, default="answer", help_text="answer, document, image, ...")
+    text = models.TextField(blank=True)
+    data = models.JSONField(default=dict, blank=True, help_text="Task-type fields, e.g. evidence passage.")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "external_id"], name="item_unique_external_id"),
+        ]
+        indexes = [models.Index(fields=["topic", "kind"], name="item_topic_kind")]
+
+    def __str__(self):
+        return f"{self.campaign_id}:{self.external_id}"
+
+
+class SystemOutput(models.Model):
+    """A system's answer (or retrieved item) for a topic, pointing at the item that holds it.
+
+    Several systems may give the same answer, so many outputs can share one item; a system's
+    score under humans or a judge is read through the item's judgments.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="system_outputs")
+    system = models.CharField(max_length=200)
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="system_outputs")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="system_outputs")
+    rank = models.PositiveIntegerField(null=True, blank=True, help_text="Rank in a run, 1 = first.")
+    score = models.FloatField(null=True, blank=True)
+    data = models.JSONField(default=dict, blank=True, help_text="e.g. the raw prediction, prompt, sample.")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "system", "topic", "item"], name="system_output_unique"),
+        ]
+        indexes = [models.Index(fields=["campaign", "system"], name="system_output_campaign_system")]
+
+
+class Unit(models.Model):
+    """The unit of human work: one item (grading tasks) or a whole topic (ranking tasks).
+
+    `judgments_done` counts current human judgments from distinct annotators; it only moves
+    under a row lock (see annotate.services), never by read-modify-write.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="units")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="units")
+    item = models.ForeignKey(Item, null=True, blank=True, on_delete=models.CASCADE, related_name="units")
+    judgments_needed = models.PositiveSmallIntegerField(help_text="The campaign's overlap k when the unit was made.")
+    judgments_done = models.PositiveSmallIntegerField(default=0)
+    position = models.PositiveIntegerField(default=0, help_text="Queue order within the campaign.")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "topic", "item"], name="unit_unique_target"),
+            models.UniqueConstraint(
+                fields=["campaign", "topic"], condition=Q(item__isnull=True), name="unit_unique_topic_target"
+            ),
+        ]
+        indexes = [models.Index(fields=["campaign", "judgments_done", "position"], name="unit_queue")]
+
+
+class AssignmentStatus(models.TextChoices):
+    ACTIVE = "active", "Active"
+    SUBMITTED = "submitted", "Submitted"
+    EXPIRED = "expired", "Expired"
+
+
+class Assignment(models.Model):
+    """An annotator's lease on a unit. Active leases and submissions together never exceed k."""
+
+    unit = models.ForeignKey(Unit, on_delete=models.CASCADE, related_name="assignments")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments")
+    status = models.CharField(max_length=16, choices=AssignmentStatus.choices, default=AssignmentStatus.ACTIVE)
+    leased_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    submitted_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["unit", "annotator"], name="assignment_one_per_annotator"),
+        ]
+        indexes = [
+            models.Index(fields=["annotator", "status"], name="assignment_annotator_status"),
+            models.Index(fields=["unit", "status"], name="assignment_unit_status"),
+        ]
+
+
+class JudgmentSource(models.TextChoices):
+    WEB = "web", "Made in Concord"
+    IMPORT = "import", "Imported"
+
+
+class JudgmentKind(models.TextChoices):
+    ANNOTATION = "annotation", "Annotation"
+    ADJUDICATION = "adjudication", "Adjudicated verdict"
+
+
+class HumanJudgment(models.Model):
+    """One person's judgment of a unit. An edit adds a new version; the old row stays, not current."""
+
+    unit = models.ForeignKey(Unit, on_delete=models.CASCADE, related_name="judgments")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="judgments")
+    assignment = models.ForeignKey(Assignment, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    kind = models.CharField(max_length=16, choices=JudgmentKind.choices, default=JudgmentKind.ANNOTATION)
+    source = models.CharField(max_length=16, choices=JudgmentSource.choices, default=JudgmentSource.WEB)
+    value = models.JSONField(help_text="The form's answer, e.g. {'correct': true} or a ranking of item ids.")
+    label = models.CharField(
+        max_length=64, blank=True, help_text="The value reduced to one categorical label for agreement, e.g. 'yes'."
+    )
+    version = models.PositiveIntegerField(default=1)
+    is_current = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["unit", "annotator", "kind"], condition=Q(is_current=True), name="judgment_one_current"
+            ),
+            models.UniqueConstraint(fields=["unit", "annotator", "kind", "version"], name="judgment_version_unique"),
+        ]
+        indexes = [
+            models.Index(fields=["annotator", "is_current", "created_at"], name="judgment_annotator_recent"),
+        ]

@@ -1,0 +1,117 @@
+"""Reads for the annotation page: the units open to an annotator, their progress, and what the page shows.
+
+Blindness lives here: `unit_display` is the only thing the page renders about a unit, and it
+holds the question, the gold answers, the candidate and the annotator's own verdict, never a
+system name, a model judgment or anyone else's judgment.
+"""
+
+from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
+from django.http import Http404
+from django.utils import timezone
+
+from annotate.models import Assignment, AssignmentStatus, Campaign, HumanJudgment, JudgmentKind, Unit
+
+
+def assignment_held(*, campaign: Campaign, annotator, now=None) -> Assignment | None:
+    """ANNOTATOR's unexpired active lease in CAMPAIGN (the oldest, should there be two), or None."""
+    now = now or timezone.now()
+    return (
+        Assignment.objects.filter(
+            unit__campaign=campaign, annotator=annotator, status=AssignmentStatus.ACTIVE, expires_at__gt=now
+        )
+        .select_related("unit__campaign", "unit__topic", "unit__item")
+        .order_by("leased_at", "pk")
+        .first()
+    )
+
+
+def units_open_to(*, campaign: Campaign, annotator, now=None) -> QuerySet[Unit]:
+    """Units of CAMPAIGN that ANNOTATOR may still judge: not judged or submitted by them, and with a
+    slot left once recorded judgments (imported ones included) and other people's unexpired
+    leases are counted. A unit the annotator holds a lease on is open to them.
+
+    A read without locks: leasing re-checks each candidate under the unit's lock.
+    """
+    now = now or timezone.now()
+    others_active = (
+        Assignment.objects.filter(unit=OuterRef("pk"), status=AssignmentStatus.ACTIVE, expires_at__gt=now)
+        .exclude(annotator=annotator)
+        .values("unit")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    judged_by_me = HumanJudgment.objects.filter(unit=OuterRef("pk"), annotator=annotator, kind=JudgmentKind.ANNOTATION)
+    submitted_by_me = Assignment.objects.filter(
+        unit=OuterRef("pk"), annotator=annotator, status=AssignmentStatus.SUBMITTED
+    )
+    return (
+        Unit.objects.filter(campaign=campaign, judgments_done__lt=F("judgments_needed"))
+        .annotate(others_active=Coalesce(Subquery(others_active, output_field=IntegerField()), Value(0)))
+        .filter(judgments_done__lt=F("judgments_needed") - F("others_active"))
+        .filter(~Exists(judged_by_me), ~Exists(submitted_by_me))
+    )
+
+
+def annotation_progress(*, campaign: Campaign, annotator) -> dict:
+    """How far ANNOTATOR is in CAMPAIGN: {"done", "total", "remaining", "percent"}.
+
+    done = units they have judged here; remaining = units still open to them (see units_open_to,
+    the unit they hold included); total = done + remaining. So "12 of 40 done" means: 12 judged,
+    28 more they could take now. Remaining shrinks when other annotators fill units first.
+    """
+    done = (
+        HumanJudgment.objects.filter(
+            unit__campaign=campaign, annotator=annotator, kind=JudgmentKind.ANNOTATION, is_current=True
+        )
+        .values("unit")
+        .distinct()
+        .count()
+    )
+    remaining = units_open_to(campaign=campaign, annotator=annotator).count()
+    total = done + remaining
+    return {"done": done, "remaining": remaining, "total": total, "percent": round(100 * done / total) if total else 100}
+
+
+def assignment_of_annotator(*, campaign: Campaign, annotator, assignment_id) -> Assignment:
+    """ANNOTATOR's own assignment ASSIGNMENT_ID in CAMPAIGN; Http404 for anyone else's or a malformed id."""
+    try:
+        return Assignment.objects.select_related("unit__campaign", "unit__topic", "unit__item").get(
+            pk=int(assignment_id), unit__campaign=campaign, annotator=annotator
+        )
+    except (Assignment.DoesNotExist, TypeError, ValueError):
+        raise Http404("No such assignment.") from None
+
+
+def assignment_previous(*, campaign: Campaign, annotator, before: Assignment | None) -> Assignment | None:
+    """The assignment ANNOTATOR submitted just before BEFORE (or their last one when BEFORE is
+    None or not yet submitted), ordered by first submission, so edits do not reorder the history."""
+    submitted = Assignment.objects.filter(
+        unit__campaign=campaign, annotator=annotator, status=AssignmentStatus.SUBMITTED
+    ).select_related("unit__campaign", "unit__topic", "unit__item")
+    if before is not None and before.status == AssignmentStatus.SUBMITTED and before.submitted_at is not None:
+        submitted = submitted.filter(
+            Q(submitted_at__lt=before.submitted_at) | Q(submitted_at=before.submitted_at, pk__lt=before.pk)
+        )
+    return submitted.order_by("-submitted_at", "-pk").first()
+
+
+def unit_display(*, assignment: Assignment) -> dict:
+    """What the annotation page shows for ASSIGNMENT's unit, and nothing more (blind)."""
+    unit = assignment.unit
+    own = (
+        HumanJudgment.objects.filter(
+            unit=unit, annotator_id=assignment.annotator_id, kind=JudgmentKind.ANNOTATION, is_current=True
+        )
+        .only("label", "version")
+        .first()
+    )
+    gold = unit.topic.data.get("gold_answers") or []
+    return {
+        "assignment_id": assignment.pk,
+        "question": unit.topic.text,
+        "gold_answers": [str(answer) for answer in gold],
+        "candidate": unit.item.text if unit.item_id else "",
+        "own_label": own.label if own else None,
+        "expires_at": assignment.expires_at,
+    }

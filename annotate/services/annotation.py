@@ -1,0 +1,223 @@
+"""Human annotation: leasing units of work with exact overlap k, submitting and editing verdicts.
+
+The overlap rule: a unit's taken slots are its recorded judgments (`Unit.judgments_done`, which
+counts imported judgments too) plus the unexpired active leases on it; a lease is only granted,
+and a first verdict only accepted, while taken slots stay below `Unit.judgments_needed`. Both
+checks run with the unit row locked, so two annotators can never both take the last slot:
+on PostgreSQL `select_for_update` serialises them per unit; on SQLite (no row locks) the
+database's IMMEDIATE transaction mode serialises every writing transaction instead.
+"""
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import F
+from django.utils import timezone
+
+from annotate.models import (
+    Assignment,
+    AssignmentStatus,
+    Campaign,
+    HumanJudgment,
+    JudgmentKind,
+    JudgmentSource,
+    TaskType,
+    Unit,
+)
+from annotate.selectors.annotation import assignment_held, units_open_to
+
+# How many candidate units one lease attempt reads before locking them one by one; when all of
+# them are taken by concurrent annotators meanwhile, the next batch is read.
+CANDIDATE_BATCH = 25
+
+
+class JudgmentError(Exception):
+    """A verdict that cannot be recorded; the message is shown to the annotator."""
+
+
+def unit_lease_next(*, campaign: Campaign, annotator) -> Assignment | None:
+    """The unit ANNOTATOR should judge next in CAMPAIGN, leased to them; None when nothing is left.
+
+    An unexpired active lease the annotator already holds is returned as it is, so reloading the
+    page keeps the same unit. Otherwise stale leases of the campaign are expired (freeing their
+    slots) and the first open unit by position is leased for settings.ANNOTATION_LEASE_SECONDS.
+    A unit whose own earlier lease by this annotator expired may be leased to them again while
+    its slot is free (the unique (unit, annotator) row is reactivated). Opens its own transaction.
+    """
+    held = assignment_held(campaign=campaign, annotator=annotator)
+    if held is not None:
+        return held
+    with transaction.atomic():
+        now = timezone.now()
+        # Re-check inside the transaction: another tab of the same annotator may have leased meanwhile.
+        held = assignment_held(campaign=campaign, annotator=annotator, now=now)
+        if held is not None:
+            return held
+        _leases_expire(campaign=campaign, now=now)
+        tried: set[int] = set()
+        while True:
+            candidates = list(
+                units_open_to(campaign=campaign, annotator=annotator, now=now)
+                .exclude(pk__in=tried)
+                .order_by("position", "pk")
+                .values_list("pk", flat=True)[:CANDIDATE_BATCH]
+            )
+            if not candidates:
+                return None
+            for unit_id in candidates:
+                tried.add(unit_id)
+                unit = _unit_lock(unit_id)
+                if unit is None or not _slot_free(unit=unit, annotator=annotator, now=now):
+                    continue
+                return _assignment_grant(unit=unit, annotator=annotator, now=now)
+
+
+def judgment_submit(*, assignment: Assignment, annotator, value: dict) -> HumanJudgment:
+    """Record ANNOTATOR's verdict VALUE on the unit of ASSIGNMENT; returns the current judgment.
+
+    A first verdict marks the assignment submitted and counts one more judgment on the unit.
+    A verdict on an assignment the annotator already submitted is an edit: a new version,
+    the count unchanged (see judgment_edit). A lease that expired is still accepted when its
+    slot is free (nobody else took it meanwhile), and refused with JudgmentError when it was
+    taken, so a unit never gets k+1 judgments. Opens its own transaction and locks the unit.
+    """
+    if assignment.annotator_id != annotator.pk:
+        raise JudgmentError("This answer is leased to another annotator.")
+    campaign = assignment.unit.campaign
+    label = judgment_value_check(task_type=campaign.task_type, value=value)
+    with transaction.atomic():
+        now = timezone.now()
+        unit = Unit.objects.select_for_update().get(pk=assignment.unit_id)
+        current = _judgment_current(unit=unit, annotator=annotator, lock=True)
+        if current is not None:
+            return _judgment_version_add(current=current, value=value, label=label)
+        assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
+        if not _slot_free(unit=unit, annotator=annotator, now=now):
+            expired = assignment.status == AssignmentStatus.EXPIRED or assignment.expires_at <= now
+            if expired:
+                raise JudgmentError(
+                    "Your time on this answer ran out and another annotator has taken it; your verdict was not saved."
+                )
+            raise JudgmentError("This answer already has all the judgments it needs; your verdict was not saved.")
+        judgment = HumanJudgment.objects.create(
+            unit=unit, annotator=annotator, assignment=assignment, kind=JudgmentKind.ANNOTATION,
+            source=JudgmentSource.WEB, value=value, label=label, version=1, is_current=True,
+        )
+        assignment.status = AssignmentStatus.SUBMITTED
+        assignment.submitted_at = now
+        assignment.save(update_fields=["status", "submitted_at"])
+        Unit.objects.filter(pk=unit.pk).update(judgments_done=F("judgments_done") + 1)
+    return judgment
+
+
+def judgment_edit(*, judgment: HumanJudgment, annotator, value: dict) -> HumanJudgment:
+    """Change ANNOTATOR's current verdict JUDGMENT to VALUE: a new version becomes current, the old row stays.
+
+    The unit's count does not move (the same person, the same slot). Setting the value it
+    already has records nothing new and returns JUDGMENT. Opens its own transaction and locks
+    the unit, then the current judgment row.
+    """
+    if judgment.annotator_id != annotator.pk:
+        raise JudgmentError("You can only change your own verdicts.")
+    label = judgment_value_check(task_type=judgment.unit.campaign.task_type, value=value)
+    with transaction.atomic():
+        unit = Unit.objects.select_for_update().get(pk=judgment.unit_id)
+        current = _judgment_current(unit=unit, annotator=annotator, lock=True)
+        if current is None or current.pk != judgment.pk:
+            raise JudgmentError("That verdict has been changed since; reload the page.")
+        return _judgment_version_add(current=current, value=value, label=label)
+
+
+def judgment_value_check(*, task_type: str, value) -> str:
+    """Validate VALUE for TASK_TYPE and return its label for agreement; JudgmentError when it is malformed."""
+    if task_type == TaskType.QA_CORRECTNESS:
+        if not isinstance(value, dict) or set(value) != {"correct"} or not isinstance(value["correct"], bool):
+            raise JudgmentError('A QA verdict is {"correct": true} or {"correct": false}.')
+        return "yes" if value["correct"] else "no"
+    raise JudgmentError(f"Judging {task_type} units in the browser is not available yet.")
+
+
+def _leases_expire(*, campaign: Campaign, now) -> int:
+    """Mark the campaign's active leases that ran out as expired, freeing their slots. Returns how many.
+
+    Call inside transaction.atomic. On PostgreSQL the stale rows are locked in id order and rows
+    another transaction already holds are skipped (that one is expiring or submitting them), so two
+    annotators expiring overlapping sets never wait on each other or deadlock.
+    """
+    stale = Assignment.objects.filter(
+        unit__campaign=campaign, status=AssignmentStatus.ACTIVE, expires_at__lte=now
+    ).order_by("pk")
+    if connection.features.has_select_for_update_skip_locked and connection.features.has_select_for_update_of:
+        stale = stale.select_for_update(skip_locked=True, of=("self",))
+    ids = list(stale.values_list("pk", flat=True))
+    return Assignment.objects.filter(pk__in=ids).update(status=AssignmentStatus.EXPIRED) if ids else 0
+
+
+def _unit_lock(unit_id: int) -> Unit | None:
+    """Lock the unit row; None when a concurrent transaction holds it (PostgreSQL skips it instead of waiting).
+
+    Call inside transaction.atomic.
+    """
+    queryset = Unit.objects.filter(pk=unit_id)
+    if connection.features.has_select_for_update_skip_locked:
+        queryset = queryset.select_for_update(skip_locked=True)
+    else:
+        queryset = queryset.select_for_update()
+    return queryset.first()
+
+
+def _slot_free(*, unit: Unit, annotator, now) -> bool:
+    """Whether ANNOTATOR may take a slot on UNIT: not judged by them, and taken slots below k.
+
+    Call inside transaction.atomic with the unit row locked: every lease and every first
+    verdict on the unit is written under that lock, so the counts read here cannot move.
+    `unit` must be the row as read under the lock (its judgments_done is current).
+    """
+    if HumanJudgment.objects.filter(unit=unit, annotator=annotator, kind=JudgmentKind.ANNOTATION).exists():
+        return False
+    others_active = (
+        Assignment.objects.filter(unit=unit, status=AssignmentStatus.ACTIVE, expires_at__gt=now)
+        .exclude(annotator=annotator)
+        .count()
+    )
+    return unit.judgments_done + others_active < unit.judgments_needed
+
+
+def _assignment_grant(*, unit: Unit, annotator, now) -> Assignment:
+    """Lease UNIT to ANNOTATOR, reusing their expired assignment row if there is one.
+
+    Call inside transaction.atomic with the unit row locked and _slot_free checked.
+    """
+    expires_at = now + timedelta(seconds=settings.ANNOTATION_LEASE_SECONDS)
+    assignment, created = Assignment.objects.get_or_create(
+        unit=unit, annotator=annotator, defaults={"leased_at": now, "expires_at": expires_at}
+    )
+    if not created:
+        assignment.status = AssignmentStatus.ACTIVE
+        assignment.leased_at = now
+        assignment.expires_at = expires_at
+        assignment.submitted_at = None
+        assignment.save(update_fields=["status", "leased_at", "expires_at", "submitted_at"])
+    return assignment
+
+
+def _judgment_current(*, unit: Unit, annotator, lock: bool) -> HumanJudgment | None:
+    queryset = HumanJudgment.objects.filter(unit=unit, annotator=annotator, kind=JudgmentKind.ANNOTATION, is_current=True)
+    if lock:
+        queryset = queryset.select_for_update()
+    return queryset.first()
+
+
+def _judgment_version_add(*, current: HumanJudgment, value: dict, label: str) -> HumanJudgment:
+    """Make a new current version after CURRENT. Call inside transaction.atomic with CURRENT locked."""
+    if current.value == value:
+        # A repeated key press or a resent request: nothing changed, so no new version.
+        return current
+    current.is_current = False
+    current.save(update_fields=["is_current"])
+    return HumanJudgment.objects.create(
+        unit_id=current.unit_id, annotator_id=current.annotator_id, assignment_id=current.assignment_id,
+        kind=current.kind, source=JudgmentSource.WEB, value=value, label=label,
+        version=current.version + 1, is_current=True,
+    )

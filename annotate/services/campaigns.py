@@ -1,0 +1,72 @@
+"""Creating campaigns, their members and their units of human work."""
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from annotate.models import Campaign, Item, Membership, Role, TaskType, Topic, Unit
+
+# Task types whose human unit is a whole topic (one ranking of all its candidates);
+# every other task type judges one item at a time.
+TOPIC_UNIT_TASK_TYPES = {TaskType.ANSWER_RANKING}
+
+
+class CampaignError(Exception):
+    """A request about a campaign that cannot be honoured; the message is for the user."""
+
+
+def campaign_get_or_create(*, slug: str, task_type: str, name: str = "", overlap: int = 1, owner=None) -> Campaign:
+    """Return the campaign SLUG, creating it when missing. An existing campaign must have TASK_TYPE."""
+    if task_type not in TaskType.values:
+        raise CampaignError(f"unknown task type {task_type!r}; choose one of {', '.join(TaskType.values)}")
+    with transaction.atomic():
+        campaign, created = Campaign.objects.get_or_create(
+            slug=slug,
+            defaults={"task_type": task_type, "name": name or slug, "overlap": overlap, "created_by": owner},
+        )
+        if not created and campaign.task_type != task_type:
+            raise CampaignError(f"campaign {slug!r} exists with task type {campaign.task_type}, not {task_type}")
+        if owner is not None:
+            membership_add(campaign=campaign, user=owner, role=Role.RESEARCHER)
+    return campaign
+
+
+def membership_add(*, campaign: Campaign, user, role: str) -> Membership:
+    membership, _ = Membership.objects.get_or_create(campaign=campaign, user=user, role=role)
+    return membership
+
+
+def user_get_or_create_imported(*, username: str):
+    """An account that stands for an annotator whose judgments were imported; it cannot log in."""
+    User = get_user_model()
+    user, created = User.objects.get_or_create(username=username)
+    if created:
+        user.set_unusable_password()
+        user.save(update_fields=["password"])
+    return user
+
+
+def units_ensure(*, campaign: Campaign) -> int:
+    """Create the missing units of human work for the campaign's items (or topics). Returns how many.
+
+    Call inside the import's transaction so a failed import leaves no units behind.
+    """
+    existing = Unit.objects.filter(campaign=campaign)
+    start = existing.count()
+    if campaign.task_type in TOPIC_UNIT_TASK_TYPES:
+        have = set(existing.values_list("topic_id", flat=True))
+        targets = [(topic_id, None) for topic_id in Topic.objects.filter(campaign=campaign).order_by("id").values_list("id", flat=True) if topic_id not in have]
+    else:
+        have = set(existing.values_list("item_id", flat=True))
+        targets = [
+            (topic_id, item_id)
+            for item_id, topic_id in Item.objects.filter(campaign=campaign).order_by("id").values_list("id", "topic_id")
+            if item_id not in have
+        ]
+    Unit.objects.bulk_create(
+        [
+            Unit(campaign=campaign, topic_id=topic_id, item_id=item_id, judgments_needed=campaign.overlap, position=start + i)
+            for i, (topic_id, item_id) in enumerate(targets)
+        ],
+        batch_size=1000,
+    )
+    return len(targets)

@@ -1,0 +1,11 @@
+from django.urls import path
+
+from annotate import views, views_annotate, views_import
+
+urlpatterns = [
+    path("", views.home, name="home"),
+    path("campaigns/<slug:slug>/", views.campaign_detail, name="campaign-detail"),
+    path("campaigns/<slug:slug>/import/", views_import.campaign_import, name="campaign-import"),
+    path("campaigns/<slug:slug>/annotate/", views_annotate.annotate, name="annotate"),
+    path("campaigns/<slug:slug>/annotate/submit/", views_annotate.annotate_submit, name="annotate-submit"),
+]

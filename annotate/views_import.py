@@ -1,0 +1,61 @@
+"""The import page: a researcher uploads files in one of the import formats into their campaign."""
+
+from django import forms
+from django.shortcuts import render
+
+from annotate.access import campaign_for_researcher
+from annotate.importers.common import ImportDataError
+from annotate.importers.service import FORMATS, ImportRequestError
+from annotate.importers.uploads import uploads_import
+
+FORMAT_HELP = {
+    "qa-eval-jsonl": 'One JSONL file per system: {"question", "answer": [gold...], "prediction"} per line. '
+                     "System name from the field below or the file name.",
+    "nq301": "The NQ-open 301 folder of castorini/qa-eval as a .zip (or its files): NQ301_human.tsv, "
+             "the GPT-4 and text-davinci-003 TSVs, model_outputs/*.jsonl.",
+    "judge-scores": "TSV with header topic, item, score and optionally label: an external judge's output, "
+                    "under the judge name below.",
+}
+
+
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("widget", MultipleFileInput())
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data, initial=None):
+        single = super().clean
+        if isinstance(data, (list, tuple)):
+            return [single(d, initial) for d in data]
+        return [single(data, initial)]
+
+
+class ImportForm(forms.Form):
+    format = forms.ChoiceField(choices=[(name, name) for name in FORMATS])
+    files = MultipleFileField()
+    system = forms.CharField(required=False, max_length=200, help_text="qa-eval-jsonl: the system's name.")
+    judge = forms.CharField(required=False, max_length=100, help_text="judge-scores: the external judge's name.")
+
+
+def campaign_import(request, slug):
+    campaign = campaign_for_researcher(request.user, slug)
+    summary = error = None
+    if request.method == "POST":
+        form = ImportForm(request.POST, request.FILES)
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                summary = uploads_import(campaign=campaign, fmt=data["format"], files=data["files"],
+                                         system=data["system"] or None, judge=data["judge"] or None)
+            except (ImportDataError, ImportRequestError) as exc:
+                error = str(exc)
+    else:
+        form = ImportForm()
+    status = 400 if (error or form.errors) else 200
+    return render(request, "annotate/import.html",
+                  {"campaign": campaign, "form": form, "summary": summary, "error": error,
+                   "format_help": FORMAT_HELP}, status=status)

@@ -1,0 +1,15 @@
+"""Tests: SQLite by default; PostgreSQL and Redis when DATABASE_URL / CELERY_BROKER_URL name them."""
+
+from .base import *  # noqa: F401,F403
+from .base import DATABASES, STATIC_ROOT, VAR_DIR, env
+
+VAR_DIR.mkdir(exist_ok=True)
+STATIC_ROOT.mkdir(exist_ok=True)  # whitenoise warns on every request when it is missing
+WHITENOISE_USE_FINDERS = True
+DEBUG = False
+SECRET_KEY = "concord-test-key"
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+ALLOWED_HOSTS = ["*"]
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # A file, not memory: worker processes started by tests must see the same test database.
+    DATABASES["default"]["TEST"] = {"NAME": env("CONCORD_TEST_DB", default=str(VAR_DIR / "test-concord.sqlite3"))}

@@ -1,0 +1,107 @@
+"""REST API for judges and judge runs: researchers of the campaign only, a 404 for everyone else.
+
+Annotators never reach model judgments through here: every lookup goes through the campaigns the
+user researches.
+"""
+
+from django.http import Http404
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import generics, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotate.access import campaign_for_researcher
+from judges.errors import JudgeConfigError, JudgeQueueError, JudgeRunConflictError, JudgeRunError
+from judges.models import JudgeRun
+from judges.selectors import judge_run_for_researcher, judge_runs_for_campaign, judges_for_campaign
+from judges.serializers import ErrorSerializer, JudgeRunSerializer, JudgeRunStartSerializer, JudgeSerializer
+from judges.services import judge_run_cancel, judge_run_resume, judge_run_start
+
+
+def _error(exc: Exception) -> Response:
+    if isinstance(exc, JudgeRunConflictError):
+        code = status.HTTP_409_CONFLICT
+    elif isinstance(exc, JudgeQueueError):
+        code = status.HTTP_503_SERVICE_UNAVAILABLE
+    else:
+        code = status.HTTP_400_BAD_REQUEST
+    return Response({"detail": str(exc)}, status=code)
+
+
+_ERRORS = {
+    400: OpenApiResponse(ErrorSerializer, "Bad configuration, or the run cannot do that in its status."),
+    409: OpenApiResponse(ErrorSerializer, "The judge already has a queued or running run."),
+    503: OpenApiResponse(ErrorSerializer, "The broker is unreachable; the run was marked failed."),
+}
+
+
+class JudgeListApi(generics.ListAPIView):
+    """The campaign's judges (imported ones too) with their judgment counts."""
+
+    serializer_class = JudgeSerializer
+
+    def get_queryset(self):
+        campaign = campaign_for_researcher(self.request.user, self.kwargs["slug"])
+        return judges_for_campaign(campaign=campaign)
+
+
+class JudgeRunListApi(generics.ListAPIView):
+    """The campaign's judge runs, newest first; POST starts one."""
+
+    serializer_class = JudgeRunSerializer
+
+    def get_queryset(self):
+        campaign = campaign_for_researcher(self.request.user, self.kwargs["slug"])
+        return judge_runs_for_campaign(campaign=campaign).select_related("judge__campaign")
+
+    @extend_schema(request=JudgeRunStartSerializer, responses={201: JudgeRunSerializer, **_ERRORS})
+    def post(self, request, slug):
+        """Start judge `judge` of `family` with `config` on every item it has not judged yet."""
+        campaign = campaign_for_researcher(request.user, slug)
+        form = JudgeRunStartSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        try:
+            run = judge_run_start(
+                campaign=campaign, name=data["judge"], family=data["family"], config=data["config"],
+                batch_size=data["batch_size"], created_by=request.user,
+            )
+        except (JudgeConfigError, JudgeRunError) as exc:
+            return _error(exc)
+        return Response(JudgeRunSerializer(run).data, status=status.HTTP_201_CREATED)
+
+
+def _run_or_404(request, run_id) -> JudgeRun:
+    try:
+        return judge_run_for_researcher(user=request.user, run_id=run_id)
+    except JudgeRun.DoesNotExist:
+        raise Http404("No such run.") from None
+
+
+class JudgeRunDetailApi(APIView):
+    @extend_schema(responses=JudgeRunSerializer)
+    def get(self, request, run_id):
+        """One run with its progress (judged / total)."""
+        return Response(JudgeRunSerializer(_run_or_404(request, run_id)).data)
+
+
+class JudgeRunCancelApi(APIView):
+    @extend_schema(request=None, responses={200: JudgeRunSerializer, **_ERRORS})
+    def post(self, request, run_id):
+        """Cancel a queued or running run."""
+        try:
+            run = judge_run_cancel(run=_run_or_404(request, run_id))
+        except JudgeRunError as exc:
+            return _error(exc)
+        return Response(JudgeRunSerializer(run).data)
+
+
+class JudgeRunResumeApi(APIView):
+    @extend_schema(request=None, responses={200: JudgeRunSerializer, **_ERRORS})
+    def post(self, request, run_id):
+        """Queue the items the run's judge has not judged yet (after a cancel, a failure or a dead worker)."""
+        try:
+            run = judge_run_resume(run=_run_or_404(request, run_id))
+        except (JudgeConfigError, JudgeRunError) as exc:
+            return _error(exc)
+        return Response(JudgeRunSerializer(run).data)

@@ -1,0 +1,95 @@
+"""The one interface every judge family implements: score a batch of items -> one verdict per item.
+
+A family sees plain data only (no ORM objects), so it can be tested without a database and run
+anywhere a Celery worker runs. Adding a family is adding a module with a `JudgeFamily` subclass and
+one line in `judges.families.FAMILIES`.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from judges.errors import JudgeConfigError
+
+
+@dataclass(frozen=True)
+class ItemInput:
+    """What a judge may read about one item: its id, its topic's text and gold answers, its own text and data."""
+
+    item_id: int
+    topic_text: str
+    gold_answers: list[str]
+    text: str
+    data: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A judge's verdict on one item. `failed` verdicts carry no label and say why in `raw`."""
+
+    score: float | None
+    label: str
+    raw: str = ""
+    failed: bool = False
+
+    @classmethod
+    def failure(cls, reason: str) -> "Verdict":
+        return cls(score=None, label="", raw=reason, failed=True)
+
+
+@dataclass(frozen=True)
+class Option:
+    """One configuration key: the JSON types it accepts and its default."""
+
+    types: tuple[type, ...]
+    default: Any
+    help: str = ""
+
+
+_TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", bool: "true or false", list: "a list", dict: "an object"}
+
+
+class JudgeFamily:
+    """Base class of judge families. Subclasses set `name`, `options` and implement `judge_batch`."""
+
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+    options: ClassVar[dict[str, Option]] = {}
+
+    @property
+    def default_config(self) -> dict:
+        return {key: option.default for key, option in self.options.items()}
+
+    def validate_config(self, config: Any) -> dict:
+        """The complete configuration (defaults filled in), or JudgeConfigError naming the bad key.
+
+        Defaults are filled in so that `{}` and the explicit default configuration hash to the same
+        judge identity.
+        """
+        if config is None:
+            config = {}
+        if not isinstance(config, dict):
+            raise JudgeConfigError(f"{self.name}: the configuration must be a JSON object, not {type(config).__name__}")
+        unknown = sorted(set(config) - set(self.options))
+        if unknown:
+            allowed = ", ".join(sorted(self.options)) or "none"
+            raise JudgeConfigError(f"{self.name}: unknown configuration key(s) {', '.join(unknown)} (allowed: {allowed})")
+        complete = self.default_config
+        for key, value in config.items():
+            option = self.options[key]
+            # bool is an int in Python; a JSON true is never a number here.
+            ok = isinstance(value, option.types) and not (isinstance(value, bool) and bool not in option.types)
+            if not ok:
+                names = ["a number" if float in option.types and t is int else _TYPE_NAMES.get(t, t.__name__)
+                         for t in option.types]
+                wanted = " or ".join(dict.fromkeys(names))
+                raise JudgeConfigError(f"{self.name}: {key} must be {wanted}, not {value!r}")
+            complete[key] = float(value) if float in option.types and isinstance(value, int) else value
+        self.check_config(complete)
+        return complete
+
+    def check_config(self, config: dict) -> None:
+        """Checks beyond types (ranges, combinations); raise JudgeConfigError. Default: none."""
+
+    def judge_batch(self, items: list[ItemInput], config: dict) -> list[Verdict]:
+        """One verdict per item, in order. `config` has passed `validate_config`."""
+        raise NotImplementedError

@@ -1,0 +1,41 @@
+"""A judge's identity: the hash of its family and configuration, and the lookup that honours it."""
+
+import hashlib
+import json
+
+from django.db import transaction
+
+from annotate.models import Campaign
+from judges.errors import JudgeConfigError
+from judges.models import Judge
+
+__all__ = ["JudgeConfigError", "config_hash", "judge_get_or_create"]
+
+
+def config_hash(*, family: str, config: dict) -> str:
+    canonical = json.dumps({"family": family, "config": config}, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def judge_get_or_create(*, campaign: Campaign, name: str, family: str, config: dict) -> Judge:
+    """The campaign's judge NAME with this family and configuration, created when missing.
+
+    A name already used with another configuration is an error: the same name must always mean
+    the same virtual annotator, or cached judgments would be attributed to the wrong one.
+    """
+    digest = config_hash(family=family, config=config)
+    with transaction.atomic():
+        judge = Judge.objects.filter(campaign=campaign, name=name).first()
+        if judge is not None:
+            if judge.config_hash != digest:
+                raise JudgeConfigError(
+                    f"judge {name!r} already exists in campaign {campaign.slug!r} with another configuration "
+                    f"(family {judge.family}); choose a new name"
+                )
+            return judge
+        same_config = Judge.objects.filter(campaign=campaign, config_hash=digest).first()
+        if same_config is not None:
+            raise JudgeConfigError(
+                f"judge {same_config.name!r} in campaign {campaign.slug!r} already has this configuration; use that name"
+            )
+        return Judge.objects.create(campaign=campaign, name=name, family=family, config=config, config_hash=digest)

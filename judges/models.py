@@ -1,0 +1,84 @@
+"""Model judges: a judge is a versioned virtual annotator, identified by the hash of its configuration."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from annotate.models import Campaign, Item
+
+
+class Judge(models.Model):
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="judges")
+    name = models.CharField(max_length=100)
+    family = models.CharField(max_length=32, help_text="em, f1, llm, ... or 'external' for imported verdicts.")
+    config = models.JSONField(default=dict, blank=True)
+    config_hash = models.CharField(
+        max_length=64, help_text="sha256 of the family and canonical JSON configuration: the judge's identity."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "name"], name="judge_unique_name"),
+            models.UniqueConstraint(fields=["campaign", "config_hash"], name="judge_unique_config"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def is_external(self):
+        return self.family == "external"
+
+
+class RunStatus(models.TextChoices):
+    QUEUED = "queued", "Queued"
+    RUNNING = "running", "Running"
+    SUCCEEDED = "succeeded", "Succeeded"
+    FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
+
+
+ACTIVE_RUN_STATUSES = (RunStatus.QUEUED, RunStatus.RUNNING)
+
+
+class JudgeRun(models.Model):
+    """One request to judge a campaign's items. Progress is the count of the judge's judgments."""
+
+    judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="runs")
+    status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.QUEUED)
+    total = models.PositiveIntegerField(default=0, help_text="Items the run must cover.")
+    batch_size = models.PositiveIntegerField(default=64)
+    error = models.TextField(blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            # One live run per judge: two would race for the same items.
+            models.UniqueConstraint(
+                fields=["judge"], condition=Q(status__in=["queued", "running"]), name="judge_run_one_active"
+            ),
+        ]
+
+
+class ModelJudgment(models.Model):
+    """A judge's verdict on an item. Unique per (judge, item): a judge never judges an item twice."""
+
+    judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="judgments")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="model_judgments")
+    run = models.ForeignKey(JudgeRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="judgments")
+    score = models.FloatField(null=True, blank=True)
+    label = models.CharField(max_length=64, blank=True, help_text="Categorical verdict, e.g. 'yes'; empty if failed.")
+    raw = models.TextField(blank=True, help_text="The model's raw output, or the imported verdict text.")
+    failed = models.BooleanField(default=False, help_text="True when no verdict could be read; raw says why.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["judge", "item"], name="model_judgment_unique"),
+        ]

@@ -1,0 +1,60 @@
+"""Serializers of the judge-run API. Progress is read through judges.selectors, never stored."""
+
+from rest_framework import serializers
+
+from judges.families import FAMILIES
+from judges.models import Judge, JudgeRun
+from judges.selectors import run_progress
+from judges.services import MAX_BATCH_SIZE
+
+
+class JudgeSerializer(serializers.ModelSerializer):
+    judgments = serializers.IntegerField(source="judgment_count", read_only=True)
+    failed = serializers.IntegerField(source="failed_count", read_only=True)
+    external = serializers.BooleanField(source="is_external", read_only=True)
+
+    class Meta:
+        model = Judge
+        fields = ["id", "name", "family", "config", "config_hash", "external", "judgments", "failed", "created_at"]
+
+
+class JudgeRunSerializer(serializers.ModelSerializer):
+    judge = serializers.CharField(source="judge.name", read_only=True)
+    family = serializers.CharField(source="judge.family", read_only=True)
+    campaign = serializers.CharField(source="judge.campaign.slug", read_only=True)
+    judged = serializers.SerializerMethodField(help_text="Items of the campaign the judge has a verdict for.")
+    judged_by_run = serializers.SerializerMethodField(help_text="Verdicts written by this run (the rest were cached).")
+    failed = serializers.SerializerMethodField(help_text="The judge's failed verdicts (raw says why).")
+
+    class Meta:
+        model = JudgeRun
+        fields = [
+            "id", "campaign", "judge", "family", "status", "total", "judged", "judged_by_run", "failed",
+            "batch_size", "error", "created_at", "started_at", "finished_at",
+        ]
+
+    def _progress(self, run):
+        cache = self.context.setdefault("_progress", {})
+        if run.id not in cache:
+            cache[run.id] = run_progress(run=run)
+        return cache[run.id]
+
+    def get_judged(self, run) -> int:
+        return self._progress(run).judged
+
+    def get_judged_by_run(self, run) -> int:
+        return self._progress(run).by_run
+
+    def get_failed(self, run) -> int:
+        return self._progress(run).failed
+
+
+class JudgeRunStartSerializer(serializers.Serializer):
+    judge = serializers.CharField(max_length=100, help_text="Judge name; the same name always means the same configuration.")
+    family = serializers.ChoiceField(choices=sorted(FAMILIES))
+    config = serializers.JSONField(required=False, default=dict, help_text='e.g. {"threshold": 0.5} for f1.')
+    batch_size = serializers.IntegerField(required=False, default=64, min_value=1, max_value=MAX_BATCH_SIZE)
+
+
+class ErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()

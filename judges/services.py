@@ -1,0 +1,149 @@
+"""Writes for judge runs: start, cancel, resume. The batches themselves run in `judges.tasks`.
+
+Batches are queued after the run's row is committed (a worker must find it), through one helper,
+and never run inline when the broker is down: the run is marked failed and the caller told.
+"""
+
+import logging
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from kombu.exceptions import KombuError
+
+from annotate.models import Campaign, Item
+from judges.errors import JudgeConfigError, JudgeQueueError, JudgeRunConflictError, JudgeRunError
+from judges.families import family_get
+from judges.identity import judge_get_or_create
+from judges.models import ACTIVE_RUN_STATUSES, Judge, JudgeRun, RunStatus
+from judges.selectors import judge_judged_count, judge_pending_item_ids
+from judges.tasks import judge_batch
+
+logger = logging.getLogger(__name__)
+
+MAX_BATCH_SIZE = 10_000
+# How long publishing waits for an unreachable broker before the run is declared failed.
+PUBLISH_RETRY_POLICY = {"max_retries": 3, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
+
+
+def judge_queue_name(*, config: dict) -> str:
+    """GPU judges (config device "cuda", "cuda:1") go to the judges-gpu queue, the rest to judges."""
+    device = config.get("device") or ""
+    return "judges-gpu" if isinstance(device, str) and device.startswith("cuda") else "judges"
+
+
+def _batches(item_ids: list[int], size: int) -> list[list[int]]:
+    return [item_ids[start:start + size] for start in range(0, len(item_ids), size)]
+
+
+def _batches_publish(*, run_id: int, batches: list[list[int]], queue: str) -> None:
+    """Publish one judge_batch task per batch, on one broker connection. Runs after commit.
+
+    A broker that cannot be reached marks the run failed and raises JudgeQueueError; batches already
+    published find the run failed and return early, and `judge_run_resume` requeues what is left.
+    """
+    try:
+        for batch in batches:
+            judge_batch.apply_async(args=(run_id, batch), queue=queue, retry=True, retry_policy=PUBLISH_RETRY_POLICY)
+    except (KombuError, OSError) as exc:
+        message = f"could not queue the run's batches: the Celery broker is unreachable ({exc}); start it, then resume"
+        logger.error("judge run %s: %s", run_id, message)
+        JudgeRun.objects.filter(pk=run_id).update(status=RunStatus.FAILED, error=message, finished_at=timezone.now())
+        raise JudgeQueueError(message) from exc
+
+
+def _pending_queue(*, run: JudgeRun, judge: Judge) -> int:
+    """Queue batches for the judge's unjudged items after commit; mark the run done when there are none.
+
+    Call inside transaction.atomic with the judge's row locked. Returns the number of items queued.
+    """
+    pending = judge_pending_item_ids(judge=judge)
+    if not pending:
+        # Every item already has this judge's verdict (cache): nothing to queue.
+        now = timezone.now()
+        run.status, run.started_at, run.finished_at = RunStatus.SUCCEEDED, run.started_at or now, now
+        run.save(update_fields=["status", "started_at", "finished_at"])
+        return 0
+    batches = _batches(pending, run.batch_size)
+    run_id, queue = run.id, judge_queue_name(config=judge.config)
+    transaction.on_commit(lambda: _batches_publish(run_id=run_id, batches=batches, queue=queue))
+    return len(pending)
+
+
+def _judge_lock_without_active_run(*, judge: Judge) -> Judge:
+    judge = Judge.objects.select_for_update().get(pk=judge.pk)
+    active = judge.runs.filter(status__in=ACTIVE_RUN_STATUSES).order_by("-id").first()
+    if active is not None:
+        raise JudgeRunConflictError(
+            f"judge {judge.name!r} already has run {active.id} {active.status}; wait for it or cancel it first"
+        )
+    return judge
+
+
+def judge_run_start(
+    *, campaign: Campaign, name: str, family: str, config: dict | None, batch_size: int = 64, created_by=None
+) -> JudgeRun:
+    """Start judge NAME of FAMILY with CONFIG on every item of CAMPAIGN it has not judged yet.
+
+    The judge is found or created by its configuration hash; the same name with another
+    configuration is a JudgeConfigError. Raises JudgeRunConflictError when the judge already has a
+    queued or running run, JudgeQueueError (after marking the run failed) when the broker is down.
+    Must not be called inside an outer transaction: the batches are published when this one commits.
+    """
+    judge_family = family_get(family)
+    config = judge_family.validate_config(config)
+    if not isinstance(batch_size, int) or isinstance(batch_size, bool) or not 1 <= batch_size <= MAX_BATCH_SIZE:
+        raise JudgeConfigError(f"batch size must be a whole number from 1 to {MAX_BATCH_SIZE}, not {batch_size!r}")
+    name = (name or "").strip()
+    if not name:
+        raise JudgeConfigError("a judge needs a name")
+    try:
+        with transaction.atomic():
+            judge = judge_get_or_create(campaign=campaign, name=name, family=family, config=config)
+            judge = _judge_lock_without_active_run(judge=judge)
+            run = JudgeRun.objects.create(
+                judge=judge, total=Item.objects.filter(campaign=campaign).count(), batch_size=batch_size,
+                created_by=created_by,
+            )
+            _pending_queue(run=run, judge=judge)
+    except IntegrityError as exc:
+        # Two starts raced past the check (SQLite cannot lock a row): the partial unique index decided.
+        raise JudgeRunConflictError(f"judge {name!r} already has a queued or running run") from exc
+    run.refresh_from_db()
+    return run
+
+
+def judge_run_cancel(*, run: JudgeRun) -> JudgeRun:
+    """Cancel RUN if it is queued or running. Batches not yet started return early; one in flight finishes."""
+    with transaction.atomic():
+        run = JudgeRun.objects.select_for_update().get(pk=run.pk)
+        if run.status not in ACTIVE_RUN_STATUSES:
+            raise JudgeRunError(f"run {run.id} is {run.status}; only a queued or running run can be cancelled")
+        run.status, run.finished_at = RunStatus.CANCELLED, timezone.now()
+        run.save(update_fields=["status", "finished_at"])
+    return run
+
+
+def judge_run_resume(*, run: JudgeRun) -> JudgeRun:
+    """Queue RUN again for the items its judge has not judged yet.
+
+    For cancelled and failed runs, and for interrupted ones (still queued or running, but their
+    worker died with the batches): items already judged are never judged again, and a batch that
+    is delivered twice writes nothing the second time. Raises JudgeRunConflictError when another
+    run of the same judge is active, JudgeQueueError when the broker is down.
+    """
+    judge = run.judge
+    family_get(judge.family).validate_config(judge.config)
+    with transaction.atomic():
+        judge = Judge.objects.select_for_update().get(pk=judge.pk)
+        run = JudgeRun.objects.select_for_update().get(pk=run.pk)
+        other = judge.runs.filter(status__in=ACTIVE_RUN_STATUSES).exclude(pk=run.pk).first()
+        if other is not None:
+            raise JudgeRunConflictError(f"judge {judge.name!r} already has run {other.id} {other.status}")
+        run.total = Item.objects.filter(campaign_id=judge.campaign_id).count()
+        if run.status not in ACTIVE_RUN_STATUSES:
+            run.status = RunStatus.RUNNING if judge_judged_count(judge=judge) else RunStatus.QUEUED
+        run.error, run.finished_at = "", None
+        run.save(update_fields=["total", "status", "error", "finished_at"])
+        _pending_queue(run=run, judge=judge)
+    run.refresh_from_db()
+    return run

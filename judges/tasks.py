@@ -1,0 +1,126 @@
+"""Celery tasks of judge runs: one task per batch of item ids.
+
+A batch can be delivered twice (a worker killed after writing, before acknowledging; a resumed run
+queueing what a dead worker had taken): it skips items already judged and inserts with
+ignore_conflicts, so the (judge, item) constraint keeps every item judged once.
+"""
+
+import logging
+
+from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+from django.db import InterfaceError, OperationalError, transaction
+from django.utils import timezone
+
+from annotate.models import Item
+from judges.errors import JudgeConfigError
+from judges.families import ItemInput, family_get
+from judges.models import ACTIVE_RUN_STATUSES, JudgeRun, ModelJudgment, RunStatus
+from judges.selectors import judge_judged_count
+
+logger = logging.getLogger(__name__)
+
+
+def _run_fail(run_id: int, message: str) -> None:
+    JudgeRun.objects.filter(pk=run_id, status__in=ACTIVE_RUN_STATUSES).update(
+        status=RunStatus.FAILED, error=message, finished_at=timezone.now()
+    )
+
+
+def _run_mark_running(run_id: int) -> JudgeRun | None:
+    """The run, marked running if it was queued; None when it is gone or no longer active."""
+    with transaction.atomic():
+        run = JudgeRun.objects.select_for_update().select_related("judge").filter(pk=run_id).first()
+        if run is None or run.status not in ACTIVE_RUN_STATUSES:
+            return None
+        if run.status == RunStatus.QUEUED:
+            run.status, run.started_at = RunStatus.RUNNING, run.started_at or timezone.now()
+            run.save(update_fields=["status", "started_at"])
+        return run
+
+
+def _run_finish_if_done(run_id: int) -> None:
+    # Under the run's row lock: two batches finishing together must not both decide (or both miss)
+    # that the run is complete.
+    with transaction.atomic():
+        run = JudgeRun.objects.select_for_update().select_related("judge").filter(pk=run_id).first()
+        if run is None or run.status not in ACTIVE_RUN_STATUSES:
+            return
+        if judge_judged_count(judge=run.judge) >= run.total:
+            run.status, run.finished_at = RunStatus.SUCCEEDED, timezone.now()
+            run.save(update_fields=["status", "finished_at"])
+
+
+def _inputs(judge, item_ids: list[int]) -> list[ItemInput]:
+    judged = ModelJudgment.objects.filter(judge=judge, item_id__in=item_ids).values("item_id")
+    items = (
+        Item.objects.filter(id__in=item_ids, campaign_id=judge.campaign_id)
+        .exclude(id__in=judged)
+        .select_related("topic")
+        .order_by("id")
+    )
+    return [
+        ItemInput(
+            item_id=item.id,
+            topic_text=item.topic.text,
+            gold_answers=list((item.topic.data or {}).get("gold_answers") or []),
+            text=item.text,
+            data=item.data or {},
+        )
+        for item in items
+    ]
+
+
+@shared_task(
+    name="judges.judge_batch",
+    acks_late=True,
+    reject_on_worker_lost=True,
+    soft_time_limit=10 * 60,
+    time_limit=11 * 60,
+    # Only a database that is briefly unavailable or locked is worth another try.
+    autoretry_for=(OperationalError, InterfaceError),
+    max_retries=5,
+    retry_backoff=2,
+    retry_backoff_max=60,
+    retry_jitter=True,
+)
+def judge_batch(run_id: int, item_ids: list[int]) -> int:
+    """Judge the items ITEM_IDS for run RUN_ID; returns how many verdicts it wrote."""
+    run = _run_mark_running(run_id)
+    if run is None:
+        return 0
+    judge = run.judge
+    try:
+        family = family_get(judge.family)
+        config = family.validate_config(judge.config)
+        inputs = _inputs(judge, item_ids)
+        if not inputs:
+            _run_finish_if_done(run_id)
+            return 0
+        verdicts = family.judge_batch(inputs, config)
+        if len(verdicts) != len(inputs):
+            raise JudgeConfigError(f"family {family.name} returned {len(verdicts)} verdicts for {len(inputs)} items")
+    except JudgeConfigError as exc:
+        _run_fail(run_id, str(exc))
+        return 0
+    except SoftTimeLimitExceeded:
+        _run_fail(run_id, f"a batch of {len(item_ids)} items ran past the time limit; use smaller batches and resume")
+        return 0
+    except (OperationalError, InterfaceError):
+        raise  # transient: retried by the policy above
+    except Exception as exc:
+        # A defect, not bad input: record it where the researcher looks, then let Celery log it.
+        _run_fail(run_id, f"internal error in a batch ({type(exc).__name__}: {exc}); see the worker log")
+        raise
+    ModelJudgment.objects.bulk_create(
+        [
+            ModelJudgment(
+                judge=judge, item_id=item.item_id, run_id=run_id, score=verdict.score,
+                label="" if verdict.failed else verdict.label, raw=verdict.raw, failed=verdict.failed,
+            )
+            for item, verdict in zip(inputs, verdicts)
+        ],
+        ignore_conflicts=True,
+    )
+    _run_finish_if_done(run_id)
+    return len(inputs)

@@ -1,0 +1,9 @@
+from django.urls import path
+
+from judges import views
+
+urlpatterns = [
+    path("campaigns/<slug:slug>/judges/", views.judge_panel, name="judge-panel"),
+    path("campaigns/<slug:slug>/judges/runs/<int:run_id>/cancel/", views.judge_run_cancel_view, name="judge-run-cancel"),
+    path("campaigns/<slug:slug>/judges/runs/<int:run_id>/resume/", views.judge_run_resume_view, name="judge-run-resume"),
+]

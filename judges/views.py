@@ -1,0 +1,92 @@
+"""The judge panel: the campaign's judges, a form to start EM or F1, and each run with a live progress bar.
+
+Researchers of the campaign only; anyone else gets a 404. One view serves the page and, for htmx,
+one run's row; the row polls every second and the poll stops once the run is no longer active.
+"""
+
+import json
+
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+from django_htmx.http import HttpResponseStopPolling
+
+from annotate.access import campaign_for_researcher
+from judges.errors import JudgeConfigError, JudgeRunError
+from judges.forms import JudgeRunStartForm
+from judges.models import JudgeRun
+from judges.selectors import judge_runs_for_campaign, judges_for_campaign, run_is_active, run_progress
+from judges.services import judge_run_cancel, judge_run_resume, judge_run_start
+
+
+def _run_row(run: JudgeRun) -> dict:
+    return {"run": run, "progress": run_progress(run=run), "active": run_is_active(run=run)}
+
+
+def _with_config_text(judge):
+    judge.config_text = json.dumps(judge.config, sort_keys=True) if judge.config else ""
+    return judge
+
+
+def judge_panel(request, slug):
+    campaign = campaign_for_researcher(request.user, slug)
+    if request.htmx and request.GET.get("run"):
+        run_id = request.GET["run"]
+        if not run_id.isdigit():
+            raise Http404("No such run.")
+        run = get_object_or_404(JudgeRun.objects.select_related("judge"), pk=int(run_id), judge__campaign=campaign)
+        row = _run_row(run)
+        response = render(request, "judges/_run_row.html", {"campaign": campaign, "row": row})
+        if not row["active"]:
+            return HttpResponseStopPolling(response.content)
+        return response
+    form = JudgeRunStartForm(request.POST or None, initial={"family": "em", "batch_size": 64})
+    if request.method == "POST" and form.is_valid():
+        try:
+            run = judge_run_start(
+                campaign=campaign, name=form.cleaned_data["name"], family=form.cleaned_data["family"],
+                config=form.config(), batch_size=form.cleaned_data["batch_size"], created_by=request.user,
+            )
+        except (JudgeConfigError, JudgeRunError) as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"Run {run.id} of judge {run.judge.name} {run.status}.")
+            return redirect("judge-panel", slug=campaign.slug)
+    context = {
+        "campaign": campaign,
+        "form": form,
+        "judges": [_with_config_text(judge) for judge in judges_for_campaign(campaign=campaign)],
+        "rows": [_run_row(run) for run in judge_runs_for_campaign(campaign=campaign)[:50]],
+    }
+    return render(request, "judges/panel.html", context, status=400 if form.errors else 200)
+
+
+def _run_for_panel(request, slug, run_id) -> JudgeRun:
+    campaign = campaign_for_researcher(request.user, slug)
+    run = JudgeRun.objects.select_related("judge").filter(pk=run_id, judge__campaign=campaign).first()
+    if run is None:
+        raise Http404("No such run.")
+    return run
+
+
+@require_POST
+def judge_run_cancel_view(request, slug, run_id):
+    run = _run_for_panel(request, slug, run_id)
+    try:
+        judge_run_cancel(run=run)
+        messages.success(request, f"Run {run.id} cancelled.")
+    except JudgeRunError as exc:
+        messages.error(request, str(exc))
+    return redirect("judge-panel", slug=slug)
+
+
+@require_POST
+def judge_run_resume_view(request, slug, run_id):
+    run = _run_for_panel(request, slug, run_id)
+    try:
+        run = judge_run_resume(run=run)
+        messages.success(request, f"Run {run.id} resumed: {run.status}.")
+    except (JudgeConfigError, JudgeRunError) as exc:
+        messages.error(request, str(exc))
+    return redirect("judge-panel", slug=slug)

@@ -1,0 +1,25 @@
+"""The report page in Chromium: a researcher reads the tables and the plot, and downloads the CSV."""
+
+import pytest
+
+from tests.test_agreement_report import small_campaign  # noqa: F401 (fixture)
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_researcher_reads_the_report_and_downloads_csv(small_campaign, login_page, live_server, tmp_path):  # noqa: F811
+    page = login_page("res")
+    page.goto(f"{live_server.url}/campaigns/small/report/")
+    judges = page.locator("#judges tbody tr")
+    assert judges.count() == 2
+    assert judges.nth(0).locator("td").nth(3).inner_text() == "-0.500"
+    dash = judges.nth(0).locator("td .undefined").first
+    assert dash.inner_text() == "—"
+    assert "fewer than two systems" in dash.get_attribute("title")
+    assert page.locator("#systems tbody tr").count() == 3
+    assert page.locator("#scatter svg").is_visible()
+    page.screenshot(path=str(tmp_path / "agreement-report.png"), full_page=True)
+    with page.expect_download() as download:
+        page.click("text=Download systems CSV")
+    path = download.value.path()
+    assert open(path, encoding="utf-8").readline().strip() == "system,n,human,judge-a,judge-b"

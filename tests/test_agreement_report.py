@@ -1,0 +1,164 @@
+"""The agreement report document built from a small campaign whose figures are checked by hand."""
+
+import math
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from agreement.report import agreement_report_build
+from annotate.models import HumanJudgment, Role, SystemOutput
+from judges.models import Judge, ModelJudgment
+from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory, UserFactory
+
+
+def _judge(campaign, name, labels, *, failed=()):
+    judge = Judge.objects.create(campaign=campaign, name=name, family="external", config_hash=f"hash-{name}")
+    for item, label in labels.items():
+        ModelJudgment.objects.create(judge=judge, item=item, label=label, raw=f"{label}.")
+    for item in failed:
+        ModelJudgment.objects.create(judge=judge, item=item, label="", raw="I cannot tell.", failed=True)
+    return judge
+
+
+def _annotate(unit, user, label, *, kind="annotation", version=1, is_current=True):
+    return HumanJudgment.objects.create(
+        unit=unit, annotator=user, kind=kind, source="import", value={"correct": label == "yes"}, label=label,
+        version=version, is_current=is_current,
+    )
+
+
+@pytest.fixture
+def small_campaign(db, researcher):
+    """Two questions, five answers, two annotators and an adjudicator, two judges, three systems.
+
+    Human labels: Lyon no, four yes (adjudicated over a 1-1 split), 5 no, "paris, france" a 1-1 tie,
+    "Paris" never judged by humans (an exact gold match).
+    """
+    campaign = CampaignFactory(slug="small", overlap=2)
+    MembershipFactory(campaign=campaign, user=researcher, role=Role.RESEARCHER)
+    paris_q = TopicFactory(campaign=campaign, external_id="1", text="capital of france", data={"gold_answers": ["Paris"]})
+    legs_q = TopicFactory(campaign=campaign, external_id="2", text="legs of a dog", data={"gold_answers": ["4", "four"]})
+    items = {}
+    for key, topic, text in [
+        ("paris", paris_q, "Paris"), ("lyon", paris_q, "Lyon"), ("paris_fr", paris_q, "paris, france"),
+        ("four", legs_q, "Four"), ("five", legs_q, "5"),
+    ]:
+        items[key] = ItemFactory(campaign=campaign, topic=topic, external_id=key, text=text)
+    units = {key: UnitFactory(campaign=campaign, topic=item.topic, item=item) for key, item in items.items()}
+    ann1, ann2, adj = UserFactory(username="ann1"), UserFactory(username="ann2"), UserFactory(username="adj")
+    for key, first, second in [("lyon", "no", "no"), ("four", "yes", "no"), ("five", "no", "no"), ("paris_fr", "yes", "no")]:
+        _annotate(units[key], ann1, first)
+        _annotate(units[key], ann2, second)
+    _annotate(units["four"], adj, "yes", kind="adjudication")
+    # An edited judgment: only the current version counts.
+    _annotate(units["lyon"], ann1, "yes", version=0, is_current=False)
+    _judge(campaign, "judge-a", {items["paris"]: "yes", items["lyon"]: "no", items["four"]: "no", items["five"]: "yes", items["paris_fr"]: "yes"})
+    _judge(campaign, "judge-b", {items["lyon"]: "yes", items["four"]: "yes"}, failed=[items["five"]])
+    for system, first, second in [("S1", "paris", "four"), ("S2", "lyon", "five"), ("S3", "paris_fr", "four")]:
+        for key in (first, second):
+            SystemOutput.objects.create(campaign=campaign, system=system, topic=items[key].topic, item=items[key])
+    # Another campaign's judge and judgments never leak in.
+    other = CampaignFactory(slug="other")
+    _judge(other, "judge-a", {ItemFactory(campaign=other, topic=TopicFactory(campaign=other)): "yes"})
+    return campaign
+
+
+def test_report_has_the_documented_shape(small_campaign):
+    report = agreement_report_build(campaign=small_campaign)
+    assert report["campaign"] == "small" and report["task_type"] == "qa_correctness"
+    assert set(report) == {"campaign", "task_type", "humans", "judges", "systems"}
+    assert {"annotators", "fleiss_kappa", "krippendorff_alpha", "pairwise_cohen_kappa"} <= set(report["humans"])
+    assert list(report["judges"]) == ["judge-a", "judge-b"]
+    for block in report["judges"].values():
+        assert {"n", "cohen_kappa", "accuracy"} <= set(block["item"])
+        assert set(block["system"]) == {"n_systems", "kendall_tau_b", "spearman", "pearson"}
+        assert block["per_topic"] == [] and block["topic_mean"] == {}  # not computed for qa_correctness
+
+
+def test_humans_block(small_campaign):
+    humans = agreement_report_build(campaign=small_campaign)["humans"]
+    assert humans["annotators"] == 2  # the adjudicator gives verdicts, not ratings
+    # ann1 [no, yes, no, yes] vs ann2 all no: observed 1/2, chance 1/2
+    assert humans["pairwise_cohen_kappa"] == [{"a": "ann1", "b": "ann2", "kappa": pytest.approx(0.0), "n": 4}]
+    # p(yes) = 1/4: P_e = 1/16 + 9/16 = 5/8; P-bar = 1/2; (1/2 - 5/8) / (3/8)
+    assert humans["fleiss_kappa"] == pytest.approx(-1 / 3)
+    assert humans["krippendorff_alpha"] is not None
+    assert humans["items_labelled"] == 3 and humans["adjudicated"] == 1 and humans["ties"] == 1
+
+
+def test_judge_item_level_against_the_human_label(small_campaign):
+    judges = agreement_report_build(campaign=small_campaign)["judges"]
+    # judge-a on lyon, four, five: [no, no, yes] vs humans [no, yes, no]; the tie and "Paris" have no human label
+    assert judges["judge-a"]["item"]["n"] == 3
+    assert judges["judge-a"]["item"]["accuracy"] == pytest.approx(1 / 3)
+    assert judges["judge-a"]["item"]["cohen_kappa"] == pytest.approx(-0.5)  # (1/3 - 5/9) / (4/9)
+    # judge-b's failed judgment of "5" is left out and counted
+    assert judges["judge-b"]["item"]["n"] == 2 and judges["judge-b"]["item"]["failed"] == 1
+    assert judges["judge-b"]["item"]["accuracy"] == pytest.approx(0.5)
+
+
+def test_system_accuracy_and_ranking_correlation(small_campaign):
+    report = agreement_report_build(campaign=small_campaign)
+    rows = {row["system"]: row for row in report["systems"]}
+    assert [row["system"] for row in report["systems"]] == ["S1", "S2", "S3"]
+    # S1: "Paris" unjudged by humans but an exact gold match; "Four" adjudicated yes
+    assert rows["S1"]["n"] == 2 and rows["S1"]["human"] == pytest.approx(1.0)
+    assert rows["S2"]["human"] == pytest.approx(0.0)
+    # S3: the tied "paris, france" has no human label and matches no gold answer: not correct
+    assert rows["S3"]["human"] == pytest.approx(0.5)
+    assert [rows[s]["judges"]["judge-a"] for s in ("S1", "S2", "S3")] == pytest.approx([0.5, 0.5, 0.5])
+    # judge-b: "Paris" never asked -> gold match, correct; "5" failed -> not correct
+    assert [rows[s]["judges"]["judge-b"] for s in ("S1", "S2", "S3")] == pytest.approx([1.0, 0.5, 0.5])
+    system_a = report["judges"]["judge-a"]["system"]
+    assert system_a["n_systems"] == 3 and system_a["kendall_tau_b"] is None  # constant judge accuracies
+    # humans [1, 0, .5] vs judge-b [1, .5, .5]: 2 concordant pairs, 1 tied in y: 2 / sqrt(3 * 2)
+    assert report["judges"]["judge-b"]["system"]["kendall_tau_b"] == pytest.approx(2 / math.sqrt(6))
+
+
+def test_empty_campaign_gives_nulls_not_errors(db):
+    report = agreement_report_build(campaign=CampaignFactory(slug="empty"))
+    assert report["humans"]["fleiss_kappa"] is None and report["humans"]["pairwise_cohen_kappa"] == []
+    assert report["judges"] == {} and report["systems"] == []
+
+
+def _campaign_of_size(slug, n_topics):
+    campaign = CampaignFactory(slug=slug, overlap=2)
+    users = [UserFactory(username=f"{slug}-ann{i}") for i in range(3)]
+    judge = Judge.objects.create(campaign=campaign, name="j", family="external", config_hash=f"{slug}-j")
+    for t in range(n_topics):
+        topic = TopicFactory(campaign=campaign, data={"gold_answers": ["x"]})
+        for a in range(3):
+            item = ItemFactory(campaign=campaign, topic=topic, text=f"answer {a}")
+            unit = UnitFactory(campaign=campaign, topic=topic, item=item)
+            for u, user in enumerate(users):
+                _annotate(unit, user, "yes" if (t + a + u) % 3 else "no")
+            ModelJudgment.objects.create(judge=judge, item=item, label="yes" if (t + a) % 2 else "no")
+            SystemOutput.objects.create(campaign=campaign, system=f"S{a}", topic=topic, item=item)
+    return campaign
+
+
+def test_query_count_does_not_grow_with_the_campaign(db):
+    small, large = _campaign_of_size("few", 2), _campaign_of_size("many", 30)
+    with CaptureQueriesContext(connection) as few:
+        agreement_report_build(campaign=small)
+    with CaptureQueriesContext(connection) as many:
+        report = agreement_report_build(campaign=large)
+    assert report["judges"]["j"]["item"]["n"] == 90
+    assert len(many.captured_queries) == len(few.captured_queries) <= 8
+
+
+@pytest.mark.parametrize(
+    ("label", "gold_match", "failed", "correct"),
+    [
+        ("yes", False, False, True),  # the rater's label wins over the gold answers
+        ("no", True, False, False),
+        (None, True, False, True),  # never asked: an exact gold match is correct
+        (None, False, False, False),  # no verdict at all: not correct
+        (None, True, True, False),  # asked, no readable verdict: not accepted, even on a gold match
+    ],
+)
+def test_output_correct_rule(label, gold_match, failed, correct):
+    from agreement.report import output_correct
+
+    assert output_correct(label=label, gold_match=gold_match, failed=failed) is correct

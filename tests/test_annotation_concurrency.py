@@ -1,0 +1,104 @@
+"""Several annotators racing for the units of a k=2 campaign, each on its own database connection.
+
+SQLite serialises the writers through the IMMEDIATE transaction mode; PostgreSQL through the
+row locks taken on the unit. Either way no unit may end with more than k judgments.
+"""
+
+import threading
+import time
+from collections import Counter
+
+import pytest
+from django.db import connection
+
+from annotate.models import HumanJudgment, Unit
+from annotate.services.annotation import JudgmentError, judgment_submit, unit_lease_next
+from tests.test_annotation_services import make_campaign
+
+ANNOTATORS = 8
+UNITS = 16
+K = 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_racing_annotators_give_every_unit_exactly_k_judgments():
+    campaign, people = make_campaign(units=UNITS, overlap=K, annotators=ANNOTATORS)
+    start = threading.Barrier(ANNOTATORS)
+    errors: list[BaseException] = []
+    refused: list[str] = []
+
+    def work(person):
+        try:
+            start.wait()
+            for _ in range(UNITS + 1):
+                assignment = unit_lease_next(campaign=campaign, annotator=person)
+                if assignment is None:
+                    return
+                try:
+                    judgment_submit(assignment=assignment, annotator=person, value={"correct": person.pk % 2 == 0})
+                except JudgmentError as exc:
+                    refused.append(str(exc))
+            errors.append(AssertionError(f"{person} still had work after {UNITS + 1} leases"))
+        except BaseException as exc:  # noqa: BLE001 (reported to the test thread below)
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=work, args=(person,)) for person in people]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not any(thread.is_alive() for thread in threads)
+    assert errors == []
+    assert refused == []  # leases never run out in this test, so no verdict may be refused
+
+    per_unit = Counter(HumanJudgment.objects.filter(unit__campaign=campaign).values_list("unit_id", flat=True))
+    assert sorted(per_unit.values()) == [K] * UNITS  # every unit exactly k, none k+1
+    pairs = Counter(HumanJudgment.objects.filter(unit__campaign=campaign).values_list("unit_id", "annotator_id"))
+    assert max(pairs.values()) == 1  # nobody judged a unit twice
+    assert {u.judgments_done for u in Unit.objects.filter(campaign=campaign)} == {K}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_leases_running_out_mid_race_never_push_a_unit_past_k(settings):
+    # Leases of 20 ms: most run out before their verdict arrives, so slots are freed and re-leased
+    # while late verdicts come in; a late verdict is only accepted while its slot is still free.
+    settings.ANNOTATION_LEASE_SECONDS = 0.02
+    campaign, people = make_campaign(units=UNITS, overlap=K, annotators=ANNOTATORS)
+    start = threading.Barrier(ANNOTATORS)
+    errors: list[BaseException] = []
+    refused: list[str] = []
+
+    def work(person):
+        try:
+            start.wait()
+            for n in range(3 * UNITS):
+                assignment = unit_lease_next(campaign=campaign, annotator=person)
+                if assignment is None:
+                    return
+                time.sleep(0.005 * (n % 5))
+                try:
+                    judgment_submit(assignment=assignment, annotator=person, value={"correct": True})
+                except JudgmentError as exc:
+                    refused.append(str(exc))
+        except BaseException as exc:  # noqa: BLE001 (reported to the test thread below)
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=work, args=(person,)) for person in people]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not any(thread.is_alive() for thread in threads)
+    assert errors == []
+    assert all("another annotator has taken it" in message for message in refused)
+
+    per_unit = Counter(HumanJudgment.objects.filter(unit__campaign=campaign).values_list("unit_id", flat=True))
+    assert max(per_unit.values()) <= K
+    pairs = Counter(HumanJudgment.objects.filter(unit__campaign=campaign).values_list("unit_id", "annotator_id"))
+    assert max(pairs.values()) == 1
+    done = dict(Unit.objects.filter(campaign=campaign).values_list("pk", "judgments_done"))
+    assert all(done[unit_id] == n for unit_id, n in per_unit.items())

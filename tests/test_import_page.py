@@ -1,0 +1,54 @@
+"""The import page: researchers upload files; others get 404; errors name file, line and field."""
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from judges.models import ModelJudgment
+from tests.factories import UserFactory
+
+
+def test_page_is_404_for_annotators_and_outsiders(client, qa_campaign, annotator, password):
+    for username in ("ann", "stranger"):
+        UserFactory(username=username)
+        client.login(username=username, password=password)
+        assert client.get("/campaigns/qa/import/").status_code == 404
+        assert client.post("/campaigns/qa/import/", {}).status_code == 404
+
+
+def test_researcher_uploads_judge_scores_and_sees_the_summary(client, qa_campaign, password):
+    client.login(username="res", password=password)
+    assert client.get("/campaigns/qa/import/").status_code == 200
+    upload = SimpleUploadedFile("scores.tsv", b"topic\titem\tscore\tlabel\n1\t1-0\t1\tyes\n1\t1-1\t0\tno\n")
+    response = client.post("/campaigns/qa/import/", {"format": "judge-scores", "judge": "ext", "files": upload})
+    assert response.status_code == 200
+    assert "items judged by ext: 2" in response.content.decode()
+    assert ModelJudgment.objects.count() == 2
+
+
+def test_bad_upload_shows_the_error_line(client, qa_campaign, password):
+    client.login(username="res", password=password)
+    upload = SimpleUploadedFile("NQ_sys.jsonl", b'{"question": "q", "answer": "a", "prediction": "p"}\n')
+    response = client.post("/campaigns/qa/import/", {"format": "qa-eval-jsonl", "files": upload})
+    assert response.status_code == 400
+    assert "NQ_sys.jsonl:1: answer: expected a list of strings, got str" in response.content.decode()
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_import_page_in_a_browser(login_page, qa_campaign, tmp_path, settings):
+    scores = tmp_path / "scores.tsv"
+    scores.write_text("topic\titem\tscore\tlabel\n1\t1-0\t0.9\tyes\n2\t2-1\t0.2\tno\n3\t3-0\tmaybe\t\n")
+    page = login_page("res")
+    page.goto(page.url.rstrip("/") + "/campaigns/qa/import/")
+    page.select_option("select[name=format]", "judge-scores")
+    page.fill("input[name=judge]", "bm25-ext")
+    page.set_input_files("input[name=files]", str(scores))
+    page.click("button[type=submit]")
+    assert "scores.tsv:4: score: expected a number, got 'maybe'" in page.locator("#import-error").inner_text()
+    scores.write_text("topic\titem\tscore\tlabel\n1\t1-0\t0.9\tyes\n2\t2-1\t0.2\tno\n")
+    page.set_input_files("input[name=files]", str(scores))
+    page.select_option("select[name=format]", "judge-scores")
+    page.fill("input[name=judge]", "bm25-ext")
+    page.click("button[type=submit]")
+    assert "items judged by bm25-ext: 2" in page.locator("#import-summary").inner_text()
+    page.screenshot(path=str(settings.BASE_DIR / "var" / "screenshot-import.png"), full_page=True)

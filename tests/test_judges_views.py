@@ -1,0 +1,108 @@
+"""The judge panel: researchers only, start EM/F1, the live progress row, cancel and resume."""
+
+import pytest
+
+from annotate.models import Role
+from judges.models import Judge, JudgeRun, ModelJudgment, RunStatus
+from tests.factories import MembershipFactory, UserFactory
+from tests.judges_support import eager  # noqa: F401 - fixture
+
+pytestmark = pytest.mark.django_db
+URL = "/campaigns/qa/judges/"
+
+
+def _login(client, username, password):
+    client.login(username=username, password=password)
+    return client
+
+
+def test_only_researchers_of_the_campaign_see_the_panel(client, qa_campaign, password):
+    outsider = UserFactory(username="other-res")
+    MembershipFactory(user=outsider, role=Role.RESEARCHER)  # researcher of another campaign
+    assert client.get(URL).status_code == 302  # login first
+    for username in ("ann", "other-res"):
+        _login(client, username, password)
+        assert client.get(URL).status_code == 404
+        assert client.post(URL, {"name": "em", "family": "em", "batch_size": 8}).status_code == 404
+    assert JudgeRun.objects.count() == 0
+
+
+def test_researcher_starts_em_and_f1_and_sees_judges_and_runs(
+    client, qa_campaign, password, eager, django_capture_on_commit_callbacks
+):
+    _login(client, "res", password)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(URL, {"name": "em", "family": "em", "batch_size": 4})
+    assert response.status_code == 302
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(URL, {"name": "f1-strict", "family": "f1", "threshold": "0.8", "batch_size": 4})
+    assert Judge.objects.get(name="f1-strict").config == {"threshold": 0.8}
+    Judge.objects.create(campaign=qa_campaign, name="gpt-4", family="external", config={}, config_hash="ext")
+    page = client.get(URL).content.decode()
+    assert "gpt-4" in page and "(imported)" in page
+    assert "6/6 judged" in page
+    assert "Succeeded" in page
+    assert 'name="cancel"' not in page  # nothing active to cancel
+
+
+def test_bad_form_input_is_shown(client, qa_campaign, password, eager, django_capture_on_commit_callbacks):
+    _login(client, "res", password)
+    response = client.post(URL, {"name": "f1", "family": "f1", "threshold": "2", "batch_size": 4})
+    assert response.status_code == 400
+    assert "less than or equal to 1" in response.content.decode()
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(URL, {"name": "f1", "family": "f1", "threshold": "0.5", "batch_size": 4})
+    response = client.post(URL, {"name": "f1", "family": "f1", "threshold": "0.9", "batch_size": 4})
+    assert "already exists in campaign &#x27;qa&#x27; with another configuration" in response.content.decode()
+
+
+def test_progress_row_polls_while_active_and_stops_after(client, qa_campaign, password, django_capture_on_commit_callbacks):
+    _login(client, "res", password)
+    with django_capture_on_commit_callbacks(execute=False):  # queued, no worker yet
+        client.post(URL, {"name": "em", "family": "em", "batch_size": 4})
+    run = JudgeRun.objects.get()
+    page = client.get(URL).content.decode()
+    assert f'hx-get="{URL}?run={run.id}"' in page and 'hx-trigger="every 1s"' in page
+    assert "0/6 judged" in page and 'name="cancel"' in page
+
+    from judges.tasks import judge_batch
+    ids = list(qa_campaign.items.order_by("id").values_list("id", flat=True))
+    judge_batch(run.id, ids[:4])
+    fragment = client.get(URL, {"run": run.id}, headers={"HX-Request": "true"})
+    assert fragment.status_code == 200
+    body = fragment.content.decode()
+    assert body.lstrip().startswith("<tr") and "4/6 judged" in body and "width: 67%" in body
+
+    judge_batch(run.id, ids[4:])
+    fragment = client.get(URL, {"run": run.id}, headers={"HX-Request": "true"})
+    assert fragment.status_code == 286  # htmx: stop polling
+    body = fragment.content.decode()
+    assert "6/6 judged" in body and "Succeeded" in body and "hx-trigger" not in body
+
+
+def test_cancel_and_resume_buttons(client, qa_campaign, password, eager, django_capture_on_commit_callbacks):
+    _login(client, "res", password)
+    with django_capture_on_commit_callbacks(execute=False):
+        client.post(URL, {"name": "em", "family": "em", "batch_size": 4})
+    run = JudgeRun.objects.get()
+    response = client.post(f"{URL}runs/{run.id}/cancel/", follow=True)
+    assert "cancelled" in response.content.decode()
+    run.refresh_from_db()
+    assert run.status == RunStatus.CANCELLED
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(f"{URL}runs/{run.id}/resume/")
+    response = client.get(URL)
+    run.refresh_from_db()
+    assert run.status == RunStatus.SUCCEEDED
+    assert ModelJudgment.objects.filter(judge=run.judge).count() == 6
+    assert "6/6 judged" in response.content.decode()
+    assert client.get(f"{URL}runs/{run.id}/cancel/").status_code == 405  # POST only
+
+
+def test_csrf_is_enforced_on_buttons(qa_campaign, password, django_capture_on_commit_callbacks):
+    from django.test import Client
+
+    client = Client(enforce_csrf_checks=True)
+    client.login(username="res", password=password)
+    assert client.post(URL, {"name": "em", "family": "em", "batch_size": 4}).status_code == 403
+    assert JudgeRun.objects.count() == 0

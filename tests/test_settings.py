@@ -1,0 +1,54 @@
+"""Settings: production passes Django's deployment checks; no CELERY_* name is a typo."""
+
+import os
+import subprocess
+import sys
+
+from celery.app.defaults import DEFAULTS
+from django.conf import settings
+
+
+def test_every_celery_setting_is_a_name_celery_knows():
+    # A typo such as CELERT_TASK_TIME_LIMIT or CELERY_TASK_TIMELIMIT would silently disable a limit.
+    known = {key.replace(".", "_").upper() for key in DEFAULTS}
+    ours = {name.removeprefix("CELERY_") for name in dir(settings) if name.startswith("CELERY_")}
+    unknown = sorted(ours - known)
+    assert unknown == [], f"unknown Celery settings: {unknown}"
+    assert settings.CELERY_TASK_ACKS_LATE is True
+    assert settings.CELERY_TASK_SERIALIZER == "json" and settings.CELERY_ACCEPT_CONTENT == ["json"]
+    assert settings.CELERY_TASK_TIME_LIMIT > settings.CELERY_TASK_SOFT_TIME_LIMIT > 0
+
+
+def _run_manage(args, env_overrides):
+    # The browser fixture sets DJANGO_ALLOW_ASYNC_UNSAFE for the test process; a deployed process never has it.
+    dropped = ("DATABASE_URL", "SECRET_KEY", "DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE")
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
+    env.update(env_overrides)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=settings.BASE_DIR, env=env, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_production_settings_pass_check_deploy():
+    result = _run_manage(
+        ["check", "--deploy", "--fail-level", "WARNING"],
+        {
+            "DJANGO_SETTINGS_MODULE": "config.settings.production",
+            "SECRET_KEY": "x" * 20 + "production-secret-with-enough-entropy-1234567890",
+            "ALLOWED_HOSTS": "concord.example.org",
+            "DATABASE_URL": "sqlite:////tmp/concord-check.sqlite3",
+            "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0",
+        },
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_production_settings_refuse_to_start_without_a_secret_key():
+    result = _run_manage(
+        ["check"],
+        {"DJANGO_SETTINGS_MODULE": "config.settings.production", "ALLOWED_HOSTS": "x", "DATABASE_URL": "sqlite:////tmp/c.sqlite3",
+         "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0"},
+    )
+    assert result.returncode != 0
+    assert "SECRET_KEY" in result.stderr

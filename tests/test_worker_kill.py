@@ -1,0 +1,140 @@
+"""Killing Celery worker processes in the middle of a judge run loses and duplicates nothing.
+
+Real worker processes (`celery -A tests.judges_slow_worker worker`: Concord's app and tasks, the
+families slowed so a run lasts several seconds), the real broker of the suite (an SQLite file via
+kombu's SQLAlchemy transport, or Redis when CELERY_BROKER_URL is set) and the pytest database.
+"""
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+from django.db.models import Count
+
+from judges.models import JudgeRun, ModelJudgment, RunStatus
+from judges.selectors import run_progress
+from tests.judges_support import Worker, broker_purge, broker_url, campaign_with_items, manage, wait_until
+
+pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
+
+N_ITEMS = 300
+BATCH = 10  # 30 batches of ~0.4 s each on 2 processes
+DELAY = 0.4
+
+
+def _slow(tmp_path):
+    busy = tmp_path / "busy"
+    busy.mkdir(exist_ok=True)
+    return {"app": "tests.judges_slow_worker", "CONCORD_TEST_BATCH_SECONDS": DELAY, "CONCORD_TEST_BUSY_DIR": busy}
+
+
+def _busy_pool_pid(tmp_path, worker) -> int:
+    """A pool process that has just entered a batch (so it is mid-task for most of DELAY seconds)."""
+    def fresh():
+        now = time.time()
+        for marker in (tmp_path / "busy").iterdir():
+            try:
+                if now - marker.stat().st_mtime < DELAY / 4 and int(marker.name) in worker.pool_pids():
+                    return int(marker.name)
+            except FileNotFoundError:
+                continue
+        return None
+
+    return wait_until(fresh, timeout=30, interval=0.01, what="a pool process to start a batch")
+
+
+def _dead(pid: int) -> bool:
+    try:
+        return "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
+    except FileNotFoundError:
+        return True
+
+
+def _judged(run) -> int:
+    return run_progress(run=run).judged
+
+
+def _assert_each_item_judged_once(run):
+    run.refresh_from_db()
+    judgments = ModelJudgment.objects.filter(judge=run.judge)
+    per_item = judgments.values("item").annotate(n=Count("id"))
+    assert run.status == RunStatus.SUCCEEDED, f"run {run.status}: {run.error}"
+    assert judgments.count() == N_ITEMS
+    assert per_item.count() == N_ITEMS and not per_item.filter(n__gt=1).exists()
+    assert judgments.filter(label="yes").count() == N_ITEMS // 3  # every third answer is the gold one
+    assert judgments.filter(failed=True).count() == 0
+
+
+def _start_run(tmp_path, judge):
+    started = manage(tmp_path, "run_judge", "--campaign", "big", "--judge", judge, "--family", judge,
+                     "--batch-size", str(BATCH))
+    assert started.returncode == 0, started.stderr
+    return JudgeRun.objects.get(judge__name=judge)
+
+
+def _mid_run(run, *, above=0):
+    """Wait until the run is part-way (more than ABOVE judged, not finished); returns the count."""
+    return wait_until(lambda: above < _judged(run) < N_ITEMS and _judged(run), timeout=60,
+                      what=f"run {run.id} to pass {above} of {N_ITEMS} judged")
+
+
+def _finished(run, worker, *, timeout=60):
+    def done():
+        run.refresh_from_db()
+        return run.status not in ("queued", "running")
+
+    try:
+        wait_until(done, timeout=timeout, what=f"run {run.id} to finish")
+    except AssertionError as exc:
+        raise AssertionError(f"{exc} ({_judged(run)}/{N_ITEMS} judged); worker log:\n{worker.log()[-4000:]}") from None
+
+
+def test_killing_a_pool_process_mid_run_loses_and_duplicates_nothing(tmp_path):
+    campaign_with_items(n_items=N_ITEMS)
+    broker_purge(broker_url(tmp_path))
+    worker = Worker(tmp_path, **_slow(tmp_path))
+    try:
+        worker.start()
+        run = _start_run(tmp_path, "em")
+        judged_before = _mid_run(run)
+        # Kill a child in the middle of a batch: with acks_late and reject_on_worker_lost its message
+        # goes back to the queue and another process judges the batch.
+        os.kill(_busy_pool_pid(tmp_path, worker), signal.SIGKILL)
+        killed_at = time.monotonic()
+        _finished(run, worker)
+        assert time.monotonic() - killed_at > 0.5, "the run ended before the kill could matter"
+        assert judged_before < N_ITEMS
+        assert "WorkerLostError" in worker.log() or "Process 'ForkPoolWorker" in worker.log(), worker.log()[-2000:]
+        _assert_each_item_judged_once(run)
+    finally:
+        worker.kill()
+
+
+def test_killing_the_whole_worker_then_resume_finishes_the_run(tmp_path):
+    campaign_with_items(n_items=N_ITEMS)
+    broker_purge(broker_url(tmp_path))
+    first = Worker(tmp_path, name="w1", **_slow(tmp_path))
+    second = Worker(tmp_path, name="w2", **_slow(tmp_path))
+    try:
+        first.start()
+        run = _start_run(tmp_path, "f1")
+        _mid_run(run, above=N_ITEMS // 6)
+        pool = first.pool_pids()
+        os.kill(first.proc.pid, signal.SIGKILL)  # the main process: its prefetched and in-flight messages are gone
+        first.kill()  # and its pool processes with it, as when the machine goes down
+        wait_until(lambda: all(_dead(pid) for pid in pool), timeout=10, what=f"pool processes {pool} to die")
+        judged_at_kill = _judged(run)
+        run.refresh_from_db()
+        assert run.status == RunStatus.RUNNING and judged_at_kill < N_ITEMS, (run.status, judged_at_kill)
+
+        second.start()
+        resumed = manage(tmp_path, "run_judge", "--campaign", "big", "--judge", "f1", "--resume", "--wait",
+                         "--poll", "0.3", "--timeout", "90")
+        assert resumed.returncode == 0, f"{resumed.stdout}\n{resumed.stderr}\n{second.log()[-3000:]}"
+        assert f"resumed run {run.id}" in resumed.stdout and f"{N_ITEMS}/{N_ITEMS} judged" in resumed.stdout
+        _assert_each_item_judged_once(run)
+    finally:
+        first.kill()
+        second.kill()
