@@ -8,6 +8,7 @@ import json
 
 from django.http import HttpResponse
 from django.shortcuts import render
+from django.views.decorators.http import require_GET
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.permissions import IsAuthenticated
@@ -20,6 +21,7 @@ from agreement.report import agreement_report_build
 from annotate.access import campaign_for_researcher
 
 
+@require_GET
 def agreement_report(request, slug):
     campaign = campaign_for_researcher(request.user, slug)
     report = agreement_report_build(campaign=campaign)
@@ -43,6 +45,7 @@ def _attachment(content: str, *, content_type: str, filename: str) -> HttpRespon
     return response
 
 
+@require_GET
 def agreement_report_json(request, slug):
     campaign = campaign_for_researcher(request.user, slug)
     report = agreement_report_build(campaign=campaign)
@@ -53,6 +56,7 @@ def agreement_report_json(request, slug):
     )
 
 
+@require_GET
 def agreement_systems_csv(request, slug):
     campaign = campaign_for_researcher(request.user, slug)
     report = agreement_report_build(campaign=campaign)
@@ -61,6 +65,7 @@ def agreement_systems_csv(request, slug):
     )
 
 
+@require_GET
 def agreement_judges_csv(request, slug):
     campaign = campaign_for_researcher(request.user, slug)
     report = agreement_report_build(campaign=campaign)

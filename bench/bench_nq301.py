@@ -29,7 +29,7 @@ def main():
 
     from agreement.report import agreement_report_build
     from annotate.models import Campaign, Item
-    from judges.models import ModelJudgment
+    from judges.models import JudgeRun, ModelJudgment
 
     print(f"database {os.environ['DATABASE_URL']}, broker {os.environ['CELERY_BROKER_URL']}")
     call_command("migrate", verbosity=0)
@@ -57,7 +57,10 @@ def main():
                          stdout=open(os.devnull, "w"))
             run_s = time.perf_counter() - started
             judged = ModelJudgment.objects.filter(judge__campaign=campaign, judge__name=name).count()
-            print(f"judge run {name}: {run_s:.2f} s end to end on a real worker ({judged} items, {judged / run_s:.0f} items/s)")
+            run = JudgeRun.objects.filter(judge__campaign=campaign, judge__name=name).latest("id")
+            busy_s = (run.finished_at - run.started_at).total_seconds()
+            print(f"judge run {name}: {run_s:.2f} s from the command (worker start-up and polling included); "
+                  f"{busy_s:.2f} s from first batch to last ({judged} items, {judged / busy_s:.0f} items/s)")
     finally:
         worker.terminate()
         worker.wait(timeout=30)

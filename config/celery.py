@@ -4,7 +4,10 @@ import os
 
 from celery import Celery
 
+from config import broker
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
+broker.register()
 
 app = Celery("concord")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -52,3 +52,13 @@ def test_production_settings_refuse_to_start_without_a_secret_key():
     )
     assert result.returncode != 0
     assert "SECRET_KEY" in result.stderr
+
+
+def test_embedded_broker_polls_every_tenth_of_a_second(tmp_path):
+    from config.broker import Transport
+    from config.celery import app
+
+    with app.connection_for_write(f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}") as connection:
+        assert isinstance(connection.transport, Transport)
+        assert connection.transport.polling_interval == 0.1
+        connection.default_channel  # opens the engine: the stock options still reach create_engine intact

@@ -1,8 +1,20 @@
 """Reads about campaigns for the campaign pages."""
 
-from django.db.models import Count, Q
+from django.db.models import Count, Max, Q
+from django.utils import timezone
 
-from annotate.models import Campaign, HumanJudgment, Item, Role, SystemOutput, Topic, Unit
+from annotate.models import (
+    Assignment,
+    AssignmentStatus,
+    Campaign,
+    HumanJudgment,
+    Item,
+    JudgmentKind,
+    Role,
+    SystemOutput,
+    Topic,
+    Unit,
+)
 
 
 def campaign_list_for_user(*, user) -> list[dict]:
@@ -33,3 +45,28 @@ def campaign_overview(*, campaign: Campaign) -> dict:
         "human_judgments": HumanJudgment.objects.filter(unit__campaign=campaign, is_current=True).count(),
         "annotators": campaign.memberships.filter(role=Role.ANNOTATOR).count(),
     }
+
+
+def annotator_progress(*, campaign: Campaign) -> list[dict]:
+    """Per person who judged or may judge CAMPAIGN: current judgments (made here / imported), last one, units held now.
+
+    Two aggregate queries whatever the campaign size; adjudicated verdicts are not counted as annotations.
+    """
+    judged = (
+        HumanJudgment.objects.filter(unit__campaign=campaign, is_current=True, kind=JudgmentKind.ANNOTATION)
+        .values("annotator__username")
+        .annotate(web=Count("id", filter=Q(source="web")), imported=Count("id", filter=Q(source="import")),
+                  last=Max("created_at"))
+    )
+    held = (
+        Assignment.objects.filter(unit__campaign=campaign, status=AssignmentStatus.ACTIVE, expires_at__gt=timezone.now())
+        .values("annotator__username").annotate(n=Count("id"))
+    )
+    rows = {r["annotator__username"]: {"username": r["annotator__username"], "web": r["web"],
+                                       "imported": r["imported"], "last": r["last"], "held": 0} for r in judged}
+    for member in campaign.memberships.filter(role=Role.ANNOTATOR).values_list("user__username", flat=True):
+        rows.setdefault(member, {"username": member, "web": 0, "imported": 0, "last": None, "held": 0})
+    for r in held:
+        rows.setdefault(r["annotator__username"], {"username": r["annotator__username"], "web": 0, "imported": 0,
+                                                   "last": None, "held": 0})["held"] = r["n"]
+    return sorted(rows.values(), key=lambda row: row["username"])

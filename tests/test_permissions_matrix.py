@@ -1,0 +1,225 @@
+"""Every URL of the URL configuration, enumerated from the resolver, against five kinds of visitor.
+
+Campaign "qa" has a researcher, an annotator and a colleague annotator; campaign "theirs" has another
+researcher and another annotator. A URL added without a row in EXPECTED fails the enumeration test,
+so no page or endpoint escapes the matrix.
+"""
+
+import pytest
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from rest_framework.authtoken.models import Token
+
+from annotate.models import Assignment, HumanJudgment, Item, Role
+from annotate.services.annotation import judgment_submit, unit_lease_next
+from judges.models import Judge, JudgeRun, ModelJudgment
+from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory, UserFactory
+
+ROLES = ("anonymous", "annotator", "other_annotator", "researcher", "other_researcher")
+JUDGE_MARK = "judge-name-no-annotator-may-see"
+RAW_MARK = "raw-model-output-no-annotator-may-see"
+COLLEAGUE = "colleague-whose-verdicts-are-hidden"
+
+LOGIN = "login"  # 302 to the login page
+# GET status per role, in the order of ROLES. 404 (not 403) for campaigns one is not part of: no existence leak.
+PAGE_RESEARCHER = (LOGIN, 404, 404, 200, 404)
+API_RESEARCHER = (401, 404, 404, 200, 404)
+API_RESEARCHER_POST_ONLY = (401, 405, 405, 405, 405)  # GET is refused before any lookup, for everyone alike
+EXPECTED = {
+    "login": (200, 200, 200, 200, 200),
+    "logout": (LOGIN, 405, 405, 405, 405),
+    "api-token": (405, 405, 405, 405, 405),  # POST only, open to all: it is how a script logs in
+    "api-schema": (401, 200, 200, 200, 200),
+    "api-docs": (401, 200, 200, 200, 200),
+    "home": (LOGIN, 200, 200, 200, 200),
+    "campaign-detail": (LOGIN, 200, 404, 200, 404),
+    "campaign-import": PAGE_RESEARCHER,
+    "annotate": (LOGIN, 200, 404, 404, 404),
+    "annotate-submit": (LOGIN, 405, 405, 405, 405),
+    "judge-panel": PAGE_RESEARCHER,
+    "judge-run-cancel": (LOGIN, 405, 405, 405, 405),
+    "judge-run-resume": (LOGIN, 405, 405, 405, 405),
+    "agreement-report": PAGE_RESEARCHER,
+    "agreement-report-json": PAGE_RESEARCHER,
+    "agreement-systems-csv": PAGE_RESEARCHER,
+    "agreement-judges-csv": PAGE_RESEARCHER,
+    "api-campaigns": (401, 200, 200, 200, 200),
+    "api-campaign": (401, 200, 404, 200, 404),
+    "api-campaign-items": API_RESEARCHER,
+    "api-campaign-import": API_RESEARCHER_POST_ONLY,
+    "api-campaign-judges": API_RESEARCHER,
+    "api-campaign-judge-runs": API_RESEARCHER,
+    "api-judge-run": API_RESEARCHER,
+    "api-judge-run-cancel": API_RESEARCHER_POST_ONLY,
+    "api-judge-run-resume": API_RESEARCHER_POST_ONLY,
+    "api-agreement-report": API_RESEARCHER,
+}
+# Django's admin: staff only, and none of our roles is staff; anonymous visitors meet our own login first.
+ADMIN_EXPECTED = (LOGIN,) + ("admin_login",) * 4
+ADMIN_OPEN = {"admin:login": (LOGIN,) + (200,) * 4, "admin:logout": (LOGIN,) + (302,) * 4}
+
+
+def _url_patterns(resolver=None, namespace=""):
+    """(full name, kwarg names) of every named URL pattern, walking included URL configurations."""
+    resolver = resolver or get_resolver()
+    for entry in resolver.url_patterns:
+        if isinstance(entry, URLResolver):
+            inner = f"{namespace}{entry.namespace}:" if entry.namespace else namespace
+            for name, kwargs in _url_patterns(entry, inner):
+                yield name, kwargs | _kwarg_names(entry)
+        elif isinstance(entry, URLPattern) and entry.name:
+            yield f"{namespace}{entry.name}", _kwarg_names(entry)
+
+
+def _kwarg_names(entry) -> set[str]:
+    pattern = entry.pattern
+    return set(getattr(pattern, "converters", {})) | set(pattern.regex.groupindex)
+
+
+ALL_URLS = sorted({name: kwargs for name, kwargs in _url_patterns()}.items())
+
+
+@pytest.fixture
+def world(db, qa_campaign, researcher, annotator):
+    colleague = UserFactory(username=COLLEAGUE)
+    MembershipFactory(campaign=qa_campaign, user=colleague, role=Role.ANNOTATOR)
+    theirs = CampaignFactory(slug="theirs", task_type="qa_correctness")
+    other_researcher, other_annotator = UserFactory(username="res2"), UserFactory(username="ann2")
+    MembershipFactory(campaign=theirs, user=other_researcher, role=Role.RESEARCHER)
+    MembershipFactory(campaign=theirs, user=other_annotator, role=Role.ANNOTATOR)
+    topic = TopicFactory(campaign=theirs, external_id="t1", data={"gold_answers": ["x"]})
+    UnitFactory(campaign=theirs, topic=topic, item=ItemFactory(campaign=theirs, topic=topic, external_id="t1-0"))
+
+    judge = Judge.objects.create(campaign=qa_campaign, name=JUDGE_MARK, family="em", config={"k": 1})
+    run = JudgeRun.objects.create(judge=judge, status="running", total=6)
+    for item in Item.objects.filter(campaign=qa_campaign):
+        ModelJudgment.objects.create(judge=judge, item=item, run=run, score=1.0, label="yes", raw=RAW_MARK)
+    their_judge = Judge.objects.create(campaign=theirs, name="theirs-em", family="em", config={"k": 2})
+    their_run = JudgeRun.objects.create(judge=their_judge, status="running", total=1)
+
+    # The colleague judges two units; the annotator must never see those verdicts or the colleague's name.
+    for _ in range(2):
+        judgment_submit(assignment=unit_lease_next(campaign=qa_campaign, annotator=colleague), annotator=colleague,
+                        value={"correct": False})
+    users = {"annotator": annotator, "other_annotator": other_annotator, "researcher": researcher,
+             "other_researcher": other_researcher}
+    return {"campaign": qa_campaign, "run": run, "their_run": their_run, "users": users}
+
+
+def _kwargs_for(names, world):
+    values = {"slug": world["campaign"].slug, "run_id": world["run"].id}
+    return {name: values[name] for name in names}
+
+
+def _client_as(client, world, role):
+    if role != "anonymous":
+        client.force_login(world["users"][role])
+    return client
+
+
+def _check(response, expected, url):
+    if expected == LOGIN:
+        assert response.status_code == 302 and response["Location"].startswith("/accounts/login/"), url
+    elif expected == "admin_login":
+        assert response.status_code == 302 and "/admin/login/" in response["Location"], url
+    else:
+        assert response.status_code == expected, (url, response.status_code)
+
+
+def _db_state():
+    return (HumanJudgment.objects.count(), Assignment.objects.count(), ModelJudgment.objects.count(),
+            JudgeRun.objects.count(), sorted(JudgeRun.objects.values_list("status", flat=True)),
+            Item.objects.count(), Judge.objects.count())
+
+
+def test_every_url_has_a_row_in_the_matrix():
+    ours = {name for name, _ in ALL_URLS if not name.startswith("admin:")}
+    assert ours == set(EXPECTED), f"URLs without a row: {sorted(ours - set(EXPECTED))}"
+    assert len([name for name, _ in ALL_URLS if name.startswith("admin:")]) > 10
+
+
+@pytest.mark.parametrize("name,kwarg_names", ALL_URLS, ids=[name for name, _ in ALL_URLS])
+@pytest.mark.parametrize("role", ROLES)
+def test_get_every_url(client, world, name, kwarg_names, role):
+    if name.startswith("admin:"):
+        expected = ADMIN_OPEN.get(name, ADMIN_EXPECTED)[ROLES.index(role)]
+        kwargs = {key: {"app_label": "auth"}.get(key, "1") for key in kwarg_names}
+    else:
+        expected = EXPECTED[name][ROLES.index(role)]
+        kwargs = _kwargs_for(kwarg_names, world)
+    url = reverse(name, kwargs=kwargs)
+    response = _client_as(client, world, role).get(url)
+    _check(response, expected, url)
+    if role in ("annotator", "other_annotator") and response.status_code == 200:
+        body = response.content.decode()
+        assert JUDGE_MARK not in body and RAW_MARK not in body and COLLEAGUE not in body, url
+
+
+@pytest.mark.parametrize("name,kwarg_names", [u for u in ALL_URLS if not u[0].startswith("admin:")],
+                         ids=[name for name, _ in ALL_URLS if not name.startswith("admin:")])
+@pytest.mark.parametrize("role", ["anonymous", "other_annotator", "other_researcher"])
+def test_outsiders_change_nothing_by_post(client, world, name, kwarg_names, role):
+    if name in ("login", "api-token"):
+        return  # logging in is the one POST open to everyone; it changes no campaign data (tested below)
+    before = _db_state()
+    url = reverse(name, kwargs=_kwargs_for(kwarg_names, world))
+    data = {"verdict": "yes", "assignment": "1", "family": "em", "name": "x", "batch_size": "8", "format": "nq301"}
+    response = _client_as(client, world, role).post(url, data)
+    assert response.status_code in (302, 401, 403, 404, 405), (url, response.status_code)
+    if response.status_code == 302:
+        assert response["Location"].startswith("/accounts/login/") or name == "logout", url
+    assert _db_state() == before, url
+
+
+def test_annotator_cannot_post_to_the_researchers_endpoints(client, world):
+    before = _db_state()
+    client.force_login(world["users"]["annotator"])
+    run = world["run"]
+    for url in (reverse("judge-run-cancel", kwargs={"slug": "qa", "run_id": run.id}),
+                reverse("judge-panel", kwargs={"slug": "qa"}),
+                reverse("api-judge-run-cancel", kwargs={"run_id": run.id}),
+                reverse("api-campaign-judge-runs", kwargs={"slug": "qa"})):
+        assert client.post(url, {"family": "em", "name": "sneaky"}).status_code == 404, url
+    assert _db_state() == before
+
+
+def test_annotator_cannot_reach_a_colleagues_assignment_by_id(client, world):
+    colleague_assignment = Assignment.objects.filter(annotator__username=COLLEAGUE).first()
+    client.force_login(world["users"]["annotator"])
+    before = _db_state()
+    response = client.post(reverse("annotate-submit", kwargs={"slug": "qa"}),
+                           {"assignment": colleague_assignment.id, "verdict": "yes"})
+    assert response.status_code == 404
+    response = client.get(reverse("annotate", kwargs={"slug": "qa"}), {"undo": colleague_assignment.id})
+    assert response.status_code == 404
+    assert _db_state() == before
+
+
+def test_no_object_of_another_campaign_is_reachable_by_id(client, world):
+    client.force_login(world["users"]["researcher"])
+    their_run = world["their_run"]
+    before = _db_state()
+    assert client.get(reverse("api-judge-run", kwargs={"run_id": their_run.id})).status_code == 404
+    assert client.post(reverse("api-judge-run-cancel", kwargs={"run_id": their_run.id})).status_code == 404
+    assert client.post(reverse("judge-run-cancel", kwargs={"slug": "qa", "run_id": their_run.id})).status_code == 404
+    assert client.get(reverse("judge-panel", kwargs={"slug": "qa"}), {"run": their_run.id},
+                      HTTP_HX_REQUEST="true").status_code == 404
+    assert _db_state() == before
+
+
+def test_token_of_one_researcher_does_not_open_anothers_campaign(client, world):
+    token = Token.objects.create(user=world["users"]["other_researcher"])
+    for url in (reverse("api-campaign", kwargs={"slug": "qa"}), reverse("api-agreement-report", kwargs={"slug": "qa"}),
+                reverse("api-judge-run", kwargs={"run_id": world["run"].id})):
+        assert client.get(url, HTTP_AUTHORIZATION=f"Token {token.key}").status_code == 404, url
+    listing = client.get(reverse("api-campaigns"), HTTP_AUTHORIZATION=f"Token {token.key}").json()
+    slugs = {row["slug"] for row in listing.get("results", listing)}
+    assert slugs == {"theirs"}
+
+
+def test_a_script_gets_its_token_with_username_and_password(client, world, password):
+    response = client.post(reverse("api-token"), {"username": "res", "password": password})
+    assert response.status_code == 200
+    token = response.json()["token"]
+    listing = client.get(reverse("api-campaigns"), HTTP_AUTHORIZATION=f"Token {token}").json()
+    assert {row["slug"] for row in listing.get("results", listing)} == {"qa"}
+    assert client.post(reverse("api-token"), {"username": "res", "password": "wrong"}).status_code == 400
