@@ -1,4 +1,4 @@
-"""The report's tables as CSV: one file for the systems table, one for the judges table.
+"""The report's tables as CSV: one file for the systems table, one for the judges table, one for topics.
 
 Two files rather than one with a section column, because the two tables have different columns
 and each file should open as a plain table in a spreadsheet or pandas. Numbers unrounded; an
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import csv
 import io
+
+from agreement.report_ranking import TAU, TAU_ANSWERS, order_text
 
 
 def _cell(value):
@@ -35,7 +37,12 @@ JUDGE_COLUMNS = [
 
 
 def judges_csv(*, report: dict) -> str:
-    """Rows: judges; columns: item-level n, kappa, accuracy, failed; system-level tau-b, Spearman, Pearson."""
+    """Rows: judges; columns: item-level n, kappa, accuracy, failed; system-level tau-b, Spearman, Pearson.
+
+    For answer_ranking: the mean per-topic tau-b of each judge and dimension, with its CI (see ranking_judges_csv).
+    """
+    if report["task_type"] == "answer_ranking":
+        return ranking_judges_csv(report=report)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(JUDGE_COLUMNS)
@@ -48,4 +55,63 @@ def judges_csv(*, report: dict) -> str:
                 _cell(system["spearman"]), _cell(system["pearson"]),
             ]
         )
+    return buffer.getvalue()
+
+
+RANKING_JUDGE_COLUMNS = [
+    "judge", "family", "dimension", "scored_items", "failed",
+    "tau_b_mean", "tau_b_ci95_low", "tau_b_ci95_high", "tau_b_topics",
+    "tau_b_answers_only_mean", "tau_b_answers_only_ci95_low", "tau_b_answers_only_ci95_high",
+    "tau_b_answers_only_topics",
+]
+
+
+def _mean_cells(summary: dict) -> list:
+    ci = summary["ci95"] or [None, None]
+    return [_cell(summary["mean"]), _cell(ci[0]), _cell(ci[1]), summary["n"]]
+
+
+def ranking_judges_csv(*, report: dict) -> str:
+    """answer_ranking rows: one per (judge, dimension); the topic mean tau-b with its 95% CI, all and answers only."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(RANKING_JUDGE_COLUMNS)
+    for name, block in report["judges"].items():
+        for dimension, means in block["topic_mean_by_dimension"].items():
+            writer.writerow(
+                [name, block["family"], dimension, block["item"]["n"], block["item"]["failed"],
+                 *_mean_cells(means[TAU]), *_mean_cells(means[TAU_ANSWERS])]
+            )
+    return buffer.getvalue()
+
+
+TOPIC_COLUMNS = [
+    "judge", "topic", "dimension", "n", "n_answers", "kendall_tau_b", "kendall_tau_b_answers_only",
+    "reference", "human_order", "judge_order", "note",
+]
+
+
+def topics_csv(*, report: dict) -> str:
+    """One row per judge, topic and dimension: n, tau-b (all candidates, answers only) and both orders.
+
+    Orders are one cell each, best first, "a > b = c" (ties, equal scores for the judge, joined by "="), candidates by their external
+    id without the "<qid>/" prefix. When the reference is the mean over several annotators, human_order
+    holds each annotator's order as "name: order" joined by " | ". Header only for task types without
+    per-topic statistics.
+    """
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(TOPIC_COLUMNS)
+    for name, block in report["judges"].items():
+        for row in block.get("per_topic", []):
+            topic = row["topic"]
+            if row.get("human_orders"):
+                human = " | ".join(f"{who}: {order_text(order, topic)}" for who, order in row["human_orders"].items())
+            else:
+                human = order_text(row.get("human_order"), topic)
+            writer.writerow(
+                [name, topic, row["dimension"], row["n"], row.get("n_answers", ""), _cell(row[TAU]),
+                 _cell(row[TAU_ANSWERS]), _cell(row.get("reference")), human,
+                 order_text(row.get("judge_groups"), topic), row.get("note", "")]
+            )
     return buffer.getvalue()

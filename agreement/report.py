@@ -11,6 +11,7 @@ from __future__ import annotations
 from itertools import combinations
 
 from agreement import stats
+from agreement.report_ranking import ranking_report_build
 from agreement.selectors import (
     HumanLabels,
     JudgeLabels,
@@ -54,7 +55,10 @@ def agreement_report_build(*, campaign: Campaign) -> dict:
     """The report document for CAMPAIGN, a JSON-ready dict in the shape of DESIGN.md §5.
 
     Reads a fixed number of queries (see agreement.selectors); numbers are unrounded floats.
+    answer_ranking campaigns have their own document (per-topic Kendall tau-b, agreement.report_ranking).
     """
+    if campaign.task_type == TaskType.ANSWER_RANKING:
+        return ranking_report_build(campaign=campaign)
     humans = human_labels_get(campaign=campaign)
     judges = judge_labels_get(campaign=campaign)
     binary = campaign.task_type in BINARY_TASK_TYPES

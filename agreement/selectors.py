@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from annotate.models import Campaign, HumanJudgment, JudgmentKind, SystemOutput, Topic
+from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, SystemOutput, Topic
 from annotate.textnorm import answer_key
 from judges.models import Judge, ModelJudgment
 
@@ -130,3 +130,127 @@ def system_outputs_get(*, campaign: Campaign) -> SystemOutputs:
             key = (data or {}).get("answer_key") or answer_key(text or "")
             result.gold_match[item_id] = bool(key) and key in gold_keys.get(topic_id, ())
     return result
+
+
+# --- answer_ranking (docs/answer_ranking.md) ---
+
+
+@dataclass
+class RankingCandidate:
+    pk: int
+    external_id: str
+    kind: str  # "answer" or "document"
+
+
+@dataclass
+class RankingTopic:
+    """One topic of an answer_ranking campaign with its candidates and its current human rankings.
+
+    `rankings[annotator][dimension]` and `adjudicated[dimension]` are lists of tie groups of Item pks,
+    best first (HumanJudgment.value["rankings"]); pks that are not candidates of this topic are dropped.
+    """
+
+    pk: int
+    external_id: str
+    candidates: list[RankingCandidate] = field(default_factory=list)
+    rankings: dict[str, dict[str, list[list[int]]]] = field(default_factory=dict)
+    adjudicated: dict[str, list[list[int]]] = field(default_factory=dict)
+
+
+@dataclass
+class JudgeScores:
+    """One ranker's scores: `scores[item_id]` (higher = better); `failed` the items it gave no score."""
+
+    name: str
+    family: str
+    scores: dict[int, float] = field(default_factory=dict)
+    failed: set[int] = field(default_factory=set)
+
+
+@dataclass
+class RankingData:
+    topics: list[RankingTopic] = field(default_factory=list)
+    annotators: list[str] = field(default_factory=list)
+    dimensions: list[str] = field(default_factory=list)
+    judges: list[JudgeScores] = field(default_factory=list)
+
+
+def _topic_sort_key(external_id: str):
+    # qids are usually numbers: "2" before "10"
+    return (0, int(external_id), "") if external_id.isdigit() else (1, 0, external_id)
+
+
+def _pk(value) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def _clean_groups(groups, allowed: set[int]) -> list[list[int]]:
+    """The tie groups with every pk an int of this topic's candidates; empty groups dropped."""
+    cleaned = []
+    for group in groups or []:
+        members = [pk for pk in map(_pk, group if isinstance(group, list) else [group]) if pk in allowed]
+        if members:
+            cleaned.append(members)
+    return cleaned
+
+
+def ranking_data_get(*, campaign: Campaign) -> RankingData:
+    """Everything the answer_ranking report needs, in five queries whatever the campaign's size.
+
+    Topics and their candidate items; each annotator's current ranking per topic and dimension, and
+    the current adjudicated ranking; every judge's scores per item.
+    """
+    data = RankingData()
+    topics: dict[int, RankingTopic] = {
+        pk: RankingTopic(pk=pk, external_id=external_id)
+        for pk, external_id in Topic.objects.filter(campaign=campaign).values_list("id", "external_id")
+    }
+    candidate_topic: dict[int, int] = {}
+    for pk, topic_id, external_id, kind in (
+        Item.objects.filter(campaign=campaign).order_by("topic_id", "id").values_list("id", "topic_id", "external_id", "kind")
+    ):
+        topics[topic_id].candidates.append(RankingCandidate(pk=pk, external_id=external_id, kind=kind))
+        candidate_topic[pk] = topic_id
+    allowed = {topic_id: {c.pk for c in topic.candidates} for topic_id, topic in topics.items()}
+
+    dimensions = [str(d) for d in (campaign.options or {}).get("dimensions") or []] or ["overall"]
+    seen_dimensions: set[str] = set()
+    annotators: set[str] = set()
+    rows = (
+        HumanJudgment.objects.filter(unit__campaign=campaign, is_current=True)
+        .values_list("unit__topic_id", "annotator__username", "kind", "value")
+        .order_by("unit__topic_id", "annotator__username", "id")
+    )
+    for topic_id, username, kind, value in rows:
+        rankings = (value or {}).get("rankings") if isinstance(value, dict) else None
+        if not isinstance(rankings, dict) or topic_id not in topics:
+            continue
+        cleaned = {str(dim): _clean_groups(groups, allowed[topic_id]) for dim, groups in rankings.items()}
+        seen_dimensions.update(cleaned)
+        if kind == JudgmentKind.ADJUDICATION:
+            topics[topic_id].adjudicated = cleaned
+        else:
+            topics[topic_id].rankings[username] = cleaned
+            annotators.add(username)
+    data.dimensions = dimensions + sorted(seen_dimensions - set(dimensions))
+    data.annotators = sorted(annotators)
+    data.topics = sorted(topics.values(), key=lambda topic: _topic_sort_key(topic.external_id))
+
+    judges = {
+        judge_id: JudgeScores(name=name, family=family)
+        for judge_id, name, family in Judge.objects.filter(campaign=campaign).order_by("name").values_list(
+            "id", "name", "family"
+        )
+    }
+    for judge_id, item_id, score, failed in ModelJudgment.objects.filter(judge__campaign=campaign).values_list(
+        "judge_id", "item_id", "score", "failed"
+    ):
+        if failed or score is None:
+            judges[judge_id].failed.add(item_id)
+        else:
+            judges[judge_id].scores[item_id] = float(score)
+    data.judges = list(judges.values())
+    return data

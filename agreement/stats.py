@@ -157,7 +157,8 @@ def mean_ci95(values: Sequence[float | None]) -> dict:
 
     None values (undefined per-topic statistics) are left out and not counted in n. The mean is
     None for no values; the interval is None for fewer than two values (no variance estimate).
-    When all values are equal the interval collapses to [mean, mean].
+    When all values are equal the interval collapses to [mean, mean]. The interval is scipy's
+    `t.interval` with n - 1 degrees of freedom around the mean, scaled by `scipy.stats.sem`.
     """
     data = [float(v) for v in values if v is not None and math.isfinite(float(v))]
     n = len(data)
@@ -166,9 +167,57 @@ def mean_ci95(values: Sequence[float | None]) -> dict:
     mean = float(np.mean(data))
     if n < 2:
         return {"mean": mean, "ci95": None, "n": n}
-    sem = float(np.std(data, ddof=1)) / math.sqrt(n)
-    half = float(scipy_stats.t.ppf(0.975, df=n - 1)) * sem
-    return {"mean": mean, "ci95": [mean - half, mean + half], "n": n}
+    sem = float(scipy_stats.sem(data))
+    if sem == 0.0:  # scipy's t with scale 0 is undefined; every value equal: no spread at all
+        return {"mean": mean, "ci95": [mean, mean], "n": n}
+    low, high = scipy_stats.t.interval(0.95, n - 1, loc=mean, scale=sem)
+    return {"mean": mean, "ci95": [float(low), float(high)], "n": n}
+
+
+def mean_defined(values: Sequence[float | None]) -> float | None:
+    """Plain mean of the values that are defined (not None / NaN); None when none is."""
+    data = [float(v) for v in values if v is not None and math.isfinite(float(v))]
+    return float(np.mean(data)) if data else None
+
+
+# --- Rankings (answer_ranking): a human ranking is a list of tie groups, best first ---
+
+
+def tie_group_positions(groups: Sequence[Sequence[Hashable]]) -> dict[Hashable, int]:
+    """{candidate: index of its tie group}; 0 is the best group, tied candidates share an index."""
+    return {candidate: index for index, group in enumerate(groups) for candidate in group}
+
+
+def ranking_score_tau_b(
+    groups: Sequence[Sequence[Hashable]],
+    scores: dict[Hashable, float],
+    *,
+    candidates: set | None = None,
+) -> float | None:
+    """Kendall's tau-b between a human ranking (tie groups, best first) and a judge's scores (higher = better).
+
+    Over the candidates that are both ranked and scored (and in CANDIDATES when given, e.g. only the
+    answers). Ties in the human ranking (one group) and in the scores are corrected for by the
+    tau-b variant. None with fewer than two such candidates, or when either side is constant.
+    """
+    positions = tie_group_positions(groups)
+    shared = sorted(
+        (c for c in positions if c in scores and scores[c] is not None and (candidates is None or c in candidates)),
+        key=str,
+    )
+    # A better human position is a smaller index; negate it so both sides grow with preference.
+    return kendall_tau_b([-positions[c] for c in shared], [float(scores[c]) for c in shared])
+
+
+def ranking_ranking_tau_b(
+    a: Sequence[Sequence[Hashable]],
+    b: Sequence[Sequence[Hashable]],
+    *,
+    candidates: set | None = None,
+) -> float | None:
+    """Kendall's tau-b between two human rankings given as tie groups, over the candidates both rank."""
+    positions_b = tie_group_positions(b)
+    return ranking_score_tau_b(a, {c: -p for c, p in positions_b.items()}, candidates=candidates)
 
 
 def bootstrap_se(

@@ -7,4 +7,5 @@ urlpatterns = [
     path("campaigns/<slug:slug>/report/report.json", views.agreement_report_json, name="agreement-report-json"),
     path("campaigns/<slug:slug>/report/systems.csv", views.agreement_systems_csv, name="agreement-systems-csv"),
     path("campaigns/<slug:slug>/report/judges.csv", views.agreement_judges_csv, name="agreement-judges-csv"),
+    path("campaigns/<slug:slug>/report/topics.csv", views.agreement_topics_csv, name="agreement-topics-csv"),
 ]

@@ -15,7 +15,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agreement.exports import judges_csv, systems_csv
+from agreement.exports import judges_csv, systems_csv, topics_csv
 from agreement.plots import system_accuracy_svg
 from agreement.report import agreement_report_build
 from annotate.access import campaign_for_researcher
@@ -35,6 +35,7 @@ def agreement_report(request, slug):
             {**row, "judge_values": [row["judges"].get(name) for name in judge_names]} for row in report["systems"]
         ],
         "plot_svg": system_accuracy_svg(report=report),
+        "ranking": report["task_type"] == "answer_ranking",
     }
     return render(request, "agreement/report.html", context)
 
@@ -71,6 +72,15 @@ def agreement_judges_csv(request, slug):
     report = agreement_report_build(campaign=campaign)
     return _attachment(
         judges_csv(report=report), content_type="text/csv; charset=utf-8", filename=f"{campaign.slug}-judges.csv"
+    )
+
+
+@require_GET
+def agreement_topics_csv(request, slug):
+    campaign = campaign_for_researcher(request.user, slug)
+    report = agreement_report_build(campaign=campaign)
+    return _attachment(
+        topics_csv(report=report), content_type="text/csv; charset=utf-8", filename=f"{campaign.slug}-topics.csv"
     )
 
 

@@ -1,12 +1,14 @@
 """REST API for campaigns, their items and imports. Every lookup is scoped to the user: else 404."""
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from django.http import HttpResponse
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate.access import campaign_for_member, campaign_for_researcher, is_researcher
+from annotate.exports import ExportError, rankings_jsonl, rankings_label_studio
 from annotate.importers.common import ImportDataError
 from annotate.importers.service import ImportRequestError
 from annotate.importers.uploads import uploads_import
@@ -68,7 +70,31 @@ class CampaignImportApi(APIView):
         data = form.validated_data
         try:
             summary = uploads_import(campaign=campaign, fmt=data["format"], files=data["files"],
-                                     system=data.get("system") or None, judge=data.get("judge") or None)
+                                     system=data.get("system") or None, judge=data.get("judge") or None,
+                                     score_judge=data.get("score_judge") or None)
         except (ImportDataError, ImportRequestError) as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         return Response(ImportSummarySerializer(summary.as_dict()).data, status=status.HTTP_201_CREATED)
+
+
+class CampaignRankingsExportApi(APIView):
+    @extend_schema(
+        parameters=[OpenApiParameter("shape", enum=["jsonl", "label-studio"], default="jsonl",
+                                     description="jsonl (ties and dimensions kept) or a Label Studio Ranker export")],
+        responses={200: OpenApiResponse(description="the candidates and current human rankings, in the shape "
+                                                    "`import_data --format jsonl|label-studio` reads"),
+                   400: ImportErrorSerializer},
+    )
+    def get(self, request, slug):
+        """An answer_ranking campaign's human rankings, ready to import elsewhere (researchers only)."""
+        campaign = campaign_for_researcher(request.user, slug)
+        shape = request.query_params.get("shape", "jsonl")
+        try:
+            if shape == "jsonl":
+                return HttpResponse(rankings_jsonl(campaign=campaign), content_type="application/x-ndjson; charset=utf-8")
+            if shape == "label-studio":
+                return Response(rankings_label_studio(campaign=campaign))
+        except ExportError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response({"detail": f"unknown shape {shape!r}; choose jsonl or label-studio"},
+                        status=status.HTTP_400_BAD_REQUEST)

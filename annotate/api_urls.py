@@ -7,4 +7,5 @@ urlpatterns = [
     path("campaigns/<slug:slug>/", api.CampaignDetailApi.as_view(), name="api-campaign"),
     path("campaigns/<slug:slug>/items/", api.CampaignItemsApi.as_view(), name="api-campaign-items"),
     path("campaigns/<slug:slug>/import/", api.CampaignImportApi.as_view(), name="api-campaign-import"),
+    path("campaigns/<slug:slug>/rankings/", api.CampaignRankingsExportApi.as_view(), name="api-campaign-rankings"),
 ]

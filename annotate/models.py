@@ -178,6 +178,12 @@ class Assignment(models.Model):
     leased_at = models.DateTimeField()
     expires_at = models.DateTimeField()
     submitted_at = models.DateTimeField(null=True, blank=True)
+    draft = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="Unsubmitted work in progress (e.g. a ranking being arranged), restored when the page shows the "
+        "unit again; cleared when the first judgment is submitted.",
+    )
 
     class Meta:
         constraints = [

@@ -51,6 +51,8 @@ class ImportRequestSerializer(serializers.Serializer):
     files = serializers.ListField(child=serializers.FileField(), allow_empty=False)
     system = serializers.CharField(required=False, allow_blank=True, max_length=200)
     judge = serializers.CharField(required=False, allow_blank=True, max_length=100)
+    score_judge = serializers.CharField(required=False, allow_blank=True, max_length=100,
+                                        help_text="label-studio: import the items' scores as this external judge.")
 
 
 class ImportSummarySerializer(serializers.Serializer):
@@ -72,6 +74,17 @@ class ImportSummarySerializer(serializers.Serializer):
     items_by_judge = serializers.DictField(child=serializers.IntegerField())
     failed_by_judge = serializers.DictField(child=serializers.IntegerField())
     items_left_for_humans = serializers.IntegerField()
+    task_type = serializers.CharField()
+    answers_created = serializers.IntegerField()
+    documents_created = serializers.IntegerField()
+    rankings_created = serializers.IntegerField()
+    rankings_already_there = serializers.IntegerField()
+    annotations_cancelled = serializers.IntegerField()
+    qrels_added = serializers.IntegerField()
+    answers = serializers.IntegerField()
+    documents = serializers.IntegerField()
+    rankings = serializers.IntegerField()
+    topics_ranked = serializers.IntegerField()
     seconds = serializers.FloatField()
 
 

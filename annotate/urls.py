@@ -8,4 +8,5 @@ urlpatterns = [
     path("campaigns/<slug:slug>/import/", views_import.campaign_import, name="campaign-import"),
     path("campaigns/<slug:slug>/annotate/", views_annotate.annotate, name="annotate"),
     path("campaigns/<slug:slug>/annotate/submit/", views_annotate.annotate_submit, name="annotate-submit"),
+    path("campaigns/<slug:slug>/annotate/draft/", views_annotate.annotate_draft, name="annotate-draft"),
 ]

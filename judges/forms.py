@@ -1,4 +1,6 @@
-"""The judge panel's start form: name, family, F1 threshold, batch size."""
+"""The judge panel's start form: name, family, F1 threshold, a JSON configuration, batch size."""
+
+import json
 
 from django import forms
 
@@ -12,10 +14,29 @@ class JudgeRunStartForm(forms.Form):
     threshold = forms.FloatField(
         required=False, min_value=0.0, max_value=1.0, help_text="F1 only: label yes at or above (default 0.5)."
     )
+    config_json = forms.CharField(
+        required=False, label="Configuration",
+        widget=forms.Textarea(attrs={"rows": 3, "placeholder": '{"model": "/models/monot5-base", "device": "cpu"}'}),
+        help_text="Optional JSON object of the family's options; empty means its defaults.",
+    )
     batch_size = forms.IntegerField(min_value=1, max_value=MAX_BATCH_SIZE, initial=64)
 
+    def clean_config_json(self) -> dict:
+        text = (self.cleaned_data.get("config_json") or "").strip()
+        if not text:
+            return {}
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise forms.ValidationError(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from exc
+        if not isinstance(value, dict):
+            raise forms.ValidationError("the configuration must be a JSON object, e.g. {\"device\": \"cpu\"}")
+        return value
+
     def config(self) -> dict:
+        """The family's options: the JSON object, with the threshold field filled in for F1."""
         data = self.cleaned_data
+        config = dict(data.get("config_json") or {})
         if data["family"] == "f1" and data.get("threshold") is not None:
-            return {"threshold": data["threshold"]}
-        return {}
+            config["threshold"] = data["threshold"]
+        return config

@@ -51,14 +51,25 @@ def _run_finish_if_done(run_id: int) -> None:
             run.save(update_fields=["status", "finished_at"])
 
 
-def _inputs(judge, item_ids: list[int]) -> list[ItemInput]:
+def _topic_candidates(topic_ids: set[int]) -> dict[int, tuple[str, ...]]:
+    """The texts of every item of each topic, in item id order: one query for the whole batch."""
+    texts: dict[int, list[str]] = {topic_id: [] for topic_id in topic_ids}
+    rows = Item.objects.filter(topic_id__in=topic_ids).order_by("topic_id", "id").values_list("topic_id", "text")
+    for topic_id, text in rows:
+        texts[topic_id].append(text)
+    return {topic_id: tuple(candidates) for topic_id, candidates in texts.items()}
+
+
+def _inputs(judge, item_ids: list[int], *, with_topic_candidates: bool = False) -> list[ItemInput]:
     judged = ModelJudgment.objects.filter(judge=judge, item_id__in=item_ids).values("item_id")
-    items = (
+    items = list(
         Item.objects.filter(id__in=item_ids, campaign_id=judge.campaign_id)
         .exclude(id__in=judged)
         .select_related("topic")
         .order_by("id")
     )
+    # Corpus-statistics families (BM25) need the whole topic, whatever slice of it this batch holds.
+    candidates = _topic_candidates({item.topic_id for item in items}) if with_topic_candidates and items else {}
     return [
         ItemInput(
             item_id=item.id,
@@ -66,6 +77,7 @@ def _inputs(judge, item_ids: list[int]) -> list[ItemInput]:
             gold_answers=list((item.topic.data or {}).get("gold_answers") or []),
             text=item.text,
             data=item.data or {},
+            topic_candidates=candidates.get(item.topic_id),
         )
         for item in items
     ]
@@ -93,7 +105,7 @@ def judge_batch(run_id: int, item_ids: list[int]) -> int:
     try:
         family = family_get(judge.family)
         config = family.validate_config(judge.config)
-        inputs = _inputs(judge, item_ids)
+        inputs = _inputs(judge, item_ids, with_topic_candidates=family.needs_topic_candidates)
         if not inputs:
             _run_finish_if_done(run_id)
             return 0

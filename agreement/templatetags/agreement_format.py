@@ -3,6 +3,8 @@
 from django import template
 from django.utils.html import format_html
 
+from agreement.report_ranking import order_text
+
 register = template.Library()
 
 UNDEFINED = "undefined on this data"
@@ -14,3 +16,18 @@ def num3(value, why: str = UNDEFINED):
     if value is None:
         return format_html('<span class="undefined" title="{}">—</span>', why)
     return f"{float(value):.3f}"
+
+
+@register.filter
+def ranking_order(order, topic: str) -> str:
+    """A human order (tie groups) or a judge's order (flat ids) as "a > b = c", labels without the "<qid>/" prefix."""
+    return order_text(order, str(topic))
+
+
+@register.filter
+def ci95(summary) -> str:
+    """{"mean", "ci95": [lo, hi], "n"} -> "[0.500, 0.780]"; an em dash when there is no interval."""
+    interval = (summary or {}).get("ci95")
+    if not interval:
+        return format_html('<span class="undefined" title="{}">—</span>', "undefined: fewer than two topics with a value")
+    return f"[{float(interval[0]):.3f}, {float(interval[1]):.3f}]"

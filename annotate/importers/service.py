@@ -9,10 +9,16 @@ from django.db.models import Count, F, Q
 
 from annotate.importers.common import ImportDataError, file_check
 from annotate.importers.judge_scores import judge_scores_import
+from annotate.importers.label_studio import label_studio_import
 from annotate.importers.nq301 import nq301_import
 from annotate.importers.qa_eval_jsonl import qa_eval_jsonl_import
 from annotate.importers.qa_index import QaIndex
-from annotate.models import Campaign, Item, TaskType, Topic, Unit
+from annotate.importers.ranking_index import RankingIndex
+from annotate.importers.ranking_jsonl import ranking_jsonl_import
+from annotate.importers.rankings import human_rankings_write
+from annotate.importers.trec_qrels import trec_qrels_import
+from annotate.importers.writes import units_done_refresh
+from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, TaskType, Topic, Unit
 from annotate.services.campaigns import campaign_get_or_create, units_ensure
 from judges.models import Judge
 
@@ -21,7 +27,11 @@ FORMATS: dict[str, set[str] | None] = {
     "qa-eval-jsonl": {TaskType.QA_CORRECTNESS},
     "nq301": {TaskType.QA_CORRECTNESS},
     "judge-scores": None,
+    "label-studio": {TaskType.ANSWER_RANKING},
+    "jsonl": {TaskType.ANSWER_RANKING},
+    "trec-qrels": {TaskType.ANSWER_RANKING},
 }
+RANKING_FORMATS = {"label-studio", "jsonl", "trec-qrels"}
 
 
 class ImportRequestError(Exception):
@@ -42,6 +52,14 @@ class ImportSummary:
     units_created: int = 0
     duplicate_rows: int = 0
     judge_rows_matched_by_position: int = 0
+    # answer_ranking imports
+    task_type: str = ""
+    answers_created: int = 0
+    documents_created: int = 0
+    rankings_created: int = 0
+    rankings_already_there: int = 0
+    annotations_cancelled: int = 0
+    qrels_added: int = 0
     # The campaign after the import.
     topics: int = 0
     items: int = 0
@@ -49,6 +67,10 @@ class ImportSummary:
     items_by_judge: dict[str, int] = field(default_factory=dict)
     failed_by_judge: dict[str, int] = field(default_factory=dict)
     items_left_for_humans: int = 0
+    answers: int = 0
+    documents: int = 0
+    rankings: int = 0
+    topics_ranked: int = 0
     seconds: float = 0.0
 
     def as_dict(self) -> dict:
@@ -59,6 +81,8 @@ class ImportSummary:
         return [(name, count, self.failed_by_judge.get(name, 0)) for name, count in self.items_by_judge.items()]
 
     def lines(self) -> list[str]:
+        if self.task_type == TaskType.ANSWER_RANKING:
+            return self._ranking_lines()
         out = [
             f"campaign {self.campaign}: imported {len(self.files)} path(s) as {self.format} in {self.seconds:.2f} s",
             f"created: {self.topics_created} topics, {self.items_created} items, {self.system_outputs_created} system "
@@ -78,8 +102,30 @@ class ImportSummary:
         out.append(f"items left for humans: {self.items_left_for_humans}")
         return out
 
+    def _ranking_lines(self) -> list[str]:
+        out = [
+            f"campaign {self.campaign}: imported {len(self.files)} path(s) as {self.format} in {self.seconds:.2f} s",
+            f"created: {self.topics_created} topics, {self.items_created} candidates ({self.answers_created} answers, "
+            f"{self.documents_created} documents), {self.system_outputs_created} system outputs "
+            f"({len(self.systems)} systems), {self.rankings_created} human rankings, {self.units_created} units",
+        ]
+        if self.rankings_already_there:
+            out.append(f"rankings already imported (unchanged): {self.rankings_already_there}")
+        if self.annotations_cancelled:
+            out.append(f"cancelled annotations skipped: {self.annotations_cancelled}")
+        if self.format == "trec-qrels":
+            out.append(f"document grades added: {self.qrels_added}")
+        out.append(f"campaign now: {self.topics} topics, {self.items} candidates ({self.answers} answers, "
+                   f"{self.documents} documents), {self.rankings} human rankings over {self.topics_ranked} topics")
+        for name, count in self.items_by_judge.items():
+            failed = self.failed_by_judge.get(name, 0)
+            out.append(f"candidates scored by {name}: {count}" + (f" ({failed} without a score)" if failed else ""))
+        out.append(f"topics left for humans: {self.items_left_for_humans}")
+        return out
 
-def _check_request(*, campaign: Campaign, fmt: str, paths: list[Path], judge: str | None) -> None:
+
+def _check_request(*, campaign: Campaign, fmt: str, paths: list[Path], judge: str | None,
+                   score_judge: str | None = None) -> None:
     if fmt not in FORMATS:
         raise ImportRequestError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     allowed = FORMATS[fmt]
@@ -90,6 +136,9 @@ def _check_request(*, campaign: Campaign, fmt: str, paths: list[Path], judge: st
         raise ImportRequestError("no files to import")
     if fmt == "judge-scores" and not judge:
         raise ImportRequestError("format judge-scores needs a judge name (--judge NAME)")
+    if score_judge and fmt != "label-studio":
+        raise ImportRequestError("--score-judge reads the scores of a label-studio export; format "
+                                 f"{fmt} has none")
 
 
 def campaign_counts(*, campaign: Campaign) -> dict:
@@ -97,7 +146,13 @@ def campaign_counts(*, campaign: Campaign) -> dict:
     judges = Judge.objects.filter(campaign=campaign).order_by("name").annotate(
         n=Count("judgments"), failed=Count("judgments", filter=Q(judgments__failed=True))
     )
+    rankings = HumanJudgment.objects.filter(unit__campaign=campaign, unit__item__isnull=True,
+                                            kind=JudgmentKind.ANNOTATION, is_current=True)
     return {
+        "answers": Item.objects.filter(campaign=campaign, kind="answer").count(),
+        "documents": Item.objects.filter(campaign=campaign, kind="document").count(),
+        "rankings": rankings.count(),
+        "topics_ranked": rankings.values("unit_id").distinct().count(),
         "topics": Topic.objects.filter(campaign=campaign).count(),
         "items": Item.objects.filter(campaign=campaign).count(),
         "items_with_human_verdict": Item.objects.filter(campaign=campaign, units__judgments__is_current=True)
@@ -110,7 +165,7 @@ def campaign_counts(*, campaign: Campaign) -> dict:
 
 
 def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str | None = None,
-               judge: str | None = None) -> ImportSummary:
+               judge: str | None = None, score_judge: str | None = None) -> ImportSummary:
     """Import PATHS into CAMPAIGN, all or nothing.
 
     Raises ImportRequestError for a request that cannot be served and ImportDataError (file, line,
@@ -118,13 +173,16 @@ def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str |
     """
     started = time.perf_counter()
     paths = [Path(path) for path in paths]
-    _check_request(campaign=campaign, fmt=fmt, paths=paths, judge=judge)
+    _check_request(campaign=campaign, fmt=fmt, paths=paths, judge=judge, score_judge=score_judge)
     for path in paths:
         if not (fmt == "nq301" and path.is_dir()):
             file_check(path)
-    summary = ImportSummary(campaign=campaign.slug, format=fmt, files=[str(path) for path in paths])
+    summary = ImportSummary(campaign=campaign.slug, format=fmt, files=[str(path) for path in paths],
+                            task_type=campaign.task_type)
     with transaction.atomic():
-        if fmt == "judge-scores":
+        if fmt in RANKING_FORMATS:
+            _ranking_import(campaign=campaign, fmt=fmt, paths=paths, score_judge=score_judge, summary=summary)
+        elif fmt == "judge-scores":
             summary.model_judgments_created = judge_scores_import(campaign=campaign, paths=paths, judge=judge)
             summary.units_created = units_ensure(campaign=campaign)
         else:
@@ -152,14 +210,41 @@ def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str |
     return summary
 
 
+def _ranking_import(*, campaign: Campaign, fmt: str, paths: list[Path], score_judge: str | None,
+                    summary: ImportSummary) -> None:
+    """The answer_ranking formats; call inside import_run's transaction."""
+    if fmt == "trec-qrels":
+        summary.qrels_added = trec_qrels_import(campaign=campaign, paths=paths)
+        return
+    index = RankingIndex(campaign=campaign)
+    if fmt == "label-studio":
+        result = label_studio_import(index=index, paths=paths, score_judge=score_judge)
+        summary.annotations_cancelled = result.cancelled
+        summary.model_judgments_created = result.judges
+    else:
+        result = ranking_jsonl_import(index=index, paths=paths)
+    summary.units_created = units_ensure(campaign=campaign)
+    summary.rankings_created, summary.rankings_already_there = human_rankings_write(
+        campaign=campaign, verdicts=result.verdicts, candidates=index.candidates)
+    units_done_refresh(campaign=campaign)
+    summary.topics_created = index.topics_created
+    summary.items_created = index.items_created
+    summary.answers_created = index.answers_created
+    summary.documents_created = index.documents_created
+    summary.system_outputs_created = index.system_outputs_created
+    summary.systems = index.systems
+
+
 def import_data_run(*, slug: str, task_type: str, fmt: str, paths: list[Path], system: str | None = None,
-                    judge: str | None = None, overlap: int = 1, owner=None) -> ImportSummary:
+                    judge: str | None = None, score_judge: str | None = None, overlap: int = 1,
+                    owner=None) -> ImportSummary:
     """`import_data`: create the campaign when missing and import into it, in one transaction."""
     if fmt not in FORMATS:
         raise ImportRequestError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     with transaction.atomic():
         campaign = campaign_get_or_create(slug=slug, task_type=task_type, overlap=overlap, owner=owner)
-        return import_run(campaign=campaign, fmt=fmt, paths=paths, system=system, judge=judge)
+        return import_run(campaign=campaign, fmt=fmt, paths=paths, system=system, judge=judge,
+                          score_judge=score_judge)
 
 
 __all__ = ["FORMATS", "ImportDataError", "ImportRequestError", "ImportSummary", "import_data_run", "import_run"]

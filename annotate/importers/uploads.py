@@ -63,7 +63,7 @@ def _nq301_folder(root: Path) -> Path:
 
 
 def uploads_import(*, campaign: Campaign, fmt: str, files: list, system: str | None = None,
-                   judge: str | None = None) -> ImportSummary:
+                   judge: str | None = None, score_judge: str | None = None) -> ImportSummary:
     """Import uploaded FILES (Django UploadedFile objects) through `import_run`; same errors, same summary."""
     if not files:
         raise ImportRequestError("no files to import")
@@ -89,7 +89,8 @@ def uploads_import(*, campaign: Campaign, fmt: str, files: list, system: str | N
                 archive.unlink()
             paths = [_nq301_folder(root)]
         try:
-            return import_run(campaign=campaign, fmt=fmt, paths=paths, system=system, judge=judge)
+            return import_run(campaign=campaign, fmt=fmt, paths=paths, system=system, judge=judge,
+                              score_judge=score_judge)
         except ImportDataError as exc:
             shown = Path(exc.file)
             if shown.is_relative_to(root):

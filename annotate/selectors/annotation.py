@@ -2,15 +2,22 @@
 
 Blindness lives here: `unit_display` is the only thing the page renders about a unit, and it
 holds the question, the gold answers, the candidate and the annotator's own verdict, never a
-system name, a model judgment or anyone else's judgment.
+system name, a model judgment or anyone else's judgment. `ranking_display` does the same for a
+topic of answer_ranking: candidates under neutral labels ("Candidate A") in an order shuffled per
+(unit, annotator), never a system, a prompt, a docno, an item id or whether a candidate is a document.
 """
+
+import hashlib
 
 from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.utils import timezone
 
-from annotate.models import Assignment, AssignmentStatus, Campaign, HumanJudgment, JudgmentKind, Unit
+from annotate.models import Assignment, AssignmentStatus, Campaign, HumanJudgment, Item, JudgmentKind, Unit
+
+# Candidate texts longer than this many characters start collapsed, the full text one click or key away.
+LONG_TEXT_CHARS = 600
 
 
 def assignment_held(*, campaign: Campaign, annotator, now=None) -> Assignment | None:
@@ -115,3 +122,94 @@ def unit_display(*, assignment: Assignment) -> dict:
         "own_label": own.label if own else None,
         "expires_at": assignment.expires_at,
     }
+
+
+def ranking_candidates(*, assignment: Assignment) -> list[tuple[str, Item]]:
+    """(label, item) for every candidate of ASSIGNMENT's topic, in the annotator's own shuffled order.
+
+    The order and so the labels ("A", "B", ...) are a hash of (unit, annotator, item): stable across
+    reloads and edits for one person, different between people, and unrelated to item ids, which
+    follow import order and would otherwise group answers apart from documents or by system.
+    """
+    unit = assignment.unit
+    items = Item.objects.filter(topic_id=unit.topic_id, campaign_id=unit.campaign_id).only("pk", "text")
+
+    def key(item):
+        return hashlib.sha256(f"{unit.pk}:{assignment.annotator_id}:{item.pk}".encode()).hexdigest()
+
+    return [(_label(n), item) for n, item in enumerate(sorted(items, key=key))]
+
+
+def ranking_display(
+    *, assignment: Assignment, dimensions: list[str], ties: bool, arrangement: dict | None = None
+) -> dict:
+    """What the ranking page shows for ASSIGNMENT's topic, and nothing more (blind).
+
+    Each dimension's list starts from, in order of preference: ARRANGEMENT (a ranking just posted
+    and refused, so nothing the annotator did is lost), their own current judgment (editing), their
+    draft, or the shuffled order. Ids the arrangement names that are not candidates are dropped,
+    candidates it lacks are appended, and tie groups are split when the campaign allows no ties.
+    """
+    unit = assignment.unit
+    own = (
+        HumanJudgment.objects.filter(
+            unit=unit, annotator_id=assignment.annotator_id, kind=JudgmentKind.ANNOTATION, is_current=True
+        )
+        .only("value", "version")
+        .first()
+    )
+    if arrangement is None:
+        arrangement = own.value if own else assignment.draft
+    rankings = (arrangement or {}).get("rankings") if isinstance(arrangement, dict) else None
+    rankings = rankings if isinstance(rankings, dict) else {}
+    candidates = ranking_candidates(assignment=assignment)
+    by_pk = {item.pk: (label, item) for label, item in candidates}
+    lists = []
+    for name in dimensions:
+        groups = _groups_known(rankings.get(name), by_pk=by_pk, ties=ties)
+        placed = {pk for group in groups for pk in group}
+        groups += [[item.pk] for _, item in candidates if item.pk not in placed]
+        entries = []
+        for position, group in enumerate(groups, start=1):
+            for n, pk in enumerate(group):
+                label, item = by_pk[pk]
+                entries.append({"key": label, "label": f"Candidate {label}", "text": item.text,
+                                "long": len(item.text) > LONG_TEXT_CHARS, "tied": n > 0, "position": position})
+        lists.append({"name": name, "title": name.replace("_", " ").capitalize(), "entries": entries})
+    return {
+        "assignment_id": assignment.pk,
+        "query": unit.topic.text,
+        "narrative": str((unit.topic.data or {}).get("narrative") or ""),
+        "dimensions": lists,
+        "ties": ties,
+        "ranked_before": own is not None,
+        "has_draft": own is None and bool(assignment.draft),
+        "expires_at": assignment.expires_at,
+    }
+
+
+def _groups_known(groups, *, by_pk: dict, ties: bool) -> list[list[int]]:
+    """GROUPS (a stored or posted ranking of one dimension) reduced to known candidates, each once."""
+    result: list[list[int]] = []
+    seen: set[int] = set()
+    for group in groups if isinstance(groups, list) else []:
+        kept = []
+        for pk in group if isinstance(group, list) else []:
+            if isinstance(pk, int) and not isinstance(pk, bool) and pk in by_pk and pk not in seen:
+                seen.add(pk)
+                kept.append(pk)
+        if ties:
+            result += [kept] if kept else []
+        else:
+            result += [[pk] for pk in kept]
+    return result
+
+
+def _label(n: int) -> str:
+    """0 -> "A", 25 -> "Z", 26 -> "AA": spreadsheet-style labels, so any number of candidates gets one."""
+    label = ""
+    n += 1
+    while n:
+        n, rest = divmod(n - 1, 26)
+        label = chr(ord("A") + rest) + label
+    return label

@@ -8,6 +8,7 @@ on PostgreSQL `select_for_update` serialises them per unit; on SQLite (no row lo
 database's IMMEDIATE transaction mode serialises every writing transaction instead.
 """
 
+import json
 from datetime import timedelta
 
 from django.conf import settings
@@ -20,6 +21,7 @@ from annotate.models import (
     AssignmentStatus,
     Campaign,
     HumanJudgment,
+    Item,
     JudgmentKind,
     JudgmentSource,
     TaskType,
@@ -31,9 +33,19 @@ from annotate.selectors.annotation import assignment_held, units_open_to
 # them are taken by concurrent annotators meanwhile, the next batch is read.
 CANDIDATE_BATCH = 25
 
+# A draft is the page's own arrangement of a unit; anything larger than this is not one.
+DRAFT_MAX_BYTES = 64 * 1024
+
+# The label of a ranking judgment for agreement: the order itself lives in the value (docs/answer_ranking.md).
+RANKED_LABEL = "ranked"
+
 
 class JudgmentError(Exception):
     """A verdict that cannot be recorded; the message is shown to the annotator."""
+
+
+class JudgmentValueError(JudgmentError):
+    """The verdict itself is malformed (nothing was recorded); the annotator can fix it on the same unit."""
 
 
 def unit_lease_next(*, campaign: Campaign, annotator) -> Assignment | None:
@@ -85,7 +97,7 @@ def judgment_submit(*, assignment: Assignment, annotator, value: dict) -> HumanJ
     if assignment.annotator_id != annotator.pk:
         raise JudgmentError("This answer is leased to another annotator.")
     campaign = assignment.unit.campaign
-    label = judgment_value_check(task_type=campaign.task_type, value=value)
+    label = judgment_value_check(task_type=campaign.task_type, value=value, unit=assignment.unit)
     with transaction.atomic():
         now = timezone.now()
         unit = Unit.objects.select_for_update().get(pk=assignment.unit_id)
@@ -106,7 +118,8 @@ def judgment_submit(*, assignment: Assignment, annotator, value: dict) -> HumanJ
         )
         assignment.status = AssignmentStatus.SUBMITTED
         assignment.submitted_at = now
-        assignment.save(update_fields=["status", "submitted_at"])
+        assignment.draft = None  # the judgment now holds the work; a stale draft must not shadow it
+        assignment.save(update_fields=["status", "submitted_at", "draft"])
         Unit.objects.filter(pk=unit.pk).update(judgments_done=F("judgments_done") + 1)
     return judgment
 
@@ -120,7 +133,7 @@ def judgment_edit(*, judgment: HumanJudgment, annotator, value: dict) -> HumanJu
     """
     if judgment.annotator_id != annotator.pk:
         raise JudgmentError("You can only change your own verdicts.")
-    label = judgment_value_check(task_type=judgment.unit.campaign.task_type, value=value)
+    label = judgment_value_check(task_type=judgment.unit.campaign.task_type, value=value, unit=judgment.unit)
     with transaction.atomic():
         unit = Unit.objects.select_for_update().get(pk=judgment.unit_id)
         current = _judgment_current(unit=unit, annotator=annotator, lock=True)
@@ -129,13 +142,115 @@ def judgment_edit(*, judgment: HumanJudgment, annotator, value: dict) -> HumanJu
         return _judgment_version_add(current=current, value=value, label=label)
 
 
-def judgment_value_check(*, task_type: str, value) -> str:
-    """Validate VALUE for TASK_TYPE and return its label for agreement; JudgmentError when it is malformed."""
+def judgment_value_check(*, task_type: str, value, unit: Unit | None = None) -> str:
+    """Validate VALUE for TASK_TYPE and return its label for agreement; JudgmentValueError when it is malformed.
+
+    Task types whose value depends on the unit (answer_ranking: the topic's candidates and the
+    campaign's dimensions and ties option) need UNIT.
+    """
     if task_type == TaskType.QA_CORRECTNESS:
         if not isinstance(value, dict) or set(value) != {"correct"} or not isinstance(value["correct"], bool):
-            raise JudgmentError('A QA verdict is {"correct": true} or {"correct": false}.')
+            raise JudgmentValueError('A QA verdict is {"correct": true} or {"correct": false}.')
         return "yes" if value["correct"] else "no"
-    raise JudgmentError(f"Judging {task_type} units in the browser is not available yet.")
+    if task_type == TaskType.ANSWER_RANKING:
+        if unit is None:
+            raise JudgmentValueError("A ranking can only be checked against its topic.")
+        _ranking_check(value=value, unit=unit)
+        return RANKED_LABEL
+    raise JudgmentValueError(f"Judging {task_type} units in the browser is not available yet.")
+
+
+def ranking_dimensions(campaign: Campaign) -> list[str]:
+    """The dimensions a ranking of CAMPAIGN covers, in the campaign's order; ["overall"] unless it lists some."""
+    dimensions = (campaign.options or {}).get("dimensions") or ["overall"]
+    return [str(name) for name in dimensions]
+
+
+def _ranking_check(*, value, unit: Unit) -> None:
+    """Check a ranking value against docs/answer_ranking.md: {"rankings": {dimension: [[item_pk, ...], ...]}}.
+
+    Exactly the campaign's dimensions; per dimension every candidate Item of the unit's topic
+    exactly once, best group first; groups of more than one only when the campaign allows ties.
+    """
+    campaign = unit.campaign
+    if not isinstance(value, dict) or set(value) != {"rankings"} or not isinstance(value["rankings"], dict):
+        raise JudgmentValueError('A ranking is {"rankings": {dimension: [[candidate, ...], ...]}}.')
+    rankings = value["rankings"]
+    dimensions = ranking_dimensions(campaign)
+    missing_dims = [name for name in dimensions if name not in rankings]
+    unknown_dims = sorted(str(name) for name in rankings if name not in dimensions)
+    if unknown_dims:
+        raise JudgmentValueError(f"This campaign does not rank by {', '.join(unknown_dims)}; "
+                                 f"it ranks by {', '.join(dimensions)}.")
+    if missing_dims:
+        verb = "is" if len(missing_dims) == 1 else "are"
+        raise JudgmentValueError(f"Rank by every dimension: {', '.join(missing_dims)} {verb} missing.")
+    candidates = set(
+        Item.objects.filter(topic_id=unit.topic_id, campaign_id=unit.campaign_id).values_list("pk", flat=True)
+    )
+    ties = bool((campaign.options or {}).get("ties"))
+    for name in dimensions:
+        where = f"{name.replace('_', ' ').capitalize()} — " if len(dimensions) > 1 else ""
+        groups = rankings[name]
+        if not isinstance(groups, list) or not all(isinstance(group, list) and group for group in groups):
+            raise JudgmentValueError(
+                _sentence(f"{where}a ranking is a list of non-empty groups of candidates, best first.")
+            )
+        seen: set[int] = set()
+        twice = unknown = 0
+        for group in groups:
+            if len(group) > 1 and not ties:
+                raise JudgmentValueError(
+                    _sentence(f"{where}ties are not allowed in this campaign: give each candidate its own place.")
+                )
+            for pk in group:
+                # bool is an int in Python; true/false are not candidate ids.
+                if isinstance(pk, bool) or not isinstance(pk, int) or pk not in candidates:
+                    unknown += 1
+                elif pk in seen:
+                    twice += 1
+                else:
+                    seen.add(pk)
+        if unknown:
+            what = "ranked id is not a candidate" if unknown == 1 else "ranked ids are not candidates"
+            raise JudgmentValueError(_sentence(f"{where}{unknown} {what} of this topic."))
+        if twice:
+            raise JudgmentValueError(_sentence(f"{where}place each candidate once: {_count(twice)} placed twice."))
+        left_out = len(candidates - seen)
+        if left_out:
+            raise JudgmentValueError(_sentence(f"{where}place every candidate: {_count(left_out, 'missing')}."))
+
+
+def _sentence(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _count(n: int, adjective: str = "") -> str:
+    """The counts in ranking errors read as sentences: 1 is (missing), 2 are (missing)."""
+    verb = "is" if n == 1 else "are"
+    return f"{n} {verb} {adjective}".rstrip()
+
+
+def assignment_draft_save(*, assignment: Assignment, annotator, draft: dict) -> None:
+    """Keep DRAFT, ANNOTATOR's unsubmitted arrangement of ASSIGNMENT's unit, for the next page load.
+
+    A draft is not a judgment: it takes no slot, is not validated beyond its shape and size, and
+    is refused (JudgmentError) once the assignment is submitted, when edits go through judgment_edit.
+    The write is one conditional UPDATE, so a draft racing a submit never lands on a submitted row.
+    """
+    if assignment.annotator_id != annotator.pk:
+        raise JudgmentError("This unit is leased to another annotator.")
+    if not isinstance(draft, dict):
+        raise JudgmentValueError("A draft is a JSON object.")
+    if len(json.dumps(draft)) > DRAFT_MAX_BYTES:
+        raise JudgmentValueError("This draft is too large to keep.")
+    saved = (
+        Assignment.objects.filter(pk=assignment.pk, annotator=annotator)
+        .exclude(status=AssignmentStatus.SUBMITTED)
+        .update(draft=draft)
+    )
+    if not saved:
+        raise JudgmentError("This unit is already submitted; submit again to change it.")
 
 
 def _leases_expire(*, campaign: Campaign, now) -> int:

@@ -2,14 +2,22 @@
 
 from judges.errors import JudgeConfigError
 from judges.families.base import ItemInput, JudgeFamily, Verdict
+from judges.families.bm25 import BM25
+from judges.families.cross_encoder import CrossEncoder
+from judges.families.dense import Dense
 from judges.families.em import ExactMatch
 from judges.families.f1 import TokenF1
+from judges.families.monot5 import MonoT5
 
 FAMILIES: dict[str, JudgeFamily] = {
     family.name: family
     for family in (
         ExactMatch(),
         TokenF1(),
+        BM25(),
+        Dense(),
+        MonoT5(),
+        CrossEncoder(),
     )
 }
 

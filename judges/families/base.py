@@ -13,13 +13,18 @@ from judges.errors import JudgeConfigError
 
 @dataclass(frozen=True)
 class ItemInput:
-    """What a judge may read about one item: its id, its topic's text and gold answers, its own text and data."""
+    """What a judge may read about one item: its id, its topic's text and gold answers, its own text and data.
+
+    `topic_candidates` holds the texts of every item of the item's topic (the item's own included), in
+    item id order, when the family sets `needs_topic_candidates` (BM25's corpus statistics); else None.
+    """
 
     item_id: int
     topic_text: str
     gold_answers: list[str]
     text: str
     data: dict = field(default_factory=dict)
+    topic_candidates: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,8 @@ class JudgeFamily:
     name: ClassVar[str]
     description: ClassVar[str] = ""
     options: ClassVar[dict[str, Option]] = {}
+    # True: the task layer fills ItemInput.topic_candidates (one extra query per batch).
+    needs_topic_candidates: ClassVar[bool] = False
 
     @property
     def default_config(self) -> dict:

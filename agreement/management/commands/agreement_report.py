@@ -33,6 +33,8 @@ class Command(BaseCommand):
 
 def summary_text(report: dict) -> str:
     """The report as aligned plain text, three decimals, "—" where a statistic is undefined."""
+    if report["task_type"] == "answer_ranking":
+        return ranking_summary_text(report)
     humans = report["humans"]
     lines = [
         f"Agreement report: {report['campaign']} ({report['task_type']})",
@@ -67,4 +69,37 @@ def summary_text(report: dict) -> str:
             cells = [f"{row['system']:<{swidth}}", f"{row['n']:>5}", f"{_fmt(row['human']):>6}"]
             cells += [f"{_fmt(row['judges'].get(name)):>{max(6, len(name))}}" for name in names]
             lines.append("  " + "  ".join(cells))
+    return "\n".join(lines)
+
+
+def _mean_ci(summary: dict | None) -> str:
+    if not summary:
+        return "—"
+    ci = summary["ci95"]
+    interval = f" [{_fmt(ci[0])}, {_fmt(ci[1])}]" if ci else ""
+    return f"{_fmt(summary['mean'])}{interval} (n = {summary['n']})"
+
+
+def ranking_summary_text(report: dict) -> str:
+    """answer_ranking: mean per-topic Kendall tau-b with its 95% CI per ranker, and the human ceiling."""
+    humans = report["humans"]
+    ceiling = humans["ceiling"] or {}
+    lines = [
+        f"Agreement report: {report['campaign']} ({report['task_type']})",
+        "",
+        f"Humans: {humans['annotators']} annotators, {humans['topics_ranked']} of {humans['topics']} topics ranked "
+        f"({humans['adjudicated']} adjudicated)",
+        f"  human vs human tau-b, mean over topics: {_mean_ci(ceiling.get('kendall_tau_b'))}; "
+        f"answers only: {_mean_ci(ceiling.get('kendall_tau_b_answers_only'))}",
+        "",
+        "Rankers (per-topic Kendall tau-b vs the human order, mean over topics with 95% CI):",
+    ]
+    if not report["judges"]:
+        lines.append("  none")
+    for name, block in report["judges"].items():
+        for dimension, means in block["topic_mean_by_dimension"].items():
+            lines.append(
+                f"  {name} [{dimension}]: {_mean_ci(means['kendall_tau_b'])}; "
+                f"answers only: {_mean_ci(means['kendall_tau_b_answers_only'])}"
+            )
     return "\n".join(lines)

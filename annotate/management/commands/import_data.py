@@ -20,11 +20,12 @@ class Command(BaseCommand):
         parser.add_argument("--format", required=True, dest="fmt", help=f"one of {', '.join(FORMATS)}")
         parser.add_argument("--system", help="system name for a qa-eval-jsonl file (default: from the file name)")
         parser.add_argument("--judge", help="external judge name (judge-scores)")
+        parser.add_argument("--score-judge", help="import a label-studio export's item scores as this external judge")
         parser.add_argument("--overlap", type=int, default=1, help="human judgments per unit (k), when creating")
         parser.add_argument("--owner", help="username made a researcher of the campaign")
         parser.add_argument("paths", nargs="+", metavar="PATH")
 
-    def handle(self, *args, campaign, task_type, fmt, system, judge, overlap, owner, paths, **options):
+    def handle(self, *args, campaign, task_type, fmt, system, judge, score_judge, overlap, owner, paths, **options):
         owner_user = None
         if owner:
             owner_user = get_user_model().objects.filter(username=owner).first()
@@ -34,7 +35,8 @@ class Command(BaseCommand):
             raise CommandError("--overlap: must be at least 1")
         try:
             summary = import_data_run(slug=campaign, task_type=task_type, fmt=fmt, paths=[Path(p) for p in paths],
-                                      system=system, judge=judge, overlap=overlap, owner=owner_user)
+                                      system=system, judge=judge, score_judge=score_judge, overlap=overlap,
+                                      owner=owner_user)
         except (ImportDataError, ImportRequestError, CampaignError) as exc:
             raise CommandError(str(exc)) from None
         for line in summary.lines():

@@ -1,4 +1,8 @@
-"""Loads the demo: one researcher, three annotators, and the NQ-open 301 QA campaign from fixtures/nq301."""
+"""Loads the demo: one researcher, three annotators, the NQ-open 301 QA campaign and the answer-ranking demo.
+
+Idempotent: a second run changes nothing. The answer-ranking demo's BM25 and MiniLM runs are queued on
+the first load; `scripts/start`'s worker judges them as soon as it starts.
+"""
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -8,17 +12,68 @@ from django.db import transaction
 
 from annotate.models import Campaign, Role
 from annotate.services.campaigns import membership_add
+from judges.models import Judge
+from judges.services import judge_run_start
 
 DEMO_PASSWORD = "concord-demo"
 DEMO_RESEARCHER = "researcher"
 DEMO_ANNOTATORS = ("assessor1", "assessor2", "assessor3")
-DEMO_SLUG = "nq301"
+FIXTURES = settings.BASE_DIR / "fixtures"
+
+# slug -> how to import it, and what to call it.
+DEMOS = {
+    "nq301": {
+        "task_type": "qa_correctness", "format": "nq301", "path": FIXTURES / "nq301", "overlap": 2,
+        "name": "NQ-open 301: is the answer correct?",
+        "description": (
+            "Answers of 12 open-domain QA systems to 301 Natural Questions, with the three annotators' judgments and "
+            "the final verdict of Kamalloo et al. (ACL 2023), and GPT-4 and text-davinci-003 verdicts as external "
+            "judges. Answers no human has judged wait in the annotation queue."
+        ),
+        "rankers": (),
+    },
+    "health-ranking": {
+        "task_type": "answer_ranking", "format": "jsonl", "path": FIXTURES / "answer_ranking_demo" / "topics.jsonl",
+        "overlap": 1,
+        "name": "Consumer health: rank answers among documents",
+        "description": (
+            "Twelve health questions written for this demo, each with two generated answers and three documents. "
+            "Six topics come ranked by an expert; the other six wait for annotators. BM25 and the MiniLM dense "
+            "ranker judge every candidate."
+        ),
+        "rankers": (("bm25", "bm25"), ("minilm", "dense")),
+    },
+}
 
 
 class Command(BaseCommand):
-    help = "Create the demo users and the NQ-open 301 campaign (idempotent)."
+    help = "Create the demo users and campaigns (idempotent)."
 
     def handle(self, *args, **options):
+        users = self._users()
+        for slug, demo in DEMOS.items():
+            if not Campaign.objects.filter(slug=slug).exists():
+                call_command(
+                    "import_data", "--campaign", slug, "--task-type", demo["task_type"], "--format", demo["format"],
+                    "--overlap", str(demo["overlap"]), "--owner", DEMO_RESEARCHER, str(demo["path"]),
+                    stdout=self.stdout,
+                )
+            with transaction.atomic():
+                campaign = Campaign.objects.get(slug=slug)
+                if campaign.name == slug:
+                    campaign.name, campaign.description = demo["name"], demo["description"]
+                    campaign.save(update_fields=["name", "description"])
+                membership_add(campaign=campaign, user=users[DEMO_RESEARCHER], role=Role.RESEARCHER)
+                for username in DEMO_ANNOTATORS:
+                    membership_add(campaign=campaign, user=users[username], role=Role.ANNOTATOR)
+                for name, family in demo["rankers"]:
+                    if not Judge.objects.filter(campaign=campaign, name=name).exists():
+                        run = judge_run_start(campaign=campaign, name=name, family=family, config={},
+                                              created_by=users[DEMO_RESEARCHER])
+                        self.stdout.write(f"queued run {run.id} of judge {name} ({family}) on {slug}")
+        self.stdout.write(self.style.SUCCESS(f"Demo ready: campaigns {', '.join(DEMOS)}; users {', '.join(users)}"))
+
+    def _users(self) -> dict:
         User = get_user_model()
         users = {}
         for username in (DEMO_RESEARCHER, *DEMO_ANNOTATORS):
@@ -27,29 +82,4 @@ class Command(BaseCommand):
                 user.set_password(DEMO_PASSWORD)
                 user.save(update_fields=["password"])
             users[username] = user
-
-        if not Campaign.objects.filter(slug=DEMO_SLUG).exists():
-            call_command(
-                "import_data",
-                "--campaign", DEMO_SLUG,
-                "--task-type", "qa_correctness",
-                "--format", "nq301",
-                "--overlap", "2",
-                "--owner", DEMO_RESEARCHER,
-                str(settings.BASE_DIR / "fixtures" / "nq301"),
-                stdout=self.stdout,
-            )
-        with transaction.atomic():
-            campaign = Campaign.objects.get(slug=DEMO_SLUG)
-            if campaign.name == DEMO_SLUG:
-                campaign.name = "NQ-open 301: is the answer correct?"
-                campaign.description = (
-                    "Answers of 12 open-domain QA systems to 301 Natural Questions, with the three annotators' "
-                    "judgments and the final verdict of Kamalloo et al. (ACL 2023), and GPT-4 and text-davinci-003 "
-                    "verdicts as external judges. Answers no human has judged wait in the annotation queue."
-                )
-                campaign.save(update_fields=["name", "description"])
-            membership_add(campaign=campaign, user=users[DEMO_RESEARCHER], role=Role.RESEARCHER)
-            for username in DEMO_ANNOTATORS:
-                membership_add(campaign=campaign, user=users[username], role=Role.ANNOTATOR)
-        self.stdout.write(self.style.SUCCESS(f"Demo ready: campaign {DEMO_SLUG}, users {', '.join(users)}"))
+        return users

@@ -1,0 +1,187 @@
+"""The agreement report for `answer_ranking` campaigns (DESIGN.md §1.1 and §5, docs/answer_ranking.md).
+
+Per topic and judge: Kendall's tau-b between the human order of the topic's candidates (tie groups,
+best first) and the judge's scores, over all candidates and over the generated answers only; then
+the mean over topics with a t-based 95% CI (Heineking et al., ECIR 2025, report mean 0.64
+[0.50, 0.78] over 20 topics, expert vs monoT5).
+
+The human reference ranking of a topic is, in this order of preference:
+1. the current adjudicated ranking (`reference` = "adjudication");
+2. with one annotator, that annotator's ranking (`reference` = "annotator");
+3. with several annotators and no adjudication, tau against each annotator's ranking, averaged
+   (`reference` = "annotator_mean", and a `note` says so; `human_order` is then null and
+   `human_orders` holds each annotator's order).
+A topic nobody has ranked yet has `reference` null and null taus; it does not count in the means.
+
+The humans' own agreement, the ceiling a judge can be compared with: per topic the mean tau-b over
+annotator pairs, then the mean over topics with its CI (null with fewer than two annotators).
+
+Several dimensions (`Campaign.options["dimensions"]`): one per_topic entry per (topic, dimension),
+each against the same judge scores (a ranker scores a candidate once); `topic_mean` is the first
+dimension's, `topic_mean_by_dimension` holds every dimension's.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+from agreement import stats
+from agreement.selectors import JudgeScores, RankingData, RankingTopic, ranking_data_get
+from annotate.models import Campaign
+
+TAU = "kendall_tau_b"
+TAU_ANSWERS = "kendall_tau_b_answers_only"
+
+
+def ranking_report_build(*, campaign: Campaign) -> dict:
+    """The DESIGN.md §5 document for an answer_ranking CAMPAIGN; a fixed number of queries (see ranking_data_get)."""
+    data = ranking_data_get(campaign=campaign)
+    return {
+        "campaign": campaign.slug,
+        "task_type": campaign.task_type,
+        "humans": _humans_block(data),
+        "judges": {judge.name: _judge_block(judge=judge, data=data) for judge in data.judges},
+        "systems": [],
+    }
+
+
+def _answers(topic: RankingTopic) -> set[int]:
+    return {c.pk for c in topic.candidates if c.kind == "answer"}
+
+
+def _ids(topic: RankingTopic) -> dict[int, str]:
+    return {c.pk: c.external_id for c in topic.candidates}
+
+
+def _groups_as_ids(groups: list[list[int]], ids: dict[int, str]) -> list[list[str]]:
+    return [[ids[pk] for pk in group] for group in groups]
+
+
+def _topic_means(per_topic: list[dict], dimensions: list[str]) -> dict[str, dict]:
+    return {
+        dimension: {
+            key: stats.mean_ci95([row[key] for row in per_topic if row["dimension"] == dimension])
+            for key in (TAU, TAU_ANSWERS)
+        }
+        for dimension in dimensions
+    }
+
+
+def _judge_block(*, judge: JudgeScores, data: RankingData) -> dict:
+    per_topic = [
+        _judge_topic_row(judge=judge, topic=topic, dimension=dimension)
+        for topic in data.topics
+        for dimension in data.dimensions
+    ]
+    by_dimension = _topic_means(per_topic, data.dimensions)
+    return {
+        "family": judge.family,
+        "item": {"n": len(judge.scores), "failed": len(judge.failed)},
+        "per_topic": per_topic,
+        "topic_mean": by_dimension[data.dimensions[0]],
+        "topic_mean_by_dimension": by_dimension,
+    }
+
+
+def _judge_topic_row(*, judge: JudgeScores, topic: RankingTopic, dimension: str) -> dict:
+    ids = _ids(topic)
+    answers = _answers(topic)
+    scores = {c.pk: judge.scores[c.pk] for c in topic.candidates if c.pk in judge.scores}
+    row = {"topic": topic.external_id, "dimension": dimension}
+    adjudicated = topic.adjudicated.get(dimension)
+    ranked_by = [name for name in sorted(topic.rankings) if topic.rankings[name].get(dimension)]
+    if adjudicated:
+        references, row["reference"] = {"adjudication": adjudicated}, "adjudication"
+    elif ranked_by:
+        references = {name: topic.rankings[name][dimension] for name in ranked_by}
+        row["reference"] = "annotator" if len(ranked_by) == 1 else "annotator_mean"
+    else:
+        references, row["reference"] = {}, None
+    ranked = {pk for groups in references.values() for group in groups for pk in group}
+    row["n"] = len(ranked & scores.keys())
+    row["n_answers"] = len(ranked & scores.keys() & answers)
+    row[TAU] = stats.mean_defined([stats.ranking_score_tau_b(groups, scores) for groups in references.values()])
+    row[TAU_ANSWERS] = stats.mean_defined(
+        [stats.ranking_score_tau_b(groups, scores, candidates=answers) for groups in references.values()]
+    )
+    if len(references) == 1:
+        row["human_order"] = _groups_as_ids(next(iter(references.values())), ids)
+    else:
+        row["human_order"] = None
+    if row["reference"] == "annotator_mean":
+        row["human_orders"] = {name: _groups_as_ids(groups, ids) for name, groups in references.items()}
+        row["note"] = (
+            f"no adjudicated ranking: tau-b is the mean over the {len(references)} annotators' rankings "
+            f"({', '.join(references)})"
+        )
+    elif row["reference"] is None:
+        row["note"] = "no human ranking of this topic yet"
+    row["judge_order"] = [ids[pk] for pk in sorted(scores, key=lambda pk: (-scores[pk], ids[pk]))]
+    # The same order with equal scores as tie groups, so a reader sees the ties tau-b corrects for.
+    row["judge_groups"] = [
+        [ids[pk] for pk in sorted(scores, key=lambda pk: ids[pk]) if scores[pk] == value]
+        for value in sorted(set(scores.values()), reverse=True)
+    ]
+    row["answer_ids"] = sorted(ids[pk] for pk in answers)
+    return row
+
+
+def _humans_block(data: RankingData) -> dict:
+    per_topic = []
+    pair_taus: dict[tuple[str, str], list[float | None]] = {}
+    primary = data.dimensions[0]
+    for topic in data.topics:
+        answers = _answers(topic)
+        for dimension in data.dimensions:
+            ranked_by = [name for name in sorted(topic.rankings) if topic.rankings[name].get(dimension)]
+            if len(ranked_by) < 2:
+                continue
+            taus, taus_answers = [], []
+            for a, b in combinations(ranked_by, 2):
+                ra, rb = topic.rankings[a][dimension], topic.rankings[b][dimension]
+                taus.append(stats.ranking_ranking_tau_b(ra, rb))
+                taus_answers.append(stats.ranking_ranking_tau_b(ra, rb, candidates=answers))
+                if dimension == primary:
+                    pair_taus.setdefault((a, b), []).append(taus[-1])
+            per_topic.append(
+                {
+                    "topic": topic.external_id,
+                    "dimension": dimension,
+                    "pairs": len(taus),
+                    TAU: stats.mean_defined(taus),
+                    TAU_ANSWERS: stats.mean_defined(taus_answers),
+                }
+            )
+    ceiling = _topic_means(per_topic, data.dimensions) if len(data.annotators) > 1 else None
+    return {
+        "annotators": len(data.annotators),
+        "annotator_names": data.annotators,
+        "dimensions": data.dimensions,
+        "topics": len(data.topics),
+        "topics_ranked": sum(1 for topic in data.topics if topic.rankings or topic.adjudicated),
+        "adjudicated": sum(1 for topic in data.topics if topic.adjudicated),
+        "ceiling": ceiling[primary] if ceiling else None,
+        "ceiling_by_dimension": ceiling,
+        "per_topic": per_topic,
+        "pairwise_kendall_tau_b": [
+            {"a": a, "b": b, TAU: stats.mean_defined(values), "n": sum(v is not None for v in values)}
+            for (a, b), values in sorted(pair_taus.items())
+        ],
+    }
+
+
+def short_label(external_id: str, topic: str) -> str:
+    """A candidate's label within its topic: the external id without its "<qid>/" prefix."""
+    prefix = f"{topic}/"
+    return external_id[len(prefix) :] if external_id.startswith(prefix) else external_id
+
+
+def order_text(order: list | None, topic: str) -> str:
+    """An order as one line, best first: "a > b = c > d" (tie groups joined by "="); "" for none.
+
+    ORDER is a list of tie groups (human orders) or a flat list of ids (a judge's order).
+    """
+    if not order:
+        return ""
+    groups = [group if isinstance(group, list) else [group] for group in order]
+    return " > ".join(" = ".join(short_label(str(i), topic) for i in group) for group in groups)

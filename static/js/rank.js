@@ -1,0 +1,305 @@
+// The ranking page: order every candidate of a topic, best first, by drag and drop or by keyboard alone.
+//   j / k            select the next / previous candidate
+//   J / K (shift)    move the selected candidate down / up
+//   1 - 9            move the selected candidate to that place
+//   t                tie it with the one above (when the campaign allows ties)
+//   o                show / hide the full text of a long candidate
+//   d / D            next / previous dimension (when the campaign ranks by several)
+//   Enter            submit the whole ranking; u back to the previous topic; ? guidelines
+// The list in the page is the state: every change is written to the form's hidden "ranking" field
+// at once (so a submit always sends what is on screen) and saved as a draft shortly after.
+(function () {
+  "use strict";
+
+  var container = document.getElementById("annotate-unit");
+  var help = document.getElementById("help");
+  if (!container) return;
+
+  var DRAFT_DELAY_MS = 400;
+  var card = null;        // the unit's card, null on the "all done" page
+  var panel = null;       // the dimension shown
+  var selected = {};      // dimension -> index of the selected candidate
+  var draftTimer = null;
+  var dragged = null;
+
+  // One request at a time, as on the QA page: a second Enter while a ranking is being saved must
+  // not submit it twice, nor submit the next topic before the annotator has seen it.
+  var busy = false;
+  container.addEventListener("htmx:beforeRequest", function () { busy = true; });
+  container.addEventListener("htmx:afterSwap", function () { busy = false; init(); });
+  container.addEventListener("htmx:afterRequest", function (event) {
+    if (event.detail.failed) {
+      busy = false;
+      var note = document.createElement("p");
+      note.className = "annotate-note error";
+      note.setAttribute("role", "alert");
+      note.textContent = "That did not reach the server (" + (event.detail.xhr.status || "no connection") +
+        "). Reload the page to continue; your draft and rankings already saved are kept.";
+      container.prepend(note);
+    }
+  });
+
+  function items(list) { return Array.prototype.slice.call(list.querySelectorAll(":scope > .rank-item")); }
+  function activeList() { return panel ? panel.querySelector(".rank-list") : null; }
+  function dimension() { return panel ? panel.getAttribute("data-dimension") : null; }
+  function tiesAllowed() { return card && card.getAttribute("data-ties") === "1"; }
+
+  function init() {
+    card = document.getElementById("rank-card");
+    panel = null;
+    selected = {};
+    if (draftTimer) { clearTimeout(draftTimer); draftTimer = null; }
+    if (!card) return;
+    card.querySelectorAll(".rank-list").forEach(function (list) { renumber(list); });
+    showPanel(card.querySelector(".rank-panel"));
+    writeValue();
+  }
+
+  function showPanel(next) {
+    if (!next) return;
+    panel = next;
+    card.querySelectorAll(".rank-panel").forEach(function (p) { p.hidden = p !== next; });
+    card.querySelectorAll(".rank-tab").forEach(function (tab) {
+      var on = tab.getAttribute("data-dimension") === next.getAttribute("data-dimension");
+      tab.classList.toggle("active", on);
+      tab.setAttribute("aria-selected", on ? "true" : "false");
+    });
+    select(selected[dimension()] || 0);
+  }
+
+  function select(index) {
+    var list = activeList();
+    if (!list) return;
+    var all = items(list);
+    if (!all.length) return;
+    index = Math.max(0, Math.min(all.length - 1, index));
+    selected[dimension()] = index;
+    all.forEach(function (li, n) {
+      li.classList.toggle("selected", n === index);
+      if (n === index) li.setAttribute("aria-current", "true"); else li.removeAttribute("aria-current");
+    });
+    all[index].scrollIntoView({ block: "nearest" });
+  }
+
+  // Places shown beside each candidate: tie groups share one.
+  function renumber(list) {
+    var place = 0;
+    items(list).forEach(function (li, n) {
+      if (n === 0) li.classList.remove("tied");
+      if (!li.classList.contains("tied")) place += 1;
+      li.querySelector(".rank-pos").textContent = String(place);
+    });
+  }
+
+  function ranking() {
+    var rankings = {};
+    card.querySelectorAll(".rank-list").forEach(function (list) {
+      var groups = [];
+      items(list).forEach(function (li) {
+        var key = li.getAttribute("data-key");
+        if (li.classList.contains("tied") && groups.length) groups[groups.length - 1].push(key);
+        else groups.push([key]);
+      });
+      rankings[list.getAttribute("data-dimension")] = groups;
+    });
+    return { rankings: rankings };
+  }
+
+  function writeValue() {
+    var input = document.getElementById("ranking-value");
+    if (input) input.value = JSON.stringify(ranking());
+  }
+
+  function changed(list) {
+    renumber(list);
+    writeValue();
+    // An edit of a submitted ranking is saved by submitting it; drafts are for work not yet submitted.
+    if (card.getAttribute("data-editing") === "1") return;
+    if (draftTimer) clearTimeout(draftTimer);
+    status("");
+    draftTimer = setTimeout(saveDraft, DRAFT_DELAY_MS);
+  }
+
+  function status(text) {
+    var el = document.getElementById("draft-status");
+    if (el) el.textContent = text;
+  }
+
+  function saveDraft() {
+    draftTimer = null;
+    if (!card) return;
+    var token = card.querySelector("input[name=csrfmiddlewaretoken]");
+    var body = new FormData();
+    body.append("assignment", card.getAttribute("data-assignment"));
+    body.append("draft", JSON.stringify(ranking()));
+    var mine = card;
+    status("Saving draft…");
+    fetch(card.getAttribute("data-draft-url"), {
+      method: "POST", body: body, credentials: "same-origin",
+      headers: { "X-CSRFToken": token ? token.value : "" },
+    }).then(function (response) {
+      if (mine !== card) return;  // the next topic is shown meanwhile
+      if (response.ok) { status("Draft saved"); return; }
+      return response.text().then(function (text) { status("Draft not saved: " + text); });
+    }).catch(function () {
+      if (mine === card) status("Draft not saved: no connection");
+    });
+  }
+
+  // Move the candidate at FROM to index TO of LIST. A group's first candidate leaving hands the
+  // group to the next one; the moved candidate starts a place of its own.
+  function move(list, from, to) {
+    var all = items(list);
+    to = Math.max(0, Math.min(all.length - 1, to));
+    if (from === to || !all[from]) return;
+    var li = all[from];
+    var next = all[from + 1];
+    if (!li.classList.contains("tied") && next && next.classList.contains("tied")) next.classList.remove("tied");
+    li.classList.remove("tied");
+    var rest = all.filter(function (x) { return x !== li; });
+    list.insertBefore(li, rest[to] || null);
+    if (list === activeList()) select(to);
+    changed(list);
+  }
+
+  function toggleTie() {
+    var list = activeList();
+    var index = selected[dimension()] || 0;
+    if (!list || !tiesAllowed() || index === 0) return;
+    items(list)[index].classList.toggle("tied");
+    changed(list);
+  }
+
+  function toggleText(li) {
+    if (!li) return;
+    var text = li.querySelector(".rank-text");
+    var more = li.querySelector(".rank-more");
+    if (!more) return;
+    var open = text.classList.toggle("collapsed") === false;
+    more.setAttribute("aria-expanded", open ? "true" : "false");
+    more.firstChild.nodeValue = open ? "Show less " : "Show full text ";
+  }
+
+  function submit() {
+    var button = document.getElementById("rank-submit");
+    if (!button || button.disabled || busy) return;
+    if (draftTimer) { clearTimeout(draftTimer); draftTimer = null; }
+    writeValue();
+    if (window.htmx) window.htmx.process(container);
+    button.click();
+  }
+
+  function press(id) {
+    var el = document.getElementById(id);
+    if (!el || el.disabled || busy) return;
+    if (window.htmx) window.htmx.process(container);
+    el.click();
+  }
+
+  function toggleHelp() {
+    if (!help) return;
+    if (help.open) help.close(); else help.showModal();
+  }
+
+  function typing(target) {
+    if (!target) return false;
+    var tag = target.tagName;
+    return tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || target.isContentEditable;
+  }
+
+  var helpButton = document.getElementById("help-open");
+  if (helpButton) helpButton.addEventListener("click", toggleHelp);
+
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
+    if (event.key === "?") { event.preventDefault(); toggleHelp(); return; }
+    if (help && help.open) return;  // the dialog has the keyboard; Esc closes it
+    if (event.key === "u" || event.key === "U") {
+      if (!event.repeat) { event.preventDefault(); press("undo"); }
+      return;
+    }
+    if (!card || busy) return;
+    var list = activeList();
+    var index = selected[dimension()] || 0;
+    var key = event.key;
+    if (key === "Enter") {
+      var tag = event.target && event.target.tagName;
+      if (tag === "BUTTON" || tag === "A" || tag === "SUMMARY") return;  // let the focused control act
+      if (!event.repeat) { event.preventDefault(); submit(); }
+      return;
+    }
+    var handled = true;
+    if (key === "j" || key === "ArrowDown") select(index + 1);
+    else if (key === "k" || key === "ArrowUp") select(index - 1);
+    else if (key === "J") move(list, index, index + 1);
+    else if (key === "K") move(list, index, index - 1);
+    else if (/^[1-9]$/.test(key)) move(list, index, Number(key) - 1);
+    else if (key === "t" && tiesAllowed()) toggleTie();
+    else if (key === "o") toggleText(items(list)[index]);
+    else if (key === "d" || key === "D") {
+      var panels = Array.prototype.slice.call(card.querySelectorAll(".rank-panel"));
+      var at = panels.indexOf(panel) + (key === "d" ? 1 : -1);
+      showPanel(panels[(at + panels.length) % panels.length]);
+    } else handled = false;
+    if (handled) event.preventDefault();
+  });
+
+  // Mouse: click selects, the tabs switch dimension, "Show full text" opens a long candidate.
+  container.addEventListener("click", function (event) {
+    var tab = event.target.closest(".rank-tab");
+    if (tab && card) {
+      showPanel(card.querySelector('.rank-panel[data-dimension="' + tab.getAttribute("data-dimension") + '"]'));
+      return;
+    }
+    var li = event.target.closest(".rank-item");
+    if (!li || !card) return;
+    if (event.target.closest(".rank-more")) toggleText(li);
+    select(items(li.parentNode).indexOf(li));
+  });
+
+  // HTML5 drag and drop. Dragging down drops after the target, dragging up before it, so the
+  // result does not depend on where inside the target the pointer is let go.
+  function clearMarks() {
+    container.querySelectorAll(".drop-before, .drop-after").forEach(function (li) {
+      li.classList.remove("drop-before", "drop-after");
+    });
+  }
+
+  container.addEventListener("dragstart", function (event) {
+    var li = event.target.closest && event.target.closest(".rank-item");
+    if (!li) return;
+    dragged = li;
+    li.classList.add("dragging");
+    event.dataTransfer.effectAllowed = "move";
+    event.dataTransfer.setData("text/plain", li.getAttribute("data-key"));
+  });
+
+  container.addEventListener("dragover", function (event) {
+    var li = event.target.closest && event.target.closest(".rank-item");
+    if (!dragged || !li || li.parentNode !== dragged.parentNode) return;
+    event.preventDefault();
+    event.dataTransfer.dropEffect = "move";
+    clearMarks();
+    if (li === dragged) return;
+    var all = items(li.parentNode);
+    li.classList.add(all.indexOf(dragged) < all.indexOf(li) ? "drop-after" : "drop-before");
+  });
+
+  container.addEventListener("drop", function (event) {
+    var li = event.target.closest && event.target.closest(".rank-item");
+    if (!dragged || !li || li.parentNode !== dragged.parentNode) return;
+    event.preventDefault();
+    var list = li.parentNode;
+    var all = items(list);
+    move(list, all.indexOf(dragged), all.indexOf(li));
+    clearMarks();
+  });
+
+  container.addEventListener("dragend", function () {
+    if (dragged) dragged.classList.remove("dragging");
+    dragged = null;
+    clearMarks();
+  });
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init); else init();
+})();

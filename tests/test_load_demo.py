@@ -1,0 +1,39 @@
+"""The demo the README's first command loads: both campaigns, the users, and the rankers judging every candidate."""
+
+import io
+
+import pytest
+from django.core.management import call_command
+
+from agreement.report import agreement_report_build
+from annotate.models import Campaign, HumanJudgment, Item, Unit
+from judges.models import JudgeRun, ModelJudgment
+from tests.judges_support import eager  # noqa: F401 - fixture
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_load_demo_twice_builds_both_campaigns_and_ranks_with_bm25_and_minilm(eager):
+    out = io.StringIO()
+    call_command("load_demo", stdout=out)
+    call_command("load_demo", stdout=io.StringIO())  # idempotent
+
+    qa = Campaign.objects.get(slug="nq301")
+    assert qa.topics.count() == 301 and qa.memberships.count() == 4
+    ranking = Campaign.objects.get(slug="health-ranking")
+    assert ranking.task_type == "answer_ranking" and ranking.topics.count() == 12
+    assert Item.objects.filter(campaign=ranking, kind="answer").count() == 24
+    assert Item.objects.filter(campaign=ranking, kind="document").count() == 36
+    assert HumanJudgment.objects.filter(unit__campaign=ranking, is_current=True).count() == 6
+    assert Unit.objects.filter(campaign=ranking, judgments_done=0).count() == 6  # waiting for annotators
+
+    runs = JudgeRun.objects.filter(judge__campaign=ranking)
+    assert sorted(runs.values_list("judge__name", "status")) == [("bm25", "succeeded"), ("minilm", "succeeded")]
+    for name in ("bm25", "minilm"):
+        scores = ModelJudgment.objects.filter(judge__campaign=ranking, judge__name=name, failed=False)
+        assert scores.count() == 60 and scores.values("item").distinct().count() == 60
+
+    report = agreement_report_build(campaign=ranking)
+    for name in ("bm25", "minilm"):
+        mean = report["judges"][name]["topic_mean"]["kendall_tau_b"]
+        assert mean["n"] == 6 and -1.0 <= mean["mean"] <= 1.0
