@@ -57,3 +57,38 @@ def system_accuracy_svg(*, report: dict) -> str | None:
     svg = buffer.getvalue()
     # Inline in HTML: drop the XML prologue and doctype, keep the <svg> element.
     return svg[svg.index("<svg") :]
+
+
+def nrp_svg(*, report: dict) -> str | None:
+    """An SVG of mean NRP per (system, prompt) with ±1 sd bars, humans and each ranker side by side; None without systems."""
+    systems = report["systems"]
+    sources = [("humans", "human_nrp")] + [(name, None) for name in report["judges"]]
+    if not systems:
+        return None
+    figure = Figure(figsize=(6.4, 1.4 + 0.45 * len(systems) * max(1, len(sources)) ** 0.5))
+    axes = figure.subplots()
+    colours = matplotlib.colormaps["tab10"]
+    step = 0.8 / len(sources)
+    for index, (name, key) in enumerate(sources):
+        blocks = [row[key] if key else row["judges_nrp"].get(name, {}) for row in systems]
+        points = [(y - 0.4 + step * (index + 0.5), block) for y, block in enumerate(blocks) if block.get("mean") is not None]
+        if not points:
+            continue
+        ys = [y for y, _ in points]
+        means = [block["mean"] for _, block in points]
+        sds = [block["sd"] or 0.0 for _, block in points]
+        axes.errorbar(means, ys, xerr=sds, fmt="o", color=colours(index % 10), label=name, capsize=3, markersize=5)
+    axes.set_yticks(range(len(systems)))
+    axes.set_yticklabels([f"{row['system']} · {row['prompt']}" if row["prompt"] else row["system"] for row in systems])
+    axes.invert_yaxis()
+    axes.set_xlim(-0.05, 1.05)
+    axes.set_xlabel("mean NRP (1 = above every document, 0 = below all); bars: ±1 sd")
+    axes.set_title("Generated answers among the documents")
+    axes.grid(True, axis="x", color="#e5e7eb", linewidth=0.6)
+    # Below the axes: inside, it would sit on the points near NRP 1, where good answers land.
+    axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=len(sources), fontsize=8, frameon=False)
+    figure.tight_layout()
+    buffer = io.StringIO()
+    figure.savefig(buffer, format="svg")
+    svg = buffer.getvalue()
+    return svg[svg.index("<svg") :]

@@ -41,7 +41,7 @@ def ranking_report_build(*, campaign: Campaign) -> dict:
         "task_type": campaign.task_type,
         "humans": _humans_block(data),
         "judges": {judge.name: _judge_block(judge=judge, data=data) for judge in data.judges},
-        "systems": [],
+        "systems": _systems(data),
     }
 
 
@@ -83,20 +83,68 @@ def _judge_block(*, judge: JudgeScores, data: RankingData) -> dict:
     }
 
 
+def _references(topic: RankingTopic, dimension: str) -> tuple[str | None, dict[str, list[list[int]]]]:
+    """(kind, {name: tie groups}) of the topic's human reference rankings for DIMENSION (see the module docstring)."""
+    adjudicated = topic.adjudicated.get(dimension)
+    if adjudicated:
+        return "adjudication", {"adjudication": adjudicated}
+    ranked_by = [name for name in sorted(topic.rankings) if topic.rankings[name].get(dimension)]
+    if not ranked_by:
+        return None, {}
+    references = {name: topic.rankings[name][dimension] for name in ranked_by}
+    return ("annotator" if len(ranked_by) == 1 else "annotator_mean"), references
+
+
+def _systems(data: RankingData) -> list[dict]:
+    """Mean NRP per (system, prompt): under the human reference rankings and under each ranker.
+
+    A generated answer's NRP places it among its topic's documents (stats.normalised_rank_position);
+    for humans the score is the answer's tie group (better group = higher), averaged over the
+    reference rankings when several annotators ranked the topic. First dimension only.
+    """
+    primary = data.dimensions[0]
+    human: dict[tuple[str, str], list[float | None]] = {}
+    judged: dict[str, dict[tuple[str, str], list[float | None]]] = {judge.name: {} for judge in data.judges}
+    for topic in data.topics:
+        documents = [c.pk for c in topic.candidates if c.kind == "document"]
+        _, references = _references(topic, primary)
+        positions = [stats.tie_group_positions(groups) for groups in references.values()]
+        for candidate in topic.candidates:
+            key = data.answer_system.get(candidate.pk)
+            if candidate.kind != "answer" or key is None:
+                continue
+            human.setdefault(key, []).append(stats.mean_defined([
+                stats.normalised_rank_position(-pos[candidate.pk], [-pos[d] for d in documents if d in pos])
+                for pos in positions if candidate.pk in pos
+            ]))
+            for judge in data.judges:
+                if candidate.pk in judge.scores:
+                    document_scores = [judge.scores[d] for d in documents if d in judge.scores]
+                    judged[judge.name].setdefault(key, []).append(
+                        stats.normalised_rank_position(judge.scores[candidate.pk], document_scores)
+                    )
+    rows = []
+    for system, prompt in sorted(human):
+        human_nrp = stats.spread(human[(system, prompt)])
+        judges_nrp = {name: stats.spread(values.get((system, prompt), [])) for name, values in judged.items()}
+        rows.append({
+            "system": system,
+            "prompt": prompt,
+            "n": len(human[(system, prompt)]),
+            "human": human_nrp["mean"],
+            "judges": {name: block["mean"] for name, block in judges_nrp.items()},
+            "human_nrp": human_nrp,
+            "judges_nrp": judges_nrp,
+        })
+    return rows
+
+
 def _judge_topic_row(*, judge: JudgeScores, topic: RankingTopic, dimension: str) -> dict:
     ids = _ids(topic)
     answers = _answers(topic)
     scores = {c.pk: judge.scores[c.pk] for c in topic.candidates if c.pk in judge.scores}
     row = {"topic": topic.external_id, "dimension": dimension}
-    adjudicated = topic.adjudicated.get(dimension)
-    ranked_by = [name for name in sorted(topic.rankings) if topic.rankings[name].get(dimension)]
-    if adjudicated:
-        references, row["reference"] = {"adjudication": adjudicated}, "adjudication"
-    elif ranked_by:
-        references = {name: topic.rankings[name][dimension] for name in ranked_by}
-        row["reference"] = "annotator" if len(ranked_by) == 1 else "annotator_mean"
-    else:
-        references, row["reference"] = {}, None
+    row["reference"], references = _references(topic, dimension)
     ranked = {pk for groups in references.values() for group in groups for pk in group}
     row["n"] = len(ranked & scores.keys())
     row["n_answers"] = len(ranked & scores.keys() & answers)

@@ -169,7 +169,10 @@ class JudgeScores:
 
 @dataclass
 class RankingData:
+    """`answer_system[item_id]` = (system, prompt) of each generated answer that a SystemOutput names."""
+
     topics: list[RankingTopic] = field(default_factory=list)
+    answer_system: dict[int, tuple[str, str]] = field(default_factory=dict)
     annotators: list[str] = field(default_factory=list)
     dimensions: list[str] = field(default_factory=list)
     judges: list[JudgeScores] = field(default_factory=list)
@@ -198,7 +201,7 @@ def _clean_groups(groups, allowed: set[int]) -> list[list[int]]:
 
 
 def ranking_data_get(*, campaign: Campaign) -> RankingData:
-    """Everything the answer_ranking report needs, in five queries whatever the campaign's size.
+    """Everything the answer_ranking report needs, in six queries whatever the campaign's size.
 
     Topics and their candidate items; each annotator's current ranking per topic and dimension, and
     the current adjudicated ranking; every judge's scores per item.
@@ -253,4 +256,9 @@ def ranking_data_get(*, campaign: Campaign) -> RankingData:
         else:
             judges[judge_id].scores[item_id] = float(score)
     data.judges = list(judges.values())
+    for item_id, system, output_data in SystemOutput.objects.filter(campaign=campaign, item__kind="answer").values_list(
+        "item_id", "system", "data"
+    ).order_by("id"):
+        prompt = (output_data or {}).get("prompt") if isinstance(output_data, dict) else None
+        data.answer_system.setdefault(item_id, (system, str(prompt) if prompt not in (None, "") else ""))
     return data

@@ -237,3 +237,33 @@ def bootstrap_se(
         (data,), np.mean, n_resamples=n_resamples, method="percentile", random_state=np.random.default_rng(seed)
     )
     return _finite(result.standard_error)
+
+
+# --- NRP (answer_ranking): where a generated answer lands among the topic's documents ---
+
+
+def normalised_rank_position(answer_score: float, document_scores: Sequence[float]) -> float | None:
+    """NRP = 1 - r / |D| (Heineking et al., ECIR 2025), r = the answer's zero-based position among the documents.
+
+    The answer is ranked together with the documents D by score (higher = better); r counts the
+    documents scored strictly higher, so a tie with a document goes in the answer's favour. 1 means
+    above every document, 0 below all of them. None without documents.
+    """
+    if not document_scores:
+        return None
+    above = int(np.sum(np.asarray(document_scores, dtype=float) > float(answer_score)))
+    return 1.0 - above / len(document_scores)
+
+
+def spread(values: Sequence[float | None]) -> dict:
+    """{"mean", "sd" (sample, n - 1), "min", "max", "n"} of the defined values; None fields when undefined."""
+    data = np.asarray([float(v) for v in values if v is not None and math.isfinite(float(v))], dtype=float)
+    if data.size == 0:
+        return {"mean": None, "sd": None, "min": None, "max": None, "n": 0}
+    return {
+        "mean": float(data.mean()),
+        "sd": float(data.std(ddof=1)) if data.size > 1 else None,
+        "min": float(data.min()),
+        "max": float(data.max()),
+        "n": int(data.size),
+    }

@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agreement.exports import judges_csv, systems_csv, topics_csv
-from agreement.plots import system_accuracy_svg
+from agreement.plots import nrp_svg, system_accuracy_svg
 from agreement.report import agreement_report_build
 from annotate.access import campaign_for_researcher
 
@@ -25,6 +25,7 @@ from annotate.access import campaign_for_researcher
 def agreement_report(request, slug):
     campaign = campaign_for_researcher(request.user, slug)
     report = agreement_report_build(campaign=campaign)
+    ranking = report["task_type"] == "answer_ranking"
     judge_names = list(report["judges"])
     context = {
         "campaign": campaign,
@@ -34,8 +35,11 @@ def agreement_report(request, slug):
         "system_rows": [
             {**row, "judge_values": [row["judges"].get(name) for name in judge_names]} for row in report["systems"]
         ],
-        "plot_svg": system_accuracy_svg(report=report),
-        "ranking": report["task_type"] == "answer_ranking",
+        "ranking": ranking,
+        "nrp_rows": [
+            {**row, "judge_nrp": [row["judges_nrp"].get(name, {}) for name in judge_names]} for row in report["systems"]
+        ] if ranking else [],
+        "plot_svg": nrp_svg(report=report) if ranking else system_accuracy_svg(report=report),
     }
     return render(request, "agreement/report.html", context)
 

@@ -317,9 +317,9 @@ def _big_campaign(slug, n_topics):
 
 def test_query_count_is_bounded(db, django_assert_max_num_queries):
     small, large = _big_campaign("few", 2), _big_campaign("many", 25)
-    with django_assert_max_num_queries(6):
+    with django_assert_max_num_queries(7):
         agreement_report_build(campaign=small)
-    with django_assert_max_num_queries(6):
+    with django_assert_max_num_queries(7):
         report = agreement_report_build(campaign=large)
     assert len(report["judges"]["many-j1"]["per_topic"]) == 25
     assert report["humans"]["ceiling"]["kendall_tau_b"]["n"] == 25

@@ -12,8 +12,12 @@ UNDEFINED = "undefined on this data"
 
 @register.filter
 def num3(value, why: str = UNDEFINED):
-    """0.73457 -> "0.735"; None -> an em dash whose tooltip (title) gives WHY."""
-    if value is None:
+    """0.73457 -> "0.735"; None -> an em dash whose tooltip (title) gives WHY.
+
+    "" is what the template engine gives for a lookup through a missing block (e.g. no human
+    ceiling with one annotator): undefined as well.
+    """
+    if value is None or value == "":
         return format_html('<span class="undefined" title="{}">—</span>', why)
     return f"{float(value):.3f}"
 

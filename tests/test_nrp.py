@@ -1,0 +1,78 @@
+"""NRP (normalised rank position) of generated answers among their topic's documents, per (system, prompt)."""
+
+import pytest
+
+from agreement.report import agreement_report_build
+from agreement.stats import normalised_rank_position, spread
+from annotate.models import HumanJudgment, SystemOutput
+from judges.models import Judge, ModelJudgment
+from tests.factories import CampaignFactory, ItemFactory, TopicFactory, UnitFactory, UserFactory
+
+
+@pytest.mark.parametrize("answer,documents,expected", [
+    (9.0, [1.0, 2.0, 3.0, 4.0], 1.0),  # above every document: r = 0
+    (0.0, [1.0, 2.0, 3.0, 4.0], 0.0),  # below all four: r = 4
+    (2.5, [1.0, 2.0, 3.0, 4.0], 0.5),  # two documents above
+    (3.0, [1.0, 2.0, 3.0, 4.0], 0.75),  # a tie with a document goes in the answer's favour
+    (1.0, [], None),
+])
+def test_normalised_rank_position(answer, documents, expected):
+    assert normalised_rank_position(answer, documents) == expected
+
+
+def test_spread():
+    assert spread([0.0, 0.5, 1.0, None]) == {"mean": 0.5, "sd": 0.5, "min": 0.0, "max": 1.0, "n": 3}
+    assert spread([None])["mean"] is None and spread([0.25])["sd"] is None
+
+
+def test_report_gives_mean_nrp_per_system_and_prompt(db):
+    """Two topics, each: answers from (sysA, p1) and (sysB, p1), four documents d1..d4.
+
+    Judge scores: topic 1: sysA 3.5 (d4=4 above: r 1 -> 0.75), sysB 0 (r 4 -> 0.0)
+                  topic 2: sysA 10 (r 0 -> 1.0),  sysB 2.5 (d3, d4 above: r 2 -> 0.5)
+    Human order, topic 1 only: sysA d1 d2 sysB d3 d4 -> sysA 1.0, sysB 0.5; topic 2 not ranked yet.
+    """
+    campaign = CampaignFactory(slug="nrp", task_type="answer_ranking")
+    judge = Judge.objects.create(campaign=campaign, name="ranker", family="external", config={"x": 1})
+    scores = {"1": {"A": 3.5, "B": 0.0}, "2": {"A": 10.0, "B": 2.5}}
+    items = {}
+    for qid in ("1", "2"):
+        topic = TopicFactory(campaign=campaign, external_id=qid)
+        UnitFactory(campaign=campaign, topic=topic, item=None)
+        for system in ("A", "B"):
+            item = ItemFactory(campaign=campaign, topic=topic, external_id=f"{qid}/{system}", kind="answer")
+            SystemOutput.objects.create(campaign=campaign, system=f"sys{system}", topic=topic, item=item,
+                                        data={"prompt": "p1"})
+            ModelJudgment.objects.create(judge=judge, item=item, score=scores[qid][system])
+            items[(qid, system)] = item
+        for n in range(1, 5):
+            doc = ItemFactory(campaign=campaign, topic=topic, external_id=f"{qid}/d{n}", kind="document")
+            ModelJudgment.objects.create(judge=judge, item=doc, score=float(n))
+            items[(qid, f"d{n}")] = doc
+    order = ["A", "d1", "d2", "B", "d3", "d4"]
+    unit = campaign.units.get(topic__external_id="1")
+    HumanJudgment.objects.create(unit=unit, annotator=UserFactory(username="expert"), label="ranked",
+                                 value={"rankings": {"overall": [[items[("1", key)].pk] for key in order]}})
+    unit.judgments_done = 1
+    unit.save()
+
+    systems = {row["system"]: row for row in agreement_report_build(campaign=campaign)["systems"]}
+    assert set(systems) == {"sysA", "sysB"} and systems["sysA"]["prompt"] == "p1" and systems["sysA"]["n"] == 2
+    assert systems["sysA"]["judges"]["ranker"] == pytest.approx((0.75 + 1.0) / 2)
+    assert systems["sysB"]["judges"]["ranker"] == pytest.approx((0.0 + 0.5) / 2)
+    assert systems["sysB"]["judges_nrp"]["ranker"]["min"] == 0.0 and systems["sysB"]["judges_nrp"]["ranker"]["max"] == 0.5
+    assert systems["sysA"]["human"] == 1.0 and systems["sysB"]["human"] == 0.5
+    assert systems["sysA"]["human_nrp"]["n"] == 1  # the unranked topic does not count for humans
+
+
+def test_report_page_shows_the_nrp_table_and_plot(client, db):
+    test_report_gives_mean_nrp_per_system_and_prompt(db)
+    researcher = UserFactory(username="nrp-researcher")
+    from annotate.models import Campaign, Membership, Role
+
+    Membership.objects.create(campaign=Campaign.objects.get(slug="nrp"), user=researcher, role=Role.RESEARCHER)
+    client.force_login(researcher)
+    page = client.get("/campaigns/nrp/report/").content.decode()
+    assert "Generated answers among the documents (NRP)" in page
+    assert "sysA" in page and "0.875" in page and "<svg" in page
+    assert client.get("/campaigns/nrp/report/systems.csv").status_code == 200
