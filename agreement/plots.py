@@ -65,7 +65,7 @@ def nrp_svg(*, report: dict) -> str | None:
     sources = [("humans", "human_nrp")] + [(name, None) for name in report["judges"]]
     if not systems:
         return None
-    figure = Figure(figsize=(6.4, 1.4 + 0.45 * len(systems) * max(1, len(sources)) ** 0.5))
+    figure = Figure(figsize=(8.0, 1.6 + 0.45 * len(systems) * max(1, len(sources)) ** 0.5))
     axes = figure.subplots()
     colours = matplotlib.colormaps["tab10"]
     step = 0.8 / len(sources)
@@ -77,18 +77,20 @@ def nrp_svg(*, report: dict) -> str | None:
         ys = [y for y, _ in points]
         means = [block["mean"] for _, block in points]
         sds = [block["sd"] or 0.0 for _, block in points]
-        axes.errorbar(means, ys, xerr=sds, fmt="o", color=colours(index % 10), label=name, capsize=3, markersize=5)
+        # NRP lives in [0, 1]: a bar past either end would claim positions that do not exist.
+        spread = [[min(sd, mean) for mean, sd in zip(means, sds)], [min(sd, 1 - mean) for mean, sd in zip(means, sds)]]
+        axes.errorbar(means, ys, xerr=spread, fmt="o", color=colours(index % 10), label=name, capsize=3, markersize=5)
     axes.set_yticks(range(len(systems)))
     axes.set_yticklabels([f"{row['system']} · {row['prompt']}" if row["prompt"] else row["system"] for row in systems])
     axes.invert_yaxis()
     axes.set_xlim(-0.05, 1.05)
-    axes.set_xlabel("mean NRP (1 = above every document, 0 = below all); bars: ±1 sd")
+    axes.set_xlabel("mean NRP (1 = above every document, 0 = below all); bars: ±1 sd, cut at 0 and 1")
     axes.set_title("Generated answers among the documents")
     axes.grid(True, axis="x", color="#e5e7eb", linewidth=0.6)
     # Below the axes: inside, it would sit on the points near NRP 1, where good answers land.
     axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=len(sources), fontsize=8, frameon=False)
     figure.tight_layout()
     buffer = io.StringIO()
-    figure.savefig(buffer, format="svg")
+    figure.savefig(buffer, format="svg", bbox_inches="tight")  # tight: the legend below the axes stays in
     svg = buffer.getvalue()
     return svg[svg.index("<svg") :]

@@ -8,7 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate.access import campaign_for_member, campaign_for_researcher, is_researcher
-from annotate.exports import ExportError, rankings_jsonl, rankings_label_studio
+from annotate.exports import ExportError, judge_trec_run, rankings_jsonl, rankings_label_studio
 from annotate.importers.common import ImportDataError
 from annotate.importers.service import ImportRequestError
 from annotate.importers.uploads import uploads_import
@@ -79,10 +79,12 @@ class CampaignImportApi(APIView):
 
 class CampaignRankingsExportApi(APIView):
     @extend_schema(
-        parameters=[OpenApiParameter("shape", enum=["jsonl", "label-studio"], default="jsonl",
-                                     description="jsonl (ties and dimensions kept) or a Label Studio Ranker export")],
-        responses={200: OpenApiResponse(description="the candidates and current human rankings, in the shape "
-                                                    "`import_data --format jsonl|label-studio` reads"),
+        parameters=[OpenApiParameter("shape", enum=["jsonl", "label-studio", "trec-run"], default="jsonl",
+                                     description="jsonl (ties and dimensions kept), a Label Studio Ranker export, "
+                                                 "or trec-run: the scores of the judge named by `judge`"),
+                    OpenApiParameter("judge", str, required=False, description="trec-run: the judge's name")],
+        responses={200: OpenApiResponse(description="the candidates and current human rankings (or a judge's run), "
+                                                    "in the shape `import_data --format jsonl|label-studio|trec-run` reads"),
                    400: ImportErrorSerializer},
     )
     def get(self, request, slug):
@@ -94,7 +96,12 @@ class CampaignRankingsExportApi(APIView):
                 return HttpResponse(rankings_jsonl(campaign=campaign), content_type="application/x-ndjson; charset=utf-8")
             if shape == "label-studio":
                 return Response(rankings_label_studio(campaign=campaign))
+            if shape == "trec-run":
+                judge = request.query_params.get("judge", "")
+                if not judge:
+                    return Response({"detail": "shape trec-run needs ?judge=NAME"}, status=status.HTTP_400_BAD_REQUEST)
+                return HttpResponse(judge_trec_run(campaign=campaign, judge=judge), content_type="text/plain; charset=utf-8")
         except ExportError as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
-        return Response({"detail": f"unknown shape {shape!r}; choose jsonl or label-studio"},
+        return Response({"detail": f"unknown shape {shape!r}; choose jsonl, label-studio or trec-run"},
                         status=status.HTTP_400_BAD_REQUEST)

@@ -98,3 +98,29 @@ def rankings_label_studio(*, campaign: Campaign) -> list[dict]:
             "annotations": annotations,
         })
     return tasks
+
+
+def judge_trec_run(*, campaign: Campaign, judge: str) -> str:
+    """A judge's scores as a TREC run (`qid Q0 docid rank score tag`), best first within each topic.
+
+    docid is the candidate's id as imported (what `--format trec-run` reads back); tag is the judge's
+    name with spaces as underscores. Candidates without a score (not judged, failed) are left out; equal
+    scores are ordered by docid, as trec_eval would.
+    """
+    from judges.models import Judge, ModelJudgment
+
+    found = Judge.objects.filter(campaign=campaign, name=judge).first()
+    if found is None:
+        names = ", ".join(Judge.objects.filter(campaign=campaign).order_by("name").values_list("name", flat=True))
+        raise ExportError(f"campaign {campaign.slug!r} has no judge {judge!r} (judges: {names or 'none'})")
+    by_topic: dict[str, list[tuple[float, str]]] = {}
+    judgments = (ModelJudgment.objects.filter(judge=found, failed=False, score__isnull=False)
+                 .select_related("item", "item__topic"))
+    for judgment in judgments:
+        by_topic.setdefault(judgment.item.topic.external_id, []).append((judgment.score, _source_id(judgment.item)))
+    tag = "_".join(judge.split())
+    lines = []
+    for qid in sorted(by_topic):
+        for rank, (score, docid) in enumerate(sorted(by_topic[qid], key=lambda pair: (-pair[0], pair[1])), start=1):
+            lines.append(f"{qid} Q0 {docid} {rank} {score:.6g} {tag}\n")
+    return "".join(lines)

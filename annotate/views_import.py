@@ -15,6 +15,13 @@ FORMAT_HELP = {
              "the GPT-4 and text-davinci-003 TSVs, model_outputs/*.jsonl.",
     "judge-scores": "TSV with header topic, item, score and optionally label: an external judge's output, "
                     "under the judge name below.",
+    "label-studio": "A Label Studio Ranker project's JSON export (a list of tasks; data.query, data.items, the "
+                    "annotators' orders). Give a score judge name to import the items' scores as an external judge.",
+    "jsonl": "One topic per line: qid, query, candidates (answers and documents) and optional human rankings "
+             "(docs/answer_ranking.md).",
+    "trec-qrels": "`qid 0 docno grade` lines: graded judgments of the documents, stored under the file's name.",
+    "trec-run": "`qid Q0 docid rank score tag` lines: a ranker's scores of the candidates, as an external judge "
+                "named below (default: the run's tag).",
 }
 
 
@@ -38,24 +45,35 @@ class ImportForm(forms.Form):
     format = forms.ChoiceField(choices=[(name, name) for name in FORMATS])
     files = MultipleFileField()
     system = forms.CharField(required=False, max_length=200, help_text="qa-eval-jsonl: the system's name.")
-    judge = forms.CharField(required=False, max_length=100, help_text="judge-scores: the external judge's name.")
+    judge = forms.CharField(required=False, max_length=100,
+                            help_text="judge-scores, trec-run: the external judge's name.")
+    score_judge = forms.CharField(required=False, max_length=100,
+                                  help_text="label-studio: import the items' scores as this external judge.")
+
+    def __init__(self, *args, task_type: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Only the formats that feed this campaign's task type.
+        self.fields["format"].choices = [(name, name) for name, allowed in FORMATS.items()
+                                         if allowed is None or task_type in allowed]
 
 
 def campaign_import(request, slug):
     campaign = campaign_for_researcher(request.user, slug)
     summary = error = None
     if request.method == "POST":
-        form = ImportForm(request.POST, request.FILES)
+        form = ImportForm(request.POST, request.FILES, task_type=campaign.task_type)
         if form.is_valid():
             data = form.cleaned_data
             try:
                 summary = uploads_import(campaign=campaign, fmt=data["format"], files=data["files"],
-                                         system=data["system"] or None, judge=data["judge"] or None)
+                                         system=data["system"] or None, judge=data["judge"] or None,
+                                         score_judge=data["score_judge"] or None)
             except (ImportDataError, ImportRequestError) as exc:
                 error = str(exc)
     else:
-        form = ImportForm()
+        form = ImportForm(task_type=campaign.task_type)
     status = 400 if (error or form.errors) else 200
     return render(request, "annotate/import.html",
                   {"campaign": campaign, "form": form, "summary": summary, "error": error,
-                   "format_help": FORMAT_HELP}, status=status)
+                   "format_help": {name: FORMAT_HELP[name] for name, _ in form.fields["format"].choices}},
+                  status=status)

@@ -49,9 +49,16 @@ def _items(n_pairs: int, *, per_topic: int = 16, doc_words: int = 60) -> list[It
     return items
 
 
+def _sync() -> None:
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()  # GPU work is asynchronous: time what finished, not what was queued
+
+
 def _rate(fn, n_pairs: int) -> tuple[float, float]:
+    _sync()
     started = time.perf_counter()
     fn()
+    _sync()
     seconds = time.perf_counter() - started
     return n_pairs / seconds, seconds
 
@@ -97,37 +104,41 @@ def _t5_small(folder: Path) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=128, help="pairs per model measurement (bm25: 8x)")
+    parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N for the model rankers")
     args = parser.parse_args()
-    n = args.pairs
-    print(f"== Rankers on CPU, torch {torch.__version__}, {torch.get_num_threads()} threads")
+    n, device = args.pairs, args.device
+    where = torch.cuda.get_device_name(device) if device.startswith("cuda") else f"CPU, {torch.get_num_threads()} threads"
+    print(f"== Rankers on {where}, torch {torch.__version__}")
 
     _family_rates("bm25", {}, _items(8 * n), single=8 * n)
-    _family_rates("dense", {"batch_size": 32}, _items(n), single=max(8, n // 4))
+    _family_rates("dense", {"batch_size": 32, "device": device}, _items(n), single=max(8, n // 4))
 
     with tempfile.TemporaryDirectory() as tmp:
         model = _t5_small(Path(tmp))
-        _family_rates("monot5", {"model": model, "batch_size": 16}, _items(n // 2), single=max(4, n // 16))
+        _family_rates("monot5", {"model": model, "batch_size": 16, "device": device}, _items(n // 2),
+                      single=max(4, n // 16))
 
         # Overhead of the pipeline over the bare model, same batches.
         monot5 = family_get("monot5")
-        config = monot5.validate_config({"model": model, "batch_size": 16})
-        tokenizer, network = model_cached("monot5", model, "cpu", None)
+        config = monot5.validate_config({"model": model, "batch_size": 16, "device": device})
+        tokenizer, network = model_cached("monot5", model, device, None)
         items = _items(n // 2)
         texts = [f"Query: {i.topic_text} Document: {i.text} Relevant:" for i in items]
-        batches = [tokenizer(texts[s:s + 16], padding=True, truncation=True, max_length=512, return_tensors="pt")
-                   for s in range(0, len(texts), 16)]
+        batches = [tokenizer(texts[s:s + 16], padding=True, truncation=True, max_length=512, return_tensors="pt"
+                             ).to(device) for s in range(0, len(texts), 16)]
 
         def t5_bare():
             with torch.inference_mode():
                 for enc in batches:
-                    network(**enc, decoder_input_ids=torch.zeros((enc["input_ids"].shape[0], 1), dtype=torch.long))
+                    network(**enc, decoder_input_ids=torch.zeros((enc["input_ids"].shape[0], 1), dtype=torch.long,
+                                                                 device=device))
 
         _overhead("monot5", "prompt + tokenisation + softmax", lambda: monot5.judge_batch(items, config), t5_bare,
                   len(items))
 
     dense = family_get("dense")
-    config = dense.validate_config({"batch_size": 32})
-    encoder = model_cached("dense", config["model"], "cpu", None)
+    config = dense.validate_config({"batch_size": 32, "device": device})
+    encoder = model_cached("dense", config["model"], device, None)
     items = _items(n)
     # The batches judge_batch makes: the distinct queries, then the candidates, 32 at a time, longest first
     # (sentence-transformers sorts by length to pad less).
@@ -139,7 +150,7 @@ def main() -> None:
     def dense_bare():
         with torch.inference_mode():
             for feats in features:
-                encoder(dict(feats))
+                encoder({key: value.to(device) if hasattr(value, "to") else value for key, value in feats.items()})
 
     _overhead("dense", "tokenisation + cosine", lambda: dense.judge_batch(items, config), dense_bare,
               len(items))

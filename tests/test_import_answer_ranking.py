@@ -360,3 +360,69 @@ def test_api_rankings_export_for_researchers_only(tmp_path, researcher, annotato
     assert response.status_code == 400 and "ties" in response.json()["detail"]
     client.force_authenticate(annotator)
     assert client.get("/api/campaigns/hay/rankings/").status_code == 404
+
+
+def export_run(slug, judge):
+    out = io.StringIO()
+    call_command("export_rankings", "--campaign", slug, "--format", "trec-run", "--judge", judge, stdout=out)
+    return out.getvalue()
+
+
+@pytest.mark.django_db
+def test_trec_run_round_trip_of_a_ranker(tmp_path):
+    run(write_json(tmp_path, ls_export()), "--score-judge", "study", slug="clef")
+    exported = export_run("clef", "study")
+    lines = exported.splitlines()
+    # Best first within each topic, ranks from 1, the judge's name as the tag, scores as imported.
+    assert lines[:4] == ["101 Q0 d1 1 0.912 study", "101 Q0 a1 2 0.731 study", "101 Q0 d2 3 0.403 study",
+                         "101 Q0 a2 4 0.118 study"]
+    assert lines[4:] == ["102 Q0 d4 1 0.802 study", "102 Q0 a3 2 0.777 study", "102 Q0 d3 3 0.655 study"]
+    path = tmp_path / "study.run"
+    path.write_text(exported)
+    output = run(path, fmt="trec-run", slug="clef")  # the judge named by the run's tag, with the same scores
+    assert "candidates scored by study: 7" in output and ModelJudgment.objects.count() == 7  # a no-op
+    assert Judge.objects.filter(campaign__slug="clef").count() == 1
+    output = run(path, "--judge", "bm25-elsewhere", fmt="trec-run", slug="clef")
+    assert "candidates scored by bm25-elsewhere: 7" in output
+    imported = dict(ModelJudgment.objects.filter(judge__name="bm25-elsewhere").values_list("item__data__source_id", "score"))
+    assert imported == {cid: float(score) for cid, score in SCORES.items()}
+
+
+@pytest.mark.django_db
+def test_trec_run_matches_docnos_and_rejects_bad_lines(tmp_path):
+    run(write_json(tmp_path, ls_export()), slug="clef")
+    by_docno = tmp_path / "docnos.run"
+    by_docno.write_text("# a comment\n101 Q0 clef-doc-0001 1 3.5 bm25\n101 Q0 a2 2 1.25 bm25\n")
+    assert "candidates scored by bm25: 2" in run(by_docno, fmt="trec-run", slug="clef")
+    cases = {
+        "101 Q0 d1 1 0.5\n": "line: expected 6 fields `qid Q0 docid rank score tag`, got 5",
+        "101 Q0 d1 first 0.5 r\n": "rank: expected an integer, got 'first'",
+        "101 Q0 d1 1 high r\n": "score: expected a number, got 'high'",
+        "101 Q0 d1 1 nan r\n": "score: expected a finite number, got 'nan'",
+        "999 Q0 d1 1 0.5 r\n": "qid: no topic '999' in this campaign",
+        "101 Q0 d3 1 0.5 r\n": "docid: no candidate 'd3' under topic '101'",
+        "101 Q0 d1 1 0.5 r\n101 Q0 d1 2 0.4 r\n": "docid: 'd1' appears twice under topic '101' (first on line 1)",
+        "101 Q0 d1 1 0.5 r\n101 Q0 d2 2 0.4 s\n": "tag: the file holds 2 runs (r, s); import one at a time or name the judge",
+    }
+    for number, (text, message) in enumerate(cases.items()):
+        path = tmp_path / f"bad{number}.run"
+        path.write_text(text)
+        assert message in fails(path, fmt="trec-run", slug="clef"), text
+    assert "no judge 'nobody'" in str(pytest.raises(CommandError, export_run, "clef", "nobody").value)
+
+
+@pytest.mark.django_db
+def test_api_exports_a_ranker_run(tmp_path, researcher):
+    from rest_framework.test import APIClient
+
+    from annotate.models import Role
+    from tests.factories import MembershipFactory
+
+    run(write_json(tmp_path, ls_export()), "--score-judge", "study", slug="clef")
+    MembershipFactory(campaign=Campaign.objects.get(slug="clef"), user=researcher, role=Role.RESEARCHER)
+    client = APIClient()
+    client.force_authenticate(researcher)
+    response = client.get("/api/campaigns/clef/rankings/", {"shape": "trec-run", "judge": "study"})
+    assert response.status_code == 200 and response.content.decode() == export_run("clef", "study")
+    response = client.get("/api/campaigns/clef/rankings/", {"shape": "trec-run"})
+    assert response.status_code == 400 and response.json()["detail"] == "shape trec-run needs ?judge=NAME"

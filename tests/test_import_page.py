@@ -52,3 +52,25 @@ def test_import_page_in_a_browser(login_page, qa_campaign, tmp_path, settings):
     page.click("button[type=submit]")
     assert "items judged by bm25-ext: 2" in page.locator("#import-summary").inner_text()
     page.screenshot(path=str(settings.BASE_DIR / "var" / "screenshot-import.png"), full_page=True)
+
+
+@pytest.mark.django_db
+def test_ranking_campaign_page_offers_its_formats_and_the_score_judge(client, researcher, password):
+    import json
+
+    from annotate.models import Role
+    from tests.factories import CampaignFactory, MembershipFactory
+    from tests.test_import_answer_ranking import ls_export
+
+    campaign = CampaignFactory(slug="rank", task_type="answer_ranking")
+    MembershipFactory(campaign=campaign, user=researcher, role=Role.RESEARCHER)
+    client.force_login(researcher)
+    page = client.get("/campaigns/rank/import/").content.decode()
+    for name in ("label-studio", "jsonl", "trec-qrels", "trec-run", "judge-scores"):
+        assert f'<option value="{name}"' in page
+    assert '<option value="nq301"' not in page and 'name="system"' not in page
+    upload = SimpleUploadedFile("study.json", json.dumps(ls_export()).encode())
+    response = client.post("/campaigns/rank/import/", {"format": "label-studio", "score_judge": "study", "files": upload})
+    assert response.status_code == 200, response.content.decode()[:2000]
+    assert "candidates scored by study: 7" in response.content.decode()
+    assert ModelJudgment.objects.filter(judge__name="study").count() == 7

@@ -17,6 +17,7 @@ from annotate.importers.ranking_index import RankingIndex
 from annotate.importers.ranking_jsonl import ranking_jsonl_import
 from annotate.importers.rankings import human_rankings_write
 from annotate.importers.trec_qrels import trec_qrels_import
+from annotate.importers.trec_run import trec_run_import
 from annotate.importers.writes import units_done_refresh
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, TaskType, Topic, Unit
 from annotate.services.campaigns import campaign_get_or_create, units_ensure
@@ -30,8 +31,9 @@ FORMATS: dict[str, set[str] | None] = {
     "label-studio": {TaskType.ANSWER_RANKING},
     "jsonl": {TaskType.ANSWER_RANKING},
     "trec-qrels": {TaskType.ANSWER_RANKING},
+    "trec-run": {TaskType.ANSWER_RANKING},
 }
-RANKING_FORMATS = {"label-studio", "jsonl", "trec-qrels"}
+RANKING_FORMATS = {"label-studio", "jsonl", "trec-qrels", "trec-run"}
 
 
 class ImportRequestError(Exception):
@@ -181,7 +183,8 @@ def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str |
                             task_type=campaign.task_type)
     with transaction.atomic():
         if fmt in RANKING_FORMATS:
-            _ranking_import(campaign=campaign, fmt=fmt, paths=paths, score_judge=score_judge, summary=summary)
+            _ranking_import(campaign=campaign, fmt=fmt, paths=paths, score_judge=score_judge, judge=judge,
+                            summary=summary)
         elif fmt == "judge-scores":
             summary.model_judgments_created = judge_scores_import(campaign=campaign, paths=paths, judge=judge)
             summary.units_created = units_ensure(campaign=campaign)
@@ -211,10 +214,13 @@ def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str |
 
 
 def _ranking_import(*, campaign: Campaign, fmt: str, paths: list[Path], score_judge: str | None,
-                    summary: ImportSummary) -> None:
+                    judge: str | None, summary: ImportSummary) -> None:
     """The answer_ranking formats; call inside import_run's transaction."""
     if fmt == "trec-qrels":
         summary.qrels_added = trec_qrels_import(campaign=campaign, paths=paths)
+        return
+    if fmt == "trec-run":
+        summary.model_judgments_created = trec_run_import(campaign=campaign, paths=paths, judge=judge)
         return
     index = RankingIndex(campaign=campaign)
     if fmt == "label-studio":

@@ -118,11 +118,10 @@ def external_judge_get(*, campaign: Campaign, name: str, config: dict, path: Pat
 
 def judge_verdicts_write(*, judge: Judge, verdicts: list[JudgeVerdict]) -> tuple[int, int]:
     """Create the judge's verdicts; the first row for an item wins within a file. Returns (created, skipped)."""
+    # A verdict is its label and score; raw is provenance (another file format may word it otherwise).
     existing = {
-        item_id: (label, raw, score)
-        for item_id, label, raw, score in ModelJudgment.objects.filter(judge=judge).values_list(
-            "item_id", "label", "raw", "score"
-        )
+        item_id: (label, score)
+        for item_id, label, score in ModelJudgment.objects.filter(judge=judge).values_list("item_id", "label", "score")
     }
     seen: set[int] = set()
     new, skipped = [], 0
@@ -133,7 +132,7 @@ def judge_verdicts_write(*, judge: Judge, verdicts: list[JudgeVerdict]) -> tuple
             continue
         seen.add(item_id)
         if item_id in existing:
-            if existing[item_id] != (verdict.label, verdict.raw, verdict.score):
+            if existing[item_id] != (verdict.label, verdict.score):
                 raise ImportDataError(
                     file=verdict.path, line=verdict.line, field="label",
                     message=f"judge {judge.name!r} already has another verdict on this item from an earlier import",

@@ -7,6 +7,7 @@ topic a batch holds, and a candidate's score does not depend on how the run was 
 the bm25s library's (Lucene variant by default); deterministic.
 """
 
+import logging
 import re
 
 from judges.errors import JudgeConfigError
@@ -17,11 +18,18 @@ METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
 TOKENIZERS = ("regex", "bm25s")
 
 
+def _bm25s():
+    """The bm25s module, with its logger (which the library sets to DEBUG) back at WARNING."""
+    import bm25s
+
+    logging.getLogger("bm25s").setLevel(logging.WARNING)
+    return bm25s
+
+
 def _tokenize(texts: list[str], tokenizer: str) -> list[list[str]]:
     if tokenizer == "regex":
         return [_WORD.findall(text.lower()) for text in texts]
-    import bm25s
-
+    bm25s = _bm25s()
     # The library's own: lowercase, words of two or more characters, English stopwords removed.
     return bm25s.tokenize(texts, stopwords="en", return_ids=False, show_progress=False)
 
@@ -72,8 +80,7 @@ class BM25(JudgeFamily):
 
     @staticmethod
     def _scores(query: str, corpus: tuple[str, ...], config: dict) -> list[float]:
-        import bm25s
-
+        bm25s = _bm25s()
         tokens = _tokenize([query, *corpus], config["tokenizer"])
         query_tokens, corpus_tokens = tokens[0], tokens[1:]
         if not any(corpus_tokens):

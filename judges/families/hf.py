@@ -85,6 +85,11 @@ def offline() -> None:
     """
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    # A worker's log is read by people: no "Loading weights" progress bars at every model load.
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    from transformers.utils import logging as transformers_logging
+
+    transformers_logging.disable_progress_bar()
 
 
 def model_cached(family: str, model: str, device: str, load: Callable[[str, str], Any]) -> Any:

@@ -19,7 +19,7 @@ class Command(BaseCommand):
         parser.add_argument("--task-type", required=True, help=f"one of {', '.join(TaskType.values)}")
         parser.add_argument("--format", required=True, dest="fmt", help=f"one of {', '.join(FORMATS)}")
         parser.add_argument("--system", help="system name for a qa-eval-jsonl file (default: from the file name)")
-        parser.add_argument("--judge", help="external judge name (judge-scores)")
+        parser.add_argument("--judge", help="external judge name (judge-scores; trec-run, default: the run tag)")
         parser.add_argument("--score-judge", help="import a label-studio export's item scores as this external judge")
         parser.add_argument("--overlap", type=int, default=1, help="human judgments per unit (k), when creating")
         parser.add_argument("--owner", help="username made a researcher of the campaign")
