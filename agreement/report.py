@@ -11,6 +11,7 @@ from __future__ import annotations
 from itertools import combinations
 
 from agreement import stats
+from agreement.report_ablation import ablation_build
 from agreement.report_ranking import ranking_report_build
 from agreement.selectors import (
     HumanLabels,
@@ -18,6 +19,7 @@ from agreement.selectors import (
     SystemOutputs,
     human_labels_get,
     judge_labels_get,
+    llm_judge_costs_get,
     system_outputs_get,
 )
 from annotate.models import Campaign, TaskType
@@ -64,14 +66,27 @@ def agreement_report_build(*, campaign: Campaign) -> dict:
     binary = campaign.task_type in BINARY_TASK_TYPES
     outputs = system_outputs_get(campaign=campaign) if binary else SystemOutputs()
 
-    systems = _systems(humans=humans, judges=judges, outputs=outputs)
+    partial = {judge.name for judge in judges if _covers_fewer_than_humans(judge, humans)}
+    systems = _systems(humans=humans, judges=judges, outputs=outputs, partial=partial)
     return {
         "campaign": campaign.slug,
         "task_type": campaign.task_type,
         "humans": _humans_block(humans),
         "judges": {judge.name: _judge_block(judge=judge, humans=humans, systems=systems) for judge in judges},
         "systems": systems,
+        # LLM judges side by side on the same items (agreement and cost); null without LLM judges.
+        "ablation": ablation_build(judges=judges, humans=humans, costs=llm_judge_costs_get(campaign=campaign)),
     }
+
+
+def _covers_fewer_than_humans(judge: JudgeLabels, humans: HumanLabels) -> bool:
+    """True when some item with a human label was never put to JUDGE (a run on a sample, a stopped run).
+
+    Such a judge's system accuracies would fall back to the exact-match rule on the outputs it never saw,
+    and so measure EM more than the judge: the report leaves its system-level figures undefined.
+    """
+    asked = judge.labels.keys() | judge.failed
+    return any(item not in asked for item in humans.item_label)
 
 
 def _humans_block(humans: HumanLabels) -> dict:
@@ -121,6 +136,8 @@ def _judge_block(*, judge: JudgeLabels, humans: HumanLabels, systems: list[dict]
             "cohen_kappa": stats.cohen_kappa(human, model),
             "accuracy": stats.agreement_rate(human, model),
             "failed": len(judge.failed),
+            # Items with a human label the judge was asked about, out of all of them.
+            "coverage": [len(shared) + len(judge.failed & humans.item_label.keys()), len(humans.item_label)],
         },
         "per_topic": [],
         "topic_mean": {},
@@ -133,7 +150,9 @@ def _judge_block(*, judge: JudgeLabels, humans: HumanLabels, systems: list[dict]
     }
 
 
-def _systems(*, humans: HumanLabels, judges: list[JudgeLabels], outputs: SystemOutputs) -> list[dict]:
+def _systems(*, humans: HumanLabels, judges: list[JudgeLabels], outputs: SystemOutputs,
+             partial: set[str] = frozenset()) -> list[dict]:
+    """Per system: its outputs, human accuracy and each judge's (None for judges in PARTIAL)."""
     rows = []
     for system, pairs in outputs.outputs.items():
         items = [item for _, item in pairs]
@@ -153,7 +172,8 @@ def _systems(*, humans: HumanLabels, judges: list[JudgeLabels], outputs: SystemO
                 "system": system,
                 "n": n,
                 "human": accuracy(humans.item_label),
-                "judges": {judge.name: accuracy(judge.labels, judge.failed) for judge in judges},
+                "judges": {judge.name: None if judge.name in partial else accuracy(judge.labels, judge.failed)
+                           for judge in judges},
             }
         )
     return rows

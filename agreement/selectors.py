@@ -262,3 +262,46 @@ def ranking_data_get(*, campaign: Campaign) -> RankingData:
         prompt = (output_data or {}).get("prompt") if isinstance(output_data, dict) else None
         data.answer_system.setdefault(item_id, (system, str(prompt) if prompt not in (None, "") else ""))
     return data
+
+
+@dataclass(frozen=True)
+class LlmJudgeCost:
+    """What one LLM judge's configuration is and what its samples cost (for the ablation table)."""
+
+    name: str
+    config: dict
+    samples: int
+    seconds: float  # generation time summed over the samples
+    prompt_tokens: int
+    completion_tokens: int
+    run_seconds: float  # wall-clock time of its finished runs, queueing included
+
+
+def llm_judge_costs_get(*, campaign: Campaign) -> list[LlmJudgeCost]:
+    """The campaign's LLM judges by name, with totals over their samples and runs. Three queries."""
+    from django.db.models import Count, Sum
+
+    from judges.models import JudgeRun, LLMSample
+    from judges.secrets import config_public
+
+    judges = list(Judge.objects.filter(campaign=campaign, family="llm").order_by("name").values_list("id", "name", "config"))
+    totals = {
+        row["judge_id"]: row
+        for row in LLMSample.objects.filter(judge__campaign=campaign, judge__family="llm").values("judge_id").annotate(
+            samples=Count("id"), seconds=Sum("seconds"), prompt=Sum("prompt_tokens"), completion=Sum("completion_tokens")
+        )
+    }
+    run_seconds: dict[int, float] = defaultdict(float)
+    runs = JudgeRun.objects.filter(judge__campaign=campaign, judge__family="llm", started_at__isnull=False,
+                                   finished_at__isnull=False).values_list("judge_id", "started_at", "finished_at")
+    for judge_id, started, finished in runs:
+        run_seconds[judge_id] += (finished - started).total_seconds()
+    costs = []
+    for judge_id, name, config in judges:
+        row = totals.get(judge_id, {})
+        costs.append(LlmJudgeCost(
+            name=name, config=config_public(config), samples=row.get("samples") or 0, seconds=row.get("seconds") or 0.0,
+            prompt_tokens=row.get("prompt") or 0, completion_tokens=row.get("completion") or 0,
+            run_seconds=run_seconds[judge_id],
+        ))
+    return costs

@@ -31,7 +31,11 @@ def agreement_report(request, slug):
         "campaign": campaign,
         "report": report,
         "judge_names": judge_names,
-        "judge_rows": [{"name": name, **block} for name, block in report["judges"].items()],
+        "judge_rows": [
+            {"name": name, **block,
+             "partial": bool(block["item"].get("coverage")) and block["item"]["coverage"][0] < block["item"]["coverage"][1]}
+            for name, block in report["judges"].items()
+        ],
         "system_rows": [
             {**row, "judge_values": [row["judges"].get(name) for name in judge_names]} for row in report["systems"]
         ],
@@ -40,6 +44,10 @@ def agreement_report(request, slug):
             {**row, "judge_nrp": [row["judges_nrp"].get(name, {}) for name in judge_names]} for row in report["systems"]
         ] if ranking else [],
         "plot_svg": nrp_svg(report=report) if ranking else system_accuracy_svg(report=report),
+        "ablation_rows": [
+            {**row, "setting_values": [row["settings"].get(key) for key in report["ablation"]["settings"]]}
+            for row in report["ablation"]["rows"]
+        ] if report.get("ablation") else [],
     }
     return render(request, "agreement/report.html", context)
 

@@ -56,7 +56,7 @@ class JudgeRunListApi(generics.ListAPIView):
 
     @extend_schema(request=JudgeRunStartSerializer, responses={201: JudgeRunSerializer, **_ERRORS})
     def post(self, request, slug):
-        """Start judge `judge` of `family` with `config` on every item it has not judged yet."""
+        """Start judge `judge` of `family` with `config` on every item (or a `sample` of items) it has not judged yet."""
         campaign = campaign_for_researcher(request.user, slug)
         form = JudgeRunStartSerializer(data=request.data)
         form.is_valid(raise_exception=True)
@@ -64,7 +64,7 @@ class JudgeRunListApi(generics.ListAPIView):
         try:
             run = judge_run_start(
                 campaign=campaign, name=data["judge"], family=data["family"], config=data["config"],
-                batch_size=data["batch_size"], created_by=request.user,
+                batch_size=data["batch_size"], created_by=request.user, sample=data.get("sample"),
             )
         except (JudgeConfigError, JudgeRunError) as exc:
             return _error(exc)

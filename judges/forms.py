@@ -20,6 +20,10 @@ class JudgeRunStartForm(forms.Form):
         help_text="Optional JSON object of the family's options; empty means its defaults.",
     )
     batch_size = forms.IntegerField(min_value=1, max_value=MAX_BATCH_SIZE, initial=64)
+    sample = forms.IntegerField(
+        required=False, min_value=1, label="Sample",
+        help_text="Optional: judge only this many items, the same ones for every judge (a pilot, an ablation).",
+    )
 
     def clean_config_json(self) -> dict:
         text = (self.cleaned_data.get("config_json") or "").strip()

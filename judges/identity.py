@@ -8,12 +8,14 @@ from django.db import transaction
 from annotate.models import Campaign
 from judges.errors import JudgeConfigError
 from judges.models import Judge
+from judges.secrets import config_identity
 
 __all__ = ["JudgeConfigError", "config_hash", "judge_get_or_create"]
 
 
 def config_hash(*, family: str, config: dict) -> str:
-    canonical = json.dumps({"family": family, "config": config}, sort_keys=True, separators=(",", ":"))
+    """The judge's identity. Secrets (an API key) are not part of it: a new key is the same judge."""
+    canonical = json.dumps({"family": family, "config": config_identity(config)}, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
@@ -32,6 +34,9 @@ def judge_get_or_create(*, campaign: Campaign, name: str, family: str, config: d
                     f"judge {name!r} already exists in campaign {campaign.slug!r} with another configuration "
                     f"(family {judge.family}); choose a new name"
                 )
+            if judge.config != config:  # same identity, another secret (a rotated API key): keep the new one
+                judge.config = config
+                judge.save(update_fields=["config"])
             return judge
         same_config = Judge.objects.filter(campaign=campaign, config_hash=digest).first()
         if same_config is not None:

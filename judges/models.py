@@ -49,6 +49,11 @@ class JudgeRun(models.Model):
     status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.QUEUED)
     total = models.PositiveIntegerField(default=0, help_text="Items the run must cover.")
     batch_size = models.PositiveIntegerField(default=64)
+    sample_item_ids = models.JSONField(
+        null=True, blank=True,
+        help_text="The items of a run on a sample (pilots, ablations): ids chosen by a fixed hash, so the same for "
+                  "every judge. Null: every item of the campaign.",
+    )
     error = models.TextField(blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -81,4 +86,26 @@ class ModelJudgment(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["judge", "item"], name="model_judgment_unique"),
+        ]
+
+
+class LLMSample(models.Model):
+    """One generated sample of an LLM judge for an item: the cache that makes reruns continue.
+
+    Unique per (judge, item, index): a sample that exists is never asked for again, so a run that died
+    mid-batch resumes with what it had, and a configuration's n samples cost their tokens once.
+    """
+
+    judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="llm_samples")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="+")
+    index = models.PositiveIntegerField(help_text="0-based sample number; with sampling its seed is seed + index.")
+    text = models.TextField()
+    prompt_tokens = models.PositiveIntegerField(null=True, blank=True)
+    completion_tokens = models.PositiveIntegerField(null=True, blank=True)
+    seconds = models.FloatField(default=0.0, help_text="Generation time spent on this sample.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["judge", "item", "index"], name="llm_sample_unique"),
         ]

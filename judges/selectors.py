@@ -4,12 +4,13 @@ A run's progress is the number of the judge's ModelJudgments over the campaign's
 counter the workers increment: a redelivered batch or a resumed run cannot make it drift.
 """
 
+import hashlib
 from dataclasses import dataclass
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Q, QuerySet, Sum
 
 from annotate.models import Campaign, Item
-from judges.models import ACTIVE_RUN_STATUSES, Judge, JudgeRun, ModelJudgment
+from judges.models import ACTIVE_RUN_STATUSES, Judge, JudgeRun, LLMSample, ModelJudgment
 
 
 @dataclass(frozen=True)
@@ -26,20 +27,42 @@ class RunProgress:
         return min(100, round(100 * self.judged / self.total))
 
 
-def judge_judged_count(*, judge: Judge) -> int:
-    return ModelJudgment.objects.filter(judge=judge, item__campaign_id=judge.campaign_id).count()
+def campaign_item_sample(*, campaign_id: int, size: int) -> list[int]:
+    """SIZE item ids of the campaign, in id order: the same ones for every judge, so judges run on a sample
+    are compared on the same items. Items are ordered by a hash of their id, so a smaller sample is part
+    of a larger one."""
+    ids = Item.objects.filter(campaign_id=campaign_id).values_list("id", flat=True)
+    return sorted(sorted(ids, key=lambda item_id: hashlib.sha256(f"concord-sample-{item_id}".encode()).digest())[:size])
 
 
-def judge_pending_item_ids(*, judge: Judge) -> list[int]:
-    """Ids of the campaign's items that JUDGE has no verdict for, in id order."""
+def run_item_ids(*, run: JudgeRun) -> list[int] | None:
+    """The items RUN must cover when it judges a sample; None when it covers the whole campaign."""
+    return run.sample_item_ids
+
+
+def judge_judged_count(*, judge: Judge, item_ids: list[int] | None = None) -> int:
+    """Items of the campaign JUDGE has a verdict for (among ITEM_IDS when given)."""
+    judgments = ModelJudgment.objects.filter(judge=judge, item__campaign_id=judge.campaign_id)
+    if item_ids is not None:
+        judgments = judgments.filter(item_id__in=item_ids)
+    return judgments.count()
+
+
+def judge_pending_item_ids(*, judge: Judge, item_ids: list[int] | None = None) -> list[int]:
+    """Ids of the campaign's items (or of ITEM_IDS) that JUDGE has no verdict for, in id order."""
     judged = ModelJudgment.objects.filter(judge=judge).values("item_id")
-    return list(
-        Item.objects.filter(campaign_id=judge.campaign_id).exclude(id__in=judged).order_by("id").values_list("id", flat=True)
-    )
+    items = Item.objects.filter(campaign_id=judge.campaign_id)
+    if item_ids is not None:
+        items = items.filter(id__in=item_ids)
+    return list(items.exclude(id__in=judged).order_by("id").values_list("id", flat=True))
 
 
 def run_progress(*, run: JudgeRun) -> RunProgress:
-    counts = ModelJudgment.objects.filter(judge_id=run.judge_id, item__campaign_id=run.judge.campaign_id).aggregate(
+    judgments = ModelJudgment.objects.filter(judge_id=run.judge_id, item__campaign_id=run.judge.campaign_id)
+    sample = run_item_ids(run=run)
+    if sample is not None:
+        judgments = judgments.filter(item_id__in=sample)
+    counts = judgments.aggregate(
         judged=Count("id"), by_run=Count("id", filter=Q(run_id=run.id)), failed=Count("id", filter=Q(failed=True))
     )
     return RunProgress(judged=counts["judged"], total=run.total, by_run=counts["by_run"], failed=counts["failed"])
@@ -74,3 +97,47 @@ def judges_for_campaign(*, campaign: Campaign) -> QuerySet[Judge]:
         )
         .order_by("name")
     )
+
+
+@dataclass(frozen=True)
+class JudgeUsage:
+    """What an LLM judge's stored samples cost: the token counter of the judge panel and the API."""
+
+    samples: int
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+    cost: float  # in the currency of the configured prices per 1,000 tokens; 0 when none are set
+
+    def as_dict(self) -> dict:
+        return {
+            "samples": self.samples, "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens,
+            "seconds": round(self.seconds, 3), "cost": round(self.cost, 6),
+        }
+
+
+def _usage(totals: dict, config: dict) -> JudgeUsage:
+    prompt, completion = totals.get("prompt") or 0, totals.get("completion") or 0
+    cost = (prompt * float(config.get("price_per_1k_prompt_tokens") or 0)
+            + completion * float(config.get("price_per_1k_completion_tokens") or 0)) / 1000
+    return JudgeUsage(samples=totals.get("samples") or 0, prompt_tokens=prompt, completion_tokens=completion,
+                      seconds=totals.get("seconds") or 0.0, cost=cost)
+
+
+_USAGE_TOTALS = {"samples": Count("id"), "prompt": Sum("prompt_tokens"), "completion": Sum("completion_tokens"),
+                 "seconds": Sum("seconds")}
+
+
+def judge_usage(*, judge: Judge) -> JudgeUsage | None:
+    """Totals over the judge's cached samples; None for judges that generate no samples."""
+    if judge.family != "llm":
+        return None
+    return _usage(LLMSample.objects.filter(judge=judge).aggregate(**_USAGE_TOTALS), judge.config or {})
+
+
+def judges_usage_for_campaign(*, campaign: Campaign) -> dict[int, JudgeUsage]:
+    """judge id -> usage, for the campaign's LLM judges; two queries whatever the number of judges."""
+    totals = {row["judge_id"]: row for row in
+              LLMSample.objects.filter(judge__campaign=campaign).values("judge_id").annotate(**_USAGE_TOTALS)}
+    configs = Judge.objects.filter(campaign=campaign, family="llm").values_list("id", "config")
+    return {judge_id: _usage(totals.get(judge_id, {}), config or {}) for judge_id, config in configs}

@@ -4,7 +4,8 @@ from rest_framework import serializers
 
 from judges.families import FAMILIES
 from judges.models import Judge, JudgeRun
-from judges.selectors import run_progress
+from judges.secrets import config_public
+from judges.selectors import judge_usage, run_progress
 from judges.services import MAX_BATCH_SIZE
 
 
@@ -12,16 +13,30 @@ class JudgeSerializer(serializers.ModelSerializer):
     judgments = serializers.IntegerField(source="judgment_count", read_only=True)
     failed = serializers.IntegerField(source="failed_count", read_only=True)
     external = serializers.BooleanField(source="is_external", read_only=True)
+    config = serializers.SerializerMethodField(help_text="The configuration; an API key in it shows as ***.")
+    usage = serializers.SerializerMethodField(
+        help_text="LLM judges: samples, prompt and completion tokens, generation seconds and cost so far; null otherwise."
+    )
 
     class Meta:
         model = Judge
-        fields = ["id", "name", "family", "config", "config_hash", "external", "judgments", "failed", "created_at"]
+        fields = [
+            "id", "name", "family", "config", "config_hash", "external", "judgments", "failed", "usage", "created_at",
+        ]
+
+    def get_config(self, judge) -> dict:
+        return config_public(judge.config)
+
+    def get_usage(self, judge) -> dict | None:
+        usage = judge_usage(judge=judge)
+        return None if usage is None else usage.as_dict()
 
 
 class JudgeRunSerializer(serializers.ModelSerializer):
     judge = serializers.CharField(source="judge.name", read_only=True)
     family = serializers.CharField(source="judge.family", read_only=True)
     campaign = serializers.CharField(source="judge.campaign.slug", read_only=True)
+    sampled = serializers.SerializerMethodField(help_text="True when the run covers a sample of `total` items.")
     judged = serializers.SerializerMethodField(help_text="Items of the campaign the judge has a verdict for.")
     judged_by_run = serializers.SerializerMethodField(help_text="Verdicts written by this run (the rest were cached).")
     failed = serializers.SerializerMethodField(help_text="The judge's failed verdicts (raw says why).")
@@ -29,7 +44,7 @@ class JudgeRunSerializer(serializers.ModelSerializer):
     class Meta:
         model = JudgeRun
         fields = [
-            "id", "campaign", "judge", "family", "status", "total", "judged", "judged_by_run", "failed",
+            "id", "campaign", "judge", "family", "status", "total", "sampled", "judged", "judged_by_run", "failed",
             "batch_size", "error", "created_at", "started_at", "finished_at",
         ]
 
@@ -38,6 +53,9 @@ class JudgeRunSerializer(serializers.ModelSerializer):
         if run.id not in cache:
             cache[run.id] = run_progress(run=run)
         return cache[run.id]
+
+    def get_sampled(self, run) -> bool:
+        return run.sample_item_ids is not None
 
     def get_judged(self, run) -> int:
         return self._progress(run).judged
@@ -54,6 +72,10 @@ class JudgeRunStartSerializer(serializers.Serializer):
     family = serializers.ChoiceField(choices=sorted(FAMILIES))
     config = serializers.JSONField(required=False, default=dict, help_text='e.g. {"threshold": 0.5} for f1.')
     batch_size = serializers.IntegerField(required=False, default=64, min_value=1, max_value=MAX_BATCH_SIZE)
+    sample = serializers.IntegerField(
+        required=False, allow_null=True, default=None, min_value=1,
+        help_text="Judge only this many items, chosen by a fixed hash of their ids: the same items for every judge.",
+    )
 
 
 class ErrorSerializer(serializers.Serializer):

@@ -15,7 +15,7 @@ from judges.errors import JudgeConfigError, JudgeQueueError, JudgeRunConflictErr
 from judges.families import family_get
 from judges.identity import judge_get_or_create
 from judges.models import ACTIVE_RUN_STATUSES, Judge, JudgeRun, RunStatus
-from judges.selectors import judge_judged_count, judge_pending_item_ids
+from judges.selectors import campaign_item_sample, judge_judged_count, judge_pending_item_ids
 from judges.tasks import judge_batch
 
 logger = logging.getLogger(__name__)
@@ -56,7 +56,7 @@ def _pending_queue(*, run: JudgeRun, judge: Judge) -> int:
 
     Call inside transaction.atomic with the judge's row locked. Returns the number of items queued.
     """
-    pending = judge_pending_item_ids(judge=judge)
+    pending = judge_pending_item_ids(judge=judge, item_ids=run.sample_item_ids)
     if not pending:
         # Every item already has this judge's verdict (cache): nothing to queue.
         now = timezone.now()
@@ -80,9 +80,13 @@ def _judge_lock_without_active_run(*, judge: Judge) -> Judge:
 
 
 def judge_run_start(
-    *, campaign: Campaign, name: str, family: str, config: dict | None, batch_size: int = 64, created_by=None
+    *, campaign: Campaign, name: str, family: str, config: dict | None, batch_size: int = 64, created_by=None,
+    sample: int | None = None,
 ) -> JudgeRun:
     """Start judge NAME of FAMILY with CONFIG on every item of CAMPAIGN it has not judged yet.
+
+    With SAMPLE, only on that many items, chosen by a fixed hash of their ids (the same items for every
+    judge: a pilot, or configurations compared on the same items at a fraction of the cost).
 
     The judge is found or created by its configuration hash; the same name with another
     configuration is a JudgeConfigError. Raises JudgeRunConflictError when the judge already has a
@@ -93,6 +97,8 @@ def judge_run_start(
     config = judge_family.validate_config(config)
     if not isinstance(batch_size, int) or isinstance(batch_size, bool) or not 1 <= batch_size <= MAX_BATCH_SIZE:
         raise JudgeConfigError(f"batch size must be a whole number from 1 to {MAX_BATCH_SIZE}, not {batch_size!r}")
+    if sample is not None and (not isinstance(sample, int) or isinstance(sample, bool) or sample < 1):
+        raise JudgeConfigError(f"a sample must be a whole number of items, at least 1, not {sample!r}")
     name = (name or "").strip()
     if not name:
         raise JudgeConfigError("a judge needs a name")
@@ -100,9 +106,10 @@ def judge_run_start(
         with transaction.atomic():
             judge = judge_get_or_create(campaign=campaign, name=name, family=family, config=config)
             judge = _judge_lock_without_active_run(judge=judge)
+            sample_ids = None if sample is None else campaign_item_sample(campaign_id=campaign.id, size=sample)
             run = JudgeRun.objects.create(
-                judge=judge, total=Item.objects.filter(campaign=campaign).count(), batch_size=batch_size,
-                created_by=created_by,
+                judge=judge, batch_size=batch_size, created_by=created_by, sample_item_ids=sample_ids,
+                total=len(sample_ids) if sample_ids is not None else Item.objects.filter(campaign=campaign).count(),
             )
             _pending_queue(run=run, judge=judge)
     except IntegrityError as exc:
@@ -139,9 +146,11 @@ def judge_run_resume(*, run: JudgeRun) -> JudgeRun:
         other = judge.runs.filter(status__in=ACTIVE_RUN_STATUSES).exclude(pk=run.pk).first()
         if other is not None:
             raise JudgeRunConflictError(f"judge {judge.name!r} already has run {other.id} {other.status}")
-        run.total = Item.objects.filter(campaign_id=judge.campaign_id).count()
+        if run.sample_item_ids is None:
+            run.total = Item.objects.filter(campaign_id=judge.campaign_id).count()
         if run.status not in ACTIVE_RUN_STATUSES:
-            run.status = RunStatus.RUNNING if judge_judged_count(judge=judge) else RunStatus.QUEUED
+            judged = judge_judged_count(judge=judge, item_ids=run.sample_item_ids)
+            run.status = RunStatus.RUNNING if judged else RunStatus.QUEUED
         run.error, run.finished_at = "", None
         run.save(update_fields=["total", "status", "error", "finished_at"])
         _pending_queue(run=run, judge=judge)

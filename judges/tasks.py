@@ -16,6 +16,7 @@ from annotate.models import Item
 from judges.errors import JudgeConfigError
 from judges.families import ItemInput, family_get
 from judges.models import ACTIVE_RUN_STATUSES, JudgeRun, ModelJudgment, RunStatus
+from judges.samples import DbSampleStore
 from judges.selectors import judge_judged_count
 
 logger = logging.getLogger(__name__)
@@ -46,7 +47,7 @@ def _run_finish_if_done(run_id: int) -> None:
         run = JudgeRun.objects.select_for_update().select_related("judge").filter(pk=run_id).first()
         if run is None or run.status not in ACTIVE_RUN_STATUSES:
             return
-        if judge_judged_count(judge=run.judge) >= run.total:
+        if judge_judged_count(judge=run.judge, item_ids=run.sample_item_ids) >= run.total:
             run.status, run.finished_at = RunStatus.SUCCEEDED, timezone.now()
             run.save(update_fields=["status", "finished_at"])
 
@@ -109,7 +110,11 @@ def judge_batch(run_id: int, item_ids: list[int]) -> int:
         if not inputs:
             _run_finish_if_done(run_id)
             return 0
-        verdicts = family.judge_batch(inputs, config)
+        if getattr(family, "uses_samples", False):
+            # LLM judges keep each generated sample as it arrives: a rerun asks only for what is missing.
+            verdicts = family.judge_batch(inputs, config, samples=DbSampleStore(judge))
+        else:
+            verdicts = family.judge_batch(inputs, config)
         if len(verdicts) != len(inputs):
             raise JudgeConfigError(f"family {family.name} returned {len(verdicts)} verdicts for {len(inputs)} items")
     except JudgeConfigError as exc:

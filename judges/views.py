@@ -14,9 +14,17 @@ from django_htmx.http import HttpResponseStopPolling
 
 from annotate.access import campaign_for_researcher
 from judges.errors import JudgeConfigError, JudgeRunError
+from judges.families import family_get
 from judges.forms import JudgeRunStartForm
 from judges.models import JudgeRun
-from judges.selectors import judge_runs_for_campaign, judges_for_campaign, run_is_active, run_progress
+from judges.secrets import config_public
+from judges.selectors import (
+    judge_runs_for_campaign,
+    judges_for_campaign,
+    judges_usage_for_campaign,
+    run_is_active,
+    run_progress,
+)
 from judges.services import judge_run_cancel, judge_run_resume, judge_run_start
 
 
@@ -24,8 +32,21 @@ def _run_row(run: JudgeRun) -> dict:
     return {"run": run, "progress": run_progress(run=run), "active": run_is_active(run=run)}
 
 
-def _with_config_text(judge):
-    judge.config_text = json.dumps(judge.config, sort_keys=True) if judge.config else ""
+def _config_changed(judge) -> dict:
+    """The judge's settings that differ from its family's defaults (the LLM prompt's defaults are long)."""
+    config = config_public(judge.config)
+    try:
+        defaults = family_get(judge.family).default_config
+    except JudgeConfigError:  # imported (external) judges have no family defaults
+        return config
+    return {key: value for key, value in config.items() if defaults.get(key, object()) != value}
+
+
+def _with_config_text(judge, usage: dict):
+    """JUDGE with what the panel shows: its configuration (secrets masked) and, for LLM judges, its usage."""
+    judge.usage = usage.get(judge.id)
+    judge.config_changed_text = json.dumps(_config_changed(judge), sort_keys=True)
+    judge.config_text = json.dumps(config_public(judge.config), sort_keys=True) if judge.config else ""
     return judge
 
 
@@ -47,16 +68,19 @@ def judge_panel(request, slug):
             run = judge_run_start(
                 campaign=campaign, name=form.cleaned_data["name"], family=form.cleaned_data["family"],
                 config=form.config(), batch_size=form.cleaned_data["batch_size"], created_by=request.user,
+                sample=form.cleaned_data.get("sample"),
             )
         except (JudgeConfigError, JudgeRunError) as exc:
             form.add_error(None, str(exc))
         else:
             messages.success(request, f"Run {run.id} of judge {run.judge.name} {run.status}.")
             return redirect("judge-panel", slug=campaign.slug)
+    usage = judges_usage_for_campaign(campaign=campaign)
     context = {
         "campaign": campaign,
         "form": form,
-        "judges": [_with_config_text(judge) for judge in judges_for_campaign(campaign=campaign)],
+        "judges": [_with_config_text(judge, usage) for judge in judges_for_campaign(campaign=campaign)],
+        "usage": bool(usage),
         "rows": [_run_row(run) for run in judge_runs_for_campaign(campaign=campaign)[:50]],
     }
     return render(request, "judges/panel.html", context, status=400 if form.errors else 200)

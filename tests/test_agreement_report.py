@@ -67,7 +67,8 @@ def small_campaign(db, researcher):
 def test_report_has_the_documented_shape(small_campaign):
     report = agreement_report_build(campaign=small_campaign)
     assert report["campaign"] == "small" and report["task_type"] == "qa_correctness"
-    assert set(report) == {"campaign", "task_type", "humans", "judges", "systems"}
+    assert set(report) == {"campaign", "task_type", "humans", "judges", "systems", "ablation"}
+    assert report["ablation"] is None  # no LLM judges
     assert {"annotators", "fleiss_kappa", "krippendorff_alpha", "pairwise_cohen_kappa"} <= set(report["humans"])
     assert list(report["judges"]) == ["judge-a", "judge-b"]
     for block in report["judges"].values():
@@ -114,6 +115,20 @@ def test_system_accuracy_and_ranking_correlation(small_campaign):
     assert system_a["n_systems"] == 3 and system_a["kendall_tau_b"] is None  # constant judge accuracies
     # humans [1, 0, .5] vs judge-b [1, .5, .5]: 2 concordant pairs, 1 tied in y: 2 / sqrt(3 * 2)
     assert report["judges"]["judge-b"]["system"]["kendall_tau_b"] == pytest.approx(2 / math.sqrt(6))
+
+
+def test_a_judge_asked_about_part_of_the_human_labelled_items_has_no_system_figures(small_campaign):
+    items = {item.text: item for item in small_campaign.items.all()}
+    labelled = [text for text in ("Lyon", "Four", "5") if text in items]
+    _judge(small_campaign, "judge-sample", {items[labelled[0]]: "no"})
+    report = agreement_report_build(campaign=small_campaign)
+    block = report["judges"]["judge-sample"]
+    n_labelled = block["item"]["coverage"][1]
+    assert block["item"]["coverage"] == [1, n_labelled] and n_labelled > 1
+    # Its accuracies would be EM's on the outputs it never saw: left undefined, not misleading.
+    assert all(row["judges"]["judge-sample"] is None for row in report["systems"])
+    assert block["system"]["n_systems"] == 0 and block["system"]["kendall_tau_b"] is None
+    assert report["judges"]["judge-a"]["system"]["n_systems"] == 3  # complete judges keep theirs
 
 
 def test_empty_campaign_gives_nulls_not_errors(db):

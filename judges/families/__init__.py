@@ -7,6 +7,7 @@ from judges.families.cross_encoder import CrossEncoder
 from judges.families.dense import Dense
 from judges.families.em import ExactMatch
 from judges.families.f1 import TokenF1
+from judges.families.llm import LLMJudge
 from judges.families.monot5 import MonoT5
 
 FAMILIES: dict[str, JudgeFamily] = {
@@ -18,6 +19,7 @@ FAMILIES: dict[str, JudgeFamily] = {
         Dense(),
         MonoT5(),
         CrossEncoder(),
+        LLMJudge(),
     )
 }
 

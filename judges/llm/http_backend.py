@@ -1,0 +1,312 @@
+"""The `llm` family's backend for any OpenAI-compatible chat-completions server (vLLM, TGI, Ollama,
+llama.cpp server, OpenAI): one POST {base_url}/chat/completions per (item, sample index).
+
+Threads: requests run on a pool of `concurrency` worker threads sharing one httpx.Client (thread-safe);
+`on_sample` and every update of the TokenCount happen on the thread that called `generate`, so the family
+may write to the database from `on_sample` (Django connections are per thread) and needs no lock.
+
+Failures: a sample whose retries are spent, or whose response is malformed, becomes a Generation with
+`error` set; only what no retry can fix (401/403 refused key, 404 unknown model or URL, beam search asked
+of a protocol that has none) raises JudgeConfigError, which stops the batch.
+
+Secrets: the API key is sent only in the Authorization header. Every text this module builds from a
+response or an exception goes through `redact`, so a server that echoes the key back (some do, in their
+401 bodies) cannot carry it into a message, a log line or the run's error list.
+"""
+
+import email.utils
+import logging
+import os
+import random
+import re
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass
+
+import httpx
+
+from judges.errors import JudgeConfigError
+from judges.llm.backend import Decoding, Generation, Message, OnSample, Request, TokenCount
+
+logger = logging.getLogger(__name__)
+
+EXCERPT_CHARS = 200
+# Transient by nature: rate limits, a server restarting or overloaded, a request timeout on its side.
+_RETRY_STATUSES = {408, 429, 500, 502, 503, 504}
+_BEARER = re.compile(r"(Bearer\s+)\S+", re.IGNORECASE)
+
+
+def redact(text: str, secret: str) -> str:
+    """TEXT with every occurrence of SECRET, and any bearer token, replaced by ***."""
+    if secret:
+        text = text.replace(secret, "***")
+    return _BEARER.sub(r"\1***", text)
+
+
+def cost(counter: TokenCount, config: dict) -> float:
+    """What the counted tokens cost, in the currency of the config's per-1000-token prices."""
+    return (
+        counter.prompt_tokens / 1000 * float(config.get("price_per_1k_prompt_tokens") or 0.0)
+        + counter.completion_tokens / 1000 * float(config.get("price_per_1k_completion_tokens") or 0.0)
+    )
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    key: int
+    index: int
+    generation: Generation
+    attempts: int  # HTTP requests sent for this sample, retries included
+
+
+class _Stopped(Exception):
+    """The batch is being abandoned (another sample raised); this sample is not delivered."""
+
+
+class HttpBackend:
+    """Backend (judges.llm.backend) over an OpenAI-compatible chat-completions endpoint.
+
+    CONFIG is the judge's validated config (model, base_url, api_key, api_key_env, concurrency, timeout,
+    max_retries, prices); COUNTER, when given, receives the tokens the server reports and one request per
+    HTTP request sent (retries included). Waits between retries are BACKOFF_BASE * 2**attempt seconds,
+    capped at BACKOFF_MAX, times a random factor in [0.5, 1]; a Retry-After header is honoured up to
+    RETRY_AFTER_MAX seconds.
+    """
+
+    def __init__(
+        self,
+        config: dict,
+        counter: TokenCount | None = None,
+        *,
+        backoff_base: float = 1.0,
+        backoff_max: float = 30.0,
+        retry_after_max: float = 60.0,
+    ) -> None:
+        self.model = str(config.get("model") or "").strip()
+        self.base_url = str(config.get("base_url") or "").strip().rstrip("/")
+        self.concurrency = int(config.get("concurrency", 4))
+        self.timeout = float(config.get("timeout", 60.0))
+        self.max_retries = int(config.get("max_retries", 5))
+        self.counter = counter if counter is not None else TokenCount()
+        self.backoff_base = backoff_base
+        self.backoff_max = backoff_max
+        self.retry_after_max = retry_after_max
+        self.key_env = str(config.get("api_key_env") or "OPENAI_API_KEY")
+        # Kept private and out of __repr__; read from the environment only when the config has none.
+        self._api_key = str(config.get("api_key") or "") or os.environ.get(self.key_env, "")
+        if not self.model:
+            raise JudgeConfigError("llm: model must name the model the server serves (e.g. its /v1/models id)")
+        if not self.base_url.startswith(("http://", "https://")):
+            raise JudgeConfigError(
+                f"llm: base_url must be an http(s) URL such as http://127.0.0.1:8000/v1, "
+                f"not {self._redact(self.base_url)!r}"
+            )
+        if self.concurrency < 1:
+            raise JudgeConfigError(f"llm: concurrency must be at least 1, not {self.concurrency}")
+        if self.timeout <= 0:
+            raise JudgeConfigError(f"llm: timeout must be a positive number of seconds, not {self.timeout}")
+        if self.max_retries < 0:
+            raise JudgeConfigError(f"llm: max_retries must be 0 or more, not {self.max_retries}")
+        self.url = f"{self.base_url}/chat/completions"
+        try:
+            host = httpx.URL(self.url).host
+        except httpx.InvalidURL:
+            host = ""
+        if not host:
+            raise JudgeConfigError(f"llm: base_url {self._redact(self.base_url)!r} names no host")
+
+    def __repr__(self) -> str:
+        return f"HttpBackend(model={self.model!r}, url={self._redact(self.url)!r})"
+
+    def generate(self, requests: list[Request], decoding: Decoding, on_sample: OnSample) -> None:
+        """Generate every missing sample of REQUESTS, calling ON_SAMPLE on this thread as each one finishes.
+
+        Samples arrive in completion order, not request order. Raises JudgeConfigError for a refused key,
+        an unknown model or URL, or beam search; an exception raised by ON_SAMPLE stops the batch (pending
+        requests are dropped) and propagates unchanged.
+        """
+        self._check_decoding(decoding)
+        jobs = [(request, index) for request in requests for index in request.sample_indices]
+        if not jobs:
+            return
+        headers = {"User-Agent": "concord-llm-judge"}
+        if self._api_key:
+            headers["Authorization"] = f"Bearer {self._api_key}"
+        stop = threading.Event()
+        client = httpx.Client(
+            headers=headers,
+            timeout=httpx.Timeout(self.timeout),
+            limits=httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency),
+        )
+        executor = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix="llm-http")
+        try:
+            pending = {
+                executor.submit(self._sample, client, stop, request, index, decoding) for request, index in jobs
+            }
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    outcome = future.result()  # re-raises a worker's JudgeConfigError here
+                    self._count(outcome)
+                    on_sample(outcome.key, outcome.index, outcome.generation)
+        finally:
+            # On the way out after an exception: wake the workers from their backoff sleeps, drop what
+            # has not started, and let in-flight requests end (each bounded by the timeout).
+            stop.set()
+            executor.shutdown(wait=True, cancel_futures=True)
+            client.close()
+
+    # --- one sample ---
+
+    def _sample(
+        self, client: httpx.Client, stop: threading.Event, request: Request, index: int, decoding: Decoding
+    ) -> _Outcome:
+        body = self._body(request.messages, decoding, index)
+        started = time.monotonic()
+        reason = ""
+        for attempt in range(self.max_retries + 1):
+            if stop.is_set():
+                raise _Stopped()
+            retry_after = None
+            try:
+                response = client.post(self.url, json=body)
+            except httpx.TimeoutException:
+                reason = f"no answer within the timeout of {self.timeout:g} s"
+            except httpx.TransportError as exc:
+                reason = f"connection error: {self._redact(str(exc) or type(exc).__name__)}"
+            except httpx.RequestError as exc:  # an undecodable response, a redirect loop: no retry mends them
+                error = f"request failed: {self._redact(str(exc) or type(exc).__name__)}"
+                return self._failed(request, index, started, error, attempts=attempt + 1)
+            else:
+                status = response.status_code
+                if 200 <= status < 300:
+                    generation = self._parse(response, time.monotonic() - started)
+                    return _Outcome(request.key, index, generation, attempt + 1)
+                if status in (401, 403):
+                    raise JudgeConfigError(
+                        f"llm: {self._redact(self.url)} refused the API key (HTTP {status}); set api_key in the "
+                        f"judge's config or the {self.key_env} environment variable to a valid key. "
+                        f"Server said: {self._excerpt(response.text)}"
+                    )
+                if status == 404:
+                    raise JudgeConfigError(
+                        f"llm: {self._redact(self.url)} answered 404 Not Found: the model {self.model!r} or "
+                        f"the URL does not exist there (base_url usually ends in /v1). "
+                        f"Server said: {self._excerpt(response.text)}"
+                    )
+                if status not in _RETRY_STATUSES:
+                    error = f"HTTP {status}: {self._excerpt(response.text)}"
+                    return self._failed(request, index, started, error, attempts=attempt + 1)
+                reason = f"HTTP {status}: {self._excerpt(response.text)}"
+                retry_after = self._retry_after(response.headers.get("Retry-After"))
+            if attempt == self.max_retries:
+                break
+            delay = self._delay(attempt, retry_after)
+            logger.info(
+                "llm: %s for item %s sample %s (attempt %d of %d); retrying in %.2f s",
+                reason, request.key, index, attempt + 1, self.max_retries + 1, delay,
+            )
+            stop.wait(delay)
+        error = f"gave up after {self.max_retries + 1} attempt(s): {reason}"
+        logger.warning("llm: item %s sample %s %s", request.key, index, error)
+        return self._failed(request, index, started, error, attempts=self.max_retries + 1)
+
+    def _body(self, messages: list[Message], decoding: Decoding, index: int) -> dict:
+        # Messages go out as they came: image_url parts from the VLM grader pass through untouched.
+        body = {
+            "model": self.model,
+            "messages": messages,
+            "max_tokens": decoding.max_new_tokens,
+            "n": 1,
+            "seed": decoding.seed + index,
+        }
+        if decoding.strategy == "greedy":
+            body.update(temperature=0.0, top_p=1.0)
+        else:
+            body.update(temperature=decoding.temperature, top_p=decoding.top_p)
+            if decoding.top_k > 0:
+                body["top_k"] = decoding.top_k  # not OpenAI's, but vLLM, llama.cpp and TGI accept it
+        return body
+
+    def _parse(self, response: httpx.Response, seconds: float) -> Generation:
+        def malformed(what: str) -> Generation:
+            error = f"malformed response ({what}): {self._excerpt(response.text)}"
+            return Generation(text="", seconds=seconds, error=error)
+
+        try:
+            data = response.json()
+        except ValueError:
+            return malformed("not JSON")
+        choices = data.get("choices") if isinstance(data, dict) else None
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            return malformed("no choices")
+        message = choices[0].get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, str):
+            return malformed("message content is not a string")
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        return Generation(
+            text=content,
+            prompt_tokens=_count_or_none(usage.get("prompt_tokens")),
+            completion_tokens=_count_or_none(usage.get("completion_tokens")),
+            seconds=seconds,
+        )
+
+    def _failed(self, request: Request, index: int, started: float, error: str, attempts: int) -> _Outcome:
+        generation = Generation(text="", seconds=time.monotonic() - started, error=error)
+        return _Outcome(request.key, index, generation, attempts)
+
+    # --- helpers ---
+
+    def _check_decoding(self, decoding: Decoding) -> None:
+        if decoding.strategy == "beam":
+            raise JudgeConfigError(
+                "llm: beam search is not part of the OpenAI chat-completions protocol; use strategy "
+                "'greedy' or 'sample' with this backend, or the transformers backend for beam search"
+            )
+        if decoding.strategy not in ("greedy", "sample"):
+            raise JudgeConfigError(f"llm: unknown decoding strategy {decoding.strategy!r}; use 'greedy' or 'sample'")
+
+    def _count(self, outcome: _Outcome) -> None:
+        generation = outcome.generation
+        self.counter.requests += outcome.attempts
+        self.counter.prompt_tokens += generation.prompt_tokens or 0
+        self.counter.completion_tokens += generation.completion_tokens or 0
+        if generation.error:
+            self.counter.errors.append(generation.error)
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(retry_after, self.retry_after_max)
+        # Jitter spreads the retries of concurrent workers that failed together (a shared rate limit).
+        return min(self.backoff_max, self.backoff_base * 2**attempt) * random.uniform(0.5, 1.0)
+
+    @staticmethod
+    def _retry_after(value: str | None) -> float | None:
+        """Seconds from a Retry-After header: delta-seconds or an HTTP date (RFC 9110 §10.2.3)."""
+        if not value:
+            return None
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            pass
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        return max(0.0, when.timestamp() - time.time())
+
+    def _excerpt(self, text: str) -> str:
+        # Redact before cutting: a cut through the key would leave its first characters behind.
+        text = " ".join(self._redact(text).split())
+        if len(text) > EXCERPT_CHARS:
+            text = text[:EXCERPT_CHARS] + "…"
+        return repr(text) if text else "(empty body)"
+
+    def _redact(self, text: str) -> str:
+        return redact(text, self._api_key)
+
+
+def _count_or_none(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None

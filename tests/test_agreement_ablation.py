@@ -1,0 +1,61 @@
+"""The LLM judges' ablation table: configurations compared on the same items, as agreement and as cost."""
+
+import pytest
+
+from agreement.report import agreement_report_build
+from agreement.report_ablation import ablation_build
+from agreement.selectors import HumanLabels, JudgeLabels, LlmJudgeCost
+from judges.models import Judge, LLMSample, ModelJudgment
+
+
+def cost(name, **config):
+    return LlmJudgeCost(name=name, config=config, samples=9, seconds=4.5, prompt_tokens=800, completion_tokens=100,
+                        run_seconds=6.0)
+
+
+def test_rows_cover_only_the_items_every_llm_judge_was_asked_about():
+    humans = HumanLabels(item_label={1: "yes", 2: "no", 3: "yes", 4: "no", 5: "yes"})
+    cot = JudgeLabels(name="cot", family="llm", labels={1: "yes", 2: "no", 3: "no"}, failed={4})
+    direct = JudgeLabels(name="direct", family="llm", labels={1: "yes", 2: "yes", 3: "yes", 4: "no", 5: "yes"})
+    em = JudgeLabels(name="em", family="em", labels={1: "no"})
+    block = ablation_build(judges=[cot, direct, em], humans=humans,
+                           costs=[cost("cot", cot=True, n=3, api_key="***"), cost("direct", cot=False, n=1)])
+    assert block["items"] == 4  # item 5: the cot judge never saw it; em is not an LLM judge
+    assert block["settings"] == ["cot", "n"]
+    by_judge = {row["judge"]: row for row in block["rows"]}
+    assert set(by_judge) == {"cot", "direct"}
+    cot_row = by_judge["cot"]
+    assert (cot_row["n"], cot_row["failed"], cot_row["accuracy"]) == (4, 1, 0.5)  # 2 of 4 agree; the failure counts
+    assert cot_row["cohen_kappa"] == pytest.approx(0.4)  # over items 1-3: yes/no/yes vs yes/no/no
+    assert cot_row["settings"] == {"cot": True, "n": 3}
+    direct_row = by_judge["direct"]
+    assert (direct_row["failed"], direct_row["accuracy"]) == (0, 0.75)
+    # Cost per item asked: 9 samples, 4.5 s and 900 tokens over the judge's items (cot: 3 labels + 1 failure).
+    assert cot_row["seconds_per_item"] == pytest.approx(4.5 / 4) and cot_row["tokens_per_item"] == pytest.approx(225)
+    assert direct_row["items_per_second"] == pytest.approx(5 / 4.5)
+    assert ablation_build(judges=[em], humans=humans, costs=[]) is None
+
+
+@pytest.mark.django_db
+def test_report_and_page_show_the_ablation(qa_campaign, researcher, client):
+    from annotate.models import HumanJudgment, JudgmentKind, Unit
+
+    items = list(qa_campaign.items.order_by("id"))
+    for item, label in zip(items, ["yes", "no", "yes", "no", "yes", "no"]):
+        unit = Unit.objects.get(item=item)
+        HumanJudgment.objects.create(unit=unit, annotator=researcher, kind=JudgmentKind.ADJUDICATION, label=label,
+                                     value={}, is_current=True)
+    for name, config, labels in [("smol-cot", {"cot": True, "n": 3, "api_key": "sk-x"}, "yyyyyy"),
+                                 ("smol-direct", {"cot": False, "n": 1}, "ynynyn")]:
+        judge = Judge.objects.create(campaign=qa_campaign, name=name, family="llm", config=config, config_hash=name)
+        for item, letter in zip(items, labels):
+            ModelJudgment.objects.create(judge=judge, item=item, label={"y": "yes", "n": "no"}[letter], score=1.0)
+            LLMSample.objects.create(judge=judge, item=item, index=0, text="…", prompt_tokens=100,
+                                     completion_tokens=10, seconds=0.5)
+    block = agreement_report_build(campaign=qa_campaign)["ablation"]
+    rows = {row["judge"]: row for row in block["rows"]}
+    assert block["items"] == 6 and rows["smol-direct"]["cohen_kappa"] == pytest.approx(1.0)
+    assert rows["smol-cot"]["accuracy"] == pytest.approx(0.5) and rows["smol-cot"]["seconds_per_item"] == 0.5
+    client.force_login(researcher)
+    page = client.get("/campaigns/qa/report/").content.decode()
+    assert 'id="ablation"' in page and "smol-direct" in page and "sk-x" not in page

@@ -1,0 +1,313 @@
+"""The OpenAI-compatible HTTP backend against a real local chat-completions server (tests/llm_server.py)."""
+
+import logging
+import socket
+import threading
+import time
+import traceback
+
+import pytest
+
+from judges.errors import JudgeConfigError
+from judges.llm.backend import Decoding, Generation, Request, TokenCount
+from judges.llm.http_backend import HttpBackend, cost, redact
+from tests.llm_server import answer, chat_server, error, raw, slow
+
+KEY = "sk-test-SECRET-0123456789abcdef"
+KEY_ENV = "CONCORD_TEST_LLM_KEY"
+SAMPLE = Decoding(strategy="sample", temperature=0.8, top_k=0, top_p=0.9, max_new_tokens=32, seed=10)
+
+
+@pytest.fixture
+def server():
+    with chat_server() as running:
+        yield running
+
+
+def make_config(server, **overrides) -> dict:
+    config = {
+        "model": "judge-model",
+        "base_url": server.base_url,
+        "api_key": KEY,
+        "api_key_env": KEY_ENV,
+        "concurrency": 4,
+        "timeout": 2.0,
+        "max_retries": 3,
+        "price_per_1k_prompt_tokens": 0.5,
+        "price_per_1k_completion_tokens": 1.5,
+    }
+    return config | overrides
+
+
+def make_backend(config: dict, counter: TokenCount | None = None, **kwargs) -> HttpBackend:
+    kwargs = {"backoff_base": 0.01, "backoff_max": 0.05, "retry_after_max": 5.0} | kwargs
+    return HttpBackend(config, counter, **kwargs)
+
+
+def item(key: int, *indices: int) -> Request:
+    messages = [{"role": "system", "content": "You judge answers."}, {"role": "user", "content": f"question {key}"}]
+    return Request(key=key, messages=messages, sample_indices=indices or (0,))
+
+
+def generate(backend: HttpBackend, requests: list[Request], decoding: Decoding = SAMPLE) -> dict:
+    """(key, index) -> Generation, checking that every sample arrives once, on the calling thread."""
+    samples: dict[tuple[int, int], Generation] = {}
+    caller = threading.get_ident()
+
+    def on_sample(key: int, index: int, generation: Generation) -> None:
+        assert threading.get_ident() == caller
+        assert (key, index) not in samples
+        samples[(key, index)] = generation
+
+    backend.generate(requests, decoding, on_sample)
+    return samples
+
+
+# --- successful generation ---
+
+
+def test_every_sample_returns_to_its_item_within_the_concurrency_limit(server):
+    server.script(*[answer(delay=0.05) for _ in range(12)])
+    counter = TokenCount()
+    config = make_config(server, concurrency=3)
+    samples = generate(make_backend(config, counter), [item(key, 0, 1, 2) for key in range(1, 5)])
+
+    assert sorted(samples) == [(key, index) for key in range(1, 5) for index in range(3)]
+    for (key, index), generation in samples.items():
+        assert generation.error == ""
+        assert generation.text == f"echo: question {key} | seed={10 + index} | model=judge-model"
+        assert generation.prompt_tokens == 5 and generation.completion_tokens == 7
+        assert generation.seconds >= 0.05
+    assert 2 <= server.max_in_flight <= 3
+    assert counter.requests == 12 and counter.errors == []
+    assert counter.prompt_tokens == 12 * 5 and counter.completion_tokens == 12 * 7
+    assert cost(counter, config) == pytest.approx(60 / 1000 * 0.5 + 84 / 1000 * 1.5)
+
+
+def test_body_carries_model_decoding_and_seed_plus_index(server):
+    decoding = Decoding(strategy="sample", temperature=0.7, top_k=40, top_p=0.95, max_new_tokens=64, seed=100)
+    generate(make_backend(make_config(server)), [item(1, 2, 5)], decoding)
+
+    bodies = sorted(server.bodies(), key=lambda body: body["seed"])
+    assert [body["seed"] for body in bodies] == [102, 105]
+    for body in bodies:
+        assert body["model"] == "judge-model"
+        assert body["n"] == 1 and body["max_tokens"] == 64
+        assert body["temperature"] == 0.7 and body["top_p"] == 0.95 and body["top_k"] == 40
+        assert body["messages"] == item(1).messages
+    assert {r.path for r in server.requests} == {"/v1/chat/completions"}
+    assert {r.headers["Authorization"] for r in server.requests} == {f"Bearer {KEY}"}
+
+
+def test_greedy_sends_temperature_zero_and_no_top_k(server):
+    decoding = Decoding(strategy="greedy", temperature=0.7, top_k=40, seed=3)
+    generate(make_backend(make_config(server)), [item(1)], decoding)
+
+    (body,) = server.bodies()
+    assert body["temperature"] == 0 and "top_k" not in body and body["seed"] == 3
+
+
+def test_beam_search_is_refused_before_any_request(server):
+    with pytest.raises(JudgeConfigError, match="beam search is not part of the OpenAI chat-completions protocol"):
+        generate(make_backend(make_config(server)), [item(1)], Decoding(strategy="beam"))
+    assert server.requests == []
+
+
+def test_image_parts_pass_through_unchanged(server):
+    content = [
+        {"type": "text", "text": "Is this caption right?"},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo=", "detail": "low"}},
+    ]
+    request = Request(key=7, messages=[{"role": "user", "content": content}], sample_indices=(0,))
+    samples = generate(make_backend(make_config(server)), [request])
+
+    assert server.bodies()[0]["messages"] == [{"role": "user", "content": content}]
+    assert samples[(7, 0)].text.startswith("echo: Is this caption right?")
+
+
+# --- retries ---
+
+
+def test_429_and_500_are_retried_then_succeed_honouring_retry_after(server, caplog):
+    caplog.set_level(logging.INFO, logger="judges.llm.http_backend")
+    server.script(error(429, retry_after="1"), error(500), when="question 1")
+    counter = TokenCount()
+    started = time.monotonic()
+    samples = generate(make_backend(make_config(server), counter), [item(1), item(2)])
+
+    assert time.monotonic() - started >= 0.9  # the backoff alone is 0.05 s at most: Retry-After was waited
+    assert samples[(1, 0)].text == "echo: question 1 | seed=10 | model=judge-model"
+    assert samples[(1, 0)].error == "" and samples[(2, 0)].error == ""
+    assert counter.requests == 4 and counter.errors == []
+    retries = [r.getMessage() for r in caplog.records if "retrying" in r.getMessage()]
+    assert len(retries) == 2 and "HTTP 429" in retries[0] and "HTTP 500" in retries[1]
+
+
+def test_exhausted_retries_become_a_sample_error_not_an_exception(server, caplog):
+    caplog.set_level(logging.INFO, logger="judges.llm.http_backend")
+    server.script(*[error(503, retry_after="3600") for _ in range(3)], when="question 1")
+    counter = TokenCount()
+    started = time.monotonic()
+    backend = make_backend(make_config(server, max_retries=2), counter, retry_after_max=0.05)
+    samples = generate(backend, [item(1), item(2)])
+
+    assert time.monotonic() - started < 2  # Retry-After: 3600 was capped
+    failed = samples[(1, 0)]
+    assert failed.text == "" and failed.prompt_tokens is None
+    assert failed.error.startswith("gave up after 3 attempt(s): HTTP 503:")
+    assert "scripted 503" in failed.error
+    assert samples[(2, 0)].error == ""
+    assert counter.requests == 4 and counter.errors == [failed.error]
+    assert any(r.levelno == logging.WARNING and "gave up" in r.getMessage() for r in caplog.records)
+
+
+def test_timeout_is_retried_then_reported(server):
+    server.script(slow(1.0), when="question 1")
+    server.script(slow(1.0), slow(1.0), when="question 2")
+    config = make_config(server, timeout=0.3, max_retries=1)
+    samples = generate(make_backend(config), [item(1), item(2)])
+
+    assert samples[(1, 0)].text == "echo: question 1 | seed=10 | model=judge-model"
+    assert samples[(2, 0)].error == "gave up after 2 attempt(s): no answer within the timeout of 0.3 s"
+    assert len(server.requests) == 4
+
+
+def test_connection_refused_is_retried_then_reported():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    config = {"model": "m", "base_url": f"http://127.0.0.1:{port}/v1", "api_key": KEY, "max_retries": 2}
+    counter = TokenCount()
+    samples = generate(make_backend(config, counter), [item(1)])
+
+    assert samples[(1, 0)].error.startswith("gave up after 3 attempt(s): connection error:")
+    assert counter.requests == 3
+
+
+# --- malformed and refused responses ---
+
+
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        (raw("<html>502 Bad Gateway</html>"), "malformed response (not JSON): '<html>502 Bad Gateway</html>'"),
+        (raw('{"id": "chatcmpl-1", "object": "chat.completion"}'), "malformed response (no choices): "),
+        (raw('{"choices": [{"message": {"content": null}}]}'), "malformed response (message content is not a string)"),
+        (error(400, body="maximum context length is 2048 tokens"), "HTTP 400: 'maximum context length is 2048"),
+    ],
+)
+def test_malformed_or_refused_body_is_a_sample_error_with_an_excerpt(server, reply, expected):
+    server.script(reply)
+    samples = generate(make_backend(make_config(server)), [item(1)])
+
+    assert samples[(1, 0)].text == ""
+    assert samples[(1, 0)].error.startswith(expected)
+    assert len(server.requests) == 1  # none of these is retried
+
+
+def test_long_body_is_cut_to_a_short_excerpt(server):
+    server.script(raw("x" * 5000))
+    samples = generate(make_backend(make_config(server)), [item(1)])
+    assert "xxxx" in samples[(1, 0)].error and len(samples[(1, 0)].error) < 300
+
+
+def test_missing_usage_leaves_tokens_unknown(server):
+    server.script(answer(usage=False))
+    counter = TokenCount()
+    samples = generate(make_backend(make_config(server), counter), [item(1)])
+
+    assert samples[(1, 0)].text.startswith("echo: question 1")
+    assert samples[(1, 0)].prompt_tokens is None and samples[(1, 0)].completion_tokens is None
+    assert (counter.prompt_tokens, counter.completion_tokens, counter.requests) == (0, 0, 1)
+
+
+@pytest.mark.parametrize("status", [401, 403])
+def test_refused_key_raises_a_config_error_without_the_key(server, caplog, status):
+    caplog.set_level(logging.DEBUG)
+    # OpenAI-style servers quote the key they refused: the message must not carry it on.
+    server.script(*[error(status, body=f"Incorrect API key provided: {KEY}") for _ in range(3)])
+    with pytest.raises(JudgeConfigError) as raised:
+        generate(make_backend(make_config(server)), [item(1), item(2), item(3)])
+
+    message = str(raised.value)
+    assert f"refused the API key (HTTP {status})" in message and KEY_ENV in message
+    assert "Incorrect API key provided: ***" in message
+    assert KEY not in "".join(traceback.format_exception(raised.value))
+    assert KEY not in caplog.text
+
+
+def test_unknown_url_or_model_raises_a_config_error(server):
+    with pytest.raises(JudgeConfigError, match="answered 404 Not Found: the model 'judge-model' or the URL"):
+        generate(make_backend(make_config(server, base_url=server.base_url + "/wrong")), [item(1)])
+
+
+def test_on_sample_exception_stops_the_batch(server):
+    server.script(*[answer(delay=0.02) for _ in range(20)])
+
+    def on_sample(key, index, generation):
+        raise RuntimeError("run cancelled")
+
+    backend = make_backend(make_config(server, concurrency=1))
+    with pytest.raises(RuntimeError, match="run cancelled"):
+        backend.generate([item(key) for key in range(20)], SAMPLE, on_sample)
+    assert len(server.requests) <= 3
+
+
+def test_invalid_config_is_refused():
+    with pytest.raises(JudgeConfigError, match="base_url must be an http"):
+        HttpBackend({"model": "m", "base_url": "127.0.0.1:8000/v1"})
+    with pytest.raises(JudgeConfigError, match="names no host"):
+        HttpBackend({"model": "m", "base_url": "http://:8000/v1"})
+    with pytest.raises(JudgeConfigError, match="concurrency must be at least 1"):
+        HttpBackend({"model": "m", "base_url": "http://127.0.0.1:8000/v1", "concurrency": 0})
+
+
+# --- the key ---
+
+
+def test_key_is_read_from_the_environment_when_config_has_none(server, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, "sk-from-env")
+    generate(make_backend(make_config(server, api_key="")), [item(1)])
+    generate(make_backend(make_config(server)), [item(2)])  # the config's key wins over the environment
+    monkeypatch.delenv(KEY_ENV)
+    generate(make_backend(make_config(server, api_key="")), [item(3)])  # a local server needs none
+
+    headers = [r.headers for r in server.requests]
+    assert headers[0]["Authorization"] == "Bearer sk-from-env"
+    assert headers[1]["Authorization"] == f"Bearer {KEY}"
+    assert "Authorization" not in headers[2]
+
+
+@pytest.mark.parametrize("from_env", [False, True])
+def test_key_never_leaks_into_errors_logs_or_repr(server, caplog, monkeypatch, from_env):
+    caplog.set_level(logging.DEBUG)  # httpx and httpcore debug logging included
+    if from_env:
+        monkeypatch.setenv(KEY_ENV, KEY)
+    config = make_config(server, api_key="" if from_env else KEY, max_retries=1)
+    # A server that echoes the Authorization header back in every kind of failure body.
+    server.script(*[error(500, echo_authorization=True) for _ in range(2)], when="question 1")
+    server.script(raw("not json", echo_authorization=True), when="question 2")
+    server.script(raw('{"choices": []}', echo_authorization=True), when="question 3")
+    server.script(error(400, body=f"bad key {KEY}"), when="question 4")
+    counter = TokenCount()
+    backend = make_backend(config, counter)
+    samples = generate(backend, [item(1), item(2), item(3), item(4)])
+
+    assert server.requests[0].headers["Authorization"] == f"Bearer {KEY}"
+    errors = [generation.error for generation in samples.values()]
+    assert all(errors) and all("***" in e for e in errors)
+    texts = errors + counter.errors + [repr(backend), caplog.text] + [r.getMessage() for r in caplog.records]
+    assert not [text for text in texts if KEY in text]
+
+
+def test_redact_replaces_the_key_and_bearer_tokens():
+    assert redact(f"key={KEY}; again {KEY}", KEY) == "key=***; again ***"
+    assert redact("Authorization: Bearer sk-other-token", KEY) == "Authorization: Bearer ***"
+    assert redact("nothing secret", "") == "nothing secret"
+
+
+def test_cost_uses_the_config_prices_per_thousand_tokens():
+    counter = TokenCount(prompt_tokens=2000, completion_tokens=500)
+    prices = {"price_per_1k_prompt_tokens": 0.5, "price_per_1k_completion_tokens": 1.5}
+    assert cost(counter, prices) == pytest.approx(1.75)
+    assert cost(counter, {}) == 0.0
