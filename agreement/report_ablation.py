@@ -45,5 +45,12 @@ def ablation_build(*, judges: list[JudgeLabels], humans: HumanLabels, costs: lis
             "run_seconds": cost.run_seconds,
             "tokens_per_item": (cost.prompt_tokens + cost.completion_tokens) / n_asked if n_asked else None,
         })
-    return {"items": len(items), "settings": [key for key in SETTINGS if any(key in r["settings"] for r in rows)],
-            "rows": rows}
+    return {"items": len(items), "settings": _varied(rows), "rows": rows}
+
+
+def _varied(rows: list[dict]) -> list[str]:
+    """The settings that tell the rows apart (all of them for a single judge): the table's columns."""
+    present = [key for key in SETTINGS if any(key in row["settings"] for row in rows)]
+    if len(rows) < 2:
+        return present
+    return [key for key in present if len({repr(row["settings"].get(key)) for row in rows}) > 1]

@@ -19,15 +19,16 @@ def test_rows_cover_only_the_items_every_llm_judge_was_asked_about():
     direct = JudgeLabels(name="direct", family="llm", labels={1: "yes", 2: "yes", 3: "yes", 4: "no", 5: "yes"})
     em = JudgeLabels(name="em", family="em", labels={1: "no"})
     block = ablation_build(judges=[cot, direct, em], humans=humans,
-                           costs=[cost("cot", cot=True, n=3, api_key="***"), cost("direct", cot=False, n=1)])
+                           costs=[cost("cot", cot=True, n=3, api_key="***", model="m"),
+                                  cost("direct", cot=False, n=1, model="m")])
     assert block["items"] == 4  # item 5: the cot judge never saw it; em is not an LLM judge
-    assert block["settings"] == ["cot", "n"]
+    assert block["settings"] == ["cot", "n"]  # the settings that differ between the judges
     by_judge = {row["judge"]: row for row in block["rows"]}
     assert set(by_judge) == {"cot", "direct"}
     cot_row = by_judge["cot"]
     assert (cot_row["n"], cot_row["failed"], cot_row["accuracy"]) == (4, 1, 0.5)  # 2 of 4 agree; the failure counts
     assert cot_row["cohen_kappa"] == pytest.approx(0.4)  # over items 1-3: yes/no/yes vs yes/no/no
-    assert cot_row["settings"] == {"cot": True, "n": 3}
+    assert cot_row["settings"] == {"model": "m", "cot": True, "n": 3}
     direct_row = by_judge["direct"]
     assert (direct_row["failed"], direct_row["accuracy"]) == (0, 0.75)
     # Cost per item asked: 9 samples, 4.5 s and 900 tokens over the judge's items (cot: 3 labels + 1 failure).
