@@ -1,6 +1,7 @@
 """The registry of judge families: name -> family. Adding a family = a module and one line here."""
 
 from judges.errors import JudgeConfigError
+from judges.families.autoais import AutoAIS
 from judges.families.base import ItemInput, JudgeFamily, Verdict
 from judges.families.bm25 import BM25
 from judges.families.cross_encoder import CrossEncoder
@@ -19,6 +20,7 @@ FAMILIES: dict[str, JudgeFamily] = {
         Dense(),
         MonoT5(),
         CrossEncoder(),
+        AutoAIS(),
         LLMJudge(),
     )
 }

@@ -1,0 +1,161 @@
+"""AutoAIS: does the evidence passage entail the answer? An NLI model's probability of entailment.
+
+Premise = the item's passage (`Item.data["passage"]`); hypothesis = `template` filled with the question (the
+topic's text) and the answer (the item's text); by default "the answer to the question '<q>' is '<a>'".
+The score is P(entailment):
+- seq2seq NLI models (T5 NLI checkpoints such as google/t5_xxl_true_nli_mixture): the probability of
+  force-decoding `positive_label` (default "1") after `seq2seq_prompt`, over the whole vocabulary;
+- sequence-classification NLI models: the softmax probability of the entailment class, its index read
+  from the model's id2label (the label whose name starts with "entail", or `positive_label` by name).
+The label is "yes" (attributable) when the score reaches `threshold` (default 0.5).
+
+Passages longer than the model's input: `long_passages` "truncate" (the passage's tail is cut) or "window"
+(the passage in overlapping windows, the score is the best window's). Each verdict's raw text says which,
+with the token counts, so the report can say how much was cut.
+"""
+
+from judges.errors import JudgeConfigError
+from judges.families.base import ItemInput, JudgeFamily, Option, Verdict
+from judges.families.hf import check_model_config, model_cached, model_options, torch_device
+
+TEMPLATE = "the answer to the question '{question}' is '{answer}'"
+SEQ2SEQ_PROMPT = "premise: {premise} hypothesis: {hypothesis}"
+KINDS = ("auto", "seq2seq", "classification")
+LONG_PASSAGES = ("truncate", "window")
+
+
+def _load(model: str, device: str):
+    from transformers import AutoConfig, AutoModelForSeq2SeqLM, AutoModelForSequenceClassification, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(model, local_files_only=True)
+    seq2seq = bool(getattr(AutoConfig.from_pretrained(model, local_files_only=True), "is_encoder_decoder", False))
+    loader = AutoModelForSeq2SeqLM if seq2seq else AutoModelForSequenceClassification
+    network = loader.from_pretrained(model, local_files_only=True).to(device).eval()
+    return tokenizer, network, seq2seq
+
+
+class AutoAIS(JudgeFamily):
+    name = "autoais"
+    description = "AutoAIS: P(the passage entails the answer) from an NLI model; attributable at the threshold."
+    options = {
+        **model_options(default_model="google/t5_xxl_true_nli_mixture", batch_size=8, max_length=512),
+        "kind": Option((str,), "auto", "auto (from the checkpoint), seq2seq or classification."),
+        "template": Option((str,), TEMPLATE, "The hypothesis, from {question} and {answer}."),
+        "seq2seq_prompt": Option((str,), SEQ2SEQ_PROMPT, "seq2seq models: the input, from {premise} and {hypothesis}."),
+        "positive_label": Option((str, int), "", "The entailment label: seq2seq, the text decoded (default \"1\"); "
+                                                "classification, its name or index (default: the label named entail*)."),
+        "threshold": Option((int, float), 0.5, "P(entailment) at or above which the answer is attributable."),
+        "long_passages": Option((str,), "truncate", "truncate (cut the passage's tail) or window (best window)."),
+        "window_stride": Option((int,), 128, "window: tokens between the starts of two windows."),
+    }
+
+    def check_config(self, config: dict) -> None:
+        check_model_config(self.name, config)
+        if config["kind"] not in KINDS:
+            raise JudgeConfigError(f"{self.name}: kind must be auto, seq2seq or classification, not {config['kind']!r}")
+        if config["long_passages"] not in LONG_PASSAGES:
+            raise JudgeConfigError(f"{self.name}: long_passages must be truncate or window, "
+                                   f"not {config['long_passages']!r}")
+        if not 0.0 <= config["threshold"] <= 1.0:
+            raise JudgeConfigError(f"{self.name}: threshold must be between 0 and 1, not {config['threshold']}")
+        if config["window_stride"] < 1:
+            raise JudgeConfigError(f"{self.name}: window_stride must be at least 1 token, not {config['window_stride']}")
+        for key, fields in (("template", ("question", "answer")), ("seq2seq_prompt", ("premise", "hypothesis"))):
+            try:
+                config[key].format(**{field: "" for field in fields})
+            except (KeyError, IndexError, ValueError) as exc:
+                raise JudgeConfigError(f"{self.name}: {key} may use only {{{'}, {'.join(fields)}}} "
+                                       f"({type(exc).__name__}: {exc})") from None
+
+    def judge_batch(self, items: list[ItemInput], config: dict) -> list[Verdict]:
+        device = torch_device(self.name, config["device"])
+        tokenizer, network, seq2seq = model_cached(self.name, config["model"], device, _load)
+        if config["kind"] != "auto" and (config["kind"] == "seq2seq") != seq2seq:
+            found = "a seq2seq" if seq2seq else "a sequence-classification"
+            raise JudgeConfigError(f"{self.name}: kind is {config['kind']} but {config['model']!r} is {found} model")
+        verdicts: dict[int, Verdict] = {}
+        pairs: list[tuple[int, str, str]] = []  # (item index, premise piece, hypothesis)
+        notes: dict[int, str] = {}
+        for index, item in enumerate(items):
+            passage = item.data.get("passage") if isinstance(item.data, dict) else None
+            if not isinstance(passage, str) or not passage.strip():
+                verdicts[index] = Verdict.failure("no evidence passage for this item")
+                continue
+            hypothesis = config["template"].format(question=item.topic_text, answer=item.text)
+            pieces, notes[index] = self._premises(tokenizer, passage, hypothesis, config, seq2seq)
+            pairs += [(index, piece, hypothesis) for piece in pieces]
+        scores = self._scores(tokenizer, network, seq2seq, [(p, h) for _, p, h in pairs], config)
+        best: dict[int, float] = {}
+        for (index, _, _), score in zip(pairs, scores):
+            best[index] = max(score, best.get(index, 0.0))
+        for index, score in best.items():
+            label = "yes" if score >= config["threshold"] else "no"
+            verdicts[index] = Verdict(score=score, label=label, raw=f"P(entailment) {score:.4f}; {notes[index]}")
+        return [verdicts[index] for index in range(len(items))]
+
+    def _premises(self, tokenizer, passage: str, hypothesis: str, config: dict, seq2seq: bool) -> tuple[list[str], str]:
+        """The passage as one premise or as windows that fit beside the hypothesis, and a note saying which."""
+        passage_ids = tokenizer(passage, add_special_tokens=False).input_ids
+        if seq2seq:
+            frame = config["seq2seq_prompt"].format(premise="", hypothesis=hypothesis)
+            used = len(tokenizer(frame).input_ids)
+        else:
+            used = len(tokenizer("", hypothesis).input_ids)
+        room = max(1, config["max_length"] - used)
+        if len(passage_ids) <= room:
+            return [passage], f"passage {len(passage_ids)} tokens, whole"
+        if config["long_passages"] == "truncate":
+            return ([tokenizer.decode(passage_ids[:room], skip_special_tokens=True)],
+                    f"passage {len(passage_ids)} tokens, truncated to {room}")
+        stride = min(config["window_stride"], room)
+        starts = list(range(0, max(1, len(passage_ids) - room) + stride, stride))
+        starts = [start for start in starts if start < len(passage_ids)]
+        windows = [tokenizer.decode(passage_ids[start:start + room], skip_special_tokens=True) for start in starts]
+        return windows, f"passage {len(passage_ids)} tokens, {len(windows)} windows of {room}, best window"
+
+    def _scores(self, tokenizer, network, seq2seq: bool, pairs: list[tuple[str, str]], config: dict) -> list[float]:
+        import torch
+
+        size, scores = config["batch_size"], []
+        if seq2seq:
+            target = str(config["positive_label"]) if config["positive_label"] != "" else "1"
+            target_ids = tokenizer(target, add_special_tokens=False).input_ids
+            if not target_ids:
+                raise JudgeConfigError(f"{self.name}: positive_label {target!r} is no token of the model's vocabulary")
+        else:
+            index = self._entailment_index(network, config["positive_label"])
+        for first in range(0, len(pairs), size):
+            batch = pairs[first:first + size]
+            with torch.inference_mode():
+                if seq2seq:
+                    texts = [config["seq2seq_prompt"].format(premise=p, hypothesis=h) for p, h in batch]
+                    encoded = tokenizer(texts, padding=True, truncation=True, max_length=config["max_length"],
+                                        return_tensors="pt").to(network.device)
+                    labels = torch.tensor([target_ids] * len(batch), device=network.device)
+                    logits = network(**encoded, labels=labels).logits.float()
+                    log_probs = torch.log_softmax(logits, dim=-1).gather(2, labels.unsqueeze(-1)).squeeze(-1)
+                    scores += log_probs.sum(dim=1).exp().cpu().tolist()
+                else:
+                    encoded = tokenizer([p for p, _ in batch], [h for _, h in batch], padding=True,
+                                        truncation="only_first", max_length=config["max_length"],
+                                        return_tensors="pt").to(network.device)
+                    logits = network(**encoded).logits.float()
+                    scores += torch.softmax(logits, dim=-1)[:, index].cpu().tolist()
+        return scores
+
+    def _entailment_index(self, network, positive_label) -> int:
+        id2label = {int(i): str(name) for i, name in network.config.id2label.items()}
+        if isinstance(positive_label, int):
+            if positive_label not in id2label:
+                raise JudgeConfigError(f"{self.name}: positive_label {positive_label} is out of range; the model has "
+                                       f"{len(id2label)} labels")
+            return positive_label
+        if positive_label:
+            matches = [i for i, name in id2label.items() if name == positive_label]
+        else:
+            matches = [i for i, name in id2label.items() if name.lower().startswith("entail")]
+        if len(matches) != 1:
+            wanted = repr(positive_label) if positive_label else "a label named entail*"
+            raise JudgeConfigError(f"{self.name}: the model's labels ({', '.join(id2label.values())}) hold no single "
+                                   f"{wanted}; set positive_label to the entailment label's name or index")
+        return matches[0]

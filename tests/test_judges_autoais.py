@@ -1,0 +1,154 @@
+"""AutoAIS (family autoais): P(entailment) of "the answer to the question q is a" given the evidence passage.
+
+Tiny NLI models with random weights are built here (a T5 for the seq2seq path, a BERT with entailment /
+neutral / contradiction labels for the classification path), so the real loading and scoring code runs;
+each score is checked against the same model's forward pass computed by hand.
+"""
+
+import pytest
+
+from judges.errors import JudgeConfigError
+from judges.families import ItemInput, family_get
+from judges.models import ModelJudgment, RunStatus
+from judges.services import judge_run_start
+from tests.factories import CampaignFactory, ItemFactory, TopicFactory
+from tests.judges_support import eager  # noqa: F401 - fixture
+
+AUTOAIS = family_get("autoais")
+QUESTION = "who wrote pride and prejudice"
+PASSAGE = "pride and prejudice is a novel by jane austen published in 1813 ."
+WORDS = sorted(set((QUESTION + " " + PASSAGE + " the answer to question is ' premise : hypothesis 1 0 charles "
+                    "dickens long filler word").split()))
+
+
+def _tokenizer(*, t5: bool):
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
+    from transformers import PreTrainedTokenizerFast
+
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "</s>"]
+    vocab = {word: n for n, word in enumerate(dict.fromkeys(specials + WORDS))}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    tok.normalizer = normalizers.Lowercase()
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    if t5:
+        tok.post_processor = processors.TemplateProcessing(single="$A </s>", pair="$A </s> $B </s>",
+                                                           special_tokens=[("</s>", vocab["</s>"])])
+    else:
+        tok.post_processor = processors.TemplateProcessing(
+            single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+            special_tokens=[("[CLS]", vocab["[CLS]"]), ("[SEP]", vocab["[SEP]"])])
+    return PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]", eos_token="</s>",
+                                   cls_token="[CLS]", sep_token="[SEP]"), vocab
+
+
+@pytest.fixture(scope="module")
+def tiny_t5_nli(tmp_path_factory):
+    import torch
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    folder = tmp_path_factory.mktemp("t5-nli")
+    tokenizer, vocab = _tokenizer(t5=True)
+    torch.manual_seed(1)
+    config = T5Config(vocab_size=len(vocab), d_model=16, d_ff=32, d_kv=8, num_layers=2, num_decoder_layers=1,
+                      num_heads=2, pad_token_id=vocab["[PAD]"], eos_token_id=vocab["</s>"],
+                      decoder_start_token_id=vocab["[PAD]"])
+    T5ForConditionalGeneration(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return str(folder)
+
+
+@pytest.fixture(scope="module")
+def tiny_bert_nli(tmp_path_factory):
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification
+
+    folder = tmp_path_factory.mktemp("bert-nli")
+    tokenizer, vocab = _tokenizer(t5=False)
+    torch.manual_seed(2)
+    config = BertConfig(vocab_size=len(vocab), hidden_size=16, intermediate_size=32, num_hidden_layers=2,
+                        num_attention_heads=2, max_position_embeddings=512, num_labels=3,
+                        id2label={0: "contradiction", 1: "entailment", 2: "neutral"}, pad_token_id=vocab["[PAD]"])
+    BertForSequenceClassification(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return str(folder)
+
+
+def _item(answer, passage=PASSAGE, item_id=1):
+    return ItemInput(item_id=item_id, topic_text=QUESTION, gold_answers=[], text=answer, data={"passage": passage})
+
+
+def test_seq2seq_score_is_the_probability_of_decoding_the_positive_label(tiny_t5_nli):
+    import torch
+    from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+
+    config = AUTOAIS.validate_config({"model": tiny_t5_nli, "threshold": 0.0})
+    [verdict] = AUTOAIS.judge_batch([_item("jane austen")], config)
+    tokenizer = AutoTokenizer.from_pretrained(tiny_t5_nli)
+    model = AutoModelForSeq2SeqLM.from_pretrained(tiny_t5_nli).eval()
+    text = f"premise: {PASSAGE} hypothesis: the answer to the question '{QUESTION}' is 'jane austen'"
+    target = tokenizer("1", add_special_tokens=False, return_tensors="pt").input_ids
+    with torch.no_grad():
+        logits = model(**tokenizer([text], return_tensors="pt"), labels=target).logits
+    expected = torch.softmax(logits[0, 0], dim=-1)[target[0, 0]].item()
+    assert verdict.score == pytest.approx(expected, rel=1e-4) and 0 < verdict.score < 1
+    assert verdict.label == "yes" and "whole" in verdict.raw  # threshold 0: every score is attributable
+
+
+def test_classification_score_is_the_softmax_of_the_entailment_class(tiny_bert_nli):
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    config = AUTOAIS.validate_config({"model": tiny_bert_nli})
+    verdicts = AUTOAIS.judge_batch([_item("jane austen", item_id=1), _item("charles dickens", item_id=2)], config)
+    tokenizer = AutoTokenizer.from_pretrained(tiny_bert_nli)
+    model = AutoModelForSequenceClassification.from_pretrained(tiny_bert_nli).eval()
+    for verdict, answer in zip(verdicts, ("jane austen", "charles dickens")):
+        hypothesis = f"the answer to the question '{QUESTION}' is '{answer}'"
+        with torch.no_grad():
+            logits = model(**tokenizer([PASSAGE], [hypothesis], return_tensors="pt")).logits
+        assert verdict.score == pytest.approx(torch.softmax(logits, -1)[0, 1].item(), rel=1e-4)  # entailment = 1
+        assert verdict.label == ("yes" if verdict.score >= 0.5 else "no")
+    by_name = AUTOAIS.judge_batch([_item("jane austen")], AUTOAIS.validate_config({"model": tiny_bert_nli,
+                                                                                    "positive_label": "neutral"}))
+    assert by_name[0].score != pytest.approx(verdicts[0].score)
+    with pytest.raises(JudgeConfigError, match="hold no single 'maybe'"):
+        AUTOAIS.judge_batch([_item("x")], AUTOAIS.validate_config({"model": tiny_bert_nli, "positive_label": "maybe"}))
+    with pytest.raises(JudgeConfigError, match="kind is seq2seq but"):
+        AUTOAIS.judge_batch([_item("x")], AUTOAIS.validate_config({"model": tiny_bert_nli, "kind": "seq2seq"}))
+
+
+def test_long_passages_are_truncated_or_windowed_and_the_verdict_says_which(tiny_bert_nli):
+    long_passage = " ".join(["filler word"] * 60) + " " + PASSAGE
+    item = _item("jane austen", passage=long_passage)
+    cut = AUTOAIS.judge_batch([item], AUTOAIS.validate_config({"model": tiny_bert_nli, "max_length": 40}))[0]
+    windowed = AUTOAIS.judge_batch([item], AUTOAIS.validate_config(
+        {"model": tiny_bert_nli, "max_length": 40, "long_passages": "window", "window_stride": 10}))[0]
+    assert "truncated to" in cut.raw and "windows of" in windowed.raw
+    # The best window is at least as good as the first one (the truncated passage).
+    assert windowed.score >= cut.score - 1e-6
+
+
+def test_missing_passage_fails_alone_and_configuration_errors_are_clear(tiny_bert_nli):
+    config = AUTOAIS.validate_config({"model": tiny_bert_nli})
+    verdicts = AUTOAIS.judge_batch([_item("jane austen", passage=""), _item("jane austen", item_id=2)], config)
+    assert verdicts[0].failed and verdicts[0].raw == "no evidence passage for this item"
+    assert not verdicts[1].failed
+    for bad, message in [({"kind": "nli"}, "kind must be"), ({"threshold": 1.5}, "threshold must be between"),
+                         ({"long_passages": "split"}, "long_passages must be"), ({"template": "{q}"}, "template may use"),
+                         ({"window_stride": 0}, "window_stride must be")]:
+        with pytest.raises(JudgeConfigError, match=message):
+            AUTOAIS.validate_config(bad)
+
+
+@pytest.mark.django_db
+def test_a_run_on_an_ais_campaign(tiny_bert_nli, eager, django_capture_on_commit_callbacks):  # noqa: F811
+    campaign = CampaignFactory(slug="ais", task_type="ais")
+    topic = TopicFactory(campaign=campaign, external_id="q1", text=QUESTION)
+    for n, answer in enumerate(["jane austen", "charles dickens"]):
+        ItemFactory(campaign=campaign, topic=topic, external_id=f"a{n}", text=answer, data={"passage": PASSAGE})
+    with django_capture_on_commit_callbacks(execute=True):
+        run = judge_run_start(campaign=campaign, name="autoais", family="autoais", config={"model": tiny_bert_nli})
+    run.refresh_from_db()
+    assert run.status == RunStatus.SUCCEEDED
+    judgments = ModelJudgment.objects.filter(judge__name="autoais")
+    assert judgments.count() == 2 and all(0 < j.score < 1 and j.label in ("yes", "no") for j in judgments)
