@@ -8,16 +8,13 @@ adjudications).
 
 import json
 
+from annotate.importers.ranking_index import candidate_source_id
 from annotate.importers.rankings import annotator_name
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, TaskType, Topic
 
 
 class ExportError(Exception):
     """An export that cannot be made in the asked format; the message is for the user."""
-
-
-def _source_id(item: Item) -> str:
-    return str(item.data.get("source_id") or item.external_id.split("/", 1)[-1])
 
 
 def _campaign_rankings(campaign: Campaign):
@@ -27,7 +24,7 @@ def _campaign_rankings(campaign: Campaign):
     items_by_topic: dict[int, list[Item]] = {}
     for item in Item.objects.filter(campaign=campaign).order_by("id"):
         items_by_topic.setdefault(item.topic_id, []).append(item)
-    source_of = {item.pk: _source_id(item) for items in items_by_topic.values() for item in items}
+    source_of = {item.pk: candidate_source_id(item) for items in items_by_topic.values() for item in items}
     rankings_by_topic: dict[int, list] = {}
     judgments = (HumanJudgment.objects.filter(unit__campaign=campaign, unit__item__isnull=True,
                                               kind=JudgmentKind.ANNOTATION, is_current=True)
@@ -56,8 +53,8 @@ def rankings_jsonl(*, campaign: Campaign) -> str:
         lines.append(json.dumps({
             "qid": topic.external_id,
             "query": topic.text,
-            "candidates": [{"id": _source_id(item), "kind": item.kind, "text": item.text, **_candidate_fields(item)}
-                           for item in items],
+            "candidates": [{"id": candidate_source_id(item), "kind": item.kind, "text": item.text,
+                            **_candidate_fields(item)} for item in items],
             "rankings": [{"annotator": name, "dimension": dimension, "ranking": groups}
                          for name, by_dimension in rankings for dimension, groups in by_dimension.items()],
         }, ensure_ascii=False))
@@ -92,7 +89,7 @@ def rankings_label_studio(*, campaign: Campaign) -> list[dict]:
             "data": {
                 "qid": topic.external_id,
                 "query": topic.text,
-                "items": [{"id": _source_id(item), "kind": item.kind, "query": topic.text, "body": item.text,
+                "items": [{"id": candidate_source_id(item), "kind": item.kind, "query": topic.text, "body": item.text,
                            "text": item.text, **_candidate_fields(item)} for item in items],
             },
             "annotations": annotations,
@@ -117,7 +114,8 @@ def judge_trec_run(*, campaign: Campaign, judge: str) -> str:
     judgments = (ModelJudgment.objects.filter(judge=found, failed=False, score__isnull=False)
                  .select_related("item", "item__topic"))
     for judgment in judgments:
-        by_topic.setdefault(judgment.item.topic.external_id, []).append((judgment.score, _source_id(judgment.item)))
+        by_topic.setdefault(judgment.item.topic.external_id, []).append(
+            (judgment.score, candidate_source_id(judgment.item)))
     tag = "_".join(judge.split())
     lines = []
     for qid in sorted(by_topic):

@@ -13,6 +13,13 @@ from annotate.importers.common import ImportDataError
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, SystemOutput, Topic
 
 ANSWER, DOCUMENT = "answer", "document"
+
+
+def candidate_source_id(item: Item) -> str:
+    """The id a candidate was imported with (`data["source_id"]`, else the tail of its external id)."""
+    return str(item.data.get("source_id") or item.external_id.split("/", 1)[-1])
+
+
 # Item.data keys that describe the candidate itself; other keys (e.g. "qrels") are added by later imports.
 CANDIDATE_KEYS = ("source_id", "docno", "system", "prompt", "sample")
 
@@ -62,8 +69,7 @@ class RankingIndex:
             self.topics[topic.external_id] = topic
             self.candidates[topic.external_id] = {}
         for item in Item.objects.filter(campaign=campaign).select_related("topic").order_by("id"):
-            source_id = item.data.get("source_id") or item.external_id.split("/", 1)[-1]
-            self.candidates.setdefault(item.topic.external_id, {})[str(source_id)] = item
+            self.candidates.setdefault(item.topic.external_id, {})[candidate_source_id(item)] = item
         self._ranked_topic_ids = set(
             HumanJudgment.objects.filter(unit__campaign=campaign, kind=JudgmentKind.ANNOTATION, is_current=True)
             .values_list("unit__topic_id", flat=True)

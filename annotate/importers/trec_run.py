@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from annotate.importers.common import ImportDataError, lines_read
+from annotate.importers.ranking_index import candidate_source_id
 from annotate.importers.writes import JudgeVerdict, external_judge_get, judge_verdicts_write
 from annotate.models import Campaign, Item
 
@@ -80,8 +81,7 @@ def _candidates(campaign: Campaign) -> tuple[set[str], dict[tuple[str, str], Ite
     for item in Item.objects.filter(campaign=campaign).select_related("topic"):
         qid = item.topic.external_id
         topics.add(qid)
-        source = str(item.data.get("source_id") or item.external_id.split("/", 1)[-1])
-        candidates[(qid, source)] = item
+        candidates[(qid, candidate_source_id(item))] = item
         if item.data.get("docno"):
             candidates.setdefault((qid, str(item.data["docno"])), item)
     return topics, candidates
