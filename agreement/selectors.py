@@ -278,19 +278,13 @@ class LlmJudgeCost:
 
 
 def llm_judge_costs_get(*, campaign: Campaign) -> list[LlmJudgeCost]:
-    """The campaign's LLM judges by name, with totals over their samples and runs. Three queries."""
-    from django.db.models import Count, Sum
-
-    from judges.models import JudgeRun, LLMSample
+    """The campaign's LLM judges by name, with totals over their samples (judges.selectors) and runs. Three queries."""
+    from judges.models import JudgeRun
     from judges.secrets import config_public
+    from judges.selectors import judges_usage_for_campaign
 
     judges = list(Judge.objects.filter(campaign=campaign, family="llm").order_by("name").values_list("id", "name", "config"))
-    totals = {
-        row["judge_id"]: row
-        for row in LLMSample.objects.filter(judge__campaign=campaign, judge__family="llm").values("judge_id").annotate(
-            samples=Count("id"), seconds=Sum("seconds"), prompt=Sum("prompt_tokens"), completion=Sum("completion_tokens")
-        )
-    }
+    usage = judges_usage_for_campaign(campaign=campaign, configs={judge_id: config for judge_id, _, config in judges})
     run_seconds: dict[int, float] = defaultdict(float)
     runs = JudgeRun.objects.filter(judge__campaign=campaign, judge__family="llm", started_at__isnull=False,
                                    finished_at__isnull=False).values_list("judge_id", "started_at", "finished_at")
@@ -298,10 +292,10 @@ def llm_judge_costs_get(*, campaign: Campaign) -> list[LlmJudgeCost]:
         run_seconds[judge_id] += (finished - started).total_seconds()
     costs = []
     for judge_id, name, config in judges:
-        row = totals.get(judge_id, {})
+        totals = usage[judge_id]
         costs.append(LlmJudgeCost(
-            name=name, config=config_public(config), samples=row.get("samples") or 0, seconds=row.get("seconds") or 0.0,
-            prompt_tokens=row.get("prompt") or 0, completion_tokens=row.get("completion") or 0,
+            name=name, config=config_public(config), samples=totals.samples, seconds=totals.seconds,
+            prompt_tokens=totals.prompt_tokens, completion_tokens=totals.completion_tokens,
             run_seconds=run_seconds[judge_id],
         ))
     return costs

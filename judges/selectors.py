@@ -135,9 +135,11 @@ def judge_usage(*, judge: Judge) -> JudgeUsage | None:
     return _usage(LLMSample.objects.filter(judge=judge).aggregate(**_USAGE_TOTALS), judge.config or {})
 
 
-def judges_usage_for_campaign(*, campaign: Campaign) -> dict[int, JudgeUsage]:
-    """judge id -> usage, for the campaign's LLM judges; two queries whatever the number of judges."""
+def judges_usage_for_campaign(*, campaign: Campaign, configs: dict[int, dict] | None = None) -> dict[int, JudgeUsage]:
+    """judge id -> usage, for the campaign's LLM judges; two queries whatever the number of judges (one when
+    the caller has already read the LLM judges' CONFIGS, judge id -> configuration)."""
     totals = {row["judge_id"]: row for row in
               LLMSample.objects.filter(judge__campaign=campaign).values("judge_id").annotate(**_USAGE_TOTALS)}
-    configs = Judge.objects.filter(campaign=campaign, family="llm").values_list("id", "config")
-    return {judge_id: _usage(totals.get(judge_id, {}), config or {}) for judge_id, config in configs}
+    if configs is None:
+        configs = dict(Judge.objects.filter(campaign=campaign, family="llm").values_list("id", "config"))
+    return {judge_id: _usage(totals.get(judge_id, {}), config or {}) for judge_id, config in configs.items()}
