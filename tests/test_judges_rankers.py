@@ -17,6 +17,7 @@ from judges.models import ModelJudgment, RunStatus
 from judges.services import judge_queue_name, judge_run_start
 from tests.factories import CampaignFactory, ItemFactory, TopicFactory
 from tests.judges_support import eager  # noqa: F401 - fixture
+from tests.tiny_models import word_tokenizer
 
 QUERY = "what helps a child with a fever"
 ON_TOPIC = ("Give the child plenty of fluids and let them rest; paracetamol or ibuprofen in the dose for their age "
@@ -27,33 +28,13 @@ WORDS = ("what helps a child with fever give the plenty of fluids and let them r
          "garage downtown construction starting next spring query document relevant : ; , . true false yes no").split()
 
 
-def _tokenizer(*, pair_template: str):
-    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
-    from transformers import PreTrainedTokenizerFast
-
-    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "</s>"]
-    vocab = {word: n for n, word in enumerate(dict.fromkeys(specials + WORDS))}
-    tok = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
-    tok.normalizer = normalizers.Lowercase()
-    tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    if pair_template == "t5":
-        tok.post_processor = processors.TemplateProcessing(
-            single="$A </s>", pair="$A </s> $B </s>", special_tokens=[("</s>", vocab["</s>"])])
-    else:
-        tok.post_processor = processors.TemplateProcessing(
-            single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
-            special_tokens=[("[CLS]", vocab["[CLS]"]), ("[SEP]", vocab["[SEP]"])])
-    return PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]", eos_token="</s>",
-                                   cls_token="[CLS]", sep_token="[SEP]"), vocab
-
-
 @pytest.fixture(scope="module")
 def tiny_t5(tmp_path_factory):
     import torch
     from transformers import T5Config, T5ForConditionalGeneration
 
     folder = tmp_path_factory.mktemp("tiny-t5")
-    tokenizer, vocab = _tokenizer(pair_template="t5")
+    tokenizer, vocab = word_tokenizer(WORDS, pair_template="t5")
     torch.manual_seed(0)
     config = T5Config(vocab_size=len(vocab), d_model=16, d_ff=32, d_kv=8, num_layers=2, num_decoder_layers=1,
                       num_heads=2, pad_token_id=vocab["[PAD]"], eos_token_id=vocab["</s>"],
@@ -67,7 +48,7 @@ def _tiny_bert(folder, *, num_labels: int, id2label=None) -> str:
     import torch
     from transformers import BertConfig, BertForSequenceClassification
 
-    tokenizer, vocab = _tokenizer(pair_template="bert")
+    tokenizer, vocab = word_tokenizer(WORDS, pair_template="bert")
     torch.manual_seed(0)
     config = BertConfig(vocab_size=len(vocab), hidden_size=16, intermediate_size=32, num_hidden_layers=2,
                         num_attention_heads=2, max_position_embeddings=128, num_labels=num_labels,
