@@ -18,14 +18,20 @@ def _cell(value):
 
 
 def systems_csv(*, report: dict) -> str:
-    """Rows: systems; columns: system, n, human, then one accuracy column per judge."""
+    """Rows: systems; columns: system, n, human, then one accuracy column per judge.
+
+    For ais, after human: its bootstrap standard error (human_se), all outputs and tied outputs.
+    """
     judges = list(report["judges"])
+    ais = report["task_type"] == "ais"
+    extra = ["human_se", "outputs", "ties"] if ais else []
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["system", "n", "human", *judges])
+    writer.writerow(["system", "n", "human", *extra, *judges])
     for row in report["systems"]:
         writer.writerow(
-            [row["system"], row["n"], _cell(row["human"]), *(_cell(row["judges"].get(name)) for name in judges)]
+            [row["system"], row["n"], _cell(row["human"]), *(_cell(row[key]) for key in extra),
+             *(_cell(row["judges"].get(name)) for name in judges)]
         )
     return buffer.getvalue()
 

@@ -36,8 +36,10 @@ def system_accuracy_svg(*, report: dict) -> str | None:
             continue
         xs, ys = zip(*points, strict=True)
         values.extend(ys)
-        tau = report["judges"][name]["system"]["kendall_tau_b"]
-        label = name if tau is None else f"{name} (τb {tau:.3f})"
+        system = report["judges"][name]["system"]
+        figures = [f"{symbol} {system[key]:.3f}" for symbol, key in (("r", "pearson"), ("τb", "kendall_tau_b"))
+                   if system[key] is not None]
+        label = f"{name} ({', '.join(figures)})" if figures else name
         axes.scatter(xs, ys, s=36, color=colours(index % 10), label=label, alpha=0.85, edgecolors="white", linewidths=0.5)
     low, high = min(values), max(values)
     pad = max(0.02, (high - low) * 0.08)
@@ -46,8 +48,9 @@ def system_accuracy_svg(*, report: dict) -> str | None:
     axes.set_xlim(low, high)
     axes.set_ylim(low, high)
     axes.set_aspect("equal")
-    axes.set_xlabel("accuracy under human labels")
-    axes.set_ylabel("accuracy under the judge")
+    measure = "AIS accuracy" if report["task_type"] == "ais" else "accuracy"
+    axes.set_xlabel(f"{measure} under human labels")
+    axes.set_ylabel(f"{measure} under the judge")
     axes.set_title(f"System accuracy, {len(systems)} systems")
     axes.grid(True, color="#e5e7eb", linewidth=0.6)
     axes.legend(loc="lower right", fontsize=8, frameon=False)

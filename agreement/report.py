@@ -12,12 +12,16 @@ from itertools import combinations
 
 from agreement import stats
 from agreement.report_ablation import ablation_build
+from agreement.report_ais import ais_humans_block, ais_judge_extras, ais_systems
 from agreement.report_ranking import ranking_report_build
 from agreement.selectors import (
     HumanLabels,
     JudgeLabels,
     SystemOutputs,
+    ais_answers_get,
+    autoais_passages_get,
     human_labels_get,
+    items_brief_get,
     judge_labels_get,
     llm_judge_costs_get,
     system_outputs_get,
@@ -66,17 +70,41 @@ def agreement_report_build(*, campaign: Campaign) -> dict:
     binary = campaign.task_type in BINARY_TASK_TYPES
     outputs = system_outputs_get(campaign=campaign) if binary else SystemOutputs()
 
-    partial = {judge.name for judge in judges if _covers_fewer_than_humans(judge, humans)}
-    systems = _systems(humans=humans, judges=judges, outputs=outputs, partial=partial)
-    return {
+    ais = campaign.task_type == TaskType.AIS
+    if ais:
+        systems = ais_systems(humans=humans, judges=judges, outputs=outputs)
+    else:
+        partial = {judge.name for judge in judges if _covers_fewer_than_humans(judge, humans)}
+        systems = _systems(humans=humans, judges=judges, outputs=outputs, partial=partial)
+    report = {
         "campaign": campaign.slug,
         "task_type": campaign.task_type,
         "humans": _humans_block(humans),
         "judges": {judge.name: _judge_block(judge=judge, humans=humans, systems=systems) for judge in judges},
         "systems": systems,
         # LLM judges side by side on the same items (agreement and cost); null without LLM judges.
-        "ablation": ablation_build(judges=judges, humans=humans, costs=llm_judge_costs_get(campaign=campaign)),
+        "ablation": ablation_build(judges=judges, humans=humans, costs=llm_judge_costs_get(campaign=campaign)
+                                   if any(judge.family == "llm" for judge in judges) else []),
     }
+    if ais:
+        _ais_extend(report=report, campaign=campaign, humans=humans, judges=judges, outputs=outputs)
+    return report
+
+
+def _ais_extend(*, report: dict, campaign: Campaign, humans: HumanLabels, judges: list[JudgeLabels],
+                outputs: SystemOutputs) -> None:
+    """Add the ais blocks: per-question rater agreement, per-system instance-level agreement, disagreements."""
+    report["humans"]["questions"] = ais_humans_block(ais_answers_get(campaign=campaign))
+    extras = {judge.name: ais_judge_extras(judge=judge, humans=humans, outputs=outputs) for judge in judges}
+    listed = {row["item"] for extra in extras.values() for row in extra["disagreements"]}
+    briefs = items_brief_get(item_ids=listed) if listed else {}
+    passages = autoais_passages_get(campaign=campaign) if any(j.family == "autoais" for j in judges) else {}
+    for name, extra in extras.items():
+        for row in extra["disagreements"]:
+            row.update(briefs.get(row["item"], {}))
+        # How an NLI judge read passages longer than its input: whole, truncated or in windows (null for others).
+        extra["passages"] = passages.get(name)
+        report["judges"][name].update(extra)
 
 
 def _covers_fewer_than_humans(judge: JudgeLabels, humans: HumanLabels) -> bool:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
+from django.db.models import Count, Q
+
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, SystemOutput, Topic
 from annotate.textnorm import answer_key
 from judges.models import Judge, ModelJudgment
@@ -31,6 +33,9 @@ class HumanLabels:
     item_label: dict[int, str] = field(default_factory=dict)
     ties: set[int] = field(default_factory=set)
     adjudicated: int = 0
+    adjudicated_items: set[int] = field(default_factory=set)
+    # item -> (annotations labelled "yes", annotations): the raters' votes behind a majority
+    item_votes: dict[int, tuple[int, int]] = field(default_factory=dict)
 
 
 @dataclass
@@ -42,6 +47,7 @@ class JudgeLabels:
     family: str
     labels: dict[int, str] = field(default_factory=dict)
     failed: set[int] = field(default_factory=set)
+    scores: dict[int, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -78,6 +84,7 @@ def human_labels_get(*, campaign: Campaign) -> HumanLabels:
         if item_id is not None:
             votes[item_id][label] += 1
     result.annotators = sorted(annotators)
+    result.item_votes = {item_id: (counter["yes"], counter.total()) for item_id, counter in votes.items()}
     for item_id, counter in votes.items():
         if item_id in adjudication:
             continue
@@ -88,6 +95,7 @@ def human_labels_get(*, campaign: Campaign) -> HumanLabels:
             result.item_label[item_id] = top
     result.item_label.update(adjudication)
     result.adjudicated = len(adjudication)
+    result.adjudicated_items = set(adjudication)
     return result
 
 
@@ -99,13 +107,17 @@ def judge_labels_get(*, campaign: Campaign) -> list[JudgeLabels]:
             "id", "name", "family"
         )
     }
-    rows = ModelJudgment.objects.filter(judge__campaign=campaign).values_list("judge_id", "item_id", "label", "failed")
-    for judge_id, item_id, label, failed in rows:
+    rows = ModelJudgment.objects.filter(judge__campaign=campaign).values_list(
+        "judge_id", "item_id", "label", "failed", "score"
+    )
+    for judge_id, item_id, label, failed, score in rows:
         judge = judges[judge_id]
         if failed or not label:
             judge.failed.add(item_id)
         else:
             judge.labels[item_id] = label
+            if score is not None:
+                judge.scores[item_id] = score
     return list(judges.values())
 
 
@@ -130,6 +142,58 @@ def system_outputs_get(*, campaign: Campaign) -> SystemOutputs:
             key = (data or {}).get("answer_key") or answer_key(text or "")
             result.gold_match[item_id] = bool(key) and key in gold_keys.get(topic_id, ())
     return result
+
+
+# --- ais: the raters' answers to each question, and the items a report lists ---
+
+
+@dataclass
+class AisAnswers:
+    """`by_unit[unit_id][annotator]` = (interpretable, supported or None) from current AIS annotations."""
+
+    by_unit: dict[int, dict[str, tuple[bool, bool | None]]] = field(default_factory=dict)
+
+
+def ais_answers_get(*, campaign: Campaign) -> AisAnswers:
+    """Every current AIS annotation's two answers. One query; values of another shape are skipped."""
+    rows = HumanJudgment.objects.filter(
+        unit__campaign=campaign, kind=JudgmentKind.ANNOTATION, is_current=True
+    ).values_list("unit_id", "annotator__username", "value")
+    result = AisAnswers()
+    for unit_id, username, value in rows:
+        if isinstance(value, dict) and isinstance(value.get("interpretable"), bool):
+            supported = value.get("supported")
+            result.by_unit.setdefault(unit_id, {})[username] = (
+                value["interpretable"], supported if isinstance(supported, bool) else None
+            )
+    return result
+
+
+def autoais_passages_get(*, campaign: Campaign) -> dict[str, dict]:
+    """Per autoais judge: its long_passages setting and how many passages it read whole, truncated or in windows.
+
+    Counted from the notes the family writes in each verdict's raw text. One query.
+    """
+    from judges.families.autoais import NOTE_TRUNCATED, NOTE_WINDOWED
+
+    judged = Q(judgments__failed=False)
+    rows = Judge.objects.filter(campaign=campaign, family="autoais").annotate(
+        judged=Count("judgments", filter=judged),
+        truncated=Count("judgments", filter=judged & Q(judgments__raw__contains=NOTE_TRUNCATED)),
+        windowed=Count("judgments", filter=judged & Q(judgments__raw__contains=NOTE_WINDOWED)),
+    ).values_list("name", "config", "judged", "truncated", "windowed")
+    return {
+        name: {"long_passages": (config or {}).get("long_passages", "truncate"), "max_length": (config or {}).get("max_length"),
+               "whole": judged - truncated - windowed, "truncated": truncated, "windowed": windowed}
+        for name, config, judged, truncated, windowed in rows
+    }
+
+
+def items_brief_get(*, item_ids: set[int]) -> dict[int, dict]:
+    """{item id: {"external_id", "question", "answer", "system"}} for a few listed items. One query."""
+    rows = Item.objects.filter(pk__in=item_ids).values_list("pk", "external_id", "topic__text", "text", "data__system")
+    return {pk: {"external_id": external_id, "question": question, "answer": answer, "system": system or ""}
+            for pk, external_id, question, answer, system in rows}
 
 
 # --- answer_ranking (docs/answer_ranking.md) ---

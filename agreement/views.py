@@ -40,6 +40,7 @@ def agreement_report(request, slug):
             {**row, "judge_values": [row["judges"].get(name) for name in judge_names]} for row in report["systems"]
         ],
         "ranking": ranking,
+        "ais": report["task_type"] == "ais",
         "nrp_rows": [
             {**row, "judge_nrp": [row["judges_nrp"].get(name, {}) for name in judge_names]} for row in report["systems"]
         ] if ranking else [],

@@ -2,8 +2,9 @@
 
 GET  annotate/            the unit leased to the annotator (full page, or the unit fragment for htmx)
 GET  annotate/?undo=ID    the annotator's judgment submitted before assignment ID (empty ID: their last one)
-POST annotate/submit/     assignment=ID and verdict=yes|no (qa_correctness) or ranking=JSON (answer_ranking);
-                          answers with the next unit's fragment
+POST annotate/submit/     assignment=ID and verdict=yes|no (qa_correctness), interpretable=yes|no with
+                          supported=yes|no only when interpretable=yes (ais), or ranking=JSON
+                          (answer_ranking); answers with the next unit's fragment
 POST annotate/draft/      assignment=ID, draft=JSON: keeps a ranking in progress for the next page load (204)
 
 A ranking page names candidates by neutral labels ("A", "B", ...), never by item id; the posted
@@ -31,6 +32,7 @@ from annotate.selectors.annotation import (
 from annotate.services.annotation import (
     JudgmentError,
     JudgmentValueError,
+    ais_value_from_answers,
     assignment_draft_save,
     judgment_submit,
     ranking_dimensions,
@@ -38,6 +40,13 @@ from annotate.services.annotation import (
 )
 
 VERDICTS = {"yes": {"correct": True}, "no": {"correct": False}}
+
+# The full page and the fragment htmx swaps in, per task type; other types get the QA page.
+PAGES = {
+    TaskType.ANSWER_RANKING: ("annotate/ranking.html", "annotate/_ranking.html"),
+    TaskType.AIS: ("annotate/ais.html", "annotate/_ais.html"),
+}
+QA_PAGE = ("annotate/annotate.html", "annotate/_unit.html")
 
 
 @require_GET
@@ -111,6 +120,8 @@ def annotate_draft(request, slug):
 def _value_from_post(post, *, campaign, assignment) -> dict:
     if campaign.task_type == TaskType.ANSWER_RANKING:
         return _ranking_from_labels(post.get("ranking", ""), assignment=assignment)
+    if campaign.task_type == TaskType.AIS:
+        return ais_value_from_answers(interpretable=post.get("interpretable"), supported=post.get("supported"))
     verdict = post.get("verdict", "")
     if verdict not in VERDICTS:
         raise JudgmentValueError("Choose yes or no.")
@@ -163,8 +174,7 @@ def _render(request, *, campaign, assignment, editing, notice=None, error=None, 
             assignment=assignment, dimensions=ranking_dimensions(campaign),
             ties=bool((campaign.options or {}).get("ties")), arrangement=arrangement,
         ) if assignment else None
-        template = "annotate/_ranking.html" if request.htmx else "annotate/ranking.html"
     else:
         context["unit"] = unit_display(assignment=assignment) if assignment else None
-        template = "annotate/_unit.html" if request.htmx else "annotate/annotate.html"
-    return render(request, template, context)
+    page, fragment = PAGES.get(campaign.task_type, QA_PAGE)
+    return render(request, fragment if request.htmx else page, context)

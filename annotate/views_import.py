@@ -22,6 +22,15 @@ FORMAT_HELP = {
     "trec-qrels": "`qid 0 docno grade` lines: graded judgments of the documents, stored under the file's name.",
     "trec-run": "`qid Q0 docid rank score tag` lines: a ranker's scores of the candidates, as an external judge "
                 "named below (default: the run's tag).",
+    "attributed-qa": "The Attributed QA ratings.csv: system_name, question, answer, attribution, passage, "
+                     "human_rating (Y/N, blank when unrated), auto_ais, nli_score. Ratings become the items' human "
+                     "labels (those items skip the queue); nli_score an external AutoAIS judge named below "
+                     "(default: auto-ais).",
+}
+# A format whose meaning depends on the campaign's task type.
+FORMAT_HELP_BY_TASK = {
+    ("jsonl", "ais"): "One attributed answer per line, with the fields of the attributed-qa CSV "
+                      "(system_name, question, answer, attribution, passage, human_rating, auto_ais, nli_score).",
 }
 
 
@@ -46,7 +55,7 @@ class ImportForm(forms.Form):
     files = MultipleFileField()
     system = forms.CharField(required=False, max_length=200, help_text="qa-eval-jsonl: the system's name.")
     judge = forms.CharField(required=False, max_length=100,
-                            help_text="judge-scores, trec-run: the external judge's name.")
+                            help_text="judge-scores, trec-run, attributed-qa: the external judge's name.")
     score_judge = forms.CharField(required=False, max_length=100,
                                   help_text="label-studio: import the items' scores as this external judge.")
 
@@ -75,5 +84,6 @@ def campaign_import(request, slug):
     status = 400 if (error or form.errors) else 200
     return render(request, "annotate/import.html",
                   {"campaign": campaign, "form": form, "summary": summary, "error": error,
-                   "format_help": {name: FORMAT_HELP[name] for name, _ in form.fields["format"].choices}},
+                   "format_help": {name: FORMAT_HELP_BY_TASK.get((name, campaign.task_type), FORMAT_HELP[name])
+                                   for name, _ in form.fields["format"].choices}},
                   status=status)

@@ -1,4 +1,4 @@
-"""The demo the README's first command loads: both campaigns, the users, and the rankers judging every candidate."""
+"""The demo the README's first command loads: the three campaigns, the users, and the rankers judging every candidate."""
 
 import io
 
@@ -37,3 +37,11 @@ def test_load_demo_twice_builds_both_campaigns_and_ranks_with_bm25_and_minilm(ea
     for name in ("bm25", "minilm"):
         mean = report["judges"][name]["topic_mean"]["kendall_tau_b"]
         assert mean["n"] == 6 and -1.0 <= mean["mean"] <= 1.0
+
+    ais = Campaign.objects.get(slug="ais-demo")
+    assert (ais.task_type, ais.overlap, ais.memberships.count()) == ("ais", 3, 4)
+    assert Item.objects.filter(campaign=ais).count() == 24
+    assert Unit.objects.filter(campaign=ais, judgments_needed=3).count() == 11  # unrated: waiting for 3 raters
+    ais_report = agreement_report_build(campaign=ais)
+    assert ais_report["humans"]["items_labelled"] == 13
+    assert ais_report["judges"]["auto-ais"]["item"]["n"] == 13

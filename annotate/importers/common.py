@@ -51,17 +51,32 @@ def lines_read(path: Path) -> list[str]:
 
 
 def jsonl_read(path: Path) -> Iterator[tuple[int, dict]]:
-    """(line number, object) for every non-blank line; each line must be one JSON object."""
-    for number, line in enumerate(lines_read(path), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ImportDataError(file=path, line=number, field="json", message=f"malformed JSON: {exc.msg}") from None
-        if not isinstance(obj, dict):
-            raise ImportDataError(file=path, line=number, field="json", message="line is not a JSON object")
-        yield number, obj
+    """(line number, object) for every non-blank line; each line must be one JSON object.
+
+    Streamed: one line in memory at a time, decoded as strict UTF-8 (a BOM on the first line is allowed).
+    """
+    file_check(path)
+    seen_any = False
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                raise ImportDataError(
+                    file=path, line=number, field="encoding", message=f"not UTF-8 (byte 0x{raw[exc.start]:02x})"
+                ) from None
+            if not line.strip():
+                continue
+            seen_any = True
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ImportDataError(file=path, line=number, field="json", message=f"malformed JSON: {exc.msg}") from None
+            if not isinstance(obj, dict):
+                raise ImportDataError(file=path, line=number, field="json", message="line is not a JSON object")
+            yield number, obj
+    if not seen_any:
+        raise ImportDataError(file=path, line=1, field="file", message="file is empty")
 
 
 def tsv_read(path: Path, *, required: list[str], optional: tuple[str, ...] = ()) -> Iterator[tuple[int, dict]]:

@@ -1,12 +1,14 @@
 """The one import entry point shared by `manage.py import_data`, the import page and the REST API."""
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from django.db import transaction
 from django.db.models import Count, F, Q
 
+from annotate.importers.attributed_qa import DEFAULT_JUDGE as DEFAULT_AIS_JUDGE
+from annotate.importers.attributed_qa import attributed_qa_import
 from annotate.importers.common import ImportDataError, file_check
 from annotate.importers.judge_scores import judge_scores_import
 from annotate.importers.label_studio import label_studio_import
@@ -29,9 +31,10 @@ FORMATS: dict[str, set[str] | None] = {
     "nq301": {TaskType.QA_CORRECTNESS},
     "judge-scores": None,
     "label-studio": {TaskType.ANSWER_RANKING},
-    "jsonl": {TaskType.ANSWER_RANKING},
+    "jsonl": {TaskType.ANSWER_RANKING, TaskType.AIS},
     "trec-qrels": {TaskType.ANSWER_RANKING},
     "trec-run": {TaskType.ANSWER_RANKING},
+    "attributed-qa": {TaskType.AIS},
 }
 RANKING_FORMATS = {"label-studio", "jsonl", "trec-qrels", "trec-run"}
 
@@ -54,6 +57,10 @@ class ImportSummary:
     units_created: int = 0
     duplicate_rows: int = 0
     judge_rows_matched_by_position: int = 0
+    # ais imports
+    rows_read: int = 0
+    rated_rows: int = 0
+    units_not_queued: int = 0
     # answer_ranking imports
     task_type: str = ""
     answers_created: int = 0
@@ -91,6 +98,9 @@ class ImportSummary:
             f"outputs ({len(self.systems)} systems), {self.human_judgments_created} human judgments, "
             f"{self.units_created} units",
         ]
+        if self.task_type == TaskType.AIS:
+            out.append(f"rows read: {self.rows_read}, of them rated by humans: {self.rated_rows} (their items are "
+                       f"not queued for raters: {self.units_not_queued} units)")
         if self.duplicate_rows:
             out.append(f"duplicate rows (same question and answer) merged: {self.duplicate_rows}")
         if self.judge_rows_matched_by_position:
@@ -182,12 +192,14 @@ def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str |
     summary = ImportSummary(campaign=campaign.slug, format=fmt, files=[str(path) for path in paths],
                             task_type=campaign.task_type)
     with transaction.atomic():
-        if fmt in RANKING_FORMATS:
+        if fmt in RANKING_FORMATS and campaign.task_type == TaskType.ANSWER_RANKING:
             _ranking_import(campaign=campaign, fmt=fmt, paths=paths, score_judge=score_judge, judge=judge,
                             summary=summary)
         elif fmt == "judge-scores":
             summary.model_judgments_created = judge_scores_import(campaign=campaign, paths=paths, judge=judge)
             summary.units_created = units_ensure(campaign=campaign)
+        elif campaign.task_type == TaskType.AIS:
+            _ais_import(campaign=campaign, fmt=fmt, paths=paths, judge=judge, summary=summary)
         else:
             index = QaIndex(campaign=campaign)
             if fmt == "nq301":
@@ -211,6 +223,17 @@ def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str |
             setattr(summary, key, value)
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def _ais_import(*, campaign: Campaign, fmt: str, paths: list[Path], judge: str | None,
+                summary: ImportSummary) -> None:
+    """The ais formats (attributed-qa CSV, jsonl); call inside import_run's transaction."""
+    result = attributed_qa_import(campaign=campaign, paths=paths, judge=judge, jsonl=fmt == "jsonl")
+    for name in (f.name for f in fields(result)):
+        if hasattr(summary, name):
+            setattr(summary, name, getattr(result, name))
+    if result.scored:
+        summary.model_judgments_created = {judge or DEFAULT_AIS_JUDGE: result.judge_created}
 
 
 def _ranking_import(*, campaign: Campaign, fmt: str, paths: list[Path], score_judge: str | None,
@@ -242,7 +265,7 @@ def _ranking_import(*, campaign: Campaign, fmt: str, paths: list[Path], score_ju
 
 
 def import_data_run(*, slug: str, task_type: str, fmt: str, paths: list[Path], system: str | None = None,
-                    judge: str | None = None, score_judge: str | None = None, overlap: int = 1,
+                    judge: str | None = None, score_judge: str | None = None, overlap: int | None = None,
                     owner=None) -> ImportSummary:
     """`import_data`: create the campaign when missing and import into it, in one transaction."""
     if fmt not in FORMATS:

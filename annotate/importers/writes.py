@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from django.db.models import Count
+from django.utils import timezone
 
+from annotate.bulk import rows_insert
 from annotate.importers.common import ImportDataError
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, JudgmentSource, Unit
 from judges.identity import JudgeConfigError, judge_get_or_create
@@ -18,21 +20,29 @@ from judges.models import Judge, ModelJudgment
 EXTERNAL_FAMILY = "external"
 
 
+@dataclass(frozen=True, slots=True)
+class ItemRef:
+    """A saved item known by its primary key only: a streaming import keeps this, not the row's text."""
+
+    pk: int
+
+
 @dataclass(frozen=True)
 class HumanVerdict:
     path: Path
     line: int
-    item: Item  # may be saved by a later flush; read its pk only when writing
+    item: Item | ItemRef  # an Item may be saved by a later flush; read its pk only when writing
     annotator: object  # a User
     kind: str
     correct: bool
+    value: dict | None = None  # the stored value; default {"correct": correct}
 
 
 @dataclass(frozen=True)
 class JudgeVerdict:
     path: Path
     line: int
-    item: Item
+    item: Item | ItemRef
     score: float | None
     label: str
     raw: str
@@ -56,6 +66,7 @@ def human_verdicts_write(*, campaign: Campaign, verdicts: list[HumanVerdict]) ->
         ).values_list("unit_id", "annotator_id", "kind", "label")
     }
     new, skipped = [], 0
+    now = timezone.now()
     for verdict in verdicts:
         unit_id = unit_of_item[verdict.item.pk]
         key = (unit_id, verdict.annotator.pk, verdict.kind)
@@ -69,13 +80,10 @@ def human_verdicts_write(*, campaign: Campaign, verdicts: list[HumanVerdict]) ->
             skipped += 1
             continue
         existing[key] = label
-        new.append(
-            HumanJudgment(
-                unit_id=unit_id, annotator=verdict.annotator, kind=verdict.kind, source=JudgmentSource.IMPORT,
-                value={"correct": verdict.correct}, label=label,
-            )
-        )
-    HumanJudgment.objects.bulk_create(new, batch_size=1000)
+        new.append((unit_id, verdict.annotator.pk, verdict.kind, JudgmentSource.IMPORT,
+                    verdict.value or {"correct": verdict.correct}, label, 1, True, now))
+    rows_insert(HumanJudgment, ["unit", "annotator", "kind", "source", "value", "label", "version", "is_current",
+                                "created_at"], new)
     return len(new), skipped
 
 
@@ -125,6 +133,7 @@ def judge_verdicts_write(*, judge: Judge, verdicts: list[JudgeVerdict]) -> tuple
     }
     seen: set[int] = set()
     new, skipped = [], 0
+    now = timezone.now()
     for verdict in verdicts:
         item_id = verdict.item.pk
         if item_id in seen:
@@ -139,9 +148,6 @@ def judge_verdicts_write(*, judge: Judge, verdicts: list[JudgeVerdict]) -> tuple
                 )
             skipped += 1
             continue
-        new.append(
-            ModelJudgment(judge=judge, item_id=item_id, score=verdict.score, label=verdict.label,
-                          raw=verdict.raw, failed=verdict.failed)
-        )
-    ModelJudgment.objects.bulk_create(new, batch_size=1000)
+        new.append((judge.pk, item_id, verdict.score, verdict.label, verdict.raw, verdict.failed, now))
+    rows_insert(ModelJudgment, ["judge", "item", "score", "label", "raw", "failed", "created_at"], new)
     return len(new), skipped

@@ -1,20 +1,31 @@
 """Reads for the annotation page: the units open to an annotator, their progress, and what the page shows.
 
 Blindness lives here: `unit_display` is the only thing the page renders about a unit, and it
-holds the question, the gold answers, the candidate and the annotator's own verdict, never a
-system name, a model judgment or anyone else's judgment. `ranking_display` does the same for a
-topic of answer_ranking: candidates under neutral labels ("Candidate A") in an order shuffled per
-(unit, annotator), never a system, a prompt, a docno, an item id or whether a candidate is a document.
+holds the question, the gold answers (qa_correctness) or the evidence passage and its source (ais),
+the candidate and the annotator's own verdict, never a system name, a model judgment or anyone
+else's judgment. `ranking_display` does the same for a topic of answer_ranking: candidates under
+neutral labels ("Candidate A") in an order shuffled per (unit, annotator), never a system, a prompt,
+a docno, an item id or whether a candidate is a document.
 """
 
 import hashlib
+from urllib.parse import urlsplit
 
 from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.utils import timezone
 
-from annotate.models import Assignment, AssignmentStatus, Campaign, HumanJudgment, Item, JudgmentKind, Unit
+from annotate.models import (
+    Assignment,
+    AssignmentStatus,
+    Campaign,
+    HumanJudgment,
+    Item,
+    JudgmentKind,
+    TaskType,
+    Unit,
+)
 
 # Candidate texts longer than this many characters start collapsed, the full text one click or key away.
 LONG_TEXT_CHARS = 600
@@ -104,23 +115,58 @@ def assignment_previous(*, campaign: Campaign, annotator, before: Assignment | N
 
 
 def unit_display(*, assignment: Assignment) -> dict:
-    """What the annotation page shows for ASSIGNMENT's unit, and nothing more (blind)."""
+    """What the annotation page shows for ASSIGNMENT's unit, and nothing more (blind).
+
+    qa_correctness adds the gold answers; ais adds the evidence (see _evidence) and, when the
+    annotator judged the unit before, their answers to its two questions as "yes"/"no".
+    """
     unit = assignment.unit
     own = (
         HumanJudgment.objects.filter(
             unit=unit, annotator_id=assignment.annotator_id, kind=JudgmentKind.ANNOTATION, is_current=True
         )
-        .only("label", "version")
+        .only("label", "value", "version")
         .first()
     )
-    gold = unit.topic.data.get("gold_answers") or []
-    return {
+    display = {
         "assignment_id": assignment.pk,
         "question": unit.topic.text,
-        "gold_answers": [str(answer) for answer in gold],
         "candidate": unit.item.text if unit.item_id else "",
         "own_label": own.label if own else None,
         "expires_at": assignment.expires_at,
+    }
+    if unit.campaign.task_type == TaskType.AIS:
+        display["evidence"] = _evidence(unit.item.data if unit.item_id else {})
+        display["own_answers"] = _ais_answers(own.value) if own else None
+    else:
+        display["gold_answers"] = [str(answer) for answer in unit.topic.data.get("gold_answers") or []]
+    return display
+
+
+def _evidence(data: dict) -> dict:
+    """The evidence passage of an ais item and its source, read field by field from Item.data.
+
+    The system name beside them is left behind (blind). The URL is kept only when it is an
+    http(s) address, so imported data can never put a javascript: link in front of a rater.
+    """
+    url = str(data.get("url") or "").strip()
+    parts = urlsplit(url)
+    return {
+        "passage": str(data.get("passage") or ""),
+        "title": str(data.get("title") or "").strip(),
+        "section": str(data.get("section") or "").strip(),
+        "url": url if parts.scheme.lower() in ("http", "https") and parts.netloc else "",
+    }
+
+
+def _ais_answers(value) -> dict | None:
+    """An AIS value as the form words its answers: {"interpretable": "yes"|"no", "supported": "yes"|"no"|None}."""
+    if not isinstance(value, dict) or not isinstance(value.get("interpretable"), bool):
+        return None
+    supported = value.get("supported")
+    return {
+        "interpretable": "yes" if value["interpretable"] else "no",
+        "supported": ("yes" if supported else "no") if isinstance(supported, bool) else None,
     }
 
 

@@ -152,12 +152,52 @@ def judgment_value_check(*, task_type: str, value, unit: Unit | None = None) -> 
         if not isinstance(value, dict) or set(value) != {"correct"} or not isinstance(value["correct"], bool):
             raise JudgmentValueError('A QA verdict is {"correct": true} or {"correct": false}.')
         return "yes" if value["correct"] else "no"
+    if task_type == TaskType.AIS:
+        return _ais_check(value)
     if task_type == TaskType.ANSWER_RANKING:
         if unit is None:
             raise JudgmentValueError("A ranking can only be checked against its topic.")
         _ranking_check(value=value, unit=unit)
         return RANKED_LABEL
     raise JudgmentValueError(f"Judging {task_type} units in the browser is not available yet.")
+
+
+def ais_value_from_answers(*, interpretable: str | None, supported: str | None) -> dict:
+    """The AIS value for the form's answers: each "yes" or "no", SUPPORTED absent (None or "") when not asked.
+
+    Only the words are translated here; which answers go together is judged by judgment_value_check
+    (through _ais_check), so a form post and a stored value are refused with the same messages.
+    Anything but yes/no is passed on as it is, to be refused there.
+    """
+    return {"interpretable": _yes_no(interpretable), "supported": _yes_no(supported) if supported else None}
+
+
+def _yes_no(answer):
+    return {"yes": True, "no": False}.get(answer, answer)
+
+
+def _ais_check(value) -> str:
+    """Check an AIS value, {"interpretable": bool, "supported": bool | None}, and return its label.
+
+    Support is only asked of an answer the rater could interpret (the two questions of AIS,
+    Rashkin et al.): supported is a bool when interpretable is true and null when it is false.
+    The label is "yes" for attributable (interpretable and supported), "no" otherwise.
+    """
+    if not isinstance(value, dict) or set(value) != {"interpretable", "supported"}:
+        raise JudgmentValueError(
+            'An AIS verdict is {"interpretable": true or false, "supported": true or false, '
+            'or null when not interpretable}.'
+        )
+    interpretable, supported = value["interpretable"], value["supported"]
+    if not isinstance(interpretable, bool):
+        raise JudgmentValueError("Say whether the answer is interpretable: yes or no.")
+    if interpretable and not isinstance(supported, bool):
+        raise JudgmentValueError("You found the answer interpretable: say whether the passage supports it, yes or no.")
+    if not interpretable and supported is not None:
+        raise JudgmentValueError(
+            "You found the answer not interpretable, so it is not judged for support: leave that question unanswered."
+        )
+    return "yes" if interpretable and supported else "no"
 
 
 def ranking_dimensions(campaign: Campaign) -> list[str]:

@@ -3,21 +3,32 @@
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from annotate.bulk import rows_insert
 from annotate.models import Campaign, Item, Membership, Role, TaskType, Topic, Unit
 
 # Task types whose human unit is a whole topic (one ranking of all its candidates);
 # every other task type judges one item at a time.
 TOPIC_UNIT_TASK_TYPES = {TaskType.ANSWER_RANKING}
 
+# Human judgments per unit (k) of a new campaign when none is asked for: AIS items are rated by a panel
+# whose majority is the item's label (three raters, as DESIGN.md §1.3 says); other task types start at one.
+DEFAULT_OVERLAP = {TaskType.AIS: 3}
+
 
 class CampaignError(Exception):
     """A request about a campaign that cannot be honoured; the message is for the user."""
 
 
-def campaign_get_or_create(*, slug: str, task_type: str, name: str = "", overlap: int = 1, owner=None) -> Campaign:
-    """Return the campaign SLUG, creating it when missing. An existing campaign must have TASK_TYPE."""
+def campaign_get_or_create(*, slug: str, task_type: str, name: str = "", overlap: int | None = None,
+                           owner=None) -> Campaign:
+    """Return the campaign SLUG, creating it when missing. An existing campaign must have TASK_TYPE.
+
+    OVERLAP (k) applies to a new campaign; None takes the task type's default (DEFAULT_OVERLAP, else 1).
+    """
     if task_type not in TaskType.values:
         raise CampaignError(f"unknown task type {task_type!r}; choose one of {', '.join(TaskType.values)}")
+    if overlap is None:
+        overlap = DEFAULT_OVERLAP.get(task_type, 1)
     with transaction.atomic():
         campaign, created = Campaign.objects.get_or_create(
             slug=slug,
@@ -62,11 +73,7 @@ def units_ensure(*, campaign: Campaign) -> int:
             for item_id, topic_id in Item.objects.filter(campaign=campaign).order_by("id").values_list("id", "topic_id")
             if item_id not in have
         ]
-    Unit.objects.bulk_create(
-        [
-            Unit(campaign=campaign, topic_id=topic_id, item_id=item_id, judgments_needed=campaign.overlap, position=start + i)
-            for i, (topic_id, item_id) in enumerate(targets)
-        ],
-        batch_size=1000,
+    return rows_insert(
+        Unit, ["campaign", "topic", "item", "judgments_needed", "judgments_done", "position"],
+        ((campaign.pk, topic_id, item_id, campaign.overlap, 0, start + i) for i, (topic_id, item_id) in enumerate(targets)),
     )
-    return len(targets)

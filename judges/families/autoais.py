@@ -21,6 +21,9 @@ from judges.families.hf import check_model_config, model_cached, model_options, 
 TEMPLATE = "the answer to the question '{question}' is '{answer}'"
 SEQ2SEQ_PROMPT = "premise: {premise} hypothesis: {hypothesis}"
 KINDS = ("auto", "seq2seq", "classification")
+# Words of the verdict's note that the report counts (agreement.selectors.autoais_passages_get).
+NOTE_TRUNCATED = "tokens, truncated to"
+NOTE_WINDOWED = "windows of"
 LONG_PASSAGES = ("truncate", "window")
 
 
@@ -106,12 +109,12 @@ class AutoAIS(JudgeFamily):
             return [passage], f"passage {len(passage_ids)} tokens, whole"
         if config["long_passages"] == "truncate":
             return ([tokenizer.decode(passage_ids[:room], skip_special_tokens=True)],
-                    f"passage {len(passage_ids)} tokens, truncated to {room}")
+                    f"passage {len(passage_ids)} {NOTE_TRUNCATED} {room}")
         stride = min(config["window_stride"], room)
         starts = list(range(0, max(1, len(passage_ids) - room) + stride, stride))
         starts = [start for start in starts if start < len(passage_ids)]
         windows = [tokenizer.decode(passage_ids[start:start + room], skip_special_tokens=True) for start in starts]
-        return windows, f"passage {len(passage_ids)} tokens, {len(windows)} windows of {room}, best window"
+        return windows, f"passage {len(passage_ids)} tokens, {len(windows)} {NOTE_WINDOWED} {room}, best window"
 
     def _scores(self, tokenizer, network, seq2seq: bool, pairs: list[tuple[str, str]], config: dict) -> list[float]:
         import torch

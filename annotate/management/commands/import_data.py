@@ -19,9 +19,11 @@ class Command(BaseCommand):
         parser.add_argument("--task-type", required=True, help=f"one of {', '.join(TaskType.values)}")
         parser.add_argument("--format", required=True, dest="fmt", help=f"one of {', '.join(FORMATS)}")
         parser.add_argument("--system", help="system name for a qa-eval-jsonl file (default: from the file name)")
-        parser.add_argument("--judge", help="external judge name (judge-scores; trec-run, default: the run tag)")
+        parser.add_argument("--judge", help="external judge name (judge-scores; trec-run, default: the run tag; "
+                            "attributed-qa / ais jsonl, default: auto-ais)")
         parser.add_argument("--score-judge", help="import a label-studio export's item scores as this external judge")
-        parser.add_argument("--overlap", type=int, default=1, help="human judgments per unit (k), when creating")
+        parser.add_argument("--overlap", type=int, default=None,
+                            help="human judgments per unit (k), when creating (default: 3 for ais, else 1)")
         parser.add_argument("--owner", help="username made a researcher of the campaign")
         parser.add_argument("paths", nargs="+", metavar="PATH")
 
@@ -31,7 +33,7 @@ class Command(BaseCommand):
             owner_user = get_user_model().objects.filter(username=owner).first()
             if owner_user is None:
                 raise CommandError(f"--owner: no user {owner!r}")
-        if overlap < 1:
+        if overlap is not None and overlap < 1:
             raise CommandError("--overlap: must be at least 1")
         try:
             summary = import_data_run(slug=campaign, task_type=task_type, fmt=fmt, paths=[Path(p) for p in paths],

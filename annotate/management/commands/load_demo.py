@@ -1,4 +1,4 @@
-"""Loads the demo: one researcher, three annotators, the NQ-open 301 QA campaign and the answer-ranking demo.
+"""Loads the demo: one researcher, three annotators, the NQ-open 301 QA campaign, the answer-ranking and AIS demos.
 
 Idempotent: a second run changes nothing. The answer-ranking demo's BM25 and MiniLM runs are queued on
 the first load; `scripts/start`'s worker judges them as soon as it starts.
@@ -42,6 +42,16 @@ DEMOS = {
             "ranker judge every candidate."
         ),
         "rankers": (("bm25", "bm25"), ("minilm", "dense")),
+    },
+    "ais-demo": {
+        "task_type": "ais", "format": "attributed-qa", "path": FIXTURES / "ais_demo" / "ratings.csv", "overlap": 3,
+        "name": "Attribution: is the answer supported by its passage?",
+        "description": (
+            "Eight questions written for this demo, each answered by three made-up systems with an evidence passage. "
+            "Thirteen answers come with a human rating; the other eleven wait for three raters each. The made-up "
+            "nli_score column is imported as the external judge auto-ais."
+        ),
+        "rankers": (),
     },
 }
 

@@ -1,0 +1,120 @@
+"""The `ais` parts of the agreement report (DESIGN.md §1.3, Bohnet et al. 2022).
+
+- Raters, per question: Fleiss' kappa and Krippendorff's alpha on Q1 (interpretable), on Q2 (supported; asked
+  only after a yes to Q1, so a rater who said no to Q1 has no Q2 rating) and on attributable (yes and yes).
+- Systems: AIS accuracy = the share of the system's outputs with a human label (adjudicated, else the raters'
+  majority) that are attributable, with a bootstrap standard error; the same outputs under each judge. Outputs
+  whose raters tied have no label: they are counted per system (`ties`), not guessed.
+- Per judge: the system-level correlations (in the judge's `system` block, built by agreement.report), the
+  instance-level agreement with the humans within each system, and the items where the judge's score is
+  furthest from the raters' share of yes votes.
+"""
+
+from __future__ import annotations
+
+from agreement import stats
+from agreement.selectors import AisAnswers, HumanLabels, JudgeLabels, SystemOutputs
+
+POSITIVE = "yes"
+DISAGREEMENTS_LISTED = 20
+
+
+def ais_humans_block(answers: AisAnswers) -> dict:
+    """Fleiss' kappa and Krippendorff's alpha among the raters for each of Q1, Q2 and attributable."""
+    units = sorted(answers.by_unit)
+    annotators = sorted({name for unit in units for name in answers.by_unit[unit]})
+    block = {}
+    for question, pick in (("interpretable", lambda a: a[0]), ("supported", lambda a: a[1]),
+                           ("attributable", lambda a: a[0] and bool(a[1]))):
+        def label(unit, name):
+            answer = answers.by_unit[unit].get(name)
+            if answer is None:
+                return None
+            value = pick(answer)
+            return None if value is None else ("yes" if value else "no")
+
+        reliability = [[label(unit, name) for unit in units] for name in annotators]
+        ratings = [[value for value in column if value is not None] for column in zip(*reliability, strict=True)]
+        block[question] = {
+            "fleiss_kappa": stats.fleiss_kappa(ratings),
+            "fleiss_items": stats.fleiss_kappa_items(ratings),
+            "krippendorff_alpha": stats.krippendorff_alpha(reliability),
+            "yes_share": stats.mean_defined([1.0 if v == "yes" else 0.0 for row in ratings for v in row]),
+            "ratings": sum(len(row) for row in ratings),
+        }
+    return block
+
+
+def ais_systems(*, humans: HumanLabels, judges: list[JudgeLabels], outputs: SystemOutputs) -> list[dict]:
+    """Per system: AIS accuracy over its outputs with a human label, its bootstrap SE, each judge's accuracy.
+
+    A judge's accuracy is over the same outputs (a failed verdict counts as not attributable); None when
+    the judge has no verdict on one of them, so humans and judge are always compared on the same items.
+    """
+    rows = []
+    for system, pairs in outputs.outputs.items():
+        items = [item for _, item in pairs]
+        labelled = [item for item in items if item in humans.item_label]
+        outcomes = [1.0 if humans.item_label[item] == POSITIVE else 0.0 for item in labelled]
+        judge_values = {}
+        for judge in judges:
+            asked = all(item in judge.labels or item in judge.failed for item in labelled)
+            judge_values[judge.name] = (
+                sum(judge.labels.get(item) == POSITIVE for item in labelled) / len(labelled)
+                if labelled and asked else None
+            )
+        rows.append({
+            "system": system,
+            "n": len(labelled),
+            "outputs": len(items),
+            "ties": sum(item in humans.ties for item in items),
+            "human": stats.mean_defined(outcomes),
+            "human_se": stats.bootstrap_se(outcomes),
+            "judges": judge_values,
+        })
+    return rows
+
+
+def ais_judge_extras(*, judge: JudgeLabels, humans: HumanLabels, outputs: SystemOutputs) -> dict:
+    """The judge's instance-level agreement within each system and its most disagreeing items (ids only)."""
+    per_system = []
+    for system, pairs in outputs.outputs.items():
+        shared = [item for _, item in pairs if item in humans.item_label and item in judge.labels]
+        human = [1.0 if humans.item_label[item] == POSITIVE else 0.0 for item in shared]
+        model = [1.0 if judge.labels[item] == POSITIVE else 0.0 for item in shared]
+        per_system.append({
+            "system": system,
+            "n": len(shared),
+            # Pearson on two 0/1 labels is the phi coefficient.
+            "pearson": stats.pearson(human, model),
+            "cohen_kappa": stats.cohen_kappa(human, model),
+        })
+    return {"per_system": per_system, "disagreements": _disagreements(judge=judge, humans=humans)}
+
+
+def _disagreements(*, judge: JudgeLabels, humans: HumanLabels) -> list[dict]:
+    """Items where judge and humans disagree (other labels, or score and yes share 0.5 or more apart), furthest
+    apart first by |raters' yes share - judge score|; the first DISAGREEMENTS_LISTED.
+
+    The judge's score is its probability when it gave one, else 1 or 0 from its label; the raters' share is
+    their yes votes over their votes (1 or 0 for an adjudicated label).
+    """
+    rows = []
+    for item, label in judge.labels.items():
+        if item not in humans.item_label:
+            continue
+        yes, total = humans.item_votes.get(item, (0, 0))
+        share = yes / total if total else (1.0 if humans.item_label[item] == POSITIVE else 0.0)
+        if item in humans.adjudicated_items:
+            share = 1.0 if humans.item_label[item] == POSITIVE else 0.0
+        score = judge.scores.get(item)
+        if score is None:
+            score = 1.0 if label == POSITIVE else 0.0
+        if label != humans.item_label[item] or abs(share - score) >= 0.5:
+            rows.append((abs(share - score), item, share, score, label))
+    rows.sort(key=lambda row: (-row[0], row[1]))
+    return [
+        {"item": item, "distance": distance, "human_yes_share": share, "human": humans.item_label[item],
+         "votes": list(humans.item_votes.get(item, (0, 0))), "score": score, "label": label}
+        for distance, item, share, score, label in rows[:DISAGREEMENTS_LISTED]
+    ]
