@@ -1,8 +1,8 @@
-"""Shared fixtures: users in each role, a small QA campaign and a small AIS campaign."""
+"""Shared fixtures: users in each role, a small QA campaign, a small AIS campaign and a small image campaign."""
 
 import pytest
 
-from annotate.models import Role
+from annotate.models import Role, SystemOutput
 from tests.factories import PASSWORD, CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory, UserFactory
 
 
@@ -73,6 +73,105 @@ def ais_campaign(db, researcher, annotator):
             campaign=campaign, topic=topic, external_id=f"ais-{n}", text=answer,
             data={"passage": passage, "title": title, "section": section, "url": url, "system": f"SYSTEM-{n}-secret"},
         )
+        UnitFactory(campaign=campaign, topic=topic, item=item, judgments_needed=1, position=n)
+    return campaign
+
+
+IMAGE_TOPICS = {
+    "eiffel-construction": {
+        "text": "Eiffel Tower: Construction",
+        "data": {
+            "page_title": "Eiffel Tower",
+            "page_context": "The Eiffel Tower is a wrought-iron lattice tower on the Champ de Mars in Paris, France. "
+                            "It is named after the engineer Gustave Eiffel, whose company designed and built it.",
+            "section_title": "Construction",
+            "section_context": "Work on the foundations started on 28 January 1887. The iron parts were made at "
+                               "Eiffel's factory in Levallois-Perret and riveted together on site; the tower was "
+                               "finished in March 1889, in time for the World's Fair.",
+        },
+    },
+    "kilimanjaro-routes": {
+        "text": "Mount Kilimanjaro: Climbing routes",
+        "data": {
+            "page_title": "Mount Kilimanjaro",
+            "page_context": " ".join(
+                ["Mount Kilimanjaro is a dormant volcano in Tanzania, the highest mountain in Africa and the highest "
+                 "single free-standing mountain above sea level in the world."] * 6),
+            "section_title": "Climbing routes",
+            "section_context": "\n".join(
+                [f"Route {n}: the path climbs through cultivated land, rain forest, heath, moorland and alpine desert "
+                 f"before the summit zone; most climbers take five to nine days and rest at camps on the way, "
+                 f"because the thin air at altitude makes the last night's climb slow." for n in range(1, 13)]),
+        },
+    },
+}
+# (topic, item external id, image id, (width, height), format); the last one's file is not imported yet.
+IMAGE_UNITS = [
+    ("eiffel-construction", "img-1", "Q243-landscape", (1600, 900), "JPEG"),
+    ("eiffel-construction", "img-2", "Q243-tall", (600, 1400), "PNG"),
+    ("kilimanjaro-routes", "img-3", "Q7296-square", (900, 900), "WEBP"),
+    ("kilimanjaro-routes", "img-4", "Q7296-small", (400, 300), "GIF"),
+    ("kilimanjaro-routes", "img-5", "Q7296-missing", (800, 600), None),
+]
+IMAGE_RUN = "RUN-clip-secret-{n}"  # every item is in a TREC run by this name, which the assessor must never see
+
+
+def image_write(root, image_id, size, image_format):
+    """Draw a picture of SIZE under ROOT in IMAGE_FORMAT and a JPEG thumbnail (max 512 px side) beside it.
+
+    Returns the Item.data an importer writes for it (paths relative to ROOT, the MEDIA_ROOT).
+    """
+    from PIL import Image, ImageDraw
+
+    width, height = size
+    mode = "RGBA" if image_format == "PNG" else "RGB"
+    image = Image.new(mode, size, (40, 90, 160, 255) if mode == "RGBA" else (40, 90, 160))
+    draw = ImageDraw.Draw(image)
+    for y in range(0, height, 4):  # a sky-to-ground gradient, so a screenshot shows the scaling
+        shade = int(200 * y / height)
+        draw.rectangle([0, y, width, y + 3], fill=(40 + shade // 3, 90 + shade // 2, 160 + shade // 4, 255))
+    draw.polygon([(width * .2, height * .9), (width * .5, height * .15), (width * .8, height * .9)],
+                 fill=(90, 70, 50, 255))
+    draw.ellipse([width * .05, height * .05, width * .2, height * .05 + width * .15], fill=(250, 210, 60, 255))
+    if mode == "RGBA":
+        draw.rectangle([0, 0, width // 6, height], fill=(0, 0, 0, 0))  # a transparent band
+    draw.text((10, 10), f"{image_id} {width}x{height}", fill=(255, 255, 255, 255))
+    extension = {"JPEG": "jpg", "PNG": "png", "WEBP": "webp", "GIF": "gif"}[image_format]
+    (root / "images").mkdir(parents=True, exist_ok=True)
+    (root / "thumbnails").mkdir(parents=True, exist_ok=True)
+    original = f"images/{image_id}.{extension}"
+    image.save(root / original, image_format)
+    thumbnail = image.convert("RGB")
+    thumbnail.thumbnail((512, 512))
+    thumbnail.save(root / f"thumbnails/{image_id}.jpg", "JPEG", quality=80)
+    return {"image_id": image_id, "image": original, "thumbnail": f"thumbnails/{image_id}.jpg",
+            "width": width, "height": height, "format": image_format}
+
+
+@pytest.fixture
+def image_campaign(db, researcher, annotator, settings, tmp_path):
+    """An image_relevance campaign of 5 images for 2 sections, one unit each (k = 1), in the order of IMAGE_UNITS.
+
+    The files are drawn with Pillow into a temporary MEDIA_ROOT (settings.MEDIA_ROOT, which the live
+    server reads too: it runs in this process). The fifth image is named but its file was never imported.
+    """
+    settings.MEDIA_ROOT = tmp_path / "media"
+    campaign = CampaignFactory(slug="img", name="Image suggestion", task_type="image_relevance", overlap=1)
+    MembershipFactory(campaign=campaign, user=researcher, role=Role.RESEARCHER)
+    MembershipFactory(campaign=campaign, user=annotator, role=Role.ANNOTATOR)
+    topics = {
+        external_id: TopicFactory(campaign=campaign, external_id=external_id, text=spec["text"], data=spec["data"])
+        for external_id, spec in IMAGE_TOPICS.items()
+    }
+    for n, (topic_id, external_id, image_id, size, image_format) in enumerate(IMAGE_UNITS, start=1):
+        if image_format:
+            data = image_write(settings.MEDIA_ROOT, image_id, size, image_format)
+        else:
+            data = {"image_id": image_id, "width": size[0], "height": size[1], "format": "JPEG"}
+        topic = topics[topic_id]
+        item = ItemFactory(campaign=campaign, topic=topic, external_id=external_id, kind="image", text="", data=data)
+        SystemOutput.objects.create(campaign=campaign, system=IMAGE_RUN.format(n=n), topic=topic, item=item, rank=n,
+                                    score=0.5)
         UnitFactory(campaign=campaign, topic=topic, item=item, judgments_needed=1, position=n)
     return campaign
 

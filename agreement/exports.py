@@ -22,6 +22,8 @@ def systems_csv(*, report: dict) -> str:
 
     For ais, after human: its bootstrap standard error (human_se), all outputs and tied outputs.
     """
+    if report["task_type"] == "image_relevance":
+        return runs_csv(report=report)
     judges = list(report["judges"])
     ais = report["task_type"] == "ais"
     extra = ["human_se", "outputs", "ties"] if ais else []
@@ -49,6 +51,8 @@ def judges_csv(*, report: dict) -> str:
     """
     if report["task_type"] == "answer_ranking":
         return ranking_judges_csv(report=report)
+    if report["task_type"] == "image_relevance":
+        return image_judges_csv(report=report)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(JUDGE_COLUMNS)
@@ -120,4 +124,38 @@ def topics_csv(*, report: dict) -> str:
                  _cell(row[TAU_ANSWERS]), _cell(row.get("reference")), human,
                  order_text(row.get("judge_groups"), topic), row.get("note", "")]
             )
+    return buffer.getvalue()
+
+
+IMAGE_MEASURES = ("ndcg_cut_10", "map")
+
+
+def runs_csv(*, report: dict) -> str:
+    """image_relevance: rows are runs; columns: run, tags, NDCG@10 and MAP under the human qrels, then each judge's."""
+    judges = list(report["judges"])
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["system", "tags", *(f"human_{m}" for m in IMAGE_MEASURES),
+                     *(f"{name}_{m}" for name in judges for m in IMAGE_MEASURES)])
+    for row in report["systems"]:
+        writer.writerow([row["system"], " ".join(row["tags"]), *(_cell(row["human"][m]) for m in IMAGE_MEASURES),
+                         *(_cell(row["judges"].get(name, {}).get(m)) for name in judges for m in IMAGE_MEASURES)])
+    return buffer.getvalue()
+
+
+def image_judges_csv(*, report: dict) -> str:
+    """image_relevance: rows are judges; item-level kappa (plain and linear) and, per measure, the run-order
+    correlations and Relative Δ of the bias tag."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["judge", "family", "mapping", "n", "cohen_kappa", "cohen_kappa_linear", "accuracy", "failed",
+                     "n_systems", *(f"{m}_{stat}" for m in IMAGE_MEASURES for stat in ("kendall_tau_b", "spearman",
+                                                                                       "pearson", "relative_delta"))])
+    for name, block in report["judges"].items():
+        item, system = block["item"], block["system"]
+        delta = system.get("relative_delta") or {}
+        writer.writerow([name, block["family"], block["mapping"]["rule"], item["n"], _cell(item["cohen_kappa"]),
+                         _cell(item["cohen_kappa_linear"]), _cell(item["accuracy"]), item["failed"], system["n_systems"],
+                         *(_cell(value) for m in IMAGE_MEASURES for value in (
+                             system[m]["kendall_tau_b"], system[m]["spearman"], system[m]["pearson"], delta.get(m)))])
     return buffer.getvalue()

@@ -55,11 +55,7 @@ def system_accuracy_svg(*, report: dict) -> str | None:
     axes.grid(True, color="#e5e7eb", linewidth=0.6)
     axes.legend(loc="lower right", fontsize=8, frameon=False)
     figure.tight_layout()
-    buffer = io.StringIO()
-    figure.savefig(buffer, format="svg")
-    svg = buffer.getvalue()
-    # Inline in HTML: drop the XML prologue and doctype, keep the <svg> element.
-    return svg[svg.index("<svg") :]
+    return _svg(figure)
 
 
 def nrp_svg(*, report: dict) -> str | None:
@@ -93,7 +89,76 @@ def nrp_svg(*, report: dict) -> str | None:
     # Below the axes: inside, it would sit on the points near NRP 1, where good answers land.
     axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=len(sources), fontsize=8, frameon=False)
     figure.tight_layout()
+    return _svg(figure)
+
+
+def _svg(figure: Figure) -> str:
+    """The figure as an inline <svg> element (no XML prologue or doctype); tight: legends outside stay in."""
     buffer = io.StringIO()
-    figure.savefig(buffer, format="svg", bbox_inches="tight")  # tight: the legend below the axes stays in
+    figure.savefig(buffer, format="svg", bbox_inches="tight")
     svg = buffer.getvalue()
     return svg[svg.index("<svg") :]
+
+
+MEASURE_NAMES = {"ndcg_cut_10": "NDCG@10", "map": "MAP"}
+
+
+def runs_scatter_svg(*, report: dict) -> str | None:
+    """image_relevance: each run's NDCG@10 and MAP under the human qrels (x) and each judge's (y), one point per
+    run; runs carrying the bias tag drawn hollow. None without runs or judges."""
+    systems, judges, tag = report["systems"], list(report["judges"]), report.get("bias_tag")
+    if not systems or not judges:
+        return None
+    figure = Figure(figsize=(9.6, 4.6))
+    colours = matplotlib.colormaps["tab10"]
+    for axes, measure in zip(figure.subplots(1, 2), MEASURE_NAMES, strict=True):
+        for index, name in enumerate(judges):
+            tau = report["judges"][name]["system"][measure]["kendall_tau_b"]
+            for tagged in (False, True):
+                points = [(row["human"][measure], row["judges"][name][measure]) for row in systems
+                          if (tag in row["tags"]) == tagged and row["human"][measure] is not None
+                          and row["judges"][name][measure] is not None]
+                if not points:
+                    continue
+                xs, ys = zip(*points, strict=True)
+                label = (f"{name} (τb {tau:.3f})" if tau is not None else name) if not tagged else f"{name}, {tag}"
+                axes.scatter(xs, ys, s=40, label=label, linewidths=1.4, edgecolors=colours(index % 10),
+                             facecolors="none" if tagged else colours(index % 10), alpha=0.9)
+        axes.set_xlabel(f"{MEASURE_NAMES[measure]} under human qrels")
+        axes.set_ylabel(f"{MEASURE_NAMES[measure]} under the judge's qrels")
+        axes.set_title(f"Runs by {MEASURE_NAMES[measure]}, {len(systems)} runs")
+        axes.grid(True, color="#e5e7eb", linewidth=0.6)
+        axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, fontsize=8, frameon=False)
+    figure.tight_layout()
+    return _svg(figure)
+
+
+def scores_cdf_svg(*, report: dict) -> str | None:
+    """image_relevance: each judge's raw scores as a CDF (scores scaled to [0, 1] per judge, so judges on other
+    scales share the axis), with the human grades' cumulative shares as steps. None without scores."""
+    cdfs = {name: block["cdf"] for name, block in report["judges"].items() if block.get("cdf")}
+    if not cdfs:
+        return None
+    figure = Figure(figsize=(6.4, 4.2))
+    axes = figure.subplots()
+    colours = matplotlib.colormaps["tab10"]
+    shares = [index / 100 for index in range(101)]
+    for index, (name, cdf) in enumerate(cdfs.items()):
+        low, high = cdf["quantiles"][0], cdf["quantiles"][-1]
+        scaled = [(q - low) / (high - low) if high > low else 0.5 for q in cdf["quantiles"]]
+        axes.plot(scaled, shares, color=colours(index % 10), label=f"{name} ({low:.3g} to {high:.3g}, n {cdf['n']})")
+    grades = report["humans"].get("grades") or {}
+    total = sum(grades.values())
+    if total:
+        cumulative = 0.0
+        for grade in ("0", "1", "2"):
+            cumulative += grades.get(grade, 0) / total
+            axes.axhline(cumulative, color="#888888", linestyle=":", linewidth=1)
+            axes.text(1.01, cumulative, f"humans ≤ {grade}", fontsize=7, va="center", color="#555555")
+    axes.set_xlabel("score, scaled to the judge's range")
+    axes.set_ylabel("share of images at or below")
+    axes.set_title("Judges' scores (CDF) and the human grades")
+    axes.grid(True, color="#e5e7eb", linewidth=0.6)
+    axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1, fontsize=8, frameon=False)
+    figure.tight_layout()
+    return _svg(figure)

@@ -8,18 +8,19 @@ of candidate answers, too few for a per-topic statistic); ranking task types fil
 
 from __future__ import annotations
 
-from itertools import combinations
 
 from agreement import stats
 from agreement.report_ablation import ablation_build
 from agreement.report_ais import ais_humans_block, ais_judge_extras, ais_systems
+from agreement.report_humans import humans_block
+from agreement.report_images import image_report_build
 from agreement.report_ranking import ranking_report_build
 from agreement.selectors import (
     HumanLabels,
     JudgeLabels,
     SystemOutputs,
     ais_answers_get,
-    autoais_passages_get,
+    input_cuts_get,
     human_labels_get,
     items_brief_get,
     judge_labels_get,
@@ -65,6 +66,8 @@ def agreement_report_build(*, campaign: Campaign) -> dict:
     """
     if campaign.task_type == TaskType.ANSWER_RANKING:
         return ranking_report_build(campaign=campaign)
+    if campaign.task_type == TaskType.IMAGE_RELEVANCE:
+        return image_report_build(campaign=campaign)
     humans = human_labels_get(campaign=campaign)
     judges = judge_labels_get(campaign=campaign)
     binary = campaign.task_type in BINARY_TASK_TYPES
@@ -79,7 +82,7 @@ def agreement_report_build(*, campaign: Campaign) -> dict:
     report = {
         "campaign": campaign.slug,
         "task_type": campaign.task_type,
-        "humans": _humans_block(humans),
+        "humans": humans_block(humans),
         "judges": {judge.name: _judge_block(judge=judge, humans=humans, systems=systems) for judge in judges},
         "systems": systems,
         # LLM judges side by side on the same items (agreement and cost); null without LLM judges.
@@ -98,7 +101,7 @@ def _ais_extend(*, report: dict, campaign: Campaign, humans: HumanLabels, judges
     extras = {judge.name: ais_judge_extras(judge=judge, humans=humans, outputs=outputs) for judge in judges}
     listed = {row["item"] for extra in extras.values() for row in extra["disagreements"]}
     briefs = items_brief_get(item_ids=listed) if listed else {}
-    passages = autoais_passages_get(campaign=campaign) if any(j.family == "autoais" for j in judges) else {}
+    passages = input_cuts_get(campaign=campaign, family="autoais") if any(j.family == "autoais" for j in judges) else {}
     for name, extra in extras.items():
         for row in extra["disagreements"]:
             row.update(briefs.get(row["item"], {}))
@@ -115,40 +118,6 @@ def _covers_fewer_than_humans(judge: JudgeLabels, humans: HumanLabels) -> bool:
     """
     asked = judge.labels.keys() | judge.failed
     return any(item not in asked for item in humans.item_label)
-
-
-def _humans_block(humans: HumanLabels) -> dict:
-    units = sorted(humans.by_unit)
-    pairwise = []
-    for a, b in combinations(humans.annotators, 2):
-        shared = [unit for unit in units if a in humans.by_unit[unit] and b in humans.by_unit[unit]]
-        if not shared:
-            continue
-        pairwise.append(
-            {
-                "a": a,
-                "b": b,
-                "kappa": stats.cohen_kappa(
-                    [humans.by_unit[u][a] for u in shared], [humans.by_unit[u][b] for u in shared]
-                ),
-                "n": len(shared),
-            }
-        )
-    # Fleiss takes each unit's first m ratings (see stats.fleiss_kappa): put the most prolific annotators first.
-    rated = {name: sum(name in humans.by_unit[unit] for unit in units) for name in humans.annotators}
-    panel = sorted(humans.annotators, key=lambda name: (-rated[name], name))
-    ratings = [[humans.by_unit[unit][name] for name in panel if name in humans.by_unit[unit]] for unit in units]
-    reliability = [[humans.by_unit[unit].get(name) for unit in units] for name in humans.annotators]
-    return {
-        "annotators": len(humans.annotators),
-        "fleiss_kappa": stats.fleiss_kappa(ratings),
-        "fleiss_items": stats.fleiss_kappa_items(ratings),
-        "krippendorff_alpha": stats.krippendorff_alpha(reliability),
-        "pairwise_cohen_kappa": pairwise,
-        "items_labelled": len(humans.item_label),
-        "adjudicated": humans.adjudicated,
-        "ties": len(humans.ties),
-    }
 
 
 def _judge_block(*, judge: JudgeLabels, humans: HumanLabels, systems: list[dict]) -> dict:

@@ -36,6 +36,7 @@ class HumanLabels:
     adjudicated_items: set[int] = field(default_factory=set)
     # item -> (annotations labelled "yes", annotations): the raters' votes behind a majority
     item_votes: dict[int, tuple[int, int]] = field(default_factory=dict)
+    unit_item: dict[int, int] = field(default_factory=dict)  # unit -> its item (item-level units)
 
 
 @dataclass
@@ -75,6 +76,8 @@ def human_labels_get(*, campaign: Campaign) -> HumanLabels:
     votes: dict[int, Counter] = defaultdict(Counter)
     annotators: set[str] = set()
     for unit_id, item_id, username, kind, label in rows:
+        if item_id is not None:
+            result.unit_item[unit_id] = item_id
         if kind == JudgmentKind.ADJUDICATION:
             if item_id is not None:
                 adjudication[item_id] = label
@@ -169,21 +172,23 @@ def ais_answers_get(*, campaign: Campaign) -> AisAnswers:
     return result
 
 
-def autoais_passages_get(*, campaign: Campaign) -> dict[str, dict]:
-    """Per autoais judge: its long_passages setting and how many passages it read whole, truncated or in windows.
+def input_cuts_get(*, campaign: Campaign, family: str) -> dict[str, dict]:
+    """Per judge of FAMILY: how many of its inputs it read whole, truncated or in windows, with its settings.
 
-    Counted from the notes the family writes in each verdict's raw text. One query.
+    Counted from the notes families write in each verdict's raw text (judges.families.base NOTE_*). One query.
+    {"long_passages" (autoais; else None), "max_length" (None: the model's limit), "whole", "truncated", "windowed"}.
     """
-    from judges.families.autoais import NOTE_TRUNCATED, NOTE_WINDOWED
+    from judges.families.base import NOTE_TRUNCATED, NOTE_WINDOWED
 
     judged = Q(judgments__failed=False)
-    rows = Judge.objects.filter(campaign=campaign, family="autoais").annotate(
+    rows = Judge.objects.filter(campaign=campaign, family=family).annotate(
         judged=Count("judgments", filter=judged),
         truncated=Count("judgments", filter=judged & Q(judgments__raw__contains=NOTE_TRUNCATED)),
         windowed=Count("judgments", filter=judged & Q(judgments__raw__contains=NOTE_WINDOWED)),
     ).values_list("name", "config", "judged", "truncated", "windowed")
     return {
-        name: {"long_passages": (config or {}).get("long_passages", "truncate"), "max_length": (config or {}).get("max_length"),
+        name: {"long_passages": (config or {}).get("long_passages", "truncate") if family == "autoais" else None,
+               "max_length": (config or {}).get("max_length"),
                "whole": judged - truncated - windowed, "truncated": truncated, "windowed": windowed}
         for name, config, judged, truncated, windowed in rows
     }
@@ -194,6 +199,63 @@ def items_brief_get(*, item_ids: set[int]) -> dict[int, dict]:
     rows = Item.objects.filter(pk__in=item_ids).values_list("pk", "external_id", "topic__text", "text", "data__system")
     return {pk: {"external_id": external_id, "question": question, "answer": answer, "system": system or ""}
             for pk, external_id, question, answer, system in rows}
+
+
+# --- image_relevance: judges' raw scores, the images' topics, the stored runs ---
+
+
+@dataclass
+class JudgeScores:
+    """One judge's scores: `scores[item]` (higher = better; rankers, CLIPScore, VLM), `grades[item]` when the
+    verdict's label is already a grade "0"/"1"/"2" (imported grades), `failed` the items it gave no score."""
+
+    name: str
+    family: str
+    scores: dict[int, float] = field(default_factory=dict)
+    grades: dict[int, int] = field(default_factory=dict)
+    failed: set[int] = field(default_factory=set)
+
+
+GRADE_LABELS = {"0": 0, "1": 1, "2": 2}
+
+
+def judge_scores_get(*, campaign: Campaign) -> list[JudgeScores]:
+    """Every judge of the campaign, by name, with its scores and grades. Two queries."""
+    judges = {
+        judge_id: JudgeScores(name=name, family=family)
+        for judge_id, name, family in Judge.objects.filter(campaign=campaign).order_by("name").values_list(
+            "id", "name", "family")
+    }
+    rows = ModelJudgment.objects.filter(judge__campaign=campaign).values_list("judge_id", "item_id", "score", "label",
+                                                                              "failed")
+    for judge_id, item_id, score, label, failed in rows:
+        judge = judges[judge_id]
+        if failed:
+            judge.failed.add(item_id)
+            continue
+        if label in GRADE_LABELS:
+            judge.grades[item_id] = GRADE_LABELS[label]
+        if score is not None:
+            judge.scores[item_id] = score
+        elif label not in GRADE_LABELS:
+            judge.failed.add(item_id)
+    return list(judges.values())
+
+
+def image_items_get(*, campaign: Campaign) -> dict[int, tuple[str, str]]:
+    """{item id: (topic external id, image id)} for the campaign's image items. One query."""
+    return {pk: (qid, image_id or external_id.split("/", 1)[-1]) for pk, qid, image_id, external_id in
+            Item.objects.filter(campaign=campaign, kind="image").values_list(
+                "id", "topic__external_id", "data__image_id", "external_id")}
+
+
+def runs_get(*, campaign: Campaign) -> dict[str, dict]:
+    """{run: {"tags": [...], "run": {topic: {image id: score}}}} from the campaign's stored runs (no query)."""
+    from annotate.importers.image_pool import stored_runs
+
+    meta = (campaign.options or {}).get("runs") or {}
+    return {name: {"tags": list(meta[name].get("tags") or []), "run": run}
+            for name, run in stored_runs(campaign, meta).items()}
 
 
 # --- answer_ranking (docs/answer_ranking.md) ---
@@ -219,16 +281,6 @@ class RankingTopic:
     candidates: list[RankingCandidate] = field(default_factory=list)
     rankings: dict[str, dict[str, list[list[int]]]] = field(default_factory=dict)
     adjudicated: dict[str, list[list[int]]] = field(default_factory=dict)
-
-
-@dataclass
-class JudgeScores:
-    """One ranker's scores: `scores[item_id]` (higher = better); `failed` the items it gave no score."""
-
-    name: str
-    family: str
-    scores: dict[int, float] = field(default_factory=dict)
-    failed: set[int] = field(default_factory=set)
 
 
 @dataclass

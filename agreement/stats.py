@@ -13,6 +13,7 @@ import warnings
 from collections import Counter
 from collections.abc import Hashable, Sequence
 
+import ir_measures
 import krippendorff
 import numpy as np
 from scipy import stats as scipy_stats
@@ -34,12 +35,15 @@ def _paired(a: Sequence, b: Sequence) -> None:
         raise ValueError(f"paired samples differ in length: {len(a)} and {len(b)}")
 
 
-def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable], *, weights: str | None = None) -> float | None:
+def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable], *, weights: str | None = None,
+                labels: Sequence[Hashable] | None = None) -> float | None:
     """Cohen's kappa between two raters' labels of the same items (sklearn).
 
-    `weights` is None (nominal), "linear" or "quadratic" (ordinal labels). None when fewer than two
-    items, or when chance agreement is total (both raters gave one and the same label throughout),
-    where kappa is 0/0.
+    `weights` is None (nominal), "linear" or "quadratic" (ordinal labels). With weights, pass every
+    level in LABELS, in order (e.g. [0, 1, 2]): sklearn weighs disagreements by the distance between the
+    labels' positions in that list, so a data set without grade 1 would otherwise count 0 vs 2 as one step.
+    None when fewer than two items, or when chance agreement is total (both raters gave one and the same
+    label throughout), where kappa is 0/0.
     """
     _paired(a, b)
     if len(a) < 2:
@@ -48,7 +52,8 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable], *, weights: str | 
         return None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        return _finite(cohen_kappa_score(list(a), list(b), weights=weights))
+        return _finite(cohen_kappa_score(list(a), list(b), weights=weights,
+                                         labels=list(labels) if labels is not None else None))
 
 
 def agreement_rate(a: Sequence[Hashable], b: Sequence[Hashable]) -> float | None:
@@ -267,3 +272,31 @@ def spread(values: Sequence[float | None]) -> dict:
         "max": float(data.max()),
         "n": int(data.size),
     }
+
+
+# --- IR measures of runs (image_relevance): trec_eval's definitions through ir_measures / pytrec_eval ---
+
+IR_MEASURES = {"ndcg_cut_10": "nDCG@10", "map": "AP"}
+
+
+def run_measures(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> dict[str, float | None]:
+    """{"ndcg_cut_10", "map"} of RUN ({topic: {doc: score}}) under QRELS ({topic: {doc: grade}}), averaged over
+    the topics that have qrels (trec_eval's rule: a topic without judgments is left out; unjudged documents
+    are not relevant). None for both when no topic of the run has qrels."""
+    measures = [ir_measures.parse_measure(name) for name in IR_MEASURES.values()]
+    judged = {topic: docs for topic, docs in qrels.items() if docs and topic in run}
+    if not judged:
+        return {key: None for key in IR_MEASURES}
+    values = ir_measures.calc_aggregate(measures, judged, {topic: run[topic] for topic in judged})
+    by_name = {str(measure): value for measure, value in values.items()}
+    return {key: _finite(by_name.get(name)) for key, name in IR_MEASURES.items()}
+
+
+def relative_delta(group: Sequence[float], others: Sequence[float]) -> float | None:
+    """Relative Δ = 2 (M_group - M_others) / (M_group + M_others) x 100 %, M the mean of each set (Yang & Lin)."""
+    if not group or not others:
+        return None
+    a, b = float(np.mean(group)), float(np.mean(others))
+    if a + b == 0:
+        return None
+    return _finite(200.0 * (a - b) / (a + b))

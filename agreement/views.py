@@ -6,7 +6,7 @@ All of them read the one document `agreement_report_build` makes; researchers of
 
 import json
 
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 from drf_spectacular.types import OpenApiTypes
@@ -16,8 +16,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agreement.exports import judges_csv, systems_csv, topics_csv
-from agreement.plots import nrp_svg, system_accuracy_svg
+from agreement.plots import nrp_svg, runs_scatter_svg, scores_cdf_svg, system_accuracy_svg
 from agreement.report import agreement_report_build
+from agreement.report_images import image_qrels_sets, qrels_text
 from annotate.access import campaign_for_researcher
 
 
@@ -26,6 +27,7 @@ def agreement_report(request, slug):
     campaign = campaign_for_researcher(request.user, slug)
     report = agreement_report_build(campaign=campaign)
     ranking = report["task_type"] == "answer_ranking"
+    images = report["task_type"] == "image_relevance"
     judge_names = list(report["judges"])
     context = {
         "campaign": campaign,
@@ -41,10 +43,16 @@ def agreement_report(request, slug):
         ],
         "ranking": ranking,
         "ais": report["task_type"] == "ais",
+        "run_rows": [
+            {**row, "judge_values": [row["judges"].get(name, {}) for name in judge_names]} for row in report["systems"]
+        ] if images else [],
         "nrp_rows": [
             {**row, "judge_nrp": [row["judges_nrp"].get(name, {}) for name in judge_names]} for row in report["systems"]
         ] if ranking else [],
-        "plot_svg": nrp_svg(report=report) if ranking else system_accuracy_svg(report=report),
+        "images": images,
+        "plot_svg": (nrp_svg(report=report) if ranking else runs_scatter_svg(report=report) if images
+                     else system_accuracy_svg(report=report)),
+        "cdf_svg": scores_cdf_svg(report=report) if images else None,
         "ablation_rows": [
             {**row, "setting_values": [row["settings"].get(key) for key in report["ablation"]["settings"]]}
             for row in report["ablation"]["rows"]
@@ -95,6 +103,17 @@ def agreement_topics_csv(request, slug):
     return _attachment(
         topics_csv(report=report), content_type="text/csv; charset=utf-8", filename=f"{campaign.slug}-topics.csv"
     )
+
+
+@require_GET
+def agreement_qrels(request, slug, source):
+    """image_relevance: the TREC qrels the report scored runs with (consensus, assessor-NAME or judge-NAME)."""
+    campaign = campaign_for_researcher(request.user, slug)
+    sets = image_qrels_sets(campaign=campaign) if campaign.task_type == "image_relevance" else {}
+    if source not in sets:
+        raise Http404("no such qrels")
+    return _attachment(qrels_text(sets[source]), content_type="text/plain; charset=utf-8",
+                       filename=f"{campaign.slug}-{source}.qrels")
 
 
 class AgreementReportAPI(APIView):

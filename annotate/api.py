@@ -71,7 +71,8 @@ class CampaignImportApi(APIView):
         try:
             summary = uploads_import(campaign=campaign, fmt=data["format"], files=data["files"],
                                      system=data.get("system") or None, judge=data.get("judge") or None,
-                                     score_judge=data.get("score_judge") or None)
+                                     score_judge=data.get("score_judge") or None, depth=data.get("depth"),
+                                     tag=data.get("tag") or None)
         except (ImportDataError, ImportRequestError) as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         return Response(ImportSummarySerializer(summary.as_dict()).data, status=status.HTTP_201_CREATED)

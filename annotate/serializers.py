@@ -53,6 +53,10 @@ class ImportRequestSerializer(serializers.Serializer):
     judge = serializers.CharField(required=False, allow_blank=True, max_length=100)
     score_judge = serializers.CharField(required=False, allow_blank=True, max_length=100,
                                         help_text="label-studio: import the items' scores as this external judge.")
+    depth = serializers.IntegerField(required=False, min_value=1,
+                                     help_text="trec-run into image_relevance: pool depth per run (default 25).")
+    tag = serializers.CharField(required=False, allow_blank=True, max_length=100,
+                                help_text="trec-run into image_relevance: a tag for these runs, e.g. clip-based.")
 
 
 class ImportSummarySerializer(serializers.Serializer):
@@ -85,6 +89,15 @@ class ImportSummarySerializer(serializers.Serializer):
     documents = serializers.IntegerField()
     rankings = serializers.IntegerField()
     topics_ranked = serializers.IntegerField()
+    rows_read = serializers.IntegerField()
+    rated_rows = serializers.IntegerField()
+    units_not_queued = serializers.IntegerField()
+    images_stored = serializers.IntegerField()
+    images_already_there = serializers.IntegerField()
+    images_attached = serializers.IntegerField()
+    runs = serializers.ListField(child=serializers.CharField())
+    runs_already_there = serializers.ListField(child=serializers.CharField())
+    pool_sizes = serializers.DictField(child=serializers.IntegerField())
     seconds = serializers.FloatField()
 
 

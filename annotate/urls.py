@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotate import views, views_annotate, views_import
+from annotate import views, views_annotate, views_images, views_import
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -9,4 +9,5 @@ urlpatterns = [
     path("campaigns/<slug:slug>/annotate/", views_annotate.annotate, name="annotate"),
     path("campaigns/<slug:slug>/annotate/submit/", views_annotate.annotate_submit, name="annotate-submit"),
     path("campaigns/<slug:slug>/annotate/draft/", views_annotate.annotate_draft, name="annotate-draft"),
+    path("campaigns/<slug:slug>/images/<int:item_id>/<variant>/", views_images.campaign_image, name="campaign-image"),
 ]

@@ -3,8 +3,9 @@
 GET  annotate/            the unit leased to the annotator (full page, or the unit fragment for htmx)
 GET  annotate/?undo=ID    the annotator's judgment submitted before assignment ID (empty ID: their last one)
 POST annotate/submit/     assignment=ID and verdict=yes|no (qa_correctness), interpretable=yes|no with
-                          supported=yes|no only when interpretable=yes (ais), or ranking=JSON
-                          (answer_ranking); answers with the next unit's fragment
+                          supported=yes|no only when interpretable=yes (ais), grade=0|1|2
+                          (image_relevance), or ranking=JSON (answer_ranking); answers with the next
+                          unit's fragment
 POST annotate/draft/      assignment=ID, draft=JSON: keeps a ranking in progress for the next page load (204)
 
 A ranking page names candidates by neutral labels ("A", "B", ...), never by item id; the posted
@@ -34,6 +35,7 @@ from annotate.services.annotation import (
     JudgmentValueError,
     ais_value_from_answers,
     assignment_draft_save,
+    image_grade_value,
     judgment_submit,
     ranking_dimensions,
     unit_lease_next,
@@ -45,6 +47,7 @@ VERDICTS = {"yes": {"correct": True}, "no": {"correct": False}}
 PAGES = {
     TaskType.ANSWER_RANKING: ("annotate/ranking.html", "annotate/_ranking.html"),
     TaskType.AIS: ("annotate/ais.html", "annotate/_ais.html"),
+    TaskType.IMAGE_RELEVANCE: ("annotate/images.html", "annotate/_images.html"),
 }
 QA_PAGE = ("annotate/annotate.html", "annotate/_unit.html")
 
@@ -122,6 +125,8 @@ def _value_from_post(post, *, campaign, assignment) -> dict:
         return _ranking_from_labels(post.get("ranking", ""), assignment=assignment)
     if campaign.task_type == TaskType.AIS:
         return ais_value_from_answers(interpretable=post.get("interpretable"), supported=post.get("supported"))
+    if campaign.task_type == TaskType.IMAGE_RELEVANCE:
+        return image_grade_value(grade=post.get("grade"))
     verdict = post.get("verdict", "")
     if verdict not in VERDICTS:
         raise JudgmentValueError("Choose yes or no.")
@@ -158,7 +163,7 @@ def _ranking_from_labels(raw: str, *, assignment) -> dict:
 
 
 def _noun(campaign) -> str:
-    return "ranking" if campaign.task_type == TaskType.ANSWER_RANKING else "verdict"
+    return {TaskType.ANSWER_RANKING: "ranking", TaskType.IMAGE_RELEVANCE: "grade"}.get(campaign.task_type, "verdict")
 
 
 def _render(request, *, campaign, assignment, editing, notice=None, error=None, arrangement=None):

@@ -22,6 +22,10 @@ FORMAT_HELP = {
     "trec-qrels": "`qid 0 docno grade` lines: graded judgments of the documents, stored under the file's name.",
     "trec-run": "`qid Q0 docid rank score tag` lines: a ranker's scores of the candidates, as an external judge "
                 "named below (default: the run's tag).",
+    "atomic-topics": "The TREC AToMiC topic JSON: a list of text sections (text_id, page_title, section_title, "
+                     "context_page_description, context_section_description).",
+    "images": "Image files named by image id (<id>.jpg, .png, .webp, .gif), or .zip archives of them: checked, "
+              "stored with a thumbnail, and given to the pooled items of that id.",
     "attributed-qa": "The Attributed QA ratings.csv: system_name, question, answer, attribution, passage, "
                      "human_rating (Y/N, blank when unrated), auto_ais, nli_score. Ratings become the items' human "
                      "labels (those items skip the queue); nli_score an external AutoAIS judge named below "
@@ -29,6 +33,12 @@ FORMAT_HELP = {
 }
 # A format whose meaning depends on the campaign's task type.
 FORMAT_HELP_BY_TASK = {
+    ("jsonl", "image_relevance"): "One text section per line: id, page_title, page_context, section_title, "
+                                  "section_context.",
+    ("trec-run", "image_relevance"): "Systems' runs, `qid Q0 docid rank score tag`: each run is kept whole and "
+                                     "pooled to the depth below (default 25); the tag below labels these runs.",
+    ("trec-qrels", "image_relevance"): "`qid 0 docid grade` lines, grades 0/1/2: an assessor's judgments "
+                                       "(named after the file).",
     ("jsonl", "ais"): "One attributed answer per line, with the fields of the attributed-qa CSV "
                       "(system_name, question, answer, attribution, passage, human_rating, auto_ais, nli_score).",
 }
@@ -58,6 +68,8 @@ class ImportForm(forms.Form):
                             help_text="judge-scores, trec-run, attributed-qa: the external judge's name.")
     score_judge = forms.CharField(required=False, max_length=100,
                                   help_text="label-studio: import the items' scores as this external judge.")
+    depth = forms.IntegerField(required=False, min_value=1, help_text="trec-run: pool depth per run (default 25).")
+    tag = forms.CharField(required=False, max_length=100, help_text="trec-run: a tag for these runs, e.g. clip-based.")
 
     def __init__(self, *args, task_type: str, **kwargs):
         super().__init__(*args, **kwargs)
@@ -76,7 +88,8 @@ def campaign_import(request, slug):
             try:
                 summary = uploads_import(campaign=campaign, fmt=data["format"], files=data["files"],
                                          system=data["system"] or None, judge=data["judge"] or None,
-                                         score_judge=data["score_judge"] or None)
+                                         score_judge=data["score_judge"] or None, depth=data["depth"],
+                                         tag=data["tag"] or None)
             except (ImportDataError, ImportRequestError) as exc:
                 error = str(exc)
     else:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from django.db.models import Count, Q, QuerySet, Sum
 
 from annotate.models import Campaign, Item
+from judges.families import SAMPLE_FAMILIES
 from judges.models import ACTIVE_RUN_STATUSES, Judge, JudgeRun, LLMSample, ModelJudgment
 
 
@@ -130,16 +131,16 @@ _USAGE_TOTALS = {"samples": Count("id"), "prompt": Sum("prompt_tokens"), "comple
 
 def judge_usage(*, judge: Judge) -> JudgeUsage | None:
     """Totals over the judge's cached samples; None for judges that generate no samples."""
-    if judge.family != "llm":
+    if judge.family not in SAMPLE_FAMILIES:
         return None
     return _usage(LLMSample.objects.filter(judge=judge).aggregate(**_USAGE_TOTALS), judge.config or {})
 
 
 def judges_usage_for_campaign(*, campaign: Campaign, configs: dict[int, dict] | None = None) -> dict[int, JudgeUsage]:
-    """judge id -> usage, for the campaign's LLM judges; two queries whatever the number of judges (one when
-    the caller has already read the LLM judges' CONFIGS, judge id -> configuration)."""
+    """judge id -> usage, for the campaign's generating judges (llm, vlm); two queries whatever the number of
+    judges (one when the caller has already read those judges' CONFIGS, judge id -> configuration)."""
     totals = {row["judge_id"]: row for row in
               LLMSample.objects.filter(judge__campaign=campaign).values("judge_id").annotate(**_USAGE_TOTALS)}
     if configs is None:
-        configs = dict(Judge.objects.filter(campaign=campaign, family="llm").values_list("id", "config"))
+        configs = dict(Judge.objects.filter(campaign=campaign, family__in=SAMPLE_FAMILIES).values_list("id", "config"))
     return {judge_id: _usage(totals.get(judge_id, {}), config or {}) for judge_id, config in configs.items()}

@@ -79,6 +79,7 @@ def _inputs(judge, item_ids: list[int], *, with_topic_candidates: bool = False) 
             text=item.text,
             data=item.data or {},
             topic_candidates=candidates.get(item.topic_id),
+            topic_data=item.topic.data or {},
         )
         for item in items
     ]

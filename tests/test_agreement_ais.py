@@ -11,7 +11,7 @@ from statsmodels.stats.inter_rater import fleiss_kappa
 
 from agreement.report import agreement_report_build
 from annotate.models import HumanJudgment, Role, SystemOutput, TaskType
-from judges.families.autoais import NOTE_TRUNCATED
+from judges.families.base import NOTE_TRUNCATED
 from judges.models import Judge, ModelJudgment
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory, UserFactory
 

@@ -271,3 +271,37 @@ def test_three_raters_fill_a_unit_and_the_fourth_gets_the_next(client):
     client.post(submit_url, {"assignment": shown["rater-3"]["assignment_id"], "interpretable": "no"})
     assert client.get(page_url).context["unit"] is None
     assert HumanJudgment.objects.filter(unit=first).count() == 3
+
+
+@pytest.mark.django_db
+def test_five_raters_as_in_the_published_study(tmp_path):
+    """`import_data --overlap 5`: each unrated answer waits for five raters; the sixth gets nothing more, and the
+    report's label is the 3-2 majority with the votes behind it."""
+    from django.core.management import call_command
+
+    from agreement.report import agreement_report_build
+    from annotate.models import Campaign
+    from annotate.services.annotation import judgment_submit, unit_lease_next
+    from tests.ais_synthetic import ais_csv_write, ais_rows
+
+    rows = ais_rows(systems=1, questions=1, seed=2)
+    rows[0]["human_rating"] = ""
+    path = ais_csv_write(tmp_path / "ratings.csv", rows)
+    call_command("import_data", "--campaign", "ais-k5", "--task-type", "ais", "--format", "attributed-qa",
+                 "--overlap", "5", str(path))
+    campaign = Campaign.objects.get(slug="ais-k5")
+    assert campaign.overlap == 5
+    values = [{"interpretable": True, "supported": True}] * 3 + [{"interpretable": True, "supported": False},
+                                                                {"interpretable": False, "supported": None}]
+    for n, value in enumerate(values):
+        rater = UserFactory(username=f"k5-rater-{n}")
+        assignment = unit_lease_next(campaign=campaign, annotator=rater)
+        judgment_submit(assignment=assignment, annotator=rater, value=value)
+    assert unit_lease_next(campaign=campaign, annotator=UserFactory(username="k5-rater-6")) is None
+    assert Unit.objects.get(campaign=campaign).judgments_done == 5
+
+    report = agreement_report_build(campaign=campaign)
+    assert report["humans"]["annotators"] == 5 and report["humans"]["items_labelled"] == 1
+    assert report["systems"][0]["human"] == 1.0  # three of five say attributable
+    assert report["humans"]["questions"]["interpretable"]["ratings"] == 5
+    assert report["humans"]["questions"]["supported"]["ratings"] == 4  # the rater who said no to Q1 has none

@@ -87,4 +87,4 @@ def test_works_for_other_task_types(db, tmp_path):
     output = run(tsv(tmp_path, "topic\titem\tscore\nt1\timg-7\t0.31\n"), judge="clip-ext", slug="imgs",
                  task_type="image_relevance")
     assert ModelJudgment.objects.get(item=Item.objects.get(external_id="img-7")).score == 0.31
-    assert "items left for humans: 1" in output  # its unit was made by the import
+    assert "images left for assessors: 1" in output  # its unit was made by the import

@@ -11,6 +11,7 @@ from rest_framework.authtoken.models import Token
 
 from annotate.models import Assignment, HumanJudgment, Item, Role
 from annotate.services.annotation import judgment_submit, unit_lease_next
+from conftest import image_write
 from judges.models import Judge, JudgeRun, ModelJudgment
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory, UserFactory
 
@@ -36,6 +37,7 @@ EXPECTED = {
     "annotate": (LOGIN, 200, 404, 404, 404),
     "annotate-submit": (LOGIN, 405, 405, 405, 405),
     "annotate-draft": (LOGIN, 405, 405, 405, 405),
+    "campaign-image": (LOGIN, 200, 404, 200, 404),  # the campaign's own people, annotators and researchers
     "judge-panel": PAGE_RESEARCHER,
     "judge-run-cancel": (LOGIN, 405, 405, 405, 405),
     "judge-run-resume": (LOGIN, 405, 405, 405, 405),
@@ -44,6 +46,9 @@ EXPECTED = {
     "agreement-systems-csv": PAGE_RESEARCHER,
     "agreement-judges-csv": PAGE_RESEARCHER,
     "agreement-topics-csv": PAGE_RESEARCHER,
+    # qrels exist for image_relevance campaigns only: on the matrix's QA campaign even its researcher gets 404
+    # (tests/test_agreement_images.py checks the researcher's 200 on an image campaign).
+    "agreement-qrels": (LOGIN, 404, 404, 404, 404),
     "api-campaigns": (401, 200, 200, 200, 200),
     "api-campaign": (401, 200, 404, 200, 404),
     "api-campaign-items": API_RESEARCHER,
@@ -83,7 +88,7 @@ ALL_URLS = sorted({name: kwargs for name, kwargs in _url_patterns()}.items())
 
 
 @pytest.fixture
-def world(db, qa_campaign, researcher, annotator):
+def world(db, qa_campaign, researcher, annotator, settings, tmp_path):
     colleague = UserFactory(username=COLLEAGUE)
     MembershipFactory(campaign=qa_campaign, user=colleague, role=Role.ANNOTATOR)
     theirs = CampaignFactory(slug="theirs", task_type="qa_correctness")
@@ -97,6 +102,11 @@ def world(db, qa_campaign, researcher, annotator):
     run = JudgeRun.objects.create(judge=judge, status="running", total=6)
     for item in Item.objects.filter(campaign=qa_campaign):
         ModelJudgment.objects.create(judge=judge, item=item, run=run, score=1.0, label="yes", raw=RAW_MARK)
+    # An image item with its file, for the image URL (added after the judge's verdicts: no model judges it).
+    settings.MEDIA_ROOT = tmp_path / "media"
+    image_topic = TopicFactory(campaign=qa_campaign, external_id="img-topic", data={})
+    image_item = ItemFactory(campaign=qa_campaign, topic=image_topic, external_id="img-1", kind="image", text="",
+                             data=image_write(settings.MEDIA_ROOT, "img-1", (40, 30), "PNG"))
     their_judge = Judge.objects.create(campaign=theirs, name="theirs-em", family="em", config={"k": 2})
     their_run = JudgeRun.objects.create(judge=their_judge, status="running", total=1)
 
@@ -106,11 +116,12 @@ def world(db, qa_campaign, researcher, annotator):
                         value={"correct": False})
     users = {"annotator": annotator, "other_annotator": other_annotator, "researcher": researcher,
              "other_researcher": other_researcher}
-    return {"campaign": qa_campaign, "run": run, "their_run": their_run, "users": users}
+    return {"campaign": qa_campaign, "run": run, "their_run": their_run, "users": users, "image_item": image_item}
 
 
 def _kwargs_for(names, world):
-    values = {"slug": world["campaign"].slug, "run_id": world["run"].id}
+    values = {"slug": world["campaign"].slug, "run_id": world["run"].id, "item_id": world["image_item"].id,
+              "variant": "full", "source": "consensus"}
     return {name: values[name] for name in names}
 
 
@@ -154,8 +165,8 @@ def test_get_every_url(client, world, name, kwarg_names, role):
     response = _client_as(client, world, role).get(url)
     _check(response, expected, url)
     if role in ("annotator", "other_annotator") and response.status_code == 200:
-        body = response.content.decode()
-        assert JUDGE_MARK not in body and RAW_MARK not in body and COLLEAGUE not in body, url
+        body = b"".join(response.streaming_content) if response.streaming else response.content  # files stream
+        assert all(mark.encode() not in body for mark in (JUDGE_MARK, RAW_MARK, COLLEAGUE)), url
 
 
 @pytest.mark.parametrize("name,kwarg_names", [u for u in ALL_URLS if not u[0].startswith("admin:")],

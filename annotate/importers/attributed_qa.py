@@ -35,6 +35,7 @@ from annotate.importers.writes import (
     external_judge_get,
     human_verdicts_write,
     judge_verdicts_write,
+    yes_no,
 )
 from annotate.models import (
     Assignment,
@@ -313,7 +314,8 @@ class _Importer:
         self.result.units_created = units_ensure(campaign=campaign)
         verdicts = [
             HumanVerdict(path=path, line=line, item=ItemRef(self.items[external_id][0]), annotator=self.rater,
-                         kind=JudgmentKind.ADJUDICATION, correct=attributable, value={"attributable": attributable})
+                         kind=JudgmentKind.ADJUDICATION, value={"attributable": attributable},
+                         label=yes_no(attributable))
             for external_id, path, line, attributable in self.ratings
         ]
         self.result.rated_rows = len(verdicts)

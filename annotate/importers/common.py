@@ -5,10 +5,15 @@ import with an `ImportDataError`, and the caller's transaction rolls everything 
 """
 
 import json
+import shutil
+import zipfile
 from collections.abc import Iterator
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from django.conf import settings
+
+
+MAX_ZIP_ENTRIES = 100_000
 
 
 class ImportDataError(Exception):
@@ -123,3 +128,32 @@ def str_list_field(obj: dict, key: str, *, path: Path, line: int) -> list[str]:
             file=path, line=line, field=key, message=f"expected a list of strings, got {type(value).__name__}"
         )
     return value
+
+
+def zip_extract(archive: Path, target: Path) -> None:
+    """Extract ARCHIVE into TARGET, refusing entries that escape it and archives that unpack too large."""
+    try:
+        bundle = zipfile.ZipFile(archive)
+    except zipfile.BadZipFile:
+        raise ImportDataError(file=archive.name, line=0, field="file", message="not a zip archive") from None
+    with bundle:
+        entries = bundle.infolist()
+        if len(entries) > MAX_ZIP_ENTRIES:
+            raise ImportDataError(file=archive.name, line=0, field="file", message=f"more than {MAX_ZIP_ENTRIES} entries")
+        total = 0
+        for entry in entries:
+            parts = PurePosixPath(entry.filename.replace("\\", "/"))
+            if parts.is_absolute() or ".." in parts.parts or entry.filename[1:3] == ":\\":
+                raise ImportDataError(file=archive.name, line=0, field=entry.filename,
+                                      message="zip entry path leaves the folder (absolute or '..')")
+            total += entry.file_size
+            if total > settings.IMPORT_MAX_BYTES:
+                raise ImportDataError(file=archive.name, line=0, field="file",
+                                      message=f"unpacks to more than the import limit of {settings.IMPORT_MAX_BYTES:,} bytes")
+        for entry in entries:
+            if entry.is_dir():
+                continue
+            destination = target.joinpath(*PurePosixPath(entry.filename).parts)
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            with bundle.open(entry) as source, open(destination, "wb") as sink:
+                shutil.copyfileobj(source, sink)

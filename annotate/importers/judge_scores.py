@@ -1,6 +1,7 @@
 """judge-scores: an external judge's output for any task type, as TSV with header `topic  item  score  label`.
 
-`topic` and `item` are the external ids the campaign already has; `score` is a number; the `label`
+`topic` is a topic's external id; `item` an item's external id or the id it was imported with (an image's
+id, a ranking candidate's id); `score` is a number; the `label`
 column is optional (and may be blank on a row).
 """
 
@@ -8,19 +9,18 @@ import math
 from pathlib import Path
 
 from annotate.importers.common import ImportDataError, tsv_read
+from annotate.importers.ranking_index import candidate_source_id
 from annotate.importers.writes import JudgeVerdict, external_judge_get, judge_verdicts_write
 from annotate.models import Campaign, Item
 
 
 def judge_scores_import(*, campaign: Campaign, paths: list[Path], judge: str) -> dict[str, int]:
     """Import each file's rows as verdicts of the external judge JUDGE. Returns {judge: judgments created}."""
-    items = {
-        (topic_external_id, item_external_id): item
-        for item, topic_external_id, item_external_id in (
-            (item, item.topic.external_id, item.external_id)
-            for item in Item.objects.filter(campaign=campaign).select_related("topic")
-        )
-    }
+    items = {}
+    for item in Item.objects.filter(campaign=campaign).select_related("topic"):
+        # An item by its external id, or by the id it was imported with (an image's id, a candidate's id).
+        items[(item.topic.external_id, item.external_id)] = item
+        items.setdefault((item.topic.external_id, candidate_source_id(item)), item)
     topics = {topic for topic, _ in items}
     verdicts = []
     for path in paths:

@@ -27,6 +27,7 @@ from annotate.importers.writes import (
     human_verdicts_write,
     judge_verdicts_write,
     units_done_refresh,
+    yes_no,
 )
 from annotate.models import JudgmentKind
 from annotate.services.campaigns import units_ensure, user_get_or_create_imported
@@ -125,11 +126,12 @@ def nq301_import(*, index: QaIndex, folder: Path) -> Nq301Result:
         item = index.item_by_text(topic=topic, text=answer) or index.item_add(topic=topic, text=answer)
         item_at_line[line] = item
         verdicts.append(HumanVerdict(path=human_path, line=line, item=item, annotator=adjudicator,
-                                     kind=JudgmentKind.ADJUDICATION, correct=final))
+                                     kind=JudgmentKind.ADJUDICATION, value={"correct": final}, label=yes_no(final)))
         for column, correct in labels.items():
             if correct is not None:
                 verdicts.append(HumanVerdict(path=human_path, line=line, item=item, annotator=annotators[column],
-                                             kind=JudgmentKind.ANNOTATION, correct=correct))
+                                             kind=JudgmentKind.ANNOTATION, value={"correct": correct},
+                                             label=yes_no(correct)))
 
     for path, rows in predictions:
         result.systems.predictions_add(system=system_name_for(path), path=path, predictions=rows,

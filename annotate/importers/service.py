@@ -10,6 +10,10 @@ from django.db.models import Count, F, Q
 from annotate.importers.attributed_qa import DEFAULT_JUDGE as DEFAULT_AIS_JUDGE
 from annotate.importers.attributed_qa import attributed_qa_import
 from annotate.importers.common import ImportDataError, file_check
+from annotate.importers.image_pool import runs_pool_import
+from annotate.importers.image_qrels import image_qrels_import
+from annotate.importers.image_topics import image_topics_import
+from annotate.importers.images import images_import
 from annotate.importers.judge_scores import judge_scores_import
 from annotate.importers.label_studio import label_studio_import
 from annotate.importers.nq301 import nq301_import
@@ -31,11 +35,15 @@ FORMATS: dict[str, set[str] | None] = {
     "nq301": {TaskType.QA_CORRECTNESS},
     "judge-scores": None,
     "label-studio": {TaskType.ANSWER_RANKING},
-    "jsonl": {TaskType.ANSWER_RANKING, TaskType.AIS},
-    "trec-qrels": {TaskType.ANSWER_RANKING},
-    "trec-run": {TaskType.ANSWER_RANKING},
+    "jsonl": {TaskType.ANSWER_RANKING, TaskType.AIS, TaskType.IMAGE_RELEVANCE},
+    "trec-qrels": {TaskType.ANSWER_RANKING, TaskType.IMAGE_RELEVANCE},
+    "trec-run": {TaskType.ANSWER_RANKING, TaskType.IMAGE_RELEVANCE},
     "attributed-qa": {TaskType.AIS},
+    "atomic-topics": {TaskType.IMAGE_RELEVANCE},
+    "images": {TaskType.IMAGE_RELEVANCE},
 }
+# Formats whose paths may be folders.
+FOLDER_FORMATS = {"nq301", "images"}
 RANKING_FORMATS = {"label-studio", "jsonl", "trec-qrels", "trec-run"}
 
 
@@ -61,6 +69,13 @@ class ImportSummary:
     rows_read: int = 0
     rated_rows: int = 0
     units_not_queued: int = 0
+    # image_relevance imports
+    images_stored: int = 0
+    images_already_there: int = 0
+    images_attached: int = 0
+    runs: list[str] = field(default_factory=list)
+    runs_already_there: list[str] = field(default_factory=list)
+    pool_sizes: dict[str, int] = field(default_factory=dict)
     # answer_ranking imports
     task_type: str = ""
     answers_created: int = 0
@@ -92,6 +107,8 @@ class ImportSummary:
     def lines(self) -> list[str]:
         if self.task_type == TaskType.ANSWER_RANKING:
             return self._ranking_lines()
+        if self.task_type == TaskType.IMAGE_RELEVANCE:
+            return self._image_lines()
         out = [
             f"campaign {self.campaign}: imported {len(self.files)} path(s) as {self.format} in {self.seconds:.2f} s",
             f"created: {self.topics_created} topics, {self.items_created} items, {self.system_outputs_created} system "
@@ -112,6 +129,32 @@ class ImportSummary:
             failed = self.failed_by_judge.get(name, 0)
             out.append(f"items judged by {name}: {count}" + (f" ({failed} without a readable verdict)" if failed else ""))
         out.append(f"items left for humans: {self.items_left_for_humans}")
+        return out
+
+    def _image_lines(self) -> list[str]:
+        out = [
+            f"campaign {self.campaign}: imported {len(self.files)} path(s) as {self.format} in {self.seconds:.2f} s",
+            f"created: {self.topics_created} topics, {self.items_created} images to grade, "
+            f"{self.system_outputs_created} run lines linked, {self.human_judgments_created} grades, "
+            f"{self.units_created} units",
+        ]
+        if self.format == "images":
+            out.append(f"images stored: {self.images_stored}, already stored (unchanged): "
+                       f"{self.images_already_there}; items given their image: {self.images_attached}")
+        if self.runs or self.runs_already_there:
+            out.append(f"runs pooled: {', '.join(self.runs) or 'none'}"
+                       + (f"; already imported (unchanged): {', '.join(self.runs_already_there)}"
+                          if self.runs_already_there else ""))
+        if self.pool_sizes:
+            sizes = sorted(self.pool_sizes.values())
+            out.append(f"pool: {sum(sizes)} images over {len(sizes)} topics (per topic: min {sizes[0]}, "
+                       f"median {sizes[len(sizes) // 2]}, max {sizes[-1]})")
+        out.append(f"campaign now: {self.topics} topics, {self.items} images, "
+                   f"{self.items_with_human_verdict} with a human grade")
+        for name, count in self.items_by_judge.items():
+            failed = self.failed_by_judge.get(name, 0)
+            out.append(f"images scored by {name}: {count}" + (f" ({failed} failed)" if failed else ""))
+        out.append(f"images left for assessors: {self.items_left_for_humans}")
         return out
 
     def _ranking_lines(self) -> list[str]:
@@ -137,7 +180,7 @@ class ImportSummary:
 
 
 def _check_request(*, campaign: Campaign, fmt: str, paths: list[Path], judge: str | None,
-                   score_judge: str | None = None) -> None:
+                   score_judge: str | None = None, depth: int | None = None, tag: str | None = None) -> None:
     if fmt not in FORMATS:
         raise ImportRequestError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     allowed = FORMATS[fmt]
@@ -151,6 +194,11 @@ def _check_request(*, campaign: Campaign, fmt: str, paths: list[Path], judge: st
     if score_judge and fmt != "label-studio":
         raise ImportRequestError("--score-judge reads the scores of a label-studio export; format "
                                  f"{fmt} has none")
+    pooling = fmt == "trec-run" and campaign.task_type == TaskType.IMAGE_RELEVANCE
+    if (depth is not None or tag) and not pooling:
+        raise ImportRequestError("--depth and --tag pool the runs of an image_relevance campaign (format trec-run)")
+    if depth is not None and depth < 1:
+        raise ImportRequestError(f"--depth must be 1 or more, not {depth}")
 
 
 def campaign_counts(*, campaign: Campaign) -> dict:
@@ -177,7 +225,8 @@ def campaign_counts(*, campaign: Campaign) -> dict:
 
 
 def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str | None = None,
-               judge: str | None = None, score_judge: str | None = None) -> ImportSummary:
+               judge: str | None = None, score_judge: str | None = None, depth: int | None = None,
+               tag: str | None = None) -> ImportSummary:
     """Import PATHS into CAMPAIGN, all or nothing.
 
     Raises ImportRequestError for a request that cannot be served and ImportDataError (file, line,
@@ -185,9 +234,10 @@ def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str |
     """
     started = time.perf_counter()
     paths = [Path(path) for path in paths]
-    _check_request(campaign=campaign, fmt=fmt, paths=paths, judge=judge, score_judge=score_judge)
+    _check_request(campaign=campaign, fmt=fmt, paths=paths, judge=judge, score_judge=score_judge, depth=depth,
+                   tag=tag)
     for path in paths:
-        if not (fmt == "nq301" and path.is_dir()):
+        if not (fmt in FOLDER_FORMATS and path.is_dir()):
             file_check(path)
     summary = ImportSummary(campaign=campaign.slug, format=fmt, files=[str(path) for path in paths],
                             task_type=campaign.task_type)
@@ -200,6 +250,8 @@ def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str |
             summary.units_created = units_ensure(campaign=campaign)
         elif campaign.task_type == TaskType.AIS:
             _ais_import(campaign=campaign, fmt=fmt, paths=paths, judge=judge, summary=summary)
+        elif campaign.task_type == TaskType.IMAGE_RELEVANCE:
+            _image_import(campaign=campaign, fmt=fmt, paths=paths, depth=depth, tag=tag, summary=summary)
         else:
             index = QaIndex(campaign=campaign)
             if fmt == "nq301":
@@ -223,6 +275,27 @@ def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str |
             setattr(summary, key, value)
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def _image_import(*, campaign: Campaign, fmt: str, paths: list[Path], depth: int | None, tag: str | None,
+                  summary: ImportSummary) -> None:
+    """The image_relevance formats; call inside import_run's transaction."""
+    if fmt in ("jsonl", "atomic-topics"):
+        summary.topics_created = image_topics_import(campaign=campaign, paths=paths, atomic=fmt == "atomic-topics")
+    elif fmt == "images":
+        stored = images_import(campaign=campaign, paths=paths)
+        summary.images_stored, summary.images_already_there = stored["stored"], stored["already_there"]
+        summary.images_attached = stored["attached"]
+    elif fmt == "trec-run":
+        pooled = runs_pool_import(campaign=campaign, paths=paths, depth=depth, tag=tag)
+        summary.runs, summary.runs_already_there = pooled.runs, pooled.runs_already_there
+        summary.items_created, summary.system_outputs_created = pooled.items_created, pooled.system_outputs_created
+        summary.pool_sizes = pooled.pool_sizes
+        summary.systems = pooled.runs
+    elif fmt == "trec-qrels":
+        summary.human_judgments_created, summary.items_created, summary.units_created = image_qrels_import(
+            campaign=campaign, paths=paths)
+    summary.units_created += units_ensure(campaign=campaign)
 
 
 def _ais_import(*, campaign: Campaign, fmt: str, paths: list[Path], judge: str | None,
@@ -266,14 +339,14 @@ def _ranking_import(*, campaign: Campaign, fmt: str, paths: list[Path], score_ju
 
 def import_data_run(*, slug: str, task_type: str, fmt: str, paths: list[Path], system: str | None = None,
                     judge: str | None = None, score_judge: str | None = None, overlap: int | None = None,
-                    owner=None) -> ImportSummary:
+                    owner=None, depth: int | None = None, tag: str | None = None) -> ImportSummary:
     """`import_data`: create the campaign when missing and import into it, in one transaction."""
     if fmt not in FORMATS:
         raise ImportRequestError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     with transaction.atomic():
         campaign = campaign_get_or_create(slug=slug, task_type=task_type, overlap=overlap, owner=owner)
         return import_run(campaign=campaign, fmt=fmt, paths=paths, system=system, judge=judge,
-                          score_judge=score_judge)
+                          score_judge=score_judge, depth=depth, tag=tag)
 
 
 __all__ = ["FORMATS", "ImportDataError", "ImportRequestError", "ImportSummary", "import_data_run", "import_run"]

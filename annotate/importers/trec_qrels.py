@@ -7,10 +7,29 @@ item of kind "document" whose `data["docno"]` is `docno`. The grade (an integer)
 document already graded under the same name is refused (in the file or from an earlier import).
 """
 
+from collections.abc import Iterator
 from pathlib import Path
 
 from annotate.importers.common import ImportDataError, lines_read
 from annotate.models import Campaign, Item
+
+
+def qrels_read(path: Path) -> Iterator[tuple[int, str, str, int]]:
+    """(line, qid, docid, grade) for each `qid 0 docid grade` line; blank lines and # comments skipped."""
+    for number, line in enumerate(lines_read(path), start=1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        fields = line.split()
+        if len(fields) != 4:
+            raise ImportDataError(file=path, line=number, field="line",
+                                  message=f"expected 4 fields `qid 0 docid grade`, got {len(fields)}")
+        qid, _, docid, grade_text = fields
+        try:
+            grade = int(grade_text)
+        except ValueError:
+            raise ImportDataError(file=path, line=number, field="grade",
+                                  message=f"expected an integer, got {grade_text!r}") from None
+        yield number, qid, docid, grade
 
 
 def trec_qrels_import(*, campaign: Campaign, paths: list[Path]) -> int:
@@ -25,19 +44,7 @@ def trec_qrels_import(*, campaign: Campaign, paths: list[Path]) -> int:
     added = 0
     for path in paths:
         assessor = path.stem
-        for number, line in enumerate(lines_read(path), start=1):
-            if not line.strip() or line.lstrip().startswith("#"):
-                continue
-            fields = line.split()
-            if len(fields) != 4:
-                raise ImportDataError(file=path, line=number, field="line",
-                                      message=f"expected 4 fields `qid 0 docno grade`, got {len(fields)}")
-            qid, _, docno, grade_text = fields
-            try:
-                grade = int(grade_text)
-            except ValueError:
-                raise ImportDataError(file=path, line=number, field="grade",
-                                      message=f"expected an integer, got {grade_text!r}") from None
+        for number, qid, docno, grade in qrels_read(path):
             if qid not in topics:
                 raise ImportDataError(file=path, line=number, field="qid", message=f"no topic {qid!r} in this campaign")
             item = documents.get((qid, docno))

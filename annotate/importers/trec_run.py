@@ -8,8 +8,8 @@ integer (0 or more) but is not stored: the order is the scores'.
 """
 
 import math
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from annotate.importers.common import ImportDataError, lines_read
 from annotate.importers.ranking_index import candidate_source_id
@@ -17,8 +17,7 @@ from annotate.importers.writes import JudgeVerdict, external_judge_get, judge_ve
 from annotate.models import Campaign, Item
 
 
-@dataclass(frozen=True)
-class RunLine:
+class RunLine(NamedTuple):  # a tuple: a run holds up to ~100,000 lines, read in one go
     line: int
     qid: str
     docid: str
@@ -28,13 +27,13 @@ class RunLine:
 
 
 def trec_run_read(path: Path) -> list[RunLine]:
-    """The run's lines, checked: six fields, integer rank >= 1, finite score, each (qid, docid) once."""
+    """The file's lines, checked: six fields, integer rank >= 0, finite score, each (tag, qid, docid) once."""
     rows: list[RunLine] = []
-    seen: dict[tuple[str, str], int] = {}
+    seen: dict[tuple[str, str, str], int] = {}
     for number, text in enumerate(lines_read(path), start=1):
-        if not text.strip() or text.lstrip().startswith("#"):
-            continue
         fields = text.split()
+        if not fields or fields[0].startswith("#"):
+            continue
         if len(fields) != 6:
             raise ImportDataError(file=path, line=number, field="line",
                                   message=f"expected 6 fields `qid Q0 docid rank score tag`, got {len(fields)}")
@@ -54,14 +53,31 @@ def trec_run_read(path: Path) -> list[RunLine]:
         if not math.isfinite(score):
             raise ImportDataError(file=path, line=number, field="score",
                                   message=f"expected a finite number, got {score_text!r}")
-        if (qid, docid) in seen:
-            raise ImportDataError(file=path, line=number, field="docid",
-                                  message=f"{docid!r} appears twice under topic {qid!r} (first on line {seen[qid, docid]})")
-        seen[qid, docid] = number
-        rows.append(RunLine(line=number, qid=qid, docid=docid, rank=rank, score=score, tag=tag))
+        if (tag, qid, docid) in seen:
+            raise ImportDataError(file=path, line=number, field="docid", message=(
+                f"{docid!r} appears twice under topic {qid!r} (first on line {seen[tag, qid, docid]})"))
+        seen[tag, qid, docid] = number
+        rows.append(RunLine(number, qid, docid, rank, score, tag))
     if not rows:
         raise ImportDataError(file=path, line=0, field="file", message="no run lines (only blank lines or comments)")
     return rows
+
+
+def run_scores_read(path: Path) -> dict[str, dict[str, float]]:
+    """{qid: {docid: score}} of a run file already checked by trec_run_read (a stored copy): parsed without checks."""
+    run: dict[str, dict[str, float]] = {}
+    with path.open(encoding="utf-8") as handle:
+        for text in handle:
+            fields = text.split()
+            if len(fields) == 6:
+                run.setdefault(fields[0], {})[fields[2]] = float(fields[4])
+    return run
+
+
+def trec_order(docs: dict[str, float]) -> list[str]:
+    """A topic's documents in trec_eval's order: score descending, ties by docid descending (the rank column is
+    not used, as in trec_eval)."""
+    return [doc for doc, _ in sorted(docs.items(), key=lambda pair: (pair[1], pair[0]), reverse=True)]
 
 
 def _judge_name(path: Path, rows: list[RunLine], judge: str | None) -> str:

@@ -5,19 +5,15 @@ for the nq301 folder a .zip whose entries stay inside the folder (no absolute pa
 Error messages name the uploaded file as the user called it, not the temp path.
 """
 
-import shutil
 import tempfile
-import zipfile
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from django.conf import settings
 
-from annotate.importers.common import ImportDataError
+from annotate.importers.common import ImportDataError, zip_extract
 from annotate.importers.nq301 import HUMAN_FILE
 from annotate.importers.service import ImportRequestError, ImportSummary, import_run
 from annotate.models import Campaign
-
-MAX_ZIP_ENTRIES = 1000
 
 
 def _upload_name(upload) -> str:
@@ -27,35 +23,6 @@ def _upload_name(upload) -> str:
     return name
 
 
-def _zip_extract(archive: Path, target: Path) -> None:
-    """Extract ARCHIVE into TARGET, refusing entries that escape it and archives that unpack too large."""
-    try:
-        bundle = zipfile.ZipFile(archive)
-    except zipfile.BadZipFile:
-        raise ImportDataError(file=archive.name, line=0, field="file", message="not a zip archive") from None
-    with bundle:
-        entries = bundle.infolist()
-        if len(entries) > MAX_ZIP_ENTRIES:
-            raise ImportDataError(file=archive.name, line=0, field="file", message=f"more than {MAX_ZIP_ENTRIES} entries")
-        total = 0
-        for entry in entries:
-            parts = PurePosixPath(entry.filename.replace("\\", "/"))
-            if parts.is_absolute() or ".." in parts.parts or entry.filename[1:3] == ":\\":
-                raise ImportDataError(file=archive.name, line=0, field=entry.filename,
-                                      message="zip entry path leaves the folder (absolute or '..')")
-            total += entry.file_size
-            if total > settings.IMPORT_MAX_BYTES:
-                raise ImportDataError(file=archive.name, line=0, field="file",
-                                      message=f"unpacks to more than the import limit of {settings.IMPORT_MAX_BYTES:,} bytes")
-        for entry in entries:
-            if entry.is_dir():
-                continue
-            destination = target.joinpath(*PurePosixPath(entry.filename).parts)
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            with bundle.open(entry) as source, open(destination, "wb") as sink:
-                shutil.copyfileobj(source, sink)
-
-
 def _nq301_folder(root: Path) -> Path:
     """The folder holding NQ301_human.tsv: ROOT itself or one folder down (a zip of the folder)."""
     candidates = sorted(root.rglob(HUMAN_FILE), key=lambda path: len(path.parts))
@@ -63,7 +30,8 @@ def _nq301_folder(root: Path) -> Path:
 
 
 def uploads_import(*, campaign: Campaign, fmt: str, files: list, system: str | None = None,
-                   judge: str | None = None, score_judge: str | None = None) -> ImportSummary:
+                   judge: str | None = None, score_judge: str | None = None, depth: int | None = None,
+                   tag: str | None = None) -> ImportSummary:
     """Import uploaded FILES (Django UploadedFile objects) through `import_run`; same errors, same summary."""
     if not files:
         raise ImportRequestError("no files to import")
@@ -85,12 +53,12 @@ def uploads_import(*, campaign: Campaign, fmt: str, files: list, system: str | N
         if fmt == "nq301":
             archives = [path for path in paths if path.suffix.lower() == ".zip"]
             for archive in archives:
-                _zip_extract(archive, root / "unpacked")
+                zip_extract(archive, root / "unpacked")
                 archive.unlink()
             paths = [_nq301_folder(root)]
         try:
             return import_run(campaign=campaign, fmt=fmt, paths=paths, system=system, judge=judge,
-                              score_judge=score_judge)
+                              score_judge=score_judge, depth=depth, tag=tag)
         except ImportDataError as exc:
             shown = Path(exc.file)
             if shown.is_relative_to(root):

@@ -34,8 +34,8 @@ class HumanVerdict:
     item: Item | ItemRef  # an Item may be saved by a later flush; read its pk only when writing
     annotator: object  # a User
     kind: str
-    correct: bool
-    value: dict | None = None  # the stored value; default {"correct": correct}
+    value: dict  # the stored value, e.g. {"correct": true}, {"attributable": false}, {"grade": 2}
+    label: str  # the value reduced to the label agreement reads: "yes"/"no", "0"/"1"/"2"
 
 
 @dataclass(frozen=True)
@@ -49,8 +49,9 @@ class JudgeVerdict:
     failed: bool
 
 
-def _label(correct: bool) -> str:
-    return "yes" if correct else "no"
+def yes_no(flag: bool) -> str:
+    """The label of a yes/no verdict."""
+    return "yes" if flag else "no"
 
 
 def human_verdicts_write(*, campaign: Campaign, verdicts: list[HumanVerdict]) -> tuple[int, int]:
@@ -70,7 +71,7 @@ def human_verdicts_write(*, campaign: Campaign, verdicts: list[HumanVerdict]) ->
     for verdict in verdicts:
         unit_id = unit_of_item[verdict.item.pk]
         key = (unit_id, verdict.annotator.pk, verdict.kind)
-        label = _label(verdict.correct)
+        label = verdict.label
         if key in existing:
             if existing[key] != label:
                 raise ImportDataError(
@@ -81,7 +82,7 @@ def human_verdicts_write(*, campaign: Campaign, verdicts: list[HumanVerdict]) ->
             continue
         existing[key] = label
         new.append((unit_id, verdict.annotator.pk, verdict.kind, JudgmentSource.IMPORT,
-                    verdict.value or {"correct": verdict.correct}, label, 1, True, now))
+                    verdict.value, label, 1, True, now))
     rows_insert(HumanJudgment, ["unit", "annotator", "kind", "source", "value", "label", "version", "is_current",
                                 "created_at"], new)
     return len(new), skipped

@@ -27,6 +27,7 @@ from annotate.models import (
     TaskType,
     Unit,
 )
+from annotate.images import ImageMissingError, image_file
 from annotate.selectors.annotation import assignment_held, units_open_to
 
 # How many candidate units one lease attempt reads before locking them one by one; when all of
@@ -92,12 +93,14 @@ def judgment_submit(*, assignment: Assignment, annotator, value: dict) -> HumanJ
     A verdict on an assignment the annotator already submitted is an edit: a new version,
     the count unchanged (see judgment_edit). A lease that expired is still accepted when its
     slot is free (nobody else took it meanwhile), and refused with JudgmentError when it was
-    taken, so a unit never gets k+1 judgments. Opens its own transaction and locks the unit.
+    taken, so a unit never gets k+1 judgments. A unit the annotator cannot see whole (an image not
+    imported yet) is refused, see check_unit_gradable. Opens its own transaction and locks the unit.
     """
     if assignment.annotator_id != annotator.pk:
         raise JudgmentError("This answer is leased to another annotator.")
     campaign = assignment.unit.campaign
     label = judgment_value_check(task_type=campaign.task_type, value=value, unit=assignment.unit)
+    check_unit_gradable(unit=assignment.unit)
     with transaction.atomic():
         now = timezone.now()
         unit = Unit.objects.select_for_update().get(pk=assignment.unit_id)
@@ -134,6 +137,7 @@ def judgment_edit(*, judgment: HumanJudgment, annotator, value: dict) -> HumanJu
     if judgment.annotator_id != annotator.pk:
         raise JudgmentError("You can only change your own verdicts.")
     label = judgment_value_check(task_type=judgment.unit.campaign.task_type, value=value, unit=judgment.unit)
+    check_unit_gradable(unit=judgment.unit)
     with transaction.atomic():
         unit = Unit.objects.select_for_update().get(pk=judgment.unit_id)
         current = _judgment_current(unit=unit, annotator=annotator, lock=True)
@@ -154,6 +158,8 @@ def judgment_value_check(*, task_type: str, value, unit: Unit | None = None) -> 
         return "yes" if value["correct"] else "no"
     if task_type == TaskType.AIS:
         return _ais_check(value)
+    if task_type == TaskType.IMAGE_RELEVANCE:
+        return _image_grade_check(value)
     if task_type == TaskType.ANSWER_RANKING:
         if unit is None:
             raise JudgmentValueError("A ranking can only be checked against its topic.")
@@ -198,6 +204,52 @@ def _ais_check(value) -> str:
             "You found the answer not interpretable, so it is not judged for support: leave that question unanswered."
         )
     return "yes" if interpretable and supported else "no"
+
+
+# The three grades of image_relevance (TREC AToMiC, Yang & Lin 2024); the label is the grade as a digit.
+IMAGE_GRADES = {0: "Non-relevant", 1: "Related", 2: "Relevant"}
+
+
+def image_grade_value(*, grade: str | None) -> dict:
+    """The image_relevance value for the form's GRADE, "0", "1" or "2".
+
+    Only the digits are translated; anything else is passed on as it is, so judgment_value_check
+    (through _image_grade_check) refuses a form post and a stored value with the same messages.
+    """
+    return {"grade": int(grade) if grade in ("0", "1", "2") else grade}
+
+
+def _image_grade_check(value) -> str:
+    """Check an image_relevance value, {"grade": 0 | 1 | 2}, and return its label "0", "1" or "2"."""
+    if not isinstance(value, dict) or set(value) != {"grade"}:
+        raise JudgmentValueError('An image grade is {"grade": 0, 1 or 2}.')
+    grade = value["grade"]
+    if grade is None or grade == "":
+        raise JudgmentValueError("Choose a grade: 0 non-relevant, 1 related or 2 relevant.")
+    # bool is an int in Python, and "2" is not 2: a grade is exactly one of the three integers.
+    if isinstance(grade, bool):
+        raise JudgmentValueError("A grade is 0, 1 or 2, not true or false.")
+    if not isinstance(grade, int):
+        raise JudgmentValueError("A grade is one of the whole numbers 0, 1 or 2 (not text or a fraction).")
+    if grade not in IMAGE_GRADES:
+        raise JudgmentValueError(f"There is no grade {grade}: choose 0 non-relevant, 1 related or 2 relevant.")
+    return str(grade)
+
+
+def check_unit_gradable(*, unit: Unit) -> None:
+    """Refuse (JudgmentValueError) a verdict made in the browser on a unit whose content the annotator cannot see.
+
+    image_relevance: the item's image file must be there; an image named but not imported yet is
+    shown as missing, and no grade may be recorded for it. Imported judgments do not come this way.
+    """
+    if unit.campaign.task_type != TaskType.IMAGE_RELEVANCE:
+        return
+    try:
+        image_file(unit.item.data if unit.item_id else {}, key="image")
+    except ImageMissingError:
+        raise JudgmentValueError(
+            "This image is missing (not imported yet), so it cannot be graded. Tell the campaign's researcher."
+        ) from None
 
 
 def ranking_dimensions(campaign: Campaign) -> list[str]:

@@ -77,3 +77,53 @@ def units_ensure(*, campaign: Campaign) -> int:
         Unit, ["campaign", "topic", "item", "judgments_needed", "judgments_done", "position"],
         ((campaign.pk, topic_id, item_id, campaign.overlap, 0, start + i) for i, (topic_id, item_id) in enumerate(targets)),
     )
+
+
+# Options a researcher may set, with the task types they apply to and a check of the value.
+_GRADE_RULES = ("quantile", "fitted")
+
+
+def _check_option(key: str, value, task_type: str) -> str | None:
+    """What is wrong with VALUE for option KEY of a TASK_TYPE campaign; None when it is fine."""
+    if key == "dimensions":
+        if task_type != TaskType.ANSWER_RANKING:
+            return "dimensions apply to answer_ranking campaigns"
+        if not isinstance(value, list) or not value or not all(isinstance(v, str) and v.strip() for v in value) \
+                or len(set(value)) != len(value):
+            return "dimensions must be a non-empty list of distinct names"
+    elif key == "ties":
+        if task_type != TaskType.ANSWER_RANKING:
+            return "ties apply to answer_ranking campaigns"
+        if not isinstance(value, bool):
+            return "ties must be true or false"
+    elif key == "grade_mapping":
+        if task_type != TaskType.IMAGE_RELEVANCE:
+            return "grade_mapping applies to image_relevance campaigns"
+        if not isinstance(value, dict) or not all(isinstance(rule, str) and rule in _GRADE_RULES
+                                                  for rule in value.values()):
+            return 'grade_mapping must map judge names to "quantile" or "fitted"'
+    elif key == "bias_tag":
+        if task_type != TaskType.IMAGE_RELEVANCE:
+            return "bias_tag applies to image_relevance campaigns"
+        if not isinstance(value, str) or not value.strip():
+            return "bias_tag must be a run tag (a string)"
+    else:
+        return "unknown option (known: dimensions, ties, grade_mapping, bias_tag)"
+    return None
+
+
+def campaign_options_set(*, campaign: Campaign, values: dict, unset: list[str] = ()) -> Campaign:
+    """Set VALUES and remove UNSET keys in the campaign's options; CampaignError names the first bad one."""
+    for key, value in values.items():
+        problem = _check_option(key, value, campaign.task_type)
+        if problem:
+            raise CampaignError(f"option {key}: {problem}")
+    with transaction.atomic():
+        campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+        options = dict(campaign.options or {})
+        options.update(values)
+        for key in unset:
+            options.pop(key, None)
+        campaign.options = options
+        campaign.save(update_fields=["options"])
+    return campaign

@@ -96,6 +96,10 @@ STORAGES = {
 
 # Uploads: imports arrive as files; anything larger is refused with a message (see annotate.importers).
 IMPORT_MAX_BYTES = env.int("IMPORT_MAX_BYTES", default=512 * 1024 * 1024)
+# Uploaded images (image_relevance): bytes per file, and pixels (width x height) read from the header before
+# any decoding, so a decompression bomb is refused without being decoded.
+IMAGE_MAX_BYTES = env.int("IMAGE_MAX_BYTES", default=40 * 1024 * 1024)
+IMAGE_MAX_PIXELS = env.int("IMAGE_MAX_PIXELS", default=64_000_000)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 

@@ -4,12 +4,14 @@ from judges.errors import JudgeConfigError
 from judges.families.autoais import AutoAIS
 from judges.families.base import ItemInput, JudgeFamily, Verdict
 from judges.families.bm25 import BM25
+from judges.families.clipscore import CLIPScore
 from judges.families.cross_encoder import CrossEncoder
 from judges.families.dense import Dense
 from judges.families.em import ExactMatch
 from judges.families.f1 import TokenF1
 from judges.families.llm import LLMJudge
 from judges.families.monot5 import MonoT5
+from judges.families.vlm import VLMJudge
 
 FAMILIES: dict[str, JudgeFamily] = {
     family.name: family
@@ -21,11 +23,16 @@ FAMILIES: dict[str, JudgeFamily] = {
         MonoT5(),
         CrossEncoder(),
         AutoAIS(),
+        CLIPScore(),
         LLMJudge(),
+        VLMJudge(),
     )
 }
 
-__all__ = ["FAMILIES", "ItemInput", "JudgeFamily", "Verdict", "family_get"]
+# Families that generate text samples (cached one row per judge, item and sample; tokens and cost counted).
+SAMPLE_FAMILIES = frozenset(name for name, family in FAMILIES.items() if getattr(family, "uses_samples", False))
+
+__all__ = ["FAMILIES", "SAMPLE_FAMILIES", "ItemInput", "JudgeFamily", "Verdict", "family_get"]
 
 
 def family_get(name: str) -> JudgeFamily:

@@ -15,15 +15,13 @@ with the token counts, so the report can say how much was cut.
 """
 
 from judges.errors import JudgeConfigError
-from judges.families.base import ItemInput, JudgeFamily, Option, Verdict
+from judges.families.base import NOTE_TRUNCATED, NOTE_WINDOWED, ItemInput, JudgeFamily, Option, Verdict
 from judges.families.hf import check_model_config, model_cached, model_options, torch_device
 
 TEMPLATE = "the answer to the question '{question}' is '{answer}'"
 SEQ2SEQ_PROMPT = "premise: {premise} hypothesis: {hypothesis}"
 KINDS = ("auto", "seq2seq", "classification")
-# Words of the verdict's note that the report counts (agreement.selectors.autoais_passages_get).
-NOTE_TRUNCATED = "tokens, truncated to"
-NOTE_WINDOWED = "windows of"
+
 LONG_PASSAGES = ("truncate", "window")
 
 

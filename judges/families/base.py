@@ -17,6 +17,8 @@ class ItemInput:
 
     `topic_candidates` holds the texts of every item of the item's topic (the item's own included), in
     item id order, when the family sets `needs_topic_candidates` (BM25's corpus statistics); else None.
+    `topic_data` is the topic's JSON fields (image_relevance: page_title, page_context, section_title,
+    section_context); an image item's `data` names its files (annotate.images.image_file).
     """
 
     item_id: int
@@ -25,6 +27,13 @@ class ItemInput:
     text: str
     data: dict = field(default_factory=dict)
     topic_candidates: tuple[str, ...] | None = None
+    topic_data: dict = field(default_factory=dict)
+
+
+# Words a family writes in a verdict's raw text when the model's input limit cut the item's text, so that the
+# report can count how much was cut (agreement.selectors.input_cuts_get): "... 142 tokens, truncated to 77".
+NOTE_TRUNCATED = "tokens, truncated to"
+NOTE_WINDOWED = "windows of"
 
 
 @dataclass(frozen=True)

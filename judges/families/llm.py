@@ -116,50 +116,13 @@ class LLMJudge(JudgeFamily):
         if gguf and (not gguf.endswith(".gguf") or "/" in gguf or "\\" in gguf):
             raise JudgeConfigError(f"{name}: gguf_file must be the name of a .gguf file inside the model folder, "
                                    f"not {gguf!r}")
-        n, strategy = config["n"], config["decoding"]
+        n = config["n"]
         if n < 1:
             raise JudgeConfigError(f"{name}: n must be at least 1, not {n}")
-        if strategy not in STRATEGIES:
-            raise JudgeConfigError(f"{name}: decoding must be sample, greedy or beam, not {strategy!r}")
-        if strategy == "greedy" and n != 1:
-            raise JudgeConfigError(f"{name}: greedy decoding gives one answer; set n to 1 (not {n}) or use sample")
-        if strategy == "beam":
-            if config["num_beams"] < n:
-                raise JudgeConfigError(f"{name}: beam decoding returns the n best of num_beams beams; num_beams "
-                                       f"({config['num_beams']}) must be at least n ({n})")
-            if config["backend"] == "openai":
-                raise JudgeConfigError(f"{name}: the openai backend has no beam search; use decoding sample or greedy")
-        if strategy == "sample" and not config["temperature"] > 0:
-            raise JudgeConfigError(f"{name}: temperature must be above 0 for sampling, not {config['temperature']}; "
-                                   "for deterministic answers use decoding greedy")
-        if config["temperature"] < 0:
-            raise JudgeConfigError(f"{name}: temperature must not be negative, not {config['temperature']}")
-        if not 0 < config["top_p"] <= 1:
-            raise JudgeConfigError(f"{name}: top_p must be above 0 and at most 1, not {config['top_p']}")
-        if config["top_k"] < 0:
-            raise JudgeConfigError(f"{name}: top_k must be 0 (off) or more, not {config['top_k']}")
-        if config["max_new_tokens"] < 1:
-            raise JudgeConfigError(f"{name}: max_new_tokens must be at least 1, not {config['max_new_tokens']}")
-        if config["seed"] < 0:
-            raise JudgeConfigError(f"{name}: seed must be 0 or more, not {config['seed']}")
-        self._check_http(config)
+        decoding_check(name, config, n=n)
+        http_check(name, config)
         voting.verdicts_check(config["verdicts"])
         prompts.prompt_config_check(config)
-
-    def _check_http(self, config: dict) -> None:
-        name = self.name
-        if config["backend"] == "openai" and not _URL.match(config["base_url"].strip()):
-            raise JudgeConfigError(f"{name}: the openai backend needs base_url, the server's http(s) URL "
-                                   f"(e.g. http://localhost:8000/v1), not {config['base_url']!r}")
-        if config["concurrency"] < 1:
-            raise JudgeConfigError(f"{name}: concurrency must be at least 1, not {config['concurrency']}")
-        if not config["timeout"] > 0:
-            raise JudgeConfigError(f"{name}: timeout must be a positive number of seconds, not {config['timeout']}")
-        if config["max_retries"] < 0:
-            raise JudgeConfigError(f"{name}: max_retries must be 0 or more, not {config['max_retries']}")
-        for key in ("price_per_1k_prompt_tokens", "price_per_1k_completion_tokens"):
-            if config[key] < 0:
-                raise JudgeConfigError(f"{name}: {key} must not be negative, not {config[key]}")
 
     @staticmethod
     def decoding(config: dict) -> Decoding:
@@ -228,6 +191,51 @@ class LLMJudge(JudgeFamily):
             body["reason"] = result.reason
             return Verdict.failure(json.dumps(body))
         return Verdict(score=result.confidence, label=result.label, raw=json.dumps(body))
+
+
+def decoding_check(family: str, config: dict, *, n: int = 1) -> None:
+    """Checks of the decoding options (decoding, temperature, top_k, top_p, num_beams, max_new_tokens, seed)
+    of a config asking N samples per item; shared with the judges that reuse these backends (vlm)."""
+    strategy = config["decoding"]
+    if strategy not in STRATEGIES:
+        raise JudgeConfigError(f"{family}: decoding must be sample, greedy or beam, not {strategy!r}")
+    if strategy == "greedy" and n != 1:
+        raise JudgeConfigError(f"{family}: greedy decoding gives one answer; set n to 1 (not {n}) or use sample")
+    if strategy == "beam":
+        if config["num_beams"] < n:
+            raise JudgeConfigError(f"{family}: beam decoding returns the n best of num_beams beams; num_beams "
+                                   f"({config['num_beams']}) must be at least n ({n})")
+        if config["backend"] == "openai":
+            raise JudgeConfigError(f"{family}: the openai backend has no beam search; use decoding sample or greedy")
+    if strategy == "sample" and not config["temperature"] > 0:
+        raise JudgeConfigError(f"{family}: temperature must be above 0 for sampling, not {config['temperature']}; "
+                               "for deterministic answers use decoding greedy")
+    if config["temperature"] < 0:
+        raise JudgeConfigError(f"{family}: temperature must not be negative, not {config['temperature']}")
+    if not 0 < config["top_p"] <= 1:
+        raise JudgeConfigError(f"{family}: top_p must be above 0 and at most 1, not {config['top_p']}")
+    if config["top_k"] < 0:
+        raise JudgeConfigError(f"{family}: top_k must be 0 (off) or more, not {config['top_k']}")
+    if config["max_new_tokens"] < 1:
+        raise JudgeConfigError(f"{family}: max_new_tokens must be at least 1, not {config['max_new_tokens']}")
+    if config["seed"] < 0:
+        raise JudgeConfigError(f"{family}: seed must be 0 or more, not {config['seed']}")
+
+
+def http_check(family: str, config: dict) -> None:
+    """Checks of the openai backend's options (base_url, concurrency, timeout, max_retries, prices)."""
+    if config["backend"] == "openai" and not _URL.match(config["base_url"].strip()):
+        raise JudgeConfigError(f"{family}: the openai backend needs base_url, the server's http(s) URL "
+                               f"(e.g. http://localhost:8000/v1), not {config['base_url']!r}")
+    if config["concurrency"] < 1:
+        raise JudgeConfigError(f"{family}: concurrency must be at least 1, not {config['concurrency']}")
+    if not config["timeout"] > 0:
+        raise JudgeConfigError(f"{family}: timeout must be a positive number of seconds, not {config['timeout']}")
+    if config["max_retries"] < 0:
+        raise JudgeConfigError(f"{family}: max_retries must be 0 or more, not {config['max_retries']}")
+    for key in ("price_per_1k_prompt_tokens", "price_per_1k_completion_tokens"):
+        if config[key] < 0:
+            raise JudgeConfigError(f"{family}: {key} must not be negative, not {config[key]}")
 
 
 def _golds(item: ItemInput) -> list[str]:

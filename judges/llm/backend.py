@@ -11,8 +11,9 @@ seed is `decoding.seed + i`.
 from dataclasses import dataclass, field
 from typing import Callable, Protocol
 
-# One chat message: {"role": "system" | "user" | "assistant", "content": str}. The VLM grader will add
-# image parts to "content" (a list of OpenAI-style parts); text-only backends refuse those.
+# One chat message: {"role": "system" | "user" | "assistant", "content": str}. The vlm family's "content" is
+# a list of OpenAI-style parts, {"type": "text", "text": ...} and {"type": "image_url", "image_url": {"url":
+# "data:image/png;base64,..."}}: the HTTP and vision backends read them, text-only backends refuse them.
 Message = dict
 
 

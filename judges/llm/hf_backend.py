@@ -57,17 +57,23 @@ def _load(model: str, device: str, *, gguf_file: str, architecture: str) -> _Mod
         raise JudgeConfigError(f"{FAMILY}: transformers cannot load {model!r} ({gguf_file}): {exc}") from exc
     if not seq2seq:
         tokenizer.padding_side = "left"  # batched generation continues every row from its last real token
+    eos_ids = eos_ids_prepare(FAMILY, model, tokenizer, network)
+    context = None if seq2seq else getattr(network.config, "max_position_embeddings", None)
+    chat = not seq2seq and bool(getattr(tokenizer, "chat_template", None))
+    return _Model(tokenizer=tokenizer, network=network, seq2seq=seq2seq, chat=chat, eos_ids=eos_ids, context=context)
+
+
+def eos_ids_prepare(family: str, model: str, tokenizer: Any, network: Any) -> frozenset[int]:
+    """The end-of-sequence token ids of NETWORK; gives TOKENIZER its end-of-sequence token as padding
+    when it has no pad token (padding is masked out, so which token pads does not matter)."""
     if tokenizer.pad_token is None:
         if tokenizer.eos_token is None:
-            raise JudgeConfigError(f"{FAMILY}: the tokenizer of {model!r} has no pad and no end-of-sequence token")
+            raise JudgeConfigError(f"{family}: the tokenizer of {model!r} has no pad and no end-of-sequence token")
         tokenizer.pad_token = tokenizer.eos_token
     eos = network.generation_config.eos_token_id
     if eos is None:
         eos = tokenizer.eos_token_id
-    eos_ids = frozenset([eos] if isinstance(eos, int) else (eos or []))
-    context = None if seq2seq else getattr(network.config, "max_position_embeddings", None)
-    chat = not seq2seq and bool(getattr(tokenizer, "chat_template", None))
-    return _Model(tokenizer=tokenizer, network=network, seq2seq=seq2seq, chat=chat, eos_ids=eos_ids, context=context)
+    return frozenset([eos] if isinstance(eos, int) else (eos or []))
 
 
 def gguf_only(model: str) -> str:
@@ -100,7 +106,13 @@ def model_load(config: dict) -> _Model:
 
 class HfBackend:
     """Backend (judges.llm.backend) over a transformers model. CONFIG is the llm judge's validated config;
-    COUNTER, when given, receives the prompt and completion tokens of every sample."""
+    COUNTER, when given, receives the prompt and completion tokens of every sample.
+
+    Subclasses for other kinds of model (judges.llm.hf_vision_backend) set `family` (the prefix of their
+    messages) and override `prompt`, `prompt_length` and `encode`; batching, decoding and counting are shared.
+    """
+
+    family = FAMILY
 
     def __init__(self, config: dict, counter: TokenCount | None = None) -> None:
         self.batch_size = int(config.get("batch_size", 8))
@@ -117,25 +129,34 @@ class HfBackend:
             return tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
         except Exception as exc:  # noqa: BLE001 - jinja raises its own errors for templates that refuse a role
             if messages[0]["role"] != "system" or len(messages) < 2:
-                raise JudgeConfigError(f"{FAMILY}: the model's chat template refused the prompt: {exc}") from exc
+                raise JudgeConfigError(f"{self.family}: the model's chat template refused the prompt: {exc}") from exc
         # Some templates (Gemma's) have no system role: the instruction opens the first user turn instead.
         merged = [{"role": "user", "content": f"{messages[0]['content']}\n\n{messages[1]['content']}"}, *messages[2:]]
         try:
             return tokenizer.apply_chat_template(merged, tokenize=False, add_generation_prompt=True)
         except Exception as exc:  # noqa: BLE001
-            raise JudgeConfigError(f"{FAMILY}: the model's chat template refused the prompt: {exc}") from exc
+            raise JudgeConfigError(f"{self.family}: the model's chat template refused the prompt: {exc}") from exc
+
+    def prompt_length(self, request: Request, text: str) -> int:
+        """How many tokens the model reads for REQUEST, whose prompt is TEXT."""
+        return len(self.model.tokenizer(text, add_special_tokens=not self.model.chat).input_ids)
+
+    def encode(self, rows: list[Request], texts: list[str]) -> dict:
+        """The model inputs of one batch (input_ids and attention_mask at least), padded on the tokenizer's side."""
+        special = not self.model.chat  # a chat template writes its own special tokens
+        encoded = self.model.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=special)
+        # Only these two: some tokenizers add token_type_ids, which causal models' generate() refuses.
+        return {"input_ids": encoded.input_ids, "attention_mask": encoded.attention_mask}
 
     def generate(self, requests: list[Request], decoding: Decoding, on_sample: OnSample) -> None:
         if decoding.strategy not in ("greedy", "beam", "sample"):
-            raise JudgeConfigError(f"{FAMILY}: unknown decoding strategy {decoding.strategy!r}")
-        tokenizer = self.model.tokenizer
-        special = not self.model.chat  # a chat template writes its own special tokens
+            raise JudgeConfigError(f"{self.family}: unknown decoding strategy {decoding.strategy!r}")
         prompts: dict[int, str] = {}
         lengths: dict[int, int] = {}
         runnable: list[Request] = []
         for request in requests:
             text = self.prompt(request)
-            length = len(tokenizer(text, add_special_tokens=special).input_ids)
+            length = self.prompt_length(request, text)
             context = self.model.context
             if context is not None and length + decoding.max_new_tokens > context:
                 error = (f"the prompt has {length} tokens; with max_new_tokens {decoding.max_new_tokens} it "
@@ -173,9 +194,8 @@ class HfBackend:
         import torch
 
         model = self.model
-        encoded = model.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=not model.chat)
-        input_ids = encoded.input_ids.to(model.network.device)
-        attention_mask = encoded.attention_mask.to(model.network.device)
+        inputs = {name: value.to(model.network.device) for name, value in self.encode(rows, texts).items()}
+        input_ids, attention_mask = inputs["input_ids"], inputs["attention_mask"]
         kwargs: dict[str, Any] = {"max_new_tokens": decoding.max_new_tokens, "num_return_sequences": count,
                                   "pad_token_id": model.tokenizer.pad_token_id}
         if decoding.strategy == "sample":
@@ -190,7 +210,7 @@ class HfBackend:
             if seed is not None:
                 torch.manual_seed(seed)
             with torch.inference_mode():
-                output = model.network.generate(input_ids=input_ids, attention_mask=attention_mask, **kwargs)
+                output = model.network.generate(**inputs, **kwargs)
         except torch.OutOfMemoryError as exc:
             if torch.cuda.is_available():
                 torch.cuda.empty_cache()

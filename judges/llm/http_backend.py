@@ -1,4 +1,4 @@
-"""The `llm` family's backend for any OpenAI-compatible chat-completions server (vLLM, TGI, Ollama,
+"""The `llm` and `vlm` families' backend for any OpenAI-compatible chat-completions server (vLLM, TGI, Ollama,
 llama.cpp server, OpenAI): one POST {base_url}/chat/completions per (item, sample index).
 
 Threads: requests run on a pool of `concurrency` worker threads sharing one httpx.Client (thread-safe);
@@ -71,7 +71,7 @@ class HttpBackend:
     max_retries, prices); COUNTER, when given, receives the tokens the server reports and one request per
     HTTP request sent (retries included). Waits between retries are BACKOFF_BASE * 2**attempt seconds,
     capped at BACKOFF_MAX, times a random factor in [0.5, 1]; a Retry-After header is honoured up to
-    RETRY_AFTER_MAX seconds.
+    RETRY_AFTER_MAX seconds. FAMILY is the judge family its messages and log lines name.
     """
 
     def __init__(
@@ -82,7 +82,9 @@ class HttpBackend:
         backoff_base: float = 1.0,
         backoff_max: float = 30.0,
         retry_after_max: float = 60.0,
+        family: str = "llm",
     ) -> None:
+        self.family = family  # the judge family its messages name
         self.model = str(config.get("model") or "").strip()
         self.base_url = str(config.get("base_url") or "").strip().rstrip("/")
         self.concurrency = int(config.get("concurrency", 4))
@@ -96,25 +98,29 @@ class HttpBackend:
         # Kept private and out of __repr__; read from the environment only when the config has none.
         self._api_key = str(config.get("api_key") or "") or os.environ.get(self.key_env, "")
         if not self.model:
-            raise JudgeConfigError("llm: model must name the model the server serves (e.g. its /v1/models id)")
+            raise JudgeConfigError(
+                f"{self.family}: model must name the model the server serves (e.g. its /v1/models id)"
+            )
         if not self.base_url.startswith(("http://", "https://")):
             raise JudgeConfigError(
-                f"llm: base_url must be an http(s) URL such as http://127.0.0.1:8000/v1, "
+                f"{self.family}: base_url must be an http(s) URL such as http://127.0.0.1:8000/v1, "
                 f"not {self._redact(self.base_url)!r}"
             )
         if self.concurrency < 1:
-            raise JudgeConfigError(f"llm: concurrency must be at least 1, not {self.concurrency}")
+            raise JudgeConfigError(f"{self.family}: concurrency must be at least 1, not {self.concurrency}")
         if self.timeout <= 0:
-            raise JudgeConfigError(f"llm: timeout must be a positive number of seconds, not {self.timeout}")
+            raise JudgeConfigError(
+                f"{self.family}: timeout must be a positive number of seconds, not {self.timeout}"
+            )
         if self.max_retries < 0:
-            raise JudgeConfigError(f"llm: max_retries must be 0 or more, not {self.max_retries}")
+            raise JudgeConfigError(f"{self.family}: max_retries must be 0 or more, not {self.max_retries}")
         self.url = f"{self.base_url}/chat/completions"
         try:
             host = httpx.URL(self.url).host
         except httpx.InvalidURL:
             host = ""
         if not host:
-            raise JudgeConfigError(f"llm: base_url {self._redact(self.base_url)!r} names no host")
+            raise JudgeConfigError(f"{self.family}: base_url {self._redact(self.base_url)!r} names no host")
 
     def __repr__(self) -> str:
         return f"HttpBackend(model={self.model!r}, url={self._redact(self.url)!r})"
@@ -185,13 +191,13 @@ class HttpBackend:
                     return _Outcome(request.key, index, generation, attempt + 1)
                 if status in (401, 403):
                     raise JudgeConfigError(
-                        f"llm: {self._redact(self.url)} refused the API key (HTTP {status}); set api_key in the "
-                        f"judge's config or the {self.key_env} environment variable to a valid key. "
+                        f"{self.family}: {self._redact(self.url)} refused the API key (HTTP {status}); set "
+                        f"api_key in the judge's config or the {self.key_env} environment variable to a valid key. "
                         f"Server said: {self._excerpt(response.text)}"
                     )
                 if status == 404:
                     raise JudgeConfigError(
-                        f"llm: {self._redact(self.url)} answered 404 Not Found: the model {self.model!r} or "
+                        f"{self.family}: {self._redact(self.url)} answered 404 Not Found: the model {self.model!r} or "
                         f"the URL does not exist there (base_url usually ends in /v1). "
                         f"Server said: {self._excerpt(response.text)}"
                     )
@@ -204,12 +210,12 @@ class HttpBackend:
                 break
             delay = self._delay(attempt, retry_after)
             logger.info(
-                "llm: %s for item %s sample %s (attempt %d of %d); retrying in %.2f s",
-                reason, request.key, index, attempt + 1, self.max_retries + 1, delay,
+                "%s: %s for item %s sample %s (attempt %d of %d); retrying in %.2f s",
+                self.family, reason, request.key, index, attempt + 1, self.max_retries + 1, delay,
             )
             stop.wait(delay)
         error = f"gave up after {self.max_retries + 1} attempt(s): {reason}"
-        logger.warning("llm: item %s sample %s %s", request.key, index, error)
+        logger.warning("%s: item %s sample %s %s", self.family, request.key, index, error)
         return self._failed(request, index, started, error, attempts=self.max_retries + 1)
 
     def _body(self, messages: list[Message], decoding: Decoding, index: int) -> dict:
@@ -262,11 +268,13 @@ class HttpBackend:
     def _check_decoding(self, decoding: Decoding) -> None:
         if decoding.strategy == "beam":
             raise JudgeConfigError(
-                "llm: beam search is not part of the OpenAI chat-completions protocol; use strategy "
+                f"{self.family}: beam search is not part of the OpenAI chat-completions protocol; use strategy "
                 "'greedy' or 'sample' with this backend, or the transformers backend for beam search"
             )
         if decoding.strategy not in ("greedy", "sample"):
-            raise JudgeConfigError(f"llm: unknown decoding strategy {decoding.strategy!r}; use 'greedy' or 'sample'")
+            raise JudgeConfigError(
+                f"{self.family}: unknown decoding strategy {decoding.strategy!r}; use 'greedy' or 'sample'"
+            )
 
     def _count(self, outcome: _Outcome) -> None:
         generation = outcome.generation

@@ -81,13 +81,14 @@ EXAMPLES: list[dict] = [
 EXAMPLE_KEYS = ("question", "gold_answers", "candidate", "verdict")
 
 
-def _fields(text: str, what: str) -> set[str]:
-    """The placeholder names in TEXT (str.format syntax), or JudgeConfigError for malformed braces."""
+def placeholders(text: str, what: str, *, family: str = "llm", example: str = "question") -> set[str]:
+    """The placeholder names in TEXT (str.format syntax), or JudgeConfigError for malformed braces or
+    placeholders other than plain names. WHAT names the option in messages; EXAMPLE is a placeholder to show."""
     try:
         parsed = list(string.Formatter().parse(text))
     except ValueError as exc:
         raise JudgeConfigError(
-            f"llm: {what} has malformed braces ({exc}); write a literal brace as {{{{ or }}}}"
+            f"{family}: {what} has malformed braces ({exc}); write a literal brace as {{{{ or }}}}"
         ) from None
     names = set()
     for _, name, spec, conversion in parsed:
@@ -95,7 +96,7 @@ def _fields(text: str, what: str) -> set[str]:
             continue
         if name == "" or spec or conversion:
             raise JudgeConfigError(
-                f"llm: {what} may only use plain named placeholders like {{question}}, not {{{name}}}"
+                f"{family}: {what} may only use plain named placeholders like {{{example}}}, not {{{name}}}"
             )
         names.add(name)
     return names
@@ -103,7 +104,7 @@ def _fields(text: str, what: str) -> set[str]:
 
 def template_check(template: str) -> None:
     """The item template must use exactly {question}, {gold_answers} and {candidate}, each at least once."""
-    names = _fields(template, "template")
+    names = placeholders(template, "template")
     allowed = ", ".join("{" + f + "}" for f in TEMPLATE_FIELDS)
     unknown = sorted(names - set(TEMPLATE_FIELDS))
     if unknown:
@@ -124,7 +125,7 @@ def prompt_config_check(config: dict) -> None:
     """
     template_check(config["template"])
     if config["output_format"]:
-        unknown = sorted(_fields(config["output_format"], "output_format") - set(config["verdicts"]))
+        unknown = sorted(placeholders(config["output_format"], "output_format") - set(config["verdicts"]))
         if unknown:
             raise JudgeConfigError(
                 f"llm: output_format may use {{yes}} and {{no}} (the verdict words), not "

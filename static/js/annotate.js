@@ -1,12 +1,15 @@
 // Keyboard for the annotation page. Every control a key works carries data-key (its keys, separated by
-// spaces): y / n answer, u goes back to the previous verdict, ? opens the guidelines. Keys act by clicking
-// the page's own controls, so mouse and keyboard take one path.
+// spaces): y / n answer, 0 / 1 / 2 grade an image, u goes back to the previous verdict, ? opens the
+// guidelines. Keys act by clicking the page's own controls, so mouse and keyboard take one path.
 //
 // A form that asks its questions in turn (ais: 1 interpretable?, 2 supported?) has data-steps and one
 // fieldset per question with data-step; only the current question answers keys. An answer with data-next
 // opens that question; any other answer submits, with the questions after it left unanswered (so a "no"
 // to question 1 posts no answer to question 2). Without JavaScript every question shows, with a submit
 // button (data-no-script), and the server checks that the answers go together.
+//
+// An image to grade (image_relevance: keys 0, 1, 2) loads over its thumbnail; once it is in, the next
+// image (data-prefetch) is fetched into the browser's cache, so the next unit shows at once.
 (function () {
   "use strict";
 
@@ -18,7 +21,7 @@
   // it twice (or judge the next unit before the annotator has seen it).
   var busy = false;
   container.addEventListener("htmx:beforeRequest", function () { busy = true; });
-  container.addEventListener("htmx:afterSwap", function () { busy = false; steps(); });
+  container.addEventListener("htmx:afterSwap", function () { busy = false; steps(); images(); });
   container.addEventListener("htmx:afterRequest", function (event) {
     if (event.detail.failed) {
       busy = false;
@@ -101,6 +104,44 @@
     }
   });
 
+  // --- Images ---
+
+  var prefetch = null;  // the one image fetched ahead; a new one replaces it, so memory stays flat all day
+
+  function imageLoaded(img) {
+    // The thumbnail behind it goes: it would show through a transparent image.
+    img.setAttribute("data-loaded", "");
+    var next = img.getAttribute("data-prefetch");
+    if (next && (!prefetch || prefetch.getAttribute("src") !== next)) {
+      prefetch = new Image();
+      prefetch.decoding = "async";
+      prefetch.src = next;
+    }
+  }
+
+  function imageFailed(img) {
+    img.setAttribute("data-failed", "");
+    var note = container.querySelector("#image-failed");
+    if (note) note.hidden = false;
+    // What cannot be seen cannot be graded.
+    container.querySelectorAll("button[name=grade]").forEach(function (button) { button.disabled = true; });
+  }
+
+  // An image may have loaded (from the cache) before these listeners saw it.
+  function images() {
+    var img = container.querySelector("img.grade-image");
+    if (!img || !img.complete || img.hasAttribute("data-loaded") || img.hasAttribute("data-failed")) return;
+    if (img.naturalWidth > 0) imageLoaded(img); else imageFailed(img);
+  }
+
+  // load and error do not bubble; listening in the capture phase catches them for every swapped-in image.
+  container.addEventListener("load", function (event) {
+    if (event.target.matches && event.target.matches("img.grade-image")) imageLoaded(event.target);
+  }, true);
+  container.addEventListener("error", function (event) {
+    if (event.target.matches && event.target.matches("img.grade-image")) imageFailed(event.target);
+  }, true);
+
   // --- Guidelines ---
 
   function toggleHelp() {
@@ -122,4 +163,5 @@
   });
 
   steps();
+  images();
 })();

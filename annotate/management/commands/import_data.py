@@ -24,10 +24,13 @@ class Command(BaseCommand):
         parser.add_argument("--score-judge", help="import a label-studio export's item scores as this external judge")
         parser.add_argument("--overlap", type=int, default=None,
                             help="human judgments per unit (k), when creating (default: 3 for ais, else 1)")
+        parser.add_argument("--depth", type=int, help="trec-run into image_relevance: pool depth per run (default 25)")
+        parser.add_argument("--tag", help="trec-run into image_relevance: a tag for the runs of this file, e.g. clip-based")
         parser.add_argument("--owner", help="username made a researcher of the campaign")
         parser.add_argument("paths", nargs="+", metavar="PATH")
 
-    def handle(self, *args, campaign, task_type, fmt, system, judge, score_judge, overlap, owner, paths, **options):
+    def handle(self, *args, campaign, task_type, fmt, system, judge, score_judge, overlap, owner, paths, depth, tag,
+               **options):
         owner_user = None
         if owner:
             owner_user = get_user_model().objects.filter(username=owner).first()
@@ -38,7 +41,7 @@ class Command(BaseCommand):
         try:
             summary = import_data_run(slug=campaign, task_type=task_type, fmt=fmt, paths=[Path(p) for p in paths],
                                       system=system, judge=judge, score_judge=score_judge, overlap=overlap,
-                                      owner=owner_user)
+                                      depth=depth, tag=tag, owner=owner_user)
         except (ImportDataError, ImportRequestError, CampaignError) as exc:
             raise CommandError(str(exc)) from None
         for line in summary.lines():

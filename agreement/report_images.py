@@ -1,0 +1,212 @@
+"""The image_relevance report (DESIGN.md §1.2, Yang & Lin, LLM4Eval 2024).
+
+- Grades: humans grade 0/1/2; an item's human grade is the adjudicated one, else the assessors' majority
+  (ties have none). A judge's scores become grades by its mapping rule (agreement.grades): the quantile rule
+  by default, or thresholds fitted on the human grades with cross-validation when the campaign's options say
+  `"grade_mapping": {"<judge>": "fitted"}`; a judge whose verdicts are grades already (imported) keeps them.
+- Item level: Cohen's kappa, unweighted and linear-weighted, overall and per topic, with the 3x3 confusion
+  matrix (rows: the human grade, columns: the judge's).
+- System level: every stored run is scored with NDCG@10 and MAP (ir_measures) under the consensus qrels (the
+  human grades), under each assessor's qrels, and under each judge's qrels (its grades of every image it
+  scored); Kendall's tau-b, Spearman and Pearson between the run orders; Relative Δ of the runs carrying the
+  bias tag (the campaign's `"bias_tag"` option, else the first tag of any run).
+- Each judge's raw scores as a CDF (101 quantiles) beside the human grades' shares.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+import numpy as np
+
+from agreement import grades as grading
+from agreement import stats
+from agreement.report_humans import humans_block
+from agreement.selectors import (
+    HumanLabels,
+    JudgeScores,
+    human_labels_get,
+    image_items_get,
+    input_cuts_get,
+    judge_scores_get,
+    runs_get,
+)
+from annotate.models import Campaign
+
+LEVELS = [0, 1, 2]
+GRADE_TEXT = {str(level) for level in LEVELS}
+MEASURES = list(stats.IR_MEASURES)
+
+
+def image_report_build(*, campaign: Campaign) -> dict:
+    humans = human_labels_get(campaign=campaign)
+    items = image_items_get(campaign=campaign)
+    judges = judge_scores_get(campaign=campaign)
+    runs = runs_get(campaign=campaign)
+    options = campaign.options or {}
+    human_grade = {item: int(label) for item, label in humans.item_label.items() if item in items and label in GRADE_TEXT}
+    tag = options.get("bias_tag") or next(iter(sorted({t for run in runs.values() for t in run["tags"]})), None)
+
+    consensus = _qrels(human_grade, items)
+    assessors = _assessor_qrels(humans, items)
+    systems = {name: {"system": name, "tags": run["tags"], "human": stats.run_measures(consensus, run["run"]),
+                      "assessors": {who: stats.run_measures(qrels, run["run"]) for who, qrels in assessors.items()},
+                      "judges": {}}
+               for name, run in sorted(runs.items())}
+    cuts = input_cuts_get(campaign=campaign, family="clipscore") if any(j.family == "clipscore" for j in judges) else {}
+    judge_blocks = {}
+    for judge in judges:
+        mapping, judge_grade = _judge_grades(judge, human_grade, rule=(options.get("grade_mapping") or {}).get(judge.name))
+        qrels = _qrels(judge_grade, items)
+        for name, run in runs.items():
+            systems[name]["judges"][judge.name] = stats.run_measures(qrels, run["run"])
+        judge_blocks[judge.name] = {
+            "family": judge.family,
+            "mapping": mapping,
+            "item": _item_block(judge_grade, human_grade, failed=judge.failed),
+            "per_topic": _per_topic(judge_grade, human_grade, items),
+            "topic_mean": {},
+            "system": _system_block(systems, judge.name, tag),
+            "cdf": _cdf(judge.scores),
+            # CLIPScore: how many section texts were cut to the model's token limit (null for other judges).
+            "texts": cuts.get(judge.name),
+        }
+        judge_blocks[judge.name]["topic_mean"] = {"cohen_kappa": stats.mean_ci95(
+            [row["cohen_kappa"] for row in judge_blocks[judge.name]["per_topic"]])}
+    return {
+        "campaign": campaign.slug,
+        "task_type": campaign.task_type,
+        "humans": {**_humans_block(humans, human_grade), "relative_delta": _relative_delta(systems, tag, None)},
+        "judges": judge_blocks,
+        "systems": list(systems.values()),
+        "bias_tag": tag,
+        "ablation": None,
+    }
+
+
+def image_qrels_sets(*, campaign: Campaign) -> dict[str, dict[str, dict[str, int]]]:
+    """Every qrels the report scores runs with, by name: "consensus", "assessor-<name>", "judge-<name>"."""
+    humans = human_labels_get(campaign=campaign)
+    items = image_items_get(campaign=campaign)
+    human_grade = {item: int(label) for item, label in humans.item_label.items() if item in items and label in GRADE_TEXT}
+    mapping = (campaign.options or {}).get("grade_mapping") or {}
+    sets = {"consensus": _qrels(human_grade, items)}
+    sets.update({f"assessor-{who}": qrels for who, qrels in _assessor_qrels(humans, items).items()})
+    for judge in judge_scores_get(campaign=campaign):
+        _, grade = _judge_grades(judge, human_grade, rule=mapping.get(judge.name))
+        sets[f"judge-{judge.name}"] = _qrels(grade, items)
+    return sets
+
+
+def qrels_text(qrels: dict[str, dict[str, int]]) -> str:
+    """TREC qrels lines, `qid 0 docid grade`, by topic then image id."""
+    return "".join(f"{topic} 0 {image} {grade}\n" for topic in sorted(qrels) for image, grade in sorted(qrels[topic].items()))
+
+
+def _qrels(grade: dict[int, int], items: dict[int, tuple[str, str]]) -> dict[str, dict[str, int]]:
+    qrels: dict[str, dict[str, int]] = defaultdict(dict)
+    for item, value in grade.items():
+        if item in items:
+            topic, image = items[item]
+            qrels[topic][image] = value
+    return dict(qrels)
+
+
+def _assessor_qrels(humans: HumanLabels, items: dict) -> dict[str, dict]:
+    """Each assessor's own grades as qrels."""
+    per: dict[str, dict[int, int]] = defaultdict(dict)
+    for unit, labels in humans.by_unit.items():
+        for who, label in labels.items():
+            if label in GRADE_TEXT and unit in humans.unit_item:
+                per[who][humans.unit_item[unit]] = int(label)
+    return {who: _qrels(grade, items) for who, grade in sorted(per.items())}
+
+
+def _judge_grades(judge: JudgeScores, human: dict[int, int], *, rule: str | None) -> tuple[dict, dict[int, int]]:
+    """(the mapping that was applied, the judge's grade per item)."""
+    if judge.grades and not judge.scores:
+        return {"rule": "labels"}, dict(judge.grades)
+    if rule == "fitted":
+        fitted = grading.fitted_thresholds(judge.scores, human)
+        if fitted is not None:
+            return {"rule": "fitted", **fitted}, grading.fitted_grades(judge.scores, fitted["thresholds"])
+    cuts = grading.quantile_cuts(list(judge.scores.values()))
+    mapping = {"rule": "quantile", "thresholds": list(cuts) if cuts else None}
+    if rule == "fitted":
+        mapping["note"] = "too few items with a human grade to fit thresholds; the quantile rule was used"
+    return mapping, grading.quantile_grades(judge.scores)
+
+
+def _confusion(human: list[int], model: list[int]) -> list[list[int]]:
+    table = [[0] * len(LEVELS) for _ in LEVELS]
+    for h, m in zip(human, model, strict=True):
+        table[h][m] += 1
+    return table
+
+
+def _agreement(human: list[int], model: list[int]) -> dict:
+    return {
+        "n": len(human),
+        "cohen_kappa": stats.cohen_kappa(human, model, labels=LEVELS),
+        "cohen_kappa_linear": stats.cohen_kappa(human, model, weights="linear", labels=LEVELS),
+        "accuracy": stats.agreement_rate(human, model),
+        "confusion": _confusion(human, model),
+    }
+
+
+def _item_block(judge: dict[int, int], human: dict[int, int], *, failed: set[int]) -> dict:
+    shared = sorted(item for item in judge if item in human)
+    return {**_agreement([human[i] for i in shared], [judge[i] for i in shared]), "failed": len(failed),
+            "coverage": [len(shared) + len(failed & human.keys()), len(human)]}
+
+
+def _per_topic(judge: dict[int, int], human: dict[int, int], items: dict) -> list[dict]:
+    by_topic: dict[str, list[int]] = defaultdict(list)
+    for item in sorted(judge):
+        if item in human and item in items:
+            by_topic[items[item][0]].append(item)
+    return [{"topic": topic, **_agreement([human[i] for i in shared], [judge[i] for i in shared])}
+            for topic, shared in sorted(by_topic.items())]
+
+
+def _system_block(systems: dict, judge: str, tag: str | None) -> dict:
+    rows = [row for row in systems.values()]
+    block: dict = {"n_systems": len(rows)}
+    for measure in MEASURES:
+        pairs = [(row["human"][measure], row["judges"][judge][measure]) for row in rows
+                 if row["human"][measure] is not None and row["judges"][judge][measure] is not None]
+        human = [h for h, _ in pairs]
+        model = [m for _, m in pairs]
+        block[measure] = {"n": len(pairs), "kendall_tau_b": stats.kendall_tau_b(human, model),
+                          "spearman": stats.spearman(human, model), "pearson": stats.pearson(human, model)}
+    block["relative_delta"] = _relative_delta(systems, tag, judge)
+    return block
+
+
+def _relative_delta(systems: dict, tag: str | None, judge: str | None) -> dict | None:
+    """Relative Δ of the runs tagged TAG against the others, under the judge's qrels (JUDGE None: the humans')."""
+    if tag is None:
+        return None
+    out: dict = {"tag": tag}
+    for measure in MEASURES:
+        group, others = [], []
+        for row in systems.values():
+            value = (row["human"] if judge is None else row["judges"][judge])[measure]
+            if value is not None:
+                (group if tag in row["tags"] else others).append(value)
+        out[measure] = stats.relative_delta(group, others)
+    return out
+
+
+def _humans_block(humans: HumanLabels, human_grade: dict[int, int]) -> dict:
+    counts = Counter(human_grade.values())
+    return {**humans_block(humans, levels=LEVELS), "items_labelled": len(human_grade),
+            "grades": {str(level): counts.get(level, 0) for level in LEVELS}}
+
+
+def _cdf(scores: dict[int, float]) -> dict | None:
+    """The judge's raw scores as 101 quantiles (0th to 100th percentile), for the CDF plot."""
+    if not scores:
+        return None
+    values = np.asarray(list(scores.values()), dtype=float)
+    return {"n": int(values.size), "quantiles": np.percentile(values, np.arange(101)).tolist()}

@@ -1,0 +1,108 @@
+"""image_relevance topics: text sections to find images for.
+
+- `jsonl`: one object per line, `{"id", "page_title", "page_context", "section_title", "section_context"}`
+  (`qid` or `topic_id` may stand for `id`; the four text fields are strings, any of them may be missing).
+- `atomic-topics`: the TREC AToMiC topic JSON, a list of objects (or an object holding them, by id or under
+  "topics"), with the AToMiC text collection's field names: `text_id`, `page_title`, `section_title` (or
+  `hierarchical_section_title`), `context_page_description`, `context_section_description`.
+
+A topic becomes `Topic(external_id=id, text=<section title, else page title>, data={the four fields})`.
+Importing a topic again with the same fields is a no-op; with other fields it is refused.
+"""
+
+import json
+from pathlib import Path
+
+from annotate.importers.common import ImportDataError, file_check, jsonl_read
+from annotate.models import Campaign, Topic
+
+FIELDS = ("page_title", "page_context", "section_title", "section_context")
+ID_KEYS = ("id", "qid", "topic_id", "text_id")
+# AToMiC text collection names -> ours
+ATOMIC_FIELDS = {
+    "page_title": ("page_title",),
+    "section_title": ("section_title", "hierarchical_section_title"),
+    "page_context": ("context_page_description", "page_context"),
+    "section_context": ("context_section_description", "section_context"),
+}
+
+
+def _topic_id(obj: dict, *, path: Path, line: int) -> str:
+    for key in ID_KEYS:
+        if key in obj:
+            value = obj[key]
+            if isinstance(value, bool) or not isinstance(value, (str, int)) or not str(value).strip():
+                raise ImportDataError(file=path, line=line, field=key, message=f"expected a non-empty id, got {value!r}")
+            return str(value).strip()
+    raise ImportDataError(file=path, line=line, field="id", message=f"missing key (one of {', '.join(ID_KEYS)})")
+
+
+def _text(obj: dict, keys: tuple[str, ...], *, path: Path, line: int) -> str:
+    for key in keys:
+        if key in obj and obj[key] is not None:
+            if not isinstance(obj[key], str):
+                raise ImportDataError(file=path, line=line, field=key,
+                                      message=f"expected a string, got {type(obj[key]).__name__}")
+            return obj[key].strip()
+    return ""
+
+
+def _topic_fields(obj: dict, *, path: Path, line: int, names: dict[str, tuple[str, ...]]) -> tuple[str, dict]:
+    topic_id = _topic_id(obj, path=path, line=line)
+    data = {field: _text(obj, names[field], path=path, line=line) for field in FIELDS}
+    if not data["section_title"] and not data["page_title"]:
+        raise ImportDataError(file=path, line=line, field="section_title",
+                              message="a topic needs a section title or a page title")
+    return topic_id, data
+
+
+def _atomic_objects(path: Path) -> list[tuple[int, dict]]:
+    """(position, topic object) from an AToMiC topic JSON: a list, {"topics": [...]}, or {id: {...}}."""
+    file_check(path)
+    try:
+        document = json.loads(path.read_bytes().decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise ImportDataError(file=path, line=0, field="encoding", message=f"not UTF-8 ({exc.reason})") from None
+    except json.JSONDecodeError as exc:
+        raise ImportDataError(file=path, line=exc.lineno, field="json", message=f"malformed JSON: {exc.msg}") from None
+    if isinstance(document, dict) and isinstance(document.get("topics"), list):
+        document = document["topics"]
+    elif isinstance(document, dict) and all(isinstance(value, dict) for value in document.values()):
+        document = [{"text_id": key, **value} if not any(k in value for k in ID_KEYS) else value
+                    for key, value in document.items()]
+    if not isinstance(document, list) or not document:
+        raise ImportDataError(file=path, line=0, field="json", message="expected a non-empty list of topic objects")
+    objects = []
+    for position, obj in enumerate(document, start=1):
+        if not isinstance(obj, dict):
+            raise ImportDataError(file=path, line=position, field="json",
+                                  message=f"topic {position} is not an object")
+        objects.append((position, obj))
+    return objects
+
+
+def image_topics_import(*, campaign: Campaign, paths: list[Path], atomic: bool) -> int:
+    """Create the topics (AToMiC JSON when ATOMIC, else JSONL); returns how many were created.
+
+    Errors name the line (JSONL) or the topic's position in the list (AToMiC JSON) as `line`.
+    """
+    existing = {external_id: data for external_id, data in
+                Topic.objects.filter(campaign=campaign).values_list("external_id", "data")}
+    names = ATOMIC_FIELDS if atomic else {field: (field,) for field in FIELDS}
+    new: dict[str, Topic] = {}
+    for path in paths:
+        rows = _atomic_objects(path) if atomic else jsonl_read(path)
+        for line, obj in rows:
+            topic_id, data = _topic_fields(obj, path=path, line=line, names=names)
+            earlier = existing.get(topic_id)
+            if earlier is None and topic_id in new:
+                earlier = new[topic_id].data
+            if earlier is not None:
+                if {field: earlier.get(field, "") for field in FIELDS} != data:
+                    raise ImportDataError(file=path, line=line, field="id",
+                                          message=f"topic {topic_id!r} is already there with other text")
+                continue
+            new[topic_id] = Topic(campaign=campaign, external_id=topic_id,
+                                  text=data["section_title"] or data["page_title"], data=data)
+    Topic.objects.bulk_create(list(new.values()), batch_size=1000)
+    return len(new)
