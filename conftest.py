@@ -1,9 +1,18 @@
 """Shared fixtures: users in each role, a small QA campaign, a small AIS campaign and a small image campaign."""
 
+import shutil
+
 import pytest
 
 from annotate.models import Role, SystemOutput
 from tests.factories import PASSWORD, CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory, UserFactory
+
+
+def pytest_sessionstart(session):
+    """Start from an empty media folder (settings.MEDIA_ROOT of the test settings: images and runs of earlier runs)."""
+    from django.conf import settings
+
+    shutil.rmtree(settings.MEDIA_ROOT, ignore_errors=True)
 
 
 @pytest.fixture

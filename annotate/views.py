@@ -4,7 +4,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from annotate.access import campaign_for_member, is_researcher
-from annotate.selectors.campaigns import annotator_progress, campaign_list_for_user, campaign_overview
+from annotate.selectors.campaigns import annotator_progress, campaign_list_for_user, campaign_overview, image_pools
 
 
 @require_GET
@@ -20,4 +20,5 @@ def campaign_detail(request, slug):
     if researcher:
         context["overview"] = campaign_overview(campaign=campaign)
         context["annotators"] = annotator_progress(campaign=campaign)
+        context["pools"] = image_pools(campaign=campaign)
     return render(request, "annotate/campaign_detail.html", context)

@@ -274,3 +274,21 @@ def test_judge_scores_name_images_by_their_id(tmp_path, media, topics):
     imp("--format", "judge-scores", "--judge", "gpt-4v", scores)
     assert dict(ModelJudgment.objects.values_list("item__external_id", "score")) == {"t1/img-0": 73.0,
                                                                                      "t2/img-0": 12.0}
+
+
+def test_campaign_page_shows_each_topics_pool(tmp_path, media, topics, client, researcher):
+    from annotate.models import Role
+    from tests.factories import MembershipFactory
+
+    path, ids = topics
+    imp("--format", "jsonl", path)
+    runs = tmp_path / "runs.txt"
+    runs_write(runs, topics=ids, runs=["alpha", "beta"], images=30, lines=20, seed=4)
+    campaign = imp("--format", "trec-run", "--depth", "5", "--tag", "clip-based", runs)
+    MembershipFactory(campaign=campaign, user=researcher, role=Role.RESEARCHER)
+    client.force_login(researcher)
+    page = client.get(f"/campaigns/{campaign.slug}/").content.decode()
+    sizes = {qid: Item.objects.filter(campaign=campaign, topic__external_id=qid).count() for qid in ids}
+    for qid in ids:
+        assert f"<tr><td>{qid}</td><td>Section {qid[1:]}</td><td class=\"num\">{sizes[qid]}</td><td class=\"num\">0</td></tr>" in page
+    assert "<b>alpha</b> (depth 5, clip-based, 40 lines)" in page

@@ -45,3 +45,13 @@ def test_load_demo_twice_builds_both_campaigns_and_ranks_with_bm25_and_minilm(ea
     ais_report = agreement_report_build(campaign=ais)
     assert ais_report["humans"]["items_labelled"] == 13
     assert ais_report["judges"]["auto-ais"]["item"]["n"] == 13
+
+    images = Campaign.objects.get(slug="image-demo")
+    assert images.task_type == "image_relevance" and images.topics.count() == 3
+    assert Item.objects.filter(campaign=images).count() == 18  # 3 topics x 6 pooled images
+    assert all("thumbnail" in data for data in Item.objects.filter(campaign=images).values_list("data", flat=True))
+    assert Unit.objects.filter(campaign=images, judgments_done=0).count() == 6  # "sailing" waits for assessors
+    image_report = agreement_report_build(campaign=images)
+    assert image_report["humans"]["items_labelled"] == 12 and len(image_report["systems"]) == 3
+    assert image_report["bias_tag"] == "clip-based"
+    assert image_report["judges"]["clip-demo"]["item"]["n"] == 12

@@ -70,3 +70,20 @@ def annotator_progress(*, campaign: Campaign) -> list[dict]:
         rows.setdefault(r["annotator__username"], {"username": r["annotator__username"], "web": 0, "imported": 0,
                                                    "last": None, "held": 0})["held"] = r["n"]
     return sorted(rows.values(), key=lambda row: row["username"])
+
+
+def image_pools(*, campaign: Campaign) -> dict | None:
+    """image_relevance: per topic, the images in its pool and how many have a human grade; the runs and their
+    depth and tags. None for other task types. Two queries."""
+    if campaign.task_type != "image_relevance":
+        return None
+    topics = (Topic.objects.filter(campaign=campaign).order_by("external_id")
+              .annotate(images=Count("items", filter=Q(items__kind="image"), distinct=True),
+                        graded=Count("items", filter=Q(items__units__judgments__is_current=True), distinct=True))
+              .values_list("external_id", "text", "images", "graded"))
+    runs = (campaign.options or {}).get("runs") or {}
+    return {
+        "topics": [{"topic": qid, "text": text, "images": images, "graded": graded} for qid, text, images, graded in topics],
+        "runs": [{"run": name, "depth": meta.get("depth"), "tags": meta.get("tags") or [], "lines": meta.get("lines")}
+                 for name, meta in sorted(runs.items())],
+    }

@@ -1,6 +1,8 @@
 """Tests: SQLite by default; PostgreSQL and Redis when DATABASE_URL / CELERY_BROKER_URL name them."""
 
 from .base import *  # noqa: F401,F403
+from pathlib import Path
+
 from .base import DATABASES, STATIC_ROOT, VAR_DIR, env
 
 VAR_DIR.mkdir(exist_ok=True)
@@ -13,3 +15,6 @@ ALLOWED_HOSTS = ["*"]
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # A file, not memory: worker processes started by tests must see the same test database.
     DATABASES["default"]["TEST"] = {"NAME": env("CONCORD_TEST_DB", default=str(VAR_DIR / "test-concord.sqlite3"))}
+# Uploaded images and stored runs of the test run: one folder per test database (worker processes started by tests
+# compute the same one), emptied when a test session starts (conftest.py), so no run sees an earlier run's files.
+MEDIA_ROOT = VAR_DIR / ("test-media-" + Path(DATABASES["default"].get("TEST", {}).get("NAME") or "postgres").stem)

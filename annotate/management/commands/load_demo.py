@@ -1,4 +1,5 @@
-"""Loads the demo: one researcher, three annotators, the NQ-open 301 QA campaign, the answer-ranking and AIS demos.
+"""Loads the demo: one researcher, three annotators, the NQ-open 301 QA campaign, the answer-ranking, AIS and
+image-suggestion demos.
 
 Idempotent: a second run changes nothing. The answer-ranking demo's BM25 and MiniLM runs are queued on
 the first load; `scripts/start`'s worker judges them as soon as it starts.
@@ -53,6 +54,25 @@ DEMOS = {
         ),
         "rankers": (),
     },
+    "image-demo": {
+        "task_type": "image_relevance", "format": "jsonl", "path": FIXTURES / "image_demo" / "topics.jsonl",
+        "overlap": 1,
+        "name": "Image suggestion: grade images for a section",
+        "description": (
+            "Three encyclopedia-style sections written for this demo, with twelve drawn images pooled from three "
+            "made-up runs (two tagged clip-based). Two topics come graded by an assessor; the third waits for "
+            "assessors. The made-up clip-demo scores are an external judge."
+        ),
+        "rankers": (),
+        # Further imports, in order: (format, path, extra arguments).
+        "more": (
+            ("trec-run", FIXTURES / "image_demo" / "runs-clip.txt", ("--depth", "5", "--tag", "clip-based")),
+            ("trec-run", FIXTURES / "image_demo" / "runs-text.txt", ("--depth", "5")),
+            ("images", FIXTURES / "image_demo" / "images", ()),
+            ("trec-qrels", FIXTURES / "image_demo" / "nist.qrels", ()),
+            ("judge-scores", FIXTURES / "image_demo" / "clip-scores.tsv", ("--judge", "clip-demo")),
+        ),
+    },
 }
 
 
@@ -68,6 +88,9 @@ class Command(BaseCommand):
                     "--overlap", str(demo["overlap"]), "--owner", DEMO_RESEARCHER, str(demo["path"]),
                     stdout=self.stdout,
                 )
+                for fmt, path, extra in demo.get("more", ()):
+                    call_command("import_data", "--campaign", slug, "--task-type", demo["task_type"], "--format", fmt,
+                                 *extra, str(path), stdout=self.stdout)
             with transaction.atomic():
                 campaign = Campaign.objects.get(slug=slug)
                 if campaign.name == slug:
