@@ -15,6 +15,14 @@ def pytest_sessionstart(session):
     shutil.rmtree(settings.MEDIA_ROOT, ignore_errors=True)
 
 
+@pytest.fixture(autouse=True)
+def _login_failures_forgotten():
+    """Each test starts with no counted sign-in failures (config.login_throttle keeps them in the cache)."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 @pytest.fixture
 def password():
     return PASSWORD

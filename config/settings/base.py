@@ -95,6 +95,12 @@ STORAGES = {
 }
 
 # Uploads: imports arrive as files; anything larger is refused with a message (see annotate.importers).
+# Sign-in throttling (config.login_throttle): failures counted per username and per client address.
+LOGIN_FAILURES_PER_USER = env.int("LOGIN_FAILURES_PER_USER", default=5)
+LOGIN_FAILURES_PER_ADDRESS = env.int("LOGIN_FAILURES_PER_ADDRESS", default=30)
+LOGIN_FAILURE_WINDOW = env.int("LOGIN_FAILURE_WINDOW", default=15 * 60)  # seconds
+# The cache holds the failure counts: set CACHE_URL (e.g. redis://127.0.0.1:6379/1) so every web process shares them.
+CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
 IMPORT_MAX_BYTES = env.int("IMPORT_MAX_BYTES", default=512 * 1024 * 1024)
 # Uploaded images (image_relevance): bytes per file, and pixels (width x height) read from the header before
 # any decoding, so a decompression bomb is refused without being decoded.
