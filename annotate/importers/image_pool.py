@@ -21,11 +21,11 @@ from pathlib import Path
 from django.conf import settings
 
 from annotate.bulk import rows_insert
-from annotate.images import image_key, image_stored
+from annotate.images import image_key
 from annotate.importers.common import ImportDataError
-from annotate.importers.images import image_items_attach
+from annotate.importers.images import image_items_ensure
 from annotate.importers.trec_run import RunLine, run_scores_read, trec_order, trec_run_read
-from annotate.models import Campaign, Item, SystemOutput, Topic
+from annotate.models import Campaign, SystemOutput, Topic
 
 DEFAULT_DEPTH = 25
 RUN_DIR = "runs"
@@ -120,18 +120,8 @@ def _pool(*, campaign: Campaign, topics: dict[str, int], runs_meta: dict, result
         for qid, order in topics_order.items():
             pool[qid].update(order[: runs_meta[name]["depth"]])
 
-    items = {(qid, image_id): pk for pk, qid, image_id in Item.objects.filter(campaign=campaign, kind="image")
-             .values_list("id", "topic__external_id", "data__image_id")}
-    missing = [(qid, docid) for qid in sorted(pool) for docid in sorted(pool[qid]) if (qid, docid) not in items]
-    result.items_created = rows_insert(
-        Item, ["campaign", "topic", "external_id", "kind", "text", "data"],
-        ((campaign.pk, topics[qid], f"{qid}/{docid}", "image", "", {"image_id": docid}) for qid, docid in missing),
-    )
-    if missing:
-        new = Item.objects.filter(campaign=campaign, kind="image", external_id__in=[f"{q}/{d}" for q, d in missing])
-        image_items_attach(items=new, store=image_stored(campaign_id=campaign.pk))
-        items.update({(qid, image_id): pk for pk, qid, image_id in
-                      new.values_list("id", "topic__external_id", "data__image_id")})
+    items, result.items_created = image_items_ensure(
+        campaign=campaign, topics=topics, pairs={(qid, docid) for qid, docids in pool.items() for docid in docids})
 
     have = set(SystemOutput.objects.filter(campaign=campaign).values_list("system", "item_id"))
     outputs = []

@@ -9,13 +9,11 @@ units' overlap like any annotation. Re-importing the same grade is a no-op; anot
 import re
 from pathlib import Path
 
-from annotate.bulk import rows_insert
-from annotate.images import image_stored
 from annotate.importers.common import ImportDataError
-from annotate.importers.images import image_items_attach
+from annotate.importers.images import image_items_ensure
 from annotate.importers.trec_qrels import qrels_read
 from annotate.importers.writes import HumanVerdict, ItemRef, human_verdicts_write, units_done_refresh
-from annotate.models import Campaign, Item, JudgmentKind, Topic
+from annotate.models import Campaign, JudgmentKind, Topic
 from annotate.services.campaigns import units_ensure, user_get_or_create_imported
 
 GRADES = (0, 1, 2)
@@ -29,8 +27,6 @@ def assessor_name(path: Path) -> str:
 def image_qrels_import(*, campaign: Campaign, paths: list[Path]) -> tuple[int, int, int]:
     """Import the grades; returns (judgments, items, units) created. Call inside the import's transaction."""
     topics = dict(Topic.objects.filter(campaign=campaign).values_list("external_id", "id"))
-    items = {(qid, image_id): pk for pk, qid, image_id in Item.objects.filter(campaign=campaign, kind="image")
-             .values_list("id", "topic__external_id", "data__image_id")}
     lines = []
     seen: dict[tuple[str, str, str], tuple[int, int]] = {}
     for path in paths:
@@ -49,15 +45,8 @@ def image_qrels_import(*, campaign: Campaign, paths: list[Path]) -> tuple[int, i
             seen[(assessor, qid, docid)] = (number, grade)
             lines.append((path, number, assessor, qid, docid, grade))
 
-    missing = sorted({(qid, docid) for _, _, _, qid, docid, _ in lines} - items.keys())
-    created_items = rows_insert(
-        Item, ["campaign", "topic", "external_id", "kind", "text", "data"],
-        ((campaign.pk, topics[qid], f"{qid}/{docid}", "image", "", {"image_id": docid}) for qid, docid in missing))
-    if missing:
-        new = Item.objects.filter(campaign=campaign, kind="image", external_id__in=[f"{q}/{d}" for q, d in missing])
-        image_items_attach(items=new, store=image_stored(campaign_id=campaign.pk))
-        items.update({(qid, image_id): pk for pk, qid, image_id in
-                      new.values_list("id", "topic__external_id", "data__image_id")})
+    items, created_items = image_items_ensure(campaign=campaign, topics=topics,
+                                              pairs={(qid, docid) for _, _, _, qid, docid, _ in lines})
     created_units = units_ensure(campaign=campaign)
     users = {name: user_get_or_create_imported(username=name) for name in {line[2] for line in lines}}
     verdicts = [
