@@ -125,8 +125,7 @@ class ImportSummary:
                        f"{self.judge_rows_matched_by_position}")
         out.append(f"campaign now: {self.topics} topics, {self.items} items")
         out.append(f"items with a human verdict: {self.items_with_human_verdict}")
-        for name, count in self.items_by_judge.items():
-            failed = self.failed_by_judge.get(name, 0)
+        for name, count, failed in self.judge_rows():
             out.append(f"items judged by {name}: {count}" + (f" ({failed} without a readable verdict)" if failed else ""))
         out.append(f"items left for humans: {self.items_left_for_humans}")
         return out
@@ -151,8 +150,7 @@ class ImportSummary:
                        f"median {sizes[len(sizes) // 2]}, max {sizes[-1]})")
         out.append(f"campaign now: {self.topics} topics, {self.items} images, "
                    f"{self.items_with_human_verdict} with a human grade")
-        for name, count in self.items_by_judge.items():
-            failed = self.failed_by_judge.get(name, 0)
+        for name, count, failed in self.judge_rows():
             out.append(f"images scored by {name}: {count}" + (f" ({failed} failed)" if failed else ""))
         out.append(f"images left for assessors: {self.items_left_for_humans}")
         return out
@@ -172,8 +170,7 @@ class ImportSummary:
             out.append(f"document grades added: {self.qrels_added}")
         out.append(f"campaign now: {self.topics} topics, {self.items} candidates ({self.answers} answers, "
                    f"{self.documents} documents), {self.rankings} human rankings over {self.topics_ranked} topics")
-        for name, count in self.items_by_judge.items():
-            failed = self.failed_by_judge.get(name, 0)
+        for name, count, failed in self.judge_rows():
             out.append(f"candidates scored by {name}: {count}" + (f" ({failed} without a score)" if failed else ""))
         out.append(f"topics left for humans: {self.items_left_for_humans}")
         return out
