@@ -104,8 +104,9 @@ def _disagreements(*, judge: JudgeLabels, humans: HumanLabels) -> list[dict]:
         if item not in humans.item_label:
             continue
         yes, total = humans.item_votes.get(item, (0, 0))
-        share = yes / total if total else (1.0 if humans.item_label[item] == POSITIVE else 0.0)
-        if item in humans.adjudicated_items:
+        if total and item not in humans.adjudicated_items:
+            share = yes / total
+        else:
             share = 1.0 if humans.item_label[item] == POSITIVE else 0.0
         score = judge.scores.get(item)
         if score is None:
