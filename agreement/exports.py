@@ -109,6 +109,8 @@ def topics_csv(*, report: dict) -> str:
     holds each annotator's order as "name: order" joined by " | ". Header only for task types without
     per-topic statistics.
     """
+    if report.get("task_type") == "image_relevance":
+        return _grade_topics_csv(report=report)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(TOPIC_COLUMNS)
@@ -124,6 +126,21 @@ def topics_csv(*, report: dict) -> str:
                  _cell(row[TAU_ANSWERS]), _cell(row.get("reference")), human,
                  order_text(row.get("judge_groups"), topic), row.get("note", "")]
             )
+    return buffer.getvalue()
+
+
+GRADE_TOPIC_COLUMNS = ["judge", "topic", "n", "cohen_kappa", "cohen_kappa_linear", "accuracy"]
+
+
+def _grade_topics_csv(*, report: dict) -> str:
+    """image_relevance: one row per judge and topic, the judge's grades against the assessors' on that topic."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(GRADE_TOPIC_COLUMNS)
+    for name, block in report["judges"].items():
+        for row in block.get("per_topic", []):
+            writer.writerow([name, row["topic"], row["n"], _cell(row["cohen_kappa"]), _cell(row["cohen_kappa_linear"]),
+                             _cell(row["accuracy"])])
     return buffer.getvalue()
 
 

@@ -20,6 +20,12 @@ matplotlib.rcParams["svg.hashsalt"] = "concord-agreement"
 matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text: selectable, and searchable in tests
 
 
+def _literal(text) -> str:
+    """TEXT (a judge, system, prompt or tag name) for a matplotlib label, shown as it is: matplotlib reads text
+    between two "$" as mathtext, so "a $x$" would be set as a formula and "$\\foo$" fail the whole page."""
+    return str(text).replace("$", r"\$")
+
+
 def system_accuracy_svg(*, report: dict) -> str | None:
     """An SVG document (string) plotting per-system accuracy, humans vs each judge; None with no systems."""
     systems = [row for row in report["systems"] if row["human"] is not None]
@@ -39,7 +45,7 @@ def system_accuracy_svg(*, report: dict) -> str | None:
         system = report["judges"][name]["system"]
         figures = [f"{symbol} {system[key]:.3f}" for symbol, key in (("r", "pearson"), ("τb", "kendall_tau_b"))
                    if system[key] is not None]
-        label = f"{name} ({', '.join(figures)})" if figures else name
+        label = f"{_literal(name)} ({', '.join(figures)})" if figures else _literal(name)
         axes.scatter(xs, ys, s=36, color=colours(index % 10), label=label, alpha=0.85, edgecolors="white", linewidths=0.5)
     low, high = min(values), max(values)
     pad = max(0.02, (high - low) * 0.08)
@@ -78,9 +84,11 @@ def nrp_svg(*, report: dict) -> str | None:
         sds = [block["sd"] or 0.0 for _, block in points]
         # NRP lives in [0, 1]: a bar past either end would claim positions that do not exist.
         spread = [[min(sd, mean) for mean, sd in zip(means, sds)], [min(sd, 1 - mean) for mean, sd in zip(means, sds)]]
-        axes.errorbar(means, ys, xerr=spread, fmt="o", color=colours(index % 10), label=name, capsize=3, markersize=5)
+        axes.errorbar(means, ys, xerr=spread, fmt="o", color=colours(index % 10), label=_literal(name), capsize=3,
+                      markersize=5)
     axes.set_yticks(range(len(systems)))
-    axes.set_yticklabels([f"{row['system']} · {row['prompt']}" if row["prompt"] else row["system"] for row in systems])
+    axes.set_yticklabels([_literal(f"{row['system']} · {row['prompt']}" if row["prompt"] else row["system"])
+                          for row in systems])
     axes.invert_yaxis()
     axes.set_xlim(-0.05, 1.05)
     axes.set_xlabel("mean NRP (1 = above every document, 0 = below all); bars: ±1 sd, cut at 0 and 1")
@@ -121,7 +129,8 @@ def runs_scatter_svg(*, report: dict) -> str | None:
                 if not points:
                     continue
                 xs, ys = zip(*points, strict=True)
-                label = (f"{name} (τb {tau:.3f})" if tau is not None else name) if not tagged else f"{name}, {tag}"
+                label = _literal((f"{name} (τb {tau:.3f})" if tau is not None else name) if not tagged
+                                 else f"{name}, {tag}")
                 axes.scatter(xs, ys, s=40, label=label, linewidths=1.4, edgecolors=colours(index % 10),
                              facecolors="none" if tagged else colours(index % 10), alpha=0.9)
         axes.set_xlabel(f"{MEASURE_NAMES[measure]} under human qrels")
@@ -146,7 +155,8 @@ def scores_cdf_svg(*, report: dict) -> str | None:
     for index, (name, cdf) in enumerate(cdfs.items()):
         low, high = cdf["quantiles"][0], cdf["quantiles"][-1]
         scaled = [(q - low) / (high - low) if high > low else 0.5 for q in cdf["quantiles"]]
-        axes.plot(scaled, shares, color=colours(index % 10), label=f"{name} ({low:.3g} to {high:.3g}, n {cdf['n']})")
+        axes.plot(scaled, shares, color=colours(index % 10),
+                  label=f"{_literal(name)} ({low:.3g} to {high:.3g}, n {cdf['n']})")
     grades = report["humans"].get("grades") or {}
     total = sum(grades.values())
     if total:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from itertools import combinations
+from collections import Counter, defaultdict
+from itertools import chain, combinations
 
 from agreement import stats
 from agreement.selectors import HumanLabels
@@ -20,9 +21,19 @@ def humans_block(humans: HumanLabels, *, levels: list[int] | None = None) -> dic
         labels = [humans.by_unit[unit][name] for unit in shared]
         return [int(label) for label in labels] if levels else labels
 
+    # One pass over the units: each unit's few annotators give its pairs (not every pair over every unit).
+    shared_units: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for unit in units:
+        labels = humans.by_unit[unit]
+        if len(labels) == 2:
+            a, b = labels
+            shared_units[(a, b) if a < b else (b, a)].append(unit)
+        else:
+            for pair in combinations(sorted(labels), 2):
+                shared_units[pair].append(unit)
     pairwise = []
     for a, b in combinations(humans.annotators, 2):
-        shared = [unit for unit in units if a in humans.by_unit[unit] and b in humans.by_unit[unit]]
+        shared = shared_units.get((a, b))
         if not shared:
             continue
         left, right = values(a, shared), values(b, shared)
@@ -30,16 +41,17 @@ def humans_block(humans: HumanLabels, *, levels: list[int] | None = None) -> dic
         if levels:
             pair["kappa_linear"] = stats.cohen_kappa(left, right, weights="linear", labels=levels)
         pairwise.append(pair)
-    # Fleiss takes each unit's first m ratings (see stats.fleiss_kappa): put the most prolific annotators first.
-    rated = {name: sum(name in humans.by_unit[unit] for unit in units) for name in humans.annotators}
-    panel = sorted(humans.annotators, key=lambda name: (-rated[name], name))
-    ratings = [[humans.by_unit[unit][name] for name in panel if name in humans.by_unit[unit]] for unit in units]
-    reliability = [[humans.by_unit[unit].get(name) for unit in units] for name in humans.annotators]
+    # Fleiss takes each unit's first m ratings, m >= 2 (see stats.fleiss_kappa): the most prolific annotators
+    # first. Only a unit with more than two ratings can have more than m, so only those need that order.
+    rated = Counter(chain.from_iterable(humans.by_unit.values()))
+    rank = {name: position for position, name in enumerate(sorted(humans.annotators, key=lambda n: (-rated[n], n)))}
+    ratings = [list(labels.values()) if len(labels) <= 2 else [labels[name] for name in sorted(labels, key=rank.get)]
+               for labels in (humans.by_unit[unit] for unit in units)]
     return {
         "annotators": len(humans.annotators),
         "fleiss_kappa": stats.fleiss_kappa(ratings),
         "fleiss_items": stats.fleiss_kappa_items(ratings),
-        "krippendorff_alpha": stats.krippendorff_alpha(reliability),
+        "krippendorff_alpha": stats.krippendorff_alpha_units(ratings),
         "pairwise_cohen_kappa": pairwise,
         "items_labelled": len(humans.item_label),
         "adjudicated": humans.adjudicated,

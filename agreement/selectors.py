@@ -7,6 +7,7 @@ reads, grouped in Python), so the report costs the same handful of queries for 1
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from itertools import chain
 from dataclasses import dataclass, field
 
 from django.db.models import Count, Q
@@ -64,35 +65,46 @@ class SystemOutputs:
 
 
 def human_labels_get(*, campaign: Campaign) -> HumanLabels:
-    """Current human annotation labels per unit and annotator, and each item's human label. One query."""
+    """Current human annotation labels per unit and annotator, and each item's human label. One query.
+
+    Written for campaigns of a million judgments: one pass over the rows, and no per-item Counter unless
+    the votes split. Within a unit the annotators come in no particular order.
+    """
     rows = (
         HumanJudgment.objects.filter(unit__campaign=campaign, is_current=True)
         .exclude(label="")
         .values_list("unit_id", "unit__item_id", "annotator__username", "kind", "label")
-        .order_by("unit_id", "annotator__username")
+        .order_by("unit_id")
     )
     result = HumanLabels()
     adjudication: dict[int, str] = {}
-    votes: dict[int, Counter] = defaultdict(Counter)
-    annotators: set[str] = set()
+    by_unit, unit_item = result.by_unit, result.unit_item
     for unit_id, item_id, username, kind, label in rows:
         if item_id is not None:
-            result.unit_item[unit_id] = item_id
+            unit_item[unit_id] = item_id
         if kind == JudgmentKind.ADJUDICATION:
             if item_id is not None:
                 adjudication[item_id] = label
             continue
-        result.by_unit.setdefault(unit_id, {})[username] = label
-        annotators.add(username)
+        labels = by_unit.get(unit_id)
+        if labels is None:
+            labels = by_unit[unit_id] = {}
+        labels[username] = label
+    result.annotators = sorted(set(chain.from_iterable(by_unit.values())))
+    votes: dict[int, list[str]] = {}
+    for unit_id, labels in by_unit.items():
+        item_id = unit_item.get(unit_id)
         if item_id is not None:
-            votes[item_id][label] += 1
-    result.annotators = sorted(annotators)
-    result.item_votes = {item_id: (counter["yes"], counter.total()) for item_id, counter in votes.items()}
-    for item_id, counter in votes.items():
+            votes.setdefault(item_id, []).extend(labels.values())
+    for item_id, labels in votes.items():
+        result.item_votes[item_id] = (labels.count("yes"), len(labels))
         if item_id in adjudication:
             continue
-        (top, top_count), *rest = counter.most_common()
-        if rest and rest[0][1] == top_count:
+        if labels.count(labels[0]) == len(labels):
+            result.item_label[item_id] = labels[0]
+            continue
+        (top, top_count), (_, second_count), *_ = Counter(labels).most_common()
+        if second_count == top_count:
             result.ties.add(item_id)
         else:
             result.item_label[item_id] = top
@@ -129,9 +141,11 @@ def system_outputs_get(*, campaign: Campaign) -> SystemOutputs:
 
     Two queries. The match uses the item's stored `data["answer_key"]` when present, else its text.
     """
+    # Only the topics that have system outputs (none read when the campaign has no systems).
+    with_outputs = SystemOutput.objects.filter(campaign=campaign).values("topic_id")
     gold_keys = {
         topic_id: {answer_key(str(gold)) for gold in (data or {}).get("gold_answers", [])}
-        for topic_id, data in Topic.objects.filter(campaign=campaign).values_list("id", "data")
+        for topic_id, data in Topic.objects.filter(campaign=campaign, id__in=with_outputs).values_list("id", "data")
     }
     rows = (
         SystemOutput.objects.filter(campaign=campaign)

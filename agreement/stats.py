@@ -48,12 +48,26 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable], *, weights: str | 
     _paired(a, b)
     if len(a) < 2:
         return None
-    if len(set(a) | set(b)) < 2:
+    seen = set(a) | set(b)
+    if len(seen) < 2:
         return None
+    # sklearn sorts and compares the labels themselves; integer codes (in LABELS' order when given) give the
+    # same kappa, and on a million string labels in a fraction of the time.
+    levels = list(labels) if labels is not None else _sorted_as_sklearn(seen)
+    code = {label: i for i, label in enumerate(levels)}
+    left = np.fromiter((code.get(x, -1) for x in a), dtype=np.int64, count=len(a))
+    right = np.fromiter((code.get(y, -1) for y in b), dtype=np.int64, count=len(b))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        return _finite(cohen_kappa_score(list(a), list(b), weights=weights,
-                                         labels=list(labels) if labels is not None else None))
+        return _finite(cohen_kappa_score(left, right, weights=weights,
+                                         labels=list(range(len(levels))) if labels is not None else None))
+
+
+def _sorted_as_sklearn(labels: set) -> list:
+    try:
+        return sorted(labels)
+    except TypeError:  # mixed types: sklearn refuses them too; any fixed order keeps kappa unweighted-equal
+        return sorted(labels, key=str)
 
 
 def agreement_rate(a: Sequence[Hashable], b: Sequence[Hashable]) -> float | None:
@@ -86,15 +100,15 @@ def fleiss_kappa(ratings: Sequence[Sequence[Hashable]]) -> float | None:
     m = _fleiss_panel_size(ratings)
     if m is None:
         return None
-    rows = [list(labels)[:m] for labels in ratings if len(labels) >= m]
+    rows = [labels if len(labels) == m else list(labels)[:m] for labels in ratings if len(labels) >= m]
     if len(rows) < 2:
         return None
     categories = sorted({label for row in rows for label in row}, key=str)
     if len(categories) < 2:
         return None
     index = {label: i for i, label in enumerate(categories)}
-    coded = np.array([[index[label] for label in row] for row in rows])
-    table, _ = aggregate_raters(coded, n_cat=len(categories))
+    coded = np.fromiter((index[label] for row in rows for label in row), dtype=np.int64, count=len(rows) * m)
+    table, _ = aggregate_raters(coded.reshape(len(rows), m), n_cat=len(categories))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         return _finite(_statsmodels_fleiss_kappa(table, method="fleiss"))
@@ -131,6 +145,29 @@ def krippendorff_alpha(reliability: Sequence[Sequence[Hashable | None]]) -> floa
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         return _finite(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"))
+
+
+def krippendorff_alpha_units(ratings: Sequence[Sequence[Hashable]]) -> float | None:
+    """Krippendorff's alpha, nominal level, from one list of labels per unit (whoever gave them).
+
+    The same alpha as `krippendorff_alpha` on the raters x units table, computed from each unit's label
+    counts (the krippendorff package's value_counts): a campaign's units x labels, not raters x units,
+    so twenty annotators over a million units need no twenty-million-cell table.
+    """
+    labels = sorted({label for unit in ratings for label in unit}, key=str)
+    if len(labels) < 2:
+        return None
+    index = {label: i for i, label in enumerate(labels)}
+    pairable = [unit for unit in ratings if len(unit) >= 2]
+    if not pairable:
+        return None
+    counts = np.zeros((len(pairable), len(labels)), dtype=float)
+    for row, unit in enumerate(pairable):
+        for label in unit:
+            counts[row, index[label]] += 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return _finite(krippendorff.alpha(value_counts=counts, level_of_measurement="nominal"))
 
 
 def _correlation(func, x: Sequence[float], y: Sequence[float]) -> float | None:

@@ -1,20 +1,26 @@
 """REST API for campaigns, their items and imports. Every lookup is scoped to the user: else 404."""
 
 from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.permissions import IsAdminUser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate.access import campaign_for_member, campaign_for_researcher, is_researcher
+from annotate.archive.web import archive_response, archive_upload_import
 from annotate.exports import ExportError, judge_trec_run, rankings_jsonl, rankings_label_studio
 from annotate.importers.common import ImportDataError
 from annotate.importers.service import ImportRequestError
 from annotate.importers.uploads import uploads_import
 from annotate.models import Campaign, Item
 from annotate.selectors.campaigns import campaign_overview
+from annotate.services.campaigns import CampaignError
 from annotate.serializers import (
+    ArchiveImportRequestSerializer,
+    ArchiveImportSummarySerializer,
     CampaignDetailSerializer,
     CampaignSerializer,
     ImportErrorSerializer,
@@ -106,3 +112,35 @@ class CampaignRankingsExportApi(APIView):
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         return Response({"detail": f"unknown shape {shape!r}; choose jsonl, label-studio or trec-run"},
                         status=status.HTTP_400_BAD_REQUEST)
+
+
+class CampaignExportApi(APIView):
+    @extend_schema(responses={(200, "application/zip"): OpenApiResponse(
+        OpenApiTypes.BINARY, "the campaign archive, which POST /api/campaign-archives/ reads back")})
+    def get(self, request, slug):
+        """The campaign with every judgment and stored file, as one zip archive (researchers only)."""
+        return archive_response(campaign_for_researcher(request.user, slug))
+
+
+class CampaignArchiveImportApi(APIView):
+    # Campaigns are made by the people who run the installation (`import_data`, `load_demo` at the command line),
+    # not by a campaign's researchers: creating one from an archive is for staff accounts.
+    permission_classes = [IsAdminUser]
+    parser_classes = [MultiPartParser, FormParser]
+
+    @extend_schema(
+        request={"multipart/form-data": ArchiveImportRequestSerializer},
+        responses={201: ArchiveImportSummarySerializer,
+                   400: OpenApiResponse(ImportErrorSerializer, "archive:entry:line: field: what is wrong, "
+                                                               "or a slug already taken")},
+    )
+    def post(self, request):
+        """Create a campaign from an archive, all or nothing (staff only); you become its researcher."""
+        form = ArchiveImportRequestSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        try:
+            summary = archive_upload_import(data["archive"], slug=data.get("slug") or None, owner=request.user)
+        except (ImportDataError, CampaignError) as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(ArchiveImportSummarySerializer(summary.as_dict()).data, status=status.HTTP_201_CREATED)

@@ -7,7 +7,7 @@ never in new tables.
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 
 
 class TaskType(models.TextChoices):
@@ -160,7 +160,13 @@ class Unit(models.Model):
                 fields=["campaign", "topic"], condition=Q(item__isnull=True), name="unit_unique_topic_target"
             ),
         ]
-        indexes = [models.Index(fields=["campaign", "judgments_done", "position"], name="unit_queue")]
+        indexes = [
+            models.Index(fields=["campaign", "judgments_done", "position"], name="unit_queue"),
+            # The queue itself: the units that still need judgments, in order. Leasing the next unit and counting
+            # what is left walk this index from the front, so they cost the same for a thousand or a million units.
+            models.Index(fields=["campaign", "position", "id"], name="unit_open_queue",
+                         condition=Q(judgments_done__lt=F("judgments_needed"))),
+        ]
 
 
 class AssignmentStatus(models.TextChoices):

@@ -103,3 +103,22 @@ class ImportSummarySerializer(serializers.Serializer):
 
 class ImportErrorSerializer(serializers.Serializer):
     detail = serializers.CharField(help_text="file:line: field: what is wrong")
+
+
+class ArchiveImportRequestSerializer(serializers.Serializer):
+    archive = serializers.FileField(help_text="A campaign archive (.zip) written by export_campaign or "
+                                              "GET /api/campaigns/SLUG/export/.")
+    slug = serializers.SlugField(required=False, allow_blank=True, max_length=100,
+                                 help_text="Import under this slug instead of the archived one.")
+
+
+class ArchiveImportSummarySerializer(serializers.Serializer):
+    campaign = serializers.CharField(help_text="The new campaign's slug.")
+    task_type = serializers.CharField()
+    archived_as = serializers.CharField(help_text="The campaign's slug in the archive.")
+    counts = serializers.DictField(child=serializers.IntegerField(), help_text="Rows written, per table.")
+    media_files = serializers.IntegerField()
+    users_created = serializers.ListField(child=serializers.CharField(),
+                                          help_text="Accounts created inactive, with no usable password.")
+    runs_stopped = serializers.IntegerField(help_text="Judge runs that were active when exported, now cancelled.")
+    seconds = serializers.FloatField()

@@ -16,3 +16,5 @@ urlpatterns = [
     path("", include("judges.urls")),
     path("", include("agreement.urls")),
 ]
+
+handler500 = "config.db_unavailable.server_error"

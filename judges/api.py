@@ -13,9 +13,16 @@ from rest_framework.views import APIView
 from annotate.access import campaign_for_researcher
 from judges.errors import JudgeConfigError, JudgeQueueError, JudgeRunConflictError, JudgeRunError
 from judges.models import JudgeRun
-from judges.selectors import judge_run_for_researcher, judge_runs_for_campaign, judges_for_campaign
-from judges.serializers import ErrorSerializer, JudgeRunSerializer, JudgeRunStartSerializer, JudgeSerializer
-from judges.services import judge_run_cancel, judge_run_resume, judge_run_start
+from judges.selectors import judge_failures, judge_run_for_researcher, judge_runs_for_campaign, judges_for_campaign
+from judges.serializers import (
+    ErrorSerializer,
+    JudgeFailuresSerializer,
+    JudgeRunSerializer,
+    JudgeRunStartSerializer,
+    JudgeSerializer,
+    RetryFailedSerializer,
+)
+from judges.services import judge_run_cancel, judge_run_resume, judge_run_retry_failed, judge_run_start
 
 
 def _error(exc: Exception) -> Response:
@@ -105,3 +112,22 @@ class JudgeRunResumeApi(APIView):
         except (JudgeConfigError, JudgeRunError) as exc:
             return _error(exc)
         return Response(JudgeRunSerializer(run).data)
+
+
+class JudgeRunFailuresApi(APIView):
+    @extend_schema(responses=JudgeFailuresSerializer)
+    def get(self, request, run_id):
+        """The failed items of the run's judge, grouped by reason (exception, out of memory, unparseable output)."""
+        run = _run_or_404(request, run_id)
+        return Response(JudgeFailuresSerializer(judge_failures(judge=run.judge)).data)
+
+
+class JudgeRunRetryFailedApi(APIView):
+    @extend_schema(request=None, responses={200: RetryFailedSerializer, **_ERRORS})
+    def post(self, request, run_id):
+        """Remove the failed verdicts of the run's judge and queue those items again on this run."""
+        try:
+            run, removed = judge_run_retry_failed(run=_run_or_404(request, run_id))
+        except (JudgeConfigError, JudgeRunError) as exc:
+            return _error(exc)
+        return Response(RetryFailedSerializer({"removed": removed, "run": run}).data)

@@ -8,4 +8,6 @@ urlpatterns = [
     path("judge-runs/<int:run_id>/", api.JudgeRunDetailApi.as_view(), name="api-judge-run"),
     path("judge-runs/<int:run_id>/cancel/", api.JudgeRunCancelApi.as_view(), name="api-judge-run-cancel"),
     path("judge-runs/<int:run_id>/resume/", api.JudgeRunResumeApi.as_view(), name="api-judge-run-resume"),
+    path("judge-runs/<int:run_id>/failures/", api.JudgeRunFailuresApi.as_view(), name="api-judge-run-failures"),
+    path("judge-runs/<int:run_id>/retry-failed/", api.JudgeRunRetryFailedApi.as_view(), name="api-judge-run-retry-failed"),
 ]

@@ -5,6 +5,7 @@ counter the workers increment: a redelivered batch or a resumed run cannot make 
 """
 
 import hashlib
+import json
 from dataclasses import dataclass
 
 from django.db.models import Count, Q, QuerySet, Sum
@@ -144,3 +145,58 @@ def judges_usage_for_campaign(*, campaign: Campaign, configs: dict[int, dict] | 
     if configs is None:
         configs = dict(Judge.objects.filter(campaign=campaign, family__in=SAMPLE_FAMILIES).values_list("id", "config"))
     return {judge_id: _usage(totals.get(judge_id, {}), config or {}) for judge_id, config in configs.items()}
+
+
+# How many of a judge's failed verdicts the panel reads to group them by reason, and items it names per reason.
+FAILURES_READ = 2_000
+FAILURE_EXAMPLES = 5
+_REASON_CHARS = 300
+
+
+def verdict_reason(raw: str) -> str:
+    """Why a failed verdict failed: the "reason" of a JSON verdict (llm, vlm), else its raw text."""
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        body = None
+    reason = body.get("reason") if isinstance(body, dict) else None
+    text = str(reason) if reason else raw
+    return text[:_REASON_CHARS] or "(no reason given)"
+
+
+@dataclass(frozen=True)
+class FailureGroup:
+    reason: str
+    count: int  # among the failures read
+    items: list[str]  # external ids of the first few items
+
+
+@dataclass(frozen=True)
+class JudgeFailures:
+    judge: Judge
+    total: int  # the judge's failed verdicts
+    read: int  # how many of them the groups were built from (at most FAILURES_READ)
+    groups: list[FailureGroup]
+    run: JudgeRun | None  # the judge's latest run: what "retry failed items" queues again
+
+
+def judge_failures(*, judge: Judge, total: int | None = None) -> JudgeFailures:
+    """JUDGE's failed verdicts (TOTAL of them, counted when not given) grouped by reason, most frequent first."""
+    if total is None:
+        total = ModelJudgment.objects.filter(judge=judge, failed=True).count()
+    rows = (ModelJudgment.objects.filter(judge=judge, failed=True).order_by("item_id")
+            .values_list("item__external_id", "raw")[:FAILURES_READ])
+    groups: dict[str, list[str]] = {}
+    for external_id, raw in rows:
+        groups.setdefault(verdict_reason(raw), []).append(external_id)
+    ordered = sorted(groups.items(), key=lambda pair: (-len(pair[1]), pair[0]))
+    return JudgeFailures(
+        judge=judge, total=total, read=sum(len(items) for items in groups.values()),
+        groups=[FailureGroup(reason=reason, count=len(items), items=items[:FAILURE_EXAMPLES]) for reason, items in ordered],
+        run=judge_run_latest(judge=judge),
+    )
+
+
+def campaign_failures(*, judges) -> list[JudgeFailures]:
+    """The failures of each of JUDGES (from judges_for_campaign) that has some; two queries per such judge."""
+    return [judge_failures(judge=judge, total=judge.failed_count) for judge in judges if judge.failed_count]

@@ -78,5 +78,23 @@ class JudgeRunStartSerializer(serializers.Serializer):
     )
 
 
+class FailureGroupSerializer(serializers.Serializer):
+    reason = serializers.CharField()
+    count = serializers.IntegerField(help_text="Failed items with this reason, among those read.")
+    items = serializers.ListField(child=serializers.CharField(), help_text="External ids of the first few of them.")
+
+
+class JudgeFailuresSerializer(serializers.Serializer):
+    judge = serializers.CharField(source="judge.name")
+    total = serializers.IntegerField(help_text="The judge's failed verdicts.")
+    read = serializers.IntegerField(help_text="How many of them the groups were built from.")
+    groups = FailureGroupSerializer(many=True)
+
+
+class RetryFailedSerializer(serializers.Serializer):
+    removed = serializers.IntegerField(help_text="Failed verdicts removed and queued again.")
+    run = JudgeRunSerializer()
+
+
 class ErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()

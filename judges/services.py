@@ -14,7 +14,7 @@ from annotate.models import Campaign, Item
 from judges.errors import JudgeConfigError, JudgeQueueError, JudgeRunConflictError, JudgeRunError
 from judges.families import family_get
 from judges.identity import judge_get_or_create
-from judges.models import ACTIVE_RUN_STATUSES, Judge, JudgeRun, RunStatus
+from judges.models import ACTIVE_RUN_STATUSES, Judge, JudgeRun, ModelJudgment, RunStatus
 from judges.selectors import campaign_item_sample, judge_judged_count, judge_pending_item_ids
 from judges.tasks import judge_batch
 
@@ -156,3 +156,23 @@ def judge_run_resume(*, run: JudgeRun) -> JudgeRun:
         _pending_queue(run=run, judge=judge)
     run.refresh_from_db()
     return run
+
+
+def judge_run_retry_failed(*, run: JudgeRun) -> tuple[JudgeRun, int]:
+    """Judge again the items RUN's judge failed on: their failed verdicts are removed and RUN resumed.
+
+    Returns the run and how many failed verdicts were removed. An LLM judge's stored samples stay: only
+    samples that failed are asked for again. Raises JudgeRunError while RUN (or another run of its judge)
+    is queued or running, JudgeQueueError when the broker is down (the failed verdicts then stay removed
+    and a resume picks them up).
+    """
+    with transaction.atomic():
+        judge = _judge_lock_without_active_run(judge=run.judge)
+        failed = ModelJudgment.objects.filter(judge=judge, failed=True)
+        if run.sample_item_ids is not None:
+            failed = failed.filter(item_id__in=run.sample_item_ids)
+        removed, _ = failed.delete()
+        if not removed:
+            raise JudgeRunError(f"judge {judge.name!r} has no failed items to retry")
+        run = judge_run_resume(run=run)
+    return run, removed

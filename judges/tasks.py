@@ -3,6 +3,10 @@
 A batch can be delivered twice (a worker killed after writing, before acknowledging; a resumed run
 queueing what a dead worker had taken): it skips items already judged and inserts with
 ignore_conflicts, so the (judge, item) constraint keeps every item judged once.
+
+A family that raises on a batch (an exception, out of memory) is asked again item by item: the items
+that still raise get a failed verdict saying why, the others their verdict, and the run goes on. The
+judge panel lists the failures; "retry failed items" (judges.services.judge_run_retry_failed) asks again.
 """
 
 import logging
@@ -14,12 +18,14 @@ from django.utils import timezone
 
 from annotate.models import Item
 from judges.errors import JudgeConfigError
-from judges.families import ItemInput, family_get
+from judges.families import ItemInput, Verdict, family_get
 from judges.models import ACTIVE_RUN_STATUSES, JudgeRun, ModelJudgment, RunStatus
 from judges.samples import DbSampleStore
 from judges.selectors import judge_judged_count
 
 logger = logging.getLogger(__name__)
+
+FAILURE_REASON_CHARS = 500
 
 
 def _run_fail(run_id: int, message: str) -> None:
@@ -85,6 +91,51 @@ def _inputs(judge, item_ids: list[int], *, with_topic_candidates: bool = False) 
     ]
 
 
+def _family_verdicts(family, inputs: list[ItemInput], config: dict, judge) -> list[Verdict]:
+    """FAMILY's verdicts on INPUTS, one per item, or JudgeConfigError when it returns another number."""
+    if getattr(family, "uses_samples", False):
+        # LLM judges keep each generated sample as it arrives: a rerun asks only for what is missing.
+        verdicts = family.judge_batch(inputs, config, samples=DbSampleStore(judge))
+    else:
+        verdicts = family.judge_batch(inputs, config)
+    if len(verdicts) != len(inputs):
+        raise JudgeConfigError(f"family {family.name} returned {len(verdicts)} verdicts for {len(inputs)} items")
+    return verdicts
+
+
+def exception_reason(exc: BaseException) -> str:
+    """What a failed verdict says when the family raised on the item: out of memory is named as such."""
+    kind = type(exc).__name__
+    memory = isinstance(exc, MemoryError) or "OutOfMemory" in kind
+    text = f"{'out of memory' if memory else 'error'}: {kind}: {exc}"
+    return text[:FAILURE_REASON_CHARS]
+
+
+# Raised by a family call but not the items' fault: the whole batch stops (config, time limit) or is retried (database).
+_NOT_ITEM_FAILURES = (JudgeConfigError, SoftTimeLimitExceeded, OperationalError, InterfaceError)
+
+
+def _verdicts_or_one_by_one(family, inputs: list[ItemInput], config: dict, judge, *, run_id: int) -> list[Verdict]:
+    """The batch's verdicts; when the family raises on the batch, each item's verdict asked alone."""
+    try:
+        return _family_verdicts(family, inputs, config, judge)
+    except _NOT_ITEM_FAILURES:
+        raise
+    except Exception:  # noqa: BLE001 - which item made it raise is found by asking again one by one
+        logger.exception("judge run %s: a batch of %d items raised; judging them one by one", run_id, len(inputs))
+        return [_verdict_alone(family, item, config, judge) for item in inputs]
+
+
+def _verdict_alone(family, item: ItemInput, config: dict, judge) -> Verdict:
+    """The verdict on ITEM judged alone; a failed verdict saying why when the family raises on it too."""
+    try:
+        return _family_verdicts(family, [item], config, judge)[0]
+    except _NOT_ITEM_FAILURES:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any defect on one item becomes that item's failure, listed with its reason
+        return Verdict.failure(exception_reason(exc))
+
+
 @shared_task(
     name="judges.judge_batch",
     acks_late=True,
@@ -111,13 +162,7 @@ def judge_batch(run_id: int, item_ids: list[int]) -> int:
         if not inputs:
             _run_finish_if_done(run_id)
             return 0
-        if getattr(family, "uses_samples", False):
-            # LLM judges keep each generated sample as it arrives: a rerun asks only for what is missing.
-            verdicts = family.judge_batch(inputs, config, samples=DbSampleStore(judge))
-        else:
-            verdicts = family.judge_batch(inputs, config)
-        if len(verdicts) != len(inputs):
-            raise JudgeConfigError(f"family {family.name} returned {len(verdicts)} verdicts for {len(inputs)} items")
+        verdicts = _verdicts_or_one_by_one(family, inputs, config, judge, run_id=run_id)
     except JudgeConfigError as exc:
         _run_fail(run_id, str(exc))
         return 0
@@ -127,7 +172,7 @@ def judge_batch(run_id: int, item_ids: list[int]) -> int:
     except (OperationalError, InterfaceError):
         raise  # transient: retried by the policy above
     except Exception as exc:
-        # A defect, not bad input: record it where the researcher looks, then let Celery log it.
+        # A defect outside the family (reading the items): record it where the researcher looks, then let Celery log it.
         _run_fail(run_id, f"internal error in a batch ({type(exc).__name__}: {exc}); see the worker log")
         raise
     ModelJudgment.objects.bulk_create(

@@ -19,13 +19,14 @@ from judges.forms import JudgeRunStartForm
 from judges.models import JudgeRun
 from judges.secrets import config_public
 from judges.selectors import (
+    campaign_failures,
     judge_runs_for_campaign,
     judges_for_campaign,
     judges_usage_for_campaign,
     run_is_active,
     run_progress,
 )
-from judges.services import judge_run_cancel, judge_run_resume, judge_run_start
+from judges.services import judge_run_cancel, judge_run_resume, judge_run_retry_failed, judge_run_start
 
 
 def _run_row(run: JudgeRun) -> dict:
@@ -76,10 +77,12 @@ def judge_panel(request, slug):
             messages.success(request, f"Run {run.id} of judge {run.judge.name} {run.status}.")
             return redirect("judge-panel", slug=campaign.slug)
     usage = judges_usage_for_campaign(campaign=campaign)
+    judges = [_with_config_text(judge, usage) for judge in judges_for_campaign(campaign=campaign)]
     context = {
         "campaign": campaign,
         "form": form,
-        "judges": [_with_config_text(judge, usage) for judge in judges_for_campaign(campaign=campaign)],
+        "judges": judges,
+        "failures": campaign_failures(judges=judges),
         "usage": bool(usage),
         "rows": [_run_row(run) for run in judge_runs_for_campaign(campaign=campaign)[:50]],
     }
@@ -111,6 +114,17 @@ def judge_run_resume_view(request, slug, run_id):
     try:
         run = judge_run_resume(run=run)
         messages.success(request, f"Run {run.id} resumed: {run.status}.")
+    except (JudgeConfigError, JudgeRunError) as exc:
+        messages.error(request, str(exc))
+    return redirect("judge-panel", slug=slug)
+
+
+@require_POST
+def judge_run_retry_failed_view(request, slug, run_id):
+    run = _run_for_panel(request, slug, run_id)
+    try:
+        run, removed = judge_run_retry_failed(run=run)
+        messages.success(request, f"{removed} failed item{'s' if removed != 1 else ''} queued again on run {run.id}: {run.status}.")
     except (JudgeConfigError, JudgeRunError) as exc:
         messages.error(request, str(exc))
     return redirect("judge-panel", slug=slug)

@@ -158,6 +158,10 @@ def test_report_page_csvs_and_qrels_downloads(image_report_campaign, client, res
     assert runs_csv[1].startswith("r1,clip-based,")
     judges_csv = client.get("/campaigns/imgs/report/judges.csv").content.decode().splitlines()
     assert judges_csv[1].startswith("clip,clipscore,quantile,7,")
+    topics_csv = client.get("/campaigns/imgs/report/topics.csv").content.decode().splitlines()
+    per_topic = client.get("/api/campaigns/imgs/agreement/").json()["judges"]["clip"]["per_topic"]
+    assert topics_csv[0] == "judge,topic,n,cohen_kappa,cohen_kappa_linear,accuracy"
+    assert [row.split(",")[:3] for row in topics_csv[1:]] == [["clip", row["topic"], str(row["n"])] for row in per_topic]
     consensus = client.get("/campaigns/imgs/report/qrels/consensus.qrels")
     assert consensus["Content-Disposition"].startswith("attachment")
     assert consensus.content.decode().splitlines()[:2] == ["A 0 a1 2", "A 0 a2 1"]

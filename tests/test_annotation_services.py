@@ -199,7 +199,8 @@ def test_an_annotator_cannot_submit_or_edit_for_someone_else():
 @pytest.mark.django_db
 def test_progress_counts_my_judgments_and_the_units_still_open_to_me():
     campaign, (a, b) = make_campaign(units=4, overlap=1, annotators=2)
-    assert annotation_progress(campaign=campaign, annotator=a) == {"done": 0, "remaining": 4, "total": 4, "percent": 0}
+    assert annotation_progress(campaign=campaign, annotator=a) == {"done": 0, "remaining": 4, "more": False, "total": 4,
+                                                                   "percent": 0}
     lease = unit_lease_next(campaign=campaign, annotator=a)
     judgment_submit(assignment=lease, annotator=a, value=YES)
     unit_lease_next(campaign=campaign, annotator=a)  # holding unit 2: still counted as open to a
@@ -207,3 +208,19 @@ def test_progress_counts_my_judgments_and_the_units_still_open_to_me():
     progress = annotation_progress(campaign=campaign, annotator=a)
     assert (progress["done"], progress["total"], progress["percent"]) == (1, 3, 33)
     assert annotation_progress(campaign=campaign, annotator=b)["total"] == 2
+
+
+@pytest.mark.django_db
+def test_progress_counts_open_units_only_up_to_its_cap(monkeypatch, client):
+    # A million-unit campaign cannot be counted on every page: past the cap the line says "more than".
+    monkeypatch.setattr("annotate.selectors.annotation.REMAINING_COUNTED", 3)
+    campaign, (a,) = make_campaign(units=5, overlap=1, annotators=1)
+    judgment_submit(assignment=unit_lease_next(campaign=campaign, annotator=a), annotator=a, value=YES)
+    assert annotation_progress(campaign=campaign, annotator=a) == {"done": 1, "remaining": 3, "more": True,
+                                                                   "total": None, "percent": None}
+    client.force_login(a)
+    html = client.get(f"/campaigns/{campaign.slug}/annotate/").content.decode()
+    assert '<b class="num">1</b> done · more than <b class="num">3</b> to go' in html
+    judgment_submit(assignment=unit_lease_next(campaign=campaign, annotator=a), annotator=a, value=YES)
+    assert annotation_progress(campaign=campaign, annotator=a) == {"done": 2, "remaining": 3, "more": False, "total": 5,
+                                                                   "percent": 40}

@@ -34,6 +34,7 @@ EXPECTED = {
     "home": (LOGIN, 200, 200, 200, 200),
     "campaign-detail": (LOGIN, 200, 404, 200, 404),
     "campaign-import": PAGE_RESEARCHER,
+    "campaign-export": PAGE_RESEARCHER,
     "annotate": (LOGIN, 200, 404, 404, 404),
     "annotate-submit": (LOGIN, 405, 405, 405, 405),
     "annotate-draft": (LOGIN, 405, 405, 405, 405),
@@ -41,6 +42,7 @@ EXPECTED = {
     "judge-panel": PAGE_RESEARCHER,
     "judge-run-cancel": (LOGIN, 405, 405, 405, 405),
     "judge-run-resume": (LOGIN, 405, 405, 405, 405),
+    "judge-run-retry-failed": (LOGIN, 405, 405, 405, 405),
     "agreement-report": PAGE_RESEARCHER,
     "agreement-report-json": PAGE_RESEARCHER,
     "agreement-systems-csv": PAGE_RESEARCHER,
@@ -55,11 +57,15 @@ EXPECTED = {
     "api-campaign-import": API_RESEARCHER_POST_ONLY,
     # The matrix's campaign is a QA campaign: its researcher is told (400) that only answer_ranking has rankings.
     "api-campaign-rankings": (401, 404, 404, 400, 404),
+    "api-campaign-export": API_RESEARCHER,
+    "api-campaign-archives": (401, 403, 403, 403, 403),  # creates a campaign: staff only, and no role here is staff
     "api-campaign-judges": API_RESEARCHER,
     "api-campaign-judge-runs": API_RESEARCHER,
     "api-judge-run": API_RESEARCHER,
     "api-judge-run-cancel": API_RESEARCHER_POST_ONLY,
     "api-judge-run-resume": API_RESEARCHER_POST_ONLY,
+    "api-judge-run-failures": API_RESEARCHER,
+    "api-judge-run-retry-failed": API_RESEARCHER_POST_ONLY,
     "api-agreement-report": API_RESEARCHER,
 }
 # Django's admin: staff only, and none of our roles is staff; anonymous visitors meet our own login first.

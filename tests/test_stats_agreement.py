@@ -101,6 +101,25 @@ def test_krippendorff_alpha_matches_library_on_krippendorffs_example():
     assert stats.krippendorff_alpha(data) == pytest.approx(0.743, abs=5e-4)  # the published value
 
 
+def test_krippendorff_alpha_from_units_equals_the_raters_table():
+    # Krippendorff's published example, then random labels with missing ratings: per-unit label lists give
+    # the same alpha as the raters x units table.
+    nan = None
+    example = [
+        [1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
+        [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
+        [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, nan],
+        [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan],
+    ]
+    rng = np.random.default_rng(3)
+    noisy = [[None if rng.random() < 0.4 else str(rng.integers(3)) for _ in range(200)] for _ in range(6)]
+    for table in (example, noisy):
+        units = [[row[u] for row in table if row[u] is not None] for u in range(len(table[0]))]
+        assert stats.krippendorff_alpha_units(units) == pytest.approx(stats.krippendorff_alpha(table), abs=1e-12)
+    assert stats.krippendorff_alpha_units([["yes", "yes"], ["yes"]]) is None  # one label
+    assert stats.krippendorff_alpha_units([["yes"], ["no"]]) is None  # no unit rated twice
+
+
 def test_krippendorff_alpha_undefined_cases_are_none():
     assert stats.krippendorff_alpha([["yes", "yes"]]) is None  # one rater
     assert stats.krippendorff_alpha([["yes", "yes"], ["yes", "yes"]]) is None  # one label

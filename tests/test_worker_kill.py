@@ -138,3 +138,33 @@ def test_killing_the_whole_worker_then_resume_finishes_the_run(tmp_path):
     finally:
         first.kill()
         second.kill()
+
+
+def test_three_kills_during_one_run_lose_and_duplicate_nothing(tmp_path):
+    """SIGKILL three times in one run: twice a pool process mid-batch (the run goes on by itself), then the
+    whole worker (its prefetched messages are gone with it: a new worker and a resume finish the run)."""
+    campaign_with_items(n_items=N_ITEMS)
+    broker_purge(broker_url(tmp_path))
+    first = Worker(tmp_path, name="w1", **_slow(tmp_path))
+    second = Worker(tmp_path, name="w2", **_slow(tmp_path))
+    try:
+        first.start()
+        run = _start_run(tmp_path, "em")
+        judged = 0
+        for kill in (1, 2):
+            judged = _mid_run(run, above=judged)
+            os.kill(_busy_pool_pid(tmp_path, first), signal.SIGKILL)
+            wait_until(lambda kill=kill: first.log().count("WorkerLostError") >= kill, timeout=30,
+                       what=f"the worker to report lost pool process {kill}")
+        _mid_run(run, above=judged)
+        os.kill(first.proc.pid, signal.SIGKILL)
+        first.kill()
+
+        second.start()
+        resumed = manage(tmp_path, "run_judge", "--campaign", "big", "--judge", "em", "--resume", "--wait",
+                         "--poll", "0.3", "--timeout", "90")
+        assert resumed.returncode == 0, f"{resumed.stdout}\n{resumed.stderr}\n{second.log()[-3000:]}"
+        _assert_each_item_judged_once(run)
+    finally:
+        first.kill()
+        second.kill()

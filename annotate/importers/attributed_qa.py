@@ -26,7 +26,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from annotate.bulk import rows_insert
-from annotate.importers.common import ImportDataError, file_check, jsonl_read
+from annotate.importers.common import ImportDataError, file_check, fits, jsonl_read
 from annotate.importers.qa_index import topic_external_id_for
 from annotate.importers.writes import (
     HumanVerdict,
@@ -159,7 +159,8 @@ def _text(row: dict, column: str, *, path: Path, line: int) -> str:
 def _row(row: dict, *, path: Path, line: int) -> AisRow:
     return AisRow(
         line=line,
-        system=_text(row, "system_name", path=path, line=line).strip(),
+        system=fits(_text(row, "system_name", path=path, line=line).strip(), model=SystemOutput, column="system",
+                    path=path, line=line, field="system_name"),
         question=_text(row, "question", path=path, line=line),
         answer=_text(row, "answer", path=path, line=line),
         attribution=_text(row, "attribution", path=path, line=line),

@@ -22,10 +22,10 @@ from django.conf import settings
 
 from annotate.bulk import rows_insert
 from annotate.images import image_key
-from annotate.importers.common import ImportDataError
+from annotate.importers.common import ImportDataError, fits
 from annotate.importers.images import image_items_ensure
 from annotate.importers.trec_run import RunLine, run_scores_read, trec_order, trec_run_read
-from annotate.models import Campaign, SystemOutput, Topic
+from annotate.models import Campaign, Item, SystemOutput, Topic
 
 DEFAULT_DEPTH = 25
 RUN_DIR = "runs"
@@ -60,6 +60,9 @@ def runs_pool_import(*, campaign: Campaign, paths: list[Path], depth: int | None
         for row in trec_run_read(path):
             if row.qid not in topics:
                 raise ImportDataError(file=path, line=row.line, field="qid", message=f"no topic {row.qid!r} in this campaign")
+            fits(f"{row.qid}/{row.docid}", model=Item, column="external_id", path=path, line=row.line,
+                 field="docid")
+            fits(row.tag, model=SystemOutput, column="system", path=path, line=row.line, field="tag")
             by_run[row.tag].append(row)
         for name, rows in by_run.items():
             if name in incoming:

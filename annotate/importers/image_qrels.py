@@ -9,11 +9,11 @@ units' overlap like any annotation. Re-importing the same grade is a no-op; anot
 import re
 from pathlib import Path
 
-from annotate.importers.common import ImportDataError
+from annotate.importers.common import ImportDataError, fits
 from annotate.importers.images import image_items_ensure
 from annotate.importers.trec_qrels import qrels_read
 from annotate.importers.writes import HumanVerdict, ItemRef, human_verdicts_write, units_done_refresh
-from annotate.models import Campaign, JudgmentKind, Topic
+from annotate.models import Campaign, Item, JudgmentKind, Topic
 from annotate.services.campaigns import units_ensure, user_get_or_create_imported
 
 GRADES = (0, 1, 2)
@@ -36,6 +36,7 @@ def image_qrels_import(*, campaign: Campaign, paths: list[Path]) -> tuple[int, i
                 raise ImportDataError(file=path, line=number, field="grade", message=f"expected 0, 1 or 2, got {grade}")
             if qid not in topics:
                 raise ImportDataError(file=path, line=number, field="qid", message=f"no topic {qid!r} in this campaign")
+            fits(f"{qid}/{docid}", model=Item, column="external_id", path=path, line=number, field="docid")
             earlier = seen.get((assessor, qid, docid))
             if earlier is not None:
                 if earlier[1] != grade:

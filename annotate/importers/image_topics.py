@@ -10,10 +10,9 @@ A topic becomes `Topic(external_id=id, text=<section title, else page title>, da
 Importing a topic again with the same fields is a no-op; with other fields it is refused.
 """
 
-import json
 from pathlib import Path
 
-from annotate.importers.common import ImportDataError, file_check, jsonl_read
+from annotate.importers.common import ImportDataError, file_check, fits, json_parse, jsonl_read, nul_check
 from annotate.models import Campaign, Topic
 
 FIELDS = ("page_title", "page_context", "section_title", "section_context")
@@ -33,7 +32,7 @@ def _topic_id(obj: dict, *, path: Path, line: int) -> str:
             value = obj[key]
             if isinstance(value, bool) or not isinstance(value, (str, int)) or not str(value).strip():
                 raise ImportDataError(file=path, line=line, field=key, message=f"expected a non-empty id, got {value!r}")
-            return str(value).strip()
+            return fits(str(value).strip(), model=Topic, column="external_id", path=path, line=line, field=key)
     raise ImportDataError(file=path, line=line, field="id", message=f"missing key (one of {', '.join(ID_KEYS)})")
 
 
@@ -60,11 +59,10 @@ def _atomic_objects(path: Path) -> list[tuple[int, dict]]:
     """(position, topic object) from an AToMiC topic JSON: a list, {"topics": [...]}, or {id: {...}}."""
     file_check(path)
     try:
-        document = json.loads(path.read_bytes().decode("utf-8-sig"))
+        text = path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ImportDataError(file=path, line=0, field="encoding", message=f"not UTF-8 ({exc.reason})") from None
-    except json.JSONDecodeError as exc:
-        raise ImportDataError(file=path, line=exc.lineno, field="json", message=f"malformed JSON: {exc.msg}") from None
+    document = json_parse(text, path=path)
     if isinstance(document, dict) and isinstance(document.get("topics"), list):
         document = document["topics"]
     elif isinstance(document, dict) and all(isinstance(value, dict) for value in document.values()):
@@ -77,6 +75,8 @@ def _atomic_objects(path: Path) -> list[tuple[int, dict]]:
         if not isinstance(obj, dict):
             raise ImportDataError(file=path, line=position, field="json",
                                   message=f"topic {position} is not an object")
+        if "\\u0000" in text:
+            nul_check(obj, path=path, line=position)
         objects.append((position, obj))
     return objects
 

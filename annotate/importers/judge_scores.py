@@ -8,10 +8,11 @@ column is optional (and may be blank on a row).
 import math
 from pathlib import Path
 
-from annotate.importers.common import ImportDataError, tsv_read
+from annotate.importers.common import ImportDataError, fits, tsv_read
 from annotate.importers.ranking_index import candidate_source_id
 from annotate.importers.writes import JudgeVerdict, external_judge_get, judge_verdicts_write
 from annotate.models import Campaign, Item
+from judges.models import ModelJudgment
 
 
 def judge_scores_import(*, campaign: Campaign, paths: list[Path], judge: str) -> dict[str, int]:
@@ -37,7 +38,8 @@ def judge_scores_import(*, campaign: Campaign, paths: list[Path], judge: str) ->
                 raise ImportDataError(file=path, line=line, field="score", message=f"expected a number, got {row['score']!r}") from None
             if not math.isfinite(score):
                 raise ImportDataError(file=path, line=line, field="score", message=f"expected a finite number, got {row['score']!r}")
-            label = row.get("label", "").strip()
+            label = fits(row.get("label", "").strip(), model=ModelJudgment, column="label", path=path, line=line,
+                         field="label")
             verdicts.append(JudgeVerdict(path=path, line=line, item=item, score=score, label=label, raw="", failed=False))
     judge_row = external_judge_get(
         campaign=campaign, name=judge, config={"format": "judge-scores", "name": judge}, path=paths[0]

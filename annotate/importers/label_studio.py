@@ -22,16 +22,16 @@ The file is a JSON list of tasks. Errors name the task as `line` = its 1-based p
   (higher = better); without it the scores are ignored.
 """
 
-import json
 import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from annotate.importers.common import ImportDataError, lines_read
+from annotate.importers.common import ImportDataError, fits, json_parse, lines_read, nul_check
 from annotate.importers.ranking_index import ANSWER, DOCUMENT, Candidate, RankingIndex
 from annotate.importers.rankings import DEFAULT_DIMENSION, RankingVerdict, annotator_username, groups_parse
 from annotate.importers.writes import JudgeVerdict, external_judge_get, judge_verdicts_write
+from annotate.models import Topic
 from annotate.services.campaigns import user_get_or_create_imported
 
 _MODEL_TOKENS = ("gpt", "chatgpt", "llama", "mistral", "mixtral", "falcon", "alpaca", "vicuna", "flan", "bloom",
@@ -47,15 +47,16 @@ class LabelStudioResult:
 
 
 def json_list_read(path: Path) -> list:
-    """The file as one JSON list (strict UTF-8); malformed JSON names its line."""
-    text = "\n".join(lines_read(path))
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ImportDataError(file=path, line=exc.lineno, field="json", message=f"malformed JSON: {exc.msg}") from None
+    """The file as one JSON list (strict UTF-8, no line limit: exports may be one line); malformed JSON names
+    its line, a NUL character its task."""
+    text = "\n".join(lines_read(path, max_line=None))
+    data = json_parse(text, path=path)
     if not isinstance(data, list):
         raise ImportDataError(file=path, line=0, field="json",
                               message=f"expected a JSON list of tasks, got {type(data).__name__}")
+    if "\\u0000" in text:
+        for line, task in enumerate(data, start=1):
+            nul_check(task, path=path, line=line)
     return data
 
 
@@ -99,7 +100,7 @@ def candidate_read(raw, *, path: Path, line: int, where: str) -> Candidate:
         sample = declared.get("sample")
         if sample is not None and not (isinstance(sample, int) and not isinstance(sample, bool)):
             sample = _text(sample, path=path, line=line, field_name=f"{where}.sample")
-            sample = int(sample) if sample.isdigit() else sample
+            sample = int(sample) if sample.isascii() and sample.isdigit() and len(sample) < 19 else sample
         return Candidate(source_id=source_id, kind=ANSWER, text=text, docno=docno, system=system,
                          prompt=_text(declared.get("prompt"), path=path, line=line, field_name=f"{where}.prompt"),
                          sample=sample)
@@ -173,7 +174,7 @@ def label_studio_import(*, index: RankingIndex, paths: list[Path], score_judge: 
             qid = next((data[key] for key in ("qid", "query_id") if data.get(key) not in (None, "")), task.get("id"))
             if qid in (None, "") or isinstance(qid, (bool, dict, list, float)):
                 raise ImportDataError(file=path, line=line, field="data.qid", message="no qid, query_id or task id")
-            qid = str(qid).strip()
+            qid = fits(str(qid).strip(), model=Topic, column="external_id", path=path, line=line, field="data.qid")
             query = data.get("query")
             if query in (None, "") and isinstance(items[0], dict):
                 query = items[0].get("query")

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from annotate.importers.common import ImportDataError, tsv_read
+from annotate.importers.common import ImportDataError, fits, tsv_read
 from annotate.importers.qa_eval_jsonl import SystemOutputWriter, predictions_read, system_name_for
 from annotate.importers.qa_index import QaIndex
 from annotate.importers.writes import (
@@ -29,7 +29,7 @@ from annotate.importers.writes import (
     units_done_refresh,
     yes_no,
 )
-from annotate.models import JudgmentKind
+from annotate.models import JudgmentKind, Topic
 from annotate.services.campaigns import units_ensure, user_get_or_create_imported
 
 HUMAN_FILE = "NQ301_human.tsv"
@@ -113,6 +113,7 @@ def nq301_import(*, index: QaIndex, folder: Path) -> Nq301Result:
         question_id = row["id"].strip()
         if not question_id:
             raise ImportDataError(file=human_path, line=line, field="id", message="missing value")
+        fits(question_id, model=Topic, column="external_id", path=human_path, line=line, field="id")
         final = _yes_no(row["Acceptable?"], path=human_path, line=line, column="Acceptable?", blank_ok=False)
         labels = {
             column: _yes_no(row.get(column, ""), path=human_path, line=line, column=column, blank_ok=True)

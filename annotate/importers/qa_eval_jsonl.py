@@ -7,7 +7,7 @@ strings (text-davinci-003 few-shot): the first element is the answer, the whole 
 from dataclasses import dataclass
 from pathlib import Path
 
-from annotate.importers.common import ImportDataError, jsonl_read, str_field, str_list_field
+from annotate.importers.common import ImportDataError, fits, jsonl_read, str_field, str_list_field
 from annotate.importers.qa_index import QaIndex
 from annotate.models import SystemOutput
 
@@ -75,6 +75,7 @@ class SystemOutputWriter:
         KNOWN_TOPICS_ONLY drops lines whose question the campaign does not have (an NQ_ file holds all
         3,610 NQ-open questions; the NQ301 campaign wants its 301).
         """
+        fits(system, model=SystemOutput, column="system", path=path, line=0, field="system")
         if system not in self.systems:
             self.systems.append(system)
         for prediction in predictions:

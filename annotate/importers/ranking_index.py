@@ -9,7 +9,7 @@ silently rewrites a candidate. New rows are collected and written in bulk by `fl
 from dataclasses import dataclass
 from pathlib import Path
 
-from annotate.importers.common import ImportDataError
+from annotate.importers.common import ImportDataError, fits
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, SystemOutput, Topic
 
 ANSWER, DOCUMENT = "answer", "document"
@@ -108,7 +108,10 @@ class RankingIndex:
             raise ImportDataError(file=path, line=line, field=field, message=(
                 f"topic {qid!r} already has human rankings; adding candidate {candidate.source_id!r} would leave "
                 f"them incomplete"))
-        item = Item(campaign=self.campaign, topic=topic, external_id=f"{qid}/{candidate.source_id}",
+        external_id = fits(f"{qid}/{candidate.source_id}", model=Item, column="external_id", path=path, line=line,
+                           field=f"{field}.id")
+        fits(candidate.system, model=SystemOutput, column="system", path=path, line=line, field=f"{field}.system")
+        item = Item(campaign=self.campaign, topic=topic, external_id=external_id,
                     kind=candidate.kind, text=candidate.text, data=candidate.data())
         known[candidate.source_id] = item
         self._new_items.append(item)

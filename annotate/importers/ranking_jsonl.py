@@ -15,9 +15,10 @@ judgment. The annotator is imported as user `"<campaign slug>-annotator-<name>"`
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from annotate.importers.common import ImportDataError, jsonl_read, str_field
+from annotate.importers.common import ImportDataError, fits, jsonl_read, str_field
 from annotate.importers.ranking_index import ANSWER, DOCUMENT, Candidate, RankingIndex
 from annotate.importers.rankings import DEFAULT_DIMENSION, RankingVerdict, annotator_username, groups_parse
+from annotate.models import Topic
 from annotate.services.campaigns import user_get_or_create_imported
 
 
@@ -80,7 +81,8 @@ def ranking_jsonl_import(*, index: RankingIndex, paths: list[Path]) -> RankingJs
         for line, obj in jsonl_read(path):
             if "qid" not in obj:
                 raise ImportDataError(file=path, line=line, field="qid", message="missing key")
-            qid = _id(obj["qid"], path=path, line=line, field_name="qid")
+            qid = fits(_id(obj["qid"], path=path, line=line, field_name="qid"), model=Topic, column="external_id",
+                       path=path, line=line, field="qid")
             query = str_field(obj, "query", path=path, line=line)
             topic = index.topic_get_or_add(qid=qid, text=query, path=path, line=line, field="query")
             candidates = obj.get("candidates")

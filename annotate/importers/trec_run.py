@@ -11,10 +11,11 @@ import math
 from pathlib import Path
 from typing import NamedTuple
 
-from annotate.importers.common import ImportDataError, lines_read
+from annotate.importers.common import ImportDataError, fits, lines_read
 from annotate.importers.ranking_index import candidate_source_id
 from annotate.importers.writes import JudgeVerdict, external_judge_get, judge_verdicts_write
 from annotate.models import Campaign, Item
+from judges.models import Judge
 
 
 class RunLine(NamedTuple):  # a tuple: a run holds up to ~100,000 lines, read in one go
@@ -87,7 +88,7 @@ def _judge_name(path: Path, rows: list[RunLine], judge: str | None) -> str:
     if len(tags) > 1:
         raise ImportDataError(file=path, line=0, field="tag", message=(
             f"the file holds {len(tags)} runs ({', '.join(tags[:5])}); import one at a time or name the judge"))
-    return tags[0]
+    return fits(tags[0], model=Judge, column="name", path=path, line=rows[0].line, field="tag")
 
 
 def _candidates(campaign: Campaign) -> tuple[set[str], dict[tuple[str, str], Item]]:

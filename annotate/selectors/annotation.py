@@ -74,12 +74,18 @@ def units_open_to(*, campaign: Campaign, annotator, now=None) -> QuerySet[Unit]:
     )
 
 
+# How many open units the progress line counts at most: counting every open unit of a million-unit campaign
+# on each page would cost more than the rest of the page; past this the line says "more than".
+REMAINING_COUNTED = 200
+
+
 def annotation_progress(*, campaign: Campaign, annotator) -> dict:
-    """How far ANNOTATOR is in CAMPAIGN: {"done", "total", "remaining", "percent"}.
+    """How far ANNOTATOR is in CAMPAIGN: {"done", "remaining", "more", "total", "percent"}.
 
     done = units they have judged here; remaining = units still open to them (see units_open_to,
     the unit they hold included); total = done + remaining. So "12 of 40 done" means: 12 judged,
     28 more they could take now. Remaining shrinks when other annotators fill units first.
+    Remaining is counted up to REMAINING_COUNTED: beyond it "more" is True and total and percent are None.
     """
     done = (
         HumanJudgment.objects.filter(
@@ -89,9 +95,13 @@ def annotation_progress(*, campaign: Campaign, annotator) -> dict:
         .distinct()
         .count()
     )
-    remaining = units_open_to(campaign=campaign, annotator=annotator).count()
+    open_units = units_open_to(campaign=campaign, annotator=annotator).order_by("position", "pk").values("pk")
+    remaining = open_units[:REMAINING_COUNTED + 1].count()
+    if remaining > REMAINING_COUNTED:
+        return {"done": done, "remaining": REMAINING_COUNTED, "more": True, "total": None, "percent": None}
     total = done + remaining
-    return {"done": done, "remaining": remaining, "total": total, "percent": round(100 * done / total) if total else 100}
+    return {"done": done, "remaining": remaining, "more": False, "total": total,
+            "percent": round(100 * done / total) if total else 100}
 
 
 def assignment_of_annotator(*, campaign: Campaign, annotator, assignment_id) -> Assignment:

@@ -42,6 +42,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "config.middleware.LoginRequiredMiddleware",
+    "config.db_unavailable.DatabaseUnavailableMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"

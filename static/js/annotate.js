@@ -28,7 +28,10 @@
       var note = document.createElement("p");
       note.className = "annotate-note error";
       note.setAttribute("role", "alert");
-      note.textContent = "That did not reach the server (" + (event.detail.xhr.status || "no connection") +
+      var xhr = event.detail.xhr;
+      // 503: the server could not reach its database and says so; the same answer can simply be sent again.
+      note.textContent = xhr.status === 503 && xhr.responseText ? xhr.responseText :
+        "That did not reach the server (" + (xhr.status || "no connection") +
         "). Reload the page to continue; verdicts already saved are kept.";
       container.prepend(note);
     }

@@ -2,9 +2,11 @@
 
     run_judge --campaign SLUG --judge NAME --family FAMILY [--config JSON-or-file] [--batch-size N] [--wait]
     run_judge --campaign SLUG --judge NAME --resume [--wait]
+    run_judge --campaign SLUG --judge NAME --retry-failed [--wait]
 
 --resume queues the latest run of judge NAME again for the items it has not judged yet (after a
-cancel, a failure, or a worker that died); nothing already judged is judged again. With --wait the
+cancel, a failure, or a worker that died); nothing already judged is judged again. --retry-failed
+first removes the judge's failed verdicts (listed with their reasons), so those items are judged again. With --wait the
 command prints progress ("412/1530 judged") until the run ends and exits non-zero unless it succeeded.
 """
 
@@ -18,8 +20,8 @@ from annotate.models import Campaign
 from judges.errors import JudgeConfigError, JudgeRunError
 from judges.families import FAMILIES
 from judges.models import ACTIVE_RUN_STATUSES, Judge, JudgeRun, RunStatus
-from judges.selectors import judge_run_latest, run_progress
-from judges.services import judge_run_resume, judge_run_start
+from judges.selectors import judge_failures, judge_run_latest, run_progress
+from judges.services import judge_run_resume, judge_run_retry_failed, judge_run_start
 
 
 def _config_parse(value: str | None) -> dict:
@@ -58,6 +60,8 @@ class Command(BaseCommand):
         parser.add_argument("--sample", type=int, default=None,
                             help="Judge only N items, the same N for every judge (a pilot, or an ablation).")
         parser.add_argument("--resume", action="store_true", help="Resume the judge's latest run instead of starting one.")
+        parser.add_argument("--retry-failed", action="store_true",
+                            help="Judge again the items the judge failed on (listed first, with their reasons).")
         parser.add_argument("--wait", action="store_true", help="Block until the run ends, printing progress.")
         parser.add_argument("--poll", type=float, default=1.0, help="Seconds between progress checks with --wait.")
         parser.add_argument("--timeout", type=float, default=None, help="Give up waiting after this many seconds.")
@@ -67,11 +71,16 @@ class Command(BaseCommand):
         if campaign is None:
             raise CommandError(f"no campaign {opts['campaign']!r}")
         try:
-            run = self._resume(campaign, opts) if opts["resume"] else self._start(campaign, opts)
+            if opts["retry_failed"]:
+                run = self._retry_failed(campaign, opts)
+            elif opts["resume"]:
+                run = self._resume(campaign, opts)
+            else:
+                run = self._start(campaign, opts)
         except (JudgeConfigError, JudgeRunError) as exc:
             raise CommandError(str(exc)) from exc
         progress = run_progress(run=run)
-        verb = "resumed" if opts["resume"] else "queued"
+        verb = "resumed" if opts["resume"] or opts["retry_failed"] else "queued"
         self.stdout.write(
             f"{verb} run {run.id} of judge {run.judge.name} ({run.judge.family}) on {campaign.slug}: "
             f"{progress.judged}/{progress.total} judged, {run.status}"
@@ -87,12 +96,24 @@ class Command(BaseCommand):
             batch_size=opts["batch_size"], sample=opts["sample"],
         )
 
-    def _resume(self, campaign, opts) -> JudgeRun:
+    def _latest_run(self, campaign, opts) -> JudgeRun:
         judge = Judge.objects.filter(campaign=campaign, name=opts["judge"]).first()
         run = judge_run_latest(judge=judge) if judge else None
         if run is None:
             raise CommandError(f"judge {opts['judge']!r} has no run in {campaign.slug} to resume")
-        return judge_run_resume(run=run)
+        return run
+
+    def _resume(self, campaign, opts) -> JudgeRun:
+        return judge_run_resume(run=self._latest_run(campaign, opts))
+
+    def _retry_failed(self, campaign, opts) -> JudgeRun:
+        run = self._latest_run(campaign, opts)
+        failures = judge_failures(judge=run.judge)
+        for group in failures.groups:
+            self.stdout.write(f"{group.count} failed: {group.reason} (e.g. {', '.join(group.items)})")
+        run, removed = judge_run_retry_failed(run=run)
+        self.stdout.write(f"{removed} failed item{'s' if removed != 1 else ''} queued again")
+        return run
 
     def _wait(self, run: JudgeRun, *, poll: float, timeout: float | None) -> None:
         started, last = time.monotonic(), None
