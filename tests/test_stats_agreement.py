@@ -85,15 +85,17 @@ def test_krippendorff_alpha_perfect_agreement_with_missing_values():
     assert stats.krippendorff_alpha(data) == pytest.approx(1.0)
 
 
+# Krippendorff (2011), "Computing Krippendorff's alpha", nominal example: 4 coders, 12 units, None = not coded.
+KRIPPENDORFF_EXAMPLE = [
+    [1, 2, 3, 3, 2, 1, 4, 1, 2, None, None, None],
+    [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, None, 3],
+    [None, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, None],
+    [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, None],
+]
+
+
 def test_krippendorff_alpha_matches_library_on_krippendorffs_example():
-    # Krippendorff (2011), "Computing Krippendorff's alpha", nominal example: 4 coders, 12 units.
-    nan = None
-    data = [
-        [1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
-        [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
-        [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, nan],
-        [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan],
-    ]
+    data = KRIPPENDORFF_EXAMPLE
     expected = krippendorff.alpha(
         reliability_data=[[np.nan if v is None else v for v in row] for row in data], level_of_measurement="nominal"
     )
@@ -104,16 +106,9 @@ def test_krippendorff_alpha_matches_library_on_krippendorffs_example():
 def test_krippendorff_alpha_from_units_equals_the_raters_table():
     # Krippendorff's published example, then random labels with missing ratings: per-unit label lists give
     # the same alpha as the raters x units table.
-    nan = None
-    example = [
-        [1, 2, 3, 3, 2, 1, 4, 1, 2, nan, nan, nan],
-        [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, nan, 3],
-        [nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, nan],
-        [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, nan],
-    ]
     rng = np.random.default_rng(3)
     noisy = [[None if rng.random() < 0.4 else str(rng.integers(3)) for _ in range(200)] for _ in range(6)]
-    for table in (example, noisy):
+    for table in (KRIPPENDORFF_EXAMPLE, noisy):
         units = [[row[u] for row in table if row[u] is not None] for u in range(len(table[0]))]
         assert stats.krippendorff_alpha_units(units) == pytest.approx(stats.krippendorff_alpha(table), abs=1e-12)
     assert stats.krippendorff_alpha_units([["yes", "yes"], ["yes"]]) is None  # one label
