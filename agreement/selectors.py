@@ -7,8 +7,8 @@ reads, grouped in Python), so the report costs the same handful of queries for 1
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from itertools import chain
 from dataclasses import dataclass, field
+from itertools import chain
 
 from django.db.models import Count, Q
 

@@ -40,6 +40,14 @@ def database_unavailable_response(request) -> HttpResponse:
     return response
 
 
+def _answer(request, exc: BaseException | None) -> HttpResponse | None:
+    """The 503 for REQUEST when EXC says the database is unavailable (logged once); None for anything else."""
+    if not database_unavailable(exc):
+        return None
+    logger.warning("database unavailable on %s %s: %s", request.method, request.path, exc)
+    return database_unavailable_response(request)
+
+
 class DatabaseUnavailableMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
@@ -48,16 +56,9 @@ class DatabaseUnavailableMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request, exc):
-        if not database_unavailable(exc):
-            return None
-        logger.warning("database unavailable on %s %s: %s", request.method, request.path, exc)
-        return database_unavailable_response(request)
+        return _answer(request, exc)
 
 
 def server_error(request, *args, **kwargs):
     """handler500: a database error raised outside the views is a 503 too; anything else Django's 500."""
-    exc = sys.exc_info()[1]
-    if database_unavailable(exc):
-        logger.warning("database unavailable on %s %s: %s", request.method, request.path, exc)
-        return database_unavailable_response(request)
-    return django_server_error(request, *args, **kwargs)
+    return _answer(request, sys.exc_info()[1]) or django_server_error(request, *args, **kwargs)

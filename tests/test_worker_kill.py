@@ -112,59 +112,61 @@ def test_killing_a_pool_process_mid_run_loses_and_duplicates_nothing(tmp_path):
         worker.kill()
 
 
-def test_killing_the_whole_worker_then_resume_finishes_the_run(tmp_path):
+@pytest.fixture
+def two_workers(tmp_path):
+    """The campaign, and two slowed workers not yet started: the first is lost mid-run, the second finishes."""
     campaign_with_items(n_items=N_ITEMS)
     broker_purge(broker_url(tmp_path))
-    first = Worker(tmp_path, name="w1", **_slow(tmp_path))
-    second = Worker(tmp_path, name="w2", **_slow(tmp_path))
-    try:
-        first.start()
-        run = _start_run(tmp_path, "f1")
-        _mid_run(run, above=N_ITEMS // 6)
-        pool = first.pool_pids()
-        os.kill(first.proc.pid, signal.SIGKILL)  # the main process: its prefetched and in-flight messages are gone
-        first.kill()  # and its pool processes with it, as when the machine goes down
-        wait_until(lambda: all(_dead(pid) for pid in pool), timeout=10, what=f"pool processes {pool} to die")
-        judged_at_kill = _judged(run)
-        run.refresh_from_db()
-        assert run.status == RunStatus.RUNNING and judged_at_kill < N_ITEMS, (run.status, judged_at_kill)
-
-        second.start()
-        resumed = manage(tmp_path, "run_judge", "--campaign", "big", "--judge", "f1", "--resume", "--wait",
-                         "--poll", "0.3", "--timeout", "90")
-        assert resumed.returncode == 0, f"{resumed.stdout}\n{resumed.stderr}\n{second.log()[-3000:]}"
-        assert f"resumed run {run.id}" in resumed.stdout and f"{N_ITEMS}/{N_ITEMS} judged" in resumed.stdout
-        _assert_each_item_judged_once(run)
-    finally:
-        first.kill()
-        second.kill()
+    workers = Worker(tmp_path, name="w1", **_slow(tmp_path)), Worker(tmp_path, name="w2", **_slow(tmp_path))
+    yield workers
+    for worker in workers:
+        worker.kill()
 
 
-def test_three_kills_during_one_run_lose_and_duplicate_nothing(tmp_path):
+def _lose_the_machine(worker) -> None:
+    """SIGKILL the worker's main process, whose prefetched and in-flight messages are gone with it, and its pool
+    processes, as when the machine goes down."""
+    pool = worker.pool_pids()
+    os.kill(worker.proc.pid, signal.SIGKILL)
+    worker.kill()
+    wait_until(lambda: all(_dead(pid) for pid in pool), timeout=10, what=f"pool processes {pool} to die")
+
+
+def _resume_to_the_end(tmp_path, run, worker) -> None:
+    """Resume RUN on the started WORKER with `run_judge --resume --wait`; every item ends judged exactly once."""
+    resumed = manage(tmp_path, "run_judge", "--campaign", "big", "--judge", run.judge.name, "--resume", "--wait",
+                     "--poll", "0.3", "--timeout", "90")
+    assert resumed.returncode == 0, f"{resumed.stdout}\n{resumed.stderr}\n{worker.log()[-3000:]}"
+    assert f"resumed run {run.id}" in resumed.stdout and f"{N_ITEMS}/{N_ITEMS} judged" in resumed.stdout
+    _assert_each_item_judged_once(run)
+
+
+def test_killing_the_whole_worker_then_resume_finishes_the_run(tmp_path, two_workers):
+    first, second = two_workers
+    first.start()
+    run = _start_run(tmp_path, "f1")
+    _mid_run(run, above=N_ITEMS // 6)
+    _lose_the_machine(first)
+    judged_at_kill = _judged(run)
+    run.refresh_from_db()
+    assert run.status == RunStatus.RUNNING and judged_at_kill < N_ITEMS, (run.status, judged_at_kill)
+    second.start()
+    _resume_to_the_end(tmp_path, run, second)
+
+
+def test_three_kills_during_one_run_lose_and_duplicate_nothing(tmp_path, two_workers):
     """SIGKILL three times in one run: twice a pool process mid-batch (the run goes on by itself), then the
     whole worker (its prefetched messages are gone with it: a new worker and a resume finish the run)."""
-    campaign_with_items(n_items=N_ITEMS)
-    broker_purge(broker_url(tmp_path))
-    first = Worker(tmp_path, name="w1", **_slow(tmp_path))
-    second = Worker(tmp_path, name="w2", **_slow(tmp_path))
-    try:
-        first.start()
-        run = _start_run(tmp_path, "em")
-        judged = 0
-        for kill in (1, 2):
-            judged = _mid_run(run, above=judged)
-            os.kill(_busy_pool_pid(tmp_path, first), signal.SIGKILL)
-            wait_until(lambda kill=kill: first.log().count("WorkerLostError") >= kill, timeout=30,
-                       what=f"the worker to report lost pool process {kill}")
-        _mid_run(run, above=judged)
-        os.kill(first.proc.pid, signal.SIGKILL)
-        first.kill()
-
-        second.start()
-        resumed = manage(tmp_path, "run_judge", "--campaign", "big", "--judge", "em", "--resume", "--wait",
-                         "--poll", "0.3", "--timeout", "90")
-        assert resumed.returncode == 0, f"{resumed.stdout}\n{resumed.stderr}\n{second.log()[-3000:]}"
-        _assert_each_item_judged_once(run)
-    finally:
-        first.kill()
-        second.kill()
+    first, second = two_workers
+    first.start()
+    run = _start_run(tmp_path, "em")
+    judged = 0
+    for kill in (1, 2):
+        judged = _mid_run(run, above=judged)
+        os.kill(_busy_pool_pid(tmp_path, first), signal.SIGKILL)
+        wait_until(lambda kill=kill: first.log().count("WorkerLostError") >= kill, timeout=30,
+                   what=f"the worker to report lost pool process {kill}")
+    _mid_run(run, above=judged)
+    _lose_the_machine(first)
+    second.start()
+    _resume_to_the_end(tmp_path, run, second)
