@@ -17,6 +17,15 @@ def _cell(value):
     return "" if value is None else value
 
 
+def _bounds(interval) -> list:
+    """A 95% interval [low, high] as two cells; empty cells when there is none."""
+    return [_cell(interval[0]), _cell(interval[1])] if interval else ["", ""]
+
+
+def _bound_columns(*names: str) -> list[str]:
+    return [f"{name}_ci95_{end}" for name in names for end in ("low", "high")]
+
+
 def systems_csv(*, report: dict) -> str:
     """Rows: systems; columns: system, n, human, then one accuracy column per judge.
 
@@ -26,7 +35,7 @@ def systems_csv(*, report: dict) -> str:
         return runs_csv(report=report)
     judges = list(report["judges"])
     ais = report["task_type"] == "ais"
-    extra = ["human_se", "outputs", "ties"] if ais else []
+    extra = ["human_se", "outputs", "ties", "open"] if ais else []
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["system", "n", "human", *extra, *judges])
@@ -41,6 +50,8 @@ def systems_csv(*, report: dict) -> str:
 JUDGE_COLUMNS = [
     "judge", "family", "n", "cohen_kappa", "accuracy", "failed",
     "n_systems", "kendall_tau_b", "spearman", "pearson",
+    # Intervals after the statistics (the report's ci_method says how they were made), then the systems left out.
+    *_bound_columns("cohen_kappa", "accuracy", "kendall_tau_b", "spearman", "pearson"), "systems_left_out",
 ]
 
 
@@ -63,6 +74,9 @@ def judges_csv(*, report: dict) -> str:
                 name, block.get("family", ""), item["n"], _cell(item["cohen_kappa"]), _cell(item["accuracy"]),
                 item.get("failed", 0), system["n_systems"], _cell(system["kendall_tau_b"]),
                 _cell(system["spearman"]), _cell(system["pearson"]),
+                *_bounds(item.get("cohen_kappa_ci95")), *_bounds(item.get("accuracy_ci95")),
+                *(cell for key in ("kendall_tau_b", "spearman", "pearson") for cell in _bounds(system.get(f"{key}_ci95"))),
+                "; ".join(f"{row['system']}: {row['reason']}" for row in system.get("excluded", [])),
             ]
         )
     return buffer.getvalue()
@@ -73,6 +87,9 @@ RANKING_JUDGE_COLUMNS = [
     "tau_b_mean", "tau_b_ci95_low", "tau_b_ci95_high", "tau_b_topics",
     "tau_b_answers_only_mean", "tau_b_answers_only_ci95_low", "tau_b_answers_only_ci95_high",
     "tau_b_answers_only_topics",
+    # The bootstrap intervals over topics the page shows (the columns above keep the t-based ones, as published).
+    "tau_b_bootstrap_ci95_low", "tau_b_bootstrap_ci95_high",
+    "tau_b_answers_only_bootstrap_ci95_low", "tau_b_answers_only_bootstrap_ci95_high",
 ]
 
 
@@ -90,7 +107,8 @@ def ranking_judges_csv(*, report: dict) -> str:
         for dimension, means in block["topic_mean_by_dimension"].items():
             writer.writerow(
                 [name, block["family"], dimension, block["item"]["n"], block["item"]["failed"],
-                 *_mean_cells(means[TAU]), *_mean_cells(means[TAU_ANSWERS])]
+                 *_mean_cells(means[TAU]), *_mean_cells(means[TAU_ANSWERS]),
+                 *_bounds(means[TAU].get("bootstrap_ci95")), *_bounds(means[TAU_ANSWERS].get("bootstrap_ci95"))]
             )
     return buffer.getvalue()
 
@@ -167,12 +185,19 @@ def image_judges_csv(*, report: dict) -> str:
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["judge", "family", "mapping", "n", "cohen_kappa", "cohen_kappa_linear", "accuracy", "failed",
                      "n_systems", *(f"{m}_{stat}" for m in IMAGE_MEASURES for stat in ("kendall_tau_b", "spearman",
-                                                                                       "pearson", "relative_delta"))])
+                                                                                       "pearson", "relative_delta")),
+                     *_bound_columns("cohen_kappa", "cohen_kappa_linear", "accuracy"),
+                     *_bound_columns(*(f"{m}_{stat}" for m in IMAGE_MEASURES for stat in ("kendall_tau_b", "spearman",
+                                                                                          "pearson")))])
     for name, block in report["judges"].items():
         item, system = block["item"], block["system"]
         delta = system.get("relative_delta") or {}
         writer.writerow([name, block["family"], block["mapping"]["rule"], item["n"], _cell(item["cohen_kappa"]),
                          _cell(item["cohen_kappa_linear"]), _cell(item["accuracy"]), item["failed"], system["n_systems"],
                          *(_cell(value) for m in IMAGE_MEASURES for value in (
-                             system[m]["kendall_tau_b"], system[m]["spearman"], system[m]["pearson"], delta.get(m)))])
+                             system[m]["kendall_tau_b"], system[m]["spearman"], system[m]["pearson"], delta.get(m))),
+                         *(cell for key in ("cohen_kappa", "cohen_kappa_linear", "accuracy")
+                           for cell in _bounds(item.get(f"{key}_ci95"))),
+                         *(cell for m in IMAGE_MEASURES for key in ("kendall_tau_b", "spearman", "pearson")
+                           for cell in _bounds(system[m].get(f"{key}_ci95")))])
     return buffer.getvalue()

@@ -10,6 +10,13 @@ from __future__ import annotations
 
 
 from agreement import stats
+from agreement.system_level import (
+    MIN_SYSTEM_COVERAGE,
+    MIN_SYSTEM_OUTPUTS,
+    SystemRows,
+    judge_columns,
+    system_level_block,
+)
 from agreement.report_ablation import ablation_build
 from agreement.report_ais import ais_humans_block, ais_judge_extras, ais_systems
 from agreement.report_humans import humans_block
@@ -30,6 +37,9 @@ from agreement.selectors import (
 from annotate.models import Campaign, TaskType
 
 POSITIVE = "yes"
+# Statistics over fewer shared items (or topics) than this are flagged on the page as small samples (option
+# small_sample).
+SMALL_SAMPLE = 30
 # Task types whose labels are a yes/no verdict on an item, so a system's accuracy is the share of its
 # outputs labelled "yes".
 BINARY_TASK_TYPES = {TaskType.QA_CORRECTNESS, TaskType.AIS}
@@ -58,6 +68,16 @@ def output_correct(*, label: str | None, gold_match: bool, failed: bool = False)
     return gold_match
 
 
+def report_options(campaign: Campaign) -> dict:
+    """The campaign's options that govern the report's coverage rules, with their defaults (README "Coverage")."""
+    options = campaign.options or {}
+    return {
+        "min_system_outputs": int(options.get("min_system_outputs", MIN_SYSTEM_OUTPUTS)),
+        "min_system_coverage": float(options.get("min_system_coverage", MIN_SYSTEM_COVERAGE)),
+        "small_sample": int(options.get("small_sample", SMALL_SAMPLE)),
+    }
+
+
 def agreement_report_build(*, campaign: Campaign) -> dict:
     """The report document for CAMPAIGN, a JSON-ready dict in the shape of DESIGN.md §5.
 
@@ -68,22 +88,25 @@ def agreement_report_build(*, campaign: Campaign) -> dict:
         return ranking_report_build(campaign=campaign)
     if campaign.task_type == TaskType.IMAGE_RELEVANCE:
         return image_report_build(campaign=campaign)
+    options = report_options(campaign)
     humans = human_labels_get(campaign=campaign)
     judges = judge_labels_get(campaign=campaign)
     binary = campaign.task_type in BINARY_TASK_TYPES
     outputs = system_outputs_get(campaign=campaign) if binary else SystemOutputs()
 
     ais = campaign.task_type == TaskType.AIS
+    coverage = {judge.name: _system_rows(judge=judge, humans=humans, outputs=outputs, ais=ais) for judge in judges}
     if ais:
-        systems = ais_systems(humans=humans, judges=judges, outputs=outputs)
+        systems = ais_systems(humans=humans, outputs=outputs, coverage=coverage)
     else:
-        partial = {judge.name for judge in judges if _covers_fewer_than_humans(judge, humans)}
-        systems = _systems(humans=humans, judges=judges, outputs=outputs, partial=partial)
+        systems = _systems(humans=humans, outputs=outputs, coverage=coverage)
     report = {
         "campaign": campaign.slug,
         "task_type": campaign.task_type,
-        "humans": humans_block(humans),
-        "judges": {judge.name: _judge_block(judge=judge, humans=humans, systems=systems) for judge in judges},
+        "options": options,
+        "humans": humans_block(humans, small_sample=options["small_sample"]),
+        "judges": {judge.name: _judge_block(judge=judge, humans=humans, system_rows=coverage[judge.name],
+                                            options=options) for judge in judges},
         "systems": systems,
         # LLM judges side by side on the same items (agreement and cost); null without LLM judges.
         "ablation": ablation_build(judges=judges, humans=humans, costs=llm_judge_costs_get(campaign=campaign)
@@ -110,67 +133,95 @@ def _ais_extend(*, report: dict, campaign: Campaign, humans: HumanLabels, judges
         report["judges"][name].update(extra)
 
 
-def _covers_fewer_than_humans(judge: JudgeLabels, humans: HumanLabels) -> bool:
-    """True when some item with a human label was never put to JUDGE (a run on a sample, a stopped run).
+def _system_rows(*, judge: JudgeLabels, humans: HumanLabels, outputs: SystemOutputs, ais: bool) -> list[SystemRows]:
+    """Per system, the outputs on which the humans and JUDGE are compared, as (topic, human 0/1, judge 0/1).
 
-    Such a judge's system accuracies would fall back to the exact-match rule on the outputs it never saw,
-    and so measure EM more than the judge: the report leaves its system-level figures undefined.
+    qa_correctness follows the study's protocol (output_correct): every output is compared, with its exact-match
+    rule and its default (an output nobody gave a verdict is not correct), except an output the humans gave a
+    verdict that the judge was never asked about (a judge run on a sample, an answer assessors judged after the
+    judge ran), and an output whose annotations are still open: those are left out of both sides' scores, never
+    counted against the side that was not asked. The outputs with a human verdict or a gold match are the
+    system's evidence (SystemRows.evidence), what its coverage is measured by.
+    ais: an output is compared when it has a human label and a verdict (or failure) of the judge.
     """
-    asked = judge.labels.keys() | judge.failed
-    return any(item not in asked for item in humans.item_label)
+    rows = []
+    for system, pairs in outputs.outputs.items():
+        system_rows = SystemRows(system=system, outputs=len(pairs))
+        for topic, item in pairs:
+            asked = item in judge.labels or item in judge.failed
+            if ais:
+                if item in humans.item_label and asked:
+                    system_rows.add(topic, float(humans.item_label[item] == POSITIVE),
+                                    float(judge.labels.get(item) == POSITIVE), evidence=True)
+                continue
+            if item in humans.open:
+                continue
+            gold = outputs.gold_match.get(item, False)
+            human_asked = item in humans.item_label or item in humans.ties
+            if human_asked and not asked and not gold:
+                continue
+            system_rows.add(
+                topic,
+                float(output_correct(label=humans.item_label.get(item), gold_match=gold)),
+                float(output_correct(label=judge.labels.get(item), gold_match=gold, failed=item in judge.failed)),
+                evidence=gold or (human_asked and asked),
+            )
+        rows.append(system_rows)
+    return rows
 
 
-def _judge_block(*, judge: JudgeLabels, humans: HumanLabels, systems: list[dict]) -> dict:
+def _judge_block(*, judge: JudgeLabels, humans: HumanLabels, system_rows: list[SystemRows], options: dict) -> dict:
     shared = sorted(item for item in judge.labels if item in humans.item_label)
     human = [humans.item_label[item] for item in shared]
     model = [judge.labels[item] for item in shared]
-    human_acc = [row["human"] for row in systems if row["judges"].get(judge.name) is not None]
-    judge_acc = [row["judges"][judge.name] for row in systems if row["judges"].get(judge.name) is not None]
+    topics = [humans.item_topic.get(item, item) for item in shared]
+    resamples = stats.resamples_for(len(shared))
+    intervals = stats.item_agreement_intervals(human, model, topics, resamples=resamples)
+    kappa = stats.cohen_kappa(human, model)
     return {
         "family": judge.family,
         "item": {
             "n": len(shared),
-            "cohen_kappa": stats.cohen_kappa(human, model),
+            "cohen_kappa": kappa,
+            "cohen_kappa_ci95": intervals["cohen_kappa"] if kappa is not None else None,
             "accuracy": stats.agreement_rate(human, model),
+            "accuracy_ci95": intervals["accuracy"],
+            "ci_method": stats.bootstrap_method("questions (the items of a question together)", resamples=resamples),
+            "small": len(shared) < options["small_sample"],
+            "why": _kappa_why(human, model) if kappa is None else None,
             "failed": len(judge.failed),
             # Items with a human label the judge was asked about, out of all of them.
             "coverage": [len(shared) + len(judge.failed & humans.item_label.keys()), len(humans.item_label)],
         },
         "per_topic": [],
         "topic_mean": {},
-        "system": {
-            "n_systems": len(human_acc),
-            "kendall_tau_b": stats.kendall_tau_b(human_acc, judge_acc),
-            "spearman": stats.spearman(human_acc, judge_acc),
-            "pearson": stats.pearson(human_acc, judge_acc),
-        },
+        "system": system_level_block(system_rows, min_outputs=options["min_system_outputs"],
+                                     min_coverage=options["min_system_coverage"], topics_word="questions"),
     }
 
 
-def _systems(*, humans: HumanLabels, judges: list[JudgeLabels], outputs: SystemOutputs,
-             partial: set[str] = frozenset()) -> list[dict]:
-    """Per system: its outputs, human accuracy and each judge's (None for judges in PARTIAL)."""
+def _kappa_why(first: list, second: list) -> str:
+    if len(first) < 2:
+        return f"{len(first)} item(s) labelled by both, at least 2 needed"
+    return "one and the same label throughout: agreement by chance is total"
+
+
+def _systems(*, humans: HumanLabels, outputs: SystemOutputs, coverage: dict[str, list[SystemRows]]) -> list[dict]:
+    """Per system: its outputs, its accuracy under the humans (every output but those still open, by the rules of
+    output_correct), and under each judge over the outputs compared with the humans (_system_rows), with their
+    numbers."""
     rows = []
-    for system, pairs in outputs.outputs.items():
+    for index, (system, pairs) in enumerate(outputs.outputs.items()):
         items = [item for _, item in pairs]
-        n = len(items)
-
-        def accuracy(labels: dict[int, str], failed: set[int] = frozenset()) -> float | None:
-            if not n:
-                return None
-            correct = sum(
-                output_correct(label=labels.get(item), gold_match=outputs.gold_match[item], failed=item in failed)
-                for item in items
-            )
-            return correct / n
-
-        rows.append(
-            {
-                "system": system,
-                "n": n,
-                "human": accuracy(humans.item_label),
-                "judges": {judge.name: None if judge.name in partial else accuracy(judge.labels, judge.failed)
-                           for judge in judges},
-            }
-        )
+        labelled = [item for item in items if item not in humans.open]
+        correct = sum(output_correct(label=humans.item_label.get(item), gold_match=outputs.gold_match[item])
+                      for item in labelled)
+        rows.append({
+            "system": system,
+            "n": len(items),
+            "human": correct / len(labelled) if labelled else None,
+            "human_coverage": [len(labelled), len(items)],
+            # judges, human_by_judge (the x of each judge's correlation) and coverage.
+            **judge_columns(coverage, index, of=len(items)),
+        })
     return rows

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 from agreement import stats
+from agreement.system_level import SystemRows, judge_columns
 from agreement.selectors import AisAnswers, HumanLabels, JudgeLabels, SystemOutputs
 
 POSITIVE = "yes"
@@ -20,7 +21,8 @@ DISAGREEMENTS_LISTED = 20
 
 
 def ais_humans_block(answers: AisAnswers) -> dict:
-    """Fleiss' kappa and Krippendorff's alpha among the raters for each of Q1, Q2 and attributable."""
+    """Fleiss' kappa and Krippendorff's alpha among the raters for each of Q1, Q2 and attributable, with 95%
+    intervals (bootstrap over the items rated)."""
     units = sorted(answers.by_unit)
     annotators = sorted({name for unit in units for name in answers.by_unit[unit]})
     block = {}
@@ -35,42 +37,43 @@ def ais_humans_block(answers: AisAnswers) -> dict:
 
         reliability = [[label(unit, name) for unit in units] for name in annotators]
         ratings = [[value for value in column if value is not None] for column in zip(*reliability, strict=True)]
+        fleiss, alpha = stats.fleiss_kappa(ratings), stats.krippendorff_alpha(reliability)
         block[question] = {
-            "fleiss_kappa": stats.fleiss_kappa(ratings),
+            "fleiss_kappa": fleiss,
+            "fleiss_kappa_ci95": stats.fleiss_kappa_interval(ratings) if fleiss is not None else None,
             "fleiss_items": stats.fleiss_kappa_items(ratings),
-            "krippendorff_alpha": stats.krippendorff_alpha(reliability),
+            "krippendorff_alpha": alpha,
+            # The same alpha from each unit's labels (krippendorff_alpha_units): what the bootstrap resamples.
+            "krippendorff_alpha_ci95": stats.krippendorff_alpha_interval(ratings) if alpha is not None else None,
+            "ci_method": stats.bootstrap_method("the items rated"),
             "yes_share": stats.mean_defined([1.0 if v == "yes" else 0.0 for row in ratings for v in row]),
             "ratings": sum(len(row) for row in ratings),
         }
     return block
 
 
-def ais_systems(*, humans: HumanLabels, judges: list[JudgeLabels], outputs: SystemOutputs) -> list[dict]:
+def ais_systems(*, humans: HumanLabels, outputs: SystemOutputs, coverage: dict[str, list[SystemRows]]) -> list[dict]:
     """Per system: AIS accuracy over its outputs with a human label, its bootstrap SE, each judge's accuracy.
 
-    A judge's accuracy is over the same outputs (a failed verdict counts as not attributable); None when
-    the judge has no verdict on one of them, so humans and judge are always compared on the same items.
+    A judge's accuracy is over the outputs that have a human label and its verdict (a failed verdict counts as
+    not attributable), COVERAGE[judge] (agreement.report._system_rows), shown as [covered, rated] per judge.
     """
     rows = []
-    for system, pairs in outputs.outputs.items():
+    for index, (system, pairs) in enumerate(outputs.outputs.items()):
         items = [item for _, item in pairs]
         labelled = [item for item in items if item in humans.item_label]
         outcomes = [1.0 if humans.item_label[item] == POSITIVE else 0.0 for item in labelled]
-        judge_values = {}
-        for judge in judges:
-            asked = all(item in judge.labels or item in judge.failed for item in labelled)
-            judge_values[judge.name] = (
-                sum(judge.labels.get(item) == POSITIVE for item in labelled) / len(labelled)
-                if labelled and asked else None
-            )
         rows.append({
             "system": system,
             "n": len(labelled),
             "outputs": len(items),
             "ties": sum(item in humans.ties for item in items),
+            # Outputs whose raters are still coming and could change the majority: not labelled yet.
+            "open": sum(item in humans.open for item in items),
             "human": stats.mean_defined(outcomes),
             "human_se": stats.bootstrap_se(outcomes),
-            "judges": judge_values,
+            # judges, human_by_judge (the x of each judge's correlation) and coverage, [compared, rated].
+            **judge_columns(coverage, index, of=len(labelled)),
         })
     return rows
 

@@ -9,8 +9,10 @@ from agreement import stats
 from agreement.selectors import HumanLabels
 
 
-def humans_block(humans: HumanLabels, *, levels: list[int] | None = None) -> dict:
-    """Fleiss' kappa, Krippendorff's alpha and pairwise Cohen's kappa among the annotators.
+def humans_block(humans: HumanLabels, *, levels: list[int] | None = None, small_sample: int = 30) -> dict:
+    """Fleiss' kappa, Krippendorff's alpha and pairwise Cohen's kappa among the annotators, each with a 95%
+    interval (bootstrap over the items rated; a pair's over the items both rated). A pair with fewer shared
+    items than SMALL_SAMPLE is flagged `small`.
 
     LEVELS: the labels are ordinal grades (image_relevance: [0, 1, 2]; labels "0".."2"): pairwise kappa is then
     computed on the numbers, and linear-weighted kappa is added (`kappa_linear`).
@@ -32,14 +34,22 @@ def humans_block(humans: HumanLabels, *, levels: list[int] | None = None) -> dic
             for pair in combinations(sorted(labels), 2):
                 shared_units[pair].append(unit)
     pairwise = []
+    # Every pair's bootstrap shares one budget: twenty raters make 190 pairs, and their resamples together
+    # should cost what one statistic over all the shared units would.
+    pair_resamples = stats.resamples_for(sum(len(shared) for shared in shared_units.values()))
     for a, b in combinations(humans.annotators, 2):
         shared = shared_units.get((a, b))
         if not shared:
             continue
         left, right = values(a, shared), values(b, shared)
-        pair = {"a": a, "b": b, "kappa": stats.cohen_kappa(left, right, labels=levels), "n": len(shared)}
+        pair = {"a": a, "b": b, "kappa": stats.cohen_kappa(left, right, labels=levels), "n": len(shared),
+                "small": len(shared) < small_sample}
+        intervals = stats.item_agreement_intervals(left, right, shared, levels=levels, weighted=bool(levels),
+                                                   resamples=pair_resamples)
+        pair["kappa_ci95"] = intervals["cohen_kappa"] if pair["kappa"] is not None else None
         if levels:
             pair["kappa_linear"] = stats.cohen_kappa(left, right, weights="linear", labels=levels)
+            pair["kappa_linear_ci95"] = intervals["cohen_kappa_linear"] if pair["kappa_linear"] is not None else None
         pairwise.append(pair)
     # Fleiss takes each unit's first m ratings, m >= 2 (see stats.fleiss_kappa): the most prolific annotators
     # first. Only a unit with more than two ratings can have more than m, so only those need that order.
@@ -47,13 +57,23 @@ def humans_block(humans: HumanLabels, *, levels: list[int] | None = None) -> dic
     rank = {name: position for position, name in enumerate(sorted(humans.annotators, key=lambda n: (-rated[n], n)))}
     ratings = [list(labels.values()) if len(labels) <= 2 else [labels[name] for name in sorted(labels, key=rank.get)]
                for labels in (humans.by_unit[unit] for unit in units)]
+    fleiss, alpha = stats.fleiss_kappa(ratings), stats.krippendorff_alpha_units(ratings)
+    resamples = stats.resamples_for(len(ratings))
     return {
         "annotators": len(humans.annotators),
-        "fleiss_kappa": stats.fleiss_kappa(ratings),
+        "fleiss_kappa": fleiss,
+        "fleiss_kappa_ci95": stats.fleiss_kappa_interval(ratings, resamples=resamples)
+        if fleiss is not None else None,
         "fleiss_items": stats.fleiss_kappa_items(ratings),
-        "krippendorff_alpha": stats.krippendorff_alpha_units(ratings),
+        "krippendorff_alpha": alpha,
+        "krippendorff_alpha_ci95": stats.krippendorff_alpha_interval(ratings, resamples=resamples)
+        if alpha is not None else None,
+        "ci_method": stats.bootstrap_method("the items rated", resamples=resamples),
+        "pairwise_ci_method": stats.bootstrap_method("the items both rated", resamples=pair_resamples),
         "pairwise_cohen_kappa": pairwise,
         "items_labelled": len(humans.item_label),
         "adjudicated": humans.adjudicated,
         "ties": len(humans.ties),
+        # Items with some annotations whose majority is not decided yet (k not all in): no label, not guessed.
+        "items_open": len(humans.open),
     }

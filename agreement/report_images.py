@@ -31,8 +31,10 @@ from agreement.selectors import (
     judge_scores_get,
     runs_get,
 )
+from agreement.system_level import SMALL_SYSTEMS
 from annotate.models import Campaign
 
+SMALL_SAMPLE = 30  # fewer shared images than this: a small sample (campaign option small_sample)
 LEVELS = [0, 1, 2]
 GRADE_TEXT = {str(level) for level in LEVELS}
 MEASURES = list(stats.IR_MEASURES)
@@ -49,6 +51,7 @@ def image_report_build(*, campaign: Campaign) -> dict:
 
     consensus = _qrels(human_grade, items)
     assessors = _assessor_qrels(humans, items)
+    per_topic_human = {name: stats.run_measures_per_topic(consensus, run["run"]) for name, run in runs.items()}
     systems = {name: {"system": name, "tags": run["tags"], "human": stats.run_measures(consensus, run["run"]),
                       "assessors": {who: stats.run_measures(qrels, run["run"]) for who, qrels in assessors.items()},
                       "judges": {}}
@@ -58,25 +61,30 @@ def image_report_build(*, campaign: Campaign) -> dict:
     for judge in judges:
         mapping, judge_grade = _judge_grades(judge, human_grade, rule=(options.get("grade_mapping") or {}).get(judge.name))
         qrels = _qrels(judge_grade, items)
+        per_topic_judge = {}
         for name, run in runs.items():
             systems[name]["judges"][judge.name] = stats.run_measures(qrels, run["run"])
+            per_topic_judge[name] = stats.run_measures_per_topic(qrels, run["run"])
         judge_blocks[judge.name] = {
             "family": judge.family,
             "mapping": mapping,
-            "item": _item_block(judge_grade, human_grade, failed=judge.failed),
+            "item": _item_block(judge_grade, human_grade, failed=judge.failed, items=items,
+                                small_sample=options.get("small_sample", SMALL_SAMPLE)),
             "per_topic": _per_topic(judge_grade, human_grade, items),
             "topic_mean": {},
-            "system": _system_block(systems, judge.name, tag),
+            "system": _system_block(systems, judge.name, tag, per_topic_human=per_topic_human,
+                                    per_topic_judge=per_topic_judge),
             "cdf": _cdf(judge.scores),
             # CLIPScore: how many section texts were cut to the model's token limit (null for other judges).
             "texts": cuts.get(judge.name),
         }
-        judge_blocks[judge.name]["topic_mean"] = {"cohen_kappa": stats.mean_ci95(
+        judge_blocks[judge.name]["topic_mean"] = {"cohen_kappa": stats.topic_mean_summary(
             [row["cohen_kappa"] for row in judge_blocks[judge.name]["per_topic"]])}
     return {
         "campaign": campaign.slug,
         "task_type": campaign.task_type,
-        "humans": {**_humans_block(humans, human_grade), "relative_delta": _relative_delta(systems, tag, None)},
+        "humans": {**_humans_block(humans, human_grade), "relative_delta": _relative_delta(systems, tag, None,
+                                                                                     per_topic=per_topic_human)},
         "judges": judge_blocks,
         "systems": list(systems.values()),
         "bias_tag": tag,
@@ -154,9 +162,20 @@ def _agreement(human: list[int], model: list[int]) -> dict:
     }
 
 
-def _item_block(judge: dict[int, int], human: dict[int, int], *, failed: set[int]) -> dict:
+def _item_block(judge: dict[int, int], human: dict[int, int], *, failed: set[int], items: dict,
+                small_sample: int) -> dict:
+    """Agreement over the images both graded, with 95% intervals by a bootstrap over topics (an image's
+    neighbours in a pool are not independent of it)."""
     shared = sorted(item for item in judge if item in human)
-    return {**_agreement([human[i] for i in shared], [judge[i] for i in shared]), "failed": len(failed),
+    first, second = [human[i] for i in shared], [judge[i] for i in shared]
+    block = _agreement(first, second)
+    resamples = stats.resamples_for(len(shared))
+    intervals = stats.item_agreement_intervals(first, second, [items[i][0] for i in shared], levels=LEVELS,
+                                               weighted=True, resamples=resamples)
+    for key in ("cohen_kappa", "cohen_kappa_linear", "accuracy"):
+        block[f"{key}_ci95"] = intervals[key] if block[key] is not None else None
+    return {**block, "ci_method": stats.bootstrap_method("topics (the images of a topic together)", resamples=resamples),
+            "small": len(shared) < small_sample, "failed": len(failed),
             "coverage": [len(shared) + len(failed & human.keys()), len(human)]}
 
 
@@ -169,9 +188,11 @@ def _per_topic(judge: dict[int, int], human: dict[int, int], items: dict) -> lis
             for topic, shared in sorted(by_topic.items())]
 
 
-def _system_block(systems: dict, judge: str, tag: str | None) -> dict:
+def _system_block(systems: dict, judge: str, tag: str | None, *, per_topic_human: dict, per_topic_judge: dict) -> dict:
+    """The runs' order under the human qrels against the judge's, per measure, with 95% intervals from resampling
+    topics and recomputing every run's measure."""
     rows = [row for row in systems.values()]
-    block: dict = {"n_systems": len(rows)}
+    block: dict = {"n_systems": len(rows), "ci_method": stats.bootstrap_method("topics, every run's measure recomputed")}
     for measure in MEASURES:
         pairs = [(row["human"][measure], row["judges"][judge][measure]) for row in rows
                  if row["human"][measure] is not None and row["judges"][judge][measure] is not None]
@@ -179,15 +200,23 @@ def _system_block(systems: dict, judge: str, tag: str | None) -> dict:
         model = [m for _, m in pairs]
         block[measure] = {"n": len(pairs), "kendall_tau_b": stats.kendall_tau_b(human, model),
                           "spearman": stats.spearman(human, model), "pearson": stats.pearson(human, model)}
-    block["relative_delta"] = _relative_delta(systems, tag, judge)
+        intervals = stats.run_correlation_intervals(
+            {name: values[measure] for name, values in per_topic_human.items()},
+            {name: values[measure] for name, values in per_topic_judge.items()}) if len(pairs) >= 2 else {}
+        for key in ("kendall_tau_b", "spearman", "pearson"):
+            block[measure][f"{key}_ci95"] = intervals.get(key) if block[measure][key] is not None else None
+        block[measure]["small"] = 0 < len(pairs) < SMALL_SYSTEMS
+    block["relative_delta"] = _relative_delta(systems, tag, judge, per_topic=per_topic_judge)
     return block
 
 
-def _relative_delta(systems: dict, tag: str | None, judge: str | None) -> dict | None:
-    """Relative Δ of the runs tagged TAG against the others, under the judge's qrels (JUDGE None: the humans')."""
+def _relative_delta(systems: dict, tag: str | None, judge: str | None, *, per_topic: dict) -> dict | None:
+    """Relative Δ of the runs tagged TAG against the others, under the judge's qrels (JUDGE None: the humans'),
+    with a 95% interval from resampling topics (PER_TOPIC: run -> measure -> topic -> value, under those qrels)."""
     if tag is None:
         return None
-    out: dict = {"tag": tag}
+    out: dict = {"tag": tag, "ci_method": stats.bootstrap_method("topics, every run's measure recomputed")}
+    tagged = {name for name, row in systems.items() if tag in row["tags"]}
     for measure in MEASURES:
         group, others = [], []
         for row in systems.values():
@@ -195,6 +224,8 @@ def _relative_delta(systems: dict, tag: str | None, judge: str | None) -> dict |
             if value is not None:
                 (group if tag in row["tags"] else others).append(value)
         out[measure] = stats.relative_delta(group, others)
+        out[f"{measure}_ci95"] = stats.relative_delta_interval(
+            {name: values[measure] for name, values in per_topic.items()}, tagged) if out[measure] is not None else None
     return out
 
 

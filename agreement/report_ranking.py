@@ -60,7 +60,7 @@ def _groups_as_ids(groups: list[list[int]], ids: dict[int, str]) -> list[list[st
 def _topic_means(per_topic: list[dict], dimensions: list[str]) -> dict[str, dict]:
     return {
         dimension: {
-            key: stats.mean_ci95([row[key] for row in per_topic if row["dimension"] == dimension])
+            key: stats.topic_mean_summary([row[key] for row in per_topic if row["dimension"] == dimension])
             for key in (TAU, TAU_ANSWERS)
         }
         for dimension in dimensions
@@ -125,8 +125,8 @@ def _systems(data: RankingData) -> list[dict]:
                     )
     rows = []
     for system, prompt in sorted(human):
-        human_nrp = stats.spread(human[(system, prompt)])
-        judges_nrp = {name: stats.spread(values.get((system, prompt), [])) for name, values in judged.items()}
+        human_nrp = _nrp_summary(human[(system, prompt)])
+        judges_nrp = {name: _nrp_summary(values.get((system, prompt), [])) for name, values in judged.items()}
         rows.append({
             "system": system,
             "prompt": prompt,
@@ -137,6 +137,11 @@ def _systems(data: RankingData) -> list[dict]:
             "judges_nrp": judges_nrp,
         })
     return rows
+
+
+def _nrp_summary(values: list) -> dict:
+    """Mean, sd, min, max and n of NRP values (one per topic), and the mean's 95% bootstrap interval over topics."""
+    return {**stats.spread(values), "ci95": stats.mean_interval(values), "ci_method": stats.bootstrap_method("topics")}
 
 
 def _judge_topic_row(*, judge: JudgeScores, topic: RankingTopic, dimension: str) -> dict:

@@ -17,6 +17,26 @@ from annotate.textnorm import answer_key
 from judges.models import Judge, ModelJudgment
 
 TIE = None  # an item whose current annotations split evenly has no human label
+OPEN = ""  # nor has an item whose annotations are still coming and could yet change its majority
+
+
+def decided_label(labels: list[str], *, needed: int) -> str | None:
+    """The human label of an item from its current annotation LABELS, k = NEEDED of which are wanted.
+
+    With all k in (or more), the majority, or TIE when the top labels tie. With fewer, the leading label
+    only once it is decided: when even if every missing annotation went to the runner-up, the leader would
+    still lead (2 of 3 agreeing decides; 1 of 3, or 1 of 2, does not); else OPEN. The same rule for every
+    task type whose units are items.
+    """
+    if labels.count(labels[0]) == len(labels) and len(labels) >= needed:
+        return labels[0]
+    ranked = Counter(labels).most_common()
+    top, top_count = ranked[0]
+    second_count = ranked[1][1] if len(ranked) > 1 else 0
+    missing = max(0, needed - len(labels))
+    if missing == 0:
+        return TIE if second_count == top_count else top
+    return top if second_count + missing < top_count else OPEN
 
 
 @dataclass
@@ -25,19 +45,23 @@ class HumanLabels:
 
     `by_unit[unit_id][annotator]` holds the current annotation labels (kind annotation; adjudications
     are verdicts, not raters). `item_label[item_id]` is the item's human label: the adjudication's
-    label when there is one, else the majority of the current annotation labels. Items whose
-    annotations tie are in `ties` and have no entry in `item_label`.
+    label when there is one, else the majority of the current annotation labels once it is decided
+    (see `decided_label`). Items whose k annotations are all in and tie are in `ties`; items whose
+    annotations are still coming and could yet change the majority are in `open`; neither has an
+    entry in `item_label`.
     """
 
     annotators: list[str] = field(default_factory=list)
     by_unit: dict[int, dict[str, str]] = field(default_factory=dict)
     item_label: dict[int, str] = field(default_factory=dict)
     ties: set[int] = field(default_factory=set)
+    open: set[int] = field(default_factory=set)
     adjudicated: int = 0
     adjudicated_items: set[int] = field(default_factory=set)
     # item -> (annotations labelled "yes", annotations): the raters' votes behind a majority
     item_votes: dict[int, tuple[int, int]] = field(default_factory=dict)
     unit_item: dict[int, int] = field(default_factory=dict)  # unit -> its item (item-level units)
+    item_topic: dict[int, int] = field(default_factory=dict)  # item -> its topic: the cluster intervals resample
 
 
 @dataclass
@@ -73,15 +97,19 @@ def human_labels_get(*, campaign: Campaign) -> HumanLabels:
     rows = (
         HumanJudgment.objects.filter(unit__campaign=campaign, is_current=True)
         .exclude(label="")
-        .values_list("unit_id", "unit__item_id", "annotator__username", "kind", "label")
+        .values_list("unit_id", "unit__item_id", "unit__topic_id", "unit__judgments_needed", "annotator__username",
+                     "kind", "label")
         .order_by("unit_id")
     )
     result = HumanLabels()
     adjudication: dict[int, str] = {}
-    by_unit, unit_item = result.by_unit, result.unit_item
-    for unit_id, item_id, username, kind, label in rows:
+    needed: dict[int, int] = {}
+    by_unit, unit_item, item_topic = result.by_unit, result.unit_item, result.item_topic
+    for unit_id, item_id, topic_id, judgments_needed, username, kind, label in rows:
         if item_id is not None:
             unit_item[unit_id] = item_id
+            item_topic[item_id] = topic_id
+            needed[item_id] = judgments_needed
         if kind == JudgmentKind.ADJUDICATION:
             if item_id is not None:
                 adjudication[item_id] = label
@@ -100,14 +128,13 @@ def human_labels_get(*, campaign: Campaign) -> HumanLabels:
         result.item_votes[item_id] = (labels.count("yes"), len(labels))
         if item_id in adjudication:
             continue
-        if labels.count(labels[0]) == len(labels):
-            result.item_label[item_id] = labels[0]
-            continue
-        (top, top_count), (_, second_count), *_ = Counter(labels).most_common()
-        if second_count == top_count:
+        label = decided_label(labels, needed=needed.get(item_id, 0))
+        if label is TIE:
             result.ties.add(item_id)
+        elif label == OPEN:
+            result.open.add(item_id)
         else:
-            result.item_label[item_id] = top
+            result.item_label[item_id] = label
     result.item_label.update(adjudication)
     result.adjudicated = len(adjudication)
     result.adjudicated_items = set(adjudication)

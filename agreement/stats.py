@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 
 import ir_measures
 import krippendorff
@@ -19,7 +19,16 @@ import numpy as np
 from scipy import stats as scipy_stats
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters
+from statsmodels.stats.inter_rater import cohens_kappa as _statsmodels_cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as _statsmodels_fleiss_kappa
+
+
+# Intervals: percentile bootstrap (scipy.stats.bootstrap) with a fixed, reported number of resamples and seed.
+BOOTSTRAP_RESAMPLES = 1000
+BOOTSTRAP_SEED = 0
+# A resample in which the statistic is undefined (one label only, a constant ranking) is left out; with fewer
+# than this share of the resamples defined, the interval is too: it would describe a few lucky resamples.
+BOOTSTRAP_MIN_DEFINED = 0.5
 
 
 def _finite(value) -> float | None:
@@ -85,18 +94,8 @@ def _fleiss_panel_size(ratings: Sequence[Sequence[Hashable]]) -> int | None:
     return max(counts, key=lambda size: (counts[size], size))
 
 
-def fleiss_kappa(ratings: Sequence[Sequence[Hashable]]) -> float | None:
-    """Fleiss' kappa among raters (statsmodels), from one list of labels per item.
-
-    Fleiss' kappa assumes the same number m of ratings on every item. With differing numbers:
-    m is the modal number of ratings per item (the larger on a tie); items with fewer than m
-    ratings are left out, and items with more contribute only their FIRST m ratings, so the
-    caller orders each item's labels by preference (the report puts the most prolific annotators
-    first). Why not keep only the items with exactly m ratings: a tie-breaking extra rater who is
-    called in only on disagreements (as in NQ301, where annotator3 rates the items annotators 1
-    and 2 disagree on) would leave exactly the agreed items, and kappa 1.0. None when fewer than
-    two items remain or every rating is the same label (chance agreement 1, kappa 0/0).
-    """
+def _fleiss_table(ratings: Sequence[Sequence[Hashable]]) -> np.ndarray | None:
+    """The items x categories count table fleiss_kappa reads (see there for which ratings count), or None."""
     m = _fleiss_panel_size(ratings)
     if m is None:
         return None
@@ -109,9 +108,38 @@ def fleiss_kappa(ratings: Sequence[Sequence[Hashable]]) -> float | None:
     index = {label: i for i, label in enumerate(categories)}
     coded = np.fromiter((index[label] for row in rows for label in row), dtype=np.int64, count=len(rows) * m)
     table, _ = aggregate_raters(coded.reshape(len(rows), m), n_cat=len(categories))
+    return table
+
+
+def _fleiss_of_table(table: np.ndarray) -> float | None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         return _finite(_statsmodels_fleiss_kappa(table, method="fleiss"))
+
+
+def fleiss_kappa(ratings: Sequence[Sequence[Hashable]]) -> float | None:
+    """Fleiss' kappa among raters (statsmodels), from one list of labels per item.
+
+    Fleiss' kappa assumes the same number m of ratings on every item. With differing numbers:
+    m is the modal number of ratings per item (the larger on a tie); items with fewer than m
+    ratings are left out, and items with more contribute only their FIRST m ratings, so the
+    caller orders each item's labels by preference (the report puts the most prolific annotators
+    first). Why not keep only the items with exactly m ratings: a tie-breaking extra rater who is
+    called in only on disagreements (as in NQ301, where annotator3 rates the items annotators 1
+    and 2 disagree on) would leave exactly the agreed items, and kappa 1.0. None when fewer than
+    two items remain or every rating is the same label (chance agreement 1, kappa 0/0).
+    """
+    table = _fleiss_table(ratings)
+    return None if table is None else _fleiss_of_table(table)
+
+
+def fleiss_kappa_interval(ratings: Sequence[Sequence[Hashable]], *, resamples: int = 1000,
+                          seed: int = 0) -> list[float] | None:
+    """95% percentile bootstrap interval of fleiss_kappa, resampling the items it uses (bootstrap_interval)."""
+    table = _fleiss_table(ratings)
+    if table is None:
+        return None
+    return bootstrap_interval(len(table), lambda idx: _fleiss_of_table(table[idx]), resamples=resamples, seed=seed)
 
 
 def fleiss_kappa_items(ratings: Sequence[Sequence[Hashable]]) -> int:
@@ -147,13 +175,8 @@ def krippendorff_alpha(reliability: Sequence[Sequence[Hashable | None]]) -> floa
         return _finite(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"))
 
 
-def krippendorff_alpha_units(ratings: Sequence[Sequence[Hashable]]) -> float | None:
-    """Krippendorff's alpha, nominal level, from one list of labels per unit (whoever gave them).
-
-    The same alpha as `krippendorff_alpha` on the raters x units table, computed from each unit's label
-    counts (the krippendorff package's value_counts): a campaign's units x labels, not raters x units,
-    so twenty annotators over a million units need no twenty-million-cell table.
-    """
+def _unit_counts(ratings: Sequence[Sequence[Hashable]]) -> np.ndarray | None:
+    """Units x labels counts of the units rated at least twice (what alpha reads), or None when undefined."""
     labels = sorted({label for unit in ratings for label in unit}, key=str)
     if len(labels) < 2:
         return None
@@ -165,9 +188,35 @@ def krippendorff_alpha_units(ratings: Sequence[Sequence[Hashable]]) -> float | N
     for row, unit in enumerate(pairable):
         for label in unit:
             counts[row, index[label]] += 1
+    return counts
+
+
+def _alpha_of_counts(counts: np.ndarray) -> float | None:
+    if np.count_nonzero(counts.sum(axis=0)) < 2:
+        return None  # one label throughout: alpha is 0/0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         return _finite(krippendorff.alpha(value_counts=counts, level_of_measurement="nominal"))
+
+
+def krippendorff_alpha_units(ratings: Sequence[Sequence[Hashable]]) -> float | None:
+    """Krippendorff's alpha, nominal level, from one list of labels per unit (whoever gave them).
+
+    The same alpha as `krippendorff_alpha` on the raters x units table, computed from each unit's label
+    counts (the krippendorff package's value_counts): a campaign's units x labels, not raters x units,
+    so twenty annotators over a million units need no twenty-million-cell table.
+    """
+    counts = _unit_counts(ratings)
+    return None if counts is None else _alpha_of_counts(counts)
+
+
+def krippendorff_alpha_interval(ratings: Sequence[Sequence[Hashable]], *, resamples: int = 1000,
+                                seed: int = 0) -> list[float] | None:
+    """95% percentile bootstrap interval of krippendorff_alpha_units, resampling the units rated twice or more."""
+    counts = _unit_counts(ratings)
+    if counts is None:
+        return None
+    return bootstrap_interval(len(counts), lambda idx: _alpha_of_counts(counts[idx]), resamples=resamples, seed=seed)
 
 
 def _correlation(func, x: Sequence[float], y: Sequence[float]) -> float | None:
@@ -329,6 +378,64 @@ def run_measures(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, floa
     return {key: _finite(by_name.get(name)) for key, name in IR_MEASURES.items()}
 
 
+def run_measures_per_topic(qrels: dict[str, dict[str, int]],
+                           run: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    """{"ndcg_cut_10": {topic: value}, "map": {...}} of RUN per judged topic (ir_measures.iter_calc): what a
+    bootstrap over topics resamples. Topics without qrels are left out, as run_measures does."""
+    measures = {ir_measures.parse_measure(name): key for key, name in IR_MEASURES.items()}
+    judged = {topic: docs for topic, docs in qrels.items() if docs and topic in run}
+    out: dict[str, dict[str, float]] = {key: {} for key in IR_MEASURES}
+    if not judged:
+        return out
+    for metric in ir_measures.iter_calc(list(measures), judged, {topic: run[topic] for topic in judged}):
+        value = _finite(metric.value)
+        if value is not None:
+            out[measures[metric.measure]][metric.query_id] = value
+    return out
+
+
+def run_correlation_intervals(human: dict[str, dict[str, float]], judge: dict[str, dict[str, float]], *,
+                              resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> dict:
+    """Intervals of tau-b, rho and r between runs' scores under two qrels, resampling topics and recomputing each
+    run's mean (system_correlation_intervals). HUMAN[run][topic] and JUDGE[run][topic] are per-topic values."""
+    runs = sorted(set(human) & set(judge))
+    topics = sorted({t for run in runs for t in human[run] if t in judge[run]})
+    h = np.zeros((len(runs), len(topics)))
+    j = np.zeros_like(h)
+    counts = np.zeros_like(h)
+    column = {topic: i for i, topic in enumerate(topics)}
+    for row, run in enumerate(runs):
+        for topic, value in human[run].items():
+            if topic in judge[run]:
+                h[row, column[topic]], j[row, column[topic]], counts[row, column[topic]] = value, judge[run][topic], 1
+    return system_correlation_intervals(h, j, counts, resamples=resamples, seed=seed)
+
+
+def relative_delta_interval(values: dict[str, dict[str, float]], tagged: set[str], *,
+                            resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> list[float] | None:
+    """95% interval of relative_delta between the runs in TAGGED and the others, resampling topics and recomputing
+    each run's mean: VALUES[run][topic] is a run's per-topic measure."""
+    runs = sorted(values)
+    topics = sorted({topic for run in runs for topic in values[run]})
+    if len(topics) < 2 or not any(run in tagged for run in runs) or all(run in tagged for run in runs):
+        return None
+    column = {topic: i for i, topic in enumerate(topics)}
+    table = np.full((len(runs), len(topics)), np.nan)
+    for row, run in enumerate(runs):
+        for topic, value in values[run].items():
+            table[row, column[topic]] = value
+    group = np.array([run in tagged for run in runs])
+
+    def statistic(idx: np.ndarray) -> float | None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            means = np.nanmean(table[:, idx], axis=1)  # a run with no judged topic drawn: NaN, left out
+        defined = np.isfinite(means)
+        return relative_delta(list(means[group & defined]), list(means[~group & defined]))
+
+    return bootstrap_interval(len(topics), statistic, resamples=resamples, seed=seed)
+
+
 def relative_delta(group: Sequence[float], others: Sequence[float]) -> float | None:
     """Relative Δ = 2 (M_group - M_others) / (M_group + M_others) x 100 %, M the mean of each set (Yang & Lin)."""
     if not group or not others:
@@ -337,3 +444,198 @@ def relative_delta(group: Sequence[float], others: Sequence[float]) -> float | N
     if a + b == 0:
         return None
     return _finite(200.0 * (a - b) / (a + b))
+
+
+# --- Intervals: percentile bootstrap (scipy.stats.bootstrap) over the units that were sampled ---
+
+
+
+# Above this many resampled units a resample costs a statistic over that many rows: large campaigns get
+# proportionally fewer resamples (at least BOOTSTRAP_MIN_RESAMPLES), so a report stays a matter of seconds; the
+# method line prints the number used. Intervals over so many units are narrow, and 100 resamples place them well.
+BOOTSTRAP_FULL_UNITS = 20_000
+BOOTSTRAP_MIN_RESAMPLES = 100
+
+
+def resamples_for(units: int) -> int:
+    """How many bootstrap resamples a statistic over UNITS resampled units gets (see BOOTSTRAP_FULL_UNITS)."""
+    if units <= BOOTSTRAP_FULL_UNITS:
+        return BOOTSTRAP_RESAMPLES
+    return max(BOOTSTRAP_MIN_RESAMPLES, BOOTSTRAP_RESAMPLES * BOOTSTRAP_FULL_UNITS // units)
+
+
+def bootstrap_method(over: str, *, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> str:
+    """The words a report prints beside a bootstrap interval: what was resampled, how often, with which seed."""
+    return f"95% percentile bootstrap over {over} ({resamples} resamples, seed {seed})"
+
+
+def bootstrap_intervals(
+    n: int, statistic: Callable[[np.ndarray], Sequence[float | None]], *, width: int,
+    resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED, vectorized: bool = False,
+    batch: int | None = None,
+) -> list[list[float] | None]:
+    """95% percentile intervals of WIDTH statistics computed together over N units resampled with replacement.
+
+    STATISTIC gets the indices of one resample (an int array of length N) and returns WIDTH values, None where
+    undefined; with VECTORIZED it gets a batch of resamples (shape (batch, N)) and returns an array of shape
+    (WIDTH, batch), NaN where undefined, at most BATCH resamples at a time. scipy.stats.bootstrap draws the resamples (seeded: the same data give
+    the same interval); the interval of each statistic is the 2.5th and 97.5th percentiles of its defined
+    resample values, so it never leaves the statistic's range. None for a statistic with N < 2 or too few
+    defined resamples.
+    """
+    if n < 2:
+        return [None] * width
+
+    def values(indices: np.ndarray) -> np.ndarray:
+        result = statistic(np.asarray(indices, dtype=np.int64))
+        return np.array([np.nan if value is None else float(value) for value in result], dtype=float)
+
+    def batched(indices: np.ndarray, axis: int = -1) -> np.ndarray:
+        return np.asarray(statistic(np.moveaxis(np.asarray(indices, dtype=np.int64), axis, -1)), dtype=float)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = scipy_stats.bootstrap((np.arange(n),), batched if vectorized else values, vectorized=vectorized,
+                                       n_resamples=resamples, method="percentile", batch=batch,
+                                       random_state=np.random.default_rng(seed))
+    distribution = np.atleast_2d(result.bootstrap_distribution)
+    intervals: list[list[float] | None] = []
+    for row in distribution:
+        defined = row[np.isfinite(row)]
+        if defined.size < BOOTSTRAP_MIN_DEFINED * row.size:
+            intervals.append(None)
+            continue
+        low, high = np.percentile(defined, [2.5, 97.5])
+        intervals.append([float(low), float(high)])
+    return intervals
+
+
+def bootstrap_interval(n: int, statistic: Callable[[np.ndarray], float | None], *,
+                       resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> list[float] | None:
+    """bootstrap_intervals for one statistic."""
+    return bootstrap_intervals(n, lambda idx: [statistic(idx)], width=1, resamples=resamples, seed=seed)[0]
+
+
+def mean_interval(values: Sequence[float | None], *, resamples: int = BOOTSTRAP_RESAMPLES,
+                  seed: int = BOOTSTRAP_SEED) -> list[float] | None:
+    """95% percentile bootstrap interval of the mean of the defined VALUES (per-topic statistics, resampled by
+    topic): within [min, max] of the values, so within the statistic's range."""
+    data = np.asarray([float(v) for v in values if v is not None and math.isfinite(float(v))], dtype=float)
+    return bootstrap_interval(data.size, lambda idx: float(data[idx].mean()), resamples=resamples, seed=seed)
+
+
+def cluster_tables(first: Sequence[Hashable], second: Sequence[Hashable], clusters: Sequence[Hashable],
+                   levels: Sequence[Hashable]) -> np.ndarray:
+    """One LEVELS x LEVELS contingency table per cluster (first rater's label by row): shape (clusters, L, L).
+
+    Clusters (topics) are what a cluster bootstrap resamples: items of one topic are not independent."""
+    _paired(first, second)
+    _paired(first, clusters)
+    code = {label: i for i, label in enumerate(levels)}
+    order = {cluster: i for i, cluster in enumerate(dict.fromkeys(clusters))}
+    tables = np.zeros((len(order), len(levels), len(levels)), dtype=float)
+    for a, b, cluster in zip(first, second, clusters, strict=True):
+        tables[order[cluster], code[a], code[b]] += 1
+    return tables
+
+
+def kappa_of_table(table: np.ndarray, *, weights: str | None = None) -> float | None:
+    """Cohen's kappa of a contingency table (statsmodels cohens_kappa; weights None, "linear" or "quadratic")."""
+    if table.sum() < 2:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        kappa = _statsmodels_cohens_kappa(table, wt=weights, return_results=False)
+    return _finite(kappa)
+
+
+def item_agreement_intervals(
+    first: Sequence[Hashable], second: Sequence[Hashable], clusters: Sequence[Hashable], *,
+    levels: Sequence[Hashable] | None = None, weighted: bool = False,
+    resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED,
+) -> dict[str, list[float] | None]:
+    """Intervals of Cohen's kappa (and linear-weighted kappa when WEIGHTED; LEVELS then in order) and of the
+    agreement rate between two raters' labels, by a bootstrap over CLUSTERS (each item's topic; pass each item
+    its own cluster when items are independent)."""
+    keys = ["cohen_kappa", "accuracy"] + (["cohen_kappa_linear"] if weighted else [])
+    if len(first) < 2:
+        return {key: None for key in keys}
+    levels = list(levels) if levels is not None else _sorted_as_sklearn(set(first) | set(second))
+    tables = cluster_tables(first, second, clusters, levels)
+
+    def statistic(idx: np.ndarray) -> list[float | None]:
+        table = tables[idx].sum(axis=0)
+        total = table.sum()
+        values = [kappa_of_table(table), float(np.trace(table) / total) if total else None]
+        if weighted:
+            values.append(kappa_of_table(table, weights="linear"))
+        return values
+
+    intervals = bootstrap_intervals(len(tables), statistic, width=len(keys), resamples=resamples, seed=seed)
+    return dict(zip(keys, intervals, strict=True))
+
+
+def system_correlation_intervals(
+    human: np.ndarray, judge: np.ndarray, counts: np.ndarray, *,
+    resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED,
+) -> dict[str, list[float] | None]:
+    """Intervals of Kendall's tau-b, Spearman's rho and Pearson's r between two system orders, by resampling
+    topics and recomputing every system's score (the meta-evaluation practice of IR).
+
+    HUMAN[s, t] and JUDGE[s, t] are system s's summed per-output scores (e.g. correct outputs) on topic t under
+    each rater, COUNTS[s, t] its outputs there; a system's score in a resample is its sum over the drawn topics
+    divided by its count. A system with no output in a resample sits that resample out. Resamples are scored
+    in batches: Pearson's r by scipy.stats.pearsonr along an axis, Spearman's rho as Pearson's r of the
+    scipy.stats.rankdata ranks (its definition, ties averaged), Kendall's tau-b one resample at a time.
+    """
+    keys = ["kendall_tau_b", "spearman", "pearson"]
+    if human.ndim != 2 or human.shape[0] < 2:
+        return {key: None for key in keys}
+
+    def one(idx: np.ndarray) -> list[float | None]:
+        n = counts[:, idx].sum(axis=1)
+        keep = n > 0
+        x = human[keep][:, idx].sum(axis=1) / n[keep]
+        y = judge[keep][:, idx].sum(axis=1) / n[keep]
+        return [kendall_tau_b(x, y), spearman(x, y), pearson(x, y)]
+
+    def statistic(idx: np.ndarray) -> np.ndarray:  # idx: (batch, topics)
+        n = counts[:, idx].sum(axis=-1)  # (systems, batch)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            x = (human[:, idx].sum(axis=-1) / n).T  # (batch, systems)
+            y = (judge[:, idx].sum(axis=-1) / n).T
+        out = np.full((3, idx.shape[0]), np.nan)
+        whole = (n > 0).all(axis=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out[2, whole] = scipy_stats.pearsonr(x[whole], y[whole], axis=1).statistic
+            out[1, whole] = scipy_stats.pearsonr(scipy_stats.rankdata(x[whole], axis=1),
+                                                 scipy_stats.rankdata(y[whole], axis=1), axis=1).statistic
+        for b in range(idx.shape[0]):
+            if whole[b]:
+                tau = kendall_tau_b(x[b], y[b])
+                out[0, b] = np.nan if tau is None else tau
+            else:  # a system without outputs in this resample: scored apart, as `one` does
+                out[:, b] = [np.nan if v is None else v for v in one(idx[b])]
+        return out
+
+    # A batch holds systems x batch x topics numbers: at most about 4 million of them (32 MB) at a time.
+    batch = max(1, min(resamples, 4_000_000 // human.size))
+    intervals = bootstrap_intervals(human.shape[1], statistic, width=3, resamples=resamples, seed=seed,
+                                    vectorized=True, batch=batch)
+    return dict(zip(keys, intervals, strict=True))
+
+
+SMALL_TOPICS = 10  # per-topic means over fewer topics are flagged as small samples
+
+
+def topic_mean_summary(values: Sequence[float | None]) -> dict:
+    """A mean of per-topic statistics as the reports give it: mean_ci95's mean, t-based "ci95" (the interval the
+    published studies report, kept so their figures reproduce) and n, plus "bootstrap_ci95", a percentile
+    bootstrap over topics that stays within the statistic's range (the one the pages show), its method, and
+    whether n is a small sample."""
+    summary = mean_ci95(values)
+    summary["bootstrap_ci95"] = mean_interval(values) if summary["n"] >= 2 else None
+    summary["ci_method"] = bootstrap_method("topics")
+    summary["small"] = 0 < summary["n"] < SMALL_TOPICS
+    return summary

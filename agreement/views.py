@@ -16,10 +16,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agreement.exports import judges_csv, systems_csv, topics_csv
-from agreement.plots import nrp_svg, runs_scatter_svg, scores_cdf_svg, system_accuracy_svg
+from agreement.plots import FORMATS, report_plot, report_plot_names
 from agreement.report import agreement_report_build
 from agreement.report_images import image_qrels_sets, qrels_text
 from annotate.access import campaign_for_researcher
+
+
+def _partial(coverage):
+    return coverage if coverage and coverage[0] < coverage[1] else None
 
 
 @require_GET
@@ -29,6 +33,9 @@ def agreement_report(request, slug):
     ranking = report["task_type"] == "answer_ranking"
     images = report["task_type"] == "image_relevance"
     judge_names = list(report["judges"])
+    # The report's plots, inline: the first is the main one (scatter or NRP), an image report's second its CDF.
+    names = report_plot_names(report=report)
+    plots = {name: report_plot(report=report, name=name) for name in names}
     context = {
         "campaign": campaign,
         "report": report,
@@ -39,7 +46,11 @@ def agreement_report(request, slug):
             for name, block in report["judges"].items()
         ],
         "system_rows": [
-            {**row, "judge_values": [row["judges"].get(name) for name in judge_names]} for row in report["systems"]
+            {**row, "judge_values": [row["judges"].get(name) for name in judge_names],
+             # Per judge: its accuracy and [outputs compared with the humans, outputs] where some were left out.
+             "judge_cells": [{"value": row["judges"].get(name), "cover": _partial((row.get("coverage") or {}).get(name))}
+                             for name in judge_names]}
+            for row in report["systems"]
         ],
         "ranking": ranking,
         "ais": report["task_type"] == "ais",
@@ -50,9 +61,9 @@ def agreement_report(request, slug):
             {**row, "judge_nrp": [row["judges_nrp"].get(name, {}) for name in judge_names]} for row in report["systems"]
         ] if ranking else [],
         "images": images,
-        "plot_svg": (nrp_svg(report=report) if ranking else runs_scatter_svg(report=report) if images
-                     else system_accuracy_svg(report=report)),
-        "cdf_svg": scores_cdf_svg(report=report) if images else None,
+        "plot_name": names[0],
+        "plot_svg": plots[names[0]].svg() if plots[names[0]] else None,
+        "cdf_svg": plots["cdf"].svg() if plots.get("cdf") else None,
         "ablation_rows": [
             {**row, "setting_values": [row["settings"].get(key) for key in report["ablation"]["settings"]]}
             for row in report["ablation"]["rows"]
@@ -61,7 +72,7 @@ def agreement_report(request, slug):
     return render(request, "agreement/report.html", context)
 
 
-def _attachment(content: str, *, content_type: str, filename: str) -> HttpResponse:
+def _attachment(content: str | bytes, *, content_type: str, filename: str) -> HttpResponse:
     response = HttpResponse(content, content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
@@ -103,6 +114,18 @@ def agreement_topics_csv(request, slug):
     return _attachment(
         topics_csv(report=report), content_type="text/csv; charset=utf-8", filename=f"{campaign.slug}-topics.csv"
     )
+
+
+@require_GET
+def agreement_plot(request, slug, plot, fmt):
+    """One of the report's plots as a file for a paper: SVG, or PNG at print resolution (plots.PRINT_DPI)."""
+    campaign = campaign_for_researcher(request.user, slug)
+    if fmt not in FORMATS:
+        raise Http404("no such format")
+    drawn = report_plot(report=agreement_report_build(campaign=campaign), name=plot)
+    if drawn is None:
+        raise Http404("no such plot")
+    return _attachment(drawn.render(fmt), content_type=FORMATS[fmt], filename=f"{campaign.slug}-{plot}.{fmt}")
 
 
 @require_GET

@@ -2,11 +2,9 @@
 
 from django.urls import include, path
 
-from config.auth_views import ThrottledObtainAuthToken
-
 urlpatterns = [
-    # POST username and password, get {"token": ...} for the "Authorization: Token ..." header.
-    path("token/", ThrottledObtainAuthToken.as_view(), name="api-token"),
+    # token/: POST username and password, get a new token for the "Authorization: Token ..." header; tokens/.
+    path("", include("accounts.api_urls")),
     path("", include("annotate.api_urls")),
     path("", include("judges.api_urls")),
     path("", include("agreement.api_urls")),

@@ -1,11 +1,18 @@
 """Sign-in throttling: after too many failed sign-ins for one account, or from one address, refuse for a while.
 
-Failures are counted in the cache (shared between processes when CACHE_URL names Redis; per process with the
-default local-memory cache) for settings.LOGIN_FAILURE_WINDOW seconds: LOGIN_FAILURES_PER_USER per username and
-LOGIN_FAILURES_PER_ADDRESS per client address (higher: several people may share one address). While either is
-reached, the login page and the API token endpoint refuse every attempt for that username or address, even with
-the right password, and say why; a successful sign-in clears the username's count.
+Failures are counted in the cache (shared between processes when CACHE_URL names Redis, which the production
+settings require; per process with the development default) for settings.LOGIN_FAILURE_WINDOW seconds:
+LOGIN_FAILURES_PER_USER per username and LOGIN_FAILURES_PER_ADDRESS per client address (higher: several people
+may share one address). A username's limit refuses that account only, never another one. While either is reached,
+the login page and the API token endpoint refuse every attempt for that username or address, even with the right
+password, and say why; a successful sign-in clears the username's count.
+
+The client address is REMOTE_ADDR, or, behind a reverse proxy, what the proxy writes in the header named by
+settings.TRUSTED_PROXY_HEADER: without it, every client would share the proxy's address and one attacker could
+lock everyone out.
 """
+
+import ipaddress
 
 from django.conf import settings
 from django.contrib.auth.signals import user_logged_in, user_login_failed
@@ -25,8 +32,25 @@ def _keys(*, username: str | None, address: str | None) -> list[tuple[str, int]]
 
 
 def client_address(request) -> str | None:
-    """The client's address as the server sees it (behind a proxy: the proxy's own, unless it rewrites REMOTE_ADDR)."""
-    return request.META.get("REMOTE_ADDR") if request is not None else None
+    """The client's address: REMOTE_ADDR, or behind trusted proxies the address the outermost of them saw.
+
+    With TRUSTED_PROXY_HEADER (e.g. HTTP_X_FORWARDED_FOR) and TRUSTED_PROXY_COUNT proxies in front, the address
+    is the header's TRUSTED_PROXY_COUNT-th entry from the right: entries further left were written by the client
+    and can be forged. A missing or malformed header falls back to REMOTE_ADDR.
+    """
+    if request is None:
+        return None
+    meta = request.META
+    header = getattr(settings, "TRUSTED_PROXY_HEADER", "")
+    if header and meta.get(header):
+        entries = [entry.strip() for entry in str(meta[header]).split(",") if entry.strip()]
+        count = max(1, int(getattr(settings, "TRUSTED_PROXY_COUNT", 1)))
+        if len(entries) >= count:
+            try:
+                return str(ipaddress.ip_address(entries[-count]))
+            except ValueError:
+                pass
+    return meta.get("REMOTE_ADDR")
 
 
 def login_refused(*, username: str | None, request) -> str | None:

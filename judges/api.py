@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate.access import campaign_for_researcher
+from judges.endpoints import endpoint_public, endpoints_usable
 from judges.errors import JudgeConfigError, JudgeQueueError, JudgeRunConflictError, JudgeRunError
 from judges.models import JudgeRun
 from judges.selectors import judge_failures, judge_run_for_researcher, judge_runs_for_campaign, judges_for_campaign
@@ -20,6 +21,7 @@ from judges.serializers import (
     JudgeRunSerializer,
     JudgeRunStartSerializer,
     JudgeSerializer,
+    ModelEndpointSerializer,
     RetryFailedSerializer,
 )
 from judges.services import judge_run_cancel, judge_run_resume, judge_run_retry_failed, judge_run_start
@@ -50,6 +52,15 @@ class JudgeListApi(generics.ListAPIView):
     def get_queryset(self):
         campaign = campaign_for_researcher(self.request.user, self.kwargs["slug"])
         return judges_for_campaign(campaign=campaign)
+
+
+class ModelEndpointListApi(APIView):
+    @extend_schema(responses=ModelEndpointSerializer(many=True))
+    def get(self, request, slug):
+        """The model endpoints you may name in an llm or vlm judge's `endpoint` on this campaign (no keys)."""
+        campaign = campaign_for_researcher(request.user, slug)
+        endpoints = endpoints_usable(campaign=campaign, user=request.user)
+        return Response(ModelEndpointSerializer([endpoint_public(e) for e in endpoints], many=True).data)
 
 
 class JudgeRunListApi(generics.ListAPIView):
@@ -108,7 +119,7 @@ class JudgeRunResumeApi(APIView):
     def post(self, request, run_id):
         """Queue the items the run's judge has not judged yet (after a cancel, a failure or a dead worker)."""
         try:
-            run = judge_run_resume(run=_run_or_404(request, run_id))
+            run = judge_run_resume(run=_run_or_404(request, run_id), user=request.user)
         except (JudgeConfigError, JudgeRunError) as exc:
             return _error(exc)
         return Response(JudgeRunSerializer(run).data)
@@ -127,7 +138,7 @@ class JudgeRunRetryFailedApi(APIView):
     def post(self, request, run_id):
         """Remove the failed verdicts of the run's judge and queue those items again on this run."""
         try:
-            run, removed = judge_run_retry_failed(run=_run_or_404(request, run_id))
+            run, removed = judge_run_retry_failed(run=_run_or_404(request, run_id), user=request.user)
         except (JudgeConfigError, JudgeRunError) as exc:
             return _error(exc)
         return Response(RetryFailedSerializer({"removed": removed, "run": run}).data)

@@ -4,6 +4,7 @@ from judges import api
 
 urlpatterns = [
     path("campaigns/<slug:slug>/judges/", api.JudgeListApi.as_view(), name="api-campaign-judges"),
+    path("campaigns/<slug:slug>/endpoints/", api.ModelEndpointListApi.as_view(), name="api-campaign-endpoints"),
     path("campaigns/<slug:slug>/judge-runs/", api.JudgeRunListApi.as_view(), name="api-campaign-judge-runs"),
     path("judge-runs/<int:run_id>/", api.JudgeRunDetailApi.as_view(), name="api-judge-run"),
     path("judge-runs/<int:run_id>/cancel/", api.JudgeRunCancelApi.as_view(), name="api-judge-run-cancel"),

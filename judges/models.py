@@ -1,10 +1,86 @@
 """Model judges: a judge is a versioned virtual annotator, identified by the hash of its configuration."""
 
 from django.conf import settings
+from django.contrib.auth.models import Group
 from django.db import models
 from django.db.models import Q
 
 from annotate.models import Campaign, Item
+
+
+class KeySource(models.TextChoices):
+    NONE = "none", "No key (a local server)"
+    ENV = "env", "An environment variable of the workers"
+    STORED = "stored", "A key stored encrypted in the database"
+
+
+class ModelEndpointQuerySet(models.QuerySet):
+    def usable(self, *, campaign: Campaign, user=None) -> "ModelEndpointQuerySet":
+        """Enabled endpoints that judges of CAMPAIGN may call when USER starts them: granted to every campaign,
+        to CAMPAIGN, or to a group USER belongs to. A superuser (an operator) may use every enabled endpoint."""
+        enabled = self.filter(enabled=True)
+        if user is not None and user.is_superuser:
+            return enabled
+        grant = Q(all_campaigns=True) | Q(campaigns=campaign)
+        if user is not None and user.is_authenticated:
+            grant |= Q(groups__user=user)
+        return enabled.filter(grant).distinct()
+
+
+class ModelEndpoint(models.Model):
+    """An OpenAI-compatible server that staff registered for the llm and vlm judges (the trust boundary).
+
+    A researcher picks an endpoint by name; the judge's configuration stores that name and nothing else of
+    it. Where the server is, which key it gets and from where, and who may call it are staff's to say: a
+    researcher can neither send a worker's secret to a host of their choosing nor point a worker at an
+    internal address.
+    """
+
+    name = models.SlugField(max_length=64, unique=True, help_text="What researchers write in a judge's endpoint.")
+    base_url = models.CharField(max_length=500, help_text="The server's base URL, e.g. http://gpu1:8000/v1.")
+    model_ids = models.JSONField(
+        default=list, blank=True,
+        help_text="Model ids the server serves (its /v1/models ids); a judge must name one. Empty: any.",
+    )
+    key_source = models.CharField(max_length=8, choices=KeySource.choices, default=KeySource.NONE)
+    key_env = models.CharField(
+        max_length=100, blank=True,
+        help_text="key_source env: the name of the workers' environment variable that holds the key.",
+    )
+    key_encrypted = models.TextField(
+        blank=True, help_text="key_source stored: the key, encrypted (judges.crypto); never shown again.",
+    )
+    max_concurrency = models.PositiveIntegerField(default=4, help_text="Most requests in flight per batch.")
+    price_per_1k_prompt_tokens = models.FloatField(default=0.0, help_text="For the cost the judge panel shows.")
+    price_per_1k_completion_tokens = models.FloatField(default=0.0)
+    all_campaigns = models.BooleanField(default=False, help_text="Every campaign's researchers may use it.")
+    campaigns = models.ManyToManyField(Campaign, blank=True, related_name="model_endpoints",
+                                       help_text="Campaigns whose researchers may use it.")
+    groups = models.ManyToManyField(Group, blank=True, related_name="model_endpoints",
+                                    help_text="Groups whose members may use it on any campaign they research.")
+    enabled = models.BooleanField(default=True, help_text="Off: no judge may call it (runs using it fail).")
+    notes = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = ModelEndpointQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.CheckConstraint(condition=Q(key_source__in=["none", "env", "stored"]), name="endpoint_key_source"),
+            models.CheckConstraint(condition=~Q(key_source="env") | ~Q(key_env=""), name="endpoint_env_named"),
+            models.CheckConstraint(condition=~Q(key_source="stored") | ~Q(key_encrypted=""),
+                                   name="endpoint_key_stored"),
+            models.CheckConstraint(condition=Q(max_concurrency__gte=1), name="endpoint_concurrency_positive"),
+            models.CheckConstraint(
+                condition=Q(price_per_1k_prompt_tokens__gte=0) & Q(price_per_1k_completion_tokens__gte=0),
+                name="endpoint_prices_not_negative",
+            ),
+        ]
+
+    def __str__(self):
+        return self.name
 
 
 class Judge(models.Model):

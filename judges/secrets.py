@@ -1,11 +1,12 @@
-"""Secrets inside judge configurations (an LLM endpoint's API key): kept out of identities, pages and the API.
+"""Secrets that older judge configurations held (an API key, the name of the variable holding one).
 
-A key is a credential, not a property of the virtual annotator: changing it must not make a new judge,
-and no page, API response, log line or report may show it. Prefer `api_key_env` (the name of an
-environment variable of the workers) to a key stored in the configuration.
+Keys live in model endpoints now (judges.models.ModelEndpoint, encrypted or in the workers' environment),
+and migration 0004 moved every configuration's key there. These helpers stay as the last line: should a
+configuration still carry one (an archive written by an older Concord), no page, API answer, report,
+archive or identity shows it.
 """
 
-SECRET_KEYS = frozenset({"api_key"})
+SECRET_KEYS = frozenset({"api_key", "api_key_env"})
 MASK = "***"
 
 
@@ -15,14 +16,5 @@ def config_public(config: dict) -> dict:
 
 
 def config_identity(config: dict) -> dict:
-    """CONFIG without its secrets: what the judge's identity hash is computed from."""
+    """CONFIG without its secrets: what the judge's identity hash is computed from, and what archives keep."""
     return {key: value for key, value in (config or {}).items() if key not in SECRET_KEYS}
-
-
-def text_redact(text: str, config: dict) -> str:
-    """TEXT with the configuration's secret values masked (for error messages built from responses)."""
-    for key in SECRET_KEYS:
-        secret = (config or {}).get(key)
-        if isinstance(secret, str) and secret:
-            text = text.replace(secret, MASK)
-    return text

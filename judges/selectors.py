@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from django.db.models import Count, Q, QuerySet, Sum
 
 from annotate.models import Campaign, Item
+from judges.endpoints import endpoint_prices
 from judges.families import SAMPLE_FAMILIES
 from judges.models import ACTIVE_RUN_STATUSES, Judge, JudgeRun, LLMSample, ModelJudgment
 
@@ -45,6 +46,14 @@ def run_item_ids(*, run: JudgeRun) -> list[int] | None:
 def judge_judged_count(*, judge: Judge, item_ids: list[int] | None = None) -> int:
     """Items of the campaign JUDGE has a verdict for (among ITEM_IDS when given)."""
     judgments = ModelJudgment.objects.filter(judge=judge, item__campaign_id=judge.campaign_id)
+    if item_ids is not None:
+        judgments = judgments.filter(item_id__in=item_ids)
+    return judgments.count()
+
+
+def judge_failed_count(*, judge: Judge, item_ids: list[int] | None = None) -> int:
+    """Items of the campaign JUDGE gave a failed verdict on (among ITEM_IDS when given)."""
+    judgments = ModelJudgment.objects.filter(judge=judge, item__campaign_id=judge.campaign_id, failed=True)
     if item_ids is not None:
         judgments = judgments.filter(item_id__in=item_ids)
     return judgments.count()
@@ -109,7 +118,7 @@ class JudgeUsage:
     prompt_tokens: int
     completion_tokens: int
     seconds: float
-    cost: float  # in the currency of the configured prices per 1,000 tokens; 0 when none are set
+    cost: float  # in the currency of the judge's model endpoint's prices per 1,000 tokens; 0 without prices
 
     def as_dict(self) -> dict:
         return {
@@ -118,14 +127,14 @@ class JudgeUsage:
         }
 
 
-def _usage(totals: dict, config: dict) -> JudgeUsage:
+def _usage(totals: dict, prices: tuple[float, float]) -> JudgeUsage:
     prompt, completion = totals.get("prompt") or 0, totals.get("completion") or 0
-    cost = (prompt * float(config.get("price_per_1k_prompt_tokens") or 0)
-            + completion * float(config.get("price_per_1k_completion_tokens") or 0)) / 1000
+    cost = (prompt * prices[0] + completion * prices[1]) / 1000
     return JudgeUsage(samples=totals.get("samples") or 0, prompt_tokens=prompt, completion_tokens=completion,
                       seconds=totals.get("seconds") or 0.0, cost=cost)
 
 
+_NO_PRICES = (0.0, 0.0)
 _USAGE_TOTALS = {"samples": Count("id"), "prompt": Sum("prompt_tokens"), "completion": Sum("completion_tokens"),
                  "seconds": Sum("seconds")}
 
@@ -134,17 +143,22 @@ def judge_usage(*, judge: Judge) -> JudgeUsage | None:
     """Totals over the judge's cached samples; None for judges that generate no samples."""
     if judge.family not in SAMPLE_FAMILIES:
         return None
-    return _usage(LLMSample.objects.filter(judge=judge).aggregate(**_USAGE_TOTALS), judge.config or {})
+    config = judge.config or {}
+    prices = endpoint_prices(configs=[config]).get(config.get("endpoint"), _NO_PRICES)
+    return _usage(LLMSample.objects.filter(judge=judge).aggregate(**_USAGE_TOTALS), prices)
 
 
 def judges_usage_for_campaign(*, campaign: Campaign, configs: dict[int, dict] | None = None) -> dict[int, JudgeUsage]:
-    """judge id -> usage, for the campaign's generating judges (llm, vlm); two queries whatever the number of
-    judges (one when the caller has already read those judges' CONFIGS, judge id -> configuration)."""
+    """judge id -> usage, for the campaign's generating judges (llm, vlm); three queries whatever the number of
+    judges (two when the caller has already read those judges' CONFIGS, judge id -> configuration). Costs are
+    priced by each judge's model endpoint."""
     totals = {row["judge_id"]: row for row in
               LLMSample.objects.filter(judge__campaign=campaign).values("judge_id").annotate(**_USAGE_TOTALS)}
     if configs is None:
         configs = dict(Judge.objects.filter(campaign=campaign, family__in=SAMPLE_FAMILIES).values_list("id", "config"))
-    return {judge_id: _usage(totals.get(judge_id, {}), config or {}) for judge_id, config in configs.items()}
+    prices = endpoint_prices(configs=list(configs.values()))
+    return {judge_id: _usage(totals.get(judge_id, {}), prices.get((config or {}).get("endpoint"), _NO_PRICES))
+            for judge_id, config in configs.items()}
 
 
 # How many of a judge's failed verdicts the panel reads to group them by reason, and items it names per reason.

@@ -96,5 +96,18 @@ class RetryFailedSerializer(serializers.Serializer):
     run = JudgeRunSerializer()
 
 
+class ModelEndpointSerializer(serializers.Serializer):
+    """A model endpoint as researchers see it: never its key, nor where the workers keep it."""
+
+    name = serializers.CharField(help_text="What a judge's configuration names in its endpoint option.")
+    base_url = serializers.CharField(help_text="Where the items' texts are sent.")
+    models = serializers.ListField(child=serializers.CharField(), help_text="Model ids it serves; empty: any.")
+    key = serializers.BooleanField(help_text="True when the server is sent a key (which staff keep).")
+    max_concurrency = serializers.IntegerField(help_text="Most requests in flight per batch.")
+    price_per_1k_prompt_tokens = serializers.FloatField()
+    price_per_1k_completion_tokens = serializers.FloatField()
+    notes = serializers.CharField()
+
+
 class ErrorSerializer(serializers.Serializer):
     detail = serializers.CharField()

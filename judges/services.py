@@ -11,8 +11,10 @@ from django.utils import timezone
 from kombu.exceptions import KombuError
 
 from annotate.models import Campaign, Item
+from judges.boundary import limit
+from judges.endpoints import endpoint_concurrency_check, endpoint_for_judge
 from judges.errors import JudgeConfigError, JudgeQueueError, JudgeRunConflictError, JudgeRunError
-from judges.families import family_get
+from judges.families import family_check_task_type, family_get
 from judges.identity import judge_get_or_create
 from judges.models import ACTIVE_RUN_STATUSES, Judge, JudgeRun, ModelJudgment, RunStatus
 from judges.selectors import campaign_item_sample, judge_judged_count, judge_pending_item_ids
@@ -94,9 +96,12 @@ def judge_run_start(
     Must not be called inside an outer transaction: the batches are published when this one commits.
     """
     judge_family = family_get(family)
+    family_check_task_type(family, campaign.task_type)
     config = judge_family.validate_config(config)
-    if not isinstance(batch_size, int) or isinstance(batch_size, bool) or not 1 <= batch_size <= MAX_BATCH_SIZE:
-        raise JudgeConfigError(f"batch size must be a whole number from 1 to {MAX_BATCH_SIZE}, not {batch_size!r}")
+    endpoint_use_check(family=family, config=config, campaign=campaign, user=created_by)
+    most = min(MAX_BATCH_SIZE, limit("run_batch_size"))
+    if not isinstance(batch_size, int) or isinstance(batch_size, bool) or not 1 <= batch_size <= most:
+        raise JudgeConfigError(f"batch size must be a whole number from 1 to {most}, not {batch_size!r}")
     if sample is not None and (not isinstance(sample, int) or isinstance(sample, bool) or sample < 1):
         raise JudgeConfigError(f"a sample must be a whole number of items, at least 1, not {sample!r}")
     name = (name or "").strip()
@@ -130,16 +135,26 @@ def judge_run_cancel(*, run: JudgeRun) -> JudgeRun:
     return run
 
 
-def judge_run_resume(*, run: JudgeRun) -> JudgeRun:
+def endpoint_use_check(*, family: str, config: dict, campaign: Campaign, user) -> None:
+    """The model endpoint the validated CONFIG names (if any) is one USER may use on CAMPAIGN, serving the
+    configured model at the configured concurrency; JudgeConfigError if not. Checked again on the worker."""
+    endpoint = endpoint_for_judge(family=family, config=config, campaign=campaign, user=user)
+    endpoint_concurrency_check(family=family, config=config, endpoint=endpoint)
+
+
+def judge_run_resume(*, run: JudgeRun, user=None) -> JudgeRun:
     """Queue RUN again for the items its judge has not judged yet.
 
     For cancelled and failed runs, and for interrupted ones (still queued or running, but their
     worker died with the batches): items already judged are never judged again, and a batch that
     is delivered twice writes nothing the second time. Raises JudgeRunConflictError when another
-    run of the same judge is active, JudgeQueueError when the broker is down.
+    run of the same judge is active, JudgeQueueError when the broker is down, JudgeConfigError when USER
+    (who resumes; the run's creator when None) may no longer use its model endpoint.
     """
     judge = run.judge
-    family_get(judge.family).validate_config(judge.config)
+    family_check_task_type(judge.family, judge.campaign.task_type)
+    config = family_get(judge.family).validate_config(judge.config)
+    endpoint_use_check(family=judge.family, config=config, campaign=judge.campaign, user=user or run.created_by)
     with transaction.atomic():
         judge = Judge.objects.select_for_update().get(pk=judge.pk)
         run = JudgeRun.objects.select_for_update().get(pk=run.pk)
@@ -158,7 +173,7 @@ def judge_run_resume(*, run: JudgeRun) -> JudgeRun:
     return run
 
 
-def judge_run_retry_failed(*, run: JudgeRun) -> tuple[JudgeRun, int]:
+def judge_run_retry_failed(*, run: JudgeRun, user=None) -> tuple[JudgeRun, int]:
     """Judge again the items RUN's judge failed on: their failed verdicts are removed and RUN resumed.
 
     Returns the run and how many failed verdicts were removed. An LLM judge's stored samples stay: only
@@ -174,5 +189,5 @@ def judge_run_retry_failed(*, run: JudgeRun) -> tuple[JudgeRun, int]:
         removed, _ = failed.delete()
         if not removed:
             raise JudgeRunError(f"judge {judge.name!r} has no failed items to retry")
-        run = judge_run_resume(run=run)
+        run = judge_run_resume(run=run, user=user)
     return run, removed

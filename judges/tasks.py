@@ -17,11 +17,12 @@ from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from annotate.models import Item
+from judges.endpoints import endpoint_connection
 from judges.errors import JudgeConfigError
 from judges.families import ItemInput, Verdict, family_get
 from judges.models import ACTIVE_RUN_STATUSES, JudgeRun, ModelJudgment, RunStatus
 from judges.samples import DbSampleStore
-from judges.selectors import judge_judged_count
+from judges.selectors import judge_failed_count, judge_judged_count
 
 logger = logging.getLogger(__name__)
 
@@ -37,7 +38,9 @@ def _run_fail(run_id: int, message: str) -> None:
 def _run_mark_running(run_id: int) -> JudgeRun | None:
     """The run, marked running if it was queued; None when it is gone or no longer active."""
     with transaction.atomic():
-        run = JudgeRun.objects.select_for_update().select_related("judge").filter(pk=run_id).first()
+        # Only the run's own row is locked: created_by is nullable (an outer join), which FOR UPDATE cannot cover.
+        run = (JudgeRun.objects.select_for_update(of=("self",)).select_related("judge__campaign", "created_by")
+               .filter(pk=run_id).first())
         if run is None or run.status not in ACTIVE_RUN_STATUSES:
             return None
         if run.status == RunStatus.QUEUED:
@@ -54,8 +57,15 @@ def _run_finish_if_done(run_id: int) -> None:
         if run is None or run.status not in ACTIVE_RUN_STATUSES:
             return
         if judge_judged_count(judge=run.judge, item_ids=run.sample_item_ids) >= run.total:
-            run.status, run.finished_at = RunStatus.SUCCEEDED, timezone.now()
-            run.save(update_fields=["status", "finished_at"])
+            failed = judge_failed_count(judge=run.judge, item_ids=run.sample_item_ids)
+            if run.total and failed >= run.total:
+                # Nothing was judged: a configuration that cannot work here, not a success.
+                run.status, run.error = RunStatus.FAILED, (
+                    f"every one of the {run.total} items failed; the judge panel lists the reasons")
+            else:
+                run.status = RunStatus.SUCCEEDED
+            run.finished_at = timezone.now()
+            run.save(update_fields=["status", "error", "finished_at"])
 
 
 def _topic_candidates(topic_ids: set[int]) -> dict[int, tuple[str, ...]]:
@@ -91,13 +101,15 @@ def _inputs(judge, item_ids: list[int], *, with_topic_candidates: bool = False) 
     ]
 
 
-def _family_verdicts(family, inputs: list[ItemInput], config: dict, judge) -> list[Verdict]:
+def _family_verdicts(family, inputs: list[ItemInput], config: dict, judge, connection=None) -> list[Verdict]:
     """FAMILY's verdicts on INPUTS, one per item, or JudgeConfigError when it returns another number."""
+    extra = {}
     if getattr(family, "uses_samples", False):
         # LLM judges keep each generated sample as it arrives: a rerun asks only for what is missing.
-        verdicts = family.judge_batch(inputs, config, samples=DbSampleStore(judge))
-    else:
-        verdicts = family.judge_batch(inputs, config)
+        extra["samples"] = DbSampleStore(judge)
+    if getattr(family, "uses_endpoint", False):
+        extra["connection"] = connection
+    verdicts = family.judge_batch(inputs, config, **extra)
     if len(verdicts) != len(inputs):
         raise JudgeConfigError(f"family {family.name} returned {len(verdicts)} verdicts for {len(inputs)} items")
     return verdicts
@@ -115,21 +127,23 @@ def exception_reason(exc: BaseException) -> str:
 _NOT_ITEM_FAILURES = (JudgeConfigError, SoftTimeLimitExceeded, OperationalError, InterfaceError)
 
 
-def _verdicts_or_one_by_one(family, inputs: list[ItemInput], config: dict, judge, *, run_id: int) -> list[Verdict]:
+def _verdicts_or_one_by_one(
+    family, inputs: list[ItemInput], config: dict, judge, *, run_id: int, connection=None
+) -> list[Verdict]:
     """The batch's verdicts; when the family raises on the batch, each item's verdict asked alone."""
     try:
-        return _family_verdicts(family, inputs, config, judge)
+        return _family_verdicts(family, inputs, config, judge, connection)
     except _NOT_ITEM_FAILURES:
         raise
     except Exception:  # noqa: BLE001 - which item made it raise is found by asking again one by one
         logger.exception("judge run %s: a batch of %d items raised; judging them one by one", run_id, len(inputs))
-        return [_verdict_alone(family, item, config, judge) for item in inputs]
+        return [_verdict_alone(family, item, config, judge, connection) for item in inputs]
 
 
-def _verdict_alone(family, item: ItemInput, config: dict, judge) -> Verdict:
+def _verdict_alone(family, item: ItemInput, config: dict, judge, connection=None) -> Verdict:
     """The verdict on ITEM judged alone; a failed verdict saying why when the family raises on it too."""
     try:
-        return _family_verdicts(family, [item], config, judge)[0]
+        return _family_verdicts(family, [item], config, judge, connection)[0]
     except _NOT_ITEM_FAILURES:
         raise
     except Exception as exc:  # noqa: BLE001 - any defect on one item becomes that item's failure, listed with its reason
@@ -158,11 +172,14 @@ def judge_batch(run_id: int, item_ids: list[int]) -> int:
     try:
         family = family_get(judge.family)
         config = family.validate_config(judge.config)
+        # Where an llm or vlm judge may connect is decided here, on the worker, for every batch: an endpoint
+        # switched off or no longer granted since the run started stops it.
+        connection = endpoint_connection(judge=judge, config=config, user=run.created_by)
         inputs = _inputs(judge, item_ids, with_topic_candidates=family.needs_topic_candidates)
         if not inputs:
             _run_finish_if_done(run_id)
             return 0
-        verdicts = _verdicts_or_one_by_one(family, inputs, config, judge, run_id=run_id)
+        verdicts = _verdicts_or_one_by_one(family, inputs, config, judge, run_id=run_id, connection=connection)
     except JudgeConfigError as exc:
         _run_fail(run_id, str(exc))
         return 0

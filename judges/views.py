@@ -13,8 +13,9 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
 from annotate.access import campaign_for_researcher
+from judges.endpoints import endpoint_public, endpoints_usable
 from judges.errors import JudgeConfigError, JudgeRunError
-from judges.families import family_get
+from judges.families import families_for, family_get
 from judges.forms import JudgeRunStartForm
 from judges.models import JudgeRun
 from judges.secrets import config_public
@@ -63,7 +64,10 @@ def judge_panel(request, slug):
         if not row["active"]:
             return HttpResponseStopPolling(response.content)
         return response
-    form = JudgeRunStartForm(request.POST or None, initial={"family": "em", "batch_size": 64})
+    endpoints = endpoints_usable(campaign=campaign, user=request.user)
+    families = families_for(campaign.task_type)
+    form = JudgeRunStartForm(request.POST or None, initial={"family": families[0] if families else "", "batch_size": 64},
+                             task_type=campaign.task_type, endpoints=endpoints)
     if request.method == "POST" and form.is_valid():
         try:
             run = judge_run_start(
@@ -83,6 +87,7 @@ def judge_panel(request, slug):
         "form": form,
         "judges": judges,
         "failures": campaign_failures(judges=judges),
+        "endpoints": [endpoint_public(endpoint) for endpoint in endpoints],
         "usage": bool(usage),
         "rows": [_run_row(run) for run in judge_runs_for_campaign(campaign=campaign)[:50]],
     }
@@ -112,7 +117,7 @@ def judge_run_cancel_view(request, slug, run_id):
 def judge_run_resume_view(request, slug, run_id):
     run = _run_for_panel(request, slug, run_id)
     try:
-        run = judge_run_resume(run=run)
+        run = judge_run_resume(run=run, user=request.user)
         messages.success(request, f"Run {run.id} resumed: {run.status}.")
     except (JudgeConfigError, JudgeRunError) as exc:
         messages.error(request, str(exc))
@@ -123,7 +128,7 @@ def judge_run_resume_view(request, slug, run_id):
 def judge_run_retry_failed_view(request, slug, run_id):
     run = _run_for_panel(request, slug, run_id)
     try:
-        run, removed = judge_run_retry_failed(run=run)
+        run, removed = judge_run_retry_failed(run=run, user=request.user)
         messages.success(request, f"{removed} failed item{'s' if removed != 1 else ''} queued again on run {run.id}: {run.status}.")
     except (JudgeConfigError, JudgeRunError) as exc:
         messages.error(request, str(exc))

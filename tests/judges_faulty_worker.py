@@ -18,7 +18,7 @@ __all__ = ["app"]
 
 
 class MisbehavingBackend:
-    def __init__(self, config, counter=None):
+    def __init__(self, config, counter=None, connection=None):
         self.healed = os.environ.get("CONCORD_TEST_HEALED") == "1"
 
     def generate(self, requests, decoding, on_sample):

@@ -12,10 +12,12 @@ def test_researcher_reads_the_report_and_downloads_csv(small_campaign, login_pag
     page.goto(f"{live_server.url}/campaigns/small/report/")
     judges = page.locator("#judges tbody tr")
     assert judges.count() == 2
-    assert judges.nth(0).locator("td").nth(3).inner_text() == "-0.500"
+    kappa = judges.nth(0).locator("td").nth(3)
+    assert kappa.inner_text().splitlines()[0] == "-0.500"  # with its interval beneath, greyed: 3 items only
+    assert kappa.locator(".ci-under").inner_text().startswith("[") and "small-sample" in kappa.get_attribute("class")
     dash = judges.nth(0).locator("td .undefined").first
     assert dash.inner_text() == "—"
-    assert "fewer than two systems" in dash.get_attribute("title")
+    assert dash.get_attribute("title") == "every system has the same score under the judge"
     assert page.locator("#systems tbody tr").count() == 3
     assert page.locator("#scatter svg").is_visible()
     page.screenshot(path=str(tmp_path / "agreement-report.png"), full_page=True)

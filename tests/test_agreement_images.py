@@ -170,7 +170,7 @@ def test_report_page_csvs_and_qrels_downloads(image_report_campaign, client, res
     assert client.get("/campaigns/imgs/report/qrels/assessor-nist.qrels").status_code == 200
     assert client.get("/campaigns/imgs/report/qrels/judge-nobody.qrels").status_code == 404
     document = client.get("/api/campaigns/imgs/agreement/").json()
-    assert set(document["judges"]["clip"]["system"]) == {"n_systems", "ndcg_cut_10", "map", "relative_delta"}
+    assert set(document["judges"]["clip"]["system"]) == {"n_systems", "ndcg_cut_10", "map", "relative_delta", "ci_method"}
     assert set(document["systems"][0]) >= {"system", "human", "judges"}
     client.force_login(annotator)
     assert client.get("/campaigns/imgs/report/qrels/consensus.qrels").status_code == 404

@@ -135,6 +135,17 @@ def _t_interval(values):
     return list(DescrStatsW(np.array(values)).tconfint_mean(alpha=0.05))
 
 
+def _bootstrap_interval(values, resamples=20_000):
+    """An independent percentile bootstrap of the mean: numpy's own resampling, many more resamples."""
+    data = np.asarray(values, dtype=float)
+    draws = np.random.default_rng(7).integers(0, data.size, size=(resamples, data.size))
+    return list(np.percentile(data[draws].mean(axis=1), [2.5, 97.5]))
+
+
+def _mean_only(summary):
+    return {key: summary[key] for key in ("mean", "ci95", "n")}
+
+
 def test_per_topic_tau_b_against_hand_computed_values(ranking_campaign):
     report = agreement_report_build(campaign=ranking_campaign)
     assert list(report["judges"]) == ["bm25", "good"]
@@ -178,14 +189,22 @@ def test_topic_means_with_t_interval(ranking_campaign):
     values = list(GOOD_TAU.values())
     assert good["kendall_tau_b"]["n"] == 4
     assert good["kendall_tau_b"]["mean"] == pytest.approx(mean(values))
-    assert good["kendall_tau_b"]["ci95"] == pytest.approx(_t_interval(values))
-    assert good["kendall_tau_b_answers_only"] == {"mean": pytest.approx(1.0), "ci95": pytest.approx([1.0, 1.0]), "n": 4}
+    assert good["kendall_tau_b"]["ci95"] == pytest.approx(_t_interval(values))  # the published kind, in the JSON
+    # The interval the page shows: a bootstrap over topics, inside [min, max] of the per-topic values.
+    low, high = good["kendall_tau_b"]["bootstrap_ci95"]
+    assert min(values) <= low <= high <= max(values)
+    assert [low, high] == pytest.approx(_bootstrap_interval(values), abs=0.05)
+    assert good["kendall_tau_b"]["small"] is True and "bootstrap over topics" in good["kendall_tau_b"]["ci_method"]
+    assert _mean_only(good["kendall_tau_b_answers_only"]) == {"mean": pytest.approx(1.0), "ci95": pytest.approx([1.0, 1.0]),
+                                                             "n": 4}
     bm25 = report["judges"]["bm25"]["topic_mean"]
     assert bm25["kendall_tau_b"]["mean"] == pytest.approx(mean(BM25_TAU.values()))
     defined = [v for v in BM25_TAU_ANSWERS.values() if v is not None]
     assert bm25["kendall_tau_b_answers_only"]["n"] == 2  # undefined topics left out
     assert bm25["kendall_tau_b_answers_only"]["mean"] == pytest.approx(-2 / 3)
     assert bm25["kendall_tau_b_answers_only"]["ci95"] == pytest.approx(_t_interval(defined))
+    # The t interval leaves the range of tau-b on two topics; the bootstrap one cannot.
+    assert -1 <= bm25["kendall_tau_b_answers_only"]["bootstrap_ci95"][0] <= bm25["kendall_tau_b_answers_only"]["bootstrap_ci95"][1] <= 1
     assert report["judges"]["good"]["topic_mean_by_dimension"] == {"overall": good}
 
 
@@ -217,7 +236,8 @@ def test_one_annotator_has_no_ceiling_and_unranked_topics_are_null(db):
     assert rows["8"]["reference"] is None and rows["8"]["kendall_tau_b"] is None
     assert rows["8"]["note"] == "no human ranking of this topic yet"
     mean_all = report["judges"]["j"]["topic_mean"]["kendall_tau_b"]
-    assert mean_all == {"mean": pytest.approx(1.0), "ci95": None, "n": 1}  # one topic: no interval
+    assert _mean_only(mean_all) == {"mean": pytest.approx(1.0), "ci95": None, "n": 1}  # one topic: no interval
+    assert mean_all["bootstrap_ci95"] is None
 
 
 def test_several_dimensions(db):
@@ -245,7 +265,8 @@ def test_json_document_fields(client, ranking_campaign):
     row = document["judges"]["good"]["per_topic"][0]
     assert {"topic", "n", "kendall_tau_b", "kendall_tau_b_answers_only", "dimension", "human_order", "judge_order"} <= set(row)
     assert set(document["judges"]["good"]["topic_mean"]) == {"kendall_tau_b", "kendall_tau_b_answers_only"}
-    assert set(document["judges"]["good"]["topic_mean"]["kendall_tau_b"]) == {"mean", "ci95", "n"}
+    assert set(document["judges"]["good"]["topic_mean"]["kendall_tau_b"]) == {"mean", "ci95", "n", "bootstrap_ci95",
+                                                                              "ci_method", "small"}
     # the API and the command serve the same document
     assert client.get("/api/campaigns/rank/agreement/").json() == document
     out = io.StringIO()
@@ -265,8 +286,10 @@ def test_page_shows_means_ceiling_and_topic_table(client, ranking_campaign):
     html = client.get("/campaigns/rank/report/").content.decode()
     assert 'id="ranking-summary"' in html and "Humans (ceiling)" in html
     assert f"{mean(GOOD_TAU.values()):.3f}" in html
-    low, high = _t_interval(list(GOOD_TAU.values()))
-    assert f"[{low:.3f}, {high:.3f}]" in html
+    # The page shows the bootstrap interval (the t-based one of the JSON can leave [-1, 1]) and says which.
+    low, high = agreement_report_build(campaign=ranking_campaign)["judges"]["good"]["topic_mean"]["kendall_tau_b"][
+        "bootstrap_ci95"]
+    assert f"[{low:.3f}, {high:.3f}]</span>" in html and "95% percentile bootstrap over topics" in html
     assert f"{mean(HUMAN_TAU.values()):.3f}" in html
     # the per-topic table: human order (ties joined by "=") and the ranker's order, short labels
     assert "d1 = a1 &gt; a2 &gt; a3 &gt; d2" in html

@@ -1,7 +1,5 @@
 """The agreement report document built from a small campaign whose figures are checked by hand."""
 
-import math
-
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -35,7 +33,8 @@ def small_campaign(db, researcher):
     Human labels: Lyon no, four yes (adjudicated over a 1-1 split), 5 no, "paris, france" a 1-1 tie,
     "Paris" never judged by humans (an exact gold match).
     """
-    campaign = CampaignFactory(slug="small", overlap=2)
+    # Systems of two outputs: the correlation's minimum is lowered so the arithmetic can be checked by hand.
+    campaign = CampaignFactory(slug="small", overlap=2, options={"min_system_outputs": 1})
     MembershipFactory(campaign=campaign, user=researcher, role=Role.RESEARCHER)
     paris_q = TopicFactory(campaign=campaign, external_id="1", text="capital of france", data={"gold_answers": ["Paris"]})
     legs_q = TopicFactory(campaign=campaign, external_id="2", text="legs of a dog", data={"gold_answers": ["4", "four"]})
@@ -67,13 +66,16 @@ def small_campaign(db, researcher):
 def test_report_has_the_documented_shape(small_campaign):
     report = agreement_report_build(campaign=small_campaign)
     assert report["campaign"] == "small" and report["task_type"] == "qa_correctness"
-    assert set(report) == {"campaign", "task_type", "humans", "judges", "systems", "ablation"}
+    assert set(report) == {"campaign", "task_type", "options", "humans", "judges", "systems", "ablation"}
+    assert report["options"] == {"min_system_outputs": 1, "min_system_coverage": 0.5, "small_sample": 30}
     assert report["ablation"] is None  # no LLM judges
     assert {"annotators", "fleiss_kappa", "krippendorff_alpha", "pairwise_cohen_kappa"} <= set(report["humans"])
     assert list(report["judges"]) == ["judge-a", "judge-b"]
     for block in report["judges"].values():
         assert {"n", "cohen_kappa", "accuracy"} <= set(block["item"])
-        assert set(block["system"]) == {"n_systems", "kendall_tau_b", "spearman", "pearson"}
+        assert {"n_systems", "kendall_tau_b", "spearman", "pearson", "kendall_tau_b_ci95", "spearman_ci95",
+                "pearson_ci95", "excluded", "small", "why", "ci_method"} == set(block["system"])
+        assert {"cohen_kappa_ci95", "accuracy_ci95", "ci_method", "small"} <= set(block["item"])
         assert block["per_topic"] == [] and block["topic_mean"] == {}  # not computed for qa_correctness
 
 
@@ -81,7 +83,9 @@ def test_humans_block(small_campaign):
     humans = agreement_report_build(campaign=small_campaign)["humans"]
     assert humans["annotators"] == 2  # the adjudicator gives verdicts, not ratings
     # ann1 [no, yes, no, yes] vs ann2 all no: observed 1/2, chance 1/2
-    assert humans["pairwise_cohen_kappa"] == [{"a": "ann1", "b": "ann2", "kappa": pytest.approx(0.0), "n": 4}]
+    (pair,) = humans["pairwise_cohen_kappa"]
+    assert (pair["a"], pair["b"], pair["kappa"], pair["n"], pair["small"]) == ("ann1", "ann2", pytest.approx(0.0), 4, True)
+    assert -1 <= pair["kappa_ci95"][0] <= pair["kappa_ci95"][1] <= 1
     # p(yes) = 1/4: P_e = 1/16 + 9/16 = 5/8; P-bar = 1/2; (1/2 - 5/8) / (3/8)
     assert humans["fleiss_kappa"] == pytest.approx(-1 / 3)
     assert humans["krippendorff_alpha"] is not None
@@ -109,26 +113,41 @@ def test_system_accuracy_and_ranking_correlation(small_campaign):
     # S3: the tied "paris, france" has no human label and matches no gold answer: not correct
     assert rows["S3"]["human"] == pytest.approx(0.5)
     assert [rows[s]["judges"]["judge-a"] for s in ("S1", "S2", "S3")] == pytest.approx([0.5, 0.5, 0.5])
-    # judge-b: "Paris" never asked -> gold match, correct; "5" failed -> not correct
-    assert [rows[s]["judges"]["judge-b"] for s in ("S1", "S2", "S3")] == pytest.approx([1.0, 0.5, 0.5])
+    # judge-b: "Paris" never asked -> gold match, correct; "5" failed -> not correct; the tied "paris, france"
+    # the humans were asked about and judge-b never was: left out of S3 on both sides (coverage 1 of 2).
+    assert [rows[s]["judges"]["judge-b"] for s in ("S1", "S2", "S3")] == pytest.approx([1.0, 0.5, 1.0])
+    assert [rows[s]["coverage"]["judge-b"] for s in ("S1", "S2", "S3")] == [[2, 2], [2, 2], [1, 2]]
     system_a = report["judges"]["judge-a"]["system"]
     assert system_a["n_systems"] == 3 and system_a["kendall_tau_b"] is None  # constant judge accuracies
-    # humans [1, 0, .5] vs judge-b [1, .5, .5]: 2 concordant pairs, 1 tied in y: 2 / sqrt(3 * 2)
-    assert report["judges"]["judge-b"]["system"]["kendall_tau_b"] == pytest.approx(2 / math.sqrt(6))
+    assert system_a["why"] == "every system has the same score under the judge"
+    # Compared on the same outputs: humans [1, 0, 1] vs judge-b [1, .5, 1]: 2 concordant pairs, 1 tied in both.
+    assert report["judges"]["judge-b"]["system"]["kendall_tau_b"] == pytest.approx(1.0)
 
 
-def test_a_judge_asked_about_part_of_the_human_labelled_items_has_no_system_figures(small_campaign):
+def test_a_judge_asked_about_part_of_the_items_is_compared_on_what_it_saw(small_campaign):
     items = {item.text: item for item in small_campaign.items.all()}
-    labelled = [text for text in ("Lyon", "Four", "5") if text in items]
-    _judge(small_campaign, "judge-sample", {items[labelled[0]]: "no"})
+    _judge(small_campaign, "judge-sample", {items["Lyon"]: "no"})
     report = agreement_report_build(campaign=small_campaign)
     block = report["judges"]["judge-sample"]
-    n_labelled = block["item"]["coverage"][1]
-    assert block["item"]["coverage"] == [1, n_labelled] and n_labelled > 1
-    # Its accuracies would be EM's on the outputs it never saw: left undefined, not misleading.
-    assert all(row["judges"]["judge-sample"] is None for row in report["systems"])
-    assert block["system"]["n_systems"] == 0 and block["system"]["kendall_tau_b"] is None
+    assert block["item"]["coverage"] == [1, 3]
+    rows = {row["system"]: row for row in report["systems"]}
+    # "Paris" and "Four" match a gold answer (compared by the rule, both sides); "5" and the tied "paris, france"
+    # were put to the humans, never to judge-sample: left out, not counted against it.
+    assert [rows[s]["coverage"]["judge-sample"] for s in ("S1", "S2", "S3")] == [[2, 2], [1, 2], [1, 2]]
+    assert rows["S2"]["judges"]["judge-sample"] == pytest.approx(0.0)  # Lyon: no
+    assert block["system"]["n_systems"] == 3 and block["system"]["excluded"] == []
     assert report["judges"]["judge-a"]["system"]["n_systems"] == 3  # complete judges keep theirs
+
+
+def test_small_systems_and_thin_coverage_are_left_out_with_the_reason(small_campaign):
+    small_campaign.options = {}
+    small_campaign.save(update_fields=["options"])
+    block = agreement_report_build(campaign=small_campaign)["judges"]["judge-b"]["system"]
+    assert block["n_systems"] == 0 and block["kendall_tau_b"] is None and block["kendall_tau_b_ci95"] is None
+    assert block["excluded"][0] == {"system": "S1", "reason": "2 of its 2 outputs labelled by both; a system needs "
+                                                              "at least 10 (option min_system_outputs)"}
+    assert block["why"] == "0 system(s) with enough outputs labelled by both sides, at least 2 needed; 3 left out " \
+                           "(see excluded)"
 
 
 def test_empty_campaign_gives_nulls_not_errors(db):

@@ -7,8 +7,8 @@ import json
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from rest_framework.authtoken.models import Token
 
+from accounts.services import token_create
 from annotate.models import Role
 from tests.factories import PASSWORD, MembershipFactory, UserFactory
 from tests.test_agreement_report import small_campaign  # noqa: F401 (fixture)
@@ -46,9 +46,9 @@ def test_page_shows_the_report(client, small_campaign):  # noqa: F811
     html = _client(client, "res").get("/campaigns/small/report/").content.decode()
     assert "Agreement report" in html
     assert "-0.500" in html  # judge-a's kappa, three decimals
-    assert "0.816" in html  # judge-b's system tau-b
+    assert "-0.500" in html and '<div class="ci-under muted" title="95% interval">[' in html  # intervals under the numbers
     # judge-a's constant system accuracies: tau-b undefined, shown as a dash that says why
-    assert 'title="undefined: fewer than two systems, or all accuracies equal">—</span>' in html
+    assert 'title="every system has the same score under the judge">—</span>' in html
     assert "<svg" in html and "accuracy under human labels" in html  # the inline scatter plot
     for url in PAGES[1:]:
         assert f'href="{url}"' in html
@@ -85,8 +85,8 @@ def test_judges_csv_leaves_undefined_cells_empty(client, small_campaign):  # noq
 
 
 def test_api_serves_the_same_document_with_a_token(client, small_campaign, researcher):  # noqa: F811
-    token = Token.objects.create(user=researcher)
-    response = client.get("/api/campaigns/small/agreement/", HTTP_AUTHORIZATION=f"Token {token.key}")
+    _, token = token_create(user=researcher, name="report")
+    response = client.get("/api/campaigns/small/agreement/", HTTP_AUTHORIZATION=f"Token {token}")
     assert response.status_code == 200
     out = io.StringIO()
     call_command("agreement_report", "--campaign", "small", "--json", stdout=out)
@@ -96,8 +96,8 @@ def test_api_serves_the_same_document_with_a_token(client, small_campaign, resea
 def test_api_refuses_others(client, outsiders):
     assert client.get("/api/campaigns/small/agreement/").status_code in (401, 403)
     for username in ("ann", "res2"):
-        token = Token.objects.create(user=outsiders[username])
-        response = client.get("/api/campaigns/small/agreement/", HTTP_AUTHORIZATION=f"Token {token.key}")
+        _, token = token_create(user=outsiders[username], name="report")
+        response = client.get("/api/campaigns/small/agreement/", HTTP_AUTHORIZATION=f"Token {token}")
         assert response.status_code == 404
 
 

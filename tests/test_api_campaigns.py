@@ -6,9 +6,9 @@ import zipfile
 import pytest
 from django.conf import settings
 from django.core.files.uploadedfile import SimpleUploadedFile
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from accounts.services import token_create
 from annotate.models import Role, SystemOutput
 from judges.models import ModelJudgment
 from tests.factories import CampaignFactory, MembershipFactory, UserFactory
@@ -18,7 +18,7 @@ def client_for(user=None, token=False):
     client = APIClient()
     if user is not None:
         if token:
-            client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+            client.credentials(HTTP_AUTHORIZATION=f"Token {token_create(user=user, name='api')[1]}")
         else:
             client.force_authenticate(user)
     return client

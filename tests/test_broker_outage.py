@@ -11,8 +11,8 @@ import time
 
 import pytest
 from django.db.models import Count
-from rest_framework.authtoken.models import Token
 
+from accounts.services import token_create
 from judges.models import JudgeRun, ModelJudgment, RunStatus
 from tests.factories import UserFactory
 from tests.http_annotator import HttpAnnotator
@@ -59,7 +59,7 @@ def _api(base_url: str, token: str, path: str, data: dict | None = None):
 def test_broker_down_refuses_at_once_then_the_resumed_run_proceeds(tmp_path):
     researcher = UserFactory()
     campaign_with_items(n_items=N_ITEMS, researcher=researcher)
-    token = Token.objects.create(user=researcher).key
+    _, token = token_create(user=researcher, name="outage")
     redis = PrivateRedis(tmp_path).start()
     port = free_port()
     web = subprocess.Popen(

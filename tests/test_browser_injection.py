@@ -576,7 +576,7 @@ def test_production_responses_carry_security_headers_and_secure_cookies(tmp_path
     env.update({"DJANGO_SETTINGS_MODULE": "config.settings.production",
                 "SECRET_KEY": "x" * 20 + "production-secret-with-enough-entropy-1234567890",
                 "ALLOWED_HOSTS": "concord.example.org", "DATABASE_URL": f"sqlite:///{tmp_path / 'prod.sqlite3'}",
-                "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0"})
+                "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0", "CACHE_URL": f"filecache://{tmp_path / 'cache'}"})
     result = subprocess.run([sys.executable, "manage.py", "shell", "-c", PRODUCTION_PROBE], cwd=settings.BASE_DIR,
                             env=env, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr

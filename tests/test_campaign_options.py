@@ -32,9 +32,18 @@ def test_set_show_and_unset():
     ("bias_tag=clip", "--set bias_tag: not JSON"),
     ("ties=true", "option ties: ties apply to answer_ranking campaigns"),
     ("colour=1", "option colour: unknown option"),
+    ("min_system_outputs=0", "option min_system_outputs: min_system_outputs must be a whole number, at least 1"),
+    ("min_system_coverage=1.5", "option min_system_coverage: min_system_coverage must be a share from 0 to 1"),
+    ("small_sample=true", "option small_sample: small_sample must be a whole number, at least 1"),
 ])
 def test_bad_values_are_refused(change, message):
     CampaignFactory(slug="imgs", task_type="image_relevance", options={})
     with pytest.raises(CommandError, match=message.replace("(", r"\(").replace(")", r"\)")):
         options("--set", change)
     assert Campaign.objects.get(slug="imgs").options == {}
+
+
+def test_the_reports_coverage_options_apply_to_every_task_type():
+    CampaignFactory(slug="imgs", task_type="qa_correctness", options={})
+    shown = options("--set", "min_system_outputs=20", "--set", "min_system_coverage=0.8", "--set", "small_sample=50")
+    assert shown == {"min_system_outputs": 20, "min_system_coverage": 0.8, "small_sample": 50}

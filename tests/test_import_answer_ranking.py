@@ -402,7 +402,8 @@ def test_trec_run_matches_docnos_and_rejects_bad_lines(tmp_path):
         "999 Q0 d1 1 0.5 r\n": "qid: no topic '999' in this campaign",
         "101 Q0 d3 1 0.5 r\n": "docid: no candidate 'd3' under topic '101'",
         "101 Q0 d1 1 0.5 r\n101 Q0 d1 2 0.4 r\n": "docid: 'd1' appears twice under topic '101' (first on line 1)",
-        "101 Q0 d1 1 0.5 r\n101 Q0 d2 2 0.4 s\n": "tag: the file holds 2 runs (r, s); import one at a time or name the judge",
+        "101 Q0 d1 1 0.5 r\n101 Q0 d2 2 0.4 s\n": ":2: tag: the file holds more than one run (r, s); import one at a time or "
+                                              "name the judge",
     }
     for number, (text, message) in enumerate(cases.items()):
         path = tmp_path / f"bad{number}.run"

@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 N_ITEMS = 40
 BROKEN = {"i4": "boom", "i17": "boom", "i8": "oom", "i13": "garbage", "i31": "garbage"}
 CONFIG = json.dumps({"backend": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "stand-in", "n": 2,
-                     "decoding": "sample", "api_key_env": ""})
+                     "decoding": "sample"})
 
 
 def _campaign():

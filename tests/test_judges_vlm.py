@@ -18,11 +18,12 @@ from PIL import Image
 from rest_framework.test import APIClient
 
 from annotate.models import Role
+from judges.endpoints import endpoint_register
 from judges.errors import JudgeConfigError
 from judges.families import ItemInput, family_get
 from judges.families.vlm import (OUTPUT_INSTRUCTION, RELEVANCE_INSTRUCTION, image_data_url, messages_build,
                                  prompt_text, relevance_parse)
-from judges.llm.backend import Decoding, Generation, MemorySampleStore, Request, TokenCount
+from judges.llm.backend import Connection, Decoding, Generation, MemorySampleStore, Request, TokenCount
 from judges.models import JudgeRun, LLMSample, ModelJudgment, RunStatus
 from judges.services import judge_run_resume, judge_run_start
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory
@@ -81,8 +82,10 @@ def test_vlm_is_registered_with_a_greedy_short_default():
     ({"context_template": "No fields here"}, "context_template shows no text field"),
     ({"output_instruction": "Answer with a number from 1 to 100."}, "must ask for the answer as 'Relevance: <int"),
     ({"relevance_instruction": "  "}, "relevance_instruction must not be empty"),
-    ({"backend": "openai"}, "the openai backend needs base_url"),
-    ({"backend": "openai", "base_url": "http://x/v1", "decoding": "beam"}, "the openai backend has no beam search"),
+    ({"backend": "openai"}, "the openai backend needs endpoint"),
+    ({"backend": "openai", "endpoint": "x", "decoding": "beam"}, "the openai backend has no beam search"),
+    ({"api_key": "sk-x"}, "api_key is no longer accepted"),
+    ({"image_max_side": 100_000}, "image_max_side must be at most 4096"),
     ({"decoding": "sample", "temperature": 0}, "temperature must be above 0 for sampling"),
     ({"backend": "vllm"}, "backend must be transformers or openai"),
     ({"device": "gpu"}, "device must be cpu, cuda or cuda:N"),
@@ -290,8 +293,13 @@ def said(text: str) -> object:
 
 
 def _http_config(server, **extra) -> dict:
-    return VLM.validate_config({"backend": "openai", "model": "vision-model", "base_url": server.base_url,
-                                "api_key": KEY, "concurrency": 2, "timeout": 5.0, "max_retries": 2, **extra})
+    return VLM.validate_config({"backend": "openai", "model": "vision-model", "endpoint": "vision",
+                                "concurrency": 2, "timeout": 5.0, "max_retries": 2, **extra})
+
+
+def _connection(server) -> Connection:
+    """What judges.endpoints resolves for a registered endpoint "vision" on SERVER with key KEY."""
+    return Connection(base_url=server.base_url, api_key=KEY, endpoint="vision")
 
 
 def test_openai_requests_carry_the_image_and_the_three_parts_and_replies_are_parsed(media):
@@ -308,7 +316,7 @@ def test_openai_requests_carry_the_image_and_the_three_parts_and_replies_are_par
         for item_id, reply in [(1, "Relevance: 73"), (2, "It fits.\nRelevance: 9"), (3, "Relevance: 140"),
                                (4, "I think it is relevant"), (5, "")]:
             server.script(said(reply), when=f"/ S{item_id}\n")
-        verdicts = VLM.judge_batch(items, _http_config(server, **parts))
+        verdicts = VLM.judge_batch(items, _http_config(server, **parts), connection=_connection(server))
         bodies = {re.search(r"/ S(\d)", b["messages"][0]["content"][1]["text"]).group(1): b for b in server.bodies()}
 
     assert [(v.score, v.failed) for v in verdicts[:2]] == [(73.0, False), (9.0, False)]
@@ -336,13 +344,13 @@ def test_rate_limits_and_server_errors_are_retried(media):
     items = _items(media, [(1, "lighthouse", "a.png", "red")])
     with chat_server() as server:
         server.script(error(429, retry_after="0"), error(500, retry_after="0"), said("Relevance: 55"))
-        (verdict,) = VLM.judge_batch(items, _http_config(server))
+        (verdict,) = VLM.judge_batch(items, _http_config(server), connection=_connection(server))
         assert len(server.requests) == 3
     assert (verdict.score, verdict.failed) == (55.0, False)
 
     with chat_server() as server:
         server.script(*[error(503, retry_after="0")] * 3)
-        (verdict,) = VLM.judge_batch(items, _http_config(server))
+        (verdict,) = VLM.judge_batch(items, _http_config(server), connection=_connection(server))
     assert verdict.failed and "gave up after 3 attempt(s): HTTP 503" in json.loads(verdict.raw)["reason"]
 
 
@@ -362,8 +370,10 @@ def image_campaign(db, researcher, media):
 
 
 def _run_config(server) -> dict:
-    return {"backend": "openai", "model": "vision-model", "base_url": server.base_url, "api_key": KEY,
-            "concurrency": 1, "timeout": 5.0, "max_retries": 0}
+    endpoint_register(name="vision", base_url=server.base_url, model_ids=["vision-model"], key=KEY,
+                      all_campaigns=True)
+    return {"backend": "openai", "model": "vision-model", "endpoint": "vision", "concurrency": 1, "timeout": 5.0,
+            "max_retries": 0}
 
 
 @pytest.mark.django_db
@@ -393,7 +403,7 @@ def test_a_run_on_an_image_relevance_campaign(image_campaign, researcher, eager,
     api.force_authenticate(researcher)
     body = api.get("/api/campaigns/atomic/judges/").json()
     judge = next(row for row in (body["results"] if isinstance(body, dict) else body) if row["name"] == "llava")
-    assert judge["config"]["api_key"] == "***"
+    assert judge["config"]["endpoint"] == "vision" and "api_key" not in judge["config"]
     client.force_login(researcher)
     for url in ("/api/campaigns/atomic/judges/", f"/api/judge-runs/{run.id}/", "/campaigns/atomic/judges/"):
         page = client.get(url)

@@ -12,7 +12,7 @@ from judges.errors import JudgeConfigError
 from judges.families import FAMILIES, ItemInput, family_get
 from judges.families.llm import LLMJudge, model_path, packaged_smollm2_gguf
 from judges.llm import prompts
-from judges.llm.backend import Generation, MemorySampleStore
+from judges.llm.backend import Connection, Generation, MemorySampleStore
 from judges.llm.voting import VERDICTS, verdict_parse, vote
 
 LLM = family_get("llm")
@@ -130,9 +130,17 @@ def test_template_placeholders_are_checked(template, message):
     ({"top_k": -1}, "top_k must be 0 (off) or more"),
     ({"max_new_tokens": 0}, "max_new_tokens must be at least 1"),
     ({"backend": "vllm"}, "backend must be transformers or openai"),
-    ({"backend": "openai", "model": "m"}, "the openai backend needs base_url"),
-    ({"backend": "openai", "model": "m", "base_url": "http://h/v1", "decoding": "beam", "n": 1},
+    ({"backend": "openai", "model": "m"}, "the openai backend needs endpoint"),
+    ({"backend": "openai", "model": "m", "endpoint": "e", "base_url": "http://h/v1"}, "give endpoint or base_url"),
+    ({"endpoint": "e"}, "endpoint and base_url are for the openai backend"),
+    ({"backend": "openai", "model": "m", "endpoint": "e", "decoding": "beam", "n": 1},
      "the openai backend has no beam search"),
+    ({"api_key": "sk-x"}, "api_key is no longer accepted: keys and prices belong to model endpoints"),
+    ({"api_key_env": "SECRET_KEY"}, "api_key_env is no longer accepted"),
+    ({"n": 1000}, "n must be at most 20 on this installation (the JUDGE_LIMITS setting)"),
+    ({"max_new_tokens": 10**6}, "max_new_tokens must be at most 4096"),
+    ({"concurrency": 500}, "concurrency must be at most 32"),
+    ({"instruction": "x" * 100_001}, "instruction is 100,001 characters; at most 100,000"),
     ({"architecture": "decoder"}, "architecture must be auto, seq2seq or causal"),
     ({"gguf_file": "model.bin"}, "gguf_file must be the name of a .gguf file"),
     ({"device": "gpu"}, "device must be cpu, cuda or cuda:N"),
@@ -141,7 +149,6 @@ def test_template_placeholders_are_checked(template, message):
     ({"concurrency": 0}, "concurrency must be at least 1"),
     ({"timeout": 0}, "timeout must be a positive number"),
     ({"max_retries": -1}, "max_retries must be 0 or more"),
-    ({"price_per_1k_prompt_tokens": -1}, "must not be negative"),
     ({"seed": -1}, "seed must be 0 or more"),
     ({"n": "3"}, "n must be an integer"),
     ({"cot": 1}, "cot must be true or false"),
@@ -168,8 +175,8 @@ def test_bad_configurations_are_refused_with_what_to_change(overrides, message):
 def test_good_configurations_pass():
     assert _config(decoding="greedy", n=1)["n"] == 1
     assert _config(decoding="beam", n=4, num_beams=4)["num_beams"] == 4
-    openai = _config(backend="openai", model="gpt-4o-mini", base_url="https://api.openai.com/v1", top_p=0.9)
-    assert openai["top_p"] == 0.9
+    openai = _config(backend="openai", model="gpt-4o-mini", endpoint="openai", top_p=0.9)
+    assert openai["top_p"] == 0.9 and openai["endpoint"] == "openai"
     assert _config(temperature=1)["temperature"] == 1.0  # a JSON integer is a number here
 
 
@@ -249,7 +256,7 @@ class ScriptedLLM(LLMJudge):
     def __init__(self, backend):
         self.scripted = backend
 
-    def backend(self, config, counter=None):
+    def backend(self, config, counter=None, connection=None):
         return self.scripted
 
 
@@ -320,5 +327,6 @@ def test_an_item_without_gold_answers_fails_without_asking_the_model():
 
 def test_openai_backend_is_chosen_for_backend_openai():
     http = pytest.importorskip("judges.llm.http_backend")
-    config = _config(backend="openai", model="gpt-4o-mini", base_url="http://127.0.0.1:9/v1", n=1, decoding="greedy")
-    assert isinstance(LLM.backend(config), http.HttpBackend)
+    config = _config(backend="openai", model="gpt-4o-mini", endpoint="local", n=1, decoding="greedy")
+    backend = LLM.backend(config, connection=Connection(base_url="http://127.0.0.1:9/v1", endpoint="local"))
+    assert isinstance(backend, http.HttpBackend) and backend.url == "http://127.0.0.1:9/v1/chat/completions"

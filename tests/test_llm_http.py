@@ -9,12 +9,11 @@ import traceback
 import pytest
 
 from judges.errors import JudgeConfigError
-from judges.llm.backend import Decoding, Generation, Request, TokenCount
-from judges.llm.http_backend import HttpBackend, cost, redact
-from tests.llm_server import answer, chat_server, error, raw, slow
+from judges.llm.backend import Connection, Decoding, Generation, Request, TokenCount
+from judges.llm.http_backend import HttpBackend, redact
+from tests.llm_server import Reply, answer, chat_server, error, raw, slow
 
 KEY = "sk-test-SECRET-0123456789abcdef"
-KEY_ENV = "CONCORD_TEST_LLM_KEY"
 SAMPLE = Decoding(strategy="sample", temperature=0.8, top_k=0, top_p=0.9, max_new_tokens=32, seed=10)
 
 
@@ -25,23 +24,25 @@ def server():
 
 
 def make_config(server, **overrides) -> dict:
+    """The judge's options, plus the test's own base_url, api_key and max_concurrency, which make_backend turns
+    into the Connection that judges.endpoints would resolve from a registered endpoint."""
     config = {
         "model": "judge-model",
         "base_url": server.base_url,
         "api_key": KEY,
-        "api_key_env": KEY_ENV,
         "concurrency": 4,
         "timeout": 2.0,
         "max_retries": 3,
-        "price_per_1k_prompt_tokens": 0.5,
-        "price_per_1k_completion_tokens": 1.5,
     }
     return config | overrides
 
 
 def make_backend(config: dict, counter: TokenCount | None = None, **kwargs) -> HttpBackend:
     kwargs = {"backoff_base": 0.01, "backoff_max": 0.05, "retry_after_max": 5.0} | kwargs
-    return HttpBackend(config, counter, **kwargs)
+    config = dict(config)
+    connection = Connection(base_url=config.pop("base_url"), api_key=config.pop("api_key", ""),
+                            max_concurrency=config.pop("max_concurrency", None), endpoint="test-endpoint")
+    return HttpBackend(config, counter, connection=connection, **kwargs)
 
 
 def item(key: int, *indices: int) -> Request:
@@ -81,7 +82,21 @@ def test_every_sample_returns_to_its_item_within_the_concurrency_limit(server):
     assert 2 <= server.max_in_flight <= 3
     assert counter.requests == 12 and counter.errors == []
     assert counter.prompt_tokens == 12 * 5 and counter.completion_tokens == 12 * 7
-    assert cost(counter, config) == pytest.approx(60 / 1000 * 0.5 + 84 / 1000 * 1.5)
+
+
+def test_the_endpoints_limit_caps_the_judges_concurrency(server):
+    server.script(*[answer(delay=0.05) for _ in range(8)])
+    generate(make_backend(make_config(server, concurrency=8, max_concurrency=2)), [item(key) for key in range(8)])
+    assert server.max_in_flight <= 2 and len(server.requests) == 8
+
+
+def test_a_redirect_is_not_followed_so_the_key_stays_with_the_endpoint(server):
+    with chat_server() as elsewhere:
+        redirect = Reply(status=307, body=b"", headers=(("Location", elsewhere.base_url + "/chat/completions"),))
+        server.script(redirect)
+        samples = generate(make_backend(make_config(server, max_retries=0)), [item(1)])
+        assert samples[(1, 0)].error.startswith("HTTP 307")
+        assert elsewhere.requests == []
 
 
 def test_body_carries_model_decoding_and_seed_plus_index(server):
@@ -230,7 +245,7 @@ def test_refused_key_raises_a_config_error_without_the_key(server, caplog, statu
         generate(make_backend(make_config(server)), [item(1), item(2), item(3)])
 
     message = str(raised.value)
-    assert f"refused the API key (HTTP {status})" in message and KEY_ENV in message
+    assert f"refused the request (HTTP {status})" in message and "model endpoint 'test-endpoint'" in message
     assert "Incorrect API key provided: ***" in message
     assert KEY not in "".join(traceback.format_exception(raised.value))
     assert KEY not in caplog.text
@@ -255,35 +270,31 @@ def test_on_sample_exception_stops_the_batch(server):
 
 def test_invalid_config_is_refused():
     with pytest.raises(JudgeConfigError, match="base_url must be an http"):
-        HttpBackend({"model": "m", "base_url": "127.0.0.1:8000/v1"})
+        HttpBackend({"model": "m"}, connection=Connection(base_url="127.0.0.1:8000/v1"))
     with pytest.raises(JudgeConfigError, match="names no host"):
-        HttpBackend({"model": "m", "base_url": "http://:8000/v1"})
+        HttpBackend({"model": "m"}, connection=Connection(base_url="http://:8000/v1"))
     with pytest.raises(JudgeConfigError, match="concurrency must be at least 1"):
-        HttpBackend({"model": "m", "base_url": "http://127.0.0.1:8000/v1", "concurrency": 0})
+        HttpBackend({"model": "m", "concurrency": 0}, connection=Connection(base_url="http://127.0.0.1:8000/v1"))
+    with pytest.raises(JudgeConfigError, match="needs a model endpoint"):
+        HttpBackend({"model": "m"}, connection=None)
 
 
 # --- the key ---
 
 
-def test_key_is_read_from_the_environment_when_config_has_none(server, monkeypatch):
-    monkeypatch.setenv(KEY_ENV, "sk-from-env")
-    generate(make_backend(make_config(server, api_key="")), [item(1)])
-    generate(make_backend(make_config(server)), [item(2)])  # the config's key wins over the environment
-    monkeypatch.delenv(KEY_ENV)
-    generate(make_backend(make_config(server, api_key="")), [item(3)])  # a local server needs none
+def test_only_the_connections_key_is_sent_never_one_from_the_environment(server, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-of-the-worker-environment")
+    generate(make_backend(make_config(server)), [item(1)])
+    generate(make_backend(make_config(server, api_key="")), [item(2)])  # a free-form URL: no key at all
 
     headers = [r.headers for r in server.requests]
-    assert headers[0]["Authorization"] == "Bearer sk-from-env"
-    assert headers[1]["Authorization"] == f"Bearer {KEY}"
-    assert "Authorization" not in headers[2]
+    assert headers[0]["Authorization"] == f"Bearer {KEY}"
+    assert "Authorization" not in headers[1]
 
 
-@pytest.mark.parametrize("from_env", [False, True])
-def test_key_never_leaks_into_errors_logs_or_repr(server, caplog, monkeypatch, from_env):
+def test_key_never_leaks_into_errors_logs_or_repr(server, caplog):
     caplog.set_level(logging.DEBUG)  # httpx and httpcore debug logging included
-    if from_env:
-        monkeypatch.setenv(KEY_ENV, KEY)
-    config = make_config(server, api_key="" if from_env else KEY, max_retries=1)
+    config = make_config(server, max_retries=1)
     # A server that echoes the Authorization header back in every kind of failure body.
     server.script(*[error(500, echo_authorization=True) for _ in range(2)], when="question 1")
     server.script(raw("not json", echo_authorization=True), when="question 2")
@@ -305,9 +316,3 @@ def test_redact_replaces_the_key_and_bearer_tokens():
     assert redact("Authorization: Bearer sk-other-token", KEY) == "Authorization: Bearer ***"
     assert redact("nothing secret", "") == "nothing secret"
 
-
-def test_cost_uses_the_config_prices_per_thousand_tokens():
-    counter = TokenCount(prompt_tokens=2000, completion_tokens=500)
-    prices = {"price_per_1k_prompt_tokens": 0.5, "price_per_1k_completion_tokens": 1.5}
-    assert cost(counter, prices) == pytest.approx(1.75)
-    assert cost(counter, {}) == 0.0

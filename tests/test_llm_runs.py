@@ -10,6 +10,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from annotate.models import Role
+from judges.endpoints import endpoint_register
 from judges.models import JudgeRun, LLMSample, ModelJudgment, RunStatus
 from judges.services import judge_run_resume, judge_run_start
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory
@@ -38,9 +39,11 @@ def campaign(db, researcher):
 
 
 def config(server, **extra) -> dict:
-    return {"backend": "openai", "model": "judge-model", "base_url": server.base_url, "api_key": KEY,
-            "concurrency": 1, "timeout": 5.0, "max_retries": 0, "price_per_1k_prompt_tokens": 0.5,
-            "price_per_1k_completion_tokens": 1.5, **extra}
+    """A judge on the server, registered as staff would: a model endpoint with a stored key and prices."""
+    endpoint_register(name="test-llm", base_url=server.base_url, model_ids=["judge-model"], key=KEY,
+                      price_per_1k_prompt_tokens=0.5, price_per_1k_completion_tokens=1.5, all_campaigns=True)
+    return {"backend": "openai", "model": "judge-model", "endpoint": "test-llm", "concurrency": 1, "timeout": 5.0,
+            "max_retries": 0, **extra}
 
 
 @pytest.mark.django_db
@@ -73,7 +76,7 @@ def test_run_votes_caches_samples_and_counts_tokens(campaign, researcher, eager,
     api.force_authenticate(researcher)
     body = api.get("/api/campaigns/llm-qa/judges/").json()
     judge = next(row for row in (body["results"] if isinstance(body, dict) else body) if row["name"] == "llm-api")
-    assert judge["config"]["api_key"] == "***"
+    assert judge["config"]["endpoint"] == "test-llm" and "api_key" not in judge["config"]
     # 8 of the 12 replies report usage (100 prompt tokens, 13 completion tokens each); 4 send none.
     usage = judge["usage"]
     assert (usage["samples"], usage["prompt_tokens"], usage["completion_tokens"]) == (12, 800, 104)

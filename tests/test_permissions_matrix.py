@@ -7,8 +7,8 @@ so no page or endpoint escapes the matrix.
 
 import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
-from rest_framework.authtoken.models import Token
 
+from accounts.services import token_create
 from annotate.models import Assignment, HumanJudgment, Item, Role
 from annotate.services.annotation import judgment_submit, unit_lease_next
 from conftest import image_write
@@ -28,7 +28,13 @@ API_RESEARCHER_POST_ONLY = (401, 405, 405, 405, 405)  # GET is refused before an
 EXPECTED = {
     "login": (200, 200, 200, 200, 200),
     "logout": (LOGIN, 405, 405, 405, 405),
-    "api-token": (405, 405, 405, 405, 405),  # POST only, open to all: it is how a script logs in
+    "api-token": (405, 405, 405, 405, 405),  # POST (sign in) and DELETE (revoke the token sent), open to all
+    "profile": (LOGIN, 200, 200, 200, 200),  # one's own tokens only (tests/test_accounts.py)
+    "password-change": (LOGIN, 200, 200, 200, 200),
+    "password-change-done": (LOGIN, 200, 200, 200, 200),
+    "api-tokens": (401, 200, 200, 200, 200),
+    "api-token-detail": (401, 404, 404, 404, 404),  # token 1 belongs to no one here
+    "api-token-rotate": (401, 405, 405, 405, 405),
     "api-schema": (401, 200, 200, 200, 200),
     "api-docs": (401, 200, 200, 200, 200),
     "home": (LOGIN, 200, 200, 200, 200),
@@ -48,6 +54,9 @@ EXPECTED = {
     "agreement-systems-csv": PAGE_RESEARCHER,
     "agreement-judges-csv": PAGE_RESEARCHER,
     "agreement-topics-csv": PAGE_RESEARCHER,
+    # A plot exists where the report has data for it: the matrix's QA campaign has no systems, so even its researcher
+    # gets 404 (tests/test_agreement_plots.py checks the researcher's 200 on campaigns with systems).
+    "agreement-plot": (LOGIN, 404, 404, 404, 404),
     # qrels exist for image_relevance campaigns only: on the matrix's QA campaign even its researcher gets 404
     # (tests/test_agreement_images.py checks the researcher's 200 on an image campaign).
     "agreement-qrels": (LOGIN, 404, 404, 404, 404),
@@ -60,6 +69,7 @@ EXPECTED = {
     "api-campaign-export": API_RESEARCHER,
     "api-campaign-archives": (401, 403, 403, 403, 403),  # creates a campaign: staff only, and no role here is staff
     "api-campaign-judges": API_RESEARCHER,
+    "api-campaign-endpoints": API_RESEARCHER,  # the model endpoints a researcher may name; no keys (test_judge_endpoints)
     "api-campaign-judge-runs": API_RESEARCHER,
     "api-judge-run": API_RESEARCHER,
     "api-judge-run-cancel": API_RESEARCHER_POST_ONLY,
@@ -126,8 +136,8 @@ def world(db, qa_campaign, researcher, annotator, settings, tmp_path):
 
 
 def _kwargs_for(names, world):
-    values = {"slug": world["campaign"].slug, "run_id": world["run"].id, "item_id": world["image_item"].id,
-              "variant": "full", "source": "consensus"}
+    values = {"slug": world["campaign"].slug, "run_id": world["run"].id, "item_id": world["image_item"].id, "token_id": 1,
+              "variant": "full", "source": "consensus", "plot": "systems", "fmt": "svg"}
     return {name: values[name] for name in names}
 
 
@@ -179,8 +189,10 @@ def test_get_every_url(client, world, name, kwarg_names, role):
                          ids=[name for name, _ in ALL_URLS if not name.startswith("admin:")])
 @pytest.mark.parametrize("role", ["anonymous", "other_annotator", "other_researcher"])
 def test_outsiders_change_nothing_by_post(client, world, name, kwarg_names, role):
-    if name in ("login", "api-token"):
-        return  # logging in is the one POST open to everyone; it changes no campaign data (tested below)
+    if name in ("login", "api-token", "profile", "password-change", "api-tokens"):
+        # Logging in is the one POST open to everyone; the others act on the visitor's own account (their tokens,
+        # their password: tests/test_accounts.py). None changes campaign data.
+        return
     before = _db_state()
     url = reverse(name, kwargs=_kwargs_for(kwarg_names, world))
     data = {"verdict": "yes", "assignment": "1", "family": "em", "name": "x", "batch_size": "8", "format": "nq301"}
@@ -228,11 +240,11 @@ def test_no_object_of_another_campaign_is_reachable_by_id(client, world):
 
 
 def test_token_of_one_researcher_does_not_open_anothers_campaign(client, world):
-    token = Token.objects.create(user=world["users"]["other_researcher"])
+    _, token = token_create(user=world["users"]["other_researcher"], name="matrix")
     for url in (reverse("api-campaign", kwargs={"slug": "qa"}), reverse("api-agreement-report", kwargs={"slug": "qa"}),
                 reverse("api-judge-run", kwargs={"run_id": world["run"].id})):
-        assert client.get(url, HTTP_AUTHORIZATION=f"Token {token.key}").status_code == 404, url
-    listing = client.get(reverse("api-campaigns"), HTTP_AUTHORIZATION=f"Token {token.key}").json()
+        assert client.get(url, HTTP_AUTHORIZATION=f"Token {token}").status_code == 404, url
+    listing = client.get(reverse("api-campaigns"), HTTP_AUTHORIZATION=f"Token {token}").json()
     slugs = {row["slug"] for row in listing.get("results", listing)}
     assert slugs == {"theirs"}
 

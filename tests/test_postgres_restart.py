@@ -36,6 +36,7 @@ def _env(tmp_path: Path, pg: PrivatePostgres) -> dict:
         "SECRET_KEY": "fault-test-" + "x" * 50, "ALLOWED_HOSTS": "127.0.0.1", "SECURE_SSL_REDIRECT": "false",
         "SECURE_COOKIES": "false", "MEDIA_ROOT": str(tmp_path / "media"), "STATIC_ROOT": str(tmp_path / "static"),
         "CELERY_BROKER_URL": broker_url(tmp_path), "CONCORD_TEST_BATCH_SECONDS": "0.5",
+        "CACHE_URL": f"filecache://{tmp_path / 'cache'}",  # shared by the web processes, as production requires
     }
 
 

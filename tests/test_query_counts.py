@@ -23,6 +23,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.services import token_create
 from annotate.models import Assignment, HumanJudgment, Item, JudgmentKind, Role, SystemOutput, Topic, Unit
 from annotate.services.annotation import unit_lease_next
 from conftest import image_write
@@ -66,6 +67,15 @@ SHOWN = {200, 286}
 # Queries per (page, role), one bound per task type in the order of TASK_TYPES: what was measured at either size
 # plus a few queries of headroom. A page that needs more has changed how it reads: look at its queries first.
 BOUNDS = {  # (qa_correctness, answer_ranking, ais, image_relevance); None: not a page of that task type
+    ("profile", "researcher"): (5, 5, 5, 5),
+    ("profile", "annotator"): (5, 5, 5, 5),
+    ("password-change", "researcher"): (4, 4, 4, 4),
+    ("password-change", "annotator"): (4, 4, 4, 4),
+    ("password-change-done", "researcher"): (4, 4, 4, 4),
+    ("password-change-done", "annotator"): (4, 4, 4, 4),
+    ("api-tokens", "researcher"): (5, 5, 5, 5),
+    ("api-token-detail", "researcher"): (5, 5, 5, 5),
+    ("api-tokens", "annotator"): (5, 5, 5, 5),
     ("home", "researcher"): (9, 9, 9, 9),
     ("home", "annotator"): (9, 9, 9, 9),
     ("login", "researcher"): (7, 7, 7, 7),
@@ -85,6 +95,7 @@ BOUNDS = {  # (qa_correctness, answer_ranking, ais, image_relevance); None: not 
     ("agreement-systems-csv", "researcher"): (16, 14, 16, 13),
     ("agreement-judges-csv", "researcher"): (16, 14, 16, 13),
     ("agreement-topics-csv", "researcher"): (16, 14, 16, 13),
+    ("agreement-plot", "researcher"): (16, 14, 16, 13),
     ("agreement-qrels", "researcher"): (None, None, None, 12),
     ("api-campaigns", "researcher"): (9, 9, 9, 9),
     ("api-campaigns", "annotator"): (9, 9, 9, 9),
@@ -96,6 +107,7 @@ BOUNDS = {  # (qa_correctness, answer_ranking, ais, image_relevance); None: not 
     ("api-campaign-rankings?shape=trec-run", "researcher"): (None, 10, None, None),
     ("api-campaign-export", "researcher"): (24, 24, 24, 24),
     ("api-campaign-judges", "researcher"): (11, 10, 10, 10),
+    ("api-campaign-endpoints", "researcher"): (5, 5, 5, 5),
     ("api-campaign-judge-runs", "researcher"): (12, 12, 12, 12),
     ("api-judge-run", "researcher"): (9, 9, 9, 9),
     ("api-judge-run-failures", "researcher"): (11, 11, 11, 11),
@@ -261,8 +273,9 @@ def _campaign_build(task_type, *, topics, tag, media_root):
     lease = unit_lease_next(campaign=campaign, annotator=annotator)
     assert lease is not None and lease.unit.topic_id == last_topic
     image_item = next((item for item in items if item.kind == "image"), None)
+    token, _ = token_create(user=researcher, name="script")  # the researcher's: the annotator gets a 404
     return {"campaign": campaign, "users": {"researcher": researcher, "annotator": annotator},
-            "run": runs[1], "judge": runs[1].judge.name, "image_item": image_item}
+            "run": runs[1], "judge": runs[1].judge.name, "image_item": image_item, "token": token}
 
 
 def _runs_store(campaign, outputs, media_root) -> dict:
@@ -285,7 +298,10 @@ def _runs_store(campaign, outputs, media_root) -> dict:
 
 def _url_kwargs(names, world) -> dict:
     values = {"slug": world["campaign"].slug, "run_id": world["run"].id, "variant": "full", "source": "consensus",
-              "item_id": world["image_item"].id if world["image_item"] else 0}
+              "item_id": world["image_item"].id if world["image_item"] else 0, "token_id": world["token"].id,
+              # the report's main plot (agreement.plots.REPORT_PLOTS), as the PNG: the heavier download
+              "plot": {"answer_ranking": "nrp", "image_relevance": "runs"}.get(world["campaign"].task_type, "systems"),
+              "fmt": "png"}
     return {name: values[name] for name in names}
 
 

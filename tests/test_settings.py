@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from celery.app.defaults import DEFAULTS
 from django.conf import settings
 
@@ -21,7 +22,7 @@ def test_every_celery_setting_is_a_name_celery_knows():
 
 def _run_manage(args, env_overrides):
     # The browser fixture sets DJANGO_ALLOW_ASYNC_UNSAFE for the test process; a deployed process never has it.
-    dropped = ("DATABASE_URL", "SECRET_KEY", "DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE")
+    dropped = ("DATABASE_URL", "SECRET_KEY", "DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE", "CACHE_URL")
     env = {k: v for k, v in os.environ.items() if k not in dropped}
     env.update(env_overrides)
     return subprocess.run(
@@ -38,6 +39,7 @@ def test_production_settings_pass_check_deploy():
             "ALLOWED_HOSTS": "concord.example.org",
             "DATABASE_URL": "sqlite:////tmp/concord-check.sqlite3",
             "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0",
+            "CACHE_URL": "filecache:///tmp/concord-check-cache",
         },
     )
     assert result.returncode == 0, result.stdout + result.stderr
@@ -48,10 +50,23 @@ def test_production_settings_refuse_to_start_without_a_secret_key():
     result = _run_manage(
         ["check"],
         {"DJANGO_SETTINGS_MODULE": "config.settings.production", "ALLOWED_HOSTS": "x", "DATABASE_URL": "sqlite:////tmp/c.sqlite3",
-         "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0"},
+         "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0", "CACHE_URL": "filecache:///tmp/concord-check-cache"},
     )
     assert result.returncode != 0
     assert "SECRET_KEY" in result.stderr
+
+
+@pytest.mark.parametrize(("cache_url", "message"), [
+    (None, "Set the CACHE_URL environment variable"),
+    ("locmemcache://", "CACHE_URL must name a cache the web processes share"),
+])
+def test_production_settings_refuse_to_start_without_a_shared_cache(cache_url, message):
+    env = {"DJANGO_SETTINGS_MODULE": "config.settings.production", "ALLOWED_HOSTS": "x",
+           "SECRET_KEY": "x" * 60, "DATABASE_URL": "sqlite:////tmp/c.sqlite3", "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0"}
+    if cache_url:
+        env["CACHE_URL"] = cache_url
+    result = _run_manage(["check"], env)
+    assert result.returncode != 0 and message in result.stderr
 
 
 def test_embedded_broker_polls_every_tenth_of_a_second(tmp_path):
@@ -62,3 +77,4 @@ def test_embedded_broker_polls_every_tenth_of_a_second(tmp_path):
         assert isinstance(connection.transport, Transport)
         assert connection.transport.polling_interval == 0.1
         connection.default_channel  # opens the engine: the stock options still reach create_engine intact
+

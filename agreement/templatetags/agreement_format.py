@@ -30,8 +30,28 @@ def ranking_order(order, topic: str) -> str:
 
 @register.filter
 def ci95(summary) -> str:
-    """{"mean", "ci95": [lo, hi], "n"} -> "[0.500, 0.780]"; an em dash when there is no interval."""
-    interval = (summary or {}).get("ci95")
+    """A topic mean's interval as the page shows it: the bootstrap one ("bootstrap_ci95", within the statistic's
+    range), "[0.500, 0.780]" with the method in its tooltip; the t-based one only for documents that have no
+    other; an em dash when there is no interval."""
+    summary = summary or {}
+    interval = summary.get("bootstrap_ci95") or (None if "bootstrap_ci95" in summary else summary.get("ci95"))
     if not interval:
         return format_html('<span class="undefined" title="{}">—</span>', "undefined: fewer than two topics with a value")
-    return f"[{float(interval[0]):.3f}, {float(interval[1]):.3f}]"
+    method = summary.get("ci_method") or "t-based 95% interval"
+    return format_html('<span class="ci-inline" title="{}">[{}, {}]</span>', method, f"{float(interval[0]):.3f}",
+                       f"{float(interval[1]):.3f}")
+
+
+@register.filter
+def interval(bounds) -> str:
+    """[lo, hi] -> a small "[0.500, 0.780]" under the number it belongs to; nothing when there is none."""
+    if not bounds:
+        return ""
+    return format_html('<div class="ci-under muted" title="95% interval">[{}, {}]</div>', f"{float(bounds[0]):.3f}",
+                       f"{float(bounds[1]):.3f}")
+
+
+@register.filter
+def small_class(block) -> str:
+    """The CSS class that greys a statistic computed on a small sample (the block's "small" flag)."""
+    return "small-sample" if (block or {}).get("small") else ""

@@ -33,6 +33,7 @@ from annotate.importers.common import ImportDataError, file_check, jsonl_read, z
 from annotate.models import Campaign, Item, Role, TaskType
 from annotate.services.campaigns import CampaignError, membership_add
 from judges.identity import config_hash
+from judges.secrets import config_identity
 from judges.models import ACTIVE_RUN_STATUSES, RunStatus
 
 # Models whose old ids other rows refer to: the importer keeps an old -> new map of each.
@@ -417,6 +418,8 @@ class _Loader:
     def judge_identity(self, row: dict) -> None:
         if not isinstance(row["config"], dict):
             raise RowError("config", "expected an object")
+        # An archive from an older Concord may hold a key in an llm judge's configuration: it stays behind.
+        row["config"] = config_identity(row["config"])
         row["config_hash"] = config_hash(family=row["family"], config=row["config"])
 
     def run_items_and_status(self, row: dict) -> None:

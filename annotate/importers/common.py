@@ -1,23 +1,33 @@
 """What every import format shares: the error that names file, line and field, size limits and strict reading.
 
-Readers never guess: a file that is too large, empty, not UTF-8, or has a malformed line stops the
-import with an `ImportDataError`, and the caller's transaction rolls everything back. So does a line longer
-than MAX_LINE_BYTES (one line must not cost the memory of a whole file) and a NUL character anywhere
-(PostgreSQL text and jsonb cannot store one: the database would fail with no file, line or field).
+Every reader streams: a file is read a line (or, for JSON documents, a chunk) at a time and each record is
+checked as it comes, so a bad line 2 is reported without reading line 3, and an import's memory does not
+grow with the file. Readers never guess: a file that is too large, empty, not UTF-8, or has a malformed line
+stops the import with an `ImportDataError`, and the caller's transaction rolls everything back. So does a
+line longer than MAX_LINE_BYTES (one line must not cost the memory of a whole file) and a NUL character
+anywhere (PostgreSQL text and jsonb cannot store one: the database would fail with no file, line or field).
 """
 
+import codecs
 import json
 import shutil
 import zipfile
 import zlib
 from collections.abc import Iterator
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
+import ijson
 from django.conf import settings
 
 
 MAX_ZIP_ENTRIES = 100_000
 MAX_LINE_BYTES = 16 * 1024 * 1024
+# Deeper than any export nests; Python's own json parser gives up near 1,000 levels.
+MAX_JSON_DEPTH = 500
+CHUNK_BYTES = 64 * 1024
+_BOM = codecs.BOM_UTF8
+_WHITESPACE = b" \t\n\r\x0b\x0c"
 
 
 class ImportDataError(Exception):
@@ -43,37 +53,54 @@ def file_check(path: Path) -> None:
         )
 
 
-def lines_read(path: Path, *, max_line: int | None = MAX_LINE_BYTES) -> list[str]:
-    """The file's lines, decoded as strict UTF-8 (a BOM is allowed); an empty file is an error.
+def empty_check(path: Path) -> None:
+    """Refuse a file with nothing but whitespace (a BOM allowed) as `file is empty`; reads up to its first
+    other byte, so a file with content costs one chunk."""
+    with path.open("rb") as handle:
+        chunk = handle.read(CHUNK_BYTES)
+        if chunk.startswith(_BOM):
+            chunk = chunk[len(_BOM):]
+        while chunk:
+            if chunk.strip(_WHITESPACE):
+                return
+            chunk = handle.read(CHUNK_BYTES)
+    raise ImportDataError(file=path, line=1, field="file", message="file is empty")
 
-    MAX_LINE (bytes) bounds every line; None for a format that is one JSON document, often on one line.
-    """
-    file_check(path)
-    data = path.read_bytes()
-    if not data.strip():
-        raise ImportDataError(file=path, line=1, field="file", message="file is empty")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise ImportDataError(
-            file=path, line=line, field="encoding", message=f"not UTF-8 (byte 0x{data[exc.start]:02x})"
-        ) from None
-    lines = text.splitlines()
-    if "\x00" in text:
-        where = next(number for number, line in enumerate(lines, start=1) if "\x00" in line)
-        raise ImportDataError(file=path, line=where, field="encoding", message="contains a NUL byte")
-    if max_line is not None:
-        # A character takes at most 4 bytes in UTF-8: only longer lines need encoding to be measured.
-        for number, line in enumerate(lines, start=1):
-            if len(line) > max_line // 4 and len(line.encode("utf-8")) > max_line:
-                raise _line_too_long(path, number, max_line)
-    return lines
+
+def _not_utf8(path: Path, line: int, byte: int) -> ImportDataError:
+    return ImportDataError(file=path, line=line, field="encoding", message=f"not UTF-8 (byte 0x{byte:02x})")
 
 
 def _line_too_long(path: Path, number: int, limit: int) -> ImportDataError:
     return ImportDataError(file=path, line=number, field="line",
                            message=f"longer than the line limit of {limit:,} bytes")
+
+
+def lines_read(path: Path) -> Iterator[tuple[int, str]]:
+    """(line number, line) for every line of the file, read one at a time: strict UTF-8 (a BOM is allowed),
+    at most MAX_LINE_BYTES a line, no NUL; a file of nothing but whitespace is an error.
+
+    Lines end where `str.splitlines` ends them (so a file saved with CR line ends reads as lines), counted
+    in that way; blank lines are yielded (with their numbers) for the caller to skip.
+    """
+    file_check(path)
+    empty_check(path)
+    number = 0
+    with path.open("rb") as handle:
+        while raw := handle.readline(MAX_LINE_BYTES + 2):
+            if len(raw.rstrip(b"\r\n")) > MAX_LINE_BYTES:
+                raise _line_too_long(path, number + 1, MAX_LINE_BYTES)
+            try:
+                text = raw.decode("utf-8-sig" if number == 0 else "utf-8")
+            except UnicodeDecodeError as exc:
+                raise _not_utf8(path, number + 1, raw[exc.start]) from None
+            pieces = text.splitlines()
+            if "\x00" in text:
+                where = next(n for n, piece in enumerate(pieces, start=number + 1) if "\x00" in piece)
+                raise ImportDataError(file=path, line=where, field="encoding", message="contains a NUL byte")
+            for piece in pieces:
+                number += 1
+                yield number, piece
 
 
 def jsonl_read(path: Path) -> Iterator[tuple[int, dict]]:
@@ -93,9 +120,7 @@ def jsonl_read(path: Path) -> Iterator[tuple[int, dict]]:
             try:
                 line = raw.decode("utf-8-sig" if number == 1 else "utf-8")
             except UnicodeDecodeError as exc:
-                raise ImportDataError(
-                    file=path, line=number, field="encoding", message=f"not UTF-8 (byte 0x{raw[exc.start]:02x})"
-                ) from None
+                raise _not_utf8(path, number, raw[exc.start]) from None
             if not line.strip():
                 continue
             seen_any = True
@@ -127,6 +152,104 @@ def json_parse(text: str, *, path: Path, line: int | None = None):
         raise ImportDataError(file=path, line=line or 0, field="json", message="JSON nested too deeply") from None
 
 
+class _JsonSource:
+    """A JSON file as the incremental parser reads it: checked as strict UTF-8 without NUL bytes, a leading BOM
+    skipped, lines counted. After byte BY_LINE_FROM it hands out one line per read, so that when the parser
+    fails, `line` is the line it failed on."""
+
+    def __init__(self, handle, *, path: Path, by_line_from: int | None = None):
+        self.handle = handle
+        self.path = path
+        self.by_line_from = by_line_from
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
+        self.offset = 0  # bytes handed out
+        self.newlines = 0  # newlines handed out
+        self.line = 1  # the line of the last byte handed out
+        self.chunk_starts = (0, 0)  # where the last two chunks began
+        self.escaped_nul = False  # a "\u0000" was handed out: values need a NUL check
+        self._tail = b""
+        self._pending = b""
+
+    def peek(self) -> bytes:
+        """The first byte that is not whitespace (b"" for none), without consuming it."""
+        while True:
+            chunk = self.handle.read(CHUNK_BYTES)
+            if self.offset == 0 and not self._pending and chunk.startswith(_BOM):
+                self.offset = len(_BOM)
+                chunk = chunk[len(_BOM):]
+            self._pending += chunk
+            stripped = self._pending.lstrip(_WHITESPACE)
+            if stripped or not chunk:
+                return stripped[:1]
+
+    def read(self, size: int = -1) -> bytes:
+        if size == 0:  # ijson asks for nothing first, to learn that the source gives bytes
+            return b""
+        if self._pending:
+            cut = len(self._pending) if size < 0 else size
+            chunk, self._pending = self._pending[:cut], self._pending[cut:]
+        elif self.by_line_from is not None and self.offset >= self.by_line_from:
+            chunk = self.handle.readline(size)
+        else:
+            chunk = self.handle.read(size)
+            if self.offset == 0 and chunk.startswith(_BOM):
+                self.offset = len(_BOM)
+                chunk = chunk[len(_BOM):]
+        self._check(chunk)
+        self.chunk_starts = (self.chunk_starts[1], self.offset)
+        self.offset += len(chunk)
+        if chunk:
+            self.line = self.newlines + chunk.count(b"\n", 0, len(chunk) - 1) + 1
+            self.newlines += chunk.count(b"\n")
+        return chunk
+
+    def _check(self, chunk: bytes) -> None:
+        try:
+            self.decoder.decode(chunk, final=not chunk)
+        except UnicodeDecodeError as exc:
+            line = self.newlines + exc.object.count(b"\n", 0, exc.start) + 1
+            raise _not_utf8(self.path, line, exc.object[exc.start]) from None
+        at = chunk.find(b"\x00")
+        if at >= 0:
+            raise ImportDataError(file=self.path, line=self.newlines + chunk.count(b"\n", 0, at) + 1,
+                                  field="encoding", message="contains a NUL byte")
+        if b"\\u0000" in self._tail + chunk[:6] or b"\\u0000" in chunk:
+            self.escaped_nul = True
+        self._tail = chunk[-5:]
+
+
+def _json_failure(path: Path, exc: Exception, source: _JsonSource) -> ImportDataError:
+    """The error for a parser failure: its line, found by parsing again line by line from the chunk before
+    the one the parser failed in (the parser names no position; a second pass costs time only on bad input)."""
+    reason = str(exc).strip().splitlines()[0] if str(exc).strip() else "malformed"
+    if "overflow" in reason:  # a number beyond 64 bits: the parser cannot convert it
+        return ImportDataError(file=path, line=0, field="json", message="unreadable JSON: a number too long to convert")
+    line = source.line
+    with path.open("rb") as handle:
+        again = _JsonSource(handle, path=path, by_line_from=source.chunk_starts[0])
+        try:
+            for _ in ijson.basic_parse(again):
+                pass
+        except ijson.JSONError:
+            line = again.line
+    return ImportDataError(file=path, line=line, field="json", message=f"malformed JSON: {reason}")
+
+
+def json_check(value, *, path: Path, line: int, nul: bool) -> None:
+    """Refuse VALUE nested deeper than MAX_JSON_DEPTH and, when NUL, a NUL character in any of its strings or
+    keys (the field is the string's path, `items[2].text`). Walked with a list, not recursion."""
+    if nul:
+        nul_check(value, path=path, line=line)
+    pending = [(value, 0)] if isinstance(value, (dict, list)) else []
+    while pending:
+        value, depth = pending.pop()
+        if depth >= MAX_JSON_DEPTH:
+            # Line 0, as when Python's parser gives up: the depth, not a place, is what is wrong.
+            raise ImportDataError(file=path, line=0, field="json", message="JSON nested too deeply")
+        inner = value.values() if isinstance(value, dict) else value
+        pending.extend((item, depth + 1) for item in inner if isinstance(item, (dict, list)))
+
+
 def nul_check(value, *, path: Path, line: int, where: str = "") -> None:
     """Refuse a NUL character in any string of a parsed JSON VALUE; the field is its path (`items[2].text`).
 
@@ -147,10 +270,75 @@ def nul_check(value, *, path: Path, line: int, where: str = "") -> None:
             pending.extend((f"{place}[{n}]", inner) for n, inner in enumerate(value))
 
 
+def json_array_read(path: Path, *, what: str) -> Iterator[tuple[int, object]]:
+    """(position, value) for each element of the file's top-level JSON array, parsed incrementally (ijson):
+    one element in memory at a time. POSITION counts from 1; WHAT names the elements in the error for a
+    document that is not an array ("tasks"). Strict UTF-8 (a BOM allowed), no NUL, elements nested at most
+    MAX_JSON_DEPTH deep, a file of only whitespace is `file is empty`; malformed JSON names the file line it
+    is on."""
+    file_check(path)
+    empty_check(path)
+    with path.open("rb") as handle:
+        source = _JsonSource(handle, path=path)
+        try:
+            if source.peek() != b"[":
+                raise ImportDataError(file=path, line=0, field="json",
+                                      message=f"expected a JSON list of {what}, got {_top_type(source)}")
+            for position, value in enumerate(ijson.items(source, "item", use_float=True), start=1):
+                json_check(value, path=path, line=position, nul=source.escaped_nul)
+                yield position, value
+        except ijson.JSONError as exc:
+            raise _json_failure(path, exc, source) from None
+
+
+def json_values_read(path: Path, prefix: str, *, pairs: bool = False) -> Iterator[tuple[int, object]]:
+    """Like json_array_read, for the values at PREFIX (ijson's: "topics.item" is each element of the top-level
+    key "topics"); with PAIRS, (key, value) for each entry of the object at PREFIX ("" for the top level)."""
+    with path.open("rb") as handle:
+        source = _JsonSource(handle, path=path)
+        try:
+            values = (ijson.kvitems(source, prefix, use_float=True) if pairs
+                      else ijson.items(source, prefix, use_float=True))
+            for position, value in enumerate(values, start=1):
+                json_check(value, path=path, line=position, nul=source.escaped_nul)
+                yield position, value
+        except ijson.JSONError as exc:
+            raise _json_failure(path, exc, source) from None
+
+
+def json_top_entries(path: Path) -> Iterator[tuple[str, str]]:
+    """(key, event) for each entry of the file's top-level JSON object, EVENT being the parser's first event of
+    its value ("start_map", "start_array", "string", ...), read without building the values."""
+    with path.open("rb") as handle:
+        source = _JsonSource(handle, path=path)
+        try:
+            events = ijson.parse(source, use_float=True)
+            for prefix, event, value in events:
+                if prefix == "" and event == "map_key":
+                    yield value, next(events)[1]
+        except ijson.JSONError as exc:
+            raise _json_failure(path, exc, source) from None
+
+
+def json_start(path: Path) -> bytes:
+    """The first byte of the file's JSON document, after a BOM and whitespace (b"" for none): `[` or `{` tells
+    which reader to use before any parsing."""
+    with path.open("rb") as handle:
+        return _JsonSource(handle, path=path).peek()
+
+
+def _top_type(source: _JsonSource) -> str:
+    """The Python type name of the document SOURCE holds (not a list): read from its first event only."""
+    _, event, value = next(ijson.parse(source, use_float=True))
+    return {"start_map": "dict", "start_array": "list"}.get(event, type(value).__name__)
+
+
 def tsv_read(path: Path, *, required: list[str], optional: tuple[str, ...] = ()) -> Iterator[tuple[int, dict]]:
-    """(line number, row dict) for a tab-separated file with a header naming at least REQUIRED columns."""
+    """(line number, row dict) for a tab-separated file with a header naming at least REQUIRED columns; rows are
+    read one at a time and hold only the REQUIRED and OPTIONAL columns."""
     lines = lines_read(path)
-    header = lines[0].split("\t")
+    _, first = next(lines)
+    header = first.split("\t")
     missing = [name for name in required if name not in header]
     if missing:
         raise ImportDataError(
@@ -158,7 +346,7 @@ def tsv_read(path: Path, *, required: list[str], optional: tuple[str, ...] = ())
         )
     wanted = [*required, *[name for name in optional if name in header]]
     positions = {name: header.index(name) for name in wanted}
-    for number, line in enumerate(lines[1:], start=2):
+    for number, line in lines:
         if not line.strip():
             continue
         cells = line.split("\t")
@@ -194,7 +382,11 @@ def str_list_field(obj: dict, key: str, *, path: Path, line: int) -> list[str]:
 
 
 def zip_extract(archive: Path, target: Path) -> None:
-    """Extract ARCHIVE into TARGET, refusing entries that escape it and archives that unpack too large."""
+    """Extract ARCHIVE into TARGET, refusing entries that escape it and archives that unpack too large.
+
+    Entries are copied to disk a chunk at a time, never whole into memory, and never past the size they
+    declare (zipfile stops there and checks the CRC), so the declared total checked first bounds the disk used.
+    """
     try:
         bundle = zipfile.ZipFile(archive)
     except zipfile.BadZipFile:
@@ -234,10 +426,15 @@ def _entry_extract(bundle: zipfile.ZipFile, entry: zipfile.ZipInfo, *, archive: 
                               message=f"zip entry cannot be unpacked ({exc.strerror or exc})") from None
 
 
+@lru_cache(maxsize=None)
+def _max_length(model, column: str) -> int:
+    return model._meta.get_field(column).max_length
+
+
 def fits(value: str, *, model, column: str, path: Path, line: int, field: str) -> str:
     """VALUE, refused when longer than MODEL.COLUMN holds: PostgreSQL would fail the whole import with no file,
     line or field (SQLite stores it)."""
-    limit = model._meta.get_field(column).max_length
+    limit = _max_length(model, column)
     if len(value) > limit:
         raise ImportDataError(file=path, line=line, field=field,
                               message=f"{len(value):,} characters; {model.__name__}.{column} holds at most {limit}")

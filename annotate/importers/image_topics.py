@@ -10,9 +10,18 @@ A topic becomes `Topic(external_id=id, text=<section title, else page title>, da
 Importing a topic again with the same fields is a no-op; with other fields it is refused.
 """
 
+from collections.abc import Iterator
 from pathlib import Path
 
-from annotate.importers.common import ImportDataError, file_check, fits, json_parse, jsonl_read, nul_check
+from annotate.importers.common import (
+    ImportDataError,
+    file_check,
+    fits,
+    json_start,
+    json_top_entries,
+    json_values_read,
+    jsonl_read,
+)
 from annotate.models import Campaign, Topic
 
 FIELDS = ("page_title", "page_context", "section_title", "section_context")
@@ -55,30 +64,45 @@ def _topic_fields(obj: dict, *, path: Path, line: int, names: dict[str, tuple[st
     return topic_id, data
 
 
-def _atomic_objects(path: Path) -> list[tuple[int, dict]]:
-    """(position, topic object) from an AToMiC topic JSON: a list, {"topics": [...]}, or {id: {...}}."""
+def _atomic_objects(path: Path) -> Iterator[tuple[int, dict]]:
+    """(position, topic object) from an AToMiC topic JSON: a list, {"topics": [...]}, or {id: {...}}; parsed
+    incrementally, one topic in memory at a time (an object is first read once, without building its values,
+    to learn which of the two it is)."""
     file_check(path)
     try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ImportDataError(file=path, line=0, field="encoding", message=f"not UTF-8 ({exc.reason})") from None
-    document = json_parse(text, path=path)
-    if isinstance(document, dict) and isinstance(document.get("topics"), list):
-        document = document["topics"]
-    elif isinstance(document, dict) and all(isinstance(value, dict) for value in document.values()):
-        document = [{"text_id": key, **value} if not any(k in value for k in ID_KEYS) else value
-                    for key, value in document.items()]
-    if not isinstance(document, list) or not document:
+        count = 0
+        for position, obj in _atomic_values(path):
+            if not isinstance(obj, dict):
+                raise ImportDataError(file=path, line=position, field="json",
+                                      message=f"topic {position} is not an object")
+            count += 1
+            yield position, obj
+    except ImportDataError as exc:
+        if exc.field != "encoding":
+            raise
+        # A topic's `line` is its position in the list: a bad byte is the file's fault, line 0.
+        raise ImportDataError(file=path, line=0, field="encoding", message=exc.message) from None
+    if not count:
         raise ImportDataError(file=path, line=0, field="json", message="expected a non-empty list of topic objects")
-    objects = []
-    for position, obj in enumerate(document, start=1):
-        if not isinstance(obj, dict):
-            raise ImportDataError(file=path, line=position, field="json",
-                                  message=f"topic {position} is not an object")
-        if "\\u0000" in text:
-            nul_check(obj, path=path, line=position)
-        objects.append((position, obj))
-    return objects
+
+
+def _atomic_values(path: Path) -> Iterator[tuple[int, object]]:
+    start = json_start(path)
+    if start != b"{":
+        # A list; anything else reads as no topics, unless it is malformed JSON.
+        yield from json_values_read(path, "item")
+        return
+    topics_list, by_id = False, True
+    for key, event in json_top_entries(path):
+        topics_list = topics_list or (key == "topics" and event == "start_array")
+        by_id = by_id and event == "start_map"
+    if topics_list:
+        yield from json_values_read(path, "topics.item")
+    elif by_id:
+        for position, (key, value) in json_values_read(path, "", pairs=True):
+            if "\x00" in key:
+                raise ImportDataError(file=path, line=position, field="text_id", message="contains a NUL character")
+            yield position, {"text_id": key, **value} if not any(k in value for k in ID_KEYS) else value
 
 
 def image_topics_import(*, campaign: Campaign, paths: list[Path], atomic: bool) -> int:

@@ -84,7 +84,8 @@ def image_check(path: Path, *, shown: str) -> CheckedImage:
         raise _refuse(shown, "not an image (Pillow cannot read it)") from None
     except (OSError, SyntaxError, ValueError) as exc:
         raise _refuse(shown, f"damaged or truncated image ({exc})") from None
-    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    with path.open("rb") as handle:
+        digest = hashlib.file_digest(handle, "sha256").hexdigest()
     return CheckedImage(image_id=image_id, path=path, shown=shown, format=fmt, width=width, height=height,
                         size=size, sha256=digest)
 

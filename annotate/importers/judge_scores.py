@@ -3,27 +3,31 @@
 `topic` is a topic's external id; `item` an item's external id or the id it was imported with (an image's
 id, a ranking candidate's id); `score` is a number; the `label`
 column is optional (and may be blank on a row).
+
+The file is streamed: each row is checked and written as it comes; what is kept is the campaign's item ids
+and the items the judge has scored, never the rows.
 """
 
 import math
 from pathlib import Path
 
 from annotate.importers.common import ImportDataError, fits, tsv_read
-from annotate.importers.ranking_index import candidate_source_id
-from annotate.importers.writes import JudgeVerdict, external_judge_get, judge_verdicts_write
-from annotate.models import Campaign, Item
+from annotate.importers.ranking_index import item_keys
+from annotate.importers.writes import ItemRef, JudgeVerdict, JudgeVerdictWriter, external_judge_get
+from annotate.models import Campaign
 from judges.models import ModelJudgment
 
 
 def judge_scores_import(*, campaign: Campaign, paths: list[Path], judge: str) -> dict[str, int]:
     """Import each file's rows as verdicts of the external judge JUDGE. Returns {judge: judgments created}."""
-    items = {}
-    for item in Item.objects.filter(campaign=campaign).select_related("topic"):
+    items: dict[tuple[str, str], int] = {}
+    for qid, external_id, source_id, _, pk in item_keys(campaign):
         # An item by its external id, or by the id it was imported with (an image's id, a candidate's id).
-        items[(item.topic.external_id, item.external_id)] = item
-        items.setdefault((item.topic.external_id, candidate_source_id(item)), item)
+        items[(qid, external_id)] = pk
+        items.setdefault((qid, source_id), pk)
     topics = {topic for topic, _ in items}
-    verdicts = []
+    writer = JudgeVerdictWriter(judge=external_judge_get(
+        campaign=campaign, name=judge, config={"format": "judge-scores", "name": judge}, path=paths[0]))
     for path in paths:
         for line, row in tsv_read(path, required=["topic", "item", "score"], optional=("label",)):
             topic, item_id = row["topic"].strip(), row["item"].strip()
@@ -40,9 +44,7 @@ def judge_scores_import(*, campaign: Campaign, paths: list[Path], judge: str) ->
                 raise ImportDataError(file=path, line=line, field="score", message=f"expected a finite number, got {row['score']!r}")
             label = fits(row.get("label", "").strip(), model=ModelJudgment, column="label", path=path, line=line,
                          field="label")
-            verdicts.append(JudgeVerdict(path=path, line=line, item=item, score=score, label=label, raw="", failed=False))
-    judge_row = external_judge_get(
-        campaign=campaign, name=judge, config={"format": "judge-scores", "name": judge}, path=paths[0]
-    )
-    created, _ = judge_verdicts_write(judge=judge_row, verdicts=verdicts)
-    return {judge: created}
+            writer.add(JudgeVerdict(path=path, line=line, item=ItemRef(item), score=score, label=label, raw="",
+                                    failed=False))
+    writer.flush()
+    return {judge: writer.created}

@@ -1,6 +1,8 @@
 """label-studio: a Label Studio JSON export of a Ranker project (how the CLEF eHealth expert study was collected).
 
-The file is a JSON list of tasks. Errors name the task as `line` = its 1-based position in the list.
+The file is a JSON list of tasks, parsed incrementally (one task in memory at a time; candidates are written
+every few thousand). Errors name the task as `line` = its 1-based position in the list; malformed JSON, a byte
+that is not UTF-8 or a NUL byte names the line of the file.
 
 - Topic: qid = `data.qid`, else `data.query_id`, else the task `id`; text = `data.query` (else the first
   item's `query`).
@@ -27,10 +29,16 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from annotate.importers.common import ImportDataError, fits, json_parse, lines_read, nul_check
+from annotate.importers.common import ImportDataError, fits, json_array_read
 from annotate.importers.ranking_index import ANSWER, DOCUMENT, Candidate, RankingIndex
-from annotate.importers.rankings import DEFAULT_DIMENSION, RankingVerdict, annotator_username, groups_parse
-from annotate.importers.writes import JudgeVerdict, external_judge_get, judge_verdicts_write
+from annotate.importers.rankings import (
+    DEFAULT_DIMENSION,
+    RankingVerdict,
+    RankingVerdictSpool,
+    annotator_username,
+    groups_parse,
+)
+from annotate.importers.writes import JudgeVerdict, JudgeVerdictWriter, external_judge_get
 from annotate.models import Topic
 from annotate.services.campaigns import user_get_or_create_imported
 
@@ -41,23 +49,9 @@ _TOKEN_SPLIT = re.compile(r"[^a-z0-9]+")
 
 @dataclass
 class LabelStudioResult:
-    verdicts: list[RankingVerdict] = field(default_factory=list)
+    verdicts: RankingVerdictSpool = field(default_factory=RankingVerdictSpool)
     cancelled: int = 0
     judges: dict[str, int] = field(default_factory=dict)
-
-
-def json_list_read(path: Path) -> list:
-    """The file as one JSON list (strict UTF-8, no line limit: exports may be one line); malformed JSON names
-    its line, a NUL character its task."""
-    text = "\n".join(lines_read(path, max_line=None))
-    data = json_parse(text, path=path)
-    if not isinstance(data, list):
-        raise ImportDataError(file=path, line=0, field="json",
-                              message=f"expected a JSON list of tasks, got {type(data).__name__}")
-    if "\\u0000" in text:
-        for line, task in enumerate(data, start=1):
-            nul_check(task, path=path, line=line)
-    return data
 
 
 def _model_system(name: str) -> str | None:
@@ -153,16 +147,27 @@ def _annotator_id(value, *, path: Path, line: int, where: str) -> str:
 
 
 def label_studio_import(*, index: RankingIndex, paths: list[Path], score_judge: str | None) -> LabelStudioResult:
-    """Read every file into INDEX (candidates) and ranking verdicts; write the judge's scores after a flush.
+    """Read every file into INDEX (candidates, written as they pile up), ranking verdicts and the judge's scores.
 
     The caller writes the verdicts (after `units_ensure`); call inside the import's transaction.
     """
     campaign = index.campaign
     result = LabelStudioResult()
-    scores: list[tuple[Path, int, object, float]] = []
+    writer = None
+    if score_judge:
+        judge = external_judge_get(campaign=campaign, name=score_judge,
+                                   config={"format": "label-studio", "field": "score", "name": score_judge}, path=paths[0])
+        writer = JudgeVerdictWriter(judge=judge)
+    scores: list[JudgeVerdict] = []  # of candidates not written yet: written with them
+
+    def scores_write() -> None:
+        for verdict in scores:
+            writer.add(verdict)
+        scores.clear()
+
     users = {}
     for path in paths:
-        for line, task in enumerate(json_list_read(path), start=1):
+        for line, task in json_array_read(path, what="tasks"):
             if not isinstance(task, dict):
                 raise ImportDataError(file=path, line=line, field="task", message=f"expected an object, got {type(task).__name__}")
             data = task.get("data")
@@ -190,8 +195,9 @@ def label_studio_import(*, index: RankingIndex, paths: list[Path], score_judge: 
                                           message=f"candidate id {candidate.source_id!r} repeated in this task")
                 seen.add(candidate.source_id)
                 item = index.candidate_add(topic=topic, candidate=candidate, path=path, line=line, field=where)
-                if score_judge:
-                    scores.append((path, line, item, score_read(raw, path=path, line=line, where=where)))
+                if writer:
+                    scores.append(JudgeVerdict(path=path, line=line, item=item, score=score_read(
+                        raw, path=path, line=line, where=where), label="", raw="label-studio score", failed=False))
             annotations = task.get("annotations") or []
             if not isinstance(annotations, list):
                 raise ImportDataError(file=path, line=line, field="annotations", message="expected a list")
@@ -214,11 +220,11 @@ def label_studio_import(*, index: RankingIndex, paths: list[Path], score_judge: 
                     users[username] = user_get_or_create_imported(username=username)
                 result.verdicts.append(RankingVerdict(path=path, line=line, field=field_name, topic=topic,
                                                       annotator=users[username], rankings={DEFAULT_DIMENSION: groups}))
+            if index.flush_when_full() and writer:
+                scores_write()
     index.flush()
-    if score_judge:
-        judge = external_judge_get(campaign=campaign, name=score_judge,
-                                   config={"format": "label-studio", "field": "score", "name": score_judge}, path=paths[0])
-        verdicts = [JudgeVerdict(path=path, line=line, item=item, score=score, label="", raw="label-studio score",
-                                 failed=False) for path, line, item, score in scores]
-        result.judges[score_judge], _ = judge_verdicts_write(judge=judge, verdicts=verdicts)
+    if writer:
+        scores_write()
+        writer.flush()
+        result.judges[score_judge] = writer.created
     return result

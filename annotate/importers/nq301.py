@@ -94,14 +94,14 @@ def nq301_import(*, index: QaIndex, folder: Path) -> Nq301Result:
     if not folder.is_dir():
         raise ImportDataError(file=folder, line=0, field="folder", message="the nq301 format takes the data folder")
     human_path = folder / HUMAN_FILE
-    human_rows = list(
-        tsv_read(human_path, required=["id", "Question", "Model answer", "Acceptable?"], optional=ANNOTATOR_COLUMNS)
-    )
+    # Every file is read a row at a time, in the order its rows are needed.
+    human_rows = tsv_read(human_path, required=["id", "Question", "Model answer", "Acceptable?"],
+                          optional=ANNOTATOR_COLUMNS)
     judge_rows = {}
     for name, file_name in JUDGE_FILES.items():
         path = _find(folder, file_name)
         if path is not None:
-            judge_rows[name] = (path, list(tsv_read(path, required=["id", "Model answer", name])))
+            judge_rows[name] = (path, tsv_read(path, required=["id", "Model answer", name]))
     predictions = [(path, predictions_read(path)) for path in system_files(folder)]
 
     # Items: one per distinct (id, answer string) of the human file.

@@ -4,6 +4,7 @@ Format of castorini/qa-eval's model_outputs. "prediction" is a string, or in som
 strings (text-davinci-003 few-shot): the first element is the answer, the whole list is kept.
 """
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,8 +33,8 @@ def system_name_for(path: Path) -> str:
     return stem
 
 
-def predictions_read(path: Path) -> list[Prediction]:
-    rows = []
+def predictions_read(path: Path) -> Iterator[Prediction]:
+    """The file's predictions, read and checked one line at a time."""
     for line, obj in jsonl_read(path):
         question = str_field(obj, "question", path=path, line=line)
         gold = str_list_field(obj, "answer", path=path, line=line)
@@ -49,8 +50,7 @@ def predictions_read(path: Path) -> list[Prediction]:
                 file=path, line=line, field="prediction",
                 message=f"expected a string or a non-empty list of strings, got {type(raw).__name__}",
             )
-        rows.append(Prediction(line=line, question=question, gold=gold, answer=answer, raw=raw))
-    return rows
+        yield Prediction(line=line, question=question, gold=gold, answer=answer, raw=raw)
 
 
 class SystemOutputWriter:
@@ -69,7 +69,8 @@ class SystemOutputWriter:
         self.skipped = 0
         self.systems: list[str] = []
 
-    def predictions_add(self, *, system: str, path: Path, predictions: list[Prediction], known_topics_only: bool) -> None:
+    def predictions_add(self, *, system: str, path: Path, predictions: Iterable[Prediction],
+                        known_topics_only: bool) -> None:
         """Map each prediction to its topic and item (created when no item has the same answer key).
 
         KNOWN_TOPICS_ONLY drops lines whose question the campaign does not have (an NQ_ file holds all

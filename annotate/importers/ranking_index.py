@@ -3,9 +3,13 @@
 Storage follows docs/answer_ranking.md: a Topic per qid, an Item per candidate with external id
 `"<qid>/<candidate id>"`, a SystemOutput per generated answer. A candidate already in the campaign
 is reused when it is the same (kind, text, source data); one that differs is refused, so an import never
-silently rewrites a candidate. New rows are collected and written in bulk by `flush`.
+silently rewrites a candidate. New rows are collected and written in bulk by `flush`, which a streaming
+import calls every FLUSH_ITEMS candidates; a written candidate is then held as its primary key and a
+fingerprint of what it is, never its text, so memory grows with the campaign's candidates, not their texts.
 """
 
+import hashlib
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,13 +19,43 @@ from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, SystemO
 ANSWER, DOCUMENT = "answer", "document"
 
 
+def source_id_of(external_id: str, source_id) -> str:
+    """The id a candidate was imported with: SOURCE_ID (its `data["source_id"]`), else the tail of its external id."""
+    return str(source_id or external_id.split("/", 1)[-1])
+
+
 def candidate_source_id(item: Item) -> str:
     """The id a candidate was imported with (`data["source_id"]`, else the tail of its external id)."""
-    return str(item.data.get("source_id") or item.external_id.split("/", 1)[-1])
+    return source_id_of(item.external_id, item.data.get("source_id"))
+
+
+def item_keys(campaign: Campaign):
+    """(topic id, item external id, candidate source id, docno, pk) of every item of CAMPAIGN, streamed from the
+    database: what a file's lines are matched by, without loading the items' texts."""
+    rows = (Item.objects.filter(campaign=campaign).order_by("id")
+            .values_list("topic__external_id", "external_id", "data__source_id", "data__docno", "id"))
+    for qid, external_id, source_id, docno, pk in rows.iterator(chunk_size=5000):
+        yield qid, external_id, source_id_of(external_id, source_id), docno, pk
 
 
 # Item.data keys that describe the candidate itself; other keys (e.g. "qrels") are added by later imports.
 CANDIDATE_KEYS = ("source_id", "docno", "system", "prompt", "sample")
+FLUSH_ITEMS = 2000
+
+
+def _fingerprint(kind: str, text: str, data: dict) -> int:
+    """What a candidate is (kind, text, source data) in 64 bits: two candidates are the same when these match."""
+    payload = json.dumps([kind, text, {key: value for key, value in data.items() if key in CANDIDATE_KEYS}],
+                         sort_keys=True, ensure_ascii=False)
+    return int.from_bytes(hashlib.blake2b(payload.encode("utf-8"), digest_size=8).digest(), "big")
+
+
+@dataclass(frozen=True, slots=True)
+class KnownCandidate:
+    """A written candidate: its primary key (read as `.pk`, like an Item's) and its fingerprint."""
+
+    pk: int
+    fingerprint: int
 
 
 @dataclass(frozen=True)
@@ -54,8 +88,9 @@ class RankingIndex:
     def __init__(self, *, campaign: Campaign):
         self.campaign = campaign
         self.topics: dict[str, Topic] = {}
-        # qid -> {candidate source id -> Item}; the dicts stay the same objects as items are added.
-        self.candidates: dict[str, dict[str, Item]] = {}
+        # qid -> {candidate source id -> Item to write, or KnownCandidate}; the dicts stay the same objects as
+        # items are added.
+        self.candidates: dict[str, dict[str, Item | KnownCandidate]] = {}
         self._new_topics: list[Topic] = []
         self._new_items: list[Item] = []
         self._new_outputs: dict[tuple[str, str, str], tuple[Topic, Item, dict]] = {}
@@ -68,8 +103,11 @@ class RankingIndex:
         for topic in Topic.objects.filter(campaign=campaign).order_by("id"):
             self.topics[topic.external_id] = topic
             self.candidates[topic.external_id] = {}
-        for item in Item.objects.filter(campaign=campaign).select_related("topic").order_by("id"):
-            self.candidates.setdefault(item.topic.external_id, {})[candidate_source_id(item)] = item
+        rows = (Item.objects.filter(campaign=campaign).order_by("id")
+                .values_list("topic__external_id", "external_id", "id", "kind", "text", "data"))
+        for qid, external_id, pk, kind, text, data in rows.iterator(chunk_size=2000):
+            self.candidates.setdefault(qid, {})[source_id_of(external_id, data.get("source_id"))] = KnownCandidate(
+                pk=pk, fingerprint=_fingerprint(kind, text, data))
         self._ranked_topic_ids = set(
             HumanJudgment.objects.filter(unit__campaign=campaign, kind=JudgmentKind.ANNOTATION, is_current=True)
             .values_list("unit__topic_id", flat=True)
@@ -91,16 +129,16 @@ class RankingIndex:
                                   message=f"topic {qid!r} already has another query text: {topic.text[:80]!r}")
         return topic
 
-    def candidate_add(self, *, topic: Topic, candidate: Candidate, path: Path, line: int, field: str) -> Item:
-        """The item for CANDIDATE under TOPIC: the existing one when it is the same, else a new one."""
+    def candidate_add(self, *, topic: Topic, candidate: Candidate, path: Path, line: int,
+                      field: str) -> Item | KnownCandidate:
+        """The item for CANDIDATE under TOPIC: the existing one when it is the same, else a new one (an Item whose
+        primary key is set by the next `flush`)."""
         qid = topic.external_id
         known = self.candidates[qid]
         item = known.get(candidate.source_id)
         if item is not None:
-            same = item.kind == candidate.kind and item.text == candidate.text and {
-                key: value for key, value in item.data.items() if key in CANDIDATE_KEYS
-            } == candidate.data()
-            if not same:
+            had = item.fingerprint if isinstance(item, KnownCandidate) else _fingerprint(item.kind, item.text, item.data)
+            if had != _fingerprint(candidate.kind, candidate.text, candidate.data()):
                 raise ImportDataError(file=path, line=line, field=field, message=(
                     f"candidate {candidate.source_id!r} of topic {qid!r} differs from the one already imported"))
             return item
@@ -122,8 +160,16 @@ class RankingIndex:
             self._new_outputs[key] = (topic, item, output_data)
         return item
 
+    def flush_when_full(self) -> bool:
+        """Flush when FLUSH_ITEMS candidates wait to be written; whether it did."""
+        if len(self._new_items) < FLUSH_ITEMS:
+            return False
+        self.flush()
+        return True
+
     def flush(self) -> None:
-        """Write new topics, then items (they point at topics), then system outputs."""
+        """Write new topics, then items (they point at topics), then system outputs; written items are then
+        held as KnownCandidate."""
         if self._new_topics:
             Topic.objects.bulk_create(self._new_topics, batch_size=1000)
             self.topics_created += len(self._new_topics)
@@ -134,6 +180,9 @@ class RankingIndex:
             self.items_created += len(self._new_items)
             self.answers_created += sum(item.kind == ANSWER for item in self._new_items)
             self.documents_created += sum(item.kind == DOCUMENT for item in self._new_items)
+            for item in self._new_items:
+                self.candidates[item.topic.external_id][item.data["source_id"]] = KnownCandidate(
+                    pk=item.pk, fingerprint=_fingerprint(item.kind, item.text, item.data))
             self._new_items = []
         outputs = []
         for (system, qid, item_external_id), (topic, item, data) in self._new_outputs.items():

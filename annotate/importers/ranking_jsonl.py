@@ -17,14 +17,20 @@ from pathlib import Path
 
 from annotate.importers.common import ImportDataError, fits, jsonl_read, str_field
 from annotate.importers.ranking_index import ANSWER, DOCUMENT, Candidate, RankingIndex
-from annotate.importers.rankings import DEFAULT_DIMENSION, RankingVerdict, annotator_username, groups_parse
+from annotate.importers.rankings import (
+    DEFAULT_DIMENSION,
+    RankingVerdict,
+    RankingVerdictSpool,
+    annotator_username,
+    groups_parse,
+)
 from annotate.models import Topic
 from annotate.services.campaigns import user_get_or_create_imported
 
 
 @dataclass
 class RankingJsonlResult:
-    verdicts: list[RankingVerdict] = field(default_factory=list)
+    verdicts: RankingVerdictSpool = field(default_factory=RankingVerdictSpool)
 
 
 def _id(value, *, path: Path, line: int, field_name: str) -> str:
@@ -70,7 +76,7 @@ def _candidate(raw, *, path: Path, line: int, where: str) -> Candidate:
 
 
 def ranking_jsonl_import(*, index: RankingIndex, paths: list[Path]) -> RankingJsonlResult:
-    """Read every line into INDEX (topics, candidates) and ranking verdicts, then flush the index.
+    """Read every line into INDEX (topics, candidates: written as they pile up) and ranking verdicts.
 
     The caller writes the verdicts (after `units_ensure`); call inside the import's transaction.
     """
@@ -127,5 +133,6 @@ def ranking_jsonl_import(*, index: RankingIndex, paths: list[Path]) -> RankingJs
                     users[username] = user_get_or_create_imported(username=username)
                 result.verdicts.append(RankingVerdict(path=path, line=line, field=mine["field"], topic=topic,
                                                       annotator=users[username], rankings=mine["rankings"]))
+            index.flush_when_full()
     index.flush()
     return result

@@ -7,8 +7,15 @@ different ranking for the same annotator and topic is refused with the line that
 
 Ties: a campaign whose `options["ties"]` is false refuses rankings with a group of more than one; when the
 option is not set, an import that brings ties sets it to true (the data decides, and says so in the campaign).
+
+A streaming import keeps its rankings in a RankingVerdictSpool (a temporary file) until every candidate is
+written, and `human_rankings_write` writes them in batches, holding a fingerprint of each ranking, not the ranking.
 """
 
+import hashlib
+import json
+import tempfile
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,6 +35,47 @@ class RankingVerdict:
     annotator: object  # a User
     # dimension -> tie groups of candidate source ids, best first
     rankings: dict[str, list[list[str]]]
+
+
+class RankingVerdictSpool:
+    """Ranking verdicts on disk, in the order they were added, instead of in memory: a file's rankings must wait
+    until all its candidates are known (a ranking names candidates of its topic that later tasks may add).
+    Topics and annotators stay objects, held once each."""
+
+    def __init__(self):
+        self._file = tempfile.TemporaryFile(mode="w+", encoding="utf-8", prefix="concord-rankings-")
+        self._topics: dict[str, Topic] = {}
+        self._annotators: dict[int, object] = {}
+        self._paths: dict[str, Path] = {}
+        self.count = 0
+
+    def append(self, verdict: RankingVerdict) -> None:
+        qid = verdict.topic.external_id
+        self._topics.setdefault(qid, verdict.topic)
+        self._annotators.setdefault(verdict.annotator.pk, verdict.annotator)
+        self._paths.setdefault(str(verdict.path), verdict.path)
+        self._file.write(json.dumps([str(verdict.path), verdict.line, verdict.field, qid, verdict.annotator.pk,
+                                     verdict.rankings]) + "\n")
+        self.count += 1
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __iter__(self) -> Iterator[RankingVerdict]:
+        self._file.seek(0)
+        for text in self._file:
+            path, line, field, qid, annotator, rankings = json.loads(text)
+            yield RankingVerdict(path=self._paths[path], line=line, field=field, topic=self._topics[qid],
+                                 annotator=self._annotators[annotator], rankings=rankings)
+        self._file.seek(0, 2)
+
+    def close(self) -> None:
+        self._file.close()
+
+
+def _fingerprint(value: dict) -> bytes:
+    """A stored judgment value in 16 bytes: two rankings are the same when these match."""
+    return hashlib.blake2b(json.dumps(value, sort_keys=True).encode("utf-8"), digest_size=16).digest()
 
 
 def campaign_dimensions(campaign: Campaign) -> list[str]:
@@ -75,23 +123,25 @@ def _resolve(verdict: RankingVerdict, dimension: str, groups: list[list[str]], c
     return resolved
 
 
-def human_rankings_write(*, campaign: Campaign, verdicts: list[RankingVerdict],
-                         candidates: dict[str, dict[str, Item]]) -> tuple[int, int]:
-    """Create the imported rankings on the topics' units. Returns (created, skipped as already there).
+def human_rankings_write(*, campaign: Campaign, verdicts: Iterable[RankingVerdict],
+                         candidates: dict[str, dict[str, Item]], batch: int = 1000) -> tuple[int, int]:
+    """Create the imported rankings on the topics' units, BATCH at a time. Returns (created, skipped as already
+    there).
 
-    CANDIDATES maps qid -> {candidate source id -> saved Item}: all of the topic's candidates.
-    Call inside the import's transaction, after the candidates were flushed and after `units_ensure`.
+    CANDIDATES maps qid -> {candidate source id -> saved Item (or anything with its pk)}: all of the topic's
+    candidates. Call inside the import's transaction, after the candidates were flushed and after `units_ensure`.
     """
     dimensions = campaign_dimensions(campaign)
     ties_option = campaign.options.get("ties")
     unit_of_topic = dict(Unit.objects.filter(campaign=campaign, item__isnull=True).values_list("topic_id", "id"))
+    # What each (unit, annotator) already ranked, as a fingerprint: the rankings themselves are not held.
     existing = {
-        (unit_id, annotator_id): value
+        (unit_id, annotator_id): _fingerprint(value)
         for unit_id, annotator_id, value in HumanJudgment.objects.filter(
             unit__campaign=campaign, kind=JudgmentKind.ANNOTATION, is_current=True
-        ).values_list("unit_id", "annotator_id", "value")
+        ).values_list("unit_id", "annotator_id", "value").iterator(chunk_size=2000)
     }
-    new, skipped, has_ties = [], 0, False
+    new, created, skipped, has_ties = [], 0, 0, False
     for verdict in verdicts:
         unknown = [name for name in verdict.rankings if name not in dimensions]
         if unknown:
@@ -113,20 +163,24 @@ def human_rankings_write(*, campaign: Campaign, verdicts: list[RankingVerdict],
             rankings[name] = groups
         value = {"rankings": rankings}
         key = (unit_of_topic[verdict.topic.pk], verdict.annotator.pk)
+        fingerprint = _fingerprint(value)
         if key in existing:
-            if existing[key] != value:
+            if existing[key] != fingerprint:
                 raise ImportDataError(file=verdict.path, line=verdict.line, field=verdict.field, message=(
                     f"{verdict.annotator.username} already has another ranking of topic {verdict.topic.external_id!r}"))
             skipped += 1
             continue
-        existing[key] = value
+        existing[key] = fingerprint
         new.append(HumanJudgment(unit_id=key[0], annotator=verdict.annotator, kind=JudgmentKind.ANNOTATION,
                                  source=JudgmentSource.IMPORT, value=value, label=RANKED))
+        if len(new) >= batch:
+            HumanJudgment.objects.bulk_create(new)
+            created, new = created + len(new), []
     if has_ties and ties_option is None:
         campaign.options = {**campaign.options, "ties": True}
         campaign.save(update_fields=["options"])
-    HumanJudgment.objects.bulk_create(new, batch_size=1000)
-    return len(new), skipped
+    HumanJudgment.objects.bulk_create(new)
+    return created + len(new), skipped
 
 
 def annotator_username(*, campaign: Campaign, name: str) -> str:

@@ -325,6 +325,7 @@ def _ranking_import(*, campaign: Campaign, fmt: str, paths: list[Path], score_ju
     summary.units_created = units_ensure(campaign=campaign)
     summary.rankings_created, summary.rankings_already_there = human_rankings_write(
         campaign=campaign, verdicts=result.verdicts, candidates=index.candidates)
+    result.verdicts.close()
     units_done_refresh(campaign=campaign)
     summary.topics_created = index.topics_created
     summary.items_created = index.items_created

@@ -15,8 +15,9 @@ from annotate.models import Campaign, Item
 
 
 def qrels_read(path: Path) -> Iterator[tuple[int, str, str, int]]:
-    """(line, qid, docid, grade) for each `qid 0 docid grade` line; blank lines and # comments skipped."""
-    for number, line in enumerate(lines_read(path), start=1):
+    """(line, qid, docid, grade) for each `qid 0 docid grade` line, read one at a time; blank lines and # comments
+    skipped."""
+    for number, line in lines_read(path):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         fields = line.split()
@@ -36,7 +37,7 @@ def trec_qrels_import(*, campaign: Campaign, paths: list[Path]) -> int:
     """Store the grades; returns how many (document, assessor) grades were added."""
     documents: dict[tuple[str, str], Item] = {}
     topics = set()
-    for item in Item.objects.filter(campaign=campaign).select_related("topic"):
+    for item in Item.objects.filter(campaign=campaign).select_related("topic").defer("text"):
         topics.add(item.topic.external_id)
         if item.kind == "document" and item.data.get("docno"):
             documents[(item.topic.external_id, item.data["docno"])] = item

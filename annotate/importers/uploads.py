@@ -2,9 +2,12 @@
 
 Uploads are checked before anything is written: a size limit per file, plain file names only, and
 for the nq301 folder a .zip whose entries stay inside the folder (no absolute paths, no '..').
-Error messages name the uploaded file as the user called it, not the temp path.
+Nothing of the server's file system reaches the answer: the summary lists the files as they were uploaded,
+and error messages name a file as the user called it (a zip's entry by its path in the zip), never the
+temporary folder.
 """
 
+import os
 import tempfile
 from pathlib import Path
 
@@ -15,12 +18,21 @@ from annotate.importers.nq301 import HUMAN_FILE
 from annotate.importers.service import ImportRequestError, ImportSummary, import_run
 from annotate.models import Campaign
 
+UNPACKED = "unpacked"
+
 
 def _upload_name(upload) -> str:
     name = (upload.name or "").replace("\\", "/").rsplit("/", 1)[-1]
     if not name or name in (".", ".."):
         raise ImportRequestError(f"bad upload file name {upload.name!r}")
     return name
+
+
+def _relative(text: str, root: Path) -> str:
+    """TEXT with the temporary folder ROOT taken out of every path in it."""
+    for folder in (root / UNPACKED, root):
+        text = text.replace(f"{folder}{os.sep}", "").replace(str(folder), ".")
+    return text
 
 
 def _nq301_folder(root: Path) -> Path:
@@ -53,16 +65,14 @@ def uploads_import(*, campaign: Campaign, fmt: str, files: list, system: str | N
         if fmt == "nq301":
             archives = [path for path in paths if path.suffix.lower() == ".zip"]
             for archive in archives:
-                zip_extract(archive, root / "unpacked")
+                zip_extract(archive, root / UNPACKED)
                 archive.unlink()
             paths = [_nq301_folder(root)]
         try:
-            return import_run(campaign=campaign, fmt=fmt, paths=paths, system=system, judge=judge,
-                              score_judge=score_judge, depth=depth, tag=tag)
+            summary = import_run(campaign=campaign, fmt=fmt, paths=paths, system=system, judge=judge,
+                                 score_judge=score_judge, depth=depth, tag=tag)
         except ImportDataError as exc:
-            shown = Path(exc.file)
-            if shown.is_relative_to(root):
-                shown = shown.relative_to(root)
-                if shown.parts[:1] == ("unpacked",):
-                    shown = Path(*shown.parts[1:])
-            raise ImportDataError(file=shown, line=exc.line, field=exc.field, message=exc.message) from None
+            raise ImportDataError(file=_relative(exc.file, root), line=exc.line, field=_relative(exc.field, root),
+                                  message=_relative(exc.message, root)) from None
+    summary.files = [_upload_name(upload) for upload in files]
+    return summary

@@ -125,30 +125,59 @@ def external_judge_get(*, campaign: Campaign, name: str, config: dict, path: Pat
         raise ImportDataError(file=path, line=0, field="judge", message=str(exc)) from None
 
 
-def judge_verdicts_write(*, judge: Judge, verdicts: list[JudgeVerdict]) -> tuple[int, int]:
-    """Create the judge's verdicts; the first row for an item wins within a file. Returns (created, skipped)."""
-    # A verdict is its label and score; raw is provenance (another file format may word it otherwise).
-    existing = {
-        item_id: (label, score)
-        for item_id, label, score in ModelJudgment.objects.filter(judge=judge).values_list("item_id", "label", "score")
-    }
-    seen: set[int] = set()
-    new, skipped = [], 0
-    now = timezone.now()
-    for verdict in verdicts:
+class JudgeVerdictWriter:
+    """An external judge's verdicts written in batches as a streaming import reads them, checked as they come.
+
+    The first row for an item wins within the writer (later ones are skipped); a verdict that differs from one
+    already stored is refused at its line. What is held is the judge's stored (label, score) per item and the
+    items seen, never the rows. Call inside the import's transaction; `flush` at the end.
+    """
+
+    def __init__(self, *, judge: Judge, batch: int = 5000):
+        self.judge = judge
+        self.batch = batch
+        # A verdict is its label and score; raw is provenance (another file format may word it otherwise).
+        self.existing = {
+            item_id: (label, score)
+            for item_id, label, score in ModelJudgment.objects.filter(judge=judge).values_list("item_id", "label",
+                                                                                              "score")
+        }
+        self.seen: set[int] = set()
+        self.pending: list[tuple] = []
+        self.created = 0
+        self.skipped = 0
+        self.now = timezone.now()
+
+    def add(self, verdict: JudgeVerdict) -> None:
+        """Queue VERDICT (its item saved: its pk is read now)."""
         item_id = verdict.item.pk
-        if item_id in seen:
-            skipped += 1
-            continue
-        seen.add(item_id)
-        if item_id in existing:
-            if existing[item_id] != (verdict.label, verdict.score):
+        if item_id in self.seen:
+            self.skipped += 1
+            return
+        self.seen.add(item_id)
+        if item_id in self.existing:
+            if self.existing[item_id] != (verdict.label, verdict.score):
                 raise ImportDataError(
                     file=verdict.path, line=verdict.line, field="label",
-                    message=f"judge {judge.name!r} already has another verdict on this item from an earlier import",
+                    message=f"judge {self.judge.name!r} already has another verdict on this item from an earlier import",
                 )
-            skipped += 1
-            continue
-        new.append((judge.pk, item_id, verdict.score, verdict.label, verdict.raw, verdict.failed, now))
-    rows_insert(ModelJudgment, ["judge", "item", "score", "label", "raw", "failed", "created_at"], new)
-    return len(new), skipped
+            self.skipped += 1
+            return
+        self.pending.append((self.judge.pk, item_id, verdict.score, verdict.label, verdict.raw, verdict.failed,
+                             self.now))
+        if len(self.pending) >= self.batch:
+            self.flush()
+
+    def flush(self) -> None:
+        self.created += rows_insert(ModelJudgment, ["judge", "item", "score", "label", "raw", "failed", "created_at"],
+                                    self.pending)
+        self.pending = []
+
+
+def judge_verdicts_write(*, judge: Judge, verdicts) -> tuple[int, int]:
+    """Create the judge's verdicts; the first row for an item wins within a file. Returns (created, skipped)."""
+    writer = JudgeVerdictWriter(judge=judge)
+    for verdict in verdicts:
+        writer.add(verdict)
+    writer.flush()
+    return writer.created, writer.skipped

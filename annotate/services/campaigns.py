@@ -107,8 +107,16 @@ def _check_option(key: str, value, task_type: str) -> str | None:
             return "bias_tag applies to image_relevance campaigns"
         if not isinstance(value, str) or not value.strip():
             return "bias_tag must be a run tag (a string)"
+    elif key in ("min_system_outputs", "small_sample"):
+        # The report's coverage rules (agreement.system_level, agreement.report): every task type.
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            return f"{key} must be a whole number, at least 1"
+    elif key == "min_system_coverage":
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value <= 1:
+            return "min_system_coverage must be a share from 0 to 1"
     else:
-        return "unknown option (known: dimensions, ties, grade_mapping, bias_tag)"
+        return ("unknown option (known: dimensions, ties, grade_mapping, bias_tag, min_system_outputs, "
+                "min_system_coverage, small_sample)")
     return None
 
 

@@ -26,6 +26,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "django_htmx",
+    "accounts",
     "annotate",
     "judges",
     "agreement",
@@ -42,6 +43,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "config.middleware.LoginRequiredMiddleware",
+    "accounts.middleware.PasswordChangeRequiredMiddleware",
     "config.db_unavailable.DatabaseUnavailableMiddleware",
 ]
 
@@ -100,8 +102,13 @@ STORAGES = {
 LOGIN_FAILURES_PER_USER = env.int("LOGIN_FAILURES_PER_USER", default=5)
 LOGIN_FAILURES_PER_ADDRESS = env.int("LOGIN_FAILURES_PER_ADDRESS", default=30)
 LOGIN_FAILURE_WINDOW = env.int("LOGIN_FAILURE_WINDOW", default=15 * 60)  # seconds
-# The cache holds the failure counts: set CACHE_URL (e.g. redis://127.0.0.1:6379/1) so every web process shares them.
+# The cache holds the failure counts: set CACHE_URL (e.g. redis://127.0.0.1:6379/1) so every web process shares them
+# (the production settings refuse to start without a shared one).
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+# Behind a reverse proxy: the META key of the header where it writes the client's address (e.g. HTTP_X_FORWARDED_FOR
+# or HTTP_X_REAL_IP), and how many proxies stand in front (the address is that many entries from the right).
+TRUSTED_PROXY_HEADER = env("TRUSTED_PROXY_HEADER", default="")
+TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=1)
 IMPORT_MAX_BYTES = env.int("IMPORT_MAX_BYTES", default=512 * 1024 * 1024)
 # Uploaded images (image_relevance): bytes per file, and pixels (width x height) read from the header before
 # any decoding, so a decompression bomb is refused without being decoded.
@@ -110,13 +117,26 @@ IMAGE_MAX_PIXELS = env.int("IMAGE_MAX_PIXELS", default=64_000_000)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 
+# The judges' trust boundary (judges.boundary, judges.endpoints; README "Model endpoints"). Closed by default:
+# researchers reach LLM servers only through model endpoints that staff register, and load local models only
+# by hub id from the workers' Hugging Face cache. The embedded development setup opens both (settings.local).
+# Hosts a judge's free-form base_url may name (Django ALLOWED_HOSTS patterns: "*", "host", ".domain").
+JUDGE_ALLOWED_HOSTS = env.list("JUDGE_ALLOWED_HOSTS", default=[])
+# Folders under which judges may load local model folders ("*": anywhere).
+JUDGE_MODEL_DIRS = env.list("JUDGE_MODEL_DIRS", default=[])
+# Upper bounds on judge options (judges.boundary.DEFAULT_LIMITS); a JSON object overrides any of them.
+JUDGE_LIMITS = env.json("JUDGE_LIMITS", default={})
+# Fernet keys that encrypt endpoints' stored API keys, newest first (judges.crypto); empty: one derived from
+# SECRET_KEY. Make one with: python -c "from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())"
+ENDPOINT_ENCRYPTION_KEYS = env.list("ENDPOINT_ENCRYPTION_KEYS", default=[])
+
 # Annotation: how long an annotator holds a unit before it returns to the pool.
 ANNOTATION_LEASE_SECONDS = env.int("ANNOTATION_LEASE_SECONDS", default=15 * 60)
 
 REST_FRAMEWORK = {
     # Token first: an anonymous request then gets 401 with "WWW-Authenticate: Token", not a bare 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "accounts.authentication.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],

@@ -1,5 +1,7 @@
 """Production: every secret from the environment, no defaults; HTTPS assumed at the proxy."""
 
+from django.core.exceptions import ImproperlyConfigured
+
 from .base import *  # noqa: F401,F403
 from .base import MIDDLEWARE, env
 
@@ -12,6 +14,13 @@ DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
 # opens a new one instead of failing on the dead one.
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 CELERY_BROKER_URL = env("CELERY_BROKER_URL")
+# Sign-in failures and the password-change flag are counted in the cache: every web process must share it.
+CACHES = {"default": env.cache("CACHE_URL")}
+if CACHES["default"]["BACKEND"].rsplit(".", 1)[-1] in ("LocMemCache", "DummyCache"):
+    raise ImproperlyConfigured(
+        "CACHE_URL must name a cache the web processes share (redis://..., memcached), not a per-process one: "
+        "sign-in throttling counts there"
+    )
 
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},

@@ -32,7 +32,22 @@ FAMILIES: dict[str, JudgeFamily] = {
 # Families that generate text samples (cached one row per judge, item and sample; tokens and cost counted).
 SAMPLE_FAMILIES = frozenset(name for name, family in FAMILIES.items() if getattr(family, "uses_samples", False))
 
-__all__ = ["FAMILIES", "SAMPLE_FAMILIES", "ItemInput", "JudgeFamily", "Verdict", "family_get"]
+__all__ = ["FAMILIES", "SAMPLE_FAMILIES", "ItemInput", "JudgeFamily", "Verdict", "family_get", "family_check_task_type",
+           "families_for"]
+
+
+def families_for(task_type: str) -> list[str]:
+    """The names of the families that can judge campaigns of TASK_TYPE, sorted."""
+    return sorted(name for name, family in FAMILIES.items() if task_type in family.task_types)
+
+
+def family_check_task_type(name: str, task_type: str) -> None:
+    """JudgeConfigError unless family NAME can judge a TASK_TYPE campaign, naming the families that can."""
+    family = family_get(name)
+    if task_type not in family.task_types:
+        usable = ", ".join(families_for(task_type)) or "none"
+        raise JudgeConfigError(f"{name} judges {', '.join(sorted(family.task_types))} campaigns, not {task_type}; "
+                               f"families for {task_type}: {usable}")
 
 
 def family_get(name: str) -> JudgeFamily:

@@ -37,6 +37,7 @@ def _load(model: str, device: str):
 
 class AutoAIS(JudgeFamily):
     name = "autoais"
+    task_types = frozenset({"ais"})
     description = "AutoAIS: P(the passage entails the answer) from an NLI model; attributable at the threshold."
     options = {
         **model_options(default_model="google/t5_xxl_true_nli_mixture", batch_size=8, max_length=512),

@@ -8,6 +8,7 @@ one line in `judges.families.FAMILIES`.
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from judges.boundary import config_limits_check
 from judges.errors import JudgeConfigError
 
 
@@ -67,7 +68,13 @@ class JudgeFamily:
 
     name: ClassVar[str]
     description: ClassVar[str] = ""
+    # The task types whose campaigns this family can judge (annotate.models.TaskType values).
+    task_types: ClassVar[frozenset[str]] = frozenset()
     options: ClassVar[dict[str, Option]] = {}
+    # Keys this family no longer accepts, with what to do instead (asked for by name, they get this message).
+    retired_options: ClassVar[dict[str, str]] = {}
+    # True: the task layer resolves the judge's model endpoint and passes `connection=` to judge_batch.
+    uses_endpoint: ClassVar[bool] = False
     # True: the task layer fills ItemInput.topic_candidates (one extra query per batch).
     needs_topic_candidates: ClassVar[bool] = False
 
@@ -85,6 +92,8 @@ class JudgeFamily:
             config = {}
         if not isinstance(config, dict):
             raise JudgeConfigError(f"{self.name}: the configuration must be a JSON object, not {type(config).__name__}")
+        for key in sorted(set(config) & set(self.retired_options)):
+            raise JudgeConfigError(f"{self.name}: {key} is no longer accepted: {self.retired_options[key]}")
         unknown = sorted(set(config) - set(self.options))
         if unknown:
             allowed = ", ".join(sorted(self.options)) or "none"
@@ -100,6 +109,7 @@ class JudgeFamily:
                 wanted = " or ".join(dict.fromkeys(names))
                 raise JudgeConfigError(f"{self.name}: {key} must be {wanted}, not {value!r}")
             complete[key] = float(value) if float in option.types and isinstance(value, int) else value
+        config_limits_check(self.name, complete)
         self.check_config(complete)
         return complete
 

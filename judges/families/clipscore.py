@@ -72,6 +72,7 @@ def _features(output):
 
 class CLIPScore(JudgeFamily):
     name = "clipscore"
+    task_types = frozenset({"image_relevance"})
     description = "CLIPScore: a CLIP model's image-text similarity of each image and its topic's context text."
     options = {
         **model_options(default_model="openai/clip-vit-base-patch32", batch_size=32, max_length=None),

@@ -20,6 +20,7 @@ def _load(model: str, device: str):
 
 class CrossEncoder(JudgeFamily):
     name = "cross-encoder"
+    task_types = frozenset({"answer_ranking"})
     description = "Cross-encoder (sequence classification): the relevance logit, or P(positive label)."
     options = {
         **model_options(default_model="cross-encoder/ms-marco-MiniLM-L-6-v2", batch_size=32, max_length=512),

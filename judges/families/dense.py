@@ -29,6 +29,7 @@ def _load(model: str, device: str):
 
 class Dense(JudgeFamily):
     name = "dense"
+    task_types = frozenset({"answer_ranking"})
     description = "Bi-encoder (sentence-transformers): cosine similarity of query and candidate embeddings."
     options = {
         **model_options(default_model=DEFAULT_MODEL, batch_size=32, max_length=None),
@@ -36,11 +37,11 @@ class Dense(JudgeFamily):
     }
 
     def check_config(self, config: dict) -> None:
-        check_model_config(self.name, config)
+        check_model_config(self.name, config, packaged=PACKAGED_NAMES)
 
     def judge_batch(self, items: list[ItemInput], config: dict) -> list[Verdict]:
         device = torch_device(self.name, config["device"])
-        encoder = model_cached(self.name, config["model"], device, _load)
+        encoder = model_cached(self.name, config["model"], device, _load, packaged=PACKAGED_NAMES)
         scores = self.scores(encoder, [item.topic_text for item in items], [item.text for item in items],
                              batch_size=config["batch_size"], normalize=config["normalize"])
         what = "cosine" if config["normalize"] else "dot product"

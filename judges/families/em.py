@@ -10,6 +10,7 @@ from judges.families.base import ItemInput, JudgeFamily, Verdict
 
 class ExactMatch(JudgeFamily):
     name = "em"
+    task_types = frozenset({"qa_correctness"})
     description = "Exact match after SQuAD normalisation against any gold answer."
     options = {}
 

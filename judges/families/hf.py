@@ -15,6 +15,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
+from judges.boundary import model_check, model_location
 from judges.errors import JudgeConfigError
 from judges.families.base import Option
 
@@ -34,10 +35,17 @@ def model_options(*, default_model: str, batch_size: int = 32, max_length: int |
     return options
 
 
-def check_model_config(family: str, config: dict) -> None:
-    """Checks every model family makes on model, device, batch_size and max_length (when it has one)."""
+def check_model_config(family: str, config: dict, *, local: bool = True, packaged=frozenset()) -> None:
+    """Checks every model family makes on model, device, batch_size and max_length (when it has one).
+
+    LOCAL: the model loads on the worker, so it must be a hub id of the local cache or a folder that
+    JUDGE_MODEL_DIRS allows (judges.boundary), unless it is one of the PACKAGED names the family maps to a
+    model shipped inside a PyPI package. False for a model id an HTTP server serves.
+    """
     if not config["model"].strip():
         raise JudgeConfigError(f"{family}: model must name a model or a local folder")
+    if local and config["model"] not in packaged:
+        model_check(family, config["model"])
     if not _DEVICE.match(config["device"]):
         raise JudgeConfigError(f"{family}: device must be cpu, cuda or cuda:N, not {config['device']!r}")
     if config["batch_size"] < 1:
@@ -93,21 +101,27 @@ def offline() -> None:
     transformers_logging.disable_progress_bar()
 
 
-def model_cached(family: str, model: str, device: str, load: Callable[[str, str], Any]) -> Any:
-    """LOAD(model, device), once per worker process for each (family, model, device).
+def model_cached(
+    family: str, model: str, device: str, load: Callable[[str, str], Any], *, packaged=frozenset(),
+    located: bool = False,
+) -> Any:
+    """LOAD(location, device), once per worker process for each (family, model, device).
 
-    Loading is what costs (seconds, hundreds of MB); a Celery worker runs many batches of one run. A
-    model that cannot be loaded is a JudgeConfigError, and nothing is cached for it.
+    The location is where judges.boundary lets MODEL load from (a hub id: its snapshot in the local cache
+    when model folders are closed); a name in PACKAGED, or a model already LOCATED by the caller, is passed
+    as it is. Loading is what costs (seconds, hundreds of MB); a Celery worker runs many batches of one run.
+    A model that cannot be loaded is a JudgeConfigError, and nothing is cached for it.
     """
     key = (family, model, device)
     with _cache_lock:
         if key in _cache:
             return _cache[key]
         offline()
+        location = model if located or model in packaged else model_location(family, model)
         try:
-            loaded = load(model, device)
+            loaded = load(location, device)
         except (OSError, ValueError, KeyError) as exc:
-            where = "folder" if Path(model).exists() else "model (not a local folder, nor in the local Hugging Face cache)"
+            where = "folder" if Path(location).exists() else "model (not a local folder, nor in the local Hugging Face cache)"
             raise JudgeConfigError(
                 f"{family}: cannot load {where} {model!r}: {type(exc).__name__}: {str(exc)[:300]}; "
                 "judges never download models, give a local folder or a model already in the cache"

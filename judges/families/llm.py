@@ -16,14 +16,20 @@ import re
 from pathlib import Path
 from typing import ClassVar
 
+from judges.boundary import url_host_check
 from judges.errors import JudgeConfigError
 from judges.families.base import ItemInput, JudgeFamily, Option, Verdict
 from judges.families.hf import check_model_config
 from judges.llm import prompts, voting
-from judges.llm.backend import Backend, Decoding, Generation, MemorySampleStore, Request, SampleStore, TokenCount
+from judges.llm.backend import Backend, Connection, Decoding, Generation, MemorySampleStore, Request, SampleStore, TokenCount
 
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 BACKENDS = ("transformers", "openai")
+# Options of the openai backend that moved into staff's model endpoints (judges.models.ModelEndpoint).
+_TO_ENDPOINT = ("keys and prices belong to model endpoints that staff register; name one with the endpoint option "
+                "(the judge panel and GET /api/campaigns/SLUG/endpoints/ list those this campaign may use)")
+RETIRED_HTTP_OPTIONS = {key: _TO_ENDPOINT for key in ("api_key", "api_key_env", "price_per_1k_prompt_tokens",
+                                                      "price_per_1k_completion_tokens")}
 STRATEGIES = ("greedy", "beam", "sample")
 _URL = re.compile(r"^https?://[^\s/]+", re.IGNORECASE)
 
@@ -60,9 +66,11 @@ def model_path(model: str) -> str:
 
 class LLMJudge(JudgeFamily):
     name = "llm"
+    task_types = frozenset({"qa_correctness"})
     description = "An LLM says whether the answer is correct given the gold answers; n samples, majority vote."
     # The task layer passes a database-backed SampleStore to judge_batch (judges.samples.DbSampleStore).
     uses_samples: ClassVar[bool] = True
+    uses_endpoint: ClassVar[bool] = True
     options = {
         "backend": Option((str,), "transformers",
                           "transformers (a local model) or openai (an OpenAI-compatible server)."),
@@ -92,22 +100,21 @@ class LLMJudge(JudgeFamily):
         "num_beams": Option((int,), 4, "Beams for decoding beam; at least n."),
         "max_new_tokens": Option((int,), 256, "Most tokens generated per sample."),
         "seed": Option((int,), 0, "Sample i is drawn with seed + i."),
-        "base_url": Option((str,), "", "openai: the server's base URL, e.g. http://gpu1:8000/v1."),
-        "api_key": Option((str,), "", "openai: the API key (kept out of the judge's identity and every page); "
-                                      "prefer api_key_env."),
-        "api_key_env": Option((str,), "OPENAI_API_KEY", "openai: the workers' environment variable holding the key."),
-        "concurrency": Option((int,), 4, "openai: requests in flight at once."),
+        "endpoint": Option((str,), "", "openai: the name of a model endpoint staff registered (its URL, key, "
+                                       "limits and prices are theirs to set)."),
+        "base_url": Option((str,), "", "openai, without an endpoint: a server's base URL, e.g. http://gpu1:8000/v1, "
+                                       "on a host the JUDGE_ALLOWED_HOSTS setting lists; it is sent no key."),
+        "concurrency": Option((int,), 4, "openai: requests in flight at once (at most the endpoint's limit)."),
         "timeout": Option((int, float), 60.0, "openai: seconds to wait for one response."),
         "max_retries": Option((int,), 5, "openai: retries of a sample on rate limits, server errors and timeouts."),
-        "price_per_1k_prompt_tokens": Option((int, float), 0.0, "openai: price of 1,000 prompt tokens, for the cost."),
-        "price_per_1k_completion_tokens": Option((int, float), 0.0, "openai: price of 1,000 completion tokens."),
     }
+    retired_options = RETIRED_HTTP_OPTIONS
 
     def check_config(self, config: dict) -> None:
         name = self.name
         if config["backend"] not in BACKENDS:
             raise JudgeConfigError(f"{name}: backend must be transformers or openai, not {config['backend']!r}")
-        check_model_config(name, config)
+        check_model_config(name, config, local=config["backend"] == "transformers", packaged={PACKAGED_SMOLLM2})
         if config["architecture"] not in ("auto", "seq2seq", "causal"):
             raise JudgeConfigError(
                 f"{name}: architecture must be auto, seq2seq or causal, not {config['architecture']!r}"
@@ -131,19 +138,22 @@ class LLMJudge(JudgeFamily):
                         max_new_tokens=config["max_new_tokens"], seed=config["seed"])
 
     @staticmethod
-    def backend(config: dict, counter: TokenCount | None = None) -> Backend:
-        """The backend the config names; its model is loaded (once per process) here."""
+    def backend(config: dict, counter: TokenCount | None = None, connection: Connection | None = None) -> Backend:
+        """The backend the config names; its model is loaded (once per process) here. CONNECTION: where the
+        openai backend sends its requests (judges.endpoints resolves it)."""
         if config["backend"] == "openai":
             from judges.llm.http_backend import HttpBackend
 
-            return HttpBackend(config, counter)
+            return HttpBackend(config, counter, connection=connection)
         from judges.llm.hf_backend import HfBackend
 
         return HfBackend(config, counter)
 
-    def judge_batch(self, items: list[ItemInput], config: dict, samples: SampleStore | None = None) -> list[Verdict]:
+    def judge_batch(self, items: list[ItemInput], config: dict, samples: SampleStore | None = None,
+                    connection: Connection | None = None) -> list[Verdict]:
         """One verdict per item. Samples already in SAMPLES are reused; only the missing ones are generated,
-        and each is stored as soon as it exists. An item with a failed sample fails alone, with the reason."""
+        and each is stored as soon as it exists. An item with a failed sample fails alone, with the reason.
+        CONNECTION: the openai backend's resolved endpoint (judges.llm.backend.Connection)."""
         store = samples if samples is not None else MemorySampleStore()
         n = config["n"]
         have = store.samples_get([item.item_id for item in items])
@@ -165,7 +175,7 @@ class LLMJudge(JudgeFamily):
             got[key][index] = generation
 
         if requests:
-            self.backend(config).generate(requests, self.decoding(config), on_sample)
+            self.backend(config, connection=connection).generate(requests, self.decoding(config), on_sample)
         return [self._verdict(item, got[item.item_id], errors[item.item_id], config) for item in items]
 
     def _verdict(self, item: ItemInput, generations: dict[int, Generation], errors: list[str], config: dict) -> Verdict:
@@ -223,19 +233,32 @@ def decoding_check(family: str, config: dict, *, n: int = 1) -> None:
 
 
 def http_check(family: str, config: dict) -> None:
-    """Checks of the openai backend's options (base_url, concurrency, timeout, max_retries, prices)."""
-    if config["backend"] == "openai" and not _URL.match(config["base_url"].strip()):
-        raise JudgeConfigError(f"{family}: the openai backend needs base_url, the server's http(s) URL "
-                               f"(e.g. http://localhost:8000/v1), not {config['base_url']!r}")
+    """Checks of the openai backend's options (endpoint or base_url, concurrency, timeout, max_retries).
+
+    Whether the endpoint exists and this campaign may use it is judges.endpoints' to say (it needs the
+    database); a free-form base_url must name a host of JUDGE_ALLOWED_HOSTS.
+    """
+    endpoint, base_url = config["endpoint"].strip(), config["base_url"].strip()
+    if config["backend"] == "openai":
+        if endpoint and base_url:
+            raise JudgeConfigError(f"{family}: give endpoint or base_url, not both (the endpoint has its own URL)")
+        if not endpoint and not base_url:
+            raise JudgeConfigError(f"{family}: the openai backend needs endpoint, the name of a model endpoint staff "
+                                   "registered (or, where the installation allows it, base_url)")
+        if base_url:
+            if not _URL.match(base_url):
+                raise JudgeConfigError(f"{family}: base_url must be a server's http(s) URL (e.g. "
+                                       f"http://localhost:8000/v1), not {config['base_url']!r}")
+            url_host_check(family, base_url)
+    elif endpoint or base_url:
+        raise JudgeConfigError(f"{family}: endpoint and base_url are for the openai backend; the transformers "
+                               "backend loads its model on the worker")
     if config["concurrency"] < 1:
         raise JudgeConfigError(f"{family}: concurrency must be at least 1, not {config['concurrency']}")
     if not config["timeout"] > 0:
         raise JudgeConfigError(f"{family}: timeout must be a positive number of seconds, not {config['timeout']}")
     if config["max_retries"] < 0:
         raise JudgeConfigError(f"{family}: max_retries must be 0 or more, not {config['max_retries']}")
-    for key in ("price_per_1k_prompt_tokens", "price_per_1k_completion_tokens"):
-        if config[key] < 0:
-            raise JudgeConfigError(f"{family}: {key} must not be negative, not {config[key]}")
 
 
 def _golds(item: ItemInput) -> list[str]:

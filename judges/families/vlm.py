@@ -23,8 +23,8 @@ from annotate.images import ImageMissingError, image_file
 from judges.errors import JudgeConfigError
 from judges.families.base import ItemInput, JudgeFamily, Option, Verdict
 from judges.families.hf import check_model_config
-from judges.families.llm import BACKENDS, LLMJudge, decoding_check, http_check
-from judges.llm.backend import Backend, Generation, MemorySampleStore, Message, Request, SampleStore, TokenCount
+from judges.families.llm import BACKENDS, RETIRED_HTTP_OPTIONS, LLMJudge, decoding_check, http_check
+from judges.llm.backend import Backend, Connection, Generation, MemorySampleStore, Message, Request, SampleStore, TokenCount
 from judges.llm.prompts import placeholders
 
 NAME = "vlm"
@@ -53,8 +53,7 @@ OUTPUT_INSTRUCTION = (
 SCORE_MIN, SCORE_MAX = 1, 100
 
 # The options every family on the openai backend offers, as the llm family defines them.
-HTTP_OPTIONS = ("base_url", "api_key", "api_key_env", "concurrency", "timeout", "max_retries",
-                "price_per_1k_prompt_tokens", "price_per_1k_completion_tokens")
+HTTP_OPTIONS = ("endpoint", "base_url", "concurrency", "timeout", "max_retries")
 # Formats every vision endpoint reads; anything else is re-encoded as PNG.
 _SENT_AS_STORED = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp"}
 # "Relevance: 73", tolerating case, spacing and markdown emphasis; the value is checked apart.
@@ -70,9 +69,12 @@ class ImageUnreadableError(Exception):
 
 class VLMJudge(JudgeFamily):
     name = NAME
+    task_types = frozenset({"image_relevance"})
     description = "A vision-language model grades how relevant the image is to the text section, from 1 to 100."
     # The task layer passes a database-backed SampleStore to judge_batch (judges.samples.DbSampleStore).
     uses_samples: ClassVar[bool] = True
+    uses_endpoint: ClassVar[bool] = True
+    retired_options = RETIRED_HTTP_OPTIONS
     options = {
         "backend": Option((str,), "transformers", "transformers (a local image-text-to-text model) or openai (an "
                                                   "OpenAI-compatible server that accepts images)."),
@@ -108,7 +110,7 @@ class VLMJudge(JudgeFamily):
         name = self.name
         if config["backend"] not in BACKENDS:
             raise JudgeConfigError(f"{name}: backend must be transformers or openai, not {config['backend']!r}")
-        check_model_config(name, config)
+        check_model_config(name, config, local=config["backend"] == "transformers")
         if config["num_beams"] < 1:
             raise JudgeConfigError(f"{name}: num_beams must be at least 1, not {config['num_beams']}")
         decoding_check(name, config, n=1)
@@ -122,19 +124,22 @@ class VLMJudge(JudgeFamily):
         prompt_config_check(config)
 
     @staticmethod
-    def backend(config: dict, counter: TokenCount | None = None) -> Backend:
-        """The backend the config names; its model is loaded (once per process) here."""
+    def backend(config: dict, counter: TokenCount | None = None, connection: Connection | None = None) -> Backend:
+        """The backend the config names; its model is loaded (once per process) here. CONNECTION: where the
+        openai backend sends its requests (judges.endpoints resolves it)."""
         if config["backend"] == "openai":
             from judges.llm.http_backend import HttpBackend
 
-            return HttpBackend(config, counter, family=NAME)
+            return HttpBackend(config, counter, connection=connection, family=NAME)
         from judges.llm.hf_vision_backend import HfVisionBackend
 
         return HfVisionBackend(config, counter)
 
-    def judge_batch(self, items: list[ItemInput], config: dict, samples: SampleStore | None = None) -> list[Verdict]:
+    def judge_batch(self, items: list[ItemInput], config: dict, samples: SampleStore | None = None,
+                    connection: Connection | None = None) -> list[Verdict]:
         """One verdict per item. A stored sample is reused; the others are generated and stored as they
-        arrive. An item whose image is missing or unreadable, or whose generation failed, fails alone."""
+        arrive. An item whose image is missing or unreadable, or whose generation failed, fails alone.
+        CONNECTION: the openai backend's resolved endpoint (judges.llm.backend.Connection)."""
         store = samples if samples is not None else MemorySampleStore()
         have = store.samples_get([item.item_id for item in items])
         texts = {key: stored[0].text for key, stored in have.items() if 0 in stored}
@@ -162,7 +167,7 @@ class VLMJudge(JudgeFamily):
             texts[key] = generation.text
 
         if requests:
-            self.backend(config).generate(requests, LLMJudge.decoding(config), on_sample)
+            self.backend(config, connection=connection).generate(requests, LLMJudge.decoding(config), on_sample)
         return [_verdict(texts.get(item.item_id), errors.get(item.item_id)) for item in items]
 
 

@@ -31,6 +31,21 @@ class Decoding:
 
 
 @dataclass(frozen=True)
+class Connection:
+    """Where the openai backend sends its requests, and the key it sends with them.
+
+    Built by the task layer (judges.endpoints), never from a researcher's text alone: from a model endpoint
+    that staff registered (its URL, its key, its concurrency limit), or from a free-form base_url whose host
+    JUDGE_ALLOWED_HOSTS lists, which never carries a key. The key stays out of repr.
+    """
+
+    base_url: str
+    api_key: str = field(default="", repr=False)
+    max_concurrency: int | None = None  # the endpoint's limit on requests in flight per batch
+    endpoint: str = ""  # the registered endpoint's name; "" for a free-form URL
+
+
+@dataclass(frozen=True)
 class Request:
     """One item's prompt and the sample indices still missing for it (0-based, ascending)."""
 

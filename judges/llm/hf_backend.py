@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.errors import JudgeConfigError
+from judges.boundary import model_location
 from judges.families.hf import model_cached, torch_device
 from judges.llm.backend import Decoding, Generation, OnSample, Request, TokenCount
 from judges.llm.prompts import message_text, messages_flatten
@@ -87,10 +88,12 @@ def gguf_only(model: str) -> str:
 
 def model_load(config: dict) -> _Model:
     """The judge's model, loaded once per process for each (model, gguf_file, architecture, device)."""
-    from judges.families.llm import model_path
+    from judges.families.llm import PACKAGED_SMOLLM2, model_path
 
     device = torch_device(FAMILY, config.get("device", "cpu"))
-    model = model_path(config["model"])
+    name = config["model"]
+    # The packaged GGUF's folder lies in site-packages; any other model loads where judges.boundary allows.
+    model = model_path(name) if name == PACKAGED_SMOLLM2 else model_location(FAMILY, name)
     gguf_file = config.get("gguf_file", "") or gguf_only(model)
     architecture = config.get("architecture", "auto")
     if architecture not in ARCHITECTURES:
@@ -101,7 +104,7 @@ def model_load(config: dict) -> _Model:
     extras = [f"gguf_file {gguf_file}"] * bool(gguf_file) + [f"architecture {architecture}"] * (architecture != "auto")
     tag = f"{FAMILY} ({', '.join(extras)})" if extras else FAMILY
     load = functools.partial(_load, gguf_file=gguf_file, architecture=architecture)
-    return model_cached(tag, model, device, load)
+    return model_cached(tag, model, device, load, located=True)
 
 
 class HfBackend:

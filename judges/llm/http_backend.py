@@ -9,6 +9,10 @@ Failures: a sample whose retries are spent, or whose response is malformed, beco
 `error` set; only what no retry can fix (401/403 refused key, 404 unknown model or URL, beam search asked
 of a protocol that has none) raises JudgeConfigError, which stops the batch.
 
+Where requests go and which key they carry come from a Connection (judges.llm.backend) that the task layer
+resolves from a registered model endpoint, never from the judge's configuration; redirects are not followed,
+so a server cannot forward the key to another host.
+
 Secrets: the API key is sent only in the Authorization header. Every text this module builds from a
 response or an exception goes through `redact`, so a server that echoes the key back (some do, in their
 401 bodies) cannot carry it into a message, a log line or the run's error list.
@@ -16,7 +20,6 @@ response or an exception goes through `redact`, so a server that echoes the key 
 
 import email.utils
 import logging
-import os
 import random
 import re
 import threading
@@ -27,7 +30,7 @@ from dataclasses import dataclass
 import httpx
 
 from judges.errors import JudgeConfigError
-from judges.llm.backend import Decoding, Generation, Message, OnSample, Request, TokenCount
+from judges.llm.backend import Connection, Decoding, Generation, Message, OnSample, Request, TokenCount
 
 logger = logging.getLogger(__name__)
 
@@ -42,14 +45,6 @@ def redact(text: str, secret: str) -> str:
     if secret:
         text = text.replace(secret, "***")
     return _BEARER.sub(r"\1***", text)
-
-
-def cost(counter: TokenCount, config: dict) -> float:
-    """What the counted tokens cost, in the currency of the config's per-1000-token prices."""
-    return (
-        counter.prompt_tokens / 1000 * float(config.get("price_per_1k_prompt_tokens") or 0.0)
-        + counter.completion_tokens / 1000 * float(config.get("price_per_1k_completion_tokens") or 0.0)
-    )
 
 
 @dataclass(frozen=True)
@@ -67,9 +62,9 @@ class _Stopped(Exception):
 class HttpBackend:
     """Backend (judges.llm.backend) over an OpenAI-compatible chat-completions endpoint.
 
-    CONFIG is the judge's validated config (model, base_url, api_key, api_key_env, concurrency, timeout,
-    max_retries, prices); COUNTER, when given, receives the tokens the server reports and one request per
-    HTTP request sent (retries included). Waits between retries are BACKOFF_BASE * 2**attempt seconds,
+    CONFIG is the judge's validated config (model, concurrency, timeout, max_retries); CONNECTION says where
+    to send and with which key (concurrency is capped at its max_concurrency); COUNTER, when given, receives
+    the tokens the server reports and one request per HTTP request sent (retries included). Waits between retries are BACKOFF_BASE * 2**attempt seconds,
     capped at BACKOFF_MAX, times a random factor in [0.5, 1]; a Retry-After header is honoured up to
     RETRY_AFTER_MAX seconds. FAMILY is the judge family its messages and log lines name.
     """
@@ -79,24 +74,31 @@ class HttpBackend:
         config: dict,
         counter: TokenCount | None = None,
         *,
+        connection: Connection | None,
         backoff_base: float = 1.0,
         backoff_max: float = 30.0,
         retry_after_max: float = 60.0,
         family: str = "llm",
     ) -> None:
         self.family = family  # the judge family its messages name
+        if connection is None:
+            raise JudgeConfigError(
+                f"{self.family}: the openai backend needs a model endpoint (the endpoint option) or an allowed base_url"
+            )
         self.model = str(config.get("model") or "").strip()
-        self.base_url = str(config.get("base_url") or "").strip().rstrip("/")
+        self.base_url = connection.base_url.strip().rstrip("/")
+        self.endpoint = connection.endpoint
         self.concurrency = int(config.get("concurrency", 4))
+        if connection.max_concurrency:
+            self.concurrency = min(self.concurrency, connection.max_concurrency)
         self.timeout = float(config.get("timeout", 60.0))
         self.max_retries = int(config.get("max_retries", 5))
         self.counter = counter if counter is not None else TokenCount()
         self.backoff_base = backoff_base
         self.backoff_max = backoff_max
         self.retry_after_max = retry_after_max
-        self.key_env = str(config.get("api_key_env") or "OPENAI_API_KEY")
-        # Kept private and out of __repr__; read from the environment only when the config has none.
-        self._api_key = str(config.get("api_key") or "") or os.environ.get(self.key_env, "")
+        # Kept private and out of __repr__.
+        self._api_key = connection.api_key
         if not self.model:
             raise JudgeConfigError(
                 f"{self.family}: model must name the model the server serves (e.g. its /v1/models id)"
@@ -142,6 +144,7 @@ class HttpBackend:
         stop = threading.Event()
         client = httpx.Client(
             headers=headers,
+            follow_redirects=False,  # a redirect must not carry the key (or the worker) to another host
             timeout=httpx.Timeout(self.timeout),
             limits=httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency),
         )
@@ -190,9 +193,10 @@ class HttpBackend:
                     generation = self._parse(response, time.monotonic() - started)
                     return _Outcome(request.key, index, generation, attempt + 1)
                 if status in (401, 403):
+                    where = f"model endpoint {self.endpoint!r}" if self.endpoint else "this free-form base_url (sent no key)"
                     raise JudgeConfigError(
-                        f"{self.family}: {self._redact(self.url)} refused the API key (HTTP {status}); set "
-                        f"api_key in the judge's config or the {self.key_env} environment variable to a valid key. "
+                        f"{self.family}: {self._redact(self.url)} refused the request (HTTP {status}); the key of "
+                        f"{where} is missing or wrong: staff set it in the endpoint's registration. "
                         f"Server said: {self._excerpt(response.text)}"
                     )
                 if status == 404:

@@ -40,7 +40,7 @@ def summary_text(report: dict) -> str:
         f"Agreement report: {report['campaign']} ({report['task_type']})",
         "",
         f"Humans: {humans['annotators']} annotators, {humans['items_labelled']} items with a human label "
-        f"({humans['adjudicated']} adjudicated, {humans['ties']} ties)",
+        f"({humans['adjudicated']} adjudicated, {humans['ties']} ties, {humans.get('items_open', 0)} still open)",
         f"  Fleiss' kappa {_fmt(humans['fleiss_kappa'])} over {humans['fleiss_items']} items; "
         f"Krippendorff's alpha {_fmt(humans['krippendorff_alpha'])}",
     ]

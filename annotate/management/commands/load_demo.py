@@ -2,7 +2,9 @@
 image-suggestion demos.
 
 Idempotent: a second run changes nothing. The answer-ranking demo's BM25 and MiniLM runs are queued on
-the first load; `scripts/start`'s worker judges them as soon as it starts.
+the first load; `scripts/start`'s worker judges them as soon as it starts. One model endpoint is registered
+the way staff register theirs (`manage.py model_endpoint add`): "local-llm", an OpenAI-compatible server on
+this machine's port 8080 (llama.cpp's server, vLLM or Ollama started there), no key, for every demo campaign.
 """
 
 from django.conf import settings
@@ -13,12 +15,13 @@ from django.db import transaction
 
 from annotate.models import Campaign, Role
 from annotate.services.campaigns import membership_add
-from judges.models import Judge
+from judges.models import Judge, ModelEndpoint
 from judges.services import judge_run_start
 
 DEMO_PASSWORD = "concord-demo"
 DEMO_RESEARCHER = "researcher"
 DEMO_ANNOTATORS = ("assessor1", "assessor2", "assessor3")
+DEMO_ENDPOINT = "local-llm"
 FIXTURES = settings.BASE_DIR / "fixtures"
 
 # slug -> how to import it, and what to call it.
@@ -104,6 +107,11 @@ class Command(BaseCommand):
                         run = judge_run_start(campaign=campaign, name=name, family=family, config={},
                                               created_by=users[DEMO_RESEARCHER])
                         self.stdout.write(f"queued run {run.id} of judge {name} ({family}) on {slug}")
+        if not ModelEndpoint.objects.filter(name=DEMO_ENDPOINT).exists():
+            call_command("model_endpoint", "add", DEMO_ENDPOINT, "--url", "http://127.0.0.1:8080/v1",
+                         *[arg for slug in DEMOS for arg in ("--campaign", slug)],
+                         "--notes", "A server you start on this machine's port 8080 (llama.cpp server, vLLM, Ollama).",
+                         stdout=self.stdout)
         self.stdout.write(self.style.SUCCESS(f"Demo ready: campaigns {', '.join(DEMOS)}; users {', '.join(users)}"))
 
     def _users(self) -> dict:

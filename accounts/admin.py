@@ -1,0 +1,46 @@
+"""Staff: require a new password of a user (their API tokens are revoked), and revoke tokens."""
+
+from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin
+from rest_framework.authtoken.admin import TokenProxy
+
+from accounts.models import ApiToken
+from accounts.services import password_change_require, token_revoke
+
+User = get_user_model()
+
+
+@admin.action(description="Require a new password at the next page (revokes their API tokens)")
+def require_password_change(modeladmin, request, queryset):
+    revoked = sum(password_change_require(user=user) for user in queryset)
+    messages.success(request, f"{queryset.count()} user(s) must choose a new password; {revoked} API token(s) revoked.")
+
+
+class ConcordUserAdmin(UserAdmin):
+    actions = [*UserAdmin.actions, require_password_change]
+
+
+admin.site.unregister(User)
+admin.site.register(User, ConcordUserAdmin)
+# DRF's plain-text tokens are not used (accounts.authentication reads hashed ones): keep them out of the admin.
+admin.site.unregister(TokenProxy)
+
+
+@admin.action(description="Revoke the selected tokens")
+def revoke_tokens(modeladmin, request, queryset):
+    for token in queryset:
+        token_revoke(token=token)
+    messages.success(request, f"{queryset.count()} token(s) revoked.")
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    list_display = ["user", "name", "prefix", "created_at", "last_used_at", "revoked_at"]
+    list_filter = ["revoked_at"]
+    search_fields = ["user__username", "name", "prefix"]
+    readonly_fields = ["user", "name", "prefix", "digest", "created_at", "last_used_at", "revoked_at"]
+    actions = [revoke_tokens]
+
+    def has_add_permission(self, request):
+        return False  # a token's key is shown to its user once: users make their own on their profile page

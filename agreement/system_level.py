@@ -1,0 +1,131 @@
+"""System-level agreement: does a judge order the systems as the humans do? With coverage, never silent loss.
+
+Pure functions (no Django). Each system brings the outputs that BOTH sides labelled, one (topic, human score,
+judge score) row each; its scores under each side are the means over those rows, so the two sides are compared
+on the same outputs. A system whose covered outputs are fewer than `min_outputs`, or less than `min_coverage` of
+all its outputs, is left out of the correlation, with the reason: three toy systems of one, two and four outputs
+must not move a correlation over twelve real ones. Intervals resample topics and recompute every system's score
+(agreement.stats.system_correlation_intervals).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from agreement import stats
+
+# Defaults of the campaign options that say which systems a correlation may rest on (README "Coverage").
+MIN_SYSTEM_OUTPUTS = 10
+MIN_SYSTEM_COVERAGE = 0.5
+# Fewer systems than this make a system-level correlation a small sample: shown, flagged, with its interval.
+SMALL_SYSTEMS = 5
+
+
+@dataclass
+class SystemRows:
+    """One system's outputs labelled by both sides: (topic, human score, judge score); OUTPUTS all its outputs."""
+
+    system: str
+    outputs: int
+    rows: list[tuple[object, float, float]] = field(default_factory=list)
+    # Of the rows, those both sides actually judged (or that a rule both apply decides, such as a gold match):
+    # the measure of coverage. A protocol's default (an output nobody judged is not correct) is compared, but is
+    # no evidence that the system was looked at.
+    evidence: int = 0
+
+    def add(self, topic, human: float, judge: float, *, evidence: bool) -> None:
+        self.rows.append((topic, human, judge))
+        self.evidence += bool(evidence)
+
+    @property
+    def covered(self) -> int:
+        return len(self.rows)
+
+    def means(self) -> tuple[float | None, float | None]:
+        if not self.rows:
+            return None, None
+        return (float(np.mean([h for _, h, _ in self.rows])), float(np.mean([j for _, _, j in self.rows])))
+
+
+def judge_columns(coverage: dict[str, list[SystemRows]], index: int, *, of: int) -> dict:
+    """The systems table's columns for system INDEX from each judge's COVERAGE rows: the judge's score and the
+    humans' on the outputs they were compared on (the x and y of that judge's correlation), and [compared, OF]."""
+    columns: dict = {"judges": {}, "human_by_judge": {}, "coverage": {}}
+    for name, systems in coverage.items():
+        system = systems[index]
+        columns["human_by_judge"][name], columns["judges"][name] = system.means()
+        columns["coverage"][name] = [system.covered, of]
+    return columns
+
+
+def exclusion_reason(system: SystemRows, *, min_outputs: int, min_coverage: float) -> str | None:
+    """Why SYSTEM cannot take part in a correlation, or None when it can."""
+    if system.covered == 0:
+        return f"none of its {system.outputs} outputs is labelled by both the humans and the judge"
+    if system.covered < min_outputs:
+        return (f"{system.covered} of its {system.outputs} outputs labelled by both; a system needs at least "
+                f"{min_outputs} (option min_system_outputs)")
+    if system.evidence < min_coverage * system.outputs:
+        return (f"{system.evidence} of its {system.outputs} outputs judged by both sides, under "
+                f"{min_coverage:.0%} (option min_system_coverage)")
+    return None
+
+
+def system_level_block(systems: list[SystemRows], *, min_outputs: int = MIN_SYSTEM_OUTPUTS,
+                       min_coverage: float = MIN_SYSTEM_COVERAGE, topics_word: str = "topics") -> dict:
+    """Kendall's tau-b, Spearman's rho and Pearson's r between the systems' human and judge scores, with 95%
+    intervals (bootstrap over topics), the systems left out and why, and why a statistic is undefined."""
+    included, excluded = [], []
+    for system in systems:
+        reason = exclusion_reason(system, min_outputs=min_outputs, min_coverage=min_coverage)
+        if reason:
+            excluded.append({"system": system.system, "reason": reason})
+        else:
+            included.append(system)
+    means = [system.means() for system in included]
+    human = [h for h, _ in means]
+    judge = [j for _, j in means]
+    block = {
+        "n_systems": len(included),
+        "kendall_tau_b": stats.kendall_tau_b(human, judge),
+        "spearman": stats.spearman(human, judge),
+        "pearson": stats.pearson(human, judge),
+        "excluded": excluded,
+        "small": 0 < len(included) < SMALL_SYSTEMS,
+        "why": _undefined_why(included, human, judge, excluded),
+    }
+    resamples = stats.resamples_for(sum(system.covered for system in included))
+    block["ci_method"] = stats.bootstrap_method(f"{topics_word}, every system's score recomputed", resamples=resamples)
+    intervals = (stats.system_correlation_intervals(*_topic_matrices(included), resamples=resamples)
+                 if len(included) >= 2 else {})
+    for key in ("kendall_tau_b", "spearman", "pearson"):
+        block[f"{key}_ci95"] = intervals.get(key) if block[key] is not None else None
+    return block
+
+
+def _undefined_why(included: list[SystemRows], human: list, judge: list, excluded: list) -> str | None:
+    if len(included) < 2:
+        left = f"; {len(excluded)} left out (see excluded)" if excluded else ""
+        return f"{len(included)} system(s) with enough outputs labelled by both sides, at least 2 needed{left}"
+    if len(set(human)) < 2:
+        return "every system has the same score under the humans"
+    if len(set(judge)) < 2:
+        return "every system has the same score under the judge"
+    return None
+
+
+def _topic_matrices(systems: list[SystemRows]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(human sums, judge sums, counts), each systems x topics, over the systems' covered outputs."""
+    topics = {topic: i for i, topic in enumerate(dict.fromkeys(t for s in systems for t, _, _ in s.rows))}
+    human = np.zeros((len(systems), len(topics)))
+    judge = np.zeros_like(human)
+    counts = np.zeros_like(human)
+    for row, system in enumerate(systems):
+        for topic, h, j in system.rows:
+            column = topics[topic]
+            human[row, column] += h
+            judge[row, column] += j
+            counts[row, column] += 1
+    return human, judge, counts

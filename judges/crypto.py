@@ -1,0 +1,62 @@
+"""Model endpoints' API keys at rest: Fernet (AES-128-CBC with an HMAC-SHA256 tag) from the cryptography package.
+
+The keys that encrypt come from settings.ENDPOINT_ENCRYPTION_KEYS (Fernet keys, newest first: the first
+encrypts, every one decrypts, so an operator rotates by putting a new key in front and running
+`manage.py model_endpoint rekey`). Without that setting one key is derived from SECRET_KEY with HKDF; an
+operator who rotates SECRET_KEY then sets the old derived key first (`model_endpoint rekey` prints nothing
+secret) or stores the endpoints' keys again.
+"""
+
+import base64
+
+from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from django.conf import settings
+
+from judges.errors import JudgeConfigError
+
+_INFO = b"concord model endpoint keys"
+
+
+def _derived_key(secret: str) -> bytes:
+    hkdf = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=_INFO)
+    return base64.urlsafe_b64encode(hkdf.derive(secret.encode("utf-8")))
+
+
+def _fernet() -> MultiFernet:
+    keys = list(getattr(settings, "ENDPOINT_ENCRYPTION_KEYS", []) or [])
+    if not keys:
+        if not settings.SECRET_KEY:
+            raise JudgeConfigError("stored endpoint keys need ENDPOINT_ENCRYPTION_KEYS or SECRET_KEY to be set")
+        keys = [_derived_key(settings.SECRET_KEY)]
+    try:
+        return MultiFernet([Fernet(key) for key in keys])
+    except ValueError:
+        raise JudgeConfigError(
+            "ENDPOINT_ENCRYPTION_KEYS must list Fernet keys (32 url-safe base64-encoded bytes each)"
+        ) from None
+
+
+def secret_encrypt(plain: str) -> str:
+    """PLAIN encrypted with the newest key: the text stored in ModelEndpoint.key_encrypted."""
+    return _fernet().encrypt(plain.encode("utf-8")).decode("ascii")
+
+
+def secret_decrypt(token: str) -> str:
+    """The plain key of a stored TOKEN; JudgeConfigError when no configured key opens it."""
+    try:
+        return _fernet().decrypt(token.encode("ascii")).decode("utf-8")
+    except (InvalidToken, ValueError):
+        raise JudgeConfigError(
+            "the endpoint's stored key cannot be decrypted with the keys in ENDPOINT_ENCRYPTION_KEYS (or the one "
+            "derived from SECRET_KEY); staff must store the key again"
+        ) from None
+
+
+def secret_rotate(token: str) -> str:
+    """TOKEN re-encrypted with the newest key (after a key was put in front of ENDPOINT_ENCRYPTION_KEYS)."""
+    try:
+        return _fernet().rotate(token.encode("ascii")).decode("ascii")
+    except (InvalidToken, ValueError):
+        raise JudgeConfigError("the endpoint's stored key cannot be decrypted; store it again") from None

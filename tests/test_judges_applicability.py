@@ -1,0 +1,53 @@
+"""Judges only where they apply: each family judges the task types it declares, and a run that judged nothing fails."""
+
+import pytest
+from rest_framework.test import APIClient
+
+from judges.families import FAMILIES, families_for
+from judges.models import Judge, RunStatus
+from judges.services import judge_run_start
+from tests.judges_support import eager  # noqa: F401 - fixture
+
+pytestmark = pytest.mark.django_db
+
+
+def test_every_family_declares_the_task_types_it_judges():
+    assert families_for("qa_correctness") == ["em", "f1", "llm"]
+    assert families_for("answer_ranking") == ["bm25", "cross-encoder", "dense", "monot5"]
+    assert families_for("ais") == ["autoais"]
+    assert families_for("image_relevance") == ["clipscore", "vlm"]
+    assert all(family.task_types for family in FAMILIES.values())
+
+
+def test_the_page_offers_only_the_families_of_the_campaigns_task_type(client, qa_campaign, researcher):
+    client.force_login(researcher)
+    page = client.get("/campaigns/qa/judges/").content.decode()
+    options = page[page.index('name="family"'):page.index("</select>", page.index('name="family"'))]
+    assert all(f'value="{name}"' in options for name in ("em", "f1", "llm"))
+    assert 'value="bm25"' not in options and 'value="clipscore"' not in options
+    answer = client.post("/campaigns/qa/judges/", {"name": "lexical", "family": "bm25", "batch_size": 64})
+    assert answer.status_code == 400 and "Select a valid choice" in answer.content.decode()
+
+
+def test_the_api_refuses_a_family_that_does_not_apply_and_says_which_do(qa_campaign, researcher):
+    api = APIClient()
+    api.force_authenticate(researcher)
+    answer = api.post("/api/campaigns/qa/judge-runs/", {"judge": "lexical", "family": "bm25"}, format="json")
+    assert answer.status_code == 400
+    assert answer.json()["detail"] == ("bm25 judges answer_ranking campaigns, not qa_correctness; families for "
+                                       "qa_correctness: em, f1, llm")
+    assert not Judge.objects.exists()
+
+
+def test_a_run_in_which_every_item_failed_ends_failed(qa_campaign, eager, django_capture_on_commit_callbacks):  # noqa: F811
+    config = {"backend": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m", "n": 1, "decoding": "greedy",
+              "max_retries": 0, "timeout": 2}
+    with django_capture_on_commit_callbacks(execute=True):
+        run = judge_run_start(campaign=qa_campaign, name="unreachable", family="llm", config=config)
+    run.refresh_from_db()
+    assert run.status == RunStatus.FAILED
+    assert run.error == "every one of the 6 items failed; the judge panel lists the reasons"
+    with django_capture_on_commit_callbacks(execute=True):
+        em = judge_run_start(campaign=qa_campaign, name="em", family="em", config={})
+    em.refresh_from_db()
+    assert em.status == RunStatus.SUCCEEDED

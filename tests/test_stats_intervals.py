@@ -1,0 +1,118 @@
+"""Every interval the reports print, against an independent computation on small data: numpy's own resampling
+(another generator, many more resamples) and the libraries' point statistics. Percentile intervals agree to the
+Monte Carlo error of 1,000 resamples; each must stay within its statistic's range."""
+
+import numpy as np
+import pytest
+from scipy import stats as scipy_stats
+from sklearn.metrics import cohen_kappa_score
+from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+from agreement import stats
+
+RNG = np.random.default_rng(11)
+TOLERANCE = 0.07
+
+
+def _percentiles(values) -> list[float]:
+    values = np.asarray([v for v in values if v is not None and np.isfinite(v)])
+    return list(np.percentile(values, [2.5, 97.5]))
+
+
+def _labels(n, flip):
+    truth = RNG.integers(0, 2, size=n)
+    other = np.where(RNG.random(n) < flip, 1 - truth, truth)
+    return [("yes" if t else "no") for t in truth], [("yes" if o else "no") for o in other]
+
+
+def test_item_kappa_and_agreement_by_a_bootstrap_over_topics():
+    first, second = _labels(120, 0.2)
+    topics = [i // 4 for i in range(120)]  # 30 topics of four items
+    got = stats.item_agreement_intervals(first, second, topics)
+    draws = np.random.default_rng(3).integers(0, 30, size=(3000, 30))
+    kappas, rates = [], []
+    for draw in draws:
+        idx = [i for topic in draw for i in range(topic * 4, topic * 4 + 4)]
+        a, b = [first[i] for i in idx], [second[i] for i in idx]
+        kappas.append(cohen_kappa_score(a, b))
+        rates.append(np.mean([x == y for x, y in zip(a, b, strict=True)]))
+    assert got["cohen_kappa"] == pytest.approx(_percentiles(kappas), abs=TOLERANCE)
+    assert got["accuracy"] == pytest.approx(_percentiles(rates), abs=TOLERANCE)
+    assert -1 <= got["cohen_kappa"][0] <= stats.cohen_kappa(first, second) <= got["cohen_kappa"][1] <= 1
+
+
+def test_weighted_kappa_interval_on_grades():
+    truth = RNG.integers(0, 3, size=90)
+    other = np.clip(truth + RNG.integers(-1, 2, size=90), 0, 2)
+    got = stats.item_agreement_intervals(list(truth), list(other), list(range(90)), levels=[0, 1, 2], weighted=True)
+    draws = np.random.default_rng(4).integers(0, 90, size=(2500, 90))
+    linear = [cohen_kappa_score(truth[d], other[d], weights="linear", labels=[0, 1, 2]) for d in draws]
+    assert got["cohen_kappa_linear"] == pytest.approx(_percentiles(linear), abs=TOLERANCE)
+
+
+def test_fleiss_and_krippendorff_by_a_bootstrap_over_units():
+    ratings = [list(RNG.choice(["a", "b", "c"], size=3, p=[0.6, 0.3, 0.1])) for _ in range(80)]
+    coded = np.array([[{"a": 0, "b": 1, "c": 2}[x] for x in row] for row in ratings])
+    table, _ = aggregate_raters(coded, n_cat=3)
+    draws = np.random.default_rng(5).integers(0, 80, size=(3000, 80))
+    fleiss = [fleiss_kappa(table[d]) for d in draws]
+    assert stats.fleiss_kappa_interval(ratings) == pytest.approx(_percentiles(fleiss), abs=TOLERANCE)
+    import krippendorff
+
+    counts = np.stack([np.bincount(row, minlength=3) for row in coded]).astype(float)
+    alphas = [krippendorff.alpha(value_counts=counts[d], level_of_measurement="nominal") for d in draws[:1500]]
+    low, high = stats.krippendorff_alpha_interval(ratings)
+    assert [low, high] == pytest.approx(_percentiles(alphas), abs=TOLERANCE)
+    assert -1 <= low <= stats.krippendorff_alpha_units(ratings) <= high <= 1
+
+
+def test_system_correlations_by_resampling_topics_and_rescoring_systems():
+    systems, topics = 8, 40
+    quality = np.linspace(0.3, 0.8, systems)
+    human = (RNG.random((systems, topics)) < quality[:, None]).astype(float)
+    judge = np.where(RNG.random((systems, topics)) < 0.8, human, 1 - human)
+    counts = np.ones_like(human)
+    got = stats.system_correlation_intervals(human, judge, counts)
+    draws = np.random.default_rng(6).integers(0, topics, size=(3000, topics))
+    taus = [scipy_stats.kendalltau(human[:, d].mean(1), judge[:, d].mean(1)).statistic for d in draws]
+    rs = [scipy_stats.pearsonr(human[:, d].mean(1), judge[:, d].mean(1)).statistic for d in draws]
+    assert got["kendall_tau_b"] == pytest.approx(_percentiles(taus), abs=TOLERANCE)
+    assert got["pearson"] == pytest.approx(_percentiles(rs), abs=TOLERANCE)
+    assert all(-1 <= value <= 1 for interval in got.values() for value in interval)
+
+
+def test_a_mean_of_per_topic_statistics_stays_inside_their_range():
+    values = [1.0, 0.8, -0.2, 1.0, 0.4, None]
+    summary = stats.topic_mean_summary(values)
+    low, high = summary["bootstrap_ci95"]
+    assert summary["n"] == 5 and summary["small"] is True
+    assert -0.2 <= low <= high <= 1.0
+    assert summary["ci95"][1] > 1.0  # the t interval the studies publish can leave [-1, 1]; it stays in the JSON
+    data = np.array([v for v in values if v is not None])
+    means = data[np.random.default_rng(8).integers(0, 5, size=(20000, 5))].mean(axis=1)
+    assert [low, high] == pytest.approx(_percentiles(means), abs=TOLERANCE)
+
+
+def test_intervals_are_repeatable_and_undefined_where_the_statistic_is():
+    first, second = _labels(40, 0.3)
+    topics = list(range(40))
+    assert stats.item_agreement_intervals(first, second, topics) == stats.item_agreement_intervals(first, second, topics)
+    assert stats.item_agreement_intervals(["yes"], ["no"], [1]) == {"cohen_kappa": None, "accuracy": None}
+    assert stats.fleiss_kappa_interval([["a", "a"], ["a", "a"]]) is None  # one label throughout
+    assert stats.mean_interval([0.5]) is None
+    # One label on both sides throughout: kappa is 0/0 in every resample.
+    assert stats.item_agreement_intervals(["yes"] * 40, ["yes"] * 40, topics)["cohen_kappa"] is None
+
+
+def test_relative_delta_interval_by_resampling_topics():
+    runs = {f"r{i}": {f"t{t}": float(RNG.random() * (0.6 if i < 2 else 1.0)) for t in range(30)} for i in range(5)}
+    tagged = {"r0", "r1"}
+    got = stats.relative_delta_interval(runs, tagged)
+    table = np.array([[runs[r][f"t{t}"] for t in range(30)] for r in sorted(runs)])
+    group = np.array([r in tagged for r in sorted(runs)])
+    draws = np.random.default_rng(9).integers(0, 30, size=(4000, 30))
+    deltas = [stats.relative_delta(list(table[group][:, d].mean(1)), list(table[~group][:, d].mean(1))) for d in draws]
+    assert got == pytest.approx(_percentiles(deltas), abs=2.0)  # percentage points
+    point = stats.relative_delta(list(table[group].mean(1)), list(table[~group].mean(1)))
+    assert got[0] <= point <= got[1]
+    assert stats.relative_delta_interval(runs, set()) is None  # no tagged run: nothing to compare
