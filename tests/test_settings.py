@@ -3,6 +3,7 @@
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 from celery.app.defaults import DEFAULTS
@@ -78,3 +79,43 @@ def test_embedded_broker_polls_every_tenth_of_a_second(tmp_path):
         assert connection.transport.polling_interval == 0.1
         connection.default_channel  # opens the engine: the stock options still reach create_engine intact
 
+
+def test_embedded_broker_channel_is_safe_across_threads(tmp_path):
+    """A worker's consumer polls while its pool's result thread puts a lost batch back: no message is lost."""
+    import threading
+
+    from kombu.transport.virtual import Empty
+
+    from config.celery import app
+
+    n = 300
+    with app.connection_for_write(f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}") as connection:
+        channel = connection.default_channel
+        channel._new_queue("q")
+        errors, received = [], []
+
+        def put():
+            try:
+                for i in range(n):
+                    channel._put("q", {"n": i})
+            except Exception as exc:  # noqa: BLE001 - collected and asserted below
+                errors.append(exc)
+
+        def get():
+            deadline = time.monotonic() + 60
+            try:
+                while len(received) < n and time.monotonic() < deadline:
+                    try:
+                        received.append(channel._get("q")["n"])
+                    except Empty:
+                        pass
+            except Exception as exc:  # noqa: BLE001
+                errors.append(exc)
+
+        threads = [threading.Thread(target=put), threading.Thread(target=get)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert errors == []
+    assert sorted(received) == list(range(n))
