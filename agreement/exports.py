@@ -11,6 +11,7 @@ import csv
 import io
 
 from agreement.report_ranking import TAU, TAU_ANSWERS, order_text
+from annotate.task_types import LAYOUT_ATTRIBUTION, LAYOUT_GRADES, LAYOUT_RANKING
 
 
 def _cell(value):
@@ -31,10 +32,10 @@ def systems_csv(*, report: dict) -> str:
 
     For ais, after human: its bootstrap standard error (human_se), all outputs and tied outputs.
     """
-    if report["task_type"] == "image_relevance":
+    if report["layout"] == LAYOUT_GRADES:
         return runs_csv(report=report)
     judges = list(report["judges"])
-    ais = report["task_type"] == "ais"
+    ais = report["layout"] == LAYOUT_ATTRIBUTION
     extra = ["human_se", "outputs", "ties", "open"] if ais else []
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -60,9 +61,9 @@ def judges_csv(*, report: dict) -> str:
 
     For answer_ranking: the mean per-topic tau-b of each judge and dimension, with its CI (see ranking_judges_csv).
     """
-    if report["task_type"] == "answer_ranking":
+    if report["layout"] == LAYOUT_RANKING:
         return ranking_judges_csv(report=report)
-    if report["task_type"] == "image_relevance":
+    if report["layout"] == LAYOUT_GRADES:
         return image_judges_csv(report=report)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -127,7 +128,7 @@ def topics_csv(*, report: dict) -> str:
     holds each annotator's order as "name: order" joined by " | ". Header only for task types without
     per-topic statistics.
     """
-    if report.get("task_type") == "image_relevance":
+    if report.get("layout") == LAYOUT_GRADES:
         return _grade_topics_csv(report=report)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")

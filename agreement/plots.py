@@ -26,6 +26,8 @@ matplotlib.use("Agg")  # no display on servers; must precede pyplot
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
+from annotate.task_types import LAYOUT_ATTRIBUTION, LAYOUT_GRADES, LAYOUT_RANKING  # noqa: E402
+
 # An SVG's ids must be unique within the page, and matplotlib's default salt is random.
 matplotlib.rcParams["svg.hashsalt"] = "concord-agreement"
 matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text: selectable, and searchable in tests
@@ -314,7 +316,7 @@ def system_accuracy_plot(*, report: dict) -> Plot | None:
     systems = [row for row in report["systems"] if row["human"] is not None]
     if not systems or not report["judges"]:
         return None
-    measure = "AIS accuracy" if report["task_type"] == "ais" else "accuracy"
+    measure = "AIS accuracy" if report["layout"] == LAYOUT_ATTRIBUTION else "accuracy"
     colours = matplotlib.colormaps["tab10"]
     panels = []
     for index, (name, block) in enumerate(report["judges"].items()):
@@ -458,12 +460,12 @@ PLOTS: dict[str, Callable[..., Plot | None]] = {
     "systems": system_accuracy_plot, "nrp": nrp_plot, "runs": runs_scatter_plot, "cdf": scores_cdf_plot,
 }
 # The plots each report shows, in page order; a task type not named here has the system accuracy scatter.
-REPORT_PLOTS = {"answer_ranking": ("nrp",), "image_relevance": ("runs", "cdf")}
+REPORT_PLOTS = {LAYOUT_RANKING: ("nrp",), LAYOUT_GRADES: ("runs", "cdf")}
 
 
 def report_plot_names(*, report: dict) -> tuple[str, ...]:
     """The names of the plots REPORT's page shows (where they have data), in page order."""
-    return REPORT_PLOTS.get(report["task_type"], ("systems",))
+    return REPORT_PLOTS.get(report["layout"], ("systems",))
 
 
 def report_plot(*, report: dict, name: str) -> Plot | None:

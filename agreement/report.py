@@ -20,8 +20,6 @@ from agreement.system_level import (
 from agreement.report_ablation import ablation_build
 from agreement.report_ais import ais_humans_block, ais_judge_extras, ais_systems
 from agreement.report_humans import humans_block
-from agreement.report_images import image_report_build
-from agreement.report_ranking import ranking_report_build
 from agreement.selectors import (
     HumanLabels,
     JudgeLabels,
@@ -34,15 +32,13 @@ from agreement.selectors import (
     llm_judge_costs_get,
     system_outputs_get,
 )
-from annotate.models import Campaign, TaskType
+from annotate.models import Campaign
+from annotate.task_types import task_type_get
 
 POSITIVE = "yes"
 # Statistics over fewer shared items (or topics) than this are flagged on the page as small samples (option
 # small_sample).
 SMALL_SAMPLE = 30
-# Task types whose labels are a yes/no verdict on an item, so a system's accuracy is the share of its
-# outputs labelled "yes".
-BINARY_TASK_TYPES = {TaskType.QA_CORRECTNESS, TaskType.AIS}
 
 
 def output_correct(*, label: str | None, gold_match: bool, failed: bool = False) -> bool:
@@ -79,22 +75,29 @@ def report_options(campaign: Campaign) -> dict:
 
 
 def agreement_report_build(*, campaign: Campaign) -> dict:
-    """The report document for CAMPAIGN, a JSON-ready dict in the shape of DESIGN.md §5.
+    """The report document for CAMPAIGN, a JSON-ready dict in the shape of DESIGN.md §5, built by the campaign's
+    task type (its report_builder: qa_report_build, ais_report_build, agreement.report_ranking, agreement.report_images).
 
     Reads a fixed number of queries (see agreement.selectors); numbers are unrounded floats.
-    answer_ranking campaigns have their own document (per-topic Kendall tau-b, agreement.report_ranking).
     """
-    if campaign.task_type == TaskType.ANSWER_RANKING:
-        return ranking_report_build(campaign=campaign)
-    if campaign.task_type == TaskType.IMAGE_RELEVANCE:
-        return image_report_build(campaign=campaign)
+    return task_type_get(campaign.task_type).report_build(campaign=campaign)
+
+
+def qa_report_build(*, campaign: Campaign) -> dict:
+    """qa_correctness: yes/no verdicts on items; a system's accuracy is the share of its outputs labelled "yes"."""
+    return _verdict_report_build(campaign=campaign, ais=False)
+
+
+def ais_report_build(*, campaign: Campaign) -> dict:
+    """ais: the verdict report, plus per-question rater agreement, instance-level agreement and disagreements."""
+    return _verdict_report_build(campaign=campaign, ais=True)
+
+
+def _verdict_report_build(*, campaign: Campaign, ais: bool) -> dict:
     options = report_options(campaign)
     humans = human_labels_get(campaign=campaign)
     judges = judge_labels_get(campaign=campaign)
-    binary = campaign.task_type in BINARY_TASK_TYPES
-    outputs = system_outputs_get(campaign=campaign) if binary else SystemOutputs()
-
-    ais = campaign.task_type == TaskType.AIS
+    outputs = system_outputs_get(campaign=campaign)
     coverage = {judge.name: _system_rows(judge=judge, humans=humans, outputs=outputs, ais=ais) for judge in judges}
     if ais:
         systems = ais_systems(humans=humans, outputs=outputs, coverage=coverage)

@@ -20,6 +20,7 @@ from agreement.plots import FORMATS, report_plot, report_plot_names
 from agreement.report import agreement_report_build
 from agreement.report_images import image_qrels_sets, qrels_text
 from annotate.access import campaign_for_researcher
+from annotate.task_types import LAYOUT_ATTRIBUTION, LAYOUT_GRADES, LAYOUT_RANKING, task_type_get
 
 
 def _partial(coverage):
@@ -30,8 +31,8 @@ def _partial(coverage):
 def agreement_report(request, slug):
     campaign = campaign_for_researcher(request.user, slug)
     report = agreement_report_build(campaign=campaign)
-    ranking = report["task_type"] == "answer_ranking"
-    images = report["task_type"] == "image_relevance"
+    ranking = report["layout"] == LAYOUT_RANKING
+    images = report["layout"] == LAYOUT_GRADES
     judge_names = list(report["judges"])
     # The report's plots, inline: the first is the main one (scatter or NRP), an image report's second its CDF.
     names = report_plot_names(report=report)
@@ -53,7 +54,7 @@ def agreement_report(request, slug):
             for row in report["systems"]
         ],
         "ranking": ranking,
-        "ais": report["task_type"] == "ais",
+        "ais": report["layout"] == LAYOUT_ATTRIBUTION,
         "run_rows": [
             {**row, "judge_values": [row["judges"].get(name, {}) for name in judge_names]} for row in report["systems"]
         ] if images else [],
@@ -132,7 +133,7 @@ def agreement_plot(request, slug, plot, fmt):
 def agreement_qrels(request, slug, source):
     """image_relevance: the TREC qrels the report scored runs with (consensus, assessor-NAME or judge-NAME)."""
     campaign = campaign_for_researcher(request.user, slug)
-    sets = image_qrels_sets(campaign=campaign) if campaign.task_type == "image_relevance" else {}
+    sets = image_qrels_sets(campaign=campaign) if task_type_get(campaign.task_type).pools_runs else {}
     if source not in sets:
         raise Http404("no such qrels")
     return _attachment(qrels_text(sets[source]), content_type="text/plain; charset=utf-8",

@@ -10,7 +10,8 @@ import json
 
 from annotate.importers.ranking_index import candidate_source_id
 from annotate.importers.rankings import annotator_name
-from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, TaskType, Topic
+from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, Topic
+from annotate.task_types import UNIT_TOPIC, task_type_get
 
 
 class ExportError(Exception):
@@ -19,7 +20,7 @@ class ExportError(Exception):
 
 def _campaign_rankings(campaign: Campaign):
     """[(topic, [items], [(annotator name, {dimension: [[source id, ...], ...]})])] in topic order."""
-    if campaign.task_type != TaskType.ANSWER_RANKING:
+    if task_type_get(campaign.task_type).unit != UNIT_TOPIC:  # rankings are judgments of whole topics
         raise ExportError(f"campaign {campaign.slug!r} is a {campaign.task_type} campaign, not answer_ranking")
     items_by_topic: dict[int, list[Item]] = {}
     for item in Item.objects.filter(campaign=campaign).order_by("id"):

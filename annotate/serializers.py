@@ -3,7 +3,7 @@
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from annotate.importers.service import FORMATS
+from annotate.importers.service import formats
 from annotate.models import Campaign, Item
 
 
@@ -47,7 +47,7 @@ class ItemSerializer(serializers.ModelSerializer):
 
 
 class ImportRequestSerializer(serializers.Serializer):
-    format = serializers.ChoiceField(choices=list(FORMATS))
+    format = serializers.ChoiceField(choices=[])
     files = serializers.ListField(child=serializers.FileField(), allow_empty=False)
     system = serializers.CharField(required=False, allow_blank=True, max_length=200)
     judge = serializers.CharField(required=False, allow_blank=True, max_length=100)
@@ -57,6 +57,10 @@ class ImportRequestSerializer(serializers.Serializer):
                                      help_text="trec-run into image_relevance: pool depth per run (default 25).")
     tag = serializers.CharField(required=False, allow_blank=True, max_length=100,
                                 help_text="trec-run into image_relevance: a tag for these runs, e.g. clip-based.")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["format"].choices = list(formats())  # every task type's formats (annotate.task_types)
 
 
 class ImportSummarySerializer(serializers.Serializer):

@@ -9,11 +9,9 @@ POST annotate/submit/     assignment=ID and verdict=yes|no (qa_correctness), int
 POST annotate/draft/      assignment=ID, draft=JSON: keeps a ranking in progress for the next page load (204)
 
 A ranking page names candidates by neutral labels ("A", "B", ...), never by item id; the posted
-ranking {"rankings": {dimension: [[label, ...], ...]}} is translated to item ids here, before the
-service validates it against docs/answer_ranking.md.
+ranking {"rankings": {dimension: [[label, ...], ...]}} is translated to item ids by the task type
+(tasktypes.answer_ranking), before the service validates it against docs/answer_ranking.md.
 """
-
-import json
 
 from django.contrib import messages
 from django.http import HttpResponse
@@ -21,35 +19,19 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from annotate.access import campaign_for_annotator
-from annotate.models import TaskType
 from annotate.selectors.annotation import (
     annotation_progress,
     assignment_of_annotator,
     assignment_previous,
-    ranking_candidates,
-    ranking_display,
-    unit_display,
 )
 from annotate.services.annotation import (
     JudgmentError,
     JudgmentValueError,
-    ais_value_from_answers,
     assignment_draft_save,
-    image_grade_value,
     judgment_submit,
-    ranking_dimensions,
     unit_lease_next,
 )
-
-VERDICTS = {"yes": {"correct": True}, "no": {"correct": False}}
-
-# The full page and the fragment htmx swaps in, per task type; other types get the QA page.
-PAGES = {
-    TaskType.ANSWER_RANKING: ("annotate/ranking.html", "annotate/_ranking.html"),
-    TaskType.AIS: ("annotate/ais.html", "annotate/_ais.html"),
-    TaskType.IMAGE_RELEVANCE: ("annotate/images.html", "annotate/_images.html"),
-}
-QA_PAGE = ("annotate/annotate.html", "annotate/_unit.html")
+from annotate.task_types import task_type_get
 
 
 @require_GET
@@ -111,9 +93,7 @@ def annotate_draft(request, slug):
         campaign=campaign, annotator=request.user, assignment_id=request.POST.get("assignment")
     )
     try:
-        if campaign.task_type != TaskType.ANSWER_RANKING:
-            raise JudgmentValueError("Drafts are kept for rankings only.")
-        draft = _ranking_from_labels(request.POST.get("draft", ""), assignment=assignment)
+        draft = task_type_get(campaign.task_type).draft_from_post(request.POST, assignment=assignment)
         assignment_draft_save(assignment=assignment, annotator=request.user, draft=draft)
     except JudgmentError as exc:
         return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
@@ -121,49 +101,11 @@ def annotate_draft(request, slug):
 
 
 def _value_from_post(post, *, campaign, assignment) -> dict:
-    if campaign.task_type == TaskType.ANSWER_RANKING:
-        return _ranking_from_labels(post.get("ranking", ""), assignment=assignment)
-    if campaign.task_type == TaskType.AIS:
-        return ais_value_from_answers(interpretable=post.get("interpretable"), supported=post.get("supported"))
-    if campaign.task_type == TaskType.IMAGE_RELEVANCE:
-        return image_grade_value(grade=post.get("grade"))
-    verdict = post.get("verdict", "")
-    if verdict not in VERDICTS:
-        raise JudgmentValueError("Choose yes or no.")
-    return VERDICTS[verdict]
-
-
-def _ranking_from_labels(raw: str, *, assignment) -> dict:
-    """The posted {"rankings": {dimension: [[label, ...], ...]}} with item ids for labels.
-
-    Only the labels are translated; the shape is passed on as it is for the service to judge,
-    so the annotator reads one set of messages whichever layer finds the fault.
-    """
-    try:
-        posted = json.loads(raw)
-    except (TypeError, ValueError):
-        raise JudgmentValueError("The ranking could not be read; reload the page and try again.") from None
-    if not isinstance(posted, dict) or not isinstance(posted.get("rankings"), dict):
-        return posted
-    by_label = {label: item.pk for label, item in ranking_candidates(assignment=assignment)}
-
-    def pk_of(label):
-        if not isinstance(label, str):
-            return label
-        if label not in by_label:
-            raise JudgmentValueError(f"There is no Candidate {label[:8]} in this topic.")
-        return by_label[label]
-
-    rankings = {}
-    for name, groups in posted["rankings"].items():
-        if isinstance(groups, list):
-            groups = [[pk_of(label) for label in group] if isinstance(group, list) else group for group in groups]
-        rankings[name] = groups
-    return {**posted, "rankings": rankings}
+    return task_type_get(campaign.task_type).value_from_post(post, assignment=assignment)
 
 
 def _noun(campaign) -> str:
-    return {TaskType.ANSWER_RANKING: "ranking", TaskType.IMAGE_RELEVANCE: "grade"}.get(campaign.task_type, "verdict")
+    return task_type_get(campaign.task_type).noun
 
 
 def _render(request, *, campaign, assignment, editing, notice=None, error=None, arrangement=None):
@@ -174,12 +116,7 @@ def _render(request, *, campaign, assignment, editing, notice=None, error=None, 
         "notice": notice,
         "error": error,
     }
-    if campaign.task_type == TaskType.ANSWER_RANKING:
-        context["unit"] = ranking_display(
-            assignment=assignment, dimensions=ranking_dimensions(campaign),
-            ties=bool((campaign.options or {}).get("ties")), arrangement=arrangement,
-        ) if assignment else None
-    else:
-        context["unit"] = unit_display(assignment=assignment) if assignment else None
-    page, fragment = PAGES.get(campaign.task_type, QA_PAGE)
+    spec = task_type_get(campaign.task_type)
+    context["unit"] = spec.unit_context(assignment=assignment, arrangement=arrangement) if assignment else None
+    page, fragment = spec.page
     return render(request, fragment if request.htmx else page, context)

@@ -5,8 +5,9 @@ from django.shortcuts import render
 
 from annotate.access import campaign_for_researcher
 from annotate.importers.common import ImportDataError
-from annotate.importers.service import FORMATS, ImportRequestError
+from annotate.importers.service import ImportRequestError, formats
 from annotate.importers.uploads import uploads_import
+from annotate.task_types import task_type_get
 
 FORMAT_HELP = {
     "qa-eval-jsonl": 'One JSONL file per system: {"question", "answer": [gold...], "prediction"} per line. '
@@ -31,19 +32,6 @@ FORMAT_HELP = {
                      "labels (those items skip the queue); nli_score an external AutoAIS judge named below "
                      "(default: auto-ais).",
 }
-# A format whose meaning depends on the campaign's task type.
-FORMAT_HELP_BY_TASK = {
-    ("jsonl", "image_relevance"): "One text section per line: id, page_title, page_context, section_title, "
-                                  "section_context.",
-    ("trec-run", "image_relevance"): "Systems' runs, `qid Q0 docid rank score tag`: each run is kept whole and "
-                                     "pooled to the depth below (default 25); the tag below labels these runs.",
-    ("trec-qrels", "image_relevance"): "`qid 0 docid grade` lines, grades 0/1/2: an assessor's judgments "
-                                       "(named after the file).",
-    ("jsonl", "ais"): "One attributed answer per line, with the fields of the attributed-qa CSV "
-                      "(system_name, question, answer, attribution, passage, human_rating, auto_ais, nli_score).",
-}
-
-
 class MultipleFileInput(forms.ClearableFileInput):
     allow_multiple_selected = True
 
@@ -61,7 +49,7 @@ class MultipleFileField(forms.FileField):
 
 
 class ImportForm(forms.Form):
-    format = forms.ChoiceField(choices=[(name, name) for name in FORMATS])
+    format = forms.ChoiceField(choices=[])
     files = MultipleFileField()
     system = forms.CharField(required=False, max_length=200, help_text="qa-eval-jsonl: the system's name.")
     judge = forms.CharField(required=False, max_length=100,
@@ -74,8 +62,7 @@ class ImportForm(forms.Form):
     def __init__(self, *args, task_type: str, **kwargs):
         super().__init__(*args, **kwargs)
         # Only the formats that feed this campaign's task type.
-        self.fields["format"].choices = [(name, name) for name, allowed in FORMATS.items()
-                                         if allowed is None or task_type in allowed]
+        self.fields["format"].choices = [(name, name) for name, allowed in formats().items() if task_type in allowed]
 
 
 def campaign_import(request, slug):
@@ -97,6 +84,6 @@ def campaign_import(request, slug):
     status = 400 if (error or form.errors) else 200
     return render(request, "annotate/import.html",
                   {"campaign": campaign, "form": form, "summary": summary, "error": error,
-                   "format_help": {name: FORMAT_HELP_BY_TASK.get((name, campaign.task_type), FORMAT_HELP[name])
+                   "format_help": {name: task_type_get(campaign.task_type).format_help.get(name, FORMAT_HELP[name])
                                    for name, _ in form.fields["format"].choices}},
                   status=status)

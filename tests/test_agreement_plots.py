@@ -12,6 +12,7 @@ from PIL import Image
 from agreement.plots import LABEL_LIMIT, report_plot
 from agreement.report import agreement_report_build
 from annotate.models import Role, SystemOutput, TaskType
+from annotate.task_types import task_type_get
 from judges.models import Judge, ModelJudgment
 from tests.factories import (CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory,
                              UserFactory)
@@ -35,7 +36,7 @@ def _texts(svg: str) -> list[str]:
 def _scatter_report(systems: dict[str, tuple[float, float]], *, task_type="qa_correctness", judge="judge-x") -> dict:
     """A report document with one judge and SYSTEMS {name: (human accuracy, judge accuracy)}."""
     return {
-        "campaign": "c", "task_type": task_type, "humans": {},
+        "campaign": "c", "task_type": task_type, "layout": task_type_get(task_type).report_layout, "humans": {},
         "judges": {judge: {"system": {"n_systems": len(systems), "kendall_tau_b": 0.5, "spearman": 0.6,
                                       "pearson": 0.7}}},
         "systems": [{"system": name, "n": 10, "human": human, "judges": {judge: value}}
@@ -129,7 +130,7 @@ def test_run_judge_and_tag_names_with_dollars_are_shown_as_they_are():
     rows = [{"system": name, "tags": [tag] if tagged else [], "human": {"ndcg_cut_10": value, "map": value / 2},
              "judges": {judge: {"ndcg_cut_10": value + 0.1, "map": value}}}
             for name, tagged, value in ((run, True, 0.4), ("run-b", False, 0.6))]
-    report = {"task_type": "image_relevance", "bias_tag": tag, "systems": rows, "humans": {},
+    report = {"task_type": "image_relevance", "layout": "grades", "bias_tag": tag, "systems": rows, "humans": {},
               "judges": {judge: {"system": {"ndcg_cut_10": {"kendall_tau_b": 1.0}, "map": {"kendall_tau_b": 1.0}}}}}
     texts = "\n".join(_texts(report_plot(report=report, name="runs").svg()))
     for name in (tag, judge, run, f"{judge}, {tag}"):

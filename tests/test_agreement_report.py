@@ -66,7 +66,8 @@ def small_campaign(db, researcher):
 def test_report_has_the_documented_shape(small_campaign):
     report = agreement_report_build(campaign=small_campaign)
     assert report["campaign"] == "small" and report["task_type"] == "qa_correctness"
-    assert set(report) == {"campaign", "task_type", "options", "humans", "judges", "systems", "ablation"}
+    assert set(report) == {"campaign", "task_type", "layout", "options", "humans", "judges", "systems", "ablation"}
+    assert report["layout"] == "verdicts"
     assert report["options"] == {"min_system_outputs": 1, "min_system_coverage": 0.5, "small_sample": 30}
     assert report["ablation"] is None  # no LLM judges
     assert {"annotators", "fleiss_kappa", "krippendorff_alpha", "pairwise_cohen_kappa"} <= set(report["humans"])

@@ -6,12 +6,12 @@ from django.urls import reverse
 from annotate.models import HumanJudgment, Role, SystemOutput, Unit
 from annotate.services.annotation import (
     JudgmentValueError,
-    ais_value_from_answers,
     judgment_submit,
     judgment_value_check,
     unit_lease_next,
 )
 from judges.models import Judge, ModelJudgment
+from tasktypes.ais import value_from_answers as ais_value_from_answers
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory, UserFactory
 
 HTMX = {"HTTP_HX_REQUEST": "true"}

@@ -8,13 +8,13 @@ from django.urls import reverse
 from annotate.models import HumanJudgment, Item, Role, SystemOutput, Topic, Unit
 from annotate.services.annotation import (
     JudgmentValueError,
-    image_grade_value,
     judgment_submit,
     judgment_value_check,
     unit_lease_next,
 )
 from conftest import IMAGE_RUN, IMAGE_UNITS, image_write
 from judges.models import Judge, ModelJudgment
+from tasktypes.image_relevance import grade_value as image_grade_value
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory, UserFactory
 
 HTMX = {"HTTP_HX_REQUEST": "true"}

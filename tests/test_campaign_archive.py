@@ -30,12 +30,12 @@ from annotate.services.annotation import (
     judgment_edit,
     judgment_submit,
     judgment_value_check,
-    ranking_dimensions,
     unit_lease_next,
 )
 from annotate.services.campaigns import CampaignError
 from judges.identity import judge_get_or_create
 from judges.models import Judge, JudgeRun, LLMSample, ModelEndpoint, ModelJudgment
+from tasktypes.answer_ranking import ranking_dimensions
 from tests.factories import MembershipFactory, UserFactory
 from tests.judges_support import eager  # noqa: F401 - fixture
 

@@ -30,8 +30,9 @@ from annotate.archive.tables import (
 )
 from annotate.bulk import rows_insert
 from annotate.importers.common import ImportDataError, file_check, jsonl_read, zip_extract
-from annotate.models import Campaign, Item, Role, TaskType
+from annotate.models import Campaign, Item, Role
 from annotate.services.campaigns import CampaignError, membership_add
+from annotate.task_types import UNIT_TOPIC, task_type_get
 from judges.identity import config_hash
 from judges.secrets import config_identity
 from judges.models import ACTIVE_RUN_STATUSES, RunStatus
@@ -391,7 +392,7 @@ class _Loader:
 
     def ranking_items(self, value, *, field: str):
         """An answer_ranking value (or draft) with its item ids mapped: {"rankings": {dimension: [[id, ...], ...]}}."""
-        if value is None or self.campaign.task_type != TaskType.ANSWER_RANKING:
+        if value is None or task_type_get(self.campaign.task_type).unit != UNIT_TOPIC:
             return value
         rankings = value.get("rankings") if isinstance(value, dict) else None
         if not isinstance(rankings, dict) or not all(

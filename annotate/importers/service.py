@@ -6,6 +6,7 @@ from pathlib import Path
 
 from django.db import transaction
 from django.db.models import Count, F, Q
+from django.utils.module_loading import import_string
 
 from annotate.importers.attributed_qa import DEFAULT_JUDGE as DEFAULT_AIS_JUDGE
 from annotate.importers.attributed_qa import attributed_qa_import
@@ -25,26 +26,18 @@ from annotate.importers.rankings import human_rankings_write
 from annotate.importers.trec_qrels import trec_qrels_import
 from annotate.importers.trec_run import trec_run_import
 from annotate.importers.writes import units_done_refresh
-from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, TaskType, Topic, Unit
+from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, Topic, Unit
 from annotate.services.campaigns import campaign_get_or_create, units_ensure
+from annotate.task_types import import_formats, task_type_get
 from judges.models import Judge
 
-# Format -> the task types it can feed (None: any).
-FORMATS: dict[str, set[str] | None] = {
-    "qa-eval-jsonl": {TaskType.QA_CORRECTNESS},
-    "nq301": {TaskType.QA_CORRECTNESS},
-    "judge-scores": None,
-    "label-studio": {TaskType.ANSWER_RANKING},
-    "jsonl": {TaskType.ANSWER_RANKING, TaskType.AIS, TaskType.IMAGE_RELEVANCE},
-    "trec-qrels": {TaskType.ANSWER_RANKING, TaskType.IMAGE_RELEVANCE},
-    "trec-run": {TaskType.ANSWER_RANKING, TaskType.IMAGE_RELEVANCE},
-    "attributed-qa": {TaskType.AIS},
-    "atomic-topics": {TaskType.IMAGE_RELEVANCE},
-    "images": {TaskType.IMAGE_RELEVANCE},
-}
 # Formats whose paths may be folders.
 FOLDER_FORMATS = {"nq301", "images"}
-RANKING_FORMATS = {"label-studio", "jsonl", "trec-qrels", "trec-run"}
+
+
+def formats() -> dict[str, set[str]]:
+    """Format -> the task types it feeds, in the order the task types list them (annotate.task_types)."""
+    return import_formats()
 
 
 class ImportRequestError(Exception):
@@ -105,17 +98,23 @@ class ImportSummary:
         return [(name, count, self.failed_by_judge.get(name, 0)) for name, count in self.items_by_judge.items()]
 
     def lines(self) -> list[str]:
-        if self.task_type == TaskType.ANSWER_RANKING:
-            return self._ranking_lines()
-        if self.task_type == TaskType.IMAGE_RELEVANCE:
-            return self._image_lines()
+        """The summary as lines of text, in the words of the campaign's task type (its import_lines)."""
+        return getattr(self, task_type_get(self.task_type).import_lines)()
+
+    def verdict_lines(self) -> list[str]:
+        return self._verdict_lines(rows=False)
+
+    def ais_lines(self) -> list[str]:
+        return self._verdict_lines(rows=True)
+
+    def _verdict_lines(self, *, rows: bool) -> list[str]:
         out = [
             f"campaign {self.campaign}: imported {len(self.files)} path(s) as {self.format} in {self.seconds:.2f} s",
             f"created: {self.topics_created} topics, {self.items_created} items, {self.system_outputs_created} system "
             f"outputs ({len(self.systems)} systems), {self.human_judgments_created} human judgments, "
             f"{self.units_created} units",
         ]
-        if self.task_type == TaskType.AIS:
+        if rows:
             out.append(f"rows read: {self.rows_read}, of them rated by humans: {self.rated_rows} (their items are "
                        f"not queued for raters: {self.units_not_queued} units)")
         if self.duplicate_rows:
@@ -130,7 +129,7 @@ class ImportSummary:
         out.append(f"items left for humans: {self.items_left_for_humans}")
         return out
 
-    def _image_lines(self) -> list[str]:
+    def image_lines(self) -> list[str]:
         out = [
             f"campaign {self.campaign}: imported {len(self.files)} path(s) as {self.format} in {self.seconds:.2f} s",
             f"created: {self.topics_created} topics, {self.items_created} images to grade, "
@@ -155,7 +154,7 @@ class ImportSummary:
         out.append(f"images left for assessors: {self.items_left_for_humans}")
         return out
 
-    def _ranking_lines(self) -> list[str]:
+    def ranking_lines(self) -> list[str]:
         out = [
             f"campaign {self.campaign}: imported {len(self.files)} path(s) as {self.format} in {self.seconds:.2f} s",
             f"created: {self.topics_created} topics, {self.items_created} candidates ({self.answers_created} answers, "
@@ -178,10 +177,11 @@ class ImportSummary:
 
 def _check_request(*, campaign: Campaign, fmt: str, paths: list[Path], judge: str | None,
                    score_judge: str | None = None, depth: int | None = None, tag: str | None = None) -> None:
-    if fmt not in FORMATS:
-        raise ImportRequestError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
-    allowed = FORMATS[fmt]
-    if allowed is not None and campaign.task_type not in allowed:
+    known = formats()
+    if fmt not in known:
+        raise ImportRequestError(f"unknown format {fmt!r}; choose one of {', '.join(known)}")
+    allowed = known[fmt]
+    if campaign.task_type not in allowed:
         raise ImportRequestError(f"format {fmt} imports into {', '.join(sorted(allowed))} campaigns, "
                                  f"not {campaign.task_type}")
     if not paths:
@@ -191,7 +191,7 @@ def _check_request(*, campaign: Campaign, fmt: str, paths: list[Path], judge: st
     if score_judge and fmt != "label-studio":
         raise ImportRequestError("--score-judge reads the scores of a label-studio export; format "
                                  f"{fmt} has none")
-    pooling = fmt == "trec-run" and campaign.task_type == TaskType.IMAGE_RELEVANCE
+    pooling = fmt == "trec-run" and task_type_get(campaign.task_type).pools_runs
     if (depth is not None or tag) and not pooling:
         raise ImportRequestError("--depth and --tag pool the runs of an image_relevance campaign (format trec-run)")
     if depth is not None and depth < 1:
@@ -239,43 +239,44 @@ def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str |
     summary = ImportSummary(campaign=campaign.slug, format=fmt, files=[str(path) for path in paths],
                             task_type=campaign.task_type)
     with transaction.atomic():
-        if fmt in RANKING_FORMATS and campaign.task_type == TaskType.ANSWER_RANKING:
-            _ranking_import(campaign=campaign, fmt=fmt, paths=paths, score_judge=score_judge, judge=judge,
-                            summary=summary)
-        elif fmt == "judge-scores":
+        if fmt == "judge-scores":
             summary.model_judgments_created = judge_scores_import(campaign=campaign, paths=paths, judge=judge)
             summary.units_created = units_ensure(campaign=campaign)
-        elif campaign.task_type == TaskType.AIS:
-            _ais_import(campaign=campaign, fmt=fmt, paths=paths, judge=judge, summary=summary)
-        elif campaign.task_type == TaskType.IMAGE_RELEVANCE:
-            _image_import(campaign=campaign, fmt=fmt, paths=paths, depth=depth, tag=tag, summary=summary)
         else:
-            index = QaIndex(campaign=campaign)
-            if fmt == "nq301":
-                if len(paths) != 1:
-                    raise ImportRequestError("the nq301 format takes one folder")
-                result = nq301_import(index=index, folder=paths[0])
-                writer = result.systems
-                summary.human_judgments_created = result.human_created
-                summary.model_judgments_created = result.judges
-                summary.duplicate_rows = result.duplicate_rows
-                summary.judge_rows_matched_by_position = result.matched_by_position
-                summary.units_created = result.units_created
-            else:
-                writer = qa_eval_jsonl_import(index=index, paths=paths, system=system)
-            summary.units_created += units_ensure(campaign=campaign)
-            summary.topics_created = index.topics_created
-            summary.items_created = index.items_created
-            summary.system_outputs_created = writer.created
-            summary.systems = writer.systems
+            importer = import_string(task_type_get(campaign.task_type).importer)
+            importer(campaign=campaign, fmt=fmt, paths=paths, system=system, judge=judge, score_judge=score_judge,
+                     depth=depth, tag=tag, summary=summary)
         for key, value in campaign_counts(campaign=campaign).items():
             setattr(summary, key, value)
     summary.seconds = time.perf_counter() - started
     return summary
 
 
-def _image_import(*, campaign: Campaign, fmt: str, paths: list[Path], depth: int | None, tag: str | None,
-                  summary: ImportSummary) -> None:
+def qa_import(*, campaign: Campaign, fmt: str, paths: list[Path], system: str | None, summary: ImportSummary,
+              **_) -> None:
+    """The qa_correctness formats (nq301 folder, qa-eval-jsonl); call inside import_run's transaction."""
+    index = QaIndex(campaign=campaign)
+    if fmt == "nq301":
+        if len(paths) != 1:
+            raise ImportRequestError("the nq301 format takes one folder")
+        result = nq301_import(index=index, folder=paths[0])
+        writer = result.systems
+        summary.human_judgments_created = result.human_created
+        summary.model_judgments_created = result.judges
+        summary.duplicate_rows = result.duplicate_rows
+        summary.judge_rows_matched_by_position = result.matched_by_position
+        summary.units_created = result.units_created
+    else:
+        writer = qa_eval_jsonl_import(index=index, paths=paths, system=system)
+    summary.units_created += units_ensure(campaign=campaign)
+    summary.topics_created = index.topics_created
+    summary.items_created = index.items_created
+    summary.system_outputs_created = writer.created
+    summary.systems = writer.systems
+
+
+def image_import(*, campaign: Campaign, fmt: str, paths: list[Path], depth: int | None, tag: str | None,
+                 summary: ImportSummary, **_) -> None:
     """The image_relevance formats; call inside import_run's transaction."""
     if fmt in ("jsonl", "atomic-topics"):
         summary.topics_created = image_topics_import(campaign=campaign, paths=paths, atomic=fmt == "atomic-topics")
@@ -295,8 +296,8 @@ def _image_import(*, campaign: Campaign, fmt: str, paths: list[Path], depth: int
     summary.units_created += units_ensure(campaign=campaign)
 
 
-def _ais_import(*, campaign: Campaign, fmt: str, paths: list[Path], judge: str | None,
-                summary: ImportSummary) -> None:
+def ais_import(*, campaign: Campaign, fmt: str, paths: list[Path], judge: str | None, summary: ImportSummary,
+               **_) -> None:
     """The ais formats (attributed-qa CSV, jsonl); call inside import_run's transaction."""
     result = attributed_qa_import(campaign=campaign, paths=paths, judge=judge, jsonl=fmt == "jsonl")
     for name in (f.name for f in fields(result)):
@@ -306,8 +307,8 @@ def _ais_import(*, campaign: Campaign, fmt: str, paths: list[Path], judge: str |
         summary.model_judgments_created = {judge or DEFAULT_AIS_JUDGE: result.judge_created}
 
 
-def _ranking_import(*, campaign: Campaign, fmt: str, paths: list[Path], score_judge: str | None,
-                    judge: str | None, summary: ImportSummary) -> None:
+def ranking_import(*, campaign: Campaign, fmt: str, paths: list[Path], score_judge: str | None,
+                   judge: str | None, summary: ImportSummary, **_) -> None:
     """The answer_ranking formats; call inside import_run's transaction."""
     if fmt == "trec-qrels":
         summary.qrels_added = trec_qrels_import(campaign=campaign, paths=paths)
@@ -339,12 +340,12 @@ def import_data_run(*, slug: str, task_type: str, fmt: str, paths: list[Path], s
                     judge: str | None = None, score_judge: str | None = None, overlap: int | None = None,
                     owner=None, depth: int | None = None, tag: str | None = None) -> ImportSummary:
     """`import_data`: create the campaign when missing and import into it, in one transaction."""
-    if fmt not in FORMATS:
-        raise ImportRequestError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if fmt not in formats():
+        raise ImportRequestError(f"unknown format {fmt!r}; choose one of {', '.join(formats())}")
     with transaction.atomic():
         campaign = campaign_get_or_create(slug=slug, task_type=task_type, overlap=overlap, owner=owner)
         return import_run(campaign=campaign, fmt=fmt, paths=paths, system=system, judge=judge,
                           score_judge=score_judge, depth=depth, tag=tag)
 
 
-__all__ = ["FORMATS", "ImportDataError", "ImportRequestError", "ImportSummary", "import_data_run", "import_run"]
+__all__ = ["formats", "ImportDataError", "ImportRequestError", "ImportSummary", "import_data_run", "import_run"]

@@ -1,24 +1,21 @@
 """Reads for the annotation page: the units open to an annotator, their progress, and what the page shows.
 
-Blindness lives here: `unit_display` is the only thing the page renders about a unit, and it
-holds the question, the gold answers (qa_correctness) or the evidence passage and its source (ais),
-the candidate and the annotator's own verdict, never a system name, a model judgment or anyone
-else's judgment; image_relevance adds the topic's section texts and the image's size and format
-(the page fetches the file through the campaign's image URL by item id, never by file name).
+Blindness lives here and in the task types' unit_context (tasktypes/): `unit_display` holds the question, the
+candidate and the annotator's own verdict, never a system name, a model judgment or anyone else's judgment; a task
+type adds only the fields its page needs (the gold answers, an evidence passage and its source, the section texts
+and the image's size and format: the page fetches an image by item id, never by file name).
 `ranking_display` does the same for a topic of answer_ranking: candidates under neutral labels
 ("Candidate A") in an order shuffled per (unit, annotator), never a system, a prompt, a docno, an
 item id or whether a candidate is a document.
 """
 
 import hashlib
-from urllib.parse import urlsplit
 
 from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.utils import timezone
 
-from annotate.images import ImageMissingError, image_file
 from annotate.models import (
     Assignment,
     AssignmentStatus,
@@ -26,7 +23,6 @@ from annotate.models import (
     HumanJudgment,
     Item,
     JudgmentKind,
-    TaskType,
     Unit,
 )
 
@@ -130,9 +126,8 @@ def assignment_previous(*, campaign: Campaign, annotator, before: Assignment | N
 def unit_display(*, assignment: Assignment) -> dict:
     """What the annotation page shows for ASSIGNMENT's unit, and nothing more (blind).
 
-    qa_correctness adds the gold answers; ais adds the evidence (see _evidence) and, when the
-    annotator judged the unit before, their answers to its two questions as "yes"/"no";
-    image_relevance adds the section texts, the image (see _image) and the annotator's own grade.
+    The question, the candidate and the annotator's own verdict; each task type's unit_context adds its own fields
+    (qa_correctness the gold answers, ais the evidence, image_relevance the section texts and the image).
     """
     unit = assignment.unit
     own = (
@@ -142,116 +137,16 @@ def unit_display(*, assignment: Assignment) -> dict:
         .only("label", "value", "version")
         .first()
     )
-    display = {
+    return {
         "assignment_id": assignment.pk,
         "question": unit.topic.text,
         "candidate": unit.item.text if unit.item_id else "",
         "own_label": own.label if own else None,
+        "own_value": own.value if own else None,
         "expires_at": assignment.expires_at,
     }
-    if unit.campaign.task_type == TaskType.AIS:
-        display["evidence"] = _evidence(unit.item.data if unit.item_id else {})
-        display["own_answers"] = _ais_answers(own.value) if own else None
-    elif unit.campaign.task_type == TaskType.IMAGE_RELEVANCE:
-        display["candidate"] = ""  # an image item's text is not part of what the assessor judges
-        display["section"] = _section(unit.topic.data or {})
-        display["image"] = _image(unit.item) if unit.item_id else {"available": False}
-        grade = own.value.get("grade") if own and isinstance(own.value, dict) else None
-        display["own_grade"] = grade if isinstance(grade, int) and not isinstance(grade, bool) else None
-        display["prefetch_item_id"] = _image_next(assignment=assignment)
-    else:
-        display["gold_answers"] = [str(answer) for answer in unit.topic.data.get("gold_answers") or []]
-    return display
 
 
-def _evidence(data: dict) -> dict:
-    """The evidence passage of an ais item and its source, read field by field from Item.data.
-
-    The system name beside them is left behind (blind). The URL is kept only when it is an
-    http(s) address, so imported data can never put a javascript: link in front of a rater.
-    """
-    url = str(data.get("url") or "").strip()
-    parts = urlsplit(url)
-    return {
-        "passage": str(data.get("passage") or ""),
-        "title": str(data.get("title") or "").strip(),
-        "section": str(data.get("section") or "").strip(),
-        "url": url if parts.scheme.lower() in ("http", "https") and parts.netloc else "",
-    }
-
-
-def _section(data: dict) -> dict:
-    """The text an image is judged against: page and section titles and contexts, each a string ("" when absent).
-
-    `long` marks a page context that starts collapsed (the section is what the image is judged against).
-    """
-    fields = {key: str(data.get(key) or "").strip()
-              for key in ("page_title", "page_context", "section_title", "section_context")}
-    return {**fields, "page_context_long": len(fields["page_context"]) > LONG_TEXT_CHARS}
-
-
-def _image(item: Item) -> dict:
-    """What the page needs to show ITEM's image: whether its file is there, its size and format, its item id.
-
-    The file path and anything else in Item.data stays here; the page fetches the image by item id.
-    """
-    data = item.data or {}
-    try:
-        image_file(data, key="image")
-    except ImageMissingError:
-        available = False
-    else:
-        available = True
-    try:
-        image_file(data, key="thumbnail")
-    except ImageMissingError:
-        has_thumbnail = False
-    else:
-        has_thumbnail = True
-    width, height = data.get("width"), data.get("height")
-    sized = all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in (width, height))
-    return {
-        "item_id": item.pk,
-        "available": available,
-        "has_thumbnail": available and has_thumbnail,
-        "width": width if sized else None,
-        "height": height if sized else None,
-        "format": str(data.get("format") or "").upper(),
-        "image_id": str(data.get("image_id") or "").strip(),
-    }
-
-
-def _image_next(*, assignment: Assignment) -> int | None:
-    """The item id of the image ASSIGNMENT's annotator will most likely grade next, for the page to prefetch.
-
-    After a first grade that is the next open unit by position; after an edit (undo) it is the unit
-    they hold. A peek, not a lease: another annotator may take that unit first, which costs one wasted fetch.
-    """
-    unit = assignment.unit
-    held = assignment_held(campaign=unit.campaign, annotator=assignment.annotator_id)
-    if held is not None and held.pk != assignment.pk:
-        item = held.unit.item
-        return item.pk if item is not None and (item.data or {}).get("image") else None
-    nxt = (
-        units_open_to(campaign=unit.campaign, annotator=assignment.annotator_id)
-        .exclude(pk=unit.pk)
-        .filter(item__isnull=False)
-        .order_by("position", "pk")
-        .values_list("item_id", "item__data")
-        .first()
-    )
-    return nxt[0] if nxt and isinstance(nxt[1], dict) and nxt[1].get("image") else None
-
-
-def _ais_answers(value) -> dict | None:
-    """An AIS value as the form words its answers: {"interpretable": "yes"|"no", "supported": "yes"|"no"|None}."""
-    if not isinstance(value, dict) or not isinstance(value.get("interpretable"), bool):
-        return None
-    supported = value.get("supported")
-    return {
-        "interpretable": "yes" if value["interpretable"] else "no",
-        "supported": ("yes" if supported else "no") if isinstance(supported, bool) else None,
-    }
 
 
 def ranking_candidates(*, assignment: Assignment) -> list[tuple[str, Item]]:

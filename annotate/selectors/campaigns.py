@@ -15,6 +15,7 @@ from annotate.models import (
     Topic,
     Unit,
 )
+from annotate.task_types import task_type_get
 
 
 def campaign_list_for_user(*, user) -> list[dict]:
@@ -75,7 +76,7 @@ def annotator_progress(*, campaign: Campaign) -> list[dict]:
 def image_pools(*, campaign: Campaign) -> dict | None:
     """image_relevance: per topic, the images in its pool and how many have a human grade; the runs and their
     depth and tags. None for other task types. Two queries."""
-    if campaign.task_type != "image_relevance":
+    if not task_type_get(campaign.task_type).pools_runs:
         return None
     topics = (Topic.objects.filter(campaign=campaign).order_by("external_id")
               .annotate(images=Count("items", filter=Q(items__kind="image"), distinct=True),

@@ -21,14 +21,12 @@ from annotate.models import (
     AssignmentStatus,
     Campaign,
     HumanJudgment,
-    Item,
     JudgmentKind,
     JudgmentSource,
-    TaskType,
     Unit,
 )
-from annotate.images import ImageMissingError, image_file
 from annotate.selectors.annotation import assignment_held, units_open_to
+from annotate.task_types import UnknownTaskType, task_type_get
 
 # How many candidate units one lease attempt reads before locking them one by one; when all of
 # them are taken by concurrent annotators meanwhile, the next batch is read.
@@ -36,9 +34,6 @@ CANDIDATE_BATCH = 25
 
 # A draft is the page's own arrangement of a unit; anything larger than this is not one.
 DRAFT_MAX_BYTES = 64 * 1024
-
-# The label of a ranking judgment for agreement: the order itself lives in the value (docs/answer_ranking.md).
-RANKED_LABEL = "ranked"
 
 
 class JudgmentError(Exception):
@@ -149,178 +144,21 @@ def judgment_edit(*, judgment: HumanJudgment, annotator, value: dict) -> HumanJu
 def judgment_value_check(*, task_type: str, value, unit: Unit | None = None) -> str:
     """Validate VALUE for TASK_TYPE and return its label for agreement; JudgmentValueError when it is malformed.
 
-    Task types whose value depends on the unit (answer_ranking: the topic's candidates and the
-    campaign's dimensions and ties option) need UNIT.
+    The check is the task type's own (annotate.task_types); task types whose value depends on the unit
+    (answer_ranking: the topic's candidates and the campaign's dimensions and ties option) need UNIT.
     """
-    if task_type == TaskType.QA_CORRECTNESS:
-        if not isinstance(value, dict) or set(value) != {"correct"} or not isinstance(value["correct"], bool):
-            raise JudgmentValueError('A QA verdict is {"correct": true} or {"correct": false}.')
-        return "yes" if value["correct"] else "no"
-    if task_type == TaskType.AIS:
-        return _ais_check(value)
-    if task_type == TaskType.IMAGE_RELEVANCE:
-        return _image_grade_check(value)
-    if task_type == TaskType.ANSWER_RANKING:
-        if unit is None:
-            raise JudgmentValueError("A ranking can only be checked against its topic.")
-        _ranking_check(value=value, unit=unit)
-        return RANKED_LABEL
-    raise JudgmentValueError(f"Judging {task_type} units in the browser is not available yet.")
-
-
-def ais_value_from_answers(*, interpretable: str | None, supported: str | None) -> dict:
-    """The AIS value for the form's answers: each "yes" or "no", SUPPORTED absent (None or "") when not asked.
-
-    Only the words are translated here; which answers go together is judged by judgment_value_check
-    (through _ais_check), so a form post and a stored value are refused with the same messages.
-    Anything but yes/no is passed on as it is, to be refused there.
-    """
-    return {"interpretable": _yes_no(interpretable), "supported": _yes_no(supported) if supported else None}
-
-
-def _yes_no(answer):
-    return {"yes": True, "no": False}.get(answer, answer)
-
-
-def _ais_check(value) -> str:
-    """Check an AIS value, {"interpretable": bool, "supported": bool | None}, and return its label.
-
-    Support is only asked of an answer the rater could interpret (the two questions of AIS,
-    Rashkin et al.): supported is a bool when interpretable is true and null when it is false.
-    The label is "yes" for attributable (interpretable and supported), "no" otherwise.
-    """
-    if not isinstance(value, dict) or set(value) != {"interpretable", "supported"}:
-        raise JudgmentValueError(
-            'An AIS verdict is {"interpretable": true or false, "supported": true or false, '
-            'or null when not interpretable}.'
-        )
-    interpretable, supported = value["interpretable"], value["supported"]
-    if not isinstance(interpretable, bool):
-        raise JudgmentValueError("Say whether the answer is interpretable: yes or no.")
-    if interpretable and not isinstance(supported, bool):
-        raise JudgmentValueError("You found the answer interpretable: say whether the passage supports it, yes or no.")
-    if not interpretable and supported is not None:
-        raise JudgmentValueError(
-            "You found the answer not interpretable, so it is not judged for support: leave that question unanswered."
-        )
-    return "yes" if interpretable and supported else "no"
-
-
-# The three grades of image_relevance (TREC AToMiC, Yang & Lin 2024); the label is the grade as a digit.
-IMAGE_GRADES = {0: "Non-relevant", 1: "Related", 2: "Relevant"}
-
-
-def image_grade_value(*, grade: str | None) -> dict:
-    """The image_relevance value for the form's GRADE, "0", "1" or "2".
-
-    Only the digits are translated; anything else is passed on as it is, so judgment_value_check
-    (through _image_grade_check) refuses a form post and a stored value with the same messages.
-    """
-    return {"grade": int(grade) if grade in ("0", "1", "2") else grade}
-
-
-def _image_grade_check(value) -> str:
-    """Check an image_relevance value, {"grade": 0 | 1 | 2}, and return its label "0", "1" or "2"."""
-    if not isinstance(value, dict) or set(value) != {"grade"}:
-        raise JudgmentValueError('An image grade is {"grade": 0, 1 or 2}.')
-    grade = value["grade"]
-    if grade is None or grade == "":
-        raise JudgmentValueError("Choose a grade: 0 non-relevant, 1 related or 2 relevant.")
-    # bool is an int in Python, and "2" is not 2: a grade is exactly one of the three integers.
-    if isinstance(grade, bool):
-        raise JudgmentValueError("A grade is 0, 1 or 2, not true or false.")
-    if not isinstance(grade, int):
-        raise JudgmentValueError("A grade is one of the whole numbers 0, 1 or 2 (not text or a fraction).")
-    if grade not in IMAGE_GRADES:
-        raise JudgmentValueError(f"There is no grade {grade}: choose 0 non-relevant, 1 related or 2 relevant.")
-    return str(grade)
+    try:
+        spec = task_type_get(task_type)
+    except UnknownTaskType as exc:
+        raise JudgmentValueError(str(exc)) from None
+    return spec.value_check(value, unit=unit)
 
 
 def check_unit_gradable(*, unit: Unit) -> None:
-    """Refuse (JudgmentValueError) a verdict made in the browser on a unit whose content the annotator cannot see.
-
-    image_relevance: the item's image file must be there; an image named but not imported yet is
-    shown as missing, and no grade may be recorded for it. Imported judgments do not come this way.
-    """
-    if unit.campaign.task_type != TaskType.IMAGE_RELEVANCE:
-        return
-    try:
-        image_file(unit.item.data if unit.item_id else {}, key="image")
-    except ImageMissingError:
-        raise JudgmentValueError(
-            "This image is missing (not imported yet), so it cannot be graded. Tell the campaign's researcher."
-        ) from None
-
-
-def ranking_dimensions(campaign: Campaign) -> list[str]:
-    """The dimensions a ranking of CAMPAIGN covers, in the campaign's order; ["overall"] unless it lists some."""
-    dimensions = (campaign.options or {}).get("dimensions") or ["overall"]
-    return [str(name) for name in dimensions]
-
-
-def _ranking_check(*, value, unit: Unit) -> None:
-    """Check a ranking value against docs/answer_ranking.md: {"rankings": {dimension: [[item_pk, ...], ...]}}.
-
-    Exactly the campaign's dimensions; per dimension every candidate Item of the unit's topic
-    exactly once, best group first; groups of more than one only when the campaign allows ties.
-    """
-    campaign = unit.campaign
-    if not isinstance(value, dict) or set(value) != {"rankings"} or not isinstance(value["rankings"], dict):
-        raise JudgmentValueError('A ranking is {"rankings": {dimension: [[candidate, ...], ...]}}.')
-    rankings = value["rankings"]
-    dimensions = ranking_dimensions(campaign)
-    missing_dims = [name for name in dimensions if name not in rankings]
-    unknown_dims = sorted(str(name) for name in rankings if name not in dimensions)
-    if unknown_dims:
-        raise JudgmentValueError(f"This campaign does not rank by {', '.join(unknown_dims)}; "
-                                 f"it ranks by {', '.join(dimensions)}.")
-    if missing_dims:
-        verb = "is" if len(missing_dims) == 1 else "are"
-        raise JudgmentValueError(f"Rank by every dimension: {', '.join(missing_dims)} {verb} missing.")
-    candidates = set(
-        Item.objects.filter(topic_id=unit.topic_id, campaign_id=unit.campaign_id).values_list("pk", flat=True)
-    )
-    ties = bool((campaign.options or {}).get("ties"))
-    for name in dimensions:
-        where = f"{name.replace('_', ' ').capitalize()} — " if len(dimensions) > 1 else ""
-        groups = rankings[name]
-        if not isinstance(groups, list) or not all(isinstance(group, list) and group for group in groups):
-            raise JudgmentValueError(
-                _sentence(f"{where}a ranking is a list of non-empty groups of candidates, best first.")
-            )
-        seen: set[int] = set()
-        twice = unknown = 0
-        for group in groups:
-            if len(group) > 1 and not ties:
-                raise JudgmentValueError(
-                    _sentence(f"{where}ties are not allowed in this campaign: give each candidate its own place.")
-                )
-            for pk in group:
-                # bool is an int in Python; true/false are not candidate ids.
-                if isinstance(pk, bool) or not isinstance(pk, int) or pk not in candidates:
-                    unknown += 1
-                elif pk in seen:
-                    twice += 1
-                else:
-                    seen.add(pk)
-        if unknown:
-            what = "ranked id is not a candidate" if unknown == 1 else "ranked ids are not candidates"
-            raise JudgmentValueError(_sentence(f"{where}{unknown} {what} of this topic."))
-        if twice:
-            raise JudgmentValueError(_sentence(f"{where}place each candidate once: {_count(twice)} placed twice."))
-        left_out = len(candidates - seen)
-        if left_out:
-            raise JudgmentValueError(_sentence(f"{where}place every candidate: {_count(left_out, 'missing')}."))
-
-
-def _sentence(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-def _count(n: int, adjective: str = "") -> str:
-    """The counts in ranking errors read as sentences: 1 is (missing), 2 are (missing)."""
-    verb = "is" if n == 1 else "are"
-    return f"{n} {verb} {adjective}".rstrip()
+    """Refuse (JudgmentValueError) a verdict made in the browser on a unit whose content the annotator cannot see
+    (the task type's unit_gradable; image_relevance: an image named but not imported yet). Imported judgments do
+    not come this way."""
+    task_type_get(unit.campaign.task_type).unit_gradable(unit)
 
 
 def assignment_draft_save(*, assignment: Assignment, annotator, draft: dict) -> None:

@@ -4,15 +4,8 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from annotate.bulk import rows_insert
-from annotate.models import Campaign, Item, Membership, Role, TaskType, Topic, Unit
-
-# Task types whose human unit is a whole topic (one ranking of all its candidates);
-# every other task type judges one item at a time.
-TOPIC_UNIT_TASK_TYPES = {TaskType.ANSWER_RANKING}
-
-# Human judgments per unit (k) of a new campaign when none is asked for: AIS items are rated by a panel
-# whose majority is the item's label (three raters, as DESIGN.md §1.3 says); other task types start at one.
-DEFAULT_OVERLAP = {TaskType.AIS: 3}
+from annotate.models import Campaign, Item, Membership, Role, Topic, Unit
+from annotate.task_types import UNIT_TOPIC, UnknownTaskType, task_type_get
 
 
 class CampaignError(Exception):
@@ -23,12 +16,14 @@ def campaign_get_or_create(*, slug: str, task_type: str, name: str = "", overlap
                            owner=None) -> Campaign:
     """Return the campaign SLUG, creating it when missing. An existing campaign must have TASK_TYPE.
 
-    OVERLAP (k) applies to a new campaign; None takes the task type's default (DEFAULT_OVERLAP, else 1).
+    OVERLAP (k) applies to a new campaign; None takes the task type's default overlap.
     """
-    if task_type not in TaskType.values:
-        raise CampaignError(f"unknown task type {task_type!r}; choose one of {', '.join(TaskType.values)}")
+    try:
+        spec = task_type_get(task_type)
+    except UnknownTaskType as exc:
+        raise CampaignError(str(exc)) from None
     if overlap is None:
-        overlap = DEFAULT_OVERLAP.get(task_type, 1)
+        overlap = spec.default_overlap
     with transaction.atomic():
         campaign, created = Campaign.objects.get_or_create(
             slug=slug,
@@ -63,7 +58,7 @@ def units_ensure(*, campaign: Campaign) -> int:
     """
     existing = Unit.objects.filter(campaign=campaign)
     start = existing.count()
-    if campaign.task_type in TOPIC_UNIT_TASK_TYPES:
+    if task_type_get(campaign.task_type).unit == UNIT_TOPIC:
         have = set(existing.values_list("topic_id", flat=True))
         targets = [(topic_id, None) for topic_id in Topic.objects.filter(campaign=campaign).order_by("id").values_list("id", flat=True) if topic_id not in have]
     else:
@@ -79,51 +74,10 @@ def units_ensure(*, campaign: Campaign) -> int:
     )
 
 
-# Options a researcher may set, with the task types they apply to and a check of the value.
-_GRADE_RULES = ("quantile", "fitted")
-
-
-def _check_option(key: str, value, task_type: str) -> str | None:
-    """What is wrong with VALUE for option KEY of a TASK_TYPE campaign; None when it is fine."""
-    if key == "dimensions":
-        if task_type != TaskType.ANSWER_RANKING:
-            return "dimensions apply to answer_ranking campaigns"
-        if not isinstance(value, list) or not value or not all(isinstance(v, str) and v.strip() for v in value) \
-                or len(set(value)) != len(value):
-            return "dimensions must be a non-empty list of distinct names"
-    elif key == "ties":
-        if task_type != TaskType.ANSWER_RANKING:
-            return "ties apply to answer_ranking campaigns"
-        if not isinstance(value, bool):
-            return "ties must be true or false"
-    elif key == "grade_mapping":
-        if task_type != TaskType.IMAGE_RELEVANCE:
-            return "grade_mapping applies to image_relevance campaigns"
-        if not isinstance(value, dict) or not all(isinstance(rule, str) and rule in _GRADE_RULES
-                                                  for rule in value.values()):
-            return 'grade_mapping must map judge names to "quantile" or "fitted"'
-    elif key == "bias_tag":
-        if task_type != TaskType.IMAGE_RELEVANCE:
-            return "bias_tag applies to image_relevance campaigns"
-        if not isinstance(value, str) or not value.strip():
-            return "bias_tag must be a run tag (a string)"
-    elif key in ("min_system_outputs", "small_sample"):
-        # The report's coverage rules (agreement.system_level, agreement.report): every task type.
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            return f"{key} must be a whole number, at least 1"
-    elif key == "min_system_coverage":
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value <= 1:
-            return "min_system_coverage must be a share from 0 to 1"
-    else:
-        return ("unknown option (known: dimensions, ties, grade_mapping, bias_tag, min_system_outputs, "
-                "min_system_coverage, small_sample)")
-    return None
-
-
 def campaign_options_set(*, campaign: Campaign, values: dict, unset: list[str] = ()) -> Campaign:
     """Set VALUES and remove UNSET keys in the campaign's options; CampaignError names the first bad one."""
     for key, value in values.items():
-        problem = _check_option(key, value, campaign.task_type)
+        problem = task_type_get(campaign.task_type).option_problem(key, value)
         if problem:
             raise CampaignError(f"option {key}: {problem}")
     with transaction.atomic():

@@ -29,6 +29,7 @@ INSTALLED_APPS = [
     "accounts",
     "annotate",
     "judges",
+    "tasktypes",
     "agreement",
 ]
 

@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from agreement.report import agreement_report_build
 from annotate.models import Campaign
+from annotate.task_types import LAYOUT_RANKING
 
 
 def _fmt(value) -> str:
@@ -33,7 +34,7 @@ class Command(BaseCommand):
 
 def summary_text(report: dict) -> str:
     """The report as aligned plain text, three decimals, "—" where a statistic is undefined."""
-    if report["task_type"] == "answer_ranking":
+    if report["layout"] == LAYOUT_RANKING:
         return ranking_summary_text(report)
     humans = report["humans"]
     lines = [

@@ -6,8 +6,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from annotate.importers.common import ImportDataError
-from annotate.importers.service import FORMATS, ImportRequestError, import_data_run
-from annotate.models import TaskType
+from annotate.importers.service import ImportRequestError, formats, import_data_run
+from annotate.task_types import task_type_names
 from annotate.services.campaigns import CampaignError
 
 
@@ -16,8 +16,8 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--campaign", required=True, help="campaign slug")
-        parser.add_argument("--task-type", required=True, help=f"one of {', '.join(TaskType.values)}")
-        parser.add_argument("--format", required=True, dest="fmt", help=f"one of {', '.join(FORMATS)}")
+        parser.add_argument("--task-type", required=True, help=f"one of {', '.join(task_type_names())}")
+        parser.add_argument("--format", required=True, dest="fmt", help=f"one of {', '.join(formats())}")
         parser.add_argument("--system", help="system name for a qa-eval-jsonl file (default: from the file name)")
         parser.add_argument("--judge", help="external judge name (judge-scores; trec-run, default: the run tag; "
                             "attributed-qa / ais jsonl, default: auto-ais)")

@@ -1,0 +1,148 @@
+"""The registry of task types: what differs between them is asked of their spec, never branched on by name.
+
+Each task type is one module of the `tasktypes` package (one class, a subclass of TaskTypeSpec) that registers
+itself when Django starts (tasktypes.apps). Core code (campaigns, annotation, imports, reports) calls
+`task_type_get(campaign.task_type)` and uses the hooks below; a test (tests/test_task_type_registry.py) keeps
+branches on a task type's name out of the core.
+"""
+
+from collections.abc import Callable
+
+from django.utils.module_loading import import_string
+
+UNIT_ITEM = "item"  # one human verdict per item
+UNIT_TOPIC = "topic"  # one human verdict (a ranking) per topic, over all its items
+
+# The shapes of agreement report (the report document's "layout"): what its page, CSVs, plots and text show.
+# Task types share a layout where their reports have the same shape.
+LAYOUT_VERDICTS = "verdicts"  # yes/no verdicts on items, systems by accuracy
+LAYOUT_ATTRIBUTION = "attribution"  # verdicts, plus per-question rater agreement and disagreements
+LAYOUT_RANKING = "ranking"  # per-topic rankings, tau-b per topic and dimension
+LAYOUT_GRADES = "grades"  # graded relevance of pooled items, runs scored under each source's qrels
+
+# Options every task type takes (the report's coverage rules, agreement.system_level and agreement.report).
+
+
+def _whole_number(key: str, value) -> str | None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        return f"{key} must be a whole number, at least 1"
+    return None
+
+
+def _share(key: str, value) -> str | None:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value <= 1:
+        return f"{key} must be a share from 0 to 1"
+    return None
+
+
+COMMON_OPTIONS: dict[str, Callable[[str, object], str | None]] = {
+    "min_system_outputs": _whole_number,
+    "small_sample": _whole_number,
+    "min_system_coverage": _share,
+}
+
+
+class TaskTypeSpec:
+    """Everything that differs between task types. Subclasses set the attributes and override the hooks."""
+
+    name: str = ""
+    # The unit of human work: UNIT_ITEM or UNIT_TOPIC.
+    unit: str = UNIT_ITEM
+    # Human judgments per unit (k) of a new campaign when none is asked for.
+    default_overlap: int = 1
+    # Options of this task type only: name -> check(name, value) giving the problem, or None when fine.
+    options: dict[str, Callable[[str, object], str | None]] = {}
+    # The annotation page and the fragment htmx swaps in.
+    page: tuple[str, str] = ("annotate/annotate.html", "annotate/_unit.html")
+    # What an annotator's judgment is called on the page ("verdict", "grade", "ranking").
+    noun: str = "verdict"
+    # The import formats that feed this task type (annotate.importers.service runs them), and the import page's
+    # help for the formats that mean something of their own here (the others have the page's general help).
+    import_formats: tuple[str, ...] = ()
+    format_help: dict[str, str] = {}
+    # The importer, a dotted path to a function(*, campaign, fmt, paths, system, judge, score_judge, depth, tag,
+    # summary) that runs this task type's formats inside the import's transaction (annotate.importers.service).
+    importer: str = ""
+    # The ImportSummary method that words an import's summary for this task type.
+    import_lines: str = "verdict_lines"
+    # Whether trec-run files are pooled to a depth into items to judge (rather than read as a judge's scores).
+    pools_runs: bool = False
+    # The report builder, a dotted path to a function(*, campaign) -> dict (agreement.report calls it), and the
+    # layout of the document it builds.
+    report_builder: str = ""
+    report_layout: str = LAYOUT_VERDICTS
+
+    def value_check(self, value, *, unit=None) -> str:
+        """Check a submitted VALUE (JudgmentValueError when malformed) and return its label for agreement.
+
+        UNIT is the unit judged, for task types whose values depend on it."""
+        raise NotImplementedError
+
+    def value_from_post(self, post, *, assignment) -> dict:
+        """The value a form POST stands for; only translated here, value_check judges it."""
+        raise NotImplementedError
+
+    def draft_from_post(self, post, *, assignment) -> dict:
+        """The draft a form POST keeps (JudgmentValueError for task types that keep no drafts)."""
+        from annotate.services.annotation import JudgmentValueError
+
+        raise JudgmentValueError(f"Drafts are not kept for {self.name} units.")
+
+    def unit_gradable(self, unit) -> None:
+        """Refuse (JudgmentValueError) a browser verdict on a unit whose content the annotator cannot see."""
+
+    def unit_context(self, *, assignment, arrangement=None) -> dict:
+        """What the annotation page shows of ASSIGNMENT's unit; ARRANGEMENT is a refused value to show again."""
+        from annotate.selectors.annotation import unit_display
+
+        return unit_display(assignment=assignment)
+
+    def option_problem(self, key: str, value) -> str | None:
+        """What is wrong with VALUE for option KEY of a campaign of this type; None when it is fine."""
+        check = self.options.get(key) or COMMON_OPTIONS.get(key)
+        if check is None:
+            owners = [spec.name for spec in _REGISTRY.values() if key in spec.options]
+            if owners:
+                verb = "apply" if key.endswith("s") else "applies"  # "ties apply", "bias_tag applies"
+                return f"{key} {verb} to {', '.join(owners)} campaigns"
+            known = sorted({*COMMON_OPTIONS, *(name for spec in _REGISTRY.values() for name in spec.options)})
+            return f"unknown option (known: {', '.join(known)})"
+        return check(key, value)
+
+    def report_build(self, *, campaign) -> dict:
+        report = import_string(self.report_builder)(campaign=campaign)
+        report["layout"] = self.report_layout
+        return report
+
+
+_REGISTRY: dict[str, TaskTypeSpec] = {}
+
+
+class UnknownTaskType(LookupError):
+    """A task type no module registered; the message is for the user."""
+
+
+def register(spec_class: type[TaskTypeSpec]) -> type[TaskTypeSpec]:
+    """Class decorator: register one instance of SPEC_CLASS under its name."""
+    _REGISTRY[spec_class.name] = spec_class()
+    return spec_class
+
+
+def task_type_get(name: str) -> TaskTypeSpec:
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise UnknownTaskType(f"unknown task type {name!r}; choose one of {', '.join(task_type_names())}") from None
+
+
+def task_type_names() -> list[str]:
+    return list(_REGISTRY)
+
+
+def import_formats() -> dict[str, set[str]]:
+    """Format -> the task types it feeds, from every task type's import_formats."""
+    formats: dict[str, set[str]] = {}
+    for spec in _REGISTRY.values():
+        for fmt in spec.import_formats:
+            formats.setdefault(fmt, set()).add(spec.name)
+    return formats
