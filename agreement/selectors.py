@@ -13,30 +13,10 @@ from itertools import chain
 from django.db.models import Count, Q
 
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, SystemOutput, Topic
+from annotate.task_types import OPEN, TIE, task_type_get
 from annotate.textnorm import answer_key
 from judges.models import Judge, ModelJudgment
 
-TIE = None  # an item whose current annotations split evenly has no human label
-OPEN = ""  # nor has an item whose annotations are still coming and could yet change its majority
-
-
-def decided_label(labels: list[str], *, needed: int) -> str | None:
-    """The human label of an item from its current annotation LABELS, k = NEEDED of which are wanted.
-
-    With all k in (or more), the majority, or TIE when the top labels tie. With fewer, the leading label
-    only once it is decided: when even if every missing annotation went to the runner-up, the leader would
-    still lead (2 of 3 agreeing decides; 1 of 3, or 1 of 2, does not); else OPEN. The same rule for every
-    task type whose units are items.
-    """
-    if labels.count(labels[0]) == len(labels) and len(labels) >= needed:
-        return labels[0]
-    ranked = Counter(labels).most_common()
-    top, top_count = ranked[0]
-    second_count = ranked[1][1] if len(ranked) > 1 else 0
-    missing = max(0, needed - len(labels))
-    if missing == 0:
-        return TIE if second_count == top_count else top
-    return top if second_count + missing < top_count else OPEN
 
 
 @dataclass
@@ -46,7 +26,7 @@ class HumanLabels:
     `by_unit[unit_id][annotator]` holds the current annotation labels (kind annotation; adjudications
     are verdicts, not raters). `item_label[item_id]` is the item's human label: the adjudication's
     label when there is one, else the majority of the current annotation labels once it is decided
-    (see `decided_label`). Items whose k annotations are all in and tie are in `ties`; items whose
+    (the task type's human_label; by default annotate.task_types.majority_label). Items whose k annotations are all in and tie are in `ties`; items whose
     annotations are still coming and could yet change the majority are in `open`; neither has an
     entry in `item_label`.
     """
@@ -124,11 +104,12 @@ def human_labels_get(*, campaign: Campaign) -> HumanLabels:
         item_id = unit_item.get(unit_id)
         if item_id is not None:
             votes.setdefault(item_id, []).extend(labels.values())
+    human_label = task_type_get(campaign.task_type).human_label
     for item_id, labels in votes.items():
         result.item_votes[item_id] = (labels.count("yes"), len(labels))
         if item_id in adjudication:
             continue
-        label = decided_label(labels, needed=needed.get(item_id, 0))
+        label = human_label(labels, needed=needed.get(item_id, 0))
         if label is TIE:
             result.ties.add(item_id)
         elif label == OPEN:
@@ -292,7 +273,7 @@ def image_items_get(*, campaign: Campaign) -> dict[int, tuple[str, str]]:
 
 def runs_get(*, campaign: Campaign) -> dict[str, dict]:
     """{run: {"tags": [...], "run": {topic: {image id: score}}}} from the campaign's stored runs (no query)."""
-    from annotate.importers.image_pool import stored_runs
+    from tasktypes.importers.image_pool import stored_runs
 
     meta = (campaign.options or {}).get("runs") or {}
     return {name: {"tags": list(meta[name].get("tags") or []), "run": run}

@@ -6,12 +6,36 @@ itself when Django starts (tasktypes.apps). Core code (campaigns, annotation, im
 branches on a task type's name out of the core.
 """
 
+from collections import Counter
 from collections.abc import Callable
 
 from django.utils.module_loading import import_string
 
 UNIT_ITEM = "item"  # one human verdict per item
 UNIT_TOPIC = "topic"  # one human verdict (a ranking) per topic, over all its items
+
+TIE = None  # an item whose current annotations split evenly has no human label
+OPEN = ""  # nor has an item whose annotations are still coming and could yet change its majority
+
+
+def majority_label(labels: list[str], *, needed: int) -> str | None:
+    """The human label of an item from its current annotation LABELS, k = NEEDED of which are wanted.
+
+    With all k in (or more), the majority, or TIE when the top labels tie. With fewer, the leading label
+    only once it is decided: when even if every missing annotation went to the runner-up, the leader would
+    still lead (2 of 3 agreeing decides; 1 of 3, or 1 of 2, does not); else OPEN. The same rule for every
+    task type whose units are items.
+    """
+    if labels.count(labels[0]) == len(labels) and len(labels) >= needed:
+        return labels[0]
+    ranked = Counter(labels).most_common()
+    top, top_count = ranked[0]
+    second_count = ranked[1][1] if len(ranked) > 1 else 0
+    missing = max(0, needed - len(labels))
+    if missing == 0:
+        return TIE if second_count == top_count else top
+    return top if second_count + missing < top_count else OPEN
+
 
 # The shapes of agreement report (the report document's "layout"): what its page, CSVs, plots and text show.
 # Task types share a layout where their reports have the same shape.
@@ -56,12 +80,12 @@ class TaskTypeSpec:
     page: tuple[str, str] = ("annotate/annotate.html", "annotate/_unit.html")
     # What an annotator's judgment is called on the page ("verdict", "grade", "ranking").
     noun: str = "verdict"
-    # The import formats that feed this task type (annotate.importers.service runs them), and the import page's
+    # The import formats that feed this task type (tasktypes.importers.service runs them), and the import page's
     # help for the formats that mean something of their own here (the others have the page's general help).
     import_formats: tuple[str, ...] = ()
     format_help: dict[str, str] = {}
     # The importer, a dotted path to a function(*, campaign, fmt, paths, system, judge, score_judge, depth, tag,
-    # summary) that runs this task type's formats inside the import's transaction (annotate.importers.service).
+    # summary) that runs this task type's formats inside the import's transaction (tasktypes.importers.service).
     importer: str = ""
     # The ImportSummary method that words an import's summary for this task type.
     import_lines: str = "verdict_lines"
@@ -96,6 +120,11 @@ class TaskTypeSpec:
         from annotate.selectors.annotation import unit_display
 
         return unit_display(assignment=assignment)
+
+    def human_label(self, labels: list[str], *, needed: int) -> str | None:
+        """An item's human label from its current annotation LABELS, k = NEEDED wanted; TIE or OPEN when there is
+        none yet (agreement.selectors asks it). The majority rule unless a task type has its own."""
+        return majority_label(labels, needed=needed)
 
     def option_problem(self, key: str, value) -> str | None:
         """What is wrong with VALUE for option KEY of a campaign of this type; None when it is fine."""

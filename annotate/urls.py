@@ -1,12 +1,10 @@
 from django.urls import path
 
-from annotate import views, views_annotate, views_images, views_import
+from annotate import views, views_annotate, views_images
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("campaigns/<slug:slug>/", views.campaign_detail, name="campaign-detail"),
-    path("campaigns/<slug:slug>/import/", views_import.campaign_import, name="campaign-import"),
-    path("campaigns/<slug:slug>/export.zip", views.campaign_export_download, name="campaign-export"),
     path("campaigns/<slug:slug>/annotate/", views_annotate.annotate, name="annotate"),
     path("campaigns/<slug:slug>/annotate/submit/", views_annotate.annotate_submit, name="annotate-submit"),
     path("campaigns/<slug:slug>/annotate/draft/", views_annotate.annotate_draft, name="annotate-draft"),

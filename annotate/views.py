@@ -1,10 +1,9 @@
-"""Campaign pages: the list a user lands on, a campaign's overview, and its archive download."""
+"""Campaign pages: the list a user lands on and a campaign's overview."""
 
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from annotate.access import campaign_for_member, campaign_for_researcher, is_researcher
-from annotate.archive.web import archive_response
+from annotate.access import campaign_for_member, is_researcher
 from annotate.selectors.campaigns import annotator_progress, campaign_list_for_user, campaign_overview, image_pools
 
 
@@ -23,9 +22,3 @@ def campaign_detail(request, slug):
         context["annotators"] = annotator_progress(campaign=campaign)
         context["pools"] = image_pools(campaign=campaign)
     return render(request, "annotate/campaign_detail.html", context)
-
-
-@require_GET
-def campaign_export_download(request, slug):
-    """The campaign's archive (annotate.archive): researchers of the campaign only, a 404 for everyone else."""
-    return archive_response(campaign_for_researcher(request.user, slug))

@@ -33,11 +33,12 @@ def main() -> None:
         from django.core.management import call_command
 
         call_command("migrate", verbosity=0)
-        from agreement.report import agreement_report_build
-        from annotate.importers.service import import_data_run
-        from annotate.models import Campaign, HumanJudgment, Item, Unit
         from django.contrib.auth import get_user_model
+
+        from agreement.report import agreement_report_build
+        from annotate.models import Campaign, HumanJudgment, Item, Unit
         from judges.models import Judge, ModelJudgment
+        from tasktypes.importers.service import import_data_run
         from tests.image_synthetic import runs_write, topics_write
 
         folder = Path(tmp)

@@ -14,6 +14,7 @@ urlpatterns = [
     path("api/", include("config.api_urls")),
     path("", include("accounts.urls")),
     path("", include("annotate.urls")),
+    path("", include("tasktypes.urls")),
     path("", include("judges.urls")),
     path("", include("agreement.urls")),
 ]

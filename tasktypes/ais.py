@@ -18,7 +18,7 @@ class Ais(TaskTypeSpec):
         "jsonl": "One attributed answer per line, with the fields of the attributed-qa CSV "
                  "(system_name, question, answer, attribution, passage, human_rating, auto_ais, nli_score).",
     }
-    importer = "annotate.importers.service.ais_import"
+    importer = "tasktypes.importers.service.ais_import"
     import_lines = "ais_lines"
     report_builder = "agreement.report.ais_report_build"
     report_layout = LAYOUT_ATTRIBUTION

@@ -33,7 +33,7 @@ class AnswerRanking(TaskTypeSpec):
     page = ("annotate/ranking.html", "annotate/_ranking.html")
     noun = "ranking"
     import_formats = ("label-studio", "jsonl", "trec-qrels", "trec-run", "judge-scores")
-    importer = "annotate.importers.service.ranking_import"
+    importer = "tasktypes.importers.service.ranking_import"
     import_lines = "ranking_lines"
     report_builder = "agreement.report_ranking.ranking_report_build"
     report_layout = LAYOUT_RANKING

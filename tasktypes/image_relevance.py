@@ -36,7 +36,7 @@ class ImageRelevance(TaskTypeSpec):
                     "below (default 25); the tag below labels these runs.",
         "trec-qrels": "`qid 0 docid grade` lines, grades 0/1/2: an assessor's judgments (named after the file).",
     }
-    importer = "annotate.importers.service.image_import"
+    importer = "tasktypes.importers.service.image_import"
     import_lines = "image_lines"
     # trec-run files are pooled to a depth (--depth, --tag) into images to grade.
     pools_runs = True

@@ -11,7 +11,7 @@ VERDICTS = {"yes": {"correct": True}, "no": {"correct": False}}
 class QaCorrectness(TaskTypeSpec):
     name = "qa_correctness"
     import_formats = ("qa-eval-jsonl", "nq301", "judge-scores")
-    importer = "annotate.importers.service.qa_import"
+    importer = "tasktypes.importers.service.qa_import"
     import_lines = "verdict_lines"
     report_builder = "agreement.report.qa_report_build"
 

@@ -9,10 +9,10 @@ from sklearn.metrics import cohen_kappa_score
 
 from agreement.grades import fitted_thresholds, quantile_grades
 from agreement.report import agreement_report_build
-from annotate.importers.image_pool import runs_pool_import
 from annotate.models import HumanJudgment, Item, Role, TaskType, Unit
 from judges.families.base import NOTE_TRUNCATED
 from judges.models import Judge, ModelJudgment
+from tasktypes.importers.image_pool import runs_pool_import
 from tests.factories import CampaignFactory, MembershipFactory, TopicFactory, UserFactory
 
 HUMAN = {"A": {"a1": 2, "a2": 1, "a3": 0, "a4": 0}, "B": {"b1": 0, "b2": 2, "b3": 1}}

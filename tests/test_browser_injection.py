@@ -1,6 +1,6 @@
 """Script injection in imported text is inert: in Chromium no payload runs, and every page shows it as plain text.
 
-Four campaigns, one per task type, are imported through the real importers (annotate.importers.service) from files
+Four campaigns, one per task type, are imported through the real importers (tasktypes.importers.service) from files
 whose every text field carries the payloads below: questions and topics, answers and candidates, passages, source
 titles and URLs, system names and run tags, judge names, gold answers, annotator names, the campaign's name. Human
 judgments and imported judge scores make the report show its judges, systems, disagreements and SVG plots.
@@ -21,11 +21,11 @@ from django.conf import settings
 from django.urls import reverse
 
 from agreement.report import agreement_report_build
-from annotate.importers.service import import_run
 from annotate.models import Assignment, AssignmentStatus, Item, Role, TaskType
 from annotate.services.annotation import judgment_submit, unit_lease_next
 from annotate.services.campaigns import campaign_get_or_create, membership_add
 from judges.models import Judge, JudgeRun, ModelJudgment, RunStatus
+from tasktypes.importers.service import import_run
 from tests.factories import UserFactory
 from tests.image_synthetic import images_write
 

@@ -1,4 +1,4 @@
-"""Moving a campaign (annotate.archive): export it, empty the database, import it, and the agreement report and the
+"""Moving a campaign (tasktypes.archive): export it, empty the database, import it, and the agreement report and the
 rows are the same; a damaged archive, a taken slug and outsiders are refused and change nothing."""
 
 import hashlib
@@ -17,13 +17,9 @@ from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
-from agreement.report import agreement_report_build
 from accounts.services import token_create
-from annotate.archive import campaign_export, campaign_import
-from annotate.archive.media import media_files
-from annotate.archive.tables import TABLES
+from agreement.report import agreement_report_build
 from annotate.images import image_file, image_stored
-from annotate.importers.common import ImportDataError
 from annotate.models import Assignment, Campaign, HumanJudgment, Item, Role, TaskType, Topic
 from annotate.services.annotation import (
     assignment_draft_save,
@@ -36,6 +32,10 @@ from annotate.services.campaigns import CampaignError
 from judges.identity import judge_get_or_create
 from judges.models import Judge, JudgeRun, LLMSample, ModelEndpoint, ModelJudgment
 from tasktypes.answer_ranking import ranking_dimensions
+from tasktypes.archive import campaign_export, campaign_import
+from tasktypes.archive.media import media_files
+from tasktypes.archive.tables import TABLES
+from tasktypes.importers.common import ImportDataError
 from tests.factories import MembershipFactory, UserFactory
 from tests.judges_support import eager  # noqa: F401 - fixture
 
@@ -398,7 +398,7 @@ def test_a_taken_slug_is_refused_and_another_one_is_taken(qa_moved, qa_archive):
 def test_annotators_keep_writing_while_a_campaign_is_exported(qa_moved, tmp_path, monkeypatch):
     """The export reads one snapshot without holding the write lock: a topic added meanwhile, from another
     connection, is written at once and is not in the archive (which agrees with itself)."""
-    from annotate.archive import writer
+    from tasktypes.archive import writer
 
     written = []
 

@@ -6,10 +6,10 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotate.importers.attributed_qa import source_fields
-from annotate.importers.service import import_data_run
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, SystemOutput, Topic, Unit
 from judges.models import Judge, ModelJudgment
+from tasktypes.importers.attributed_qa import source_fields
+from tasktypes.importers.service import import_data_run
 from tests.ais_synthetic import COLUMNS, ais_csv_write, ais_rows
 
 

@@ -9,9 +9,9 @@ import pytest
 from django.core.management import CommandError, call_command
 from PIL import Image
 
-from annotate.importers.trec_run import trec_order
 from annotate.models import Campaign, HumanJudgment, Item, SystemOutput, Topic, Unit
 from judges.models import ModelJudgment
+from tasktypes.importers.trec_run import trec_order
 from tests.image_synthetic import image_draw, images_write, qrels_write, runs_write, topics_write
 
 pytestmark = pytest.mark.django_db

@@ -15,11 +15,11 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image
 from rest_framework.test import APIClient
 
-from annotate.importers.common import ImportDataError
-from annotate.importers.service import import_data_run, import_run
-from annotate.importers.uploads import uploads_import
 from annotate.models import Campaign, Item
 from judges.models import ModelJudgment
+from tasktypes.importers.common import ImportDataError
+from tasktypes.importers.service import import_data_run, import_run
+from tasktypes.importers.uploads import uploads_import
 from tests.factories import CampaignFactory
 
 LARGE = 50 * 1024 * 1024

@@ -10,9 +10,10 @@ import pytest
 
 from judges.errors import JudgeConfigError
 from judges.families import FAMILIES, ItemInput, family_get
-from judges.families.llm import LLMJudge, model_path, packaged_smollm2_gguf
+from judges.families.llm import LLMJudge
 from judges.llm import prompts
 from judges.llm.backend import Connection, Generation, MemorySampleStore
+from judges.llm.packaged import model_path, packaged_smollm2_gguf
 from judges.llm.voting import VERDICTS, verdict_parse, vote
 
 LLM = family_get("llm")

@@ -14,10 +14,10 @@ import pytest
 
 from judges.errors import JudgeConfigError
 from judges.families import ItemInput, family_get
-from judges.families.llm import packaged_smollm2_gguf
 from judges.llm import prompts
 from judges.llm.backend import Decoding, MemorySampleStore, Request, TokenCount
 from judges.llm.hf_backend import HfBackend
+from judges.llm.packaged import packaged_smollm2_gguf
 
 LLM = family_get("llm")
 QUESTIONS = [

@@ -84,12 +84,15 @@ def test_embedded_broker_channel_is_safe_across_threads(tmp_path):
     """A worker's consumer polls while its pool's result thread puts a lost batch back: no message is lost."""
     import threading
 
+    from kombu import Connection
     from kombu.transport.virtual import Empty
 
-    from config.celery import app
+    from config.broker import Transport
 
     n = 300
-    with app.connection_for_write(f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}") as connection:
+    # Without the app's transport options, which name Redis's visibility_timeout when the suite runs on Redis.
+    with Connection(f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}") as connection:
+        assert isinstance(connection.transport, Transport)
         channel = connection.default_channel
         channel._new_queue("q")
         errors, received = [], []

@@ -8,11 +8,11 @@ import pytest
 from django.template.loader import get_template
 from django.utils.module_loading import import_string
 
-from annotate.importers.service import ImportSummary, formats
 from annotate.models import TaskType
 from annotate.services.campaigns import CampaignError, campaign_get_or_create, campaign_options_set
 from annotate.task_types import UNIT_ITEM, UNIT_TOPIC, UnknownTaskType, task_type_get, task_type_names
 from judges.families import families_for
+from tasktypes.importers.service import ImportSummary, formats
 
 ROOT = Path(__file__).resolve().parent.parent
 CORE = ("accounts", "agreement", "annotate", "config", "judges")
@@ -50,9 +50,27 @@ def test_the_check_finds_a_branch():
     assert all(any(pattern.search(line) for pattern in BRANCHES) for line in lines)
 
 
-def test_core_does_not_import_the_task_types_modules():
-    imports = re.compile(r"^\s*(from|import)\s+tasktypes\b", re.MULTILINE)
-    assert [str(path.relative_to(ROOT)) for path in _core_sources() if imports.search(path.read_text())] == []
+# The folders, bottom to top: each may import those below it, never those above.
+LAYERS = ["accounts", "annotate", "judges", "tasktypes", "agreement"]
+
+
+def _imports(path: Path) -> set[str]:
+    return set(re.findall(r"^\s*(?:from|import)\s+(\w+)", path.read_text(), re.MULTILINE))
+
+
+def test_the_folders_import_one_way():
+    upward = []
+    for level, package in enumerate(LAYERS):
+        above = set(LAYERS[level + 1:])
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if "migrations" not in path.parts and _imports(path) & above:
+                upward.append(f"{path.relative_to(ROOT)} imports {sorted(_imports(path) & above)}")
+    assert upward == []
+
+
+def test_the_llm_family_and_its_local_backend_do_not_import_each_other():
+    backend = (ROOT / "judges" / "llm" / "hf_backend.py").read_text()
+    assert "judges.families.llm" not in backend
 
 
 def test_every_task_type_is_registered_with_its_hooks():

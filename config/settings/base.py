@@ -98,7 +98,7 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 
-# Uploads: imports arrive as files; anything larger is refused with a message (see annotate.importers).
+# Uploads: imports arrive as files; anything larger is refused with a message (see tasktypes.importers).
 # Sign-in throttling (config.login_throttle): failures counted per username and per client address.
 LOGIN_FAILURES_PER_USER = env.int("LOGIN_FAILURES_PER_USER", default=5)
 LOGIN_FAILURES_PER_ADDRESS = env.int("LOGIN_FAILURES_PER_ADDRESS", default=30)

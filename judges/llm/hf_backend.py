@@ -20,10 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judges.errors import JudgeConfigError
 from judges.boundary import model_location
+from judges.errors import JudgeConfigError
 from judges.families.hf import model_cached, torch_device
 from judges.llm.backend import Decoding, Generation, OnSample, Request, TokenCount
+from judges.llm.packaged import PACKAGED_SMOLLM2, model_path
 from judges.llm.prompts import message_text, messages_flatten
 
 FAMILY = "llm"
@@ -88,8 +89,6 @@ def gguf_only(model: str) -> str:
 
 def model_load(config: dict) -> _Model:
     """The judge's model, loaded once per process for each (model, gguf_file, architecture, device)."""
-    from judges.families.llm import PACKAGED_SMOLLM2, model_path
-
     device = torch_device(FAMILY, config.get("device", "cpu"))
     name = config["model"]
     # The packaged GGUF's folder lies in site-packages; any other model loads where judges.boundary allows.

@@ -1,0 +1,351 @@
+"""The one import entry point shared by `manage.py import_data`, the import page and the REST API."""
+
+import time
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+
+from django.db import transaction
+from django.db.models import Count, F, Q
+from django.utils.module_loading import import_string
+
+from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, Topic, Unit
+from annotate.services.campaigns import campaign_get_or_create, units_ensure
+from annotate.task_types import import_formats, task_type_get
+from judges.models import Judge
+from tasktypes.importers.attributed_qa import DEFAULT_JUDGE as DEFAULT_AIS_JUDGE
+from tasktypes.importers.attributed_qa import attributed_qa_import
+from tasktypes.importers.common import ImportDataError, file_check
+from tasktypes.importers.image_pool import runs_pool_import
+from tasktypes.importers.image_qrels import image_qrels_import
+from tasktypes.importers.image_topics import image_topics_import
+from tasktypes.importers.images import images_import
+from tasktypes.importers.judge_scores import judge_scores_import
+from tasktypes.importers.label_studio import label_studio_import
+from tasktypes.importers.nq301 import nq301_import
+from tasktypes.importers.qa_eval_jsonl import qa_eval_jsonl_import
+from tasktypes.importers.qa_index import QaIndex
+from tasktypes.importers.ranking_index import RankingIndex
+from tasktypes.importers.ranking_jsonl import ranking_jsonl_import
+from tasktypes.importers.rankings import human_rankings_write
+from tasktypes.importers.trec_qrels import trec_qrels_import
+from tasktypes.importers.trec_run import trec_run_import
+from tasktypes.importers.writes import units_done_refresh
+
+# Formats whose paths may be folders.
+FOLDER_FORMATS = {"nq301", "images"}
+
+
+def formats() -> dict[str, set[str]]:
+    """Format -> the task types it feeds, in the order the task types list them (annotate.task_types)."""
+    return import_formats()
+
+
+class ImportRequestError(Exception):
+    """An import asked for the wrong way (unknown format, wrong task type, no judge name); message for the user."""
+
+
+@dataclass
+class ImportSummary:
+    campaign: str
+    format: str
+    files: list[str]
+    topics_created: int = 0
+    items_created: int = 0
+    system_outputs_created: int = 0
+    systems: list[str] = field(default_factory=list)
+    human_judgments_created: int = 0
+    model_judgments_created: dict[str, int] = field(default_factory=dict)
+    units_created: int = 0
+    duplicate_rows: int = 0
+    judge_rows_matched_by_position: int = 0
+    # ais imports
+    rows_read: int = 0
+    rated_rows: int = 0
+    units_not_queued: int = 0
+    # image_relevance imports
+    images_stored: int = 0
+    images_already_there: int = 0
+    images_attached: int = 0
+    runs: list[str] = field(default_factory=list)
+    runs_already_there: list[str] = field(default_factory=list)
+    pool_sizes: dict[str, int] = field(default_factory=dict)
+    # answer_ranking imports
+    task_type: str = ""
+    answers_created: int = 0
+    documents_created: int = 0
+    rankings_created: int = 0
+    rankings_already_there: int = 0
+    annotations_cancelled: int = 0
+    qrels_added: int = 0
+    # The campaign after the import.
+    topics: int = 0
+    items: int = 0
+    items_with_human_verdict: int = 0
+    items_by_judge: dict[str, int] = field(default_factory=dict)
+    failed_by_judge: dict[str, int] = field(default_factory=dict)
+    items_left_for_humans: int = 0
+    answers: int = 0
+    documents: int = 0
+    rankings: int = 0
+    topics_ranked: int = 0
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    def judge_rows(self) -> list[tuple[str, int, int]]:
+        """(judge, items judged, of them without a readable verdict), for tables."""
+        return [(name, count, self.failed_by_judge.get(name, 0)) for name, count in self.items_by_judge.items()]
+
+    def lines(self) -> list[str]:
+        """The summary as lines of text, in the words of the campaign's task type (its import_lines)."""
+        return getattr(self, task_type_get(self.task_type).import_lines)()
+
+    def verdict_lines(self) -> list[str]:
+        return self._verdict_lines(rows=False)
+
+    def ais_lines(self) -> list[str]:
+        return self._verdict_lines(rows=True)
+
+    def _verdict_lines(self, *, rows: bool) -> list[str]:
+        out = [
+            f"campaign {self.campaign}: imported {len(self.files)} path(s) as {self.format} in {self.seconds:.2f} s",
+            f"created: {self.topics_created} topics, {self.items_created} items, {self.system_outputs_created} system "
+            f"outputs ({len(self.systems)} systems), {self.human_judgments_created} human judgments, "
+            f"{self.units_created} units",
+        ]
+        if rows:
+            out.append(f"rows read: {self.rows_read}, of them rated by humans: {self.rated_rows} (their items are "
+                       f"not queued for raters: {self.units_not_queued} units)")
+        if self.duplicate_rows:
+            out.append(f"duplicate rows (same question and answer) merged: {self.duplicate_rows}")
+        if self.judge_rows_matched_by_position:
+            out.append(f"judge rows whose answer differs from the human file's, matched by row position: "
+                       f"{self.judge_rows_matched_by_position}")
+        out.append(f"campaign now: {self.topics} topics, {self.items} items")
+        out.append(f"items with a human verdict: {self.items_with_human_verdict}")
+        for name, count, failed in self.judge_rows():
+            out.append(f"items judged by {name}: {count}" + (f" ({failed} without a readable verdict)" if failed else ""))
+        out.append(f"items left for humans: {self.items_left_for_humans}")
+        return out
+
+    def image_lines(self) -> list[str]:
+        out = [
+            f"campaign {self.campaign}: imported {len(self.files)} path(s) as {self.format} in {self.seconds:.2f} s",
+            f"created: {self.topics_created} topics, {self.items_created} images to grade, "
+            f"{self.system_outputs_created} run lines linked, {self.human_judgments_created} grades, "
+            f"{self.units_created} units",
+        ]
+        if self.format == "images":
+            out.append(f"images stored: {self.images_stored}, already stored (unchanged): "
+                       f"{self.images_already_there}; items given their image: {self.images_attached}")
+        if self.runs or self.runs_already_there:
+            out.append(f"runs pooled: {', '.join(self.runs) or 'none'}"
+                       + (f"; already imported (unchanged): {', '.join(self.runs_already_there)}"
+                          if self.runs_already_there else ""))
+        if self.pool_sizes:
+            sizes = sorted(self.pool_sizes.values())
+            out.append(f"pool: {sum(sizes)} images over {len(sizes)} topics (per topic: min {sizes[0]}, "
+                       f"median {sizes[len(sizes) // 2]}, max {sizes[-1]})")
+        out.append(f"campaign now: {self.topics} topics, {self.items} images, "
+                   f"{self.items_with_human_verdict} with a human grade")
+        for name, count, failed in self.judge_rows():
+            out.append(f"images scored by {name}: {count}" + (f" ({failed} failed)" if failed else ""))
+        out.append(f"images left for assessors: {self.items_left_for_humans}")
+        return out
+
+    def ranking_lines(self) -> list[str]:
+        out = [
+            f"campaign {self.campaign}: imported {len(self.files)} path(s) as {self.format} in {self.seconds:.2f} s",
+            f"created: {self.topics_created} topics, {self.items_created} candidates ({self.answers_created} answers, "
+            f"{self.documents_created} documents), {self.system_outputs_created} system outputs "
+            f"({len(self.systems)} systems), {self.rankings_created} human rankings, {self.units_created} units",
+        ]
+        if self.rankings_already_there:
+            out.append(f"rankings already imported (unchanged): {self.rankings_already_there}")
+        if self.annotations_cancelled:
+            out.append(f"cancelled annotations skipped: {self.annotations_cancelled}")
+        if self.format == "trec-qrels":
+            out.append(f"document grades added: {self.qrels_added}")
+        out.append(f"campaign now: {self.topics} topics, {self.items} candidates ({self.answers} answers, "
+                   f"{self.documents} documents), {self.rankings} human rankings over {self.topics_ranked} topics")
+        for name, count, failed in self.judge_rows():
+            out.append(f"candidates scored by {name}: {count}" + (f" ({failed} without a score)" if failed else ""))
+        out.append(f"topics left for humans: {self.items_left_for_humans}")
+        return out
+
+
+def _check_request(*, campaign: Campaign, fmt: str, paths: list[Path], judge: str | None,
+                   score_judge: str | None = None, depth: int | None = None, tag: str | None = None) -> None:
+    known = formats()
+    if fmt not in known:
+        raise ImportRequestError(f"unknown format {fmt!r}; choose one of {', '.join(known)}")
+    allowed = known[fmt]
+    if campaign.task_type not in allowed:
+        raise ImportRequestError(f"format {fmt} imports into {', '.join(sorted(allowed))} campaigns, "
+                                 f"not {campaign.task_type}")
+    if not paths:
+        raise ImportRequestError("no files to import")
+    if fmt == "judge-scores" and not judge:
+        raise ImportRequestError("format judge-scores needs a judge name (--judge NAME)")
+    if score_judge and fmt != "label-studio":
+        raise ImportRequestError("--score-judge reads the scores of a label-studio export; format "
+                                 f"{fmt} has none")
+    pooling = fmt == "trec-run" and task_type_get(campaign.task_type).pools_runs
+    if (depth is not None or tag) and not pooling:
+        raise ImportRequestError("--depth and --tag pool the runs of an image_relevance campaign (format trec-run)")
+    if depth is not None and depth < 1:
+        raise ImportRequestError(f"--depth must be 1 or more, not {depth}")
+
+
+def campaign_counts(*, campaign: Campaign) -> dict:
+    """The figures an import reports: items with a human verdict, per judge, and units still wanting humans."""
+    judges = Judge.objects.filter(campaign=campaign).order_by("name").annotate(
+        n=Count("judgments"), failed=Count("judgments", filter=Q(judgments__failed=True))
+    )
+    rankings = HumanJudgment.objects.filter(unit__campaign=campaign, unit__item__isnull=True,
+                                            kind=JudgmentKind.ANNOTATION, is_current=True)
+    return {
+        "answers": Item.objects.filter(campaign=campaign, kind="answer").count(),
+        "documents": Item.objects.filter(campaign=campaign, kind="document").count(),
+        "rankings": rankings.count(),
+        "topics_ranked": rankings.values("unit_id").distinct().count(),
+        "topics": Topic.objects.filter(campaign=campaign).count(),
+        "items": Item.objects.filter(campaign=campaign).count(),
+        "items_with_human_verdict": Item.objects.filter(campaign=campaign, units__judgments__is_current=True)
+        .distinct()
+        .count(),
+        "items_by_judge": {judge.name: judge.n for judge in judges},
+        "failed_by_judge": {judge.name: judge.failed for judge in judges},
+        "items_left_for_humans": Unit.objects.filter(campaign=campaign, judgments_done__lt=F("judgments_needed")).count(),
+    }
+
+
+def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str | None = None,
+               judge: str | None = None, score_judge: str | None = None, depth: int | None = None,
+               tag: str | None = None) -> ImportSummary:
+    """Import PATHS into CAMPAIGN, all or nothing.
+
+    Raises ImportRequestError for a request that cannot be served and ImportDataError (file, line,
+    field) for bad input; either way the database is as before.
+    """
+    started = time.perf_counter()
+    paths = [Path(path) for path in paths]
+    _check_request(campaign=campaign, fmt=fmt, paths=paths, judge=judge, score_judge=score_judge, depth=depth,
+                   tag=tag)
+    for path in paths:
+        if not (fmt in FOLDER_FORMATS and path.is_dir()):
+            file_check(path)
+    summary = ImportSummary(campaign=campaign.slug, format=fmt, files=[str(path) for path in paths],
+                            task_type=campaign.task_type)
+    with transaction.atomic():
+        if fmt == "judge-scores":
+            summary.model_judgments_created = judge_scores_import(campaign=campaign, paths=paths, judge=judge)
+            summary.units_created = units_ensure(campaign=campaign)
+        else:
+            importer = import_string(task_type_get(campaign.task_type).importer)
+            importer(campaign=campaign, fmt=fmt, paths=paths, system=system, judge=judge, score_judge=score_judge,
+                     depth=depth, tag=tag, summary=summary)
+        for key, value in campaign_counts(campaign=campaign).items():
+            setattr(summary, key, value)
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def qa_import(*, campaign: Campaign, fmt: str, paths: list[Path], system: str | None, summary: ImportSummary,
+              **_) -> None:
+    """The qa_correctness formats (nq301 folder, qa-eval-jsonl); call inside import_run's transaction."""
+    index = QaIndex(campaign=campaign)
+    if fmt == "nq301":
+        if len(paths) != 1:
+            raise ImportRequestError("the nq301 format takes one folder")
+        result = nq301_import(index=index, folder=paths[0])
+        writer = result.systems
+        summary.human_judgments_created = result.human_created
+        summary.model_judgments_created = result.judges
+        summary.duplicate_rows = result.duplicate_rows
+        summary.judge_rows_matched_by_position = result.matched_by_position
+        summary.units_created = result.units_created
+    else:
+        writer = qa_eval_jsonl_import(index=index, paths=paths, system=system)
+    summary.units_created += units_ensure(campaign=campaign)
+    summary.topics_created = index.topics_created
+    summary.items_created = index.items_created
+    summary.system_outputs_created = writer.created
+    summary.systems = writer.systems
+
+
+def image_import(*, campaign: Campaign, fmt: str, paths: list[Path], depth: int | None, tag: str | None,
+                 summary: ImportSummary, **_) -> None:
+    """The image_relevance formats; call inside import_run's transaction."""
+    if fmt in ("jsonl", "atomic-topics"):
+        summary.topics_created = image_topics_import(campaign=campaign, paths=paths, atomic=fmt == "atomic-topics")
+    elif fmt == "images":
+        stored = images_import(campaign=campaign, paths=paths)
+        summary.images_stored, summary.images_already_there = stored["stored"], stored["already_there"]
+        summary.images_attached = stored["attached"]
+    elif fmt == "trec-run":
+        pooled = runs_pool_import(campaign=campaign, paths=paths, depth=depth, tag=tag)
+        summary.runs, summary.runs_already_there = pooled.runs, pooled.runs_already_there
+        summary.items_created, summary.system_outputs_created = pooled.items_created, pooled.system_outputs_created
+        summary.pool_sizes = pooled.pool_sizes
+        summary.systems = pooled.runs
+    elif fmt == "trec-qrels":
+        summary.human_judgments_created, summary.items_created, summary.units_created = image_qrels_import(
+            campaign=campaign, paths=paths)
+    summary.units_created += units_ensure(campaign=campaign)
+
+
+def ais_import(*, campaign: Campaign, fmt: str, paths: list[Path], judge: str | None, summary: ImportSummary,
+               **_) -> None:
+    """The ais formats (attributed-qa CSV, jsonl); call inside import_run's transaction."""
+    result = attributed_qa_import(campaign=campaign, paths=paths, judge=judge, jsonl=fmt == "jsonl")
+    for name in (f.name for f in fields(result)):
+        if hasattr(summary, name):
+            setattr(summary, name, getattr(result, name))
+    if result.scored:
+        summary.model_judgments_created = {judge or DEFAULT_AIS_JUDGE: result.judge_created}
+
+
+def ranking_import(*, campaign: Campaign, fmt: str, paths: list[Path], score_judge: str | None,
+                   judge: str | None, summary: ImportSummary, **_) -> None:
+    """The answer_ranking formats; call inside import_run's transaction."""
+    if fmt == "trec-qrels":
+        summary.qrels_added = trec_qrels_import(campaign=campaign, paths=paths)
+        return
+    if fmt == "trec-run":
+        summary.model_judgments_created = trec_run_import(campaign=campaign, paths=paths, judge=judge)
+        return
+    index = RankingIndex(campaign=campaign)
+    if fmt == "label-studio":
+        result = label_studio_import(index=index, paths=paths, score_judge=score_judge)
+        summary.annotations_cancelled = result.cancelled
+        summary.model_judgments_created = result.judges
+    else:
+        result = ranking_jsonl_import(index=index, paths=paths)
+    summary.units_created = units_ensure(campaign=campaign)
+    summary.rankings_created, summary.rankings_already_there = human_rankings_write(
+        campaign=campaign, verdicts=result.verdicts, candidates=index.candidates)
+    result.verdicts.close()
+    units_done_refresh(campaign=campaign)
+    summary.topics_created = index.topics_created
+    summary.items_created = index.items_created
+    summary.answers_created = index.answers_created
+    summary.documents_created = index.documents_created
+    summary.system_outputs_created = index.system_outputs_created
+    summary.systems = index.systems
+
+
+def import_data_run(*, slug: str, task_type: str, fmt: str, paths: list[Path], system: str | None = None,
+                    judge: str | None = None, score_judge: str | None = None, overlap: int | None = None,
+                    owner=None, depth: int | None = None, tag: str | None = None) -> ImportSummary:
+    """`import_data`: create the campaign when missing and import into it, in one transaction."""
+    if fmt not in formats():
+        raise ImportRequestError(f"unknown format {fmt!r}; choose one of {', '.join(formats())}")
+    with transaction.atomic():
+        campaign = campaign_get_or_create(slug=slug, task_type=task_type, overlap=overlap, owner=owner)
+        return import_run(campaign=campaign, fmt=fmt, paths=paths, system=system, judge=judge,
+                          score_judge=score_judge, depth=depth, tag=tag)
+
+
+__all__ = ["formats", "ImportDataError", "ImportRequestError", "ImportSummary", "import_data_run", "import_run"]

@@ -1,0 +1,78 @@
+"""Imports from uploaded files (the import page and the REST API): write them to a temp dir, import, clean up.
+
+Uploads are checked before anything is written: a size limit per file, plain file names only, and
+for the nq301 folder a .zip whose entries stay inside the folder (no absolute paths, no '..').
+Nothing of the server's file system reaches the answer: the summary lists the files as they were uploaded,
+and error messages name a file as the user called it (a zip's entry by its path in the zip), never the
+temporary folder.
+"""
+
+import os
+import tempfile
+from pathlib import Path
+
+from django.conf import settings
+
+from annotate.models import Campaign
+from tasktypes.importers.common import ImportDataError, zip_extract
+from tasktypes.importers.nq301 import HUMAN_FILE
+from tasktypes.importers.service import ImportRequestError, ImportSummary, import_run
+
+UNPACKED = "unpacked"
+
+
+def _upload_name(upload) -> str:
+    name = (upload.name or "").replace("\\", "/").rsplit("/", 1)[-1]
+    if not name or name in (".", ".."):
+        raise ImportRequestError(f"bad upload file name {upload.name!r}")
+    return name
+
+
+def _relative(text: str, root: Path) -> str:
+    """TEXT with the temporary folder ROOT taken out of every path in it."""
+    for folder in (root / UNPACKED, root):
+        text = text.replace(f"{folder}{os.sep}", "").replace(str(folder), ".")
+    return text
+
+
+def _nq301_folder(root: Path) -> Path:
+    """The folder holding NQ301_human.tsv: ROOT itself or one folder down (a zip of the folder)."""
+    candidates = sorted(root.rglob(HUMAN_FILE), key=lambda path: len(path.parts))
+    return candidates[0].parent if candidates else root
+
+
+def uploads_import(*, campaign: Campaign, fmt: str, files: list, system: str | None = None,
+                   judge: str | None = None, score_judge: str | None = None, depth: int | None = None,
+                   tag: str | None = None) -> ImportSummary:
+    """Import uploaded FILES (Django UploadedFile objects) through `import_run`; same errors, same summary."""
+    if not files:
+        raise ImportRequestError("no files to import")
+    with tempfile.TemporaryDirectory(prefix="concord-import-") as tmp:
+        root = Path(tmp)
+        paths = []
+        for upload in files:
+            name = _upload_name(upload)
+            if upload.size > settings.IMPORT_MAX_BYTES:
+                raise ImportDataError(file=name, line=0, field="file", message=(
+                    f"file is {upload.size:,} bytes; the import limit is {settings.IMPORT_MAX_BYTES:,} bytes"))
+            path = root / name
+            if path.exists():
+                raise ImportRequestError(f"two uploaded files are called {name!r}")
+            with open(path, "wb") as sink:
+                for chunk in upload.chunks():
+                    sink.write(chunk)
+            paths.append(path)
+        if fmt == "nq301":
+            archives = [path for path in paths if path.suffix.lower() == ".zip"]
+            for archive in archives:
+                zip_extract(archive, root / UNPACKED)
+                archive.unlink()
+            paths = [_nq301_folder(root)]
+        try:
+            summary = import_run(campaign=campaign, fmt=fmt, paths=paths, system=system, judge=judge,
+                                 score_judge=score_judge, depth=depth, tag=tag)
+        except ImportDataError as exc:
+            raise ImportDataError(file=_relative(exc.file, root), line=exc.line, field=_relative(exc.field, root),
+                                  message=_relative(exc.message, root)) from None
+    summary.files = [_upload_name(upload) for upload in files]
+    return summary

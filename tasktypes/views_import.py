@@ -1,0 +1,89 @@
+"""The import page: a researcher uploads files in one of the import formats into their campaign."""
+
+from django import forms
+from django.shortcuts import render
+
+from annotate.access import campaign_for_researcher
+from annotate.task_types import task_type_get
+from tasktypes.importers.common import ImportDataError
+from tasktypes.importers.service import ImportRequestError, formats
+from tasktypes.importers.uploads import uploads_import
+
+FORMAT_HELP = {
+    "qa-eval-jsonl": 'One JSONL file per system: {"question", "answer": [gold...], "prediction"} per line. '
+                     "System name from the field below or the file name.",
+    "nq301": "The NQ-open 301 folder of castorini/qa-eval as a .zip (or its files): NQ301_human.tsv, "
+             "the GPT-4 and text-davinci-003 TSVs, model_outputs/*.jsonl.",
+    "judge-scores": "TSV with header topic, item, score and optionally label: an external judge's output, "
+                    "under the judge name below.",
+    "label-studio": "A Label Studio Ranker project's JSON export (a list of tasks; data.query, data.items, the "
+                    "annotators' orders). Give a score judge name to import the items' scores as an external judge.",
+    "jsonl": "One topic per line: qid, query, candidates (answers and documents) and optional human rankings "
+             "(docs/answer_ranking.md).",
+    "trec-qrels": "`qid 0 docno grade` lines: graded judgments of the documents, stored under the file's name.",
+    "trec-run": "`qid Q0 docid rank score tag` lines: a ranker's scores of the candidates, as an external judge "
+                "named below (default: the run's tag).",
+    "atomic-topics": "The TREC AToMiC topic JSON: a list of text sections (text_id, page_title, section_title, "
+                     "context_page_description, context_section_description).",
+    "images": "Image files named by image id (<id>.jpg, .png, .webp, .gif), or .zip archives of them: checked, "
+              "stored with a thumbnail, and given to the pooled items of that id.",
+    "attributed-qa": "The Attributed QA ratings.csv: system_name, question, answer, attribution, passage, "
+                     "human_rating (Y/N, blank when unrated), auto_ais, nli_score. Ratings become the items' human "
+                     "labels (those items skip the queue); nli_score an external AutoAIS judge named below "
+                     "(default: auto-ais).",
+}
+class MultipleFileInput(forms.ClearableFileInput):
+    allow_multiple_selected = True
+
+
+class MultipleFileField(forms.FileField):
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("widget", MultipleFileInput())
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data, initial=None):
+        single = super().clean
+        if isinstance(data, (list, tuple)):
+            return [single(d, initial) for d in data]
+        return [single(data, initial)]
+
+
+class ImportForm(forms.Form):
+    format = forms.ChoiceField(choices=[])
+    files = MultipleFileField()
+    system = forms.CharField(required=False, max_length=200, help_text="qa-eval-jsonl: the system's name.")
+    judge = forms.CharField(required=False, max_length=100,
+                            help_text="judge-scores, trec-run, attributed-qa: the external judge's name.")
+    score_judge = forms.CharField(required=False, max_length=100,
+                                  help_text="label-studio: import the items' scores as this external judge.")
+    depth = forms.IntegerField(required=False, min_value=1, help_text="trec-run: pool depth per run (default 25).")
+    tag = forms.CharField(required=False, max_length=100, help_text="trec-run: a tag for these runs, e.g. clip-based.")
+
+    def __init__(self, *args, task_type: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Only the formats that feed this campaign's task type.
+        self.fields["format"].choices = [(name, name) for name, allowed in formats().items() if task_type in allowed]
+
+
+def campaign_import(request, slug):
+    campaign = campaign_for_researcher(request.user, slug)
+    summary = error = None
+    if request.method == "POST":
+        form = ImportForm(request.POST, request.FILES, task_type=campaign.task_type)
+        if form.is_valid():
+            data = form.cleaned_data
+            try:
+                summary = uploads_import(campaign=campaign, fmt=data["format"], files=data["files"],
+                                         system=data["system"] or None, judge=data["judge"] or None,
+                                         score_judge=data["score_judge"] or None, depth=data["depth"],
+                                         tag=data["tag"] or None)
+            except (ImportDataError, ImportRequestError) as exc:
+                error = str(exc)
+    else:
+        form = ImportForm(task_type=campaign.task_type)
+    status = 400 if (error or form.errors) else 200
+    return render(request, "annotate/import.html",
+                  {"campaign": campaign, "form": form, "summary": summary, "error": error,
+                   "format_help": {name: task_type_get(campaign.task_type).format_help.get(name, FORMAT_HELP[name])
+                                   for name, _ in form.fields["format"].choices}},
+                  status=status)
