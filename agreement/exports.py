@@ -148,7 +148,7 @@ def topics_csv(*, report: dict) -> str:
     return buffer.getvalue()
 
 
-GRADE_TOPIC_COLUMNS = ["judge", "topic", "n", "cohen_kappa", "cohen_kappa_linear", "accuracy"]
+GRADE_TOPIC_COLUMNS = ["judge", "topic", "n", "cohen_kappa", "cohen_kappa_linear", "accuracy", "cohen_kappa_binary"]
 
 
 def _grade_topics_csv(*, report: dict) -> str:
@@ -159,7 +159,7 @@ def _grade_topics_csv(*, report: dict) -> str:
     for name, block in report["judges"].items():
         for row in block.get("per_topic", []):
             writer.writerow([name, row["topic"], row["n"], _cell(row["cohen_kappa"]), _cell(row["cohen_kappa_linear"]),
-                             _cell(row["accuracy"])])
+                             _cell(row["accuracy"]), _cell(row["cohen_kappa_binary"])])
     return buffer.getvalue()
 
 
@@ -184,20 +184,22 @@ def image_judges_csv(*, report: dict) -> str:
     correlations and Relative Δ of the bias tag."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["judge", "family", "mapping", "n", "cohen_kappa", "cohen_kappa_linear", "accuracy", "failed",
+    writer.writerow(["judge", "family", "mapping", "n", "cohen_kappa", "cohen_kappa_linear", "cohen_kappa_binary",
+                     "accuracy", "failed",
                      "n_systems", *(f"{m}_{stat}" for m in IMAGE_MEASURES for stat in ("kendall_tau_b", "spearman",
                                                                                        "pearson", "relative_delta")),
-                     *_bound_columns("cohen_kappa", "cohen_kappa_linear", "accuracy"),
+                     *_bound_columns("cohen_kappa", "cohen_kappa_linear", "cohen_kappa_binary", "accuracy"),
                      *_bound_columns(*(f"{m}_{stat}" for m in IMAGE_MEASURES for stat in ("kendall_tau_b", "spearman",
                                                                                           "pearson")))])
     for name, block in report["judges"].items():
         item, system = block["item"], block["system"]
         delta = system.get("relative_delta") or {}
         writer.writerow([name, block["family"], block["mapping"]["rule"], item["n"], _cell(item["cohen_kappa"]),
-                         _cell(item["cohen_kappa_linear"]), _cell(item["accuracy"]), item["failed"], system["n_systems"],
+                         _cell(item["cohen_kappa_linear"]), _cell(item["cohen_kappa_binary"]), _cell(item["accuracy"]),
+                         item["failed"], system["n_systems"],
                          *(_cell(value) for m in IMAGE_MEASURES for value in (
                              system[m]["kendall_tau_b"], system[m]["spearman"], system[m]["pearson"], delta.get(m))),
-                         *(cell for key in ("cohen_kappa", "cohen_kappa_linear", "accuracy")
+                         *(cell for key in ("cohen_kappa", "cohen_kappa_linear", "cohen_kappa_binary", "accuracy")
                            for cell in _bounds(item.get(f"{key}_ci95"))),
                          *(cell for m in IMAGE_MEASURES for key in ("kendall_tau_b", "spearman", "pearson")
                            for cell in _bounds(system[m].get(f"{key}_ci95")))])

@@ -1,6 +1,7 @@
 """The image_relevance report (DESIGN.md §1.2, Yang & Lin, LLM4Eval 2024).
 
-- Grades: humans grade 0/1/2; an item's human grade is the adjudicated one, else the assessors' majority
+- Grades: humans grade on the campaign's scale (0/1/2 unless its option `scale` says otherwise, tasktypes.graded);
+  an item's human grade is the adjudicated one, else the assessors' majority
   (ties have none). A judge's scores become grades by its mapping rule (agreement.grades): the quantile rule
   by default, or thresholds fitted on the human grades with cross-validation when the campaign's options say
   `"grade_mapping": {"<judge>": "fitted"}`; a judge whose verdicts are grades already (imported) keeps them.
@@ -33,11 +34,21 @@ from agreement.selectors import (
 )
 from agreement.system_level import SMALL_SYSTEMS
 from annotate.models import Campaign
+from annotate.task_types import task_type_get
 
 SMALL_SAMPLE = 30  # fewer shared images than this: a small sample (campaign option small_sample)
-LEVELS = [0, 1, 2]
-GRADE_TEXT = {str(level) for level in LEVELS}
 MEASURES = list(stats.IR_MEASURES)
+
+
+def _levels(campaign: Campaign) -> list[int]:
+    """The grades of the campaign's scale (its task type's, tasktypes.graded)."""
+    return task_type_get(campaign.task_type).levels(campaign)
+
+
+def _grades(labels: dict[int, str], items: dict, levels: list[int]) -> dict[int, int]:
+    """Item -> grade, for the labels that are grades of LEVELS."""
+    text = {str(level) for level in levels}
+    return {item: int(label) for item, label in labels.items() if item in items and label in text}
 
 
 def image_report_build(*, campaign: Campaign) -> dict:
@@ -46,31 +57,37 @@ def image_report_build(*, campaign: Campaign) -> dict:
     judges = judge_scores_get(campaign=campaign)
     runs = runs_get(campaign=campaign)
     options = campaign.options or {}
-    human_grade = {item: int(label) for item, label in humans.item_label.items() if item in items and label in GRADE_TEXT}
+    spec = task_type_get(campaign.task_type)
+    levels, rel = spec.levels(campaign), spec.relevant_from(campaign)
+    human_grade = _grades(humans.item_label, items, levels)
     tag = options.get("bias_tag") or next(iter(sorted({t for run in runs.values() for t in run["tags"]})), None)
 
     consensus = _qrels(human_grade, items)
-    assessors = _assessor_qrels(humans, items)
-    per_topic_human = {name: stats.run_measures_per_topic(consensus, run["run"]) for name, run in runs.items()}
-    systems = {name: {"system": name, "tags": run["tags"], "human": stats.run_measures(consensus, run["run"]),
-                      "assessors": {who: stats.run_measures(qrels, run["run"]) for who, qrels in assessors.items()},
+    assessors = _assessor_qrels(humans, items, levels)
+    per_topic_human = {name: stats.run_measures_per_topic(consensus, run["run"], relevant_from=rel)
+                       for name, run in runs.items()}
+    systems = {name: {"system": name, "tags": run["tags"],
+                      "human": stats.run_measures(consensus, run["run"], relevant_from=rel),
+                      "assessors": {who: stats.run_measures(qrels, run["run"], relevant_from=rel)
+                                    for who, qrels in assessors.items()},
                       "judges": {}}
                for name, run in sorted(runs.items())}
     cuts = input_cuts_get(campaign=campaign, family="clipscore") if any(j.family == "clipscore" for j in judges) else {}
     judge_blocks = {}
     for judge in judges:
-        mapping, judge_grade = _judge_grades(judge, human_grade, rule=(options.get("grade_mapping") or {}).get(judge.name))
+        mapping, judge_grade = _judge_grades(judge, human_grade, rule=(options.get("grade_mapping") or {}).get(judge.name),
+                                             levels=levels)
         qrels = _qrels(judge_grade, items)
         per_topic_judge = {}
         for name, run in runs.items():
-            systems[name]["judges"][judge.name] = stats.run_measures(qrels, run["run"])
-            per_topic_judge[name] = stats.run_measures_per_topic(qrels, run["run"])
+            systems[name]["judges"][judge.name] = stats.run_measures(qrels, run["run"], relevant_from=rel)
+            per_topic_judge[name] = stats.run_measures_per_topic(qrels, run["run"], relevant_from=rel)
         judge_blocks[judge.name] = {
             "family": judge.family,
             "mapping": mapping,
-            "item": _item_block(judge_grade, human_grade, failed=judge.failed, items=items,
+            "item": _item_block(judge_grade, human_grade, failed=judge.failed, items=items, levels=levels, rel=rel,
                                 small_sample=options.get("small_sample", SMALL_SAMPLE)),
-            "per_topic": _per_topic(judge_grade, human_grade, items),
+            "per_topic": _per_topic(judge_grade, human_grade, items, levels, rel),
             "topic_mean": {},
             "system": _system_block(systems, judge.name, tag, per_topic_human=per_topic_human,
                                     per_topic_judge=per_topic_judge),
@@ -83,7 +100,9 @@ def image_report_build(*, campaign: Campaign) -> dict:
     return {
         "campaign": campaign.slug,
         "task_type": campaign.task_type,
-        "humans": {**_humans_block(humans, human_grade), "relative_delta": _relative_delta(systems, tag, None,
+        "scale": spec.scale(campaign),
+        "relevant_from": rel,
+        "humans": {**_humans_block(humans, human_grade, levels), "relative_delta": _relative_delta(systems, tag, None,
                                                                                      per_topic=per_topic_human)},
         "judges": judge_blocks,
         "systems": list(systems.values()),
@@ -96,12 +115,13 @@ def image_qrels_sets(*, campaign: Campaign) -> dict[str, dict[str, dict[str, int
     """Every qrels the report scores runs with, by name: "consensus", "assessor-<name>", "judge-<name>"."""
     humans = human_labels_get(campaign=campaign)
     items = image_items_get(campaign=campaign)
-    human_grade = {item: int(label) for item, label in humans.item_label.items() if item in items and label in GRADE_TEXT}
+    levels = _levels(campaign)
+    human_grade = _grades(humans.item_label, items, levels)
     mapping = (campaign.options or {}).get("grade_mapping") or {}
     sets = {"consensus": _qrels(human_grade, items)}
-    sets.update({f"assessor-{who}": qrels for who, qrels in _assessor_qrels(humans, items).items()})
+    sets.update({f"assessor-{who}": qrels for who, qrels in _assessor_qrels(humans, items, levels).items()})
     for judge in judge_scores_get(campaign=campaign):
-        _, grade = _judge_grades(judge, human_grade, rule=mapping.get(judge.name))
+        _, grade = _judge_grades(judge, human_grade, rule=mapping.get(judge.name), levels=levels)
         sets[f"judge-{judge.name}"] = _qrels(grade, items)
     return sets
 
@@ -120,71 +140,81 @@ def _qrels(grade: dict[int, int], items: dict[int, tuple[str, str]]) -> dict[str
     return dict(qrels)
 
 
-def _assessor_qrels(humans: HumanLabels, items: dict) -> dict[str, dict]:
+def _assessor_qrels(humans: HumanLabels, items: dict, levels: list[int]) -> dict[str, dict]:
     """Each assessor's own grades as qrels."""
+    text = {str(level) for level in levels}
     per: dict[str, dict[int, int]] = defaultdict(dict)
     for unit, labels in humans.by_unit.items():
         for who, label in labels.items():
-            if label in GRADE_TEXT and unit in humans.unit_item:
+            if label in text and unit in humans.unit_item:
                 per[who][humans.unit_item[unit]] = int(label)
     return {who: _qrels(grade, items) for who, grade in sorted(per.items())}
 
 
-def _judge_grades(judge: JudgeScores, human: dict[int, int], *, rule: str | None) -> tuple[dict, dict[int, int]]:
-    """(the mapping that was applied, the judge's grade per item)."""
+def _judge_grades(judge: JudgeScores, human: dict[int, int], *, rule: str | None,
+                  levels: list[int]) -> tuple[dict, dict[int, int]]:
+    """(the mapping that was applied, the judge's grade per item on LEVELS)."""
     if judge.grades and not judge.scores:
-        return {"rule": "labels"}, dict(judge.grades)
+        return {"rule": "labels"}, {item: grade for item, grade in judge.grades.items() if grade in levels}
     if rule == "fitted":
-        fitted = grading.fitted_thresholds(judge.scores, human)
+        fitted = grading.fitted_thresholds(judge.scores, human, levels=levels)
         if fitted is not None:
             return {"rule": "fitted", **fitted}, grading.fitted_grades(judge.scores, fitted["thresholds"])
-    cuts = grading.quantile_cuts(list(judge.scores.values()))
-    mapping = {"rule": "quantile", "thresholds": list(cuts) if cuts else None}
+    cuts = grading.quantile_cuts(list(judge.scores.values()), levels=levels)
+    mapping = {"rule": "quantile", "percentiles": list(grading.quantile_percentiles(levels)),
+               "thresholds": list(cuts) if cuts else None}
     if rule == "fitted":
         mapping["note"] = "too few items with a human grade to fit thresholds; the quantile rule was used"
-    return mapping, grading.quantile_grades(judge.scores)
+    return mapping, grading.quantile_grades(judge.scores, levels=levels)
 
 
-def _confusion(human: list[int], model: list[int]) -> list[list[int]]:
-    table = [[0] * len(LEVELS) for _ in LEVELS]
+def _confusion(human: list[int], model: list[int], levels: list[int]) -> list[list[int]]:
+    table = [[0] * len(levels) for _ in levels]
     for h, m in zip(human, model, strict=True):
         table[h][m] += 1
     return table
 
 
-def _agreement(human: list[int], model: list[int]) -> dict:
+def _agreement(human: list[int], model: list[int], levels: list[int], rel: int) -> dict:
     return {
         "n": len(human),
-        "cohen_kappa": stats.cohen_kappa(human, model, labels=LEVELS),
-        "cohen_kappa_linear": stats.cohen_kappa(human, model, weights="linear", labels=LEVELS),
+        "cohen_kappa": stats.cohen_kappa(human, model, labels=levels),
+        "cohen_kappa_linear": stats.cohen_kappa(human, model, weights="linear", labels=levels),
+        # Relevant or not, from grade REL up (the binary measures' threshold, option relevant_from).
+        "cohen_kappa_binary": stats.cohen_kappa([h >= rel for h in human], [m >= rel for m in model],
+                                                labels=[False, True]),
         "accuracy": stats.agreement_rate(human, model),
-        "confusion": _confusion(human, model),
+        "confusion": _confusion(human, model, levels),
     }
 
 
-def _item_block(judge: dict[int, int], human: dict[int, int], *, failed: set[int], items: dict,
-                small_sample: int) -> dict:
+def _item_block(judge: dict[int, int], human: dict[int, int], *, failed: set[int], items: dict, levels: list[int],
+                rel: int, small_sample: int) -> dict:
     """Agreement over the images both graded, with 95% intervals by a bootstrap over topics (an image's
     neighbours in a pool are not independent of it)."""
     shared = sorted(item for item in judge if item in human)
     first, second = [human[i] for i in shared], [judge[i] for i in shared]
-    block = _agreement(first, second)
+    block = _agreement(first, second, levels, rel)
     resamples = stats.resamples_for(len(shared))
-    intervals = stats.item_agreement_intervals(first, second, [items[i][0] for i in shared], levels=LEVELS,
-                                               weighted=True, resamples=resamples)
-    for key in ("cohen_kappa", "cohen_kappa_linear", "accuracy"):
+    clusters = [items[i][0] for i in shared]
+    intervals = stats.item_agreement_intervals(first, second, clusters, levels=levels, weighted=True,
+                                               resamples=resamples)
+    intervals["cohen_kappa_binary"] = stats.item_agreement_intervals(
+        [h >= rel for h in first], [m >= rel for m in second], clusters, levels=[False, True],
+        resamples=resamples)["cohen_kappa"]
+    for key in ("cohen_kappa", "cohen_kappa_linear", "cohen_kappa_binary", "accuracy"):
         block[f"{key}_ci95"] = intervals[key] if block[key] is not None else None
     return {**block, "ci_method": stats.bootstrap_method("topics (the images of a topic together)", resamples=resamples),
             "small": len(shared) < small_sample, "failed": len(failed),
             "coverage": [len(shared) + len(failed & human.keys()), len(human)]}
 
 
-def _per_topic(judge: dict[int, int], human: dict[int, int], items: dict) -> list[dict]:
+def _per_topic(judge: dict[int, int], human: dict[int, int], items: dict, levels: list[int], rel: int) -> list[dict]:
     by_topic: dict[str, list[int]] = defaultdict(list)
     for item in sorted(judge):
         if item in human and item in items:
             by_topic[items[item][0]].append(item)
-    return [{"topic": topic, **_agreement([human[i] for i in shared], [judge[i] for i in shared])}
+    return [{"topic": topic, **_agreement([human[i] for i in shared], [judge[i] for i in shared], levels, rel)}
             for topic, shared in sorted(by_topic.items())]
 
 
@@ -229,10 +259,10 @@ def _relative_delta(systems: dict, tag: str | None, judge: str | None, *, per_to
     return out
 
 
-def _humans_block(humans: HumanLabels, human_grade: dict[int, int]) -> dict:
+def _humans_block(humans: HumanLabels, human_grade: dict[int, int], levels: list[int]) -> dict:
     counts = Counter(human_grade.values())
-    return {**humans_block(humans, levels=LEVELS), "items_labelled": len(human_grade),
-            "grades": {str(level): counts.get(level, 0) for level in LEVELS}}
+    return {**humans_block(humans, levels=levels), "items_labelled": len(human_grade),
+            "grades": {str(level): counts.get(level, 0) for level in levels}}
 
 
 def _cdf(scores: dict[int, float]) -> dict | None:

@@ -6,7 +6,7 @@ reads, grouped in Python), so the report costs the same handful of queries for 1
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass, field
 from itertools import chain
 
@@ -238,7 +238,7 @@ class JudgeScores:
     failed: set[int] = field(default_factory=set)
 
 
-GRADE_LABELS = {"0": 0, "1": 1, "2": 2}
+GRADE_LABELS = {str(grade): grade for grade in range(10)}  # a judge's grade on any scale (tasktypes.graded)
 
 
 def judge_scores_get(*, campaign: Campaign) -> list[JudgeScores]:

@@ -365,24 +365,31 @@ def spread(values: Sequence[float | None]) -> dict:
 IR_MEASURES = {"ndcg_cut_10": "nDCG@10", "map": "AP"}
 
 
-def run_measures(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]]) -> dict[str, float | None]:
+def _ir_measures(relevant_from: int) -> dict:
+    """ir_measures measure -> report key. nDCG@10 uses the grades as gains; AP is binary, a document relevant from
+    grade RELEVANT_FROM up (trec_eval's -l; 1, its default, on image_relevance's 0/1/2 scale)."""
+    return {ir_measures.parse_measure("nDCG@10"): "ndcg_cut_10", ir_measures.parse_measure(f"AP(rel={relevant_from})"): "map"}
+
+
+def run_measures(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]], *,
+                 relevant_from: int = 1) -> dict[str, float | None]:
     """{"ndcg_cut_10", "map"} of RUN ({topic: {doc: score}}) under QRELS ({topic: {doc: grade}}), averaged over
     the topics that have qrels (trec_eval's rule: a topic without judgments is left out; unjudged documents
     are not relevant). None for both when no topic of the run has qrels."""
-    measures = [ir_measures.parse_measure(name) for name in IR_MEASURES.values()]
+    measures = _ir_measures(relevant_from)
     judged = {topic: docs for topic, docs in qrels.items() if docs and topic in run}
     if not judged:
         return {key: None for key in IR_MEASURES}
-    values = ir_measures.calc_aggregate(measures, judged, {topic: run[topic] for topic in judged})
-    by_name = {str(measure): value for measure, value in values.items()}
-    return {key: _finite(by_name.get(name)) for key, name in IR_MEASURES.items()}
+    values = ir_measures.calc_aggregate(list(measures), judged, {topic: run[topic] for topic in judged})
+    by_key = {measures[measure]: value for measure, value in values.items()}
+    return {key: _finite(by_key.get(key)) for key in IR_MEASURES}
 
 
-def run_measures_per_topic(qrels: dict[str, dict[str, int]],
-                           run: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+def run_measures_per_topic(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]], *,
+                           relevant_from: int = 1) -> dict[str, dict[str, float]]:
     """{"ndcg_cut_10": {topic: value}, "map": {...}} of RUN per judged topic (ir_measures.iter_calc): what a
     bootstrap over topics resamples. Topics without qrels are left out, as run_measures does."""
-    measures = {ir_measures.parse_measure(name): key for key, name in IR_MEASURES.items()}
+    measures = _ir_measures(relevant_from)
     judged = {topic: docs for topic, docs in qrels.items() if docs and topic in run}
     out: dict[str, dict[str, float]] = {key: {} for key in IR_MEASURES}
     if not judged:

@@ -115,6 +115,10 @@ class TaskTypeSpec:
     def unit_gradable(self, unit) -> None:
         """Refuse (JudgmentValueError) a browser verdict on a unit whose content the annotator cannot see."""
 
+    def page_context(self, campaign) -> dict:
+        """What the annotation page needs of the campaign beside the unit (a graded type's scale); {} by default."""
+        return {}
+
     def unit_context(self, *, assignment, arrangement=None) -> dict:
         """What the annotation page shows of ASSIGNMENT's unit; ARRANGEMENT is a refused value to show again."""
         from annotate.selectors.annotation import unit_display
@@ -137,6 +141,10 @@ class TaskTypeSpec:
             known = sorted({*COMMON_OPTIONS, *(name for spec in _REGISTRY.values() for name in spec.options)})
             return f"unknown option (known: {', '.join(known)})"
         return check(key, value)
+
+    def options_problem(self, campaign, options: dict) -> str | None:
+        """What is wrong with a campaign's OPTIONS taken together (each value passed option_problem); None when fine."""
+        return None
 
     def report_build(self, *, campaign) -> dict:
         report = import_string(self.report_builder)(campaign=campaign)

@@ -117,6 +117,7 @@ def _render(request, *, campaign, assignment, editing, notice=None, error=None, 
         "error": error,
     }
     spec = task_type_get(campaign.task_type)
+    context.update(spec.page_context(campaign))
     context["unit"] = spec.unit_context(assignment=assignment, arrangement=arrangement) if assignment else None
     page, fragment = spec.page
     return render(request, fragment if request.htmx else page, context)

@@ -1,13 +1,29 @@
-"""image_relevance: assessors grade pooled images 0/1/2 for a text (TREC AToMiC). One grade per item."""
+"""image_relevance: assessors grade pooled images for a text (TREC AToMiC), 0/1/2 unless the campaign sets its own scale
+(tasktypes.graded). One grade per item."""
 
 from annotate.images import ImageMissingError, image_file
 from annotate.models import Assignment, Item
 from annotate.selectors.annotation import LONG_TEXT_CHARS, assignment_held, unit_display, units_open_to
 from annotate.services.annotation import JudgmentValueError
-from annotate.task_types import LAYOUT_GRADES, TaskTypeSpec, register
+from annotate.task_types import LAYOUT_GRADES, register
+from tasktypes.graded import GradedRelevance
 
-# The three grades (TREC AToMiC, Yang & Lin 2024); the label is the grade as a digit.
-GRADES = {0: "Non-relevant", 1: "Related", 2: "Relevant"}
+# The three grades of TREC AToMiC (Yang & Lin 2024), in our own words (the page's help shows the definitions); the
+# label is the grade as a digit.
+SCALE = [
+    {"grade": 0, "name": "Non-relevant",
+     "definition": "The image has nothing to do with the section, shows the wrong subject (another person or place "
+                   "with a similar name), or you cannot make out what it shows."},
+    {"grade": 1, "name": "Related",
+     "definition": "The image is about the same subject but is not a fitting illustration for this section. For "
+                   "instance it is too general (the whole city for a section on one of its bridges), shows a related "
+                   "entity rather than the subject itself (the architect instead of the building, a sister ship, the "
+                   "team instead of the match), or it suits the page but another section of it."},
+    {"grade": 2, "name": "Relevant",
+     "definition": "The image shows what the section is about, well enough that an editor could put it in this "
+                   "section as it is: the person, place, object, event or idea the section discusses, and a reader "
+                   "would see at once why it is there."},
+]
 GRADE_RULES = ("quantile", "fitted")
 
 
@@ -24,11 +40,13 @@ def _bias_tag(key: str, value) -> str | None:
 
 
 @register
-class ImageRelevance(TaskTypeSpec):
+class ImageRelevance(GradedRelevance):
     name = "image_relevance"
-    options = {"grade_mapping": _grade_mapping, "bias_tag": _bias_tag}
+    DEFAULT_SCALE = SCALE
+    DEFAULT_RELEVANT_FROM = 1
+    grade_phrase = "An image grade"
+    options = {**GradedRelevance.options, "grade_mapping": _grade_mapping, "bias_tag": _bias_tag}
     page = ("annotate/images.html", "annotate/_images.html")
-    noun = "grade"
     import_formats = ("jsonl", "trec-qrels", "trec-run", "atomic-topics", "images", "judge-scores")
     format_help = {
         "jsonl": "One text section per line: id, page_title, page_context, section_title, section_context.",
@@ -43,25 +61,6 @@ class ImageRelevance(TaskTypeSpec):
     report_builder = "agreement.report_images.image_report_build"
     report_layout = LAYOUT_GRADES
 
-    def value_check(self, value, *, unit=None) -> str:
-        """{"grade": 0 | 1 | 2}; the label is the grade as a digit."""
-        if not isinstance(value, dict) or set(value) != {"grade"}:
-            raise JudgmentValueError('An image grade is {"grade": 0, 1 or 2}.')
-        grade = value["grade"]
-        if grade is None or grade == "":
-            raise JudgmentValueError("Choose a grade: 0 non-relevant, 1 related or 2 relevant.")
-        # bool is an int in Python, and "2" is not 2: a grade is exactly one of the three integers.
-        if isinstance(grade, bool):
-            raise JudgmentValueError("A grade is 0, 1 or 2, not true or false.")
-        if not isinstance(grade, int):
-            raise JudgmentValueError("A grade is one of the whole numbers 0, 1 or 2 (not text or a fraction).")
-        if grade not in GRADES:
-            raise JudgmentValueError(f"There is no grade {grade}: choose 0 non-relevant, 1 related or 2 relevant.")
-        return str(grade)
-
-    def value_from_post(self, post, *, assignment) -> dict:
-        return grade_value(grade=post.get("grade"))
-
     def unit_context(self, *, assignment, arrangement=None) -> dict:
         """The common display without the item's text, the section texts, the image and the annotator's own grade."""
         display = unit_display(assignment=assignment)
@@ -72,6 +71,8 @@ class ImageRelevance(TaskTypeSpec):
         own = display["own_value"]
         grade = own.get("grade") if isinstance(own, dict) else None
         display["own_grade"] = grade if isinstance(grade, int) and not isinstance(grade, bool) else None
+        display["own_grade_name"] = next((entry["name"] for entry in self.scale(unit.campaign)
+                                          if entry["grade"] == display["own_grade"]), None)
         display["prefetch_item_id"] = _image_next(assignment=assignment)
         return display
 
@@ -83,15 +84,6 @@ class ImageRelevance(TaskTypeSpec):
             raise JudgmentValueError(
                 "This image is missing (not imported yet), so it cannot be graded. Tell the campaign's researcher."
             ) from None
-
-
-def grade_value(*, grade: str | None) -> dict:
-    """The value for the form's GRADE, "0", "1" or "2".
-
-    Only the digits are translated; anything else is passed on as it is, so value_check refuses a form post and a
-    stored value with the same messages.
-    """
-    return {"grade": int(grade) if grade in ("0", "1", "2") else grade}
 
 
 def _section(data: dict) -> dict:

@@ -81,7 +81,7 @@ def test_quantile_rule_and_item_agreement(image_report_campaign):
     assert quantile_grades(SCORES) == JUDGE
     report = agreement_report_build(campaign=image_report_campaign)
     block = report["judges"]["clip"]
-    assert block["mapping"] == {"rule": "quantile", "thresholds": [0.5, pytest.approx(0.75)]}
+    assert block["mapping"] == {"rule": "quantile", "percentiles": [50.0, 75.0], "thresholds": [0.5, pytest.approx(0.75)]}
     images = sorted(SCORES)
     human = [HUMAN[i[0].upper()][i] for i in images]
     model = [JUDGE[i] for i in images]
@@ -160,7 +160,7 @@ def test_report_page_csvs_and_qrels_downloads(image_report_campaign, client, res
     assert judges_csv[1].startswith("clip,clipscore,quantile,7,")
     topics_csv = client.get("/campaigns/imgs/report/topics.csv").content.decode().splitlines()
     per_topic = client.get("/api/campaigns/imgs/agreement/").json()["judges"]["clip"]["per_topic"]
-    assert topics_csv[0] == "judge,topic,n,cohen_kappa,cohen_kappa_linear,accuracy"
+    assert topics_csv[0] == "judge,topic,n,cohen_kappa,cohen_kappa_linear,accuracy,cohen_kappa_binary"
     assert [row.split(",")[:3] for row in topics_csv[1:]] == [["clip", row["topic"], str(row["n"])] for row in per_topic]
     consensus = client.get("/campaigns/imgs/report/qrels/consensus.qrels")
     assert consensus["Content-Disposition"].startswith("attachment")

@@ -14,7 +14,7 @@ from annotate.services.annotation import (
 )
 from conftest import IMAGE_RUN, IMAGE_UNITS, image_write
 from judges.models import Judge, ModelJudgment
-from tasktypes.image_relevance import grade_value as image_grade_value
+from tasktypes.graded import grade_value as image_grade_value
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory, UserFactory
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -81,7 +81,9 @@ def test_malformed_values_are_refused_with_a_message(value, message):
 
 @pytest.mark.parametrize(("posted", "value"), [
     ("0", {"grade": 0}), ("1", {"grade": 1}), ("2", {"grade": 2}),
-    ("3", {"grade": "3"}), ("", {"grade": ""}), (None, {"grade": None}), ("true", {"grade": "true"}),
+    # Any digit is a grade on some scale; the check refuses one beyond the campaign's ("There is no grade 3").
+    ("3", {"grade": 3}), ("12", {"grade": "12"}), ("", {"grade": ""}), (None, {"grade": None}),
+    ("true", {"grade": "true"}),
 ])
 def test_the_form_value_translates_digits_only(posted, value):
     assert image_grade_value(grade=posted) == value
@@ -151,7 +153,7 @@ def test_a_grade_is_stored_and_the_next_image_follows(client, annotator, page_ur
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(("posted", "message"), [
-    ("5", NOT_NUMBER), ("", CHOOSE), ("true", NOT_NUMBER), (None, CHOOSE),
+    ("5", "There is no grade 5: choose 0 non-relevant, 1 related or 2 relevant."), ("", CHOOSE), ("true", NOT_NUMBER), (None, CHOOSE),
 ])
 def test_a_bad_grade_is_refused_and_the_same_image_stays(client, annotator, page_url, submit_url, posted, message):
     client.force_login(annotator)

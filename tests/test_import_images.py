@@ -257,7 +257,7 @@ def test_qrels_become_an_assessors_grades(tmp_path, media, topics):
 
     bad = tmp_path / "bad.qrels"
     bad.write_text("t1 0 img-0 3\n", encoding="utf-8")
-    assert fails(media, "--format", "trec-qrels", bad) == f"{bad}:1: grade: expected 0, 1 or 2, got 3"
+    assert fails(media, "--format", "trec-qrels", bad) == f"{bad}:1: grade: expected 0, 1 or 2 (the campaign's scale), got 3"
     clash = tmp_path / "nist.qrels"
     clash.write_text("t1 0 img-0 1\n", encoding="utf-8")
     assert "'1' conflicts with '2' already recorded" in fails(media, "--format", "trec-qrels", clash)

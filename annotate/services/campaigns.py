@@ -75,9 +75,11 @@ def units_ensure(*, campaign: Campaign) -> int:
 
 
 def campaign_options_set(*, campaign: Campaign, values: dict, unset: list[str] = ()) -> Campaign:
-    """Set VALUES and remove UNSET keys in the campaign's options; CampaignError names the first bad one."""
+    """Set VALUES and remove UNSET keys in the campaign's options; CampaignError names the first bad one, or what is
+    wrong with the options together (the task type's options_problem: a scale that drops grades already given)."""
+    spec = task_type_get(campaign.task_type)
     for key, value in values.items():
-        problem = task_type_get(campaign.task_type).option_problem(key, value)
+        problem = spec.option_problem(key, value)
         if problem:
             raise CampaignError(f"option {key}: {problem}")
     with transaction.atomic():
@@ -86,6 +88,9 @@ def campaign_options_set(*, campaign: Campaign, values: dict, unset: list[str] =
         options.update(values)
         for key in unset:
             options.pop(key, None)
+        problem = spec.options_problem(campaign, options)
+        if problem:
+            raise CampaignError(problem)
         campaign.options = options
         campaign.save(update_fields=["options"])
     return campaign

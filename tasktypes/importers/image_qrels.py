@@ -1,4 +1,5 @@
-"""trec-qrels for image_relevance: NIST grades (`qid 0 docid grade`, grade 0, 1 or 2) as an assessor's judgments.
+"""trec-qrels for image_relevance: NIST grades (`qid 0 docid grade`, a grade of the campaign's scale: 0, 1 or 2 by
+default) as an assessor's judgments.
 
 The assessor is named by the file: `qrels-<file stem>` (an account that cannot log in). Each line is that
 assessor's annotation of the (topic, image) item, value {"grade": g}, label "g"; an image the pool does not
@@ -11,12 +12,11 @@ from pathlib import Path
 
 from annotate.models import Campaign, Item, JudgmentKind, Topic
 from annotate.services.campaigns import units_ensure, user_get_or_create_imported
+from annotate.task_types import task_type_get
 from tasktypes.importers.common import ImportDataError, fits
 from tasktypes.importers.images import image_items_ensure
 from tasktypes.importers.trec_qrels import qrels_read
 from tasktypes.importers.writes import HumanVerdict, ItemRef, human_verdicts_write, units_done_refresh
-
-GRADES = (0, 1, 2)
 
 
 def assessor_name(path: Path) -> str:
@@ -27,13 +27,16 @@ def assessor_name(path: Path) -> str:
 def image_qrels_import(*, campaign: Campaign, paths: list[Path]) -> tuple[int, int, int]:
     """Import the grades; returns (judgments, items, units) created. Call inside the import's transaction."""
     topics = dict(Topic.objects.filter(campaign=campaign).values_list("external_id", "id"))
+    grades = task_type_get(campaign.task_type).levels(campaign)
+    expected = f"{', '.join(map(str, grades[:-1]))} or {grades[-1]}"
     lines = []
     seen: dict[tuple[str, str, str], tuple[int, int]] = {}
     for path in paths:
         assessor = assessor_name(path)
         for number, qid, docid, grade in qrels_read(path):
-            if grade not in GRADES:
-                raise ImportDataError(file=path, line=number, field="grade", message=f"expected 0, 1 or 2, got {grade}")
+            if grade not in grades:
+                raise ImportDataError(file=path, line=number, field="grade",
+                                      message=f"expected {expected} (the campaign's scale), got {grade}")
             if qid not in topics:
                 raise ImportDataError(file=path, line=number, field="qid", message=f"no topic {qid!r} in this campaign")
             fits(f"{qid}/{docid}", model=Item, column="external_id", path=path, line=number, field="docid")

@@ -1,0 +1,115 @@
+"""Graded relevance on a scale the campaign defines: the part every graded task type shares (image_relevance now).
+
+A scale is the campaign option `scale`, a list of grades from 0 up, each with a name and a definition shown to
+assessors: [{"grade": 0, "name": "Non-relevant", "definition": "..."}, ...], 2 to 10 grades (keys 0-9 grade on the
+page). `relevant_from` is the lowest grade that counts as relevant where a measure or a statistic is binary. A task
+type sets its DEFAULT_SCALE and DEFAULT_RELEVANT_FROM; a campaign without the options uses those.
+"""
+
+from annotate.models import HumanJudgment, JudgmentKind
+from annotate.services.annotation import JudgmentValueError
+from annotate.task_types import TaskTypeSpec
+
+MAX_GRADES = 10  # keys 0-9
+
+
+def _scale_problem(key: str, value) -> str | None:
+    shape = 'scale must be a list of {"grade": 0, "name": "...", "definition": "..."}, one per grade from 0 up'
+    if not isinstance(value, list) or not all(isinstance(entry, dict) for entry in value):
+        return shape
+    if not 2 <= len(value) <= MAX_GRADES:
+        return f"scale must have 2 to {MAX_GRADES} grades (keys 0-9), not {len(value)}"
+    for number, entry in enumerate(value):
+        if set(entry) - {"grade", "name", "definition"}:
+            return f"scale grade {number}: unknown fields {', '.join(sorted(set(entry) - {'grade', 'name', 'definition'}))}"
+        grade = entry.get("grade")
+        if isinstance(grade, bool) or grade != number:
+            return f"scale grades must be 0, 1, 2, ... in order; entry {number + 1} has grade {grade!r}"
+        if not isinstance(entry.get("name"), str) or not entry["name"].strip():
+            return f"scale grade {number}: a name is required"
+        if not isinstance(entry.get("definition", ""), str):
+            return f"scale grade {number}: the definition must be text"
+    return None
+
+
+def _relevant_from_problem(key: str, value) -> str | None:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        return "relevant_from must be a grade, at least 1"
+    return None
+
+
+class GradedRelevance(TaskTypeSpec):
+    """A task type whose assessors grade items on the campaign's scale."""
+
+    DEFAULT_SCALE: list[dict] = []
+    DEFAULT_RELEVANT_FROM = 1
+    grade_phrase = "A grade"  # how value_check's messages name a value: "An image grade is ..."
+    noun = "grade"
+    options = {"scale": _scale_problem, "relevant_from": _relevant_from_problem}
+
+    def scale(self, campaign=None) -> list[dict]:
+        """The campaign's scale (its option, else the task type's default); every entry has a definition."""
+        entries = ((campaign.options or {}).get("scale") if campaign is not None else None) or self.DEFAULT_SCALE
+        return [{"grade": entry["grade"], "name": entry["name"], "definition": entry.get("definition", "")}
+                for entry in entries]
+
+    def levels(self, campaign=None) -> list[int]:
+        return [entry["grade"] for entry in self.scale(campaign)]
+
+    def relevant_from(self, campaign=None) -> int:
+        return int((campaign.options or {}).get("relevant_from", self.DEFAULT_RELEVANT_FROM)
+                   if campaign is not None else self.DEFAULT_RELEVANT_FROM)
+
+    def page_context(self, campaign) -> dict:
+        """The scale, for the grade buttons, the keys line and the definitions in the page's help."""
+        return {"scale": self.scale(campaign)}
+
+    def options_problem(self, campaign, options: dict) -> str | None:
+        """relevant_from must lie on the scale, and a new scale must keep every grade already given."""
+        top = len((options.get("scale") or self.DEFAULT_SCALE)) - 1
+        relevant_from = options.get("relevant_from", self.DEFAULT_RELEVANT_FROM)
+        if relevant_from > top:
+            return f"option relevant_from: {relevant_from} is not a grade of the scale (0-{top})"
+        given = (HumanJudgment.objects.filter(unit__campaign=campaign, is_current=True)
+                 .exclude(kind=JudgmentKind.ADJUDICATION, label="").values_list("label", flat=True).distinct())
+        beyond = sorted(int(label) for label in given if label.isdigit() and int(label) > top)
+        if beyond:
+            return (f"option scale: grades {', '.join(map(str, beyond))} have been given in this campaign and the new "
+                    f"scale stops at {top}; keep them on the scale")
+        return None
+
+    def value_check(self, value, *, unit=None) -> str:
+        """{"grade": g}, g one of the scale's grades; the label is the grade as a digit."""
+        scale = self.scale(unit.campaign if unit is not None else None)
+        numbers = _or_list([str(entry["grade"]) for entry in scale])
+        choices = _or_list([f"{entry['grade']} {entry['name'].lower()}" for entry in scale])
+        if not isinstance(value, dict) or set(value) != {"grade"}:
+            raise JudgmentValueError(f'{self.grade_phrase} is {{"grade": {numbers}}}.')
+        grade = value["grade"]
+        if grade is None or grade == "":
+            raise JudgmentValueError(f"Choose a grade: {choices}.")
+        # bool is an int in Python, and "2" is not 2: a grade is exactly one of the scale's integers.
+        if isinstance(grade, bool):
+            raise JudgmentValueError(f"A grade is {numbers}, not true or false.")
+        if not isinstance(grade, int):
+            raise JudgmentValueError(f"A grade is one of the whole numbers {numbers} (not text or a fraction).")
+        if not 0 <= grade < len(scale):
+            raise JudgmentValueError(f"There is no grade {grade}: choose {choices}.")
+        return str(grade)
+
+    def value_from_post(self, post, *, assignment) -> dict:
+        return grade_value(grade=post.get("grade"))
+
+
+def grade_value(*, grade: str | None) -> dict:
+    """The value for the form's GRADE, a digit.
+
+    Only a digit is translated; anything else is passed on as it is, so value_check refuses a form post and a stored
+    value with the same messages (a digit beyond the campaign's scale included).
+    """
+    return {"grade": int(grade) if isinstance(grade, str) and len(grade) == 1 and grade.isdigit() else grade}
+
+
+def _or_list(words: list[str]) -> str:
+    """"0, 1 or 2"."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
