@@ -37,10 +37,11 @@ def ais_humans_block(answers: AisAnswers) -> dict:
 
         reliability = [[label(unit, name) for unit in units] for name in annotators]
         ratings = [[value for value in column if value is not None] for column in zip(*reliability, strict=True)]
-        fleiss, alpha = stats.fleiss_kappa(ratings), stats.krippendorff_alpha(reliability)
+        fleiss, fleiss_ci95 = stats.fleiss_kappa_with_interval(ratings)
+        alpha = stats.krippendorff_alpha(reliability)
         block[question] = {
             "fleiss_kappa": fleiss,
-            "fleiss_kappa_ci95": stats.fleiss_kappa_interval(ratings) if fleiss is not None else None,
+            "fleiss_kappa_ci95": fleiss_ci95,
             "fleiss_items": stats.fleiss_kappa_items(ratings),
             "krippendorff_alpha": alpha,
             # The same alpha from each unit's labels (krippendorff_alpha_units): what the bootstrap resamples.

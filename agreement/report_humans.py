@@ -57,17 +57,16 @@ def humans_block(humans: HumanLabels, *, levels: list[int] | None = None, small_
     rank = {name: position for position, name in enumerate(sorted(humans.annotators, key=lambda n: (-rated[n], n)))}
     ratings = [list(labels.values()) if len(labels) <= 2 else [labels[name] for name in sorted(labels, key=rank.get)]
                for labels in (humans.by_unit[unit] for unit in units)]
-    fleiss, alpha = stats.fleiss_kappa(ratings), stats.krippendorff_alpha_units(ratings)
     resamples = stats.resamples_for(len(ratings))
+    fleiss, fleiss_ci95 = stats.fleiss_kappa_with_interval(ratings, resamples=resamples)
+    alpha, alpha_ci95 = stats.krippendorff_alpha_with_interval(ratings, resamples=resamples)
     return {
         "annotators": len(humans.annotators),
         "fleiss_kappa": fleiss,
-        "fleiss_kappa_ci95": stats.fleiss_kappa_interval(ratings, resamples=resamples)
-        if fleiss is not None else None,
+        "fleiss_kappa_ci95": fleiss_ci95,
         "fleiss_items": stats.fleiss_kappa_items(ratings),
         "krippendorff_alpha": alpha,
-        "krippendorff_alpha_ci95": stats.krippendorff_alpha_interval(ratings, resamples=resamples)
-        if alpha is not None else None,
+        "krippendorff_alpha_ci95": alpha_ci95,
         "ci_method": stats.bootstrap_method("the items rated", resamples=resamples),
         "pairwise_ci_method": stats.bootstrap_method("the items both rated", resamples=pair_resamples),
         "pairwise_cohen_kappa": pairwise,

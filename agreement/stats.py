@@ -133,13 +133,21 @@ def fleiss_kappa(ratings: Sequence[Sequence[Hashable]]) -> float | None:
     return None if table is None else _fleiss_of_table(table)
 
 
+def fleiss_kappa_with_interval(ratings: Sequence[Sequence[Hashable]], *, resamples: int = 1000,
+                               seed: int = 0) -> tuple[float | None, list[float] | None]:
+    """(fleiss_kappa, its 95% percentile bootstrap interval resampling the items it uses), from one count table."""
+    table = _fleiss_table(ratings)
+    value = None if table is None else _fleiss_of_table(table)
+    if value is None:
+        return None, None
+    return value, bootstrap_interval(len(table), lambda idx: _fleiss_of_table(table[idx]), resamples=resamples,
+                                     seed=seed)
+
+
 def fleiss_kappa_interval(ratings: Sequence[Sequence[Hashable]], *, resamples: int = 1000,
                           seed: int = 0) -> list[float] | None:
     """95% percentile bootstrap interval of fleiss_kappa, resampling the items it uses (bootstrap_interval)."""
-    table = _fleiss_table(ratings)
-    if table is None:
-        return None
-    return bootstrap_interval(len(table), lambda idx: _fleiss_of_table(table[idx]), resamples=resamples, seed=seed)
+    return fleiss_kappa_with_interval(ratings, resamples=resamples, seed=seed)[1]
 
 
 def fleiss_kappa_items(ratings: Sequence[Sequence[Hashable]]) -> int:
@@ -210,13 +218,22 @@ def krippendorff_alpha_units(ratings: Sequence[Sequence[Hashable]]) -> float | N
     return None if counts is None else _alpha_of_counts(counts)
 
 
+def krippendorff_alpha_with_interval(ratings: Sequence[Sequence[Hashable]], *, resamples: int = 1000,
+                                     seed: int = 0) -> tuple[float | None, list[float] | None]:
+    """(krippendorff_alpha_units, its 95% percentile bootstrap interval resampling the units rated twice or more),
+    from one units x labels count table."""
+    counts = _unit_counts(ratings)
+    value = None if counts is None else _alpha_of_counts(counts)
+    if value is None:
+        return None, None
+    return value, bootstrap_interval(len(counts), lambda idx: _alpha_of_counts(counts[idx]), resamples=resamples,
+                                     seed=seed)
+
+
 def krippendorff_alpha_interval(ratings: Sequence[Sequence[Hashable]], *, resamples: int = 1000,
                                 seed: int = 0) -> list[float] | None:
     """95% percentile bootstrap interval of krippendorff_alpha_units, resampling the units rated twice or more."""
-    counts = _unit_counts(ratings)
-    if counts is None:
-        return None
-    return bootstrap_interval(len(counts), lambda idx: _alpha_of_counts(counts[idx]), resamples=resamples, seed=seed)
+    return krippendorff_alpha_with_interval(ratings, resamples=resamples, seed=seed)[1]
 
 
 def _correlation(func, x: Sequence[float], y: Sequence[float]) -> float | None:

@@ -64,6 +64,10 @@ def test_fleiss_and_krippendorff_by_a_bootstrap_over_units():
     low, high = stats.krippendorff_alpha_interval(ratings)
     assert [low, high] == pytest.approx(_percentiles(alphas), abs=TOLERANCE)
     assert -1 <= low <= stats.krippendorff_alpha_units(ratings) <= high <= 1
+    # The report's calls: the value and its interval from one table.
+    assert stats.fleiss_kappa_with_interval(ratings) == (stats.fleiss_kappa(ratings), stats.fleiss_kappa_interval(ratings))
+    assert stats.krippendorff_alpha_with_interval(ratings) == (stats.krippendorff_alpha_units(ratings), [low, high])
+    assert stats.fleiss_kappa_with_interval([["a", "a"], ["a", "a"]]) == (None, None)
 
 
 def test_system_correlations_by_resampling_topics_and_rescoring_systems():
