@@ -1,7 +1,7 @@
 """REST API for campaigns and their items (imports and exports: tasktypes.api). Every lookup is scoped to the user: else 404."""
 
 from drf_spectacular.utils import extend_schema
-from rest_framework import generics
+from rest_framework import generics, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -10,9 +10,11 @@ from annotate.models import Campaign, Item
 from annotate.selectors.campaigns import campaign_overview
 from annotate.serializers import (
     CampaignDetailSerializer,
+    CampaignOptionsSerializer,
     CampaignSerializer,
     ItemSerializer,
 )
+from annotate.services.campaigns import CampaignError, campaign_options_editable, campaign_options_replace
 
 
 class CampaignListApi(generics.ListAPIView):
@@ -44,3 +46,24 @@ class CampaignItemsApi(generics.ListAPIView):
         campaign = campaign_for_researcher(self.request.user, self.kwargs["slug"])
         return (Item.objects.filter(campaign=campaign).select_related("topic")
                 .prefetch_related("system_outputs").order_by("id"))
+
+
+class CampaignOptionsApi(APIView):
+    @extend_schema(request=CampaignOptionsSerializer, responses={200: CampaignOptionsSerializer})
+    def get(self, request, slug):
+        """The campaign's options (researchers only): scale, relevant_from, dimensions, ties, grade_mapping, ..."""
+        campaign = campaign_for_researcher(request.user, slug)
+        return Response({"options": campaign_options_editable(campaign)})
+
+    @extend_schema(request=CampaignOptionsSerializer, responses={200: CampaignOptionsSerializer})
+    def put(self, request, slug):
+        """Replace the campaign's options with `options` (keys left out are removed); checked before anything is
+        saved, 400 with the first problem."""
+        campaign = campaign_for_researcher(request.user, slug)
+        form = CampaignOptionsSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            campaign = campaign_options_replace(campaign=campaign, options=form.validated_data["options"])
+        except CampaignError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response({"options": campaign_options_editable(campaign)})

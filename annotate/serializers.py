@@ -43,3 +43,8 @@ class ItemSerializer(serializers.ModelSerializer):
     @extend_schema_field(serializers.ListField(child=serializers.CharField()))
     def get_systems(self, item) -> list[str]:
         return sorted({output.system for output in item.system_outputs.all()})
+
+
+class CampaignOptionsSerializer(serializers.Serializer):
+    options = serializers.DictField(help_text="Option name -> JSON value; the task type says which options it takes "
+                                              "(README: campaign options).")

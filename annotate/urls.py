@@ -5,6 +5,7 @@ from annotate import views, views_annotate, views_images
 urlpatterns = [
     path("", views.home, name="home"),
     path("campaigns/<slug:slug>/", views.campaign_detail, name="campaign-detail"),
+    path("campaigns/<slug:slug>/options/", views.campaign_options, name="campaign-options"),
     path("campaigns/<slug:slug>/annotate/", views_annotate.annotate, name="annotate"),
     path("campaigns/<slug:slug>/annotate/submit/", views_annotate.annotate_submit, name="annotate-submit"),
     path("campaigns/<slug:slug>/annotate/draft/", views_annotate.annotate_draft, name="annotate-draft"),

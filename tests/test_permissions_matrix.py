@@ -39,6 +39,7 @@ EXPECTED = {
     "api-docs": (401, 200, 200, 200, 200),
     "home": (LOGIN, 200, 200, 200, 200),
     "campaign-detail": (LOGIN, 200, 404, 200, 404),
+    "campaign-options": PAGE_RESEARCHER,
     "campaign-import": PAGE_RESEARCHER,
     "campaign-export": PAGE_RESEARCHER,
     "annotate": (LOGIN, 200, 404, 404, 404),
@@ -63,6 +64,7 @@ EXPECTED = {
     "api-campaigns": (401, 200, 200, 200, 200),
     "api-campaign": (401, 200, 404, 200, 404),
     "api-campaign-items": API_RESEARCHER,
+    "api-campaign-options": API_RESEARCHER,
     "api-campaign-import": API_RESEARCHER_POST_ONLY,
     # The matrix's campaign is a QA campaign: its researcher is told (400) that only answer_ranking has rankings.
     "api-campaign-rankings": (401, 404, 404, 400, 404),

@@ -74,6 +74,27 @@ def units_ensure(*, campaign: Campaign) -> int:
     )
 
 
+# Options that imports keep for themselves (the pooled runs of a graded campaign): shown and edited by no one.
+INTERNAL_OPTIONS = ("runs",)
+
+
+def campaign_options_editable(campaign: Campaign) -> dict:
+    """The campaign's options a researcher sets (everything but INTERNAL_OPTIONS)."""
+    return {key: value for key, value in (campaign.options or {}).items() if key not in INTERNAL_OPTIONS}
+
+
+def campaign_options_replace(*, campaign: Campaign, options: dict) -> Campaign:
+    """Make the campaign's editable options OPTIONS: keys left out are removed (campaign_options_set checks)."""
+    if not isinstance(options, dict):
+        raise CampaignError("options must be a JSON object of option names and values")
+    internal = sorted(set(options) & set(INTERNAL_OPTIONS))
+    if internal:
+        raise CampaignError(f"option {internal[0]}: kept by the imports; it cannot be set")
+    current = campaign_options_editable(campaign)
+    changed = {key: value for key, value in options.items() if current.get(key, object()) != value}
+    return campaign_options_set(campaign=campaign, values=changed, unset=[key for key in current if key not in options])
+
+
 def campaign_options_set(*, campaign: Campaign, values: dict, unset: list[str] = ()) -> Campaign:
     """Set VALUES and remove UNSET keys in the campaign's options; CampaignError names the first bad one, or what is
     wrong with the options together (the task type's options_problem: a scale that drops grades already given)."""
