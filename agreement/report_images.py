@@ -40,11 +40,6 @@ SMALL_SAMPLE = 30  # fewer shared images than this: a small sample (campaign opt
 MEASURES = list(stats.IR_MEASURES)
 
 
-def _levels(campaign: Campaign) -> list[int]:
-    """The grades of the campaign's scale (its task type's, tasktypes.graded)."""
-    return task_type_get(campaign.task_type).levels(campaign)
-
-
 def _grades(labels: dict[int, str], items: dict, levels: list[int]) -> dict[int, int]:
     """Item -> grade, for the labels that are grades of LEVELS."""
     text = {str(level) for level in levels}
@@ -115,7 +110,7 @@ def image_qrels_sets(*, campaign: Campaign) -> dict[str, dict[str, dict[str, int
     """Every qrels the report scores runs with, by name: "consensus", "assessor-<name>", "judge-<name>"."""
     humans = human_labels_get(campaign=campaign)
     items = image_items_get(campaign=campaign)
-    levels = _levels(campaign)
+    levels = task_type_get(campaign.task_type).levels(campaign)  # the campaign's scale (tasktypes.graded)
     human_grade = _grades(humans.item_label, items, levels)
     mapping = (campaign.options or {}).get("grade_mapping") or {}
     sets = {"consensus": _qrels(human_grade, items)}

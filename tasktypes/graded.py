@@ -6,7 +6,7 @@ page). `relevant_from` is the lowest grade that counts as relevant where a measu
 type sets its DEFAULT_SCALE and DEFAULT_RELEVANT_FROM; a campaign without the options uses those.
 """
 
-from annotate.models import HumanJudgment, JudgmentKind
+from annotate.models import HumanJudgment
 from annotate.services.annotation import JudgmentValueError
 from annotate.task_types import TaskTypeSpec
 
@@ -71,7 +71,7 @@ class GradedRelevance(TaskTypeSpec):
         if relevant_from > top:
             return f"option relevant_from: {relevant_from} is not a grade of the scale (0-{top})"
         given = (HumanJudgment.objects.filter(unit__campaign=campaign, is_current=True)
-                 .exclude(kind=JudgmentKind.ADJUDICATION, label="").values_list("label", flat=True).distinct())
+                 .exclude(label="").values_list("label", flat=True).distinct())
         beyond = sorted(int(label) for label in given if label.isdigit() and int(label) > top)
         if beyond:
             return (f"option scale: grades {', '.join(map(str, beyond))} have been given in this campaign and the new "
@@ -81,8 +81,8 @@ class GradedRelevance(TaskTypeSpec):
     def value_check(self, value, *, unit=None) -> str:
         """{"grade": g}, g one of the scale's grades; the label is the grade as a digit."""
         scale = self.scale(unit.campaign if unit is not None else None)
-        numbers = _or_list([str(entry["grade"]) for entry in scale])
-        choices = _or_list([f"{entry['grade']} {entry['name'].lower()}" for entry in scale])
+        numbers = or_list([str(entry["grade"]) for entry in scale])
+        choices = or_list([f"{entry['grade']} {entry['name'].lower()}" for entry in scale])
         if not isinstance(value, dict) or set(value) != {"grade"}:
             raise JudgmentValueError(f'{self.grade_phrase} is {{"grade": {numbers}}}.')
         grade = value["grade"]
@@ -110,6 +110,6 @@ def grade_value(*, grade: str | None) -> dict:
     return {"grade": int(grade) if isinstance(grade, str) and len(grade) == 1 and grade.isdigit() else grade}
 
 
-def _or_list(words: list[str]) -> str:
+def or_list(words: list[str]) -> str:
     """"0, 1 or 2"."""
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"

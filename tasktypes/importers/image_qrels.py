@@ -13,6 +13,7 @@ from pathlib import Path
 from annotate.models import Campaign, Item, JudgmentKind, Topic
 from annotate.services.campaigns import units_ensure, user_get_or_create_imported
 from annotate.task_types import task_type_get
+from tasktypes.graded import or_list
 from tasktypes.importers.common import ImportDataError, fits
 from tasktypes.importers.images import image_items_ensure
 from tasktypes.importers.trec_qrels import qrels_read
@@ -28,7 +29,7 @@ def image_qrels_import(*, campaign: Campaign, paths: list[Path]) -> tuple[int, i
     """Import the grades; returns (judgments, items, units) created. Call inside the import's transaction."""
     topics = dict(Topic.objects.filter(campaign=campaign).values_list("external_id", "id"))
     grades = task_type_get(campaign.task_type).levels(campaign)
-    expected = f"{', '.join(map(str, grades[:-1]))} or {grades[-1]}"
+    expected = or_list([str(grade) for grade in grades])
     lines = []
     seen: dict[tuple[str, str, str], tuple[int, int]] = {}
     for path in paths:
