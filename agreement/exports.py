@@ -11,6 +11,7 @@ import csv
 import io
 
 from agreement.report_ranking import TAU, TAU_ANSWERS, order_text
+from agreement.stats import ALPHA_LEVELS, IR_MEASURES
 from annotate.task_types import LAYOUT_ATTRIBUTION, LAYOUT_GRADES, LAYOUT_RANKING
 
 
@@ -64,7 +65,7 @@ def judges_csv(*, report: dict) -> str:
     if report["layout"] == LAYOUT_RANKING:
         return ranking_judges_csv(report=report)
     if report["layout"] == LAYOUT_GRADES:
-        return image_judges_csv(report=report)
+        return graded_judges_csv(report=report)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(JUDGE_COLUMNS)
@@ -148,59 +149,63 @@ def topics_csv(*, report: dict) -> str:
     return buffer.getvalue()
 
 
-GRADE_TOPIC_COLUMNS = ["judge", "topic", "n", "cohen_kappa", "cohen_kappa_linear", "accuracy", "cohen_kappa_binary"]
+# The item-level statistics of a graded report, overall (with intervals) and per topic.
+GRADE_STATISTICS = ("cohen_kappa", "cohen_kappa_linear", "accuracy", "cohen_kappa_binary", "cohen_kappa_quadratic",
+                    *(f"krippendorff_alpha_{level}" for level in ALPHA_LEVELS))
+GRADE_TOPIC_COLUMNS = ["judge", "topic", "n", *GRADE_STATISTICS]
 
 
 def _grade_topics_csv(*, report: dict) -> str:
-    """image_relevance: one row per judge and topic, the judge's grades against the assessors' on that topic."""
+    """Graded relevance: one row per judge and topic, the judge's grades against the assessors' on that topic."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(GRADE_TOPIC_COLUMNS)
     for name, block in report["judges"].items():
         for row in block.get("per_topic", []):
-            writer.writerow([name, row["topic"], row["n"], _cell(row["cohen_kappa"]), _cell(row["cohen_kappa_linear"]),
-                             _cell(row["accuracy"]), _cell(row["cohen_kappa_binary"])])
+            writer.writerow([name, row["topic"], row["n"], *(_cell(row[key]) for key in GRADE_STATISTICS)])
     return buffer.getvalue()
 
 
-IMAGE_MEASURES = ("ndcg_cut_10", "map")
+RUN_MEASURES = tuple(IR_MEASURES)  # ndcg_cut_10, map, p_10
 
 
 def runs_csv(*, report: dict) -> str:
-    """image_relevance: rows are runs; columns: run, tags, NDCG@10 and MAP under the human qrels, then each judge's."""
+    """Graded relevance: rows are runs; columns: run, tags, each measure under the human qrels, then each judge's."""
     judges = list(report["judges"])
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["system", "tags", *(f"human_{m}" for m in IMAGE_MEASURES),
-                     *(f"{name}_{m}" for name in judges for m in IMAGE_MEASURES)])
+    writer.writerow(["system", "tags", *(f"human_{m}" for m in RUN_MEASURES),
+                     *(f"{name}_{m}" for name in judges for m in RUN_MEASURES)])
     for row in report["systems"]:
-        writer.writerow([row["system"], " ".join(row["tags"]), *(_cell(row["human"][m]) for m in IMAGE_MEASURES),
-                         *(_cell(row["judges"].get(name, {}).get(m)) for name in judges for m in IMAGE_MEASURES)])
+        writer.writerow([row["system"], " ".join(row["tags"]), *(_cell(row["human"][m]) for m in RUN_MEASURES),
+                         *(_cell(row["judges"].get(name, {}).get(m)) for name in judges for m in RUN_MEASURES)])
     return buffer.getvalue()
 
 
-def image_judges_csv(*, report: dict) -> str:
-    """image_relevance: rows are judges; item-level kappa (plain and linear) and, per measure, the run-order
-    correlations and Relative Δ of the bias tag."""
+ITEM_STATISTICS = ("cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic", "cohen_kappa_binary",
+                   *(f"krippendorff_alpha_{level}" for level in ALPHA_LEVELS), "accuracy")
+RUN_ORDER_STATISTICS = ("kendall_tau_b", "spearman", "pearson")
+
+
+def graded_judges_csv(*, report: dict) -> str:
+    """Graded relevance: rows are judges; the item-level statistics and, per measure, the run-order correlations,
+    the pairs of runs compared and swapped, and Relative Δ of the bias tag; then every interval."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["judge", "family", "mapping", "n", "cohen_kappa", "cohen_kappa_linear", "cohen_kappa_binary",
-                     "accuracy", "failed",
-                     "n_systems", *(f"{m}_{stat}" for m in IMAGE_MEASURES for stat in ("kendall_tau_b", "spearman",
-                                                                                       "pearson", "relative_delta")),
-                     *_bound_columns("cohen_kappa", "cohen_kappa_linear", "cohen_kappa_binary", "accuracy"),
-                     *_bound_columns(*(f"{m}_{stat}" for m in IMAGE_MEASURES for stat in ("kendall_tau_b", "spearman",
-                                                                                          "pearson")))])
+    writer.writerow(["judge", "family", "mapping", "n", *ITEM_STATISTICS, "failed",
+                     "n_systems", *(f"{m}_{stat}" for m in RUN_MEASURES
+                                    for stat in (*RUN_ORDER_STATISTICS, "n_pairs", "n_swaps", "relative_delta")),
+                     *_bound_columns(*ITEM_STATISTICS),
+                     *_bound_columns(*(f"{m}_{stat}" for m in RUN_MEASURES for stat in RUN_ORDER_STATISTICS))])
     for name, block in report["judges"].items():
         item, system = block["item"], block["system"]
         delta = system.get("relative_delta") or {}
-        writer.writerow([name, block["family"], block["mapping"]["rule"], item["n"], _cell(item["cohen_kappa"]),
-                         _cell(item["cohen_kappa_linear"]), _cell(item["cohen_kappa_binary"]), _cell(item["accuracy"]),
-                         item["failed"], system["n_systems"],
-                         *(_cell(value) for m in IMAGE_MEASURES for value in (
-                             system[m]["kendall_tau_b"], system[m]["spearman"], system[m]["pearson"], delta.get(m))),
-                         *(cell for key in ("cohen_kappa", "cohen_kappa_linear", "cohen_kappa_binary", "accuracy")
-                           for cell in _bounds(item.get(f"{key}_ci95"))),
-                         *(cell for m in IMAGE_MEASURES for key in ("kendall_tau_b", "spearman", "pearson")
+        writer.writerow([name, block["family"], block["mapping"]["rule"], item["n"],
+                         *(_cell(item[key]) for key in ITEM_STATISTICS), item["failed"], system["n_systems"],
+                         *(_cell(value) for m in RUN_MEASURES for value in (
+                             *(system[m][stat] for stat in RUN_ORDER_STATISTICS), system[m]["n_pairs"],
+                             system[m]["n_swaps"], delta.get(m))),
+                         *(cell for key in ITEM_STATISTICS for cell in _bounds(item.get(f"{key}_ci95"))),
+                         *(cell for m in RUN_MEASURES for key in RUN_ORDER_STATISTICS
                            for cell in _bounds(system[m].get(f"{key}_ci95")))])
     return buffer.getvalue()

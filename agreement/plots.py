@@ -345,11 +345,12 @@ def system_accuracy_plot(*, report: dict) -> Plot | None:
                                title=f"System {measure}, {len(systems)} systems: humans vs each judge")
 
 
+# The runs scatter's measures: the two the published comparisons plot (P@10 is in the report and its tables).
 MEASURE_NAMES = {"ndcg_cut_10": "NDCG@10", "map": "MAP"}
 
 
 def runs_scatter_plot(*, report: dict) -> Plot | None:
-    """image_relevance: each run's NDCG@10 and MAP under the human qrels (x) and each judge's (y), one row of panels
+    """Graded relevance: each run's NDCG@10 and MAP under the human qrels (x) and each judge's (y), one row of panels
     per judge; runs carrying the bias tag drawn hollow. None without runs or judges."""
     systems, tag = report["systems"], report.get("bias_tag")
     if not systems or not report["judges"]:
@@ -423,7 +424,7 @@ def _grade_order(grade) -> tuple:
 
 
 def scores_cdf_plot(*, report: dict) -> Plot | None:
-    """image_relevance: each judge's raw scores as a CDF (scores scaled to [0, 1] per judge, so judges on other
+    """Graded relevance: each judge's raw scores as a CDF (scores scaled to [0, 1] per judge, so judges on other
     scales share the axis), with the human grades' cumulative shares as steps. None without scores."""
     cdfs = {name: block["cdf"] for name, block in report["judges"].items() if block.get("cdf")}
     if not cdfs:
@@ -448,7 +449,7 @@ def scores_cdf_plot(*, report: dict) -> Plot | None:
             axes.text(1.01, cumulative, f"humans ≤ {_literal(grade)}", fontsize=7, va="center", color="#555555",
                       transform=axes.get_yaxis_transform())
     axes.set_xlabel("judge's score, scaled to its range (0 = lowest, 1 = highest)")
-    axes.set_ylabel("share of images scored at or below")
+    axes.set_ylabel(f"share of {report.get('item_noun', 'item')}s scored at or below")
     axes.set_title("Judges' scores (CDF) and the human grades")
     axes.grid(True, color="#e5e7eb", linewidth=0.6)
     handles, labels = axes.get_legend_handles_labels()

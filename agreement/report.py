@@ -76,7 +76,7 @@ def report_options(campaign: Campaign) -> dict:
 
 def agreement_report_build(*, campaign: Campaign) -> dict:
     """The report document for CAMPAIGN, a JSON-ready dict in the shape of DESIGN.md §5, built by the campaign's
-    task type (its report_builder: qa_report_build, ais_report_build, agreement.report_ranking, agreement.report_images).
+    task type (its report_builder: qa_report_build, ais_report_build, agreement.report_ranking, agreement.report_graded).
 
     Reads a fixed number of queries (see agreement.selectors); numbers are unrounded floats.
     """

@@ -223,7 +223,7 @@ def items_brief_get(*, item_ids: set[int]) -> dict[int, dict]:
             for pk, external_id, question, answer, system in rows}
 
 
-# --- image_relevance: judges' raw scores, the images' topics, the stored runs ---
+# --- graded relevance (image_relevance, passage_relevance): judges' raw scores, items' topics, stored runs ---
 
 
 @dataclass
@@ -264,16 +264,19 @@ def judge_scores_get(*, campaign: Campaign) -> list[JudgeScores]:
     return list(judges.values())
 
 
-def image_items_get(*, campaign: Campaign) -> dict[int, tuple[str, str]]:
-    """{item id: (topic external id, image id)} for the campaign's image items. One query."""
-    return {pk: (qid, image_id or external_id.split("/", 1)[-1]) for pk, qid, image_id, external_id in
-            Item.objects.filter(campaign=campaign, kind="image").values_list(
-                "id", "topic__external_id", "data__image_id", "external_id")}
+def graded_items_get(*, campaign: Campaign) -> dict[int, tuple[str, str]]:
+    """{item id: (topic external id, doc id)} for the campaign's graded items: those of its task type's item_kind,
+    the doc id (what runs and qrels name the item by) from Item.data[doc_key], else the external id's part after
+    "<qid>/". One query."""
+    spec = task_type_get(campaign.task_type)
+    fields = ["id", "topic__external_id", "external_id"] + ([f"data__{spec.doc_key}"] if spec.doc_key else [])
+    return {pk: (qid, (doc[0] if doc else None) or external_id.split("/", 1)[-1]) for pk, qid, external_id, *doc in
+            Item.objects.filter(campaign=campaign, kind=spec.item_kind).values_list(*fields)}
 
 
 def runs_get(*, campaign: Campaign) -> dict[str, dict]:
-    """{run: {"tags": [...], "run": {topic: {image id: score}}}} from the campaign's stored runs (no query)."""
-    from tasktypes.importers.image_pool import stored_runs
+    """{run: {"tags": [...], "run": {topic: {doc id: score}}}} from the campaign's stored runs (no query)."""
+    from tasktypes.importers.runs_pool import stored_runs
 
     meta = (campaign.options or {}).get("runs") or {}
     return {name: {"tags": list(meta[name].get("tags") or []), "run": run}

@@ -236,6 +236,72 @@ def krippendorff_alpha_interval(ratings: Sequence[Sequence[Hashable]], *, resamp
     return krippendorff_alpha_with_interval(ratings, resamples=resamples, seed=seed)[1]
 
 
+ALPHA_LEVELS = ("ordinal", "nominal")
+
+
+def krippendorff_alpha_pair(first: Sequence[float], second: Sequence[float], *, levels: Sequence[float],
+                            level: str = "nominal") -> float | None:
+    """Krippendorff's alpha between two raters who rated the same items (krippendorff package), at LEVEL "nominal"
+    or "ordinal" over the ordered grades LEVELS (its value_domain: the ordinal distance between two grades counts
+    how often the grades between them were given, so a grade nobody gave still sits on the scale).
+
+    None for fewer than two items or a single grade throughout (alpha is 0/0).
+    """
+    _paired(first, second)
+    if len(first) < 2 or len(set(first) | set(second)) < 2:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return _finite(krippendorff.alpha(reliability_data=np.array([first, second], dtype=float),
+                                          value_domain=list(levels), level_of_measurement=level))
+
+
+def _alpha_of_value_counts(counts: np.ndarray, levels: Sequence[float], level: str) -> float | None:
+    if counts.shape[0] < 2 or np.count_nonzero(counts.sum(axis=0)) < 2:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return _finite(krippendorff.alpha(value_counts=counts, value_domain=list(levels), level_of_measurement=level))
+
+
+def pair_alpha_intervals(
+    first: Sequence[float], second: Sequence[float], clusters: Sequence[Hashable], *, levels: Sequence[float],
+    resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED,
+) -> dict[str, list[float] | None]:
+    """Intervals of krippendorff_alpha_pair, ordinal and nominal ({"krippendorff_alpha_ordinal", "..._nominal"}),
+    by a bootstrap over CLUSTERS (each item's topic), drawn as item_agreement_intervals draws them (same seed, same
+    clusters in the same order: the same resamples).
+
+    Two raters' grades of an item make one of at most len(LEVELS)^2 value-count rows; a resample is the drawn
+    clusters' rows repeated as often as they occur there, handed to the krippendorff package whole.
+    """
+    keys = [f"krippendorff_alpha_{level}" for level in ALPHA_LEVELS]
+    _paired(first, second)
+    _paired(first, clusters)
+    if len(first) < 2:
+        return {key: None for key in keys}
+    code = {grade: i for i, grade in enumerate(levels)}
+    pattern_of = {}
+    order = {cluster: i for i, cluster in enumerate(dict.fromkeys(clusters))}
+    rows = []
+    for a, b in zip(first, second, strict=True):
+        row = [0] * len(code)
+        row[code[a]] += 1
+        row[code[b]] += 1
+        rows.append(pattern_of.setdefault(tuple(row), len(pattern_of)))
+    patterns = np.array(list(pattern_of), dtype=float)
+    per_cluster = np.zeros((len(order), len(patterns)), dtype=np.int64)
+    for pattern, cluster in zip(rows, clusters, strict=True):
+        per_cluster[order[cluster], pattern] += 1
+
+    def statistic(idx: np.ndarray) -> list[float | None]:
+        counts = np.repeat(patterns, per_cluster[idx].sum(axis=0), axis=0)
+        return [_alpha_of_value_counts(counts, levels, level) for level in ALPHA_LEVELS]
+
+    intervals = bootstrap_intervals(len(order), statistic, width=len(keys), resamples=resamples, seed=seed)
+    return dict(zip(keys, intervals, strict=True))
+
+
 def _correlation(func, x: Sequence[float], y: Sequence[float]) -> float | None:
     _paired(x, y)
     if len(x) < 2 or len(set(x)) < 2 or len(set(y)) < 2:
@@ -377,22 +443,24 @@ def spread(values: Sequence[float | None]) -> dict:
     }
 
 
-# --- IR measures of runs (image_relevance): trec_eval's definitions through ir_measures / pytrec_eval ---
+# --- IR measures of runs (graded relevance): trec_eval's definitions through ir_measures / pytrec_eval ---
 
-IR_MEASURES = {"ndcg_cut_10": "nDCG@10", "map": "AP"}
+IR_MEASURES = {"ndcg_cut_10": "nDCG@10", "map": "AP", "p_10": "P@10"}
 
 
 def _ir_measures(relevant_from: int) -> dict:
-    """ir_measures measure -> report key. nDCG@10 uses the grades as gains; AP is binary, a document relevant from
-    grade RELEVANT_FROM up (trec_eval's -l; 1, its default, on image_relevance's 0/1/2 scale)."""
-    return {ir_measures.parse_measure("nDCG@10"): "ndcg_cut_10", ir_measures.parse_measure(f"AP(rel={relevant_from})"): "map"}
+    """ir_measures measure -> report key. nDCG@10 uses the grades as gains; AP and P@10 are binary, a document
+    relevant from grade RELEVANT_FROM up (trec_eval's -l: 1, its default, on a 0/1/2 scale; TREC uses 2 on 0-3)."""
+    return {ir_measures.parse_measure("nDCG@10"): "ndcg_cut_10",
+            ir_measures.parse_measure(f"AP(rel={relevant_from})"): "map",
+            ir_measures.parse_measure(f"P(rel={relevant_from})@10"): "p_10"}
 
 
 def run_measures(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]], *,
                  relevant_from: int = 1) -> dict[str, float | None]:
-    """{"ndcg_cut_10", "map"} of RUN ({topic: {doc: score}}) under QRELS ({topic: {doc: grade}}), averaged over
+    """{"ndcg_cut_10", "map", "p_10"} of RUN ({topic: {doc: score}}) under QRELS ({topic: {doc: grade}}), averaged over
     the topics that have qrels (trec_eval's rule: a topic without judgments is left out; unjudged documents
-    are not relevant). None for both when no topic of the run has qrels."""
+    are not relevant). None for each when no topic of the run has qrels."""
     measures = _ir_measures(relevant_from)
     judged = {topic: docs for topic, docs in qrels.items() if docs and topic in run}
     if not judged:
@@ -404,8 +472,8 @@ def run_measures(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, floa
 
 def run_measures_per_topic(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]], *,
                            relevant_from: int = 1) -> dict[str, dict[str, float]]:
-    """{"ndcg_cut_10": {topic: value}, "map": {...}} of RUN per judged topic (ir_measures.iter_calc): what a
-    bootstrap over topics resamples. Topics without qrels are left out, as run_measures does."""
+    """{"ndcg_cut_10": {topic: value}, "map": {...}, "p_10": {...}} of RUN per judged topic (ir_measures.iter_calc):
+    what a bootstrap over topics resamples. Topics without qrels are left out, as run_measures does."""
     measures = _ir_measures(relevant_from)
     judged = {topic: docs for topic, docs in qrels.items() if docs and topic in run}
     out: dict[str, dict[str, float]] = {key: {} for key in IR_MEASURES}
@@ -470,6 +538,27 @@ def relative_delta(group: Sequence[float], others: Sequence[float]) -> float | N
     return _finite(200.0 * (a - b) / (a + b))
 
 
+def swapped_pairs(first: dict[str, float | None], second: dict[str, float | None]) -> dict:
+    """The pairs of systems whose order two scorings disagree on: {"n_pairs", "n_swaps", "swaps"}.
+
+    FIRST and SECOND map a system to its score under each (the human qrels and a judge's); a pair counts when both
+    of its systems have both scores, and swaps when one system is strictly ahead under FIRST and strictly behind
+    under SECOND (a tie on either side is no swap: Kendall's tau-b counts it apart). Each swap is {"runs": [a, b],
+    "first": [a's, b's], "second": [a's, b's]} with a the one ahead under FIRST; the largest gaps under FIRST first,
+    as those are the swaps a reader should doubt the judge on.
+    """
+    names = sorted(name for name in first if first[name] is not None and second.get(name) is not None)
+    swaps = []
+    for index, a in enumerate(names):
+        for b in names[index + 1:]:
+            if (first[a] - first[b]) * (second[a] - second[b]) < 0:
+                ahead, behind = (a, b) if first[a] > first[b] else (b, a)
+                swaps.append({"runs": [ahead, behind], "first": [first[ahead], first[behind]],
+                              "second": [second[ahead], second[behind]]})
+    swaps.sort(key=lambda swap: (-(swap["first"][0] - swap["first"][1]), swap["runs"]))
+    return {"n_pairs": len(names) * (len(names) - 1) // 2, "n_swaps": len(swaps), "swaps": swaps}
+
+
 # --- Intervals: percentile bootstrap (scipy.stats.bootstrap) over the units that were sampled ---
 
 
@@ -481,11 +570,16 @@ BOOTSTRAP_FULL_UNITS = 20_000
 BOOTSTRAP_MIN_RESAMPLES = 100
 
 
-def resamples_for(units: int) -> int:
+def resamples_for(units: int, *, full_units: int = BOOTSTRAP_FULL_UNITS) -> int:
     """How many bootstrap resamples a statistic over UNITS resampled units gets (see BOOTSTRAP_FULL_UNITS)."""
-    if units <= BOOTSTRAP_FULL_UNITS:
+    if units <= full_units:
         return BOOTSTRAP_RESAMPLES
-    return max(BOOTSTRAP_MIN_RESAMPLES, BOOTSTRAP_RESAMPLES * BOOTSTRAP_FULL_UNITS // units)
+    return max(BOOTSTRAP_MIN_RESAMPLES, BOOTSTRAP_RESAMPLES * full_units // units)
+
+
+# Krippendorff's alpha reads one row per item in every resample (the package takes value counts, not a table), about
+# 0.35 ms per thousand items: past this many items its resamples shrink (resamples_for), about a second per judge.
+ALPHA_FULL_ITEMS = 2_000
 
 
 def bootstrap_method(over: str, *, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> str:
@@ -578,10 +672,10 @@ def item_agreement_intervals(
     levels: Sequence[Hashable] | None = None, weighted: bool = False,
     resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED,
 ) -> dict[str, list[float] | None]:
-    """Intervals of Cohen's kappa (and linear-weighted kappa when WEIGHTED; LEVELS then in order) and of the
-    agreement rate between two raters' labels, by a bootstrap over CLUSTERS (each item's topic; pass each item
-    its own cluster when items are independent)."""
-    keys = ["cohen_kappa", "accuracy"] + (["cohen_kappa_linear"] if weighted else [])
+    """Intervals of Cohen's kappa (and linear- and quadratic-weighted kappa when WEIGHTED; LEVELS then in order)
+    and of the agreement rate between two raters' labels, by a bootstrap over CLUSTERS (each item's topic; pass
+    each item its own cluster when items are independent)."""
+    keys = ["cohen_kappa", "accuracy"] + (["cohen_kappa_linear", "cohen_kappa_quadratic"] if weighted else [])
     if len(first) < 2:
         return {key: None for key in keys}
     levels = list(levels) if levels is not None else _sorted_as_sklearn(set(first) | set(second))
@@ -592,7 +686,7 @@ def item_agreement_intervals(
         total = table.sum()
         values = [kappa_of_table(table), float(np.trace(table) / total) if total else None]
         if weighted:
-            values.append(kappa_of_table(table, weights="linear"))
+            values += [kappa_of_table(table, weights="linear"), kappa_of_table(table, weights="quadratic")]
         return values
 
     intervals = bootstrap_intervals(len(tables), statistic, width=len(keys), resamples=resamples, seed=seed)

@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 from agreement.exports import judges_csv, systems_csv, topics_csv
 from agreement.plots import FORMATS, report_plot, report_plot_names
 from agreement.report import agreement_report_build
-from agreement.report_images import image_qrels_sets, qrels_text
+from agreement.report_graded import MEASURE_NAMES, graded_qrels_sets, qrels_text
 from annotate.access import campaign_for_researcher
 from annotate.task_types import LAYOUT_ATTRIBUTION, LAYOUT_GRADES, LAYOUT_RANKING, task_type_get
 
@@ -27,14 +27,21 @@ def _partial(coverage):
     return coverage if coverage and coverage[0] < coverage[1] else None
 
 
+def _run_orders(system: dict) -> list[dict]:
+    """A graded report judge's system block as one row per measure, with the measure's name and its Relative Δ."""
+    delta = system.get("relative_delta") or {}
+    return [{**system[key], "key": key, "label": label, "relative_delta": delta.get(key),
+             "relative_delta_ci95": delta.get(f"{key}_ci95")} for key, label in MEASURE_NAMES.items()]
+
+
 @require_GET
 def agreement_report(request, slug):
     campaign = campaign_for_researcher(request.user, slug)
     report = agreement_report_build(campaign=campaign)
     ranking = report["layout"] == LAYOUT_RANKING
-    images = report["layout"] == LAYOUT_GRADES
+    graded = report["layout"] == LAYOUT_GRADES
     judge_names = list(report["judges"])
-    # The report's plots, inline: the first is the main one (scatter or NRP), an image report's second its CDF.
+    # The report's plots, inline: the first is the main one (scatter or NRP), a graded report's second its CDF.
     names = report_plot_names(report=report)
     plots = {name: report_plot(report=report, name=name) for name in names}
     context = {
@@ -55,13 +62,20 @@ def agreement_report(request, slug):
         ],
         "ranking": ranking,
         "ais": report["layout"] == LAYOUT_ATTRIBUTION,
+        # Graded reports: each run's measures in MEASURE_NAMES' order, under the humans and then judge by judge.
+        "run_measures": [{"key": key, "label": label} for key, label in MEASURE_NAMES.items()] if graded else [],
         "run_rows": [
-            {**row, "judge_values": [row["judges"].get(name, {}) for name in judge_names]} for row in report["systems"]
-        ] if images else [],
+            {**row, "human_values": [row["human"].get(key) for key in MEASURE_NAMES],
+             "judge_values": [(row["judges"].get(name) or {}).get(key)
+                              for name in judge_names for key in MEASURE_NAMES]}
+            for row in report["systems"]
+        ] if graded else [],
+        "run_orders": [{"name": name, "measures": _run_orders(block["system"])}
+                       for name, block in report["judges"].items()] if graded else [],
         "nrp_rows": [
             {**row, "judge_nrp": [row["judges_nrp"].get(name, {}) for name in judge_names]} for row in report["systems"]
         ] if ranking else [],
-        "images": images,
+        "graded": graded,
         "plot_name": names[0],
         "plot_svg": plots[names[0]].svg() if plots[names[0]] else None,
         "cdf_svg": plots["cdf"].svg() if plots.get("cdf") else None,
@@ -131,9 +145,11 @@ def agreement_plot(request, slug, plot, fmt):
 
 @require_GET
 def agreement_qrels(request, slug, source):
-    """image_relevance: the TREC qrels the report scored runs with (consensus, assessor-NAME or judge-NAME)."""
+    """Graded relevance: the TREC qrels the report scored runs with (consensus, assessor-NAME or judge-NAME), graded
+    on the campaign's scale."""
     campaign = campaign_for_researcher(request.user, slug)
-    sets = image_qrels_sets(campaign=campaign) if task_type_get(campaign.task_type).pools_runs else {}
+    graded = task_type_get(campaign.task_type).report_layout == LAYOUT_GRADES
+    sets = graded_qrels_sets(campaign=campaign) if graded else {}
     if source not in sets:
         raise Http404("no such qrels")
     return _attachment(qrels_text(sets[source]), content_type="text/plain; charset=utf-8",

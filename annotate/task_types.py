@@ -89,8 +89,14 @@ class TaskTypeSpec:
     importer: str = ""
     # The ImportSummary method that words an import's summary for this task type.
     import_lines: str = "verdict_lines"
+    # What the items of a pooled task type are: Item.kind and what the pages call one (tasktypes.graded).
+    item_kind: str = ""
+    item_noun: str = "item"
     # Whether trec-run files are pooled to a depth into items to judge (rather than read as a judge's scores).
     pools_runs: bool = False
+    # Judge families that can judge this task type beside those whose own `task_types` name it
+    # (judges.families.families_for lists both).
+    judge_families: tuple[str, ...] = ()
     # The report builder, a dotted path to a function(*, campaign) -> dict (agreement.report calls it), and the
     # layout of the document it builds.
     report_builder: str = ""
@@ -111,6 +117,16 @@ class TaskTypeSpec:
         from annotate.services.annotation import JudgmentValueError
 
         raise JudgmentValueError(f"Drafts are not kept for {self.name} units.")
+
+    def judge_context(self, campaign) -> dict:
+        """What a judge family that asks for it (judges.families.base.JudgeFamily.uses_task_context) is told of
+        CAMPAIGN beside its items (a graded type's scale); {} by default."""
+        return {}
+
+    def judge_input_missing(self, *, text: str, data: dict) -> str | None:
+        """Why a model judge cannot judge an item with TEXT and DATA yet (its verdict fails with this reason, and
+        "retry failed items" judges it later); None when it can."""
+        return None
 
     def unit_gradable(self, unit) -> None:
         """Refuse (JudgmentValueError) a browser verdict on a unit whose content the annotator cannot see."""

@@ -7,7 +7,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
 from annotate.access import campaign_for_member, campaign_for_researcher, is_researcher
-from annotate.selectors.campaigns import annotator_progress, campaign_list_for_user, campaign_overview, image_pools
+from annotate.selectors.campaigns import annotator_progress, campaign_list_for_user, campaign_overview, pools_get
 from annotate.services.campaigns import CampaignError, campaign_options_editable, campaign_options_replace
 
 
@@ -24,7 +24,7 @@ def campaign_detail(request, slug):
     if researcher:
         context["overview"] = campaign_overview(campaign=campaign)
         context["annotators"] = annotator_progress(campaign=campaign)
-        context["pools"] = image_pools(campaign=campaign)
+        context["pools"] = pools_get(campaign=campaign)
     return render(request, "annotate/campaign_detail.html", context)
 
 

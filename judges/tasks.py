@@ -17,6 +17,7 @@ from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from annotate.models import Item
+from annotate.task_types import task_type_get
 from judges.endpoints import endpoint_connection
 from judges.errors import JudgeConfigError
 from judges.families import ItemInput, Verdict, family_get
@@ -109,10 +110,23 @@ def _family_verdicts(family, inputs: list[ItemInput], config: dict, judge, conne
         extra["samples"] = DbSampleStore(judge)
     if getattr(family, "uses_endpoint", False):
         extra["connection"] = connection
-    verdicts = family.judge_batch(inputs, config, **extra)
-    if len(verdicts) != len(inputs):
-        raise JudgeConfigError(f"family {family.name} returned {len(verdicts)} verdicts for {len(inputs)} items")
-    return verdicts
+    if getattr(family, "uses_task_context", False):
+        # The campaign as its task type describes it to judges (a graded type's scale), read for every batch: a
+        # scale edited since the run started is the one the remaining items are judged on.
+        extra["task_context"] = task_type_get(judge.campaign.task_type).judge_context(judge.campaign)
+    # What cannot be judged yet (a passage whose text is not imported) fails without reaching the family, so that
+    # "retry failed items" judges it once it is there.
+    spec = task_type_get(judge.campaign.task_type)
+    missing = {item.item_id: reason for item in inputs
+               if (reason := spec.judge_input_missing(text=item.text, data=item.data))}
+    ready = [item for item in inputs if item.item_id not in missing]
+    verdicts = family.judge_batch(ready, config, **extra) if ready else []
+    if len(verdicts) != len(ready):
+        raise JudgeConfigError(f"family {family.name} returned {len(verdicts)} verdicts for {len(ready)} items")
+    if not missing:
+        return verdicts
+    given = iter(verdicts)
+    return [Verdict.failure(missing[item.item_id]) if item.item_id in missing else next(given) for item in inputs]
 
 
 def exception_reason(exc: BaseException) -> str:

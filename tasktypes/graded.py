@@ -8,7 +8,7 @@ type sets its DEFAULT_SCALE and DEFAULT_RELEVANT_FROM; a campaign without the op
 
 from annotate.models import HumanJudgment
 from annotate.services.annotation import JudgmentValueError
-from annotate.task_types import TaskTypeSpec
+from annotate.task_types import LAYOUT_GRADES, TaskTypeSpec
 
 MAX_GRADES = 10  # keys 0-9
 
@@ -32,6 +32,21 @@ def _scale_problem(key: str, value) -> str | None:
     return None
 
 
+GRADE_RULES = ("quantile", "fitted")
+
+
+def _grade_mapping(key: str, value) -> str | None:
+    if not isinstance(value, dict) or not all(isinstance(rule, str) and rule in GRADE_RULES for rule in value.values()):
+        return 'grade_mapping must map judge names to "quantile" or "fitted"'
+    return None
+
+
+def _bias_tag(key: str, value) -> str | None:
+    if not isinstance(value, str) or not value.strip():
+        return "bias_tag must be a run tag (a string)"
+    return None
+
+
 def _relevant_from_problem(key: str, value) -> str | None:
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
         return "relevant_from must be a grade, at least 1"
@@ -45,7 +60,15 @@ class GradedRelevance(TaskTypeSpec):
     DEFAULT_RELEVANT_FROM = 1
     grade_phrase = "A grade"  # how value_check's messages name a value: "An image grade is ..."
     noun = "grade"
-    options = {"scale": _scale_problem, "relevant_from": _relevant_from_problem}
+    # The Item.data key of the id that runs and qrels files name an item by (its doc id); item_kind and item_noun
+    # (annotate.task_types) say what the items are.
+    doc_key = ""
+    options = {"scale": _scale_problem, "relevant_from": _relevant_from_problem, "grade_mapping": _grade_mapping,
+               "bias_tag": _bias_tag}
+    # trec-run files are pooled to a depth (--depth, --tag) into the items to grade.
+    pools_runs = True
+    report_builder = "agreement.report_graded.graded_report_build"
+    report_layout = LAYOUT_GRADES
 
     def scale(self, campaign=None) -> list[dict]:
         """The campaign's scale (its option, else the task type's default); every entry has a definition."""
@@ -64,6 +87,10 @@ class GradedRelevance(TaskTypeSpec):
         """The scale, for the grade buttons, the keys line and the definitions in the page's help."""
         return {"scale": self.scale(campaign)}
 
+    def judge_context(self, campaign) -> dict:
+        """The scale and the relevance threshold, for judges that answer with a grade (the llm family)."""
+        return {"scale": self.scale(campaign), "relevant_from": self.relevant_from(campaign)}
+
     def options_problem(self, campaign, options: dict) -> str | None:
         """relevant_from must lie on the scale, and a new scale must keep every grade already given."""
         top = len((options.get("scale") or self.DEFAULT_SCALE)) - 1
@@ -77,6 +104,18 @@ class GradedRelevance(TaskTypeSpec):
             return (f"option scale: grades {', '.join(map(str, beyond))} have been given in this campaign and the new "
                     f"scale stops at {top}; keep them on the scale")
         return None
+
+    def own_grade_add(self, display: dict, campaign) -> dict:
+        """DISPLAY (annotate.selectors.annotation.unit_display's) with the annotator's own grade and its name."""
+        own = display["own_value"]
+        grade = own.get("grade") if isinstance(own, dict) else None
+        display["own_grade"] = grade if isinstance(grade, int) and not isinstance(grade, bool) else None
+        display["own_grade_name"] = next((entry["name"] for entry in self.scale(campaign)
+                                          if entry["grade"] == display["own_grade"]), None)
+        return display
+
+    def items_created(self, *, campaign, items) -> None:
+        """Complete the graded ITEMS (a queryset) that pooling or qrels just created; nothing by default."""
 
     def value_check(self, value, *, unit=None) -> str:
         """{"grade": g}, g one of the scale's grades; the label is the grade as a digit."""

@@ -1,12 +1,13 @@
 """image_relevance: assessors grade pooled images for a text (TREC AToMiC), 0/1/2 unless the campaign sets its own scale
 (tasktypes.graded). One grade per item."""
 
-from annotate.images import ImageMissingError, image_file
+from annotate.images import ImageMissingError, image_file, image_stored
 from annotate.models import Assignment, Item
 from annotate.selectors.annotation import LONG_TEXT_CHARS, assignment_held, unit_display, units_open_to
 from annotate.services.annotation import JudgmentValueError
-from annotate.task_types import LAYOUT_GRADES, register
+from annotate.task_types import register
 from tasktypes.graded import GradedRelevance
+from tasktypes.importers.images import image_items_attach
 
 # The three grades of TREC AToMiC (Yang & Lin 2024), in our own words (the page's help shows the definitions); the
 # label is the grade as a digit.
@@ -24,19 +25,6 @@ SCALE = [
                    "section as it is: the person, place, object, event or idea the section discusses, and a reader "
                    "would see at once why it is there."},
 ]
-GRADE_RULES = ("quantile", "fitted")
-
-
-def _grade_mapping(key: str, value) -> str | None:
-    if not isinstance(value, dict) or not all(isinstance(rule, str) and rule in GRADE_RULES for rule in value.values()):
-        return 'grade_mapping must map judge names to "quantile" or "fitted"'
-    return None
-
-
-def _bias_tag(key: str, value) -> str | None:
-    if not isinstance(value, str) or not value.strip():
-        return "bias_tag must be a run tag (a string)"
-    return None
 
 
 @register
@@ -45,21 +33,25 @@ class ImageRelevance(GradedRelevance):
     DEFAULT_SCALE = SCALE
     DEFAULT_RELEVANT_FROM = 1
     grade_phrase = "An image grade"
-    options = {**GradedRelevance.options, "grade_mapping": _grade_mapping, "bias_tag": _bias_tag}
+    item_kind = "image"
+    doc_key = "image_id"
+    item_noun = "image"
     page = ("annotate/images.html", "annotate/_images.html")
-    import_formats = ("jsonl", "trec-qrels", "trec-run", "atomic-topics", "images", "judge-scores")
+    import_formats = ("jsonl", "trec-qrels", "trec-run", "atomic-topics", "images", "judge-qrels", "judge-scores")
     format_help = {
         "jsonl": "One text section per line: id, page_title, page_context, section_title, section_context.",
         "trec-run": "Systems' runs, `qid Q0 docid rank score tag`: each run is kept whole and pooled to the depth "
                     "below (default 25); the tag below labels these runs.",
         "trec-qrels": "`qid 0 docid grade` lines, grades 0/1/2: an assessor's judgments (named after the file).",
+        "judge-qrels": "`qid 0 docid grade` lines on the campaign's scale from an external judge (a VLM, say), named "
+                       "below; its grades are used as they are.",
     }
     importer = "tasktypes.importers.service.image_import"
-    import_lines = "image_lines"
-    # trec-run files are pooled to a depth (--depth, --tag) into images to grade.
-    pools_runs = True
-    report_builder = "agreement.report_images.image_report_build"
-    report_layout = LAYOUT_GRADES
+    import_lines = "graded_lines"
+
+    def items_created(self, *, campaign, items) -> None:
+        """Images already in the campaign's store are attached to the new items at once."""
+        image_items_attach(items=items, store=image_stored(campaign_id=campaign.pk))
 
     def unit_context(self, *, assignment, arrangement=None) -> dict:
         """The common display without the item's text, the section texts, the image and the annotator's own grade."""
@@ -68,11 +60,7 @@ class ImageRelevance(GradedRelevance):
         display["candidate"] = ""  # an image item's text is not part of what the assessor judges
         display["section"] = _section(unit.topic.data or {})
         display["image"] = _image(unit.item) if unit.item_id else {"available": False}
-        own = display["own_value"]
-        grade = own.get("grade") if isinstance(own, dict) else None
-        display["own_grade"] = grade if isinstance(grade, int) and not isinstance(grade, bool) else None
-        display["own_grade_name"] = next((entry["name"] for entry in self.scale(unit.campaign)
-                                          if entry["grade"] == display["own_grade"]), None)
+        self.own_grade_add(display, unit.campaign)
         display["prefetch_item_id"] = _image_next(assignment=assignment)
         return display
 

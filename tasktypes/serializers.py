@@ -61,6 +61,11 @@ class ImportSummarySerializer(serializers.Serializer):
     runs = serializers.ListField(child=serializers.CharField())
     runs_already_there = serializers.ListField(child=serializers.CharField())
     pool_sizes = serializers.DictField(child=serializers.IntegerField())
+    judge_lines_outside = serializers.IntegerField(help_text="judge-qrels: lines naming no item of the campaign, "
+                                                              "not imported.")
+    notes = serializers.ListField(child=serializers.CharField(),
+                                  help_text="What a task type's own formats report beside the figures (collection: "
+                                            "lines read, passages given their text, passages still without text).")
     seconds = serializers.FloatField()
 
 

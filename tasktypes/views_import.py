@@ -6,7 +6,7 @@ from django.shortcuts import render
 from annotate.access import campaign_for_researcher
 from annotate.task_types import task_type_get
 from tasktypes.importers.common import ImportDataError
-from tasktypes.importers.service import ImportRequestError, formats
+from tasktypes.importers.service import ImportRequestError
 from tasktypes.importers.uploads import uploads_import
 
 FORMAT_HELP = {
@@ -27,11 +27,15 @@ FORMAT_HELP = {
                      "context_page_description, context_section_description).",
     "images": "Image files named by image id (<id>.jpg, .png, .webp, .gif), or .zip archives of them: checked, "
               "stored with a thumbnail, and given to the pooled items of that id.",
+    "judge-qrels": "`qid 0 docid grade` lines on the campaign's scale: an external judge's grades, used as they "
+                   "are, under the judge name below.",
     "attributed-qa": "The Attributed QA ratings.csv: system_name, question, answer, attribution, passage, "
                      "human_rating (Y/N, blank when unrated), auto_ais, nli_score. Ratings become the items' human "
                      "labels (those items skip the queue); nli_score an external AutoAIS judge named below "
                      "(default: auto-ais).",
 }
+
+
 class MultipleFileInput(forms.ClearableFileInput):
     allow_multiple_selected = True
 
@@ -53,7 +57,7 @@ class ImportForm(forms.Form):
     files = MultipleFileField()
     system = forms.CharField(required=False, max_length=200, help_text="qa-eval-jsonl: the system's name.")
     judge = forms.CharField(required=False, max_length=100,
-                            help_text="judge-scores, trec-run, attributed-qa: the external judge's name.")
+                            help_text="judge-scores, judge-qrels, trec-run, attributed-qa: the external judge's name.")
     score_judge = forms.CharField(required=False, max_length=100,
                                   help_text="label-studio: import the items' scores as this external judge.")
     depth = forms.IntegerField(required=False, min_value=1, help_text="trec-run: pool depth per run (default 25).")
@@ -61,8 +65,8 @@ class ImportForm(forms.Form):
 
     def __init__(self, *args, task_type: str, **kwargs):
         super().__init__(*args, **kwargs)
-        # Only the formats that feed this campaign's task type.
-        self.fields["format"].choices = [(name, name) for name, allowed in formats().items() if task_type in allowed]
+        # Only the formats that feed this campaign's task type, in the order it lists them.
+        self.fields["format"].choices = [(name, name) for name in task_type_get(task_type).import_formats]
 
 
 def campaign_import(request, slug):
@@ -84,6 +88,7 @@ def campaign_import(request, slug):
     status = 400 if (error or form.errors) else 200
     return render(request, "annotate/import.html",
                   {"campaign": campaign, "form": form, "summary": summary, "error": error,
-                   "format_help": {name: task_type_get(campaign.task_type).format_help.get(name, FORMAT_HELP[name])
+                   "pools_runs": task_type_get(campaign.task_type).pools_runs,
+                   "format_help": {name: task_type_get(campaign.task_type).format_help.get(name) or FORMAT_HELP.get(name, "")
                                    for name, _ in form.fields["format"].choices}},
                   status=status)

@@ -12,7 +12,7 @@ from agreement.report import agreement_report_build
 from annotate.models import HumanJudgment, Item, Role, TaskType, Unit
 from judges.families.base import NOTE_TRUNCATED
 from judges.models import Judge, ModelJudgment
-from tasktypes.importers.image_pool import runs_pool_import
+from tasktypes.importers.runs_pool import runs_pool_import
 from tests.factories import CampaignFactory, MembershipFactory, TopicFactory, UserFactory
 
 HUMAN = {"A": {"a1": 2, "a2": 1, "a3": 0, "a4": 0}, "B": {"b1": 0, "b2": 2, "b3": 1}}
@@ -154,13 +154,14 @@ def test_report_page_csvs_and_qrels_downloads(image_report_campaign, client, res
                  "clip: 1 of 7 section texts were cut to the model's token limit"):
         assert text in page, text
     runs_csv = client.get("/campaigns/imgs/report/systems.csv").content.decode().splitlines()
-    assert runs_csv[0] == "system,tags,human_ndcg_cut_10,human_map,clip_ndcg_cut_10,clip_map"
+    assert runs_csv[0] == "system,tags,human_ndcg_cut_10,human_map,human_p_10,clip_ndcg_cut_10,clip_map,clip_p_10"
     assert runs_csv[1].startswith("r1,clip-based,")
     judges_csv = client.get("/campaigns/imgs/report/judges.csv").content.decode().splitlines()
     assert judges_csv[1].startswith("clip,clipscore,quantile,7,")
     topics_csv = client.get("/campaigns/imgs/report/topics.csv").content.decode().splitlines()
     per_topic = client.get("/api/campaigns/imgs/agreement/").json()["judges"]["clip"]["per_topic"]
-    assert topics_csv[0] == "judge,topic,n,cohen_kappa,cohen_kappa_linear,accuracy,cohen_kappa_binary"
+    assert topics_csv[0] == ("judge,topic,n,cohen_kappa,cohen_kappa_linear,accuracy,cohen_kappa_binary,"
+                             "cohen_kappa_quadratic,krippendorff_alpha_ordinal,krippendorff_alpha_nominal")
     assert [row.split(",")[:3] for row in topics_csv[1:]] == [["clip", row["topic"], str(row["n"])] for row in per_topic]
     consensus = client.get("/campaigns/imgs/report/qrels/consensus.qrels")
     assert consensus["Content-Disposition"].startswith("attachment")
@@ -170,7 +171,8 @@ def test_report_page_csvs_and_qrels_downloads(image_report_campaign, client, res
     assert client.get("/campaigns/imgs/report/qrels/assessor-nist.qrels").status_code == 200
     assert client.get("/campaigns/imgs/report/qrels/judge-nobody.qrels").status_code == 404
     document = client.get("/api/campaigns/imgs/agreement/").json()
-    assert set(document["judges"]["clip"]["system"]) == {"n_systems", "ndcg_cut_10", "map", "relative_delta", "ci_method"}
+    assert set(document["judges"]["clip"]["system"]) == {"n_systems", "ndcg_cut_10", "map", "p_10", "relative_delta",
+                                                          "ci_method"}
     assert set(document["systems"][0]) >= {"system", "human", "judges"}
     client.force_login(annotator)
     assert client.get("/campaigns/imgs/report/qrels/consensus.qrels").status_code == 404

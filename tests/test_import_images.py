@@ -140,7 +140,7 @@ def test_run_errors(tmp_path, media, topics):
     unknown = tmp_path / "unknown.run"
     unknown.write_text("t1 Q0 img-1 1 2.0 r\nt7 Q0 img-2 1 1.0 r\n", encoding="utf-8")
     assert fails(media, "--format", "trec-run", unknown) == f"{unknown}:2: qid: no topic 't7' in this campaign"
-    with pytest.raises(CommandError, match="--depth and --tag pool the runs of an image_relevance campaign"):
+    with pytest.raises(CommandError, match="--depth and --tag pool the runs of a graded relevance campaign"):
         imp("--format", "jsonl", "--depth", "5", path)
 
 

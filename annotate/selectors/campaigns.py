@@ -73,17 +73,19 @@ def annotator_progress(*, campaign: Campaign) -> list[dict]:
     return sorted(rows.values(), key=lambda row: row["username"])
 
 
-def image_pools(*, campaign: Campaign) -> dict | None:
-    """image_relevance: per topic, the images in its pool and how many have a human grade; the runs and their
-    depth and tags. None for other task types. Two queries."""
-    if not task_type_get(campaign.task_type).pools_runs:
+def pools_get(*, campaign: Campaign) -> dict | None:
+    """A task type that pools runs (graded relevance): per topic, the items in its pool and how many have a human
+    grade; the runs and their depth and tags; what the items are called. None for other task types. Two queries."""
+    spec = task_type_get(campaign.task_type)
+    if not spec.pools_runs:
         return None
     topics = (Topic.objects.filter(campaign=campaign).order_by("external_id")
-              .annotate(images=Count("items", filter=Q(items__kind="image"), distinct=True),
+              .annotate(images=Count("items", filter=Q(items__kind=spec.item_kind), distinct=True),
                         graded=Count("items", filter=Q(items__units__judgments__is_current=True), distinct=True))
               .values_list("external_id", "text", "images", "graded"))
     runs = (campaign.options or {}).get("runs") or {}
     return {
+        "noun": spec.item_noun,
         "topics": [{"topic": qid, "text": text, "images": images, "graded": graded} for qid, text, images, graded in topics],
         "runs": [{"run": name, "depth": meta.get("depth"), "tags": meta.get("tags") or [], "lines": meta.get("lines")}
                  for name, meta in sorted(runs.items())],

@@ -1,5 +1,10 @@
-"""The registry of judge families: name -> family. Adding a family = a module and one line here."""
+"""The registry of judge families: name -> family. Adding a family = a module and one line here.
 
+A family judges the task types its own `task_types` names, and those whose spec names it in `judge_families`
+(annotate.task_types.TaskTypeSpec): a new task type can take up existing families without editing them.
+"""
+
+from annotate.task_types import UnknownTaskType, task_type_get, task_type_names
 from judges.errors import JudgeConfigError
 from judges.families.autoais import AutoAIS
 from judges.families.base import ItemInput, JudgeFamily, Verdict
@@ -36,17 +41,30 @@ __all__ = ["FAMILIES", "SAMPLE_FAMILIES", "ItemInput", "JudgeFamily", "Verdict",
            "families_for"]
 
 
+def _spec_families(task_type: str) -> tuple[str, ...]:
+    """The families TASK_TYPE's spec lists in judge_families; none for a task type no module registered."""
+    try:
+        return tuple(task_type_get(task_type).judge_families)
+    except UnknownTaskType:
+        return ()
+
+
+def _judges(family: JudgeFamily, task_type: str) -> bool:
+    return task_type in family.task_types or family.name in _spec_families(task_type)
+
+
 def families_for(task_type: str) -> list[str]:
     """The names of the families that can judge campaigns of TASK_TYPE, sorted."""
-    return sorted(name for name, family in FAMILIES.items() if task_type in family.task_types)
+    return sorted(name for name, family in FAMILIES.items() if _judges(family, task_type))
 
 
 def family_check_task_type(name: str, task_type: str) -> None:
     """JudgeConfigError unless family NAME can judge a TASK_TYPE campaign, naming the families that can."""
     family = family_get(name)
-    if task_type not in family.task_types:
+    if not _judges(family, task_type):
         usable = ", ".join(families_for(task_type)) or "none"
-        raise JudgeConfigError(f"{name} judges {', '.join(sorted(family.task_types))} campaigns, not {task_type}; "
+        judged = sorted({*family.task_types, *(other for other in task_type_names() if _judges(family, other))})
+        raise JudgeConfigError(f"{name} judges {', '.join(judged)} campaigns, not {task_type}; "
                                f"families for {task_type}: {usable}")
 
 

@@ -77,6 +77,9 @@ class JudgeFamily:
     uses_endpoint: ClassVar[bool] = False
     # True: the task layer fills ItemInput.topic_candidates (one extra query per batch).
     needs_topic_candidates: ClassVar[bool] = False
+    # True: the task layer passes `task_context=`, what the campaign's task type tells judges beside the items
+    # (annotate.task_types.TaskTypeSpec.judge_context: a graded type's scale), to judge_batch.
+    uses_task_context: ClassVar[bool] = False
 
     @property
     def default_config(self) -> dict:

@@ -1,9 +1,18 @@
-"""The `llm` judge for qa_correctness: a language model says whether a candidate answer is correct.
+"""The `llm` judge: for qa_correctness a language model says whether a candidate answer is correct; for graded
+relevance (passage_relevance) it gives the passage one grade on the campaign's scale.
 
-The prompt (judges.llm.prompts) shows the question, its gold answers and the candidate, after worked
-examples; with chain of thought the model explains, then writes its verdict alone on the last line.
+qa_correctness: the prompt (judges.llm.prompts) shows the question, its gold answers and the candidate, after
+worked examples; with chain of thought the model explains, then writes its verdict alone on the last line.
 Self-consistency: n samples per item, majority vote (judges.llm.voting); the score is the winning
-verdict's share of the votes. The model runs locally with transformers (judges.llm.hf_backend) or behind
+verdict's share of the votes.
+
+Graded relevance, when the task layer's `task_context` carries a scale (TaskTypeSpec.judge_context): the
+prompt shows the scale's grades (number, name, definition), the query and the passage, and asks for
+`Grade: N` alone on the last line. n samples, the most frequent grade wins, a tie goes to the lowest tied
+grade (judges.llm.voting.grade_vote). The verdict's label is the grade as a digit and its score None, so the
+report reads it as a grade, as it is, with no mapping of scores to grades.
+
+Both run the model locally with transformers (judges.llm.hf_backend) or behind
 any OpenAI-compatible endpoint (judges.llm.http_backend: vLLM, TGI, Ollama, llama.cpp server, OpenAI).
 
 Samples are cached per (judge, item, sample index) in a SampleStore as they arrive: a rerun, or a batch
@@ -25,6 +34,7 @@ from judges.llm.backend import (
     Decoding,
     Generation,
     MemorySampleStore,
+    Message,
     Request,
     SampleStore,
     TokenCount,
@@ -44,10 +54,13 @@ _URL = re.compile(r"^https?://[^\s/]+", re.IGNORECASE)
 class LLMJudge(JudgeFamily):
     name = "llm"
     task_types = frozenset({"qa_correctness"})
-    description = "An LLM says whether the answer is correct given the gold answers; n samples, majority vote."
+    description = ("An LLM says whether the answer is correct given the gold answers, or grades a passage on the "
+                   "campaign's scale; n samples, majority vote.")
     # The task layer passes a database-backed SampleStore to judge_batch (judges.samples.DbSampleStore).
     uses_samples: ClassVar[bool] = True
     uses_endpoint: ClassVar[bool] = True
+    # A graded task type's scale comes in `task_context` (judges.tasks); without one, the judge is qa_correctness's.
+    uses_task_context: ClassVar[bool] = True
     options = {
         "backend": Option((str,), "transformers",
                           "transformers (a local model) or openai (an OpenAI-compatible server)."),
@@ -69,6 +82,12 @@ class LLMJudge(JudgeFamily):
                                                      "{candidate}."),
         "verdicts": Option((dict,), voting.VERDICTS, "Words that count as each verdict on the reply's last line; "
                                                      "the first one is what the examples answer."),
+        "relevance_instruction": Option((str,), prompts.RELEVANCE_INSTRUCTION,
+                                        "Graded relevance: the system message, what to judge and how (the answer "
+                                        "form, Grade: N on the last line, is added after it)."),
+        "relevance_template": Option((str,), prompts.RELEVANCE_TEMPLATE,
+                                     "Graded relevance: the item as the model reads it: {scale} (one line per "
+                                     "grade: number, name, definition), {query}, {passage}."),
         "n": Option((int,), 3, "Samples per item (self-consistency); the majority verdict wins."),
         "decoding": Option((str,), "sample", "sample, greedy (n must be 1) or beam (the n best of num_beams)."),
         "temperature": Option((int, float), 0.7, "Sampling temperature (decoding sample)."),
@@ -107,6 +126,7 @@ class LLMJudge(JudgeFamily):
         http_check(name, config)
         voting.verdicts_check(config["verdicts"])
         prompts.prompt_config_check(config)
+        prompts.relevance_config_check(config)
 
     @staticmethod
     def decoding(config: dict) -> Decoding:
@@ -127,11 +147,13 @@ class LLMJudge(JudgeFamily):
         return HfBackend(config, counter)
 
     def judge_batch(self, items: list[ItemInput], config: dict, samples: SampleStore | None = None,
-                    connection: Connection | None = None) -> list[Verdict]:
+                    connection: Connection | None = None, task_context: dict | None = None) -> list[Verdict]:
         """One verdict per item. Samples already in SAMPLES are reused; only the missing ones are generated,
         and each is stored as soon as it exists. An item with a failed sample fails alone, with the reason.
-        CONNECTION: the openai backend's resolved endpoint (judges.llm.backend.Connection)."""
+        CONNECTION: the openai backend's resolved endpoint (judges.llm.backend.Connection). TASK_CONTEXT: the
+        campaign as its task type describes it; with a "scale", each item is graded on it (graded relevance)."""
         store = samples if samples is not None else MemorySampleStore()
+        scale = (task_context or {}).get("scale") or None
         n = config["n"]
         have = store.samples_get([item.item_id for item in items])
         got: dict[int, dict[int, Generation]] = {item.item_id: dict(have.get(item.item_id, {})) for item in items}
@@ -139,10 +161,9 @@ class LLMJudge(JudgeFamily):
         requests = []
         for item in items:
             missing = tuple(i for i in range(n) if i not in got[item.item_id])
-            if missing and _golds(item):
-                messages = prompts.messages_build(question=item.topic_text, gold_answers=_golds(item),
-                                                  candidate=item.text, config=config)
-                requests.append(Request(key=item.item_id, messages=messages, sample_indices=missing))
+            if missing and not _unjudgeable(item, scale):
+                requests.append(Request(key=item.item_id, messages=_messages(item, config, scale),
+                                        sample_indices=missing))
 
         def on_sample(key: int, index: int, generation: Generation) -> None:
             if generation.error:
@@ -153,15 +174,21 @@ class LLMJudge(JudgeFamily):
 
         if requests:
             self.backend(config, connection=connection).generate(requests, self.decoding(config), on_sample)
-        return [self._verdict(item, got[item.item_id], errors[item.item_id], config) for item in items]
+        return [self._verdict(item, got[item.item_id], errors[item.item_id], config, scale) for item in items]
 
-    def _verdict(self, item: ItemInput, generations: dict[int, Generation], errors: list[str], config: dict) -> Verdict:
+    def _verdict(self, item: ItemInput, generations: dict[int, Generation], errors: list[str], config: dict,
+                 scale: list[dict] | None = None) -> Verdict:
         n = config["n"]
-        if not _golds(item):
+        unjudgeable = _unjudgeable(item, scale)
+        if unjudgeable:
             return Verdict.failure(json.dumps({"samples": [], "votes": {}, "confidence": None, "unparsed": [],
-                                               "errors": [], "reason": "no gold answers for this topic"}))
+                                               "errors": [], "reason": unjudgeable}))
         missing = [i for i in range(n) if i not in generations]
-        result = voting.vote([generations[i].text for i in range(n)], config["verdicts"]) if not missing else None
+        result = None
+        if not missing:
+            texts = [generations[i].text for i in range(n)]
+            result = (voting.grade_vote(texts, [entry["grade"] for entry in scale]) if scale
+                      else voting.vote(texts, config["verdicts"]))
         body = {
             # Index i is sample i; a sample that failed is null (its error is in "errors").
             "samples": [generations[i].text if i in generations else None for i in range(n)],
@@ -170,6 +197,8 @@ class LLMJudge(JudgeFamily):
             "unparsed": result.unparsed if result else [],
             "errors": errors,
         }
+        if scale and result is not None and result.tied:
+            body["tied"] = result.tied  # the grades that tied for the most votes; the lowest won
         if missing:
             why = "; ".join(errors) or "the backend returned nothing for them"
             body["reason"] = f"{len(missing)} of {n} sample(s) failed (indices {missing}): {why}"
@@ -177,7 +206,8 @@ class LLMJudge(JudgeFamily):
         if result.failed:
             body["reason"] = result.reason
             return Verdict.failure(json.dumps(body))
-        return Verdict(score=result.confidence, label=result.label, raw=json.dumps(body))
+        # A grade is kept as it is (score None: the report maps no scores to grades); a verdict's score is its share.
+        return Verdict(score=None if scale else result.confidence, label=result.label, raw=json.dumps(body))
 
 
 def decoding_check(family: str, config: dict, *, n: int = 1) -> None:
@@ -240,3 +270,22 @@ def http_check(family: str, config: dict) -> None:
 
 def _golds(item: ItemInput) -> list[str]:
     return [g for g in item.gold_answers if isinstance(g, str) and g.strip()]
+
+
+def _unjudgeable(item: ItemInput, scale: list[dict] | None) -> str:
+    """Why ITEM cannot be put to the model (its verdict fails without asking), or ""."""
+    if scale is None:
+        return "" if _golds(item) else "no gold answers for this topic"
+    if not item.topic_text.strip():
+        return "the topic has no query text"
+    if not item.text.strip():
+        # A pooled passage whose collection is not imported yet: "retry failed items" grades it once it is.
+        return "the passage has no text (its collection is not imported yet)"
+    return ""
+
+
+def _messages(item: ItemInput, config: dict, scale: list[dict] | None) -> list[Message]:
+    if scale is None:
+        return prompts.messages_build(question=item.topic_text, gold_answers=_golds(item), candidate=item.text,
+                                      config=config)
+    return prompts.relevance_messages_build(query=item.topic_text, passage=item.text, scale=scale, config=config)

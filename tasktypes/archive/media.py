@@ -1,5 +1,5 @@
 """The campaign's files under MEDIA_ROOT in an archive: image originals, thumbnails, the image store's manifest,
-stored runs (annotate.images, tasktypes.importers.image_pool).
+stored runs (annotate.images, tasktypes.importers.runs_pool).
 
 A campaign keeps its files in folders named by its id: `images/<id>/`, `thumbs/<id>/`, `runs/<id>/`. The archive
 holds them under `media/` without the id (`media/images/Q243.jpg`), so the importer puts them in the new campaign's
@@ -25,7 +25,7 @@ from annotate.images import (
     image_stored,
 )
 from tasktypes.importers.common import ImportDataError
-from tasktypes.importers.image_pool import RUN_DIR
+from tasktypes.importers.runs_pool import RUN_DIR
 from tasktypes.importers.images import image_check
 
 MEDIA = "media"

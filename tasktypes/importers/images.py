@@ -23,7 +23,6 @@ from pathlib import Path
 from django.conf import settings
 from PIL import Image, UnidentifiedImageError
 
-from annotate.bulk import rows_insert
 from annotate.images import EXTENSIONS, THUMB_SIZE, image_manifest_write, image_paths, image_stored
 from annotate.models import Campaign, Item
 from tasktypes.importers.common import ImportDataError, zip_extract
@@ -168,26 +167,6 @@ def _store(*, campaign: Campaign, image: CheckedImage, written: list[Path]) -> d
 def _attach(*, campaign: Campaign, store: dict[str, dict]) -> int:
     """Give every image item of the campaign whose image is in STORE its file fields; returns how many changed."""
     return image_items_attach(items=Item.objects.filter(campaign=campaign, kind="image"), store=store)
-
-
-def image_items_ensure(*, campaign: Campaign, topics: dict[str, int],
-                       pairs: set[tuple[str, str]]) -> tuple[dict[tuple[str, str], int], int]:
-    """Every image item of CAMPAIGN by (topic id, image id), after creating one for each of PAIRS it lacks
-    (external id `<qid>/<image id>`, its stored files attached). TOPICS maps topic ids to pks.
-    Returns (the items, how many were created). Call inside the import's transaction."""
-    items = {(qid, image_id): pk for pk, qid, image_id in Item.objects.filter(campaign=campaign, kind="image")
-             .values_list("id", "topic__external_id", "data__image_id")}
-    missing = sorted(pairs - items.keys())
-    created = rows_insert(
-        Item, ["campaign", "topic", "external_id", "kind", "text", "data"],
-        ((campaign.pk, topics[qid], f"{qid}/{image_id}", "image", "", {"image_id": image_id})
-         for qid, image_id in missing))
-    if missing:
-        new = Item.objects.filter(campaign=campaign, kind="image", external_id__in=[f"{q}/{i}" for q, i in missing])
-        image_items_attach(items=new, store=image_stored(campaign_id=campaign.pk))
-        items.update({(qid, image_id): pk for pk, qid, image_id in
-                      new.values_list("id", "topic__external_id", "data__image_id")})
-    return items, created
 
 
 def image_items_attach(*, items, store: dict[str, dict]) -> int:

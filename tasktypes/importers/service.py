@@ -10,13 +10,12 @@ from django.utils.module_loading import import_string
 
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, Topic, Unit
 from annotate.services.campaigns import campaign_get_or_create, units_ensure
-from annotate.task_types import import_formats, task_type_get
+from annotate.task_types import import_formats, task_type_get, task_type_names
 from judges.models import Judge
 from tasktypes.importers.attributed_qa import DEFAULT_JUDGE as DEFAULT_AIS_JUDGE
 from tasktypes.importers.attributed_qa import attributed_qa_import
 from tasktypes.importers.common import ImportDataError, file_check
-from tasktypes.importers.image_pool import runs_pool_import
-from tasktypes.importers.image_qrels import image_qrels_import
+from tasktypes.importers.graded_qrels import human_qrels_import, judge_qrels_import
 from tasktypes.importers.image_topics import image_topics_import
 from tasktypes.importers.images import images_import
 from tasktypes.importers.judge_scores import judge_scores_import
@@ -28,6 +27,7 @@ from tasktypes.importers.ranking_index import RankingIndex
 from tasktypes.importers.ranking_jsonl import ranking_jsonl_import
 from tasktypes.importers.rankings import human_rankings_write
 from tasktypes.importers.trec_qrels import trec_qrels_import
+from tasktypes.importers.runs_pool import runs_pool_import
 from tasktypes.importers.trec_run import trec_run_import
 from tasktypes.importers.writes import units_done_refresh
 
@@ -62,13 +62,16 @@ class ImportSummary:
     rows_read: int = 0
     rated_rows: int = 0
     units_not_queued: int = 0
-    # image_relevance imports
+    # graded relevance imports (image_relevance, passage_relevance)
     images_stored: int = 0
     images_already_there: int = 0
     images_attached: int = 0
     runs: list[str] = field(default_factory=list)
     runs_already_there: list[str] = field(default_factory=list)
     pool_sizes: dict[str, int] = field(default_factory=dict)
+    judge_lines_outside: int = 0
+    # What a task type's own formats have to say beside the figures above, a line each.
+    notes: list[str] = field(default_factory=list)
     # answer_ranking imports
     task_type: str = ""
     answers_created: int = 0
@@ -129,10 +132,11 @@ class ImportSummary:
         out.append(f"items left for humans: {self.items_left_for_humans}")
         return out
 
-    def image_lines(self) -> list[str]:
+    def graded_lines(self) -> list[str]:
+        noun = task_type_get(self.task_type).item_noun
         out = [
             f"campaign {self.campaign}: imported {len(self.files)} path(s) as {self.format} in {self.seconds:.2f} s",
-            f"created: {self.topics_created} topics, {self.items_created} images to grade, "
+            f"created: {self.topics_created} topics, {self.items_created} {noun}s to grade, "
             f"{self.system_outputs_created} run lines linked, {self.human_judgments_created} grades, "
             f"{self.units_created} units",
         ]
@@ -145,13 +149,18 @@ class ImportSummary:
                           if self.runs_already_there else ""))
         if self.pool_sizes:
             sizes = sorted(self.pool_sizes.values())
-            out.append(f"pool: {sum(sizes)} images over {len(sizes)} topics (per topic: min {sizes[0]}, "
+            out.append(f"pool: {sum(sizes)} {noun}s over {len(sizes)} topics (per topic: min {sizes[0]}, "
                        f"median {sizes[len(sizes) // 2]}, max {sizes[-1]})")
-        out.append(f"campaign now: {self.topics} topics, {self.items} images, "
+        if self.format == "judge-qrels":
+            for name, count in self.model_judgments_created.items():
+                out.append(f"grades of {name} imported: {count}; lines naming no {noun} of the campaign, not "
+                           f"imported: {self.judge_lines_outside}")
+        out.extend(self.notes)
+        out.append(f"campaign now: {self.topics} topics, {self.items} {noun}s, "
                    f"{self.items_with_human_verdict} with a human grade")
         for name, count, failed in self.judge_rows():
-            out.append(f"images scored by {name}: {count}" + (f" ({failed} failed)" if failed else ""))
-        out.append(f"images left for assessors: {self.items_left_for_humans}")
+            out.append(f"{noun}s judged by {name}: {count}" + (f" ({failed} failed)" if failed else ""))
+        out.append(f"{noun}s left for assessors: {self.items_left_for_humans}")
         return out
 
     def ranking_lines(self) -> list[str]:
@@ -186,14 +195,16 @@ def _check_request(*, campaign: Campaign, fmt: str, paths: list[Path], judge: st
                                  f"not {campaign.task_type}")
     if not paths:
         raise ImportRequestError("no files to import")
-    if fmt == "judge-scores" and not judge:
-        raise ImportRequestError("format judge-scores needs a judge name (--judge NAME)")
+    if fmt in ("judge-scores", "judge-qrels") and not judge:
+        raise ImportRequestError(f"format {fmt} needs a judge name (--judge NAME)")
     if score_judge and fmt != "label-studio":
         raise ImportRequestError("--score-judge reads the scores of a label-studio export; format "
                                  f"{fmt} has none")
     pooling = fmt == "trec-run" and task_type_get(campaign.task_type).pools_runs
     if (depth is not None or tag) and not pooling:
-        raise ImportRequestError("--depth and --tag pool the runs of an image_relevance campaign (format trec-run)")
+        pooled = ", ".join(name for name in task_type_names() if task_type_get(name).pools_runs)
+        raise ImportRequestError(f"--depth and --tag pool the runs of a graded relevance campaign (format trec-run: "
+                                 f"{pooled})")
     if depth is not None and depth < 1:
         raise ImportRequestError(f"--depth must be 1 or more, not {depth}")
 
@@ -275,8 +286,7 @@ def qa_import(*, campaign: Campaign, fmt: str, paths: list[Path], system: str | 
     summary.systems = writer.systems
 
 
-def image_import(*, campaign: Campaign, fmt: str, paths: list[Path], depth: int | None, tag: str | None,
-                 summary: ImportSummary, **_) -> None:
+def image_import(*, campaign: Campaign, fmt: str, paths: list[Path], summary: ImportSummary, **kwargs) -> None:
     """The image_relevance formats; call inside import_run's transaction."""
     if fmt in ("jsonl", "atomic-topics"):
         summary.topics_created = image_topics_import(campaign=campaign, paths=paths, atomic=fmt == "atomic-topics")
@@ -284,15 +294,30 @@ def image_import(*, campaign: Campaign, fmt: str, paths: list[Path], depth: int 
         stored = images_import(campaign=campaign, paths=paths)
         summary.images_stored, summary.images_already_there = stored["stored"], stored["already_there"]
         summary.images_attached = stored["attached"]
-    elif fmt == "trec-run":
+    else:
+        graded_import(campaign=campaign, fmt=fmt, paths=paths, summary=summary, **kwargs)
+        return
+    summary.units_created += units_ensure(campaign=campaign)
+
+
+def graded_import(*, campaign: Campaign, fmt: str, paths: list[Path], depth: int | None, tag: str | None,
+                  judge: str | None, summary: ImportSummary, **_) -> None:
+    """The formats every graded relevance task type takes (trec-run pooled, trec-qrels, judge-qrels); call inside
+    import_run's transaction."""
+    if fmt == "trec-run":
         pooled = runs_pool_import(campaign=campaign, paths=paths, depth=depth, tag=tag)
         summary.runs, summary.runs_already_there = pooled.runs, pooled.runs_already_there
         summary.items_created, summary.system_outputs_created = pooled.items_created, pooled.system_outputs_created
         summary.pool_sizes = pooled.pool_sizes
         summary.systems = pooled.runs
     elif fmt == "trec-qrels":
-        summary.human_judgments_created, summary.items_created, summary.units_created = image_qrels_import(
+        summary.human_judgments_created, summary.items_created, summary.units_created = human_qrels_import(
             campaign=campaign, paths=paths)
+    elif fmt == "judge-qrels":
+        created, summary.judge_lines_outside = judge_qrels_import(campaign=campaign, paths=paths, judge=judge)
+        summary.model_judgments_created = {judge: created}
+    else:
+        raise ImportRequestError(f"format {fmt} is not a graded relevance format")
     summary.units_created += units_ensure(campaign=campaign)
 
 

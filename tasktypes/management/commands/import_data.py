@@ -19,13 +19,15 @@ class Command(BaseCommand):
         parser.add_argument("--task-type", required=True, help=f"one of {', '.join(task_type_names())}")
         parser.add_argument("--format", required=True, dest="fmt", help=f"one of {', '.join(formats())}")
         parser.add_argument("--system", help="system name for a qa-eval-jsonl file (default: from the file name)")
-        parser.add_argument("--judge", help="external judge name (judge-scores; trec-run, default: the run tag; "
+        parser.add_argument("--judge", help="external judge name (judge-scores, judge-qrels; trec-run, default: the run tag; "
                             "attributed-qa / ais jsonl, default: auto-ais)")
         parser.add_argument("--score-judge", help="import a label-studio export's item scores as this external judge")
         parser.add_argument("--overlap", type=int, default=None,
                             help="human judgments per unit (k), when creating (default: 3 for ais, else 1)")
-        parser.add_argument("--depth", type=int, help="trec-run into image_relevance: pool depth per run (default 25)")
-        parser.add_argument("--tag", help="trec-run into image_relevance: a tag for the runs of this file, e.g. clip-based")
+        parser.add_argument("--depth", type=int,
+                            help="trec-run into a graded relevance campaign: pool depth per run (default 25)")
+        parser.add_argument("--tag", help="trec-run into a graded relevance campaign: a tag for the runs of this file, "
+                                           "e.g. clip-based")
         parser.add_argument("--owner", help="username made a researcher of the campaign")
         parser.add_argument("paths", nargs="+", metavar="PATH")
 

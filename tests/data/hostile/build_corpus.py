@@ -164,6 +164,9 @@ def files() -> dict[str, bytes]:
         "setup/NQ_setup.jsonl": jl(*QA_GOOD[:2]),
         "setup/ranking.jsonl": jl(*RANKING_TOPICS),
         "setup/topics.jsonl": jl(*IMAGE_TOPICS),
+        # judge-qrels
+        "judge-qrels/beyond-scale.qrels": lines("t1 0 img-1 2", "t1 0 img-2 3"),
+        "judge-qrels/unknown-topic.qrels": lines("t1 0 img-1 2", "zz 0 img-1 1"),
         # qa-eval-jsonl
         "qa-eval-jsonl/NQ_truncated.jsonl": jl(*QA_GOOD[:2]) + jl(QA_GOOD[2])[:52],
         "qa-eval-jsonl/NQ_utf16.jsonl": utf16(jl(*QA_GOOD)),
@@ -567,6 +570,13 @@ def cases() -> list[dict]:
         case("images-zip-many-entries", "images", IMG, ["generated/many.zip"], 0, "file", "more than 100000 entries",
              generate={"file": "generated/many.zip", "zip_entries": 100_001},
              why="an archive of 100,001 empty entries"),
+
+        case("judge-qrels-beyond-scale", "judge-qrels", IMG, ["judge-qrels/beyond-scale.qrels"], 2, "grade",
+             "expected 0, 1 or 2", options={"judge": "vlm-x"}, setup=[SETUP_TOPICS],
+             why="grade 3 on the 0/1/2 scale"),
+        case("judge-qrels-unknown-topic", "judge-qrels", IMG, ["judge-qrels/unknown-topic.qrels"], 2, "qid",
+             "no topic 'zz'", options={"judge": "vlm-x"}, setup=[SETUP_TOPICS],
+             why="a judge's grade under a topic the campaign lacks"),
     ]
 
 

@@ -1,20 +1,22 @@
-"""trec-run for image_relevance: systems' runs (`qid Q0 docid rank score tag`) pooled into the images to grade.
+"""trec-run for graded relevance (tasktypes.graded): systems' runs (`qid Q0 docid rank score tag`) pooled into the
+items to grade (images, passages).
 
 Each run (a tag; a file may hold several) is kept whole in the campaign's store, so its NDCG@10 and MAP are
-computed on the full run, and pooled: its first `depth` images per topic (default 25; `--depth K` sets it for
+computed on the full run, and pooled: its first `depth` documents per topic (default 25; `--depth K` sets it for
 the runs of one import), in trec_eval's order (score descending, ties by docid descending; the rank column is
 checked but not used). The pool of a topic is the
-union over runs, duplicates merged: one item per (topic, image), external id `<qid>/<image id>`. Every line of
-every stored run whose image is an item of the campaign (pooled, or graded in imported qrels) becomes a system
+union over runs, duplicates merged: one item per (topic, doc id), external id `<qid>/<doc id>`. Every line of
+every stored run whose document is an item of the campaign (pooled, or graded in imported qrels) becomes a system
 output (system = the run) with its position in the run, however deep. `--tag TAG` labels the runs of one import (e.g.
-"clip-based") for the report's group comparison. Images already in the campaign's store are attached at once.
+"clip-based") for the report's group comparison. An image already in the campaign's store is attached at
+once (the task type's items_created).
 
 Run metadata lives in `Campaign.options["runs"][name]`: depth, tags, the stored file, lines and a checksum.
 Importing a run again with the same lines and settings is a no-op; another run under a stored name is refused.
 
 Nothing is held per line: the file is checked in one streamed pass, copied into the store in another, and
-pooling reads the stored runs a line at a time, keeping per topic only the `depth` best images of each run and
-the positions of the images that are items.
+pooling reads the stored runs a line at a time, keeping per topic only the `depth` best documents of each run and
+the positions of the documents that are items.
 """
 
 import hashlib
@@ -32,7 +34,7 @@ from annotate.bulk import rows_insert
 from annotate.images import image_key
 from annotate.models import Campaign, Item, SystemOutput, Topic
 from tasktypes.importers.common import ImportDataError, fits
-from tasktypes.importers.images import image_items_ensure
+from tasktypes.importers.graded_items import graded_items_ensure
 from tasktypes.importers.trec_run import run_scores_read, trec_run_read
 
 DEFAULT_DEPTH = 25
@@ -45,7 +47,7 @@ class PoolResult:
     runs_already_there: list[str] = field(default_factory=list)
     items_created: int = 0
     system_outputs_created: int = 0
-    pool_sizes: dict[str, int] = field(default_factory=dict)  # topic -> images in its pool
+    pool_sizes: dict[str, int] = field(default_factory=dict)  # topic -> items in its pool
 
 
 def run_file(campaign: Campaign, name: str) -> Path:
@@ -159,13 +161,13 @@ def _runs_store(campaign: Campaign, path: Path, names: list[str], written: list[
 
 
 def stored_runs(campaign: Campaign, runs_meta: dict | None = None) -> dict[str, dict[str, dict[str, float]]]:
-    """Every stored run of CAMPAIGN, {name: {qid: {image id: score}}}, read back from the store."""
+    """Every stored run of CAMPAIGN, {name: {qid: {doc id: score}}}, read back from the store."""
     runs_meta = runs_meta if runs_meta is not None else (campaign.options or {}).get("runs") or {}
     return {name: run_scores_read(Path(settings.MEDIA_ROOT) / meta["file"]) for name, meta in runs_meta.items()}
 
 
 def _stored_lines(path: Path) -> Iterator[tuple[str, str, float]]:
-    """(qid, image id, score) of each line of a stored run (checked when it was imported), a line at a time."""
+    """(qid, doc id, score) of each line of a stored run (checked when it was imported), a line at a time."""
     with path.open(encoding="utf-8") as handle:
         for text in handle:
             fields = text.split()
@@ -176,8 +178,8 @@ def _stored_lines(path: Path) -> Iterator[tuple[str, str, float]]:
 def _pool(*, campaign: Campaign, topics: dict[str, int], runs_meta: dict, result: PoolResult) -> None:
     """Pool every stored run to its depth, create the missing items, link every run line into the pool.
 
-    Each stored run is read three times, a line at a time: for its `depth` best images per topic (a heap each),
-    for the score of each image that is an item, and to count the lines above each of those (its position).
+    Each stored run is read three times, a line at a time: for its `depth` best documents per topic (a heap each),
+    for the score of each document that is an item, and to count the lines above each of those (its position).
     """
     files = {name: Path(settings.MEDIA_ROOT) / meta["file"] for name, meta in runs_meta.items()}
     pool: dict[str, set[str]] = defaultdict(set)
@@ -194,13 +196,13 @@ def _pool(*, campaign: Campaign, topics: dict[str, int], runs_meta: dict, result
         for qid, heap in best.items():
             pool[qid].update(docid for _, docid in heap)
 
-    items, result.items_created = image_items_ensure(
+    items, result.items_created = graded_items_ensure(
         campaign=campaign, topics=topics, pairs={(qid, docid) for qid, docids in pool.items() for docid in docids})
 
     have = set(SystemOutput.objects.filter(campaign=campaign).values_list("system", "item_id"))
     outputs = []
     for name, path in files.items():
-        # qid -> the (score, image id, item) of its images that are items and not linked to this run yet
+        # qid -> the (score, doc id, item) of its documents that are items and not linked to this run yet
         keys: dict[str, list[tuple[float, str, int]]] = defaultdict(list)
         for qid, docid, score in _stored_lines(path):
             item_id = items.get((qid, docid))
@@ -210,7 +212,7 @@ def _pool(*, campaign: Campaign, topics: dict[str, int], runs_meta: dict, result
             continue
         for found in keys.values():
             found.sort()
-        # A line outranks the items whose (score, image id) is below its own: count, per item, the lines above.
+        # A line outranks the items whose (score, doc id) is below its own: count, per item, the lines above.
         above = {qid: [0] * (len(found) + 1) for qid, found in keys.items()}
         order = {qid: [(score, docid) for score, docid, _ in found] for qid, found in keys.items()}
         for qid, docid, score in _stored_lines(path):
@@ -225,4 +227,4 @@ def _pool(*, campaign: Campaign, topics: dict[str, int], runs_meta: dict, result
                 outputs.append((campaign.pk, name, topics[qid], item_id, outranking + 1, score, {}))
     result.system_outputs_created = rows_insert(
         SystemOutput, ["campaign", "system", "topic", "item", "rank", "score", "data"], outputs)
-    result.pool_sizes = {qid: len(images) for qid, images in sorted(pool.items())}
+    result.pool_sizes = {qid: len(docs) for qid, docs in sorted(pool.items())}

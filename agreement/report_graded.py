@@ -1,16 +1,21 @@
-"""The image_relevance report (DESIGN.md §1.2, Yang & Lin, LLM4Eval 2024).
+"""The report of a graded relevance campaign (tasktypes.graded): images for a text (DESIGN.md §1.2, Yang & Lin,
+LLM4Eval 2024) or passages for a query (§1.5, TREC Deep Learning). The task type says what its items are
+(item_kind, item_noun) and which Item.data key holds the doc id that runs and qrels name (doc_key).
 
-- Grades: humans grade on the campaign's scale (0/1/2 unless its option `scale` says otherwise, tasktypes.graded);
+- Grades: humans grade on the campaign's scale (the task type's default unless its option `scale` says otherwise);
   an item's human grade is the adjudicated one, else the assessors' majority
   (ties have none). A judge's scores become grades by its mapping rule (agreement.grades): the quantile rule
   by default, or thresholds fitted on the human grades with cross-validation when the campaign's options say
   `"grade_mapping": {"<judge>": "fitted"}`; a judge whose verdicts are grades already (imported) keeps them.
-- Item level: Cohen's kappa, unweighted and linear-weighted, overall and per topic, with the 3x3 confusion
-  matrix (rows: the human grade, columns: the judge's).
-- System level: every stored run is scored with NDCG@10 and MAP (ir_measures) under the consensus qrels (the
-  human grades), under each assessor's qrels, and under each judge's qrels (its grades of every image it
-  scored); Kendall's tau-b, Spearman and Pearson between the run orders; Relative Δ of the runs carrying the
-  bias tag (the campaign's `"bias_tag"` option, else the first tag of any run).
+- Item level, the human grade against the judge's over the items both graded: Cohen's kappa (unweighted, linear-
+  and quadratic-weighted), Krippendorff's alpha (ordinal and nominal, the two as raters), kappa on relevant or
+  not (from the campaign's relevant_from grade up), the agreement rate, and the confusion matrix (rows: the human
+  grade, columns: the judge's); overall with 95% intervals from a bootstrap over topics, and per topic.
+- System level: every stored run is scored with NDCG@10, MAP and P@10 (ir_measures; MAP and P@10 binary from
+  relevant_from) under the consensus qrels (the human grades), under each assessor's qrels, and under each judge's
+  qrels (its grades of every item it scored); Kendall's tau-b, Spearman and Pearson between the run orders, and the
+  pairs of runs the two orders swap; Relative Δ of the runs carrying the bias tag (the campaign's `"bias_tag"`
+  option, else the first tag of any run).
 - Each judge's raw scores as a CDF (101 quantiles) beside the human grades' shares.
 """
 
@@ -26,8 +31,8 @@ from agreement.report_humans import humans_block
 from agreement.selectors import (
     HumanLabels,
     JudgeScores,
+    graded_items_get,
     human_labels_get,
-    image_items_get,
     input_cuts_get,
     judge_scores_get,
     runs_get,
@@ -36,8 +41,10 @@ from agreement.system_level import SMALL_SYSTEMS
 from annotate.models import Campaign
 from annotate.task_types import task_type_get
 
-SMALL_SAMPLE = 30  # fewer shared images than this: a small sample (campaign option small_sample)
+SMALL_SAMPLE = 30  # fewer shared items than this: a small sample (campaign option small_sample)
 MEASURES = list(stats.IR_MEASURES)
+# How the page and the CSVs name the measures (MAP and P@10 binary from the campaign's relevant_from grade).
+MEASURE_NAMES = {"ndcg_cut_10": "NDCG@10", "map": "MAP", "p_10": "P@10"}
 
 
 def _grades(labels: dict[int, str], items: dict, levels: list[int]) -> dict[int, int]:
@@ -46,9 +53,10 @@ def _grades(labels: dict[int, str], items: dict, levels: list[int]) -> dict[int,
     return {item: int(label) for item, label in labels.items() if item in items and label in text}
 
 
-def image_report_build(*, campaign: Campaign) -> dict:
+def graded_report_build(*, campaign: Campaign) -> dict:
+    """The report document of a graded relevance campaign (see the module's docstring), JSON-ready."""
     humans = human_labels_get(campaign=campaign)
-    items = image_items_get(campaign=campaign)
+    items = graded_items_get(campaign=campaign)
     judges = judge_scores_get(campaign=campaign)
     runs = runs_get(campaign=campaign)
     options = campaign.options or {}
@@ -81,7 +89,7 @@ def image_report_build(*, campaign: Campaign) -> dict:
             "family": judge.family,
             "mapping": mapping,
             "item": _item_block(judge_grade, human_grade, failed=judge.failed, items=items, levels=levels, rel=rel,
-                                small_sample=options.get("small_sample", SMALL_SAMPLE)),
+                                small_sample=options.get("small_sample", SMALL_SAMPLE), noun=spec.item_noun),
             "per_topic": _per_topic(judge_grade, human_grade, items, levels, rel),
             "topic_mean": {},
             "system": _system_block(systems, judge.name, tag, per_topic_human=per_topic_human,
@@ -95,6 +103,7 @@ def image_report_build(*, campaign: Campaign) -> dict:
     return {
         "campaign": campaign.slug,
         "task_type": campaign.task_type,
+        "item_noun": spec.item_noun,  # what the graded items are ("image", "passage"), for the page and the plots
         "scale": spec.scale(campaign),
         "relevant_from": rel,
         "humans": {**_humans_block(humans, human_grade, levels), "relative_delta": _relative_delta(systems, tag, None,
@@ -106,10 +115,11 @@ def image_report_build(*, campaign: Campaign) -> dict:
     }
 
 
-def image_qrels_sets(*, campaign: Campaign) -> dict[str, dict[str, dict[str, int]]]:
-    """Every qrels the report scores runs with, by name: "consensus", "assessor-<name>", "judge-<name>"."""
+def graded_qrels_sets(*, campaign: Campaign) -> dict[str, dict[str, dict[str, int]]]:
+    """Every qrels the report scores runs with, by name: "consensus", "assessor-<name>", "judge-<name>", graded on
+    the campaign's scale."""
     humans = human_labels_get(campaign=campaign)
-    items = image_items_get(campaign=campaign)
+    items = graded_items_get(campaign=campaign)
     levels = task_type_get(campaign.task_type).levels(campaign)  # the campaign's scale (tasktypes.graded)
     human_grade = _grades(humans.item_label, items, levels)
     mapping = (campaign.options or {}).get("grade_mapping") or {}
@@ -122,16 +132,17 @@ def image_qrels_sets(*, campaign: Campaign) -> dict[str, dict[str, dict[str, int
 
 
 def qrels_text(qrels: dict[str, dict[str, int]]) -> str:
-    """TREC qrels lines, `qid 0 docid grade`, by topic then image id."""
-    return "".join(f"{topic} 0 {image} {grade}\n" for topic in sorted(qrels) for image, grade in sorted(qrels[topic].items()))
+    """TREC qrels lines, `qid 0 docid grade`, by topic then doc id."""
+    return "".join(f"{topic} 0 {doc} {grade}\n"
+                   for topic in sorted(qrels) for doc, grade in sorted(qrels[topic].items()))
 
 
 def _qrels(grade: dict[int, int], items: dict[int, tuple[str, str]]) -> dict[str, dict[str, int]]:
     qrels: dict[str, dict[str, int]] = defaultdict(dict)
     for item, value in grade.items():
         if item in items:
-            topic, image = items[item]
-            qrels[topic][image] = value
+            topic, doc = items[item]
+            qrels[topic][doc] = value
     return dict(qrels)
 
 
@@ -175,6 +186,10 @@ def _agreement(human: list[int], model: list[int], levels: list[int], rel: int) 
         "n": len(human),
         "cohen_kappa": stats.cohen_kappa(human, model, labels=levels),
         "cohen_kappa_linear": stats.cohen_kappa(human, model, weights="linear", labels=levels),
+        "cohen_kappa_quadratic": stats.cohen_kappa(human, model, weights="quadratic", labels=levels),
+        # The consensus and the judge as two raters of the same items, grades on the scale's order (ordinal) or not.
+        **{f"krippendorff_alpha_{level}": stats.krippendorff_alpha_pair(human, model, levels=levels, level=level)
+           for level in stats.ALPHA_LEVELS},
         # Relevant or not, from grade REL up (the binary measures' threshold, option relevant_from).
         "cohen_kappa_binary": stats.cohen_kappa([h >= rel for h in human], [m >= rel for m in model],
                                                 labels=[False, True]),
@@ -184,8 +199,8 @@ def _agreement(human: list[int], model: list[int], levels: list[int], rel: int) 
 
 
 def _item_block(judge: dict[int, int], human: dict[int, int], *, failed: set[int], items: dict, levels: list[int],
-                rel: int, small_sample: int) -> dict:
-    """Agreement over the images both graded, with 95% intervals by a bootstrap over topics (an image's
+                rel: int, small_sample: int, noun: str) -> dict:
+    """Agreement over the items both graded, with 95% intervals by a bootstrap over topics (an item's
     neighbours in a pool are not independent of it)."""
     shared = sorted(item for item in judge if item in human)
     first, second = [human[i] for i in shared], [judge[i] for i in shared]
@@ -197,9 +212,15 @@ def _item_block(judge: dict[int, int], human: dict[int, int], *, failed: set[int
     intervals["cohen_kappa_binary"] = stats.item_agreement_intervals(
         [h >= rel for h in first], [m >= rel for m in second], clusters, levels=[False, True],
         resamples=resamples)["cohen_kappa"]
-    for key in ("cohen_kappa", "cohen_kappa_linear", "cohen_kappa_binary", "accuracy"):
+    alpha_resamples = stats.resamples_for(len(shared), full_units=stats.ALPHA_FULL_ITEMS)
+    intervals.update(stats.pair_alpha_intervals(first, second, clusters, levels=levels, resamples=alpha_resamples))
+    for key in ("cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic", "cohen_kappa_binary", "accuracy",
+                *(f"krippendorff_alpha_{level}" for level in stats.ALPHA_LEVELS)):
         block[f"{key}_ci95"] = intervals[key] if block[key] is not None else None
-    return {**block, "ci_method": stats.bootstrap_method("topics (the images of a topic together)", resamples=resamples),
+    over = f"topics (the {noun}s of a topic together)"
+    return {**block, "ci_method": stats.bootstrap_method(over, resamples=resamples),
+            # Alpha's own resamples: the package reads every item in every resample (stats.ALPHA_FULL_ITEMS).
+            "alpha_ci_method": stats.bootstrap_method(over, resamples=alpha_resamples),
             "small": len(shared) < small_sample, "failed": len(failed),
             "coverage": [len(shared) + len(failed & human.keys()), len(human)]}
 
@@ -215,7 +236,7 @@ def _per_topic(judge: dict[int, int], human: dict[int, int], items: dict, levels
 
 def _system_block(systems: dict, judge: str, tag: str | None, *, per_topic_human: dict, per_topic_judge: dict) -> dict:
     """The runs' order under the human qrels against the judge's, per measure, with 95% intervals from resampling
-    topics and recomputing every run's measure."""
+    topics and recomputing every run's measure, and the pairs of runs the two orders swap."""
     rows = [row for row in systems.values()]
     block: dict = {"n_systems": len(rows), "ci_method": stats.bootstrap_method("topics, every run's measure recomputed")}
     for measure in MEASURES:
@@ -231,6 +252,11 @@ def _system_block(systems: dict, judge: str, tag: str | None, *, per_topic_human
         for key in ("kendall_tau_b", "spearman", "pearson"):
             block[measure][f"{key}_ci95"] = intervals.get(key) if block[measure][key] is not None else None
         block[measure]["small"] = 0 < len(pairs) < SMALL_SYSTEMS
+        swapped = stats.swapped_pairs({row["system"]: row["human"][measure] for row in rows},
+                                      {row["system"]: row["judges"][judge][measure] for row in rows})
+        block[measure].update(n_pairs=swapped["n_pairs"], n_swaps=swapped["n_swaps"],
+                              swaps=[{"runs": swap["runs"], "human": swap["first"], "judge": swap["second"]}
+                                     for swap in swapped["swaps"]])
     block["relative_delta"] = _relative_delta(systems, tag, judge, per_topic=per_topic_judge)
     return block
 
