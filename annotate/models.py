@@ -13,6 +13,7 @@ from django.db.models import F, Q
 class TaskType(models.TextChoices):
     ANSWER_RANKING = "answer_ranking", "Answer ranking"
     IMAGE_RELEVANCE = "image_relevance", "Image relevance"
+    PASSAGE_RELEVANCE = "passage_relevance", "Passage relevance"
     AIS = "ais", "Attribution (AIS)"
     QA_CORRECTNESS = "qa_correctness", "QA correctness"
 

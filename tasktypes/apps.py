@@ -3,7 +3,7 @@ from importlib import import_module
 from django.apps import AppConfig
 
 # The task types' modules, in the order task types and import formats are listed.
-TASK_TYPE_MODULES = ("qa_correctness", "answer_ranking", "ais", "image_relevance")
+TASK_TYPE_MODULES = ("qa_correctness", "answer_ranking", "ais", "image_relevance", "passage_relevance")
 
 
 class TaskTypesConfig(AppConfig):

@@ -46,6 +46,7 @@ DEMO_SLUGS = {
     TaskType.ANSWER_RANKING: "health-ranking",
     TaskType.AIS: "ais-demo",
     TaskType.IMAGE_RELEVANCE: "image-demo",
+    TaskType.PASSAGE_RELEVANCE: "passage-demo",
 }
 SCHEMA_APPS = ("annotate", "judges", "agreement")
 
@@ -120,7 +121,7 @@ def _value(campaign, unit, *, flip: bool) -> dict:
         return {"correct": n % 2 == 0}
     if campaign.task_type == TaskType.AIS:
         return {"interpretable": True, "supported": n % 2 == 0}
-    if campaign.task_type == TaskType.IMAGE_RELEVANCE:
+    if campaign.task_type in (TaskType.IMAGE_RELEVANCE, TaskType.PASSAGE_RELEVANCE):
         return {"grade": n % 3}
     candidates = list(Item.objects.filter(topic=unit.topic).order_by("pk").values_list("pk", flat=True))
     order = candidates[::-1] if flip else candidates

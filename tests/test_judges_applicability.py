@@ -3,7 +3,9 @@
 import pytest
 from rest_framework.test import APIClient
 
-from judges.families import FAMILIES, families_for
+from annotate.services.campaigns import campaign_get_or_create
+from judges.errors import JudgeConfigError
+from judges.families import FAMILIES, families_for, family_check_task_type
 from judges.models import Judge, RunStatus
 from judges.services import judge_run_start
 from tests.judges_support import eager  # noqa: F401 - fixture
@@ -19,6 +21,25 @@ def test_every_family_declares_the_task_types_it_judges():
     assert all(family.task_types for family in FAMILIES.values())
 
 
+def test_a_task_type_can_take_up_families_its_spec_names():
+    # passage_relevance lists the llm family and the rankers in its spec's judge_families; their modules do not name it.
+    assert families_for("passage_relevance") == ["bm25", "cross-encoder", "dense", "llm", "monot5"]
+    assert "passage_relevance" not in FAMILIES["llm"].task_types
+    family_check_task_type("llm", "passage_relevance")
+    family_check_task_type("monot5", "passage_relevance")
+    with pytest.raises(JudgeConfigError) as refused:
+        family_check_task_type("clipscore", "passage_relevance")
+    assert str(refused.value) == ("clipscore judges image_relevance campaigns, not passage_relevance; families for "
+                                  "passage_relevance: bm25, cross-encoder, dense, llm, monot5")
+    with pytest.raises(JudgeConfigError, match="llm judges passage_relevance, qa_correctness campaigns, not ais"):
+        family_check_task_type("llm", "ais")
+    # A task type no module registered has no families, and no family judges it.
+    assert families_for("poll") == []
+    with pytest.raises(JudgeConfigError) as unknown:
+        family_check_task_type("em", "poll")
+    assert str(unknown.value) == "em judges qa_correctness campaigns, not poll; families for poll: none"
+
+
 def test_the_page_offers_only_the_families_of_the_campaigns_task_type(client, qa_campaign, researcher):
     client.force_login(researcher)
     page = client.get("/campaigns/qa/judges/").content.decode()
@@ -29,13 +50,22 @@ def test_the_page_offers_only_the_families_of_the_campaigns_task_type(client, qa
     assert answer.status_code == 400 and "Select a valid choice" in answer.content.decode()
 
 
+def test_the_page_of_a_passage_campaign_offers_the_families_its_task_type_names(client, researcher):
+    campaign_get_or_create(slug="dl", task_type="passage_relevance", owner=researcher)
+    client.force_login(researcher)
+    page = client.get("/campaigns/dl/judges/").content.decode()
+    options = page[page.index('name="family"'):page.index("</select>", page.index('name="family"'))]
+    assert all(f'value="{name}"' in options for name in ("bm25", "cross-encoder", "dense", "llm", "monot5"))
+    assert 'value="em"' not in options and 'value="clipscore"' not in options
+
+
 def test_the_api_refuses_a_family_that_does_not_apply_and_says_which_do(qa_campaign, researcher):
     api = APIClient()
     api.force_authenticate(researcher)
     answer = api.post("/api/campaigns/qa/judge-runs/", {"judge": "lexical", "family": "bm25"}, format="json")
     assert answer.status_code == 400
-    assert answer.json()["detail"] == ("bm25 judges answer_ranking campaigns, not qa_correctness; families for "
-                                       "qa_correctness: em, f1, llm")
+    assert answer.json()["detail"] == ("bm25 judges answer_ranking, passage_relevance campaigns, not qa_correctness; "
+                                       "families for qa_correctness: em, f1, llm")
     assert not Judge.objects.exists()
 
 

@@ -1,4 +1,4 @@
-"""The demo the README's first command loads: the three campaigns, the users, and the rankers judging every candidate."""
+"""The demo the README's first command loads: the five campaigns, the users, and the rankers judging every candidate."""
 
 import io
 
@@ -55,3 +55,15 @@ def test_load_demo_twice_builds_both_campaigns_and_ranks_with_bm25_and_minilm(ea
     assert image_report["humans"]["items_labelled"] == 12 and len(image_report["systems"]) == 3
     assert image_report["bias_tag"] == "clip-based"
     assert image_report["judges"]["clip-demo"]["item"]["n"] == 12
+
+    passages = Campaign.objects.get(slug="passage-demo")
+    assert passages.task_type == "passage_relevance" and passages.topics.count() == 5
+    assert Item.objects.filter(campaign=passages, kind="passage").exclude(text="").count() == 25  # all with text
+    assert Unit.objects.filter(campaign=passages, judgments_done=0).count() == 10  # two queries wait for assessors
+    assert JudgeRun.objects.get(judge__campaign=passages, judge__name="bm25").status == "succeeded"
+    passage_report = agreement_report_build(campaign=passages)
+    assert passage_report["humans"]["items_labelled"] == 15 and len(passage_report["systems"]) == 3
+    assert passage_report["scale"][3]["name"] == "Perfectly relevant" and passage_report["relevant_from"] == 2
+    demo_judge = passage_report["judges"]["llm-demo"]
+    assert demo_judge["mapping"] == {"rule": "labels"} and demo_judge["item"]["n"] == 15
+    assert passage_report["judges"]["bm25"]["mapping"]["rule"] == "quantile"

@@ -74,7 +74,7 @@ def test_the_llm_family_and_its_local_backend_do_not_import_each_other():
 
 
 def test_every_task_type_is_registered_with_its_hooks():
-    assert task_type_names() == ["qa_correctness", "answer_ranking", "ais", "image_relevance"]
+    assert task_type_names() == ["qa_correctness", "answer_ranking", "ais", "image_relevance", "passage_relevance"]
     assert set(task_type_names()) == set(TaskType.values)
     for name in task_type_names():
         spec = task_type_get(name)
@@ -87,7 +87,8 @@ def test_every_task_type_is_registered_with_its_hooks():
         assert families_for(name), name
     assert task_type_get("answer_ranking").unit == UNIT_TOPIC
     assert task_type_get("ais").default_overlap == 3
-    assert formats()["trec-run"] == {"answer_ranking", "image_relevance"}
+    assert formats()["trec-run"] == {"answer_ranking", "image_relevance", "passage_relevance"}
+    assert formats()["judge-qrels"] == {"image_relevance", "passage_relevance"}
     with pytest.raises(UnknownTaskType, match="unknown task type 'poll'; choose one of qa_correctness, "):
         task_type_get("poll")
 
@@ -99,7 +100,7 @@ def test_campaigns_take_the_unit_overlap_and_options_of_their_task_type():
     assert (ais.overlap, qa.overlap) == (3, 1)
     with pytest.raises(CampaignError, match="option ties: ties apply to answer_ranking campaigns"):
         campaign_options_set(campaign=qa, values={"ties": True})
-    with pytest.raises(CampaignError, match="option bias_tag: bias_tag applies to image_relevance campaigns"):
+    with pytest.raises(CampaignError, match="option bias_tag: bias_tag applies to image_relevance, passage_relevance campaigns"):
         campaign_options_set(campaign=ais, values={"bias_tag": "x"})
     assert campaign_options_set(campaign=qa, values={"small_sample": 12}).options == {"small_sample": 12}
     with pytest.raises(CampaignError, match="unknown task type 'poll'"):

@@ -1,7 +1,8 @@
-"""Loads the demo: one researcher, three annotators, the NQ-open 301 QA campaign, the answer-ranking, AIS and
-image-suggestion demos.
+"""Loads the demo: one researcher, three annotators, the NQ-open 301 QA campaign, the answer-ranking, AIS,
+image-suggestion and passage-relevance demos.
 
-Idempotent: a second run changes nothing. The answer-ranking demo's BM25 and MiniLM runs are queued on
+Idempotent: a second run changes nothing. The answer-ranking demo's BM25 and MiniLM runs and the passage demo's
+BM25 run are queued on
 the first load; `scripts/start`'s worker judges them as soon as it starts. One model endpoint is registered
 the way staff register theirs (`manage.py model_endpoint add`): "local-llm", an OpenAI-compatible server on
 this machine's port 8080 (llama.cpp's server, vLLM or Ollama started there), no key, for every demo campaign.
@@ -74,6 +75,23 @@ DEMOS = {
             ("images", FIXTURES / "image_demo" / "images", ()),
             ("trec-qrels", FIXTURES / "image_demo" / "nist.qrels", ()),
             ("judge-scores", FIXTURES / "image_demo" / "clip-scores.tsv", ("--judge", "clip-demo")),
+        ),
+    },
+    "passage-demo": {
+        "task_type": "passage_relevance", "format": "trec-topics", "path": FIXTURES / "passage_demo" / "topics.tsv",
+        "overlap": 1,
+        "name": "Passage relevance: grade passages for a query",
+        "description": (
+            "Five search queries written for this demo, with 25 passages pooled from three made-up runs and graded "
+            "0-3. Three queries come graded by an assessor; the other two wait for assessors. The made-up llm-demo "
+            "qrels are an external judge's grades, and BM25 scores every passage."
+        ),
+        "rankers": (("bm25", "bm25"),),
+        "more": (
+            ("trec-run", FIXTURES / "passage_demo" / "runs.txt", ("--depth", "5")),
+            ("collection", FIXTURES / "passage_demo" / "collection.tsv", ()),
+            ("trec-qrels", FIXTURES / "passage_demo" / "assessor.qrels", ()),
+            ("judge-qrels", FIXTURES / "passage_demo" / "llm-judge.qrels", ("--judge", "llm-demo")),
         ),
     },
 }

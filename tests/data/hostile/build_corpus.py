@@ -61,6 +61,8 @@ LS_TASK = {"id": 1, "data": {"qid": "101", "query": "can vitamin c prevent a col
 SETUP_QA = {"format": "qa-eval-jsonl", "files": ["setup/NQ_setup.jsonl"]}
 SETUP_RANKING = {"format": "jsonl", "files": ["setup/ranking.jsonl"]}
 SETUP_TOPICS = {"format": "jsonl", "files": ["setup/topics.jsonl"]}
+SETUP_PASSAGES = [{"format": "trec-topics", "files": ["setup/passage-topics.tsv"]},
+                  {"format": "trec-run", "files": ["setup/passage-runs.txt"]}]
 
 
 def jl(*objects) -> bytes:
@@ -164,9 +166,18 @@ def files() -> dict[str, bytes]:
         "setup/NQ_setup.jsonl": jl(*QA_GOOD[:2]),
         "setup/ranking.jsonl": jl(*RANKING_TOPICS),
         "setup/topics.jsonl": jl(*IMAGE_TOPICS),
-        # judge-qrels
+        "setup/passage-topics.tsv": lines("q1\tfirst query", "q2\tsecond query"),
+        "setup/passage-runs.txt": lines("q1 Q0 d1 1 2.0 r", "q1 Q0 d2 2 1.0 r", "q2 Q0 d3 1 1.0 r"),
+        # trec-topics, collection, judge-qrels (passage_relevance)
+        "trec-topics/no-tab.tsv": lines("q1\tfirst query", "q2 no tab here"),
+        "trec-topics/empty-query.jsonl": jl({"qid": "q1", "text": "first"}, {"qid": "q2", "text": ""}),
+        "trec-topics/two-texts.tsv": lines("q1\tone query", "q1\tanother query"),
+        "collection/two-texts.tsv": lines("d1\tone text", "d1\tanother text"),
+        "collection/no-text.jsonl": jl({"docid": "d1"}),
+        "collection/empty-id.tsv": lines("d1\tone text", "\tno id"),
         "judge-qrels/beyond-scale.qrels": lines("t1 0 img-1 2", "t1 0 img-2 3"),
         "judge-qrels/unknown-topic.qrels": lines("t1 0 img-1 2", "zz 0 img-1 1"),
+        "judge-qrels/two-grades.qrels": lines("q1 0 d1 2", "q1 0 d1 3"),
         # qa-eval-jsonl
         "qa-eval-jsonl/NQ_truncated.jsonl": jl(*QA_GOOD[:2]) + jl(QA_GOOD[2])[:52],
         "qa-eval-jsonl/NQ_utf16.jsonl": utf16(jl(*QA_GOOD)),
@@ -321,6 +332,7 @@ def case(name, fmt, task_type, files, line, field, fragment, *, expect_file=None
 
 
 QA, RANK, AIS, IMG = "qa_correctness", "answer_ranking", "ais", "image_relevance"
+PAS = "passage_relevance"
 
 
 def cases() -> list[dict]:
@@ -571,12 +583,27 @@ def cases() -> list[dict]:
              generate={"file": "generated/many.zip", "zip_entries": 100_001},
              why="an archive of 100,001 empty entries"),
 
+        case("trec-topics-no-tab", "trec-topics", PAS, ["trec-topics/no-tab.tsv"], 2, "line", "found no tab",
+             why="a topic line whose id and query are not tab-separated"),
+        case("trec-topics-empty-query", "trec-topics", PAS, ["trec-topics/empty-query.jsonl"], 2, "text",
+             "has no query text", why="a JSONL topic with an empty query"),
+        case("trec-topics-two-texts", "trec-topics", PAS, ["trec-topics/two-texts.tsv"], 2, "text",
+             "already there with another text", why="one qid with two queries"),
+        case("collection-two-texts", "collection", PAS, ["collection/two-texts.tsv"], 2, "text",
+             "already has another text", setup=SETUP_PASSAGES, why="a pooled passage twice with two texts"),
+        case("collection-no-text", "collection", PAS, ["collection/no-text.jsonl"], 1, "text",
+             "expected the passage as a string", setup=SETUP_PASSAGES, why="a JSONL passage without its text"),
+        case("collection-empty-id", "collection", PAS, ["collection/empty-id.tsv"], 2, "id", "empty id",
+             setup=SETUP_PASSAGES, why="a passage line with no docid before the tab"),
         case("judge-qrels-beyond-scale", "judge-qrels", IMG, ["judge-qrels/beyond-scale.qrels"], 2, "grade",
              "expected 0, 1 or 2", options={"judge": "vlm-x"}, setup=[SETUP_TOPICS],
              why="grade 3 on the 0/1/2 scale"),
         case("judge-qrels-unknown-topic", "judge-qrels", IMG, ["judge-qrels/unknown-topic.qrels"], 2, "qid",
              "no topic 'zz'", options={"judge": "vlm-x"}, setup=[SETUP_TOPICS],
              why="a judge's grade under a topic the campaign lacks"),
+        case("judge-qrels-two-grades", "judge-qrels", PAS, ["judge-qrels/two-grades.qrels"], 2, "grade",
+             "has grade 2 on line 1", options={"judge": "llm-x"}, setup=SETUP_PASSAGES,
+             why="one passage graded twice, differently, in one file"),
     ]
 
 

@@ -1,0 +1,137 @@
+"""The passage_relevance formats of its own: queries (`trec-topics`) and passage texts (`collection`); the formats
+every graded type takes (trec-run, trec-qrels, judge-qrels) are tasktypes.importers.service.graded_import's.
+
+- `trec-topics`: `qid<TAB>text` lines (a TREC topics file; blank lines and `#` comments skipped), or JSONL objects
+  `{"qid": ..., "text": ...}` (`query_id`, `id` or `topic_id` may stand for qid, `query` for text); a file is JSONL
+  when its first character is `{`. A topic becomes `Topic(external_id=qid, text=text)`; importing it again with the
+  same text is a no-op, with another text it is refused.
+- `collection`: `docid<TAB>text` lines (MS MARCO's collection.tsv) or JSONL objects `{"docid": ..., "text": ...}`
+  (`pid`, `id` or `_id` for docid, `contents` or `passage` for text). Only the passages the campaign holds (pooled
+  by runs or named in qrels) are read in; every other line is read and passed over, one at a time, so a
+  collection of millions of passages imports the pooled ones in memory bounded by the pool. A passage whose text is
+  there already must come with the same text.
+"""
+
+from pathlib import Path
+
+from annotate.models import Campaign, Item, Topic
+from annotate.services.campaigns import units_ensure
+from annotate.task_types import task_type_get
+from tasktypes.importers.common import ImportDataError, fits, json_start, jsonl_read, lines_read
+from tasktypes.importers.service import ImportSummary, graded_import
+
+QID_KEYS = ("qid", "query_id", "id", "topic_id")
+QUERY_KEYS = ("text", "query")
+DOCID_KEYS = ("docid", "pid", "id", "_id")
+PASSAGE_KEYS = ("text", "contents", "passage")
+FLUSH = 1000
+
+
+def passage_import(*, campaign: Campaign, fmt: str, paths: list[Path], summary: ImportSummary, **kwargs) -> None:
+    """The passage_relevance formats; call inside import_run's transaction."""
+    if fmt == "trec-topics":
+        summary.topics_created = topics_import(campaign=campaign, paths=paths)
+        summary.units_created += units_ensure(campaign=campaign)
+    elif fmt == "collection":
+        counts = collection_import(campaign=campaign, paths=paths)
+        summary.rows_read = counts["read"]
+        summary.notes.append(
+            f"collection lines read: {counts['read']}; passages given their text: {counts['filled']}; already "
+            f"there with the same text: {counts['same']}; pooled passages still without text: {counts['missing']}")
+    else:
+        graded_import(campaign=campaign, fmt=fmt, paths=paths, summary=summary, **kwargs)
+
+
+def _records(path: Path, *, ids: tuple[str, ...], texts: tuple[str, ...], what: str):
+    """(line, id, text) of each record of PATH: `id<TAB>text` lines, or JSONL objects when the file starts with `{`."""
+    if json_start(path) == b"{":
+        for line, obj in jsonl_read(path):
+            key = next((key for key in ids if key in obj), None)
+            if key is None:
+                raise ImportDataError(file=path, line=line, field=ids[0],
+                                      message=f"missing key (one of {', '.join(ids)})")
+            value = obj[key]
+            if isinstance(value, bool) or not isinstance(value, (str, int)) or not str(value).strip():
+                raise ImportDataError(file=path, line=line, field=key, message=f"expected a non-empty id, got {value!r}")
+            text_key = next((key for key in texts if key in obj), None)
+            if text_key is None or not isinstance(obj[text_key], str):
+                raise ImportDataError(file=path, line=line, field=texts[0],
+                                      message=f"expected the {what} as a string (key {' or '.join(texts)})")
+            yield line, str(value).strip(), obj[text_key].strip()
+        return
+    for line, text in lines_read(path):
+        if not text.strip() or text.lstrip().startswith("#"):
+            continue
+        if "\t" not in text:
+            raise ImportDataError(file=path, line=line, field="line",
+                                  message=f"expected `id<TAB>{what}` (or a JSONL file), found no tab")
+        record_id, body = text.split("\t", 1)
+        if not record_id.strip():
+            raise ImportDataError(file=path, line=line, field="id", message="empty id")
+        yield line, record_id.strip(), body.strip()
+
+
+def topics_import(*, campaign: Campaign, paths: list[Path]) -> int:
+    """Create the topics of PATHS; returns how many were created."""
+    existing = dict(Topic.objects.filter(campaign=campaign).values_list("external_id", "text"))
+    new: dict[str, Topic] = {}
+    for path in paths:
+        for line, qid, text in _records(path, ids=QID_KEYS, texts=QUERY_KEYS, what="query"):
+            fits(qid, model=Topic, column="external_id", path=path, line=line, field="qid")
+            if not text:
+                raise ImportDataError(file=path, line=line, field="text", message=f"topic {qid!r} has no query text")
+            earlier = existing.get(qid, new[qid].text if qid in new else None)
+            if earlier is not None:
+                if earlier != text:
+                    raise ImportDataError(file=path, line=line, field="text",
+                                          message=f"topic {qid!r} is already there with another text")
+                continue
+            new[qid] = Topic(campaign=campaign, external_id=qid, text=text, data={})
+    Topic.objects.bulk_create(list(new.values()), batch_size=1000)
+    return len(new)
+
+
+def collection_import(*, campaign: Campaign, paths: list[Path]) -> dict[str, int]:
+    """Give the campaign's passages their texts from the collection files PATHS, streamed.
+
+    Returns {"read": collection lines read, "filled": passages given their text, "same": passages whose text was
+    there already and matched, "missing": the campaign's passages still without text}.
+    """
+    spec = task_type_get(campaign.task_type)
+    wanted: dict[str, list[int]] = {}
+    texts: dict[str, str] = {}
+    for pk, docid, text in (Item.objects.filter(campaign=campaign, kind=spec.item_kind)
+                            .values_list("id", f"data__{spec.doc_key}", "text").iterator(chunk_size=5000)):
+        wanted.setdefault(docid, []).append(pk)
+        if text:
+            texts[docid] = text
+    counts = {"read": 0, "filled": 0, "same": 0}
+    seen: dict[str, tuple[Path, int]] = {}
+    pending: list[Item] = []
+    for path in paths:
+        for line, docid, text in _records(path, ids=DOCID_KEYS, texts=PASSAGE_KEYS, what="passage"):
+            counts["read"] += 1
+            if docid not in wanted:
+                continue
+            if not text:
+                raise ImportDataError(file=path, line=line, field="text", message=f"passage {docid!r} has no text")
+            earlier = texts.get(docid)
+            if earlier is not None:
+                if earlier != text:
+                    where = seen.get(docid)
+                    origin = f"on line {where[1]} of {where[0].name}" if where else "from an earlier import"
+                    raise ImportDataError(file=path, line=line, field="text",
+                                          message=f"passage {docid!r} already has another text ({origin})")
+                if docid not in seen:
+                    counts["same"] += 1
+                    seen[docid] = (path, line)
+                continue
+            texts[docid], seen[docid] = text, (path, line)
+            counts["filled"] += 1
+            pending.extend(Item(pk=pk, text=text) for pk in wanted[docid])
+            if len(pending) >= FLUSH:
+                Item.objects.bulk_update(pending, ["text"], batch_size=FLUSH)
+                pending = []
+    Item.objects.bulk_update(pending, ["text"], batch_size=FLUSH)
+    counts["missing"] = sum(len(pks) for docid, pks in wanted.items() if docid not in texts)
+    return counts
