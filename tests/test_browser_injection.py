@@ -1,6 +1,6 @@
 """Script injection in imported text is inert: in Chromium no payload runs, and every page shows it as plain text.
 
-Four campaigns, one per task type, are imported through the real importers (tasktypes.importers.service) from files
+Five campaigns, one per task type, are imported through the real importers (tasktypes.importers.service) from files
 whose every text field carries the payloads below: questions and topics, answers and candidates, passages, source
 titles and URLs, system names and run tags, judge names, gold answers, annotator names, the campaign's name. Human
 judgments and imported judge scores make the report show its judges, systems, disagreements and SVG plots.
@@ -67,8 +67,9 @@ UPLOADED_JUDGE = loaded("uploaded", "script", "attribute")
 NOT_A_LINK = [name for name in PAYLOADS if name != "js_url"]  # for names that never become links
 SYSTEMS = (loaded("sys-a", *NOT_A_LINK), loaded("sys-b", *NOT_A_LINK))
 SLUGS = {TaskType.QA_CORRECTNESS: "inj-qa", TaskType.ANSWER_RANKING: "inj-rank", TaskType.AIS: "inj-ais",
-         TaskType.IMAGE_RELEVANCE: "inj-img"}
+         TaskType.IMAGE_RELEVANCE: "inj-img", TaskType.PASSAGE_RELEVANCE: "inj-pas"}
 TASK_TYPES = list(SLUGS)
+GRADED = (TaskType.IMAGE_RELEVANCE, TaskType.PASSAGE_RELEVANCE)  # runs pooled into items, graded on a scale
 RATERS = ("rater2", "rater3")  # web annotators besides "ann", who judge everything first
 
 
@@ -206,9 +207,33 @@ def image_build(tmp_path):
     return campaign
 
 
+def passage_build(tmp_path):
+    campaign = _campaign(TaskType.PASSAGE_RELEVANCE, overlap=1)
+    topics = [f"q{n}{TOPIC_PAYLOAD}" for n in range(2)]
+    _write(tmp_path / "topics.jsonl", [json.dumps({"qid": qid, "text": loaded(f"query {n}")})
+                                       for n, qid in enumerate(topics)])
+    import_run(campaign=campaign, fmt="trec-topics", paths=[tmp_path / "topics.jsonl"])
+    docids = [token(f"doc-{n}") for n in range(6)]
+    for r, run in enumerate(RUNS):
+        lines = [f"{qid} Q0 {doc} {rank} {10 - rank - r * (rank % 2)} {run}"
+                 for qid in topics for rank, doc in enumerate(docids[r % 2:] + docids[:r % 2], start=1)]
+        import_run(campaign=campaign, fmt="trec-run", paths=[_write(tmp_path / f"run{r}.txt", lines)],
+                   tag=RUN_TAG if r == 0 else None)
+    _write(tmp_path / "collection.jsonl", [json.dumps({"docid": doc, "text": loaded(f"passage {n}")})
+                                           for n, doc in enumerate(docids)])
+    import_run(campaign=campaign, fmt="collection", paths=[tmp_path / "collection.jsonl"])
+    for a in range(2):  # two assessors grade the first topic's passages; the second topic waits for "ann"
+        _write(tmp_path / f"assessor{a}.qrels", [f"{topics[0]} 0 {doc} {(n + a * (n % 2)) % 4}"
+                                                  for n, doc in enumerate(docids)])
+        import_run(campaign=campaign, fmt="trec-qrels", paths=[tmp_path / f"assessor{a}.qrels"])
+    for name in JUDGE_NAMES:
+        _judge_scores(campaign, tmp_path, name)
+    return campaign
+
+
 FAILURE_REASON = loaded("unreadable verdict")
 BUILDERS = {TaskType.QA_CORRECTNESS: qa_build, TaskType.ANSWER_RANKING: ranking_build, TaskType.AIS: ais_build,
-            TaskType.IMAGE_RELEVANCE: image_build}
+            TaskType.IMAGE_RELEVANCE: image_build, TaskType.PASSAGE_RELEVANCE: passage_build}
 
 
 @pytest.fixture
@@ -324,7 +349,7 @@ def test_home_page(injected, visit, task_type):
 def test_campaign_page(injected, visit, task_type):
     page, _ = visit("res", url("campaign-detail", injected))
     expected = [CAMPAIGN_NAME, injected.description]
-    if task_type == TaskType.IMAGE_RELEVANCE:  # the pools: runs, their tag, topics and sections
+    if task_type in GRADED:  # the pools: runs, their tag, topics and sections or queries
         topics = injected.topics.all()
         expected += [*RUNS, RUN_TAG, *(t.external_id for t in topics), *(t.text for t in topics)]
     assert_shown(shown_text(page), expected)
@@ -373,6 +398,8 @@ def unit_texts(assignment) -> list[str]:
     task_type = assignment.unit.campaign.task_type
     if task_type == TaskType.IMAGE_RELEVANCE:
         return [topic.data[key] for key in ("page_title", "page_context", "section_title", "section_context")]
+    if task_type == TaskType.PASSAGE_RELEVANCE:
+        return [topic.text, item.text, item.data["docid"]]
     if task_type == TaskType.ANSWER_RANKING:
         return [topic.text, *topic.items.values_list("text", flat=True)]
     texts = [topic.text, item.text]
@@ -397,7 +424,7 @@ def check_source_link(page, assignment) -> str:
 
 
 NEXT_KEY = {TaskType.QA_CORRECTNESS: "n", TaskType.AIS: "n", TaskType.IMAGE_RELEVANCE: "0",
-            TaskType.ANSWER_RANKING: "Enter"}
+            TaskType.PASSAGE_RELEVANCE: "0", TaskType.ANSWER_RANKING: "Enter"}
 
 
 @browser
@@ -429,7 +456,7 @@ def report_texts(campaign) -> list[str]:
         items = Item.objects.filter(campaign=campaign)
         texts += [*SYSTEMS, *PROMPTS, *RANKERS,
                   *campaign.topics.values_list("external_id", flat=True), *(i.data["source_id"] for i in items)]
-    elif campaign.task_type == TaskType.IMAGE_RELEVANCE:
+    elif campaign.task_type in GRADED:
         texts += [*RUNS, RUN_TAG, *{row["topic"] for block in report["judges"].values() for row in block["per_topic"]}]
     else:
         texts += SYSTEMS
@@ -444,7 +471,7 @@ def plot_texts(campaign) -> list[str]:
     """The labels the report's SVG plots must carry: judge names, and for answer_ranking the systems and prompts."""
     if campaign.task_type == TaskType.ANSWER_RANKING:
         return [*JUDGE_NAMES, *(f"{system} · {prompt}" for system, prompt in zip(SYSTEMS, PROMPTS, strict=True))]
-    if campaign.task_type == TaskType.IMAGE_RELEVANCE:
+    if campaign.task_type in GRADED:
         return [*JUDGE_NAMES, *(f"{name}, {RUN_TAG}" for name in JUDGE_NAMES)]
     return list(JUDGE_NAMES)
 
@@ -455,7 +482,7 @@ def test_report_page(injected, visit, task_type):
     assert_shown(shown_text(page), report_texts(injected))
     # SVG built in Python (matplotlib) and inlined with |safe: its labels are text nodes, not markup
     plots = page.locator(".plot svg")
-    assert plots.count() == (2 if task_type == TaskType.IMAGE_RELEVANCE else 1)
+    assert plots.count() == (2 if task_type in GRADED else 1)
     assert_shown("\n".join(plots.all_text_contents()), plot_texts(injected))
 
 
@@ -475,7 +502,7 @@ def test_browsable_api(injected, visit, task_type):
 
 def downloads(campaign) -> list[tuple[str, str, list[str]]]:
     """(url, kind, names it must hold) of every download the report page offers for CAMPAIGN."""
-    systems = list(RUNS if campaign.task_type == TaskType.IMAGE_RELEVANCE else SYSTEMS)
+    systems = list(RUNS if campaign.task_type in GRADED else SYSTEMS)
     topics = list(campaign.topics.filter(units__judgments__isnull=False).distinct().values_list("external_id",
                                                                                               flat=True))
     found = [(url("agreement-report-json", campaign), "json", [*JUDGE_NAMES, *systems]),
@@ -484,7 +511,7 @@ def downloads(campaign) -> list[tuple[str, str, list[str]]]:
         found.append((url("agreement-topics-csv", campaign), "csv", [*JUDGE_NAMES, *topics]))
     else:
         found.append((url("agreement-systems-csv", campaign), "csv", [*JUDGE_NAMES, *systems]))
-    if campaign.task_type == TaskType.IMAGE_RELEVANCE:
+    if campaign.task_type in GRADED:
         found.append((reverse("agreement-qrels", args=[campaign.slug, "consensus"]), "qrels", topics))
     return found
 
@@ -524,7 +551,7 @@ def test_downloads(injected, visit, live_server, task_type):
 
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("task_type", [TaskType.IMAGE_RELEVANCE])
+@pytest.mark.parametrize("task_type", GRADED)
 def test_qrels_links_survive_names_that_cannot_be_urls(injected, visit, live_server, task_type):
     """Every judge and assessor gets a qrels link, names with "/" and markup included, and each link downloads."""
     page, _ = visit("res", url("agreement-report", injected))
