@@ -57,11 +57,13 @@ class CampaignOptionsApi(APIView):
 
     @extend_schema(request=CampaignOptionsSerializer, responses={200: CampaignOptionsSerializer})
     def put(self, request, slug):
-        """Replace the campaign's options with `options` (keys left out are removed); checked before anything is
-        saved, 400 with the first problem."""
+        """Replace the campaign's options with `options` (keys left out are removed); checked as a whole by the task
+        type's options form before anything is saved: 400 with every problem in `detail`, each naming its option."""
         campaign = campaign_for_researcher(request.user, slug)
-        form = CampaignOptionsSerializer(data=request.data)
-        form.is_valid(raise_exception=True)
+        form = CampaignOptionsSerializer(data=request.data, context={"campaign": campaign})
+        if not form.is_valid():
+            problems = [str(problem) for field in form.errors.values() for problem in field]
+            return Response({"detail": "; ".join(problems)}, status=status.HTTP_400_BAD_REQUEST)
         try:
             campaign = campaign_options_replace(campaign=campaign, options=form.validated_data["options"])
         except CampaignError as exc:

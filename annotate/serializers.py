@@ -4,6 +4,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from annotate.models import Campaign, Item
+from annotate.task_types import task_type_get
 
 
 class CampaignSerializer(serializers.ModelSerializer):
@@ -46,5 +47,16 @@ class ItemSerializer(serializers.ModelSerializer):
 
 
 class CampaignOptionsSerializer(serializers.Serializer):
+    """The campaign's options as a JSON object, checked by its task type's options form (the Options page's), to which
+    the values are given as they are (null leaves an option unset, as an empty field does); pass the campaign in the
+    context."""
+
     options = serializers.DictField(help_text="Option name -> JSON value; the task type says which options it takes "
                                               "(README: campaign options).")
+
+    def validate_options(self, options: dict) -> dict:
+        campaign = self.context["campaign"]
+        form = task_type_get(campaign.task_type).options_form.from_options(campaign=campaign, options=options)
+        if not form.is_valid():
+            raise serializers.ValidationError(form.problem_words())
+        return form.options()

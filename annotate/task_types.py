@@ -76,6 +76,9 @@ class TaskTypeSpec:
     default_overlap: int = 1
     # Options of this task type only: name -> check(name, value) giving the problem, or None when fine.
     options: dict[str, Callable[[str, object], str | None]] = {}
+    # The form of the campaign's options (a subclass of annotate.forms.CampaignOptionsForm, one field per option):
+    # the Options page shows it, and the API checks its JSON through it. Every registered type declares one.
+    options_form: type | None = None
     # The annotation page and the fragment htmx swaps in.
     page: tuple[str, str] = ("annotate/annotate.html", "annotate/_unit.html")
     # What an annotator's judgment is called on the page ("verdict", "grade", "ranking").
@@ -158,8 +161,9 @@ class TaskTypeSpec:
             return f"unknown option (known: {', '.join(known)})"
         return check(key, value)
 
-    def options_problem(self, campaign, options: dict) -> str | None:
-        """What is wrong with a campaign's OPTIONS taken together (each value passed option_problem); None when fine."""
+    def options_problem(self, campaign, options: dict) -> tuple[str, str] | None:
+        """What is wrong with a campaign's OPTIONS taken together (each value passed option_problem): the option it
+        concerns and the problem; None when fine."""
         return None
 
     def report_build(self, *, campaign) -> dict:

@@ -1,14 +1,13 @@
 """Campaign pages: the list a user lands on, a campaign's overview and its options."""
 
-import json
-
 from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
 from annotate.access import campaign_for_member, campaign_for_researcher, is_researcher
 from annotate.selectors.campaigns import annotator_progress, campaign_list_for_user, campaign_overview, pools_get
-from annotate.services.campaigns import CampaignError, campaign_options_editable, campaign_options_replace
+from annotate.services.campaigns import CampaignError, campaign_options_replace
+from annotate.task_types import task_type_get
 
 
 @require_GET
@@ -29,24 +28,21 @@ def campaign_detail(request, slug):
 
 
 def campaign_options(request, slug):
-    """The campaign's options as JSON in a text box (researchers only): shown, checked and saved as a whole."""
+    """The campaign's options as its task type's form (researchers only): checked as a whole, saved only when every
+    field passes, each problem shown on its field."""
     campaign = campaign_for_researcher(request.user, slug)
-    error = None
+    form_class = task_type_get(campaign.task_type).options_form
     if request.method == "POST":
-        text = request.POST.get("options", "")
-        try:
-            options = json.loads(text or "{}")
-        except json.JSONDecodeError as exc:
-            error = f"Not JSON: {exc.msg} (line {exc.lineno}, column {exc.colno}). Nothing was saved."
-        else:
+        form = form_class(request.POST, campaign=campaign)
+        if form.is_valid():
             try:
-                campaign_options_replace(campaign=campaign, options=options)
-            except CampaignError as exc:
-                error = f"{exc}. Nothing was saved."
+                campaign_options_replace(campaign=campaign, options=form.options())
+            except CampaignError as exc:  # a grade given since the form was checked, say
+                form.add_error(None, str(exc))
             else:
-                messages.success(request, "Options saved.")
+                messages.success(request, f"Options saved: {form.change_words()}.")
                 return redirect("campaign-options", slug=campaign.slug)
     else:
-        text = json.dumps(campaign_options_editable(campaign), indent=2, ensure_ascii=False, sort_keys=True)
-    return render(request, "annotate/campaign_options.html",
-                  {"campaign": campaign, "text": text, "error": error}, status=400 if error else 200)
+        form = form_class(campaign=campaign)
+    return render(request, "annotate/campaign_options.html", {"campaign": campaign, "form": form},
+                  status=400 if form.errors else 200)

@@ -2,6 +2,7 @@
 
 from urllib.parse import urlsplit
 
+from annotate.forms import CampaignOptionsForm
 from annotate.selectors.annotation import unit_display
 from annotate.services.annotation import JudgmentValueError
 from annotate.task_types import LAYOUT_ATTRIBUTION, TaskTypeSpec, register
@@ -10,6 +11,7 @@ from annotate.task_types import LAYOUT_ATTRIBUTION, TaskTypeSpec, register
 @register
 class Ais(TaskTypeSpec):
     name = "ais"
+    options_form = CampaignOptionsForm
     # A panel whose majority is the item's label: three raters (DESIGN.md §1.3).
     default_overlap = 3
     page = ("annotate/ais.html", "annotate/_ais.html")

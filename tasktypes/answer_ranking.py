@@ -3,6 +3,7 @@ dimensions. One ranking per topic (docs/answer_ranking.md)."""
 
 import json
 
+from annotate.forms import CampaignOptionsForm, LinesOptionField, YesNoOptionField
 from annotate.models import Campaign, Item, Unit
 from annotate.selectors.annotation import ranking_candidates, ranking_display
 from annotate.services.annotation import JudgmentValueError
@@ -25,11 +26,22 @@ def _ties(key: str, value) -> str | None:
     return None
 
 
+class AnswerRankingOptionsForm(CampaignOptionsForm):
+    dimensions = LinesOptionField(
+        label="Dimensions",
+        help_text="One dimension per line, in the order the ranking page shows them; a ranking covers each. "
+                  "Empty: one dimension, overall.")
+    ties = YesNoOptionField(
+        label="Ties", unset="not set: no ties on the page, until an import brings tied rankings (it sets yes)",
+        help_text="Whether candidates may share a place in a ranking. With no, imports of tied rankings are refused.")
+
+
 @register
 class AnswerRanking(TaskTypeSpec):
     name = "answer_ranking"
     unit = UNIT_TOPIC
     options = {"dimensions": _dimensions, "ties": _ties}
+    options_form = AnswerRankingOptionsForm
     page = ("annotate/ranking.html", "annotate/_ranking.html")
     noun = "ranking"
     import_formats = ("label-studio", "jsonl", "trec-qrels", "trec-run", "judge-scores")

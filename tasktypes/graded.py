@@ -6,6 +6,11 @@ page). `relevant_from` is the lowest grade that counts as relevant where a measu
 type sets its DEFAULT_SCALE and DEFAULT_RELEVANT_FROM; a campaign without the options uses those.
 """
 
+import re
+
+from django import forms
+
+from annotate.forms import CampaignOptionsForm, NumberOptionField, OptionField, TextOptionField
 from annotate.models import HumanJudgment
 from annotate.services.annotation import JudgmentValueError
 from annotate.task_types import LAYOUT_GRADES, TaskTypeSpec
@@ -53,6 +58,86 @@ def _relevant_from_problem(key: str, value) -> str | None:
     return None
 
 
+WHOLE_NUMBER = re.compile(r"-?\d+")
+
+
+class ScaleField(OptionField):
+    """The scale, one grade per line: `grade | name | definition` (the definition may be left out). A grade that is
+    not a whole number stays text, and a line without a name has none, for the scale's check to refuse."""
+
+    def __init__(self, **kwargs):
+        super().__init__(widget=forms.Textarea(attrs={"rows": 6, "spellcheck": "false", "class": "mono"}), **kwargs)
+
+    def read(self, text: str) -> list[dict]:
+        scale = []
+        for line in text.splitlines():
+            if not line.strip():
+                continue
+            grade, _, rest = (part.strip() for part in line.partition("|"))
+            name, _, definition = (part.strip() for part in rest.partition("|"))
+            entry = {"grade": int(grade) if WHOLE_NUMBER.fullmatch(grade) else grade, "name": name}
+            if definition:
+                entry["definition"] = definition
+            scale.append(entry)
+        return scale
+
+    def show(self, value) -> str:
+        """One line per grade; a definition's own line breaks become spaces, so that it stays on its line."""
+        if not isinstance(value, list) or not all(isinstance(entry, dict) for entry in value):
+            return super().show(value)
+        lines = []
+        for entry in value:
+            definition = " ".join(str(entry.get("definition") or "").split())
+            lines.append(f"{entry.get('grade')} | {entry.get('name', '')}" + (f" | {definition}" if definition else ""))
+        return "\n".join(lines)
+
+
+class GradeMappingField(OptionField):
+    """grade_mapping, one judge per line: `judge: quantile` or `judge: fitted` (a judge's name may hold colons)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false", "class": "mono"}), **kwargs)
+
+    def read(self, text: str) -> dict:
+        mapping = {}
+        for line in text.splitlines():
+            if line.strip():
+                judge, _, rule = line.rpartition(":") if ":" in line else (line, "", "")
+                mapping[judge.strip()] = rule.strip()
+        return mapping
+
+    def show(self, value) -> str:
+        if not isinstance(value, dict):
+            return super().show(value)
+        return "\n".join(f"{judge}: {rule}" for judge, rule in value.items())
+
+
+class GradedOptionsForm(CampaignOptionsForm):
+    scale = ScaleField(label="Scale")
+    relevant_from = NumberOptionField(label="Relevant from grade")
+    grade_mapping = GradeMappingField(
+        label="Grades from a judge's scores",
+        help_text="One judge per line as \"judge: quantile\" or \"judge: fitted\": how its scores become grades "
+                  "(by the scores' quantiles, or by thresholds fitted on the human grades). Empty: quantile for every "
+                  "judge.")
+    bias_tag = TextOptionField(
+        label="Bias tag",
+        help_text="The run tag whose runs the report compares with the others (Relative Δ). Empty: the first tag of "
+                  "the pooled runs, alphabetically.")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        default = self.spec.scale()
+        names = ", ".join(f"{entry['grade']} {entry['name']}" for entry in default)
+        self.fields["scale"].help_text = (
+            f"One grade per line as \"grade | name | definition\" (the definition may be left out), from 0 up in "
+            f"order, 2 to {MAX_GRADES} grades (keys 0-9 grade on the page). Empty: the default, {names}.")
+        self.fields["scale"].widget.attrs["placeholder"] = self.fields["scale"].show(default)
+        self.fields["relevant_from"].help_text = (
+            f"The lowest grade that counts as relevant where a statistic is binary (MAP, P@10, the binary kappa). "
+            f"Empty: {self.spec.DEFAULT_RELEVANT_FROM}.")
+
+
 class GradedRelevance(TaskTypeSpec):
     """A task type whose assessors grade items on the campaign's scale."""
 
@@ -65,6 +150,7 @@ class GradedRelevance(TaskTypeSpec):
     doc_key = ""
     options = {"scale": _scale_problem, "relevant_from": _relevant_from_problem, "grade_mapping": _grade_mapping,
                "bias_tag": _bias_tag}
+    options_form = GradedOptionsForm
     # trec-run files are pooled to a depth (--depth, --tag) into the items to grade.
     pools_runs = True
     report_builder = "agreement.report_graded.graded_report_build"
@@ -91,18 +177,18 @@ class GradedRelevance(TaskTypeSpec):
         """The scale and the relevance threshold, for judges that answer with a grade (the llm family)."""
         return {"scale": self.scale(campaign), "relevant_from": self.relevant_from(campaign)}
 
-    def options_problem(self, campaign, options: dict) -> str | None:
+    def options_problem(self, campaign, options: dict) -> tuple[str, str] | None:
         """relevant_from must lie on the scale, and a new scale must keep every grade already given."""
         top = len((options.get("scale") or self.DEFAULT_SCALE)) - 1
         relevant_from = options.get("relevant_from", self.DEFAULT_RELEVANT_FROM)
         if relevant_from > top:
-            return f"option relevant_from: {relevant_from} is not a grade of the scale (0-{top})"
+            return "relevant_from", f"{relevant_from} is not a grade of the scale (0-{top})"
         given = (HumanJudgment.objects.filter(unit__campaign=campaign, is_current=True)
                  .exclude(label="").values_list("label", flat=True).distinct())
         beyond = sorted(int(label) for label in given if label.isdigit() and int(label) > top)
         if beyond:
-            return (f"option scale: grades {', '.join(map(str, beyond))} have been given in this campaign and the new "
-                    f"scale stops at {top}; keep them on the scale")
+            return "scale", (f"grades {', '.join(map(str, beyond))} have been given in this campaign and the new "
+                             f"scale stops at {top}; keep them on the scale")
         return None
 
     def own_grade_add(self, display: dict, campaign) -> dict:

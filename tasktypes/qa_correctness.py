@@ -1,5 +1,6 @@
 """qa_correctness: is a system's answer to a question correct, given the gold answers? One verdict per item."""
 
+from annotate.forms import CampaignOptionsForm
 from annotate.selectors.annotation import unit_display
 from annotate.services.annotation import JudgmentValueError
 from annotate.task_types import TaskTypeSpec, register
@@ -10,6 +11,7 @@ VERDICTS = {"yes": {"correct": True}, "no": {"correct": False}}
 @register
 class QaCorrectness(TaskTypeSpec):
     name = "qa_correctness"
+    options_form = CampaignOptionsForm
     import_formats = ("qa-eval-jsonl", "nq301", "judge-scores")
     importer = "tasktypes.importers.service.qa_import"
     import_lines = "verdict_lines"

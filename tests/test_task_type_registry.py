@@ -8,9 +8,17 @@ import pytest
 from django.template.loader import get_template
 from django.utils.module_loading import import_string
 
+from annotate.forms import CampaignOptionsForm
 from annotate.models import TaskType
 from annotate.services.campaigns import CampaignError, campaign_get_or_create, campaign_options_set
-from annotate.task_types import UNIT_ITEM, UNIT_TOPIC, UnknownTaskType, task_type_get, task_type_names
+from annotate.task_types import (
+    COMMON_OPTIONS,
+    UNIT_ITEM,
+    UNIT_TOPIC,
+    UnknownTaskType,
+    task_type_get,
+    task_type_names,
+)
 from judges.families import families_for
 from tasktypes.importers.service import ImportSummary, formats
 
@@ -85,6 +93,9 @@ def test_every_task_type_is_registered_with_its_hooks():
             get_template(template)
         assert "judge-scores" in spec.import_formats and set(spec.format_help) <= set(spec.import_formats)
         assert families_for(name), name
+        # Its options form: a field for every option it takes, the common ones included, and no other.
+        assert issubclass(spec.options_form, CampaignOptionsForm), name
+        assert set(spec.options_form.base_fields) == set(COMMON_OPTIONS) | set(spec.options), name
     assert task_type_get("answer_ranking").unit == UNIT_TOPIC
     assert task_type_get("ais").default_overlap == 3
     assert formats()["trec-run"] == {"answer_ranking", "image_relevance", "passage_relevance"}

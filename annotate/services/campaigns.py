@@ -76,11 +76,33 @@ def units_ensure(*, campaign: Campaign) -> int:
 
 # Options that imports keep for themselves (the pooled runs of a graded campaign): shown and edited by no one.
 INTERNAL_OPTIONS = ("runs",)
+INTERNAL_PROBLEM = "kept by the imports; it cannot be set"
 
 
 def campaign_options_editable(campaign: Campaign) -> dict:
     """The campaign's options a researcher sets (everything but INTERNAL_OPTIONS)."""
     return {key: value for key, value in (campaign.options or {}).items() if key not in INTERNAL_OPTIONS}
+
+
+def campaign_options_problems(*, campaign: Campaign, options: dict) -> dict[str, str]:
+    """What is wrong with OPTIONS as the whole of CAMPAIGN's editable options, by option name: the problem of each
+    value (an internal option, one the task type does not take, a bad value) or, once every value passes, the task
+    type's problem with them together (its options_problem). {} when they can be saved.
+
+    The options forms (annotate.forms) show these on their fields; it only reads, and campaign_options_set checks
+    again under the campaign's lock before saving.
+    """
+    spec = task_type_get(campaign.task_type)
+    problems = {}
+    for key, value in options.items():
+        problem = INTERNAL_PROBLEM if key in INTERNAL_OPTIONS else spec.option_problem(key, value)
+        if problem:
+            problems[key] = problem
+    if problems:
+        return problems
+    internal = {key: value for key, value in (campaign.options or {}).items() if key in INTERNAL_OPTIONS}
+    whole = spec.options_problem(campaign, {**internal, **options})
+    return dict([whole]) if whole else {}
 
 
 def campaign_options_replace(*, campaign: Campaign, options: dict) -> Campaign:
@@ -89,7 +111,7 @@ def campaign_options_replace(*, campaign: Campaign, options: dict) -> Campaign:
         raise CampaignError("options must be a JSON object of option names and values")
     internal = sorted(set(options) & set(INTERNAL_OPTIONS))
     if internal:
-        raise CampaignError(f"option {internal[0]}: kept by the imports; it cannot be set")
+        raise CampaignError(f"option {internal[0]}: {INTERNAL_PROBLEM}")
     current = campaign_options_editable(campaign)
     changed = {key: value for key, value in options.items() if current.get(key, object()) != value}
     return campaign_options_set(campaign=campaign, values=changed, unset=[key for key in current if key not in options])
@@ -109,9 +131,10 @@ def campaign_options_set(*, campaign: Campaign, values: dict, unset: list[str] =
         options.update(values)
         for key in unset:
             options.pop(key, None)
-        problem = spec.options_problem(campaign, options)
-        if problem:
-            raise CampaignError(problem)
+        whole = spec.options_problem(campaign, options)
+        if whole:
+            key, problem = whole
+            raise CampaignError(f"option {key}: {problem}")
         campaign.options = options
         campaign.save(update_fields=["options"])
     return campaign

@@ -1,0 +1,183 @@
+"""A campaign's options as a form: one field per option; the base form holds the options every task type takes.
+
+Each task type declares its form (TaskTypeSpec.options_form), a subclass of CampaignOptionsForm in its own module. A
+field's cleaned value is the option's JSON value, None when the field is empty (the option is unset and the task
+type's default applies). Fields read text leniently and never judge a value themselves: the task type's checks do
+(campaign_options_problems), so the Options page, the API (annotate.serializers, which binds the JSON values as they
+are) and the command line refuse the same values with the same words.
+"""
+
+import json
+
+from django import forms
+
+from annotate.services.campaigns import campaign_options_editable, campaign_options_problems
+from annotate.task_types import task_type_get
+
+
+class Given:
+    """An option's JSON value bound to a form as it is (from the API): read without the page's text parsing."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+class OptionField(forms.Field):
+    """One option: its JSON value shown as text (`show`), and text read back as a value (`read`)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(required=False, **kwargs)
+
+    def to_python(self, value):
+        if isinstance(value, Given):
+            return value.value
+        text = (value or "").strip()
+        return self.read(text) if text else None
+
+    def prepare_value(self, value):
+        if isinstance(value, Given):
+            value = value.value
+        if value is None:
+            return ""
+        if isinstance(value, str):  # posted text, or a text option
+            return value
+        return self.show(value)
+
+    def read(self, text: str):
+        return text
+
+    def show(self, value) -> str:
+        return json.dumps(value, ensure_ascii=False)
+
+
+class NumberOptionField(OptionField):
+    """A number; text that is not one is kept as text, for the option's check to refuse in its own words."""
+
+    def __init__(self, **kwargs):
+        super().__init__(widget=forms.TextInput(attrs={"inputmode": "decimal", "autocomplete": "off"}), **kwargs)
+
+    def read(self, text: str):
+        for number in (int, float):
+            try:
+                return number(text)
+            except ValueError:
+                pass
+        return text
+
+
+class LinesOptionField(OptionField):
+    """A list of names, one per line; blank lines are skipped."""
+
+    def __init__(self, **kwargs):
+        super().__init__(widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false"}), **kwargs)
+
+    def read(self, text: str) -> list[str]:
+        return [line.strip() for line in text.splitlines() if line.strip()]
+
+    def show(self, value) -> str:
+        if isinstance(value, list) and all(isinstance(name, str) for name in value):
+            return "\n".join(value)
+        return super().show(value)
+
+
+class YesNoOptionField(OptionField):
+    """true or false, chosen as yes or no; empty is unset. Any other answer is passed on for the check to refuse."""
+
+    ANSWERS = {"yes": True, "no": False, "true": True, "false": False}
+
+    def __init__(self, *, unset: str, **kwargs):
+        super().__init__(widget=forms.Select(choices=[("", unset), ("yes", "yes"), ("no", "no")]), **kwargs)
+
+    def read(self, text: str):
+        return self.ANSWERS.get(text.lower(), text)
+
+    def show(self, value) -> str:
+        if isinstance(value, bool):
+            return "yes" if value else "no"
+        return super().show(value)
+
+
+class TextOptionField(OptionField):
+    """A line of text."""
+
+    def __init__(self, **kwargs):
+        super().__init__(widget=forms.TextInput(attrs={"autocomplete": "off"}), **kwargs)
+
+
+class CampaignOptionsForm(forms.Form):
+    """The options every task type takes: the agreement report's coverage rules (agreement.system_level and
+    agreement.report keep the defaults the help texts name)."""
+
+    # The fields of the options every task type takes, shown after the task type's own.
+    COMMON = ("min_system_outputs", "min_system_coverage", "small_sample")
+
+    min_system_outputs = NumberOptionField(
+        label="Outputs judged by both, at least",
+        help_text="A system with fewer outputs judged by both the humans and a judge is left out of that judge's "
+                  "correlations. A whole number. Empty: 10.")
+    min_system_coverage = NumberOptionField(
+        label="Share of a system's outputs judged by both, at least",
+        help_text="A system whose outputs judged by both are a smaller share of all its outputs is left out too. "
+                  "A share from 0 to 1. Empty: 0.5.")
+    small_sample = NumberOptionField(
+        label="Small sample below",
+        help_text="A statistic over fewer shared items is greyed on the report and marked small. A whole number. "
+                  "Empty: 30.")
+
+    def __init__(self, data=None, *, campaign, **kwargs):
+        super().__init__(data, initial=campaign_options_editable(campaign), **kwargs)
+        self.campaign = campaign
+        self.spec = task_type_get(campaign.task_type)
+        # Options of the bound JSON that no field holds (the API's): checked with the rest, and refused.
+        self.given: dict = {}
+        # Option name -> what is wrong with it, once the form is cleaned (the API words its answer from these).
+        self.problems: dict[str, str] = {}
+
+    @classmethod
+    def from_options(cls, *, campaign, options: dict) -> "CampaignOptionsForm":
+        """The form bound to OPTIONS, a JSON object of option values (the API's), checked as they are."""
+        form = cls({key: Given(value) for key, value in options.items()}, campaign=campaign)
+        form.given = {key: value for key, value in options.items() if key not in form.fields}
+        return form
+
+    def own_fields(self) -> list:
+        """The task type's own fields, in the form's order."""
+        return [field for field in self if field.name not in self.COMMON]
+
+    def common_fields(self) -> list:
+        return [self[name] for name in self.COMMON]
+
+    def clean(self):
+        cleaned = super().clean()
+        options = {**{key: value for key, value in cleaned.items() if value is not None}, **self.given}
+        self.problems = campaign_options_problems(campaign=self.campaign, options=options)
+        for key, problem in self.problems.items():
+            if key in self.fields:
+                self.add_error(key, problem)
+            else:
+                self.add_error(None, f"option {key}: {problem}")
+        return cleaned
+
+    def options(self) -> dict:
+        """The campaign's editable options this valid form stands for: every field that is not empty."""
+        return {**{key: value for key, value in self.cleaned_data.items() if value is not None}, **self.given}
+
+    def problem_words(self) -> list[str]:
+        """Each problem, naming its option: "option relevant_from: 4 is not a grade of the scale (0-3)"."""
+        return [f"option {key}: {problem}" for key, problem in self.problems.items()]
+
+    def change_words(self) -> str:
+        """What saving this valid form changes in the campaign's options (the initial ones), for the page to say."""
+        before, after = self.initial, self.options()
+        words = []
+        for key in [*self.fields, *sorted(set(before) - set(self.fields))]:
+            if key in after and before.get(key, object()) != after[key]:
+                value = after[key]
+                shown = json.dumps(value, ensure_ascii=False) if isinstance(value, (bool, int, float, str)) else \
+                    "changed"
+                words.append(f"{key} {shown}")
+            elif key in before and key not in after:
+                words.append(f"{key} unset (the default applies)")
+        return ", ".join(words) or "nothing changed"
