@@ -8,6 +8,7 @@ import json
 
 from django.http import Http404, HttpResponse
 from django.shortcuts import render
+from django.urls import reverse
 from django.views.decorators.http import require_GET
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
@@ -143,17 +144,53 @@ def agreement_plot(request, slug, plot, fmt):
     return _attachment(drawn.render(fmt), content_type=FORMATS[fmt], filename=f"{campaign.slug}-{plot}.{fmt}")
 
 
-@require_GET
-def agreement_qrels(request, slug, source):
-    """Graded relevance: the TREC qrels the report scored runs with (consensus, assessor-NAME or judge-NAME), graded
-    on the campaign's scale."""
-    campaign = campaign_for_researcher(request.user, slug)
+def _qrels_sets(campaign) -> dict:
+    """The campaign's qrels by source when its report is a graded one, else {}."""
     graded = task_type_get(campaign.task_type).report_layout == LAYOUT_GRADES
-    sets = graded_qrels_sets(campaign=campaign) if graded else {}
+    return graded_qrels_sets(campaign=campaign) if graded else {}
+
+
+def _qrels_download(campaign, source: str) -> HttpResponse:
+    sets = _qrels_sets(campaign)
     if source not in sets:
         raise Http404("no such qrels")
     return _attachment(qrels_text(sets[source]), content_type="text/plain; charset=utf-8",
                        filename=f"{campaign.slug}-{source}.qrels")
+
+
+@require_GET
+def agreement_qrels(request, slug, source):
+    """Graded relevance: the TREC qrels the report scored runs with (consensus, assessor-NAME or judge-NAME), graded
+    on the campaign's scale."""
+    return _qrels_download(campaign_for_researcher(request.user, slug), source)
+
+
+class AgreementQrelsListAPI(APIView):
+    """GET: the qrels a graded campaign's report scores runs with: each source with its topics and grades."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT},
+                   summary="The qrels of a graded campaign by source (consensus, assessor-NAME, judge-NAME)")
+    def get(self, request, slug):
+        campaign = campaign_for_researcher(request.user, slug)
+        sets = _qrels_sets(campaign)
+        if not sets:
+            raise Http404("this campaign's report has no qrels (graded relevance campaigns only)")
+        return Response({"sources": [
+            {"source": source, "topics": len(qrels), "grades": sum(len(docs) for docs in qrels.values()),
+             "url": request.build_absolute_uri(reverse("api-agreement-qrels", args=[campaign.slug, source]))}
+            for source, qrels in sets.items()]})
+
+
+class AgreementQrelsAPI(APIView):
+    """GET: one source's TREC qrels (`qid 0 docid grade` lines) on the campaign's scale, as text."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR}, summary="One source's TREC qrels")
+    def get(self, request, slug, source):
+        return _qrels_download(campaign_for_researcher(request.user, slug), source)
 
 
 class AgreementReportAPI(APIView):

@@ -238,3 +238,24 @@ def test_a_ranker_fails_passages_without_text_and_judges_them_once_their_text_is
     assert retried == 4
     scores = dict(ModelJudgment.objects.filter(judge=run.judge).values_list("item__external_id", "failed"))
     assert len(scores) == 6 and not any(scores.values())
+
+
+def test_the_qrels_of_every_source_download_by_token(researcher, tmp_path, pooled):
+    from rest_framework.test import APIClient
+
+    from accounts.services import token_create
+
+    imp("--format", "trec-qrels", write(tmp_path, "nist.qrels", "q1 0 d1 3\nq1 0 d2 2\nq2 0 e1 0\n"))
+    imp("--format", "judge-qrels", "--judge", "llm-x", write(tmp_path, "llm.qrels", "q1 0 d1 2\nq2 0 e1 1\n"))
+    MembershipFactory(campaign=pooled, user=researcher, role=Role.RESEARCHER)
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token_create(user=researcher, name='script')[1]}")
+    listed = client.get("/api/campaigns/pas/agreement/qrels/")
+    assert listed.status_code == 200, listed.content
+    sources = {row["source"]: row for row in listed.json()["sources"]}
+    assert set(sources) == {"consensus", "assessor-qrels-nist", "judge-llm-x"}
+    assert (sources["consensus"]["topics"], sources["consensus"]["grades"]) == (2, 3)
+    body = client.get(sources["judge-llm-x"]["url"])
+    assert body.status_code == 200 and body["Content-Type"].startswith("text/plain")
+    assert body.content.decode() == "q1 0 d1 2\nq2 0 e1 1\n"
+    assert client.get("/api/campaigns/pas/agreement/qrels/judge-nobody.qrels").status_code == 404

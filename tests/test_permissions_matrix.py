@@ -79,6 +79,9 @@ EXPECTED = {
     "api-judge-run-failures": API_RESEARCHER,
     "api-judge-run-retry-failed": API_RESEARCHER_POST_ONLY,
     "api-agreement-report": API_RESEARCHER,
+    # qrels exist for graded campaigns only, as for agreement-qrels (tests/test_passage_relevance.py: 200 on one)
+    "api-agreement-qrels-list": (401, 404, 404, 404, 404),
+    "api-agreement-qrels": (401, 404, 404, 404, 404),
 }
 # Django's admin: staff only, and none of our roles is staff; anonymous visitors meet our own login first.
 ADMIN_EXPECTED = (LOGIN,) + ("admin_login",) * 4

@@ -32,7 +32,7 @@ from judges.models import Judge, JudgeRun, LLMSample, ModelJudgment
 from tests.factories import CampaignFactory, MembershipFactory, UserFactory
 from tests.test_permissions_matrix import ALL_URLS
 
-TASK_TYPES = ("qa_correctness", "answer_ranking", "ais", "image_relevance")
+TASK_TYPES = ("qa_correctness", "answer_ranking", "ais", "image_relevance", "passage_relevance")
 ROLES = ("researcher", "annotator")
 SMALL, LARGE = 3, 12  # topics; everything that hangs off a topic scales with them
 SYSTEMS = 3
@@ -45,7 +45,9 @@ SKIPPED = {"api-schema", "api-docs"}
 # URLs that exist for every campaign but answer only for some task types (elsewhere a 404 or 400, by design).
 ONLY_FOR = {
     "campaign-image": {"image_relevance"},  # the image files of image items
-    "agreement-qrels": {"image_relevance"},  # the qrels the image report scores runs with
+    "agreement-qrels": {"image_relevance", "passage_relevance"},  # the qrels a graded report scores runs with
+    "api-agreement-qrels-list": {"image_relevance", "passage_relevance"},
+    "api-agreement-qrels": {"image_relevance", "passage_relevance"},
     "api-campaign-rankings": {"answer_ranking"},  # the human rankings, in the importers' shapes
 }
 # A page that fails outright for a task type cannot be counted; the test checks it still fails the same way, so
@@ -66,54 +68,56 @@ SHOWN = {200, 286}
 
 # Queries per (page, role), one bound per task type in the order of TASK_TYPES: what was measured at either size
 # plus a few queries of headroom. A page that needs more has changed how it reads: look at its queries first.
-BOUNDS = {  # (qa_correctness, answer_ranking, ais, image_relevance); None: not a page of that task type
-    ("profile", "researcher"): (5, 5, 5, 5),
-    ("profile", "annotator"): (5, 5, 5, 5),
-    ("password-change", "researcher"): (4, 4, 4, 4),
-    ("password-change", "annotator"): (4, 4, 4, 4),
-    ("password-change-done", "researcher"): (4, 4, 4, 4),
-    ("password-change-done", "annotator"): (4, 4, 4, 4),
-    ("api-tokens", "researcher"): (5, 5, 5, 5),
-    ("api-token-detail", "researcher"): (5, 5, 5, 5),
-    ("api-tokens", "annotator"): (5, 5, 5, 5),
-    ("home", "researcher"): (9, 9, 9, 9),
-    ("home", "annotator"): (9, 9, 9, 9),
-    ("login", "researcher"): (7, 7, 7, 7),
-    ("login", "annotator"): (7, 7, 7, 7),
-    ("campaign-detail", "researcher"): (18, 18, 18, 19),
-    ("campaign-detail", "annotator"): (9, 9, 9, 9),
-    ("campaign-import", "researcher"): (8, 8, 8, 8),
-    ("campaign-options", "researcher"): (5, 5, 5, 5),
-    ("campaign-export", "researcher"): (24, 24, 24, 24),
-    ("campaign-image", "researcher"): (None, None, None, 9),
-    ("campaign-image", "annotator"): (None, None, None, 9),
-    ("annotate", "annotator"): (12, 13, 12, 14),
-    ("annotate?undo=", "annotator"): (12, 13, 12, 13),
-    ("judge-panel", "researcher"): (16, 16, 16, 16),
-    ("judge-panel?run= (htmx row)", "researcher"): (11, 11, 11, 11),
-    ("agreement-report", "researcher"): (16, 14, 16, 13),
-    ("agreement-report-json", "researcher"): (16, 14, 16, 13),
-    ("agreement-systems-csv", "researcher"): (16, 14, 16, 13),
-    ("agreement-judges-csv", "researcher"): (16, 14, 16, 13),
-    ("agreement-topics-csv", "researcher"): (16, 14, 16, 13),
-    ("agreement-plot", "researcher"): (16, 14, 16, 13),
-    ("agreement-qrels", "researcher"): (None, None, None, 12),
-    ("api-campaigns", "researcher"): (9, 9, 9, 9),
-    ("api-campaigns", "annotator"): (9, 9, 9, 9),
-    ("api-campaign", "researcher"): (15, 15, 15, 15),
-    ("api-campaign", "annotator"): (9, 9, 9, 9),
-    ("api-campaign-items", "researcher"): (11, 11, 11, 11),
-    ("api-campaign-options", "researcher"): (5, 5, 5, 5),
-    ("api-campaign-rankings", "researcher"): (None, 11, None, None),
-    ("api-campaign-rankings?shape=label-studio", "researcher"): (None, 11, None, None),
-    ("api-campaign-rankings?shape=trec-run", "researcher"): (None, 10, None, None),
-    ("api-campaign-export", "researcher"): (24, 24, 24, 24),
-    ("api-campaign-judges", "researcher"): (11, 10, 10, 10),
-    ("api-campaign-endpoints", "researcher"): (5, 5, 5, 5),
-    ("api-campaign-judge-runs", "researcher"): (12, 12, 12, 12),
-    ("api-judge-run", "researcher"): (9, 9, 9, 9),
-    ("api-judge-run-failures", "researcher"): (11, 11, 11, 11),
-    ("api-agreement-report", "researcher"): (16, 14, 16, 13),
+BOUNDS = {  # (qa_correctness, answer_ranking, ais, image_relevance, passage_relevance); None: not a page of that type
+    ("profile", "researcher"): (5, 5, 5, 5, 5),
+    ("profile", "annotator"): (5, 5, 5, 5, 5),
+    ("password-change", "researcher"): (4, 4, 4, 4, 4),
+    ("password-change", "annotator"): (4, 4, 4, 4, 4),
+    ("password-change-done", "researcher"): (4, 4, 4, 4, 4),
+    ("password-change-done", "annotator"): (4, 4, 4, 4, 4),
+    ("api-tokens", "researcher"): (5, 5, 5, 5, 5),
+    ("api-token-detail", "researcher"): (5, 5, 5, 5, 5),
+    ("api-tokens", "annotator"): (5, 5, 5, 5, 5),
+    ("home", "researcher"): (9, 9, 9, 9, 9),
+    ("home", "annotator"): (9, 9, 9, 9, 9),
+    ("login", "researcher"): (7, 7, 7, 7, 7),
+    ("login", "annotator"): (7, 7, 7, 7, 7),
+    ("campaign-detail", "researcher"): (18, 18, 18, 19, 19),
+    ("campaign-detail", "annotator"): (9, 9, 9, 9, 9),
+    ("campaign-import", "researcher"): (8, 8, 8, 8, 8),
+    ("campaign-options", "researcher"): (5, 5, 5, 5, 5),
+    ("campaign-export", "researcher"): (24, 24, 24, 24, 24),
+    ("campaign-image", "researcher"): (None, None, None, 9, None),
+    ("campaign-image", "annotator"): (None, None, None, 9, None),
+    ("annotate", "annotator"): (12, 13, 12, 14, 14),
+    ("annotate?undo=", "annotator"): (12, 13, 12, 13, 13),
+    ("judge-panel", "researcher"): (16, 16, 16, 16, 16),
+    ("judge-panel?run= (htmx row)", "researcher"): (11, 11, 11, 11, 11),
+    ("agreement-report", "researcher"): (16, 14, 16, 13, 13),
+    ("agreement-report-json", "researcher"): (16, 14, 16, 13, 13),
+    ("agreement-systems-csv", "researcher"): (16, 14, 16, 13, 13),
+    ("agreement-judges-csv", "researcher"): (16, 14, 16, 13, 13),
+    ("agreement-topics-csv", "researcher"): (16, 14, 16, 13, 13),
+    ("agreement-plot", "researcher"): (16, 14, 16, 13, 13),
+    ("agreement-qrels", "researcher"): (None, None, None, 12, 12),
+    ("api-campaigns", "researcher"): (9, 9, 9, 9, 9),
+    ("api-campaigns", "annotator"): (9, 9, 9, 9, 9),
+    ("api-campaign", "researcher"): (15, 15, 15, 15, 15),
+    ("api-campaign", "annotator"): (9, 9, 9, 9, 9),
+    ("api-campaign-items", "researcher"): (11, 11, 11, 11, 11),
+    ("api-campaign-options", "researcher"): (5, 5, 5, 5, 5),
+    ("api-campaign-rankings", "researcher"): (None, 11, None, None, None),
+    ("api-campaign-rankings?shape=label-studio", "researcher"): (None, 11, None, None, None),
+    ("api-campaign-rankings?shape=trec-run", "researcher"): (None, 10, None, None, None),
+    ("api-campaign-export", "researcher"): (24, 24, 24, 24, 24),
+    ("api-campaign-judges", "researcher"): (11, 10, 10, 10, 10),
+    ("api-campaign-endpoints", "researcher"): (5, 5, 5, 5, 5),
+    ("api-campaign-judge-runs", "researcher"): (12, 12, 12, 12, 12),
+    ("api-judge-run", "researcher"): (9, 9, 9, 9, 9),
+    ("api-judge-run-failures", "researcher"): (11, 11, 11, 11, 11),
+    ("api-agreement-report", "researcher"): (16, 14, 16, 13, 13),
+    ("api-agreement-qrels-list", "researcher"): (None, None, None, 12, 12),
+    ("api-agreement-qrels", "researcher"): (None, None, None, 12, 12),
 }
 
 
@@ -135,6 +139,10 @@ def _items_for(task_type, *, campaign, topic, q, media_root):
             rows.append((Item(campaign=campaign, topic=topic, external_id=f"t{q}/{image_id}", kind="image", text="",
                               data=data), None, {}))
         return rows
+    if task_type == "passage_relevance":
+        return [(Item(campaign=campaign, topic=topic, external_id=f"{q}/p{q}-{n}", kind="passage",
+                      text=f"passage {n} about subject {q}", data={"docid": f"p{q}-{n}"}), None, {})
+                for n in range(SYSTEMS + 1)]
     answers = [(Item(campaign=campaign, topic=topic, external_id=f"{q}/a{s}", text=f"answer {s} to query {q}",
                      data={"source_id": f"a{s}", "system": f"system-{s}", "prompt": "p1"}), f"system-{s}",
                 {"data": {"prompt": "p1"}}) for s in range(SYSTEMS)]
@@ -159,7 +167,7 @@ def _value(task_type, n, candidates):
     if task_type == "ais":
         supported = n % 3 != 0
         return {"interpretable": True, "supported": supported}, "yes" if supported else "no"
-    if task_type == "image_relevance":
+    if task_type in ("image_relevance", "passage_relevance"):
         return {"grade": n % 3}, str(n % 3)
     order = candidates[n % len(candidates):] + candidates[:n % len(candidates)]
     return {"rankings": {"overall": [[pk] for pk in order]}}, "ranked"
@@ -170,13 +178,14 @@ JUDGES = {  # two per task type: (name, family, config); the second one fails on
     "answer_ranking": [("bm25", "bm25", {}), ("mono", "external", {})],
     "ais": [("autoais", "autoais", {"long_passages": "truncate"}), ("auto-ais", "external", {})],
     "image_relevance": [("clip", "clipscore", {}), ("grades", "external", {})],
+    "passage_relevance": [("bm25", "bm25", {}), ("grades", "external", {})],
 }
 
 
 def _verdict(task_type, family, n):
     """(score, label, raw) of a judge's N-th verdict."""
     score = (n * 37 % 100) / 100
-    if task_type == "image_relevance":
+    if task_type in ("image_relevance", "passage_relevance"):
         return (None, str(n % 3), "imported") if family == "external" else (score, "", f"{score}")
     if task_type == "answer_ranking":
         return score, "", f"{score}"
@@ -206,7 +215,7 @@ def _campaign_build(task_type, *, topics, tag, media_root):
     items = Item.objects.bulk_create([item for _, (item, _, _) in specs])
     outputs = [SystemOutput(campaign=campaign, system=system, topic=topic, item=item, rank=1, score=0.5, **extra)
                for (topic, (_, system, extra)), item in zip(specs, items) if system]
-    if task_type == "image_relevance":  # every run ranks every image of every topic
+    if task_type in ("image_relevance", "passage_relevance"):  # every run ranks every item of every topic
         outputs = [SystemOutput(campaign=campaign, system=f"run-{s}", topic_id=item.topic_id, item=item,
                                 rank=n % (SYSTEMS + 1) + 1, score=1 - n % (SYSTEMS + 1) / 10)
                    for s in range(SYSTEMS) for n, item in enumerate(items)]
@@ -290,8 +299,8 @@ def _runs_store(campaign, outputs, media_root) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
     for name, rows in runs.items():
         path = folder / f"{name}.run"
-        lines = [f"{row.item.external_id.split('/')[0]} Q0 {row.item.data['image_id']} {row.rank} {row.score} {name}\n"
-                 for row in rows]
+        lines = [f"{row.item.external_id.split('/')[0]} Q0 {row.item.external_id.split('/')[1]} {row.rank} "
+                 f"{row.score} {name}\n" for row in rows]
         path.write_text("".join(lines), encoding="utf-8")
         meta[name] = {"depth": 10, "tags": ["clip-based"] if name == "run-0" else [], "lines": len(rows),
                       "sha256": "", "source": path.name, "file": str(path.relative_to(media_root))}
@@ -302,7 +311,8 @@ def _url_kwargs(names, world) -> dict:
     values = {"slug": world["campaign"].slug, "run_id": world["run"].id, "variant": "full", "source": "consensus",
               "item_id": world["image_item"].id if world["image_item"] else 0, "token_id": world["token"].id,
               # the report's main plot (agreement.plots.REPORT_PLOTS), as the PNG: the heavier download
-              "plot": {"answer_ranking": "nrp", "image_relevance": "runs"}.get(world["campaign"].task_type, "systems"),
+              "plot": {"answer_ranking": "nrp", "image_relevance": "runs", "passage_relevance": "runs"}.get(
+                  world["campaign"].task_type, "systems"),
               "fmt": "png"}
     return {name: values[name] for name in names}
 
