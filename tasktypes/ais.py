@@ -15,7 +15,9 @@ class Ais(TaskTypeSpec):
     # A panel whose majority is the item's label: three raters (DESIGN.md §1.3).
     default_overlap = 3
     page = ("annotate/ais.html", "annotate/_ais.html")
-    import_formats = ("jsonl", "attributed-qa", "judge-scores")
+    import_formats = ("jsonl", "attributed-qa", "gold-answers", "judge-scores")
+    # EM and F1 judge an ais campaign once its questions have gold answers (format gold-answers).
+    judge_families = ("em", "f1")
     format_help = {
         "jsonl": "One attributed answer per line, with the fields of the attributed-qa CSV "
                  "(system_name, question, answer, attribution, passage, human_rating, auto_ais, nli_score).",

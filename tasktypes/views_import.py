@@ -29,6 +29,8 @@ FORMAT_HELP = {
               "stored with a thumbnail, and given to the pooled items of that id.",
     "judge-qrels": "`qid 0 docid grade` lines on the campaign's scale: an external judge's grades, used as they "
                    "are, under the judge name below.",
+    "gold-answers": "JSONL, one question per line: {\"question\", \"answers\": [...]}: the questions' reference "
+                    "answers, for the EM and F1 judges; questions the campaign lacks are counted and skipped.",
     "attributed-qa": "The Attributed QA ratings.csv: system_name, question, answer, attribution, passage, "
                      "human_rating (Y/N, blank when unrated), auto_ais, nli_score. Ratings become the items' human "
                      "labels (those items skip the queue); nli_score an external AutoAIS judge named below "

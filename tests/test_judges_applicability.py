@@ -16,7 +16,7 @@ pytestmark = pytest.mark.django_db
 def test_every_family_declares_the_task_types_it_judges():
     assert families_for("qa_correctness") == ["em", "f1", "llm"]
     assert families_for("answer_ranking") == ["bm25", "cross-encoder", "dense", "monot5"]
-    assert families_for("ais") == ["autoais"]
+    assert families_for("ais") == ["autoais", "em", "f1"]  # em and f1 by the ais spec, once gold answers come in
     assert families_for("image_relevance") == ["clipscore", "vlm"]
     assert all(family.task_types for family in FAMILIES.values())
 
@@ -37,7 +37,7 @@ def test_a_task_type_can_take_up_families_its_spec_names():
     assert families_for("poll") == []
     with pytest.raises(JudgeConfigError) as unknown:
         family_check_task_type("em", "poll")
-    assert str(unknown.value) == "em judges qa_correctness campaigns, not poll; families for poll: none"
+    assert str(unknown.value) == "em judges ais, qa_correctness campaigns, not poll; families for poll: none"
 
 
 def test_the_page_offers_only_the_families_of_the_campaigns_task_type(client, qa_campaign, researcher):

@@ -15,6 +15,7 @@ from judges.models import Judge
 from tasktypes.importers.attributed_qa import DEFAULT_JUDGE as DEFAULT_AIS_JUDGE
 from tasktypes.importers.attributed_qa import attributed_qa_import
 from tasktypes.importers.common import ImportDataError, file_check
+from tasktypes.importers.gold_answers import gold_answers_import
 from tasktypes.importers.graded_qrels import human_qrels_import, judge_qrels_import
 from tasktypes.importers.image_topics import image_topics_import
 from tasktypes.importers.images import images_import
@@ -117,11 +118,12 @@ class ImportSummary:
             f"outputs ({len(self.systems)} systems), {self.human_judgments_created} human judgments, "
             f"{self.units_created} units",
         ]
-        if rows:
+        if rows and self.format != "gold-answers":
             out.append(f"rows read: {self.rows_read}, of them rated by humans: {self.rated_rows} (their items are "
                        f"not queued for raters: {self.units_not_queued} units)")
         if self.duplicate_rows:
             out.append(f"duplicate rows (same question and answer) merged: {self.duplicate_rows}")
+        out.extend(self.notes)
         if self.judge_rows_matched_by_position:
             out.append(f"judge rows whose answer differs from the human file's, matched by row position: "
                        f"{self.judge_rows_matched_by_position}")
@@ -323,7 +325,14 @@ def graded_import(*, campaign: Campaign, fmt: str, paths: list[Path], depth: int
 
 def ais_import(*, campaign: Campaign, fmt: str, paths: list[Path], judge: str | None, summary: ImportSummary,
                **_) -> None:
-    """The ais formats (attributed-qa CSV, jsonl); call inside import_run's transaction."""
+    """The ais formats (attributed-qa CSV, jsonl, gold-answers); call inside import_run's transaction."""
+    if fmt == "gold-answers":
+        counts = gold_answers_import(campaign=campaign, paths=paths)
+        summary.notes.append(f"lines read: {counts['read']}; questions given gold answers: {counts['given']}; "
+                             f"already with the same ones: "
+                             f"{counts['same']}; lines naming no question of the campaign, not imported: "
+                             f"{counts['outside']}")
+        return
     result = attributed_qa_import(campaign=campaign, paths=paths, judge=judge, jsonl=fmt == "jsonl")
     for name in (f.name for f in fields(result)):
         if hasattr(summary, name):

@@ -168,6 +168,10 @@ def files() -> dict[str, bytes]:
         "setup/topics.jsonl": jl(*IMAGE_TOPICS),
         "setup/passage-topics.tsv": lines("q1\tfirst query", "q2\tsecond query"),
         "setup/passage-runs.txt": lines("q1 Q0 d1 1 2.0 r", "q1 Q0 d2 2 1.0 r", "q2 Q0 d3 1 1.0 r"),
+        # gold-answers (ais)
+        "gold-answers/empty-list.jsonl": jl({"question": "who wrote hamlet", "answers": ["Shakespeare"]},
+                                            {"question": "when did it open", "answers": []}),
+        "gold-answers/no-question.jsonl": jl({"answers": ["Shakespeare"]}),
         # trec-topics, collection, judge-qrels (passage_relevance)
         "trec-topics/no-tab.tsv": lines("q1\tfirst query", "q2 no tab here"),
         "trec-topics/empty-query.jsonl": jl({"qid": "q1", "text": "first"}, {"qid": "q2", "text": ""}),
@@ -595,6 +599,10 @@ def cases() -> list[dict]:
              "expected the passage as a string", setup=SETUP_PASSAGES, why="a JSONL passage without its text"),
         case("collection-empty-id", "collection", PAS, ["collection/empty-id.tsv"], 2, "id", "empty id",
              setup=SETUP_PASSAGES, why="a passage line with no docid before the tab"),
+        case("gold-answers-empty-list", "gold-answers", AIS, ["gold-answers/empty-list.jsonl"], 2, "answers",
+             "expected a non-empty list", why="a question with no gold answer"),
+        case("gold-answers-no-question", "gold-answers", AIS, ["gold-answers/no-question.jsonl"], 1, "question",
+             "expected the question as text", why="answers without their question"),
         case("judge-qrels-beyond-scale", "judge-qrels", IMG, ["judge-qrels/beyond-scale.qrels"], 2, "grade",
              "expected 0, 1 or 2", options={"judge": "vlm-x"}, setup=[SETUP_TOPICS],
              why="grade 3 on the 0/1/2 scale"),
