@@ -37,6 +37,11 @@ def majority_label(labels: list[str], *, needed: int) -> str | None:
     return top if second_count + missing < top_count else OPEN
 
 
+def or_list(words: list[str]) -> str:
+    """"0, 1 or 2": how messages and prompts list a scale's grades (task types, imports, judges)."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
+
+
 # The shapes of agreement report (the report document's "layout"): what its page, CSVs, plots and text show.
 # Task types share a layout where their reports have the same shape.
 LAYOUT_VERDICTS = "verdicts"  # yes/no verdicts on items, systems by accuracy

@@ -13,7 +13,7 @@ from django import forms
 from annotate.forms import CampaignOptionsForm, NumberOptionField, OptionField, TextOptionField
 from annotate.models import HumanJudgment
 from annotate.services.annotation import JudgmentValueError
-from annotate.task_types import LAYOUT_GRADES, TaskTypeSpec
+from annotate.task_types import LAYOUT_GRADES, TaskTypeSpec, or_list
 
 MAX_GRADES = 10  # keys 0-9
 
@@ -233,8 +233,3 @@ def grade_value(*, grade: str | None) -> dict:
     value with the same messages (a digit beyond the campaign's scale included).
     """
     return {"grade": int(grade) if isinstance(grade, str) and len(grade) == 1 and grade.isdigit() else grade}
-
-
-def or_list(words: list[str]) -> str:
-    """"0, 1 or 2"."""
-    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"

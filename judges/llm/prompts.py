@@ -15,6 +15,7 @@ old judge's name.
 
 import string
 
+from annotate.task_types import or_list
 from judges.errors import JudgeConfigError
 from judges.llm.backend import Message
 
@@ -271,15 +272,9 @@ def scale_text(scale: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def grades_text(scale: list[dict]) -> str:
-    """The scale's grade numbers as the answer form names them: "0, 1, 2 or 3"."""
-    numbers = [str(entry["grade"]) for entry in scale]
-    return numbers[0] if len(numbers) == 1 else f"{', '.join(numbers[:-1])} or {numbers[-1]}"
-
-
 def relevance_messages_build(*, query: str, passage: str, scale: list[dict], config: dict) -> list[Message]:
     """The chat for one passage: the instruction and the answer form, then the scale, the query and the passage."""
     output = RELEVANCE_FORMAT_COT if config["cot"] else RELEVANCE_FORMAT_DIRECT
-    system = f"{config['relevance_instruction'].strip()}\n\n{output.format(grades=grades_text(scale))}"
+    system = f"{config['relevance_instruction'].strip()}\n\n{output.format(grades=or_list([str(entry['grade']) for entry in scale]))}"
     item = config["relevance_template"].format(scale=scale_text(scale), query=query.strip(), passage=passage.strip())
     return [{"role": "system", "content": system}, {"role": "user", "content": item}]

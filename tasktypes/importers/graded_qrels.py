@@ -17,8 +17,7 @@ from pathlib import Path
 
 from annotate.models import Campaign, Item, JudgmentKind, Topic
 from annotate.services.campaigns import units_ensure, user_get_or_create_imported
-from annotate.task_types import task_type_get
-from tasktypes.graded import or_list
+from annotate.task_types import or_list, task_type_get
 from tasktypes.importers.common import ImportDataError, fits
 from tasktypes.importers.graded_items import graded_items_ensure
 from tasktypes.importers.trec_qrels import qrels_read
