@@ -29,7 +29,8 @@ def _bound_columns(*names: str) -> list[str]:
 
 
 def systems_csv(*, report: dict) -> str:
-    """Rows: systems; columns: system, n, human, then one accuracy column per judge.
+    """Rows: systems; columns: system, n, human, then one accuracy column per judge (on the outputs compared with the
+    humans), then per judge its accuracy over every output it decided, how many, and its mean score where it scores.
 
     For ais, after human: its bootstrap standard error (human_se), all outputs and tied outputs.
     """
@@ -40,11 +41,15 @@ def systems_csv(*, report: dict) -> str:
     extra = ["human_se", "outputs", "ties", "open"] if ais else []
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["system", "n", "human", *extra, *judges])
+    every = [f"{name}_{suffix}" for name in judges for suffix in ("all", "all_n", "mean_score")]
+    writer.writerow(["system", "n", "human", *extra, *judges, *every])
     for row in report["systems"]:
+        cells = [row.get("judges_all", {}).get(name, {}) for name in judges]
         writer.writerow(
             [row["system"], row["n"], _cell(row["human"]), *(_cell(row[key]) for key in extra),
-             *(_cell(row["judges"].get(name)) for name in judges)]
+             *(_cell(row["judges"].get(name)) for name in judges),
+             *(value for cell in cells for value in (_cell(cell.get("accuracy")), cell.get("n", 0),
+                                                    _cell(cell.get("mean_score"))))]
         )
     return buffer.getvalue()
 
@@ -54,7 +59,13 @@ JUDGE_COLUMNS = [
     "n_systems", "kendall_tau_b", "spearman", "pearson",
     # Intervals after the statistics (the report's ci_method says how they were made), then the systems left out.
     *_bound_columns("cohen_kappa", "accuracy", "kendall_tau_b", "spearman", "pearson"), "systems_left_out",
+    # The same system order with each side over every output it decided, and by the judge's mean score.
+    *(f"{way}_{key}" for way in ("all", "mean_score")
+      for key in ("n_systems", "kendall_tau_b", "spearman", "pearson")),
+    *_bound_columns(*(f"{way}_{key}" for way in ("all", "mean_score") for key in ("kendall_tau_b", "spearman",
+                                                                                   "pearson"))),
 ]
+SYSTEM_ORDERS = (("all", "system_all"), ("mean_score", "system_mean_score"))
 
 
 def judges_csv(*, report: dict) -> str:
@@ -79,9 +90,19 @@ def judges_csv(*, report: dict) -> str:
                 *_bounds(item.get("cohen_kappa_ci95")), *_bounds(item.get("accuracy_ci95")),
                 *(cell for key in ("kendall_tau_b", "spearman", "pearson") for cell in _bounds(system.get(f"{key}_ci95"))),
                 "; ".join(f"{row['system']}: {row['reason']}" for row in system.get("excluded", [])),
+                *_order_cells([block.get(key) for _, key in SYSTEM_ORDERS]),
             ]
         )
     return buffer.getvalue()
+
+
+def _order_cells(orders: list[dict | None]) -> list:
+    """The judges CSV's cells of the further system orders: the figures of each, then their bounds; empty if none."""
+    keys = ("kendall_tau_b", "spearman", "pearson")
+    figures = [cell for order in orders for cell in ([order["n_systems"], *(_cell(order[key]) for key in keys)]
+                                                     if order else ["", "", "", ""])]
+    bounds = [cell for order in orders for key in keys for cell in _bounds((order or {}).get(f"{key}_ci95"))]
+    return figures + bounds
 
 
 RANKING_JUDGE_COLUMNS = [

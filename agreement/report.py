@@ -9,11 +9,13 @@ of candidate answers, too few for a per-topic statistic); ranking task types fil
 from __future__ import annotations
 
 
-from agreement import stats
+from agreement import stats, system_tests
+from agreement.counting import COUNTING_RULES, POSITIVE, RULE_CONCORD, RULE_QA_EVAL, Output, counting_for
 from agreement.system_level import (
     MIN_SYSTEM_COVERAGE,
     MIN_SYSTEM_OUTPUTS,
     SystemRows,
+    SystemSides,
     judge_columns,
     system_level_block,
 )
@@ -35,33 +37,9 @@ from agreement.selectors import (
 from annotate.models import Campaign
 from annotate.task_types import task_type_get
 
-POSITIVE = "yes"
 # Statistics over fewer shared items (or topics) than this are flagged on the page as small samples (option
 # small_sample).
 SMALL_SAMPLE = 30
-
-
-def output_correct(*, label: str | None, gold_match: bool, failed: bool = False) -> bool:
-    """Whether one system output counts as correct under a rater (the humans, or one judge).
-
-    The single rule for every rater, so the human and judge accuracies of a system are computed
-    over the same outputs (all of them: the denominator is the system's number of outputs):
-    1. the rater's label for the output's item, when it has one ("yes" = correct);
-    2. a judge that was asked but gave no readable verdict (a failed judgment) has not accepted
-       the answer: NOT correct. (In NQ301, 10 GPT-4 verdicts such as "The candidate is partially
-       correct ..." start with neither Yes nor No; the study counts them as not correct.)
-    3. a rater that was never asked about the output: an exact match after SQuAD normalisation
-       with a gold answer of the question counts as correct. In the NQ301 study only answers that
-       did not match a gold answer went to humans and to GPT-4 / InstructGPT, so an exact match is
-       correct by the study's own protocol;
-    4. else (no verdict at all) the output counts as NOT correct.
-    An item whose human annotations tie has no human label and falls through to rule 3.
-    """
-    if label is not None:
-        return label == POSITIVE
-    if failed:
-        return False
-    return gold_match
 
 
 def report_options(campaign: Campaign) -> dict:
@@ -97,24 +75,36 @@ def _verdict_report_build(*, campaign: Campaign, ais: bool) -> dict:
     options = report_options(campaign)
     humans = human_labels_get(campaign=campaign)
     judges = judge_labels_get(campaign=campaign)
-    outputs = system_outputs_get(campaign=campaign)
-    coverage = {judge.name: _system_rows(judge=judge, humans=humans, outputs=outputs, ais=ais) for judge in judges}
+    rule = None if ais else (campaign.options or {}).get("counting_rule", RULE_CONCORD)
+    outputs = system_outputs_get(campaign=campaign, texts=rule == RULE_QA_EVAL)
+    counting = None if ais else counting_for(rule, humans=humans, outputs=outputs)
+    coverage = {judge.name: _system_rows(judge=judge, humans=humans, outputs=outputs, counting=counting)
+                for judge in judges}
+    everything = {judge.name: _system_sides(judge=judge, humans=humans, outputs=outputs, counting=counting)
+                  for judge in judges}
     if ais:
         systems = ais_systems(humans=humans, outputs=outputs, coverage=coverage)
     else:
-        systems = _systems(humans=humans, outputs=outputs, coverage=coverage)
+        systems = _systems(humans=humans, outputs=outputs, coverage=coverage, counting=counting)
+    for index, row in enumerate(systems):
+        row["judges_all"] = {name: _all_outputs_cell(sides[index]) for name, sides in everything.items()}
     report = {
         "campaign": campaign.slug,
         "task_type": campaign.task_type,
         "options": options,
         "humans": humans_block(humans, small_sample=options["small_sample"]),
         "judges": {judge.name: _judge_block(judge=judge, humans=humans, system_rows=coverage[judge.name],
-                                            options=options) for judge in judges},
+                                            everything=everything[judge.name], options=options) for judge in judges},
         "systems": systems,
         # LLM judges side by side on the same items (agreement and cost); null without LLM judges.
         "ablation": ablation_build(judges=judges, humans=humans, costs=llm_judge_costs_get(campaign=campaign)
-                                   if any(judge.family == "llm" for judge in judges) else []),
+                                   if any(judge.family == "llm" for judge in judges) else [], outputs=outputs,
+                                   base=(campaign.options or {}).get("ablation_base")),
     }
+    report["system_tests"] = _system_tests(humans=humans, judges=judges, outputs=outputs, counting=counting,
+                                           everything=everything, systems=systems)
+    if rule is not None:
+        report["counting"] = {"rule": rule, "description": COUNTING_RULES[rule]}
     if ais:
         _ais_extend(report=report, campaign=campaign, humans=humans, judges=judges, outputs=outputs)
     return report
@@ -136,44 +126,89 @@ def _ais_extend(*, report: dict, campaign: Campaign, humans: HumanLabels, judges
         report["judges"][name].update(extra)
 
 
-def _system_rows(*, judge: JudgeLabels, humans: HumanLabels, outputs: SystemOutputs, ais: bool) -> list[SystemRows]:
+def _outputs(outputs: SystemOutputs, system: str):
+    """SYSTEM's outputs as counting.Output: prediction and own gold only where the counting rule reads them."""
+    predictions, gold = outputs.predictions.get(system), outputs.own_gold.get(system)
+    for index, (topic, item) in enumerate(outputs.outputs[system]):
+        yield Output(topic, item, predictions[index], gold[index]) if predictions else Output(topic, item)
+
+
+def _system_rows(*, judge: JudgeLabels, humans: HumanLabels, outputs: SystemOutputs, counting) -> list[SystemRows]:
     """Per system, the outputs on which the humans and JUDGE are compared, as (topic, human 0/1, judge 0/1).
 
-    qa_correctness follows the study's protocol (output_correct): every output is compared, with its exact-match
-    rule and its default (an output nobody gave a verdict is not correct), except an output the humans gave a
-    verdict that the judge was never asked about (a judge run on a sample, an answer assessors judged after the
-    judge ran), and an output whose annotations are still open: those are left out of both sides' scores, never
-    counted against the side that was not asked. The outputs with a human verdict or a gold match are the
-    system's evidence (SystemRows.evidence), what its coverage is measured by.
-    ais: an output is compared when it has a human label and a verdict (or failure) of the judge.
+    qa_correctness counts by the campaign's rule (COUNTING, agreement.counting): every output is compared, except an
+    output the humans gave a verdict that the judge was never asked about (a judge run on a sample, an answer
+    assessors judged after the judge ran), and an output whose annotations are still open: those are left out of
+    both sides' scores, never counted against the side that was not asked. The outputs with a human verdict or a
+    gold match are the system's evidence (SystemRows.evidence), what its coverage is measured by.
+    ais (COUNTING None): an output is compared when it has a human label and a verdict (or failure) of the judge.
     """
     rows = []
     for system, pairs in outputs.outputs.items():
         system_rows = SystemRows(system=system, outputs=len(pairs))
-        for topic, item in pairs:
+        for output in _outputs(outputs, system):
+            topic, item = output.topic, output.item
             asked = item in judge.labels or item in judge.failed
-            if ais:
+            if counting is None:
                 if item in humans.item_label and asked:
                     system_rows.add(topic, float(humans.item_label[item] == POSITIVE),
                                     float(judge.labels.get(item) == POSITIVE), evidence=True)
                 continue
-            if item in humans.open:
+            human = counting.human(output)
+            if human is None:
                 continue
             gold = outputs.gold_match.get(item, False)
             human_asked = item in humans.item_label or item in humans.ties
             if human_asked and not asked and not gold:
                 continue
-            system_rows.add(
-                topic,
-                float(output_correct(label=humans.item_label.get(item), gold_match=gold)),
-                float(output_correct(label=judge.labels.get(item), gold_match=gold, failed=item in judge.failed)),
-                evidence=gold or (human_asked and asked),
-            )
+            system_rows.add(topic, float(human), float(bool(counting.judge(judge, output))),
+                            evidence=gold or (human_asked and asked))
         rows.append(system_rows)
     return rows
 
 
-def _judge_block(*, judge: JudgeLabels, humans: HumanLabels, system_rows: list[SystemRows], options: dict) -> dict:
+def _system_sides(*, judge: JudgeLabels, humans: HumanLabels, outputs: SystemOutputs, counting) -> list[SystemSides]:
+    """Per system, each side over every output it decided, scored apart: the humans' verdicts (as the systems table
+    has them), the judge's (a system no human rated still gets the judge's), and the judge's mean score over the
+    outputs it gave a score (in `scores`, beside the SystemSides: (topic, score) each)."""
+    rows = []
+    for system, pairs in outputs.outputs.items():
+        sides = SystemSides(system=system, outputs=len(pairs))
+        for output in _outputs(outputs, system):
+            topic, item = output.topic, output.item
+            if counting is None:
+                human = humans.item_label[item] == POSITIVE if item in humans.item_label else None
+                asked = item in judge.labels or item in judge.failed
+                verdict = judge.labels.get(item) == POSITIVE if asked else None
+                score = judge.scores.get(item)
+            else:
+                human, verdict, score = counting.human_decided(output), counting.judge(judge, output), \
+                    counting.judge_score(judge, output)
+            if human is not None:
+                sides.human.append((topic, float(human)))
+            if verdict is not None:
+                sides.judge.append((topic, float(verdict)))
+            if score is not None:
+                sides.scores.append((topic, score))
+        rows.append(sides)
+    return rows
+
+
+def _all_outputs_cell(sides: SystemSides) -> dict:
+    """A system's score under a judge over every output the judge decided, and its mean score where it scored."""
+    judge = [value for _, value in sides.judge]
+    scores = [value for _, value in sides.scores]
+    return {"accuracy": stats.mean_defined(judge), "n": len(judge),
+            "mean_score": stats.mean_defined(scores), "n_scored": len(scores)}
+
+
+def _mean_score_sides(everything: list[SystemSides]) -> list[SystemSides]:
+    """The same systems with the judge's side replaced by its scores: the mean score's system order."""
+    return [SystemSides(system=s.system, outputs=s.outputs, human=s.human, judge=s.scores) for s in everything]
+
+
+def _judge_block(*, judge: JudgeLabels, humans: HumanLabels, system_rows: list[SystemRows],
+                 everything: list[SystemSides], options: dict) -> dict:
     shared = sorted(item for item in judge.labels if item in humans.item_label)
     human = [humans.item_label[item] for item in shared]
     model = [judge.labels[item] for item in shared]
@@ -198,9 +233,62 @@ def _judge_block(*, judge: JudgeLabels, humans: HumanLabels, system_rows: list[S
         },
         "per_topic": [],
         "topic_mean": {},
-        "system": system_level_block(system_rows, min_outputs=options["min_system_outputs"],
-                                     min_coverage=options["min_system_coverage"], topics_word="questions"),
+        # The systems' order under the judge against the humans', three ways: each system scored on the outputs both
+        # sides decided (the headline); each side over every output it decided; the judge's mean score (judges
+        # that score) over every output it scored.
+        **_system_orders(system_rows, everything, scores=bool(judge.scores), options=options),
     }
+
+
+def _system_orders(system_rows: list[SystemRows], everything: list[SystemSides], *, scores: bool,
+                   options: dict) -> dict:
+    """The systems' order under the judge against the humans', three ways: each system scored on the outputs both sides
+    decided (`system`, the headline); each side over every output it decided (`system_all`); the judge's mean score
+    over every output it scored (`system_mean_score`, judges that score; else None). A way whose scores are the same
+    as the one before it (every output decided by both; scores that are the 0/1 verdicts) reuses its block rather
+    than bootstrap it again."""
+    def block(systems, over):
+        return {**system_level_block(systems, min_outputs=options["min_system_outputs"],
+                                     min_coverage=options["min_system_coverage"], topics_word="questions"),
+                "over": over}
+
+    orders = {"system": block(system_rows, "the outputs both sides decided")}
+    over = "every output each side decided"
+    same = all(rows.sides() == sides.sides() for rows, sides in zip(system_rows, everything, strict=True))
+    orders["system_all"] = {**orders["system"], "over": over} if same else block(everything, over)
+    orders["system_mean_score"] = None
+    if scores:
+        over = "the judge's mean score over every output it scored; the humans' accuracy over every output they decided"
+        by_score = _mean_score_sides(everything)
+        same = all(sides.sides() == scored.sides() for sides, scored in zip(everything, by_score, strict=True))
+        orders["system_mean_score"] = {**orders["system_all"], "over": over} if same else block(by_score, over)
+    return orders
+
+
+def _system_tests(*, humans: HumanLabels, judges: list[JudgeLabels], outputs: SystemOutputs, counting,
+                  everything: dict[str, list[SystemSides]], systems: list[dict]) -> dict:
+    """Paired tests between every two systems under the humans and under each judge (per question, on the questions
+    both answered and the rater decided), and between every two judges' agreement with the human label (per item, on
+    the items with a human label both judges labelled); agreement.system_tests."""
+    order = [row["system"] for row in sorted(systems, key=lambda row: (row["human"] is None, -(row["human"] or 0)))]
+    human_rows = {}
+    for system in outputs.outputs:
+        rows = []
+        for output in _outputs(outputs, system):
+            if counting is None:
+                verdict = humans.item_label[output.item] == POSITIVE if output.item in humans.item_label else None
+            else:
+                verdict = counting.human_decided(output)
+            if verdict is not None:
+                rows.append((output.topic, float(verdict)))
+        human_rows[system] = system_tests.per_unit(rows)
+    by_judge = {name: system_tests.pairs_block({sides.system: system_tests.per_unit(sides.judge) for sides in rows},
+                                               order=order)
+                for name, rows in everything.items()}
+    agreement = {judge.name: {item: float(label == humans.item_label[item]) for item, label in judge.labels.items()
+                              if item in humans.item_label} for judge in judges}
+    return {"humans": system_tests.pairs_block(human_rows, order=order), "judges": by_judge,
+            "judge_agreement": system_tests.pairs_block(agreement)}
 
 
 def _kappa_why(first: list, second: list) -> str:
@@ -209,22 +297,20 @@ def _kappa_why(first: list, second: list) -> str:
     return "one and the same label throughout: agreement by chance is total"
 
 
-def _systems(*, humans: HumanLabels, outputs: SystemOutputs, coverage: dict[str, list[SystemRows]]) -> list[dict]:
-    """Per system: its outputs, its accuracy under the humans (every output but those still open, by the rules of
-    output_correct), and under each judge over the outputs compared with the humans (_system_rows), with their
-    numbers."""
+def _systems(*, humans: HumanLabels, outputs: SystemOutputs, coverage: dict[str, list[SystemRows]],
+             counting) -> list[dict]:
+    """Per system: its outputs, its accuracy under the humans (every output but those still open, by the counting
+    rule), and under each judge over the outputs compared with the humans (_system_rows), with their numbers."""
     rows = []
-    for index, (system, pairs) in enumerate(outputs.outputs.items()):
-        items = [item for _, item in pairs]
-        labelled = [item for item in items if item not in humans.open]
-        correct = sum(output_correct(label=humans.item_label.get(item), gold_match=outputs.gold_match[item])
-                      for item in labelled)
+    for index, system in enumerate(outputs.outputs):
+        verdicts = [counting.human(output) for output in _outputs(outputs, system)]
+        decided = [verdict for verdict in verdicts if verdict is not None]
         rows.append({
             "system": system,
-            "n": len(items),
-            "human": correct / len(labelled) if labelled else None,
-            "human_coverage": [len(labelled), len(items)],
+            "n": len(verdicts),
+            "human": sum(decided) / len(decided) if decided else None,
+            "human_coverage": [len(decided), len(verdicts)],
             # judges, human_by_judge (the x of each judge's correlation) and coverage.
-            **judge_columns(coverage, index, of=len(items)),
+            **judge_columns(coverage, index, of=len(verdicts)),
         })
     return rows

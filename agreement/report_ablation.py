@@ -5,19 +5,33 @@ decoding, model). Compared on their whole verdict sets they would be compared on
 stopped early, failures), so every row is computed over the SAME items: those with a human label that
 every LLM judge has been asked about. A failed verdict there counts as a disagreement in `accuracy`
 and is left out of kappa (reported as `failed`).
+
+In the study's terms each row also carries its system-level figures (`system`: Kendall's tau-b and Spearman's rho
+between the systems' human and judge accuracies, with intervals, and `mae`, the mean absolute difference of the two
+accuracies over the systems) computed over the same items: each system on its outputs among them, plus its outputs that
+match a gold answer and no human judged (correct for both, the protocol's rule). When those items are a sample of the
+human-labelled ones the block says so (`sample`), and a system needs only one output there. Each row is compared with a
+base row (option ablation_base, else the first): the differences of its figures, and for agreement a paired test
+(agreement.system_tests) on the items.
 """
 
 from __future__ import annotations
 
 from agreement import stats
-from agreement.selectors import HumanLabels, JudgeLabels, LlmJudgeCost
+from agreement.selectors import HumanLabels, JudgeLabels, LlmJudgeCost, SystemOutputs
+from agreement.system_level import SystemRows, system_level_block
+from agreement.system_tests import paired_test
+
+POSITIVE = "yes"
 
 # The settings that tell one configuration from another, in the order the table shows them.
 SETTINGS = ("backend", "model", "cot", "n", "decoding", "temperature", "top_p", "num_beams", "max_new_tokens")
 
 
-def ablation_build(*, judges: list[JudgeLabels], humans: HumanLabels, costs: list[LlmJudgeCost]) -> dict | None:
-    """{"items": n, "settings": [...], "rows": [...]} over the LLM judges; None when the campaign has none."""
+def ablation_build(*, judges: list[JudgeLabels], humans: HumanLabels, costs: list[LlmJudgeCost],
+                   outputs: SystemOutputs | None = None, base: str | None = None) -> dict | None:
+    """{"items": n, "settings": [...], "rows": [...], "base", "sample"} over the LLM judges; None when the campaign
+    has none. With OUTPUTS each row gets its system-level figures; BASE names the row the others are compared with."""
     by_name = {judge.name: judge for judge in judges}
     costs = [cost for cost in costs if cost.name in by_name]
     if not costs:
@@ -44,8 +58,53 @@ def ablation_build(*, judges: list[JudgeLabels], humans: HumanLabels, costs: lis
             "items_per_second": n_asked / cost.seconds if cost.seconds else None,
             "run_seconds": cost.run_seconds,
             "tokens_per_item": (cost.prompt_tokens + cost.completion_tokens) / n_asked if n_asked else None,
+            "tokens": cost.prompt_tokens + cost.completion_tokens,
         })
-    return {"items": len(items), "settings": _varied(rows), "rows": rows}
+    sample = len(items) < len(humans.item_label)
+    if outputs is not None:
+        for row in rows:
+            row.update(_system_figures(judge=by_name[row["judge"]], humans=humans, outputs=outputs, items=set(items)))
+    names = [row["judge"] for row in rows]
+    base_row = next((row for row in rows if row["judge"] == base), rows[0])
+    for row in rows:
+        row["vs_base"] = None if row is base_row else _versus(row, base_row, judges=by_name, humans=humans,
+                                                              items=items)
+    return {"items": len(items), "settings": _varied(rows), "rows": rows, "base": base_row["judge"],
+            "base_why": f"{base!r} is not an LLM judge of this campaign (those: {', '.join(names)}); the first row is "
+                        f"the base" if base and base not in names else None,
+            # The rows' items are a sample of the items with a human label (judges run on --sample).
+            "sample": sample, "labelled": len(humans.item_label)}
+
+
+def _system_figures(*, judge: JudgeLabels, humans: HumanLabels, outputs: SystemOutputs, items: set) -> dict:
+    """The row's system order against the humans' over the ablation's items, and the mean absolute error."""
+    systems = []
+    for system, pairs in outputs.outputs.items():
+        rows = SystemRows(system=system, outputs=len(pairs))
+        for topic, item in pairs:
+            if item in items:
+                rows.add(topic, float(humans.item_label[item] == POSITIVE), float(judge.labels.get(item) == POSITIVE),
+                         evidence=True)
+            elif item not in humans.item_label and item not in humans.ties and item not in humans.open \
+                    and outputs.gold_match.get(item):
+                rows.add(topic, 1.0, 1.0, evidence=True)
+        systems.append(rows)
+    block = system_level_block(systems, min_outputs=1, min_coverage=0.0, topics_word="questions")
+    return {"system": block, "mae": block["mae"], "mae_systems": block["n_systems"]}
+
+
+def _versus(row: dict, base: dict, *, judges: dict, humans: HumanLabels, items: list) -> dict:
+    """ROW's figures minus BASE's; agreement as a paired test on the items (a failed verdict is a disagreement)."""
+    def agrees(name):
+        return [float(judges[name].labels.get(item) == humans.item_label[item]) for item in items]
+
+    def minus(first, second):
+        return None if first is None or second is None else first - second
+
+    figures = {key: minus(row.get(key), base.get(key)) for key in ("cohen_kappa", "mae")}
+    for key in ("kendall_tau_b", "spearman"):
+        figures[key] = minus((row.get("system") or {}).get(key), (base.get("system") or {}).get(key))
+    return {"base": base["judge"], **figures, "accuracy": paired_test(agrees(row["judge"]), agrees(base["judge"]))}
 
 
 def _varied(rows: list[dict]) -> list[str]:

@@ -19,6 +19,13 @@ annotator pairs, then the mean over topics with its CI (null with fewer than two
 Several dimensions (`Campaign.options["dimensions"]`): one per_topic entry per (topic, dimension),
 each against the same judge scores (a ranker scores a candidate once); `topic_mean` is the first
 dimension's, `topic_mean_by_dimension` holds every dimension's.
+
+Document qrels (format trec-qrels, one set per file stem, Item.data["qrels"]): each ranker's ordering of a topic's
+documents is scored against every set (`qrels.judges`: NDCG@10, MAP and P@10 per topic through ir_measures, their mean
+over the judged topics with a bootstrap interval), the study's way of choosing its ranker. A set named after a
+dimension is that dimension's (with one set and one dimension, the set is the dimension's). Where a topic has judged
+documents, each answer's NRP is also computed among the judged documents only (`systems[].human_nrp_judged`,
+`judges_nrp_judged`), as the study placed answers among the documents its experts graded.
 """
 
 from __future__ import annotations
@@ -42,6 +49,47 @@ def ranking_report_build(*, campaign: Campaign) -> dict:
         "humans": _humans_block(data),
         "judges": {judge.name: _judge_block(judge=judge, data=data) for judge in data.judges},
         "systems": _systems(data),
+        "qrels": _qrels_block(data),
+    }
+
+
+# MAP and P@10 count a document relevant from this grade up (trec_eval's default); NDCG@10 uses the grades as gains.
+QRELS_RELEVANT_FROM = 1
+
+
+def _qrels_sets(data: RankingData) -> dict[str, dict[str, dict[str, int]]]:
+    """{qrels name: {topic: {document: grade}}} over the campaign's document qrels."""
+    sets: dict[str, dict[str, dict[str, int]]] = {}
+    for topic in data.topics:
+        for candidate in topic.candidates:
+            for name, grade in candidate.qrels.items():
+                sets.setdefault(name, {}).setdefault(topic.external_id, {})[candidate.external_id] = grade
+    return sets
+
+
+def _qrels_block(data: RankingData) -> dict | None:
+    """Each ranker's order of the documents scored against each qrels set; None when no document has a grade."""
+    sets = _qrels_sets(data)
+    if not sets:
+        return None
+    runs = {judge.name: {topic.external_id: {c.external_id: judge.scores[c.pk] for c in topic.candidates
+                                             if c.kind == "document" and c.pk in judge.scores}
+                         for topic in data.topics} for judge in data.judges}
+    only = len(sets) == 1 and len(data.dimensions) == 1
+    return {
+        "sets": [{"name": name,
+                  "dimension": name if name in data.dimensions else (data.dimensions[0] if only else None),
+                  "topics": len(qrels), "documents": sum(len(docs) for docs in qrels.values())}
+                 for name, qrels in sorted(sets.items())],
+        "relevant_from": QRELS_RELEVANT_FROM,
+        "judges": {
+            name: {qrels_name: {measure: stats.topic_mean_summary(list(values.values()))
+                                for measure, values in stats.run_measures_per_topic(
+                                    qrels, {topic: docs for topic, docs in run.items() if docs},
+                                    relevant_from=QRELS_RELEVANT_FROM).items()}
+                   for qrels_name, qrels in sorted(sets.items())}
+            for name, run in runs.items()
+        },
     }
 
 
@@ -103,39 +151,52 @@ def _systems(data: RankingData) -> list[dict]:
     reference rankings when several annotators ranked the topic. First dimension only.
     """
     primary = data.dimensions[0]
-    human: dict[tuple[str, str], list[float | None]] = {}
-    judged: dict[str, dict[tuple[str, str], list[float | None]]] = {judge.name: {} for judge in data.judges}
+    # Over all the topic's documents, and over those some qrels set graded (only topics that have such documents).
+    human: dict[str, dict[tuple[str, str], list[float | None]]] = {"all": {}, "judged": {}}
+    judged: dict[str, dict[str, dict[tuple[str, str], list[float | None]]]] = {
+        among: {judge.name: {} for judge in data.judges} for among in human}
     for topic in data.topics:
-        documents = [c.pk for c in topic.candidates if c.kind == "document"]
+        all_documents = [c.pk for c in topic.candidates if c.kind == "document"]
+        graded = [c.pk for c in topic.candidates if c.kind == "document" and c.qrels]
         _, references = _references(topic, primary)
         positions = [stats.tie_group_positions(groups) for groups in references.values()]
         for candidate in topic.candidates:
             key = data.answer_system.get(candidate.pk)
             if candidate.kind != "answer" or key is None:
                 continue
-            human.setdefault(key, []).append(stats.mean_defined([
-                stats.normalised_rank_position(-pos[candidate.pk], [-pos[d] for d in documents if d in pos])
-                for pos in positions if candidate.pk in pos
-            ]))
-            for judge in data.judges:
-                if candidate.pk in judge.scores:
-                    document_scores = [judge.scores[d] for d in documents if d in judge.scores]
-                    judged[judge.name].setdefault(key, []).append(
-                        stats.normalised_rank_position(judge.scores[candidate.pk], document_scores)
-                    )
+            for among, documents in (("all", all_documents), ("judged", graded)):
+                if among == "judged" and not graded:
+                    continue
+                human[among].setdefault(key, []).append(stats.mean_defined([
+                    stats.normalised_rank_position(-pos[candidate.pk], [-pos[d] for d in documents if d in pos])
+                    for pos in positions if candidate.pk in pos
+                ]))
+                for judge in data.judges:
+                    if candidate.pk in judge.scores:
+                        document_scores = [judge.scores[d] for d in documents if d in judge.scores]
+                        judged[among][judge.name].setdefault(key, []).append(
+                            stats.normalised_rank_position(judge.scores[candidate.pk], document_scores)
+                        )
     rows = []
-    for system, prompt in sorted(human):
-        human_nrp = _nrp_summary(human[(system, prompt)])
-        judges_nrp = {name: _nrp_summary(values.get((system, prompt), [])) for name, values in judged.items()}
-        rows.append({
+    for system, prompt in sorted(human["all"]):
+        human_nrp = _nrp_summary(human["all"][(system, prompt)])
+        judges_nrp = {name: _nrp_summary(values.get((system, prompt), [])) for name, values in judged["all"].items()}
+        row = {
             "system": system,
             "prompt": prompt,
-            "n": len(human[(system, prompt)]),
+            "n": len(human["all"][(system, prompt)]),
             "human": human_nrp["mean"],
             "judges": {name: block["mean"] for name, block in judges_nrp.items()},
             "human_nrp": human_nrp,
             "judges_nrp": judges_nrp,
-        })
+        }
+        if human["judged"]:
+            # Its answers on the topics that have judged documents.
+            row["n_judged"] = len(human["judged"].get((system, prompt), []))
+            row["human_nrp_judged"] = _nrp_summary(human["judged"].get((system, prompt), []))
+            row["judges_nrp_judged"] = {name: _nrp_summary(values.get((system, prompt), []))
+                                        for name, values in judged["judged"].items()}
+        rows.append(row)
     return rows
 
 

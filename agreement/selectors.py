@@ -51,9 +51,12 @@ class JudgeLabels:
 
     name: str
     family: str
+    config: dict = field(default_factory=dict)
     labels: dict[int, str] = field(default_factory=dict)
     failed: set[int] = field(default_factory=set)
     scores: dict[int, float] = field(default_factory=dict)
+    # Of the failed items, the label the imported file gave beside the unreadable verdict (fallback_label).
+    fallback: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -66,6 +69,13 @@ class SystemOutputs:
 
     outputs: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     gold_match: dict[int, bool] = field(default_factory=dict)
+    # Read only for the qa-eval counting rule (agreement.counting), else empty: each output's prediction string and
+    # the gold answers its own file gave where they differ from its topic's, in the order of `outputs`; each topic's
+    # gold answers; each item's (topic, answer string).
+    predictions: dict[str, list[str]] = field(default_factory=dict)
+    own_gold: dict[str, list[list[str] | None]] = field(default_factory=dict)  # an output's file's gold, if other
+    gold_answers: dict[int, list[str]] = field(default_factory=dict)
+    item_texts: dict[int, tuple[int, str]] = field(default_factory=dict)
 
 
 def human_labels_get(*, campaign: Campaign) -> HumanLabels:
@@ -125,18 +135,20 @@ def human_labels_get(*, campaign: Campaign) -> HumanLabels:
 def judge_labels_get(*, campaign: Campaign) -> list[JudgeLabels]:
     """Every judge of the campaign (external ones included), by name, with its verdicts. Two queries."""
     judges = {
-        judge_id: JudgeLabels(name=name, family=family)
-        for judge_id, name, family in Judge.objects.filter(campaign=campaign).order_by("name").values_list(
-            "id", "name", "family"
+        judge_id: JudgeLabels(name=name, family=family, config=config or {})
+        for judge_id, name, family, config in Judge.objects.filter(campaign=campaign).order_by("name").values_list(
+            "id", "name", "family", "config"
         )
     }
     rows = ModelJudgment.objects.filter(judge__campaign=campaign).values_list(
-        "judge_id", "item_id", "label", "failed", "score"
+        "judge_id", "item_id", "label", "failed", "score", "fallback_label"
     )
-    for judge_id, item_id, label, failed, score in rows:
+    for judge_id, item_id, label, failed, score, fallback in rows:
         judge = judges[judge_id]
         if failed or not label:
             judge.failed.add(item_id)
+            if fallback:
+                judge.fallback[item_id] = fallback
         else:
             judge.labels[item_id] = label
             if score is not None:
@@ -144,29 +156,49 @@ def judge_labels_get(*, campaign: Campaign) -> list[JudgeLabels]:
     return list(judges.values())
 
 
-def system_outputs_get(*, campaign: Campaign) -> SystemOutputs:
+def system_outputs_get(*, campaign: Campaign, texts: bool = False) -> SystemOutputs:
     """Every system's outputs (system -> [(topic, item)]) and whether each output item matches a gold answer.
 
-    Two queries. The match uses the item's stored `data["answer_key"]` when present, else its text.
+    Two queries. The match uses the item's stored `data["answer_key"]` when present, else its text. TEXTS (the
+    qa-eval counting rule) also reads each output's prediction, the gold answers and the items' answer strings: one
+    query more.
     """
     # Only the topics that have system outputs (none read when the campaign has no systems).
     with_outputs = SystemOutput.objects.filter(campaign=campaign).values("topic_id")
-    gold_keys = {
-        topic_id: {answer_key(str(gold)) for gold in (data or {}).get("gold_answers", [])}
-        for topic_id, data in Topic.objects.filter(campaign=campaign, id__in=with_outputs).values_list("id", "data")
-    }
-    rows = (
-        SystemOutput.objects.filter(campaign=campaign)
-        .values_list("system", "topic_id", "item_id", "item__text", "item__data")
-        .order_by("system", "topic_id", "item_id")
-    )
     result = SystemOutputs()
-    for system, topic_id, item_id, text, data in rows:
+    gold_keys = {}
+    for topic_id, data in Topic.objects.filter(campaign=campaign, id__in=with_outputs).values_list("id", "data"):
+        gold = [str(answer) for answer in (data or {}).get("gold_answers", [])]
+        gold_keys[topic_id] = {answer_key(answer) for answer in gold}
+        if texts:
+            result.gold_answers[topic_id] = gold
+    columns = ["system", "topic_id", "item_id", "item__text", "item__data"] + (["data"] if texts else [])
+    rows = SystemOutput.objects.filter(campaign=campaign).values_list(*columns).order_by("system", "topic_id",
+                                                                                          "item_id")
+    for system, topic_id, item_id, text, data, *output_data in rows:
         result.outputs.setdefault(system, []).append((topic_id, item_id))
+        if texts:
+            result.predictions.setdefault(system, []).append(_prediction(output_data[0], fallback=text or ""))
+            own = (output_data[0] or {}).get("gold_answers")
+            result.own_gold.setdefault(system, []).append([str(a) for a in own] if isinstance(own, list) else None)
         if item_id not in result.gold_match:
             key = (data or {}).get("answer_key") or answer_key(text or "")
             result.gold_match[item_id] = bool(key) and key in gold_keys.get(topic_id, ())
+    if texts:
+        result.item_texts = {
+            item_id: (topic_id, text)
+            for item_id, topic_id, text in Item.objects.filter(campaign=campaign, topic_id__in=with_outputs)
+            .values_list("id", "topic_id", "text")
+        }
     return result
+
+
+def _prediction(data, *, fallback: str) -> str:
+    """An output's prediction string: its stored prediction (the first of a list), stripped; else its item's text."""
+    raw = (data or {}).get("prediction") if isinstance(data, dict) else None
+    if isinstance(raw, list) and raw and isinstance(raw[0], str):
+        raw = raw[0]
+    return raw.strip() if isinstance(raw, str) else fallback
 
 
 # --- ais: the raters' answers to each question, and the items a report lists ---
@@ -291,6 +323,8 @@ class RankingCandidate:
     pk: int
     external_id: str
     kind: str  # "answer" or "document"
+    # A document's grades from imported trec-qrels files: {qrels name (the file's stem): grade}.
+    qrels: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -353,10 +387,15 @@ def ranking_data_get(*, campaign: Campaign) -> RankingData:
         for pk, external_id in Topic.objects.filter(campaign=campaign).values_list("id", "external_id")
     }
     candidate_topic: dict[int, int] = {}
-    for pk, topic_id, external_id, kind in (
-        Item.objects.filter(campaign=campaign).order_by("topic_id", "id").values_list("id", "topic_id", "external_id", "kind")
+    for pk, topic_id, external_id, kind, item_data in (
+        Item.objects.filter(campaign=campaign).order_by("topic_id", "id").values_list("id", "topic_id", "external_id",
+                                                                                      "kind", "data")
     ):
-        topics[topic_id].candidates.append(RankingCandidate(pk=pk, external_id=external_id, kind=kind))
+        qrels = (item_data or {}).get("qrels") if isinstance(item_data, dict) else None
+        topics[topic_id].candidates.append(RankingCandidate(
+            pk=pk, external_id=external_id, kind=kind,
+            qrels={str(name): grade for name, grade in qrels.items() if isinstance(grade, int)}
+            if isinstance(qrels, dict) else {}))
         candidate_topic[pk] = topic_id
     allowed = {topic_id: {c.pk for c in topic.candidates} for topic_id, topic in topics.items()}
 

@@ -694,7 +694,7 @@ def item_agreement_intervals(
 
 
 def system_correlation_intervals(
-    human: np.ndarray, judge: np.ndarray, counts: np.ndarray, *,
+    human: np.ndarray, judge: np.ndarray, counts: np.ndarray, judge_counts: np.ndarray | None = None, *,
     resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED,
 ) -> dict[str, list[float] | None]:
     """Intervals of Kendall's tau-b, Spearman's rho and Pearson's r between two system orders, by resampling
@@ -702,28 +702,32 @@ def system_correlation_intervals(
 
     HUMAN[s, t] and JUDGE[s, t] are system s's summed per-output scores (e.g. correct outputs) on topic t under
     each rater, COUNTS[s, t] its outputs there; a system's score in a resample is its sum over the drawn topics
-    divided by its count. A system with no output in a resample sits that resample out. Resamples are scored
+    divided by its count (JUDGE_COUNTS for the judge's sums, when the two sides scored different outputs; else
+    COUNTS). A system with no output on either side in a resample sits that resample out. Resamples are scored
     in batches: Pearson's r by scipy.stats.pearsonr along an axis, Spearman's rho as Pearson's r of the
     scipy.stats.rankdata ranks (its definition, ties averaged), Kendall's tau-b one resample at a time.
     """
     keys = ["kendall_tau_b", "spearman", "pearson"]
     if human.ndim != 2 or human.shape[0] < 2:
         return {key: None for key in keys}
+    if judge_counts is None:
+        judge_counts = counts
 
     def one(idx: np.ndarray) -> list[float | None]:
-        n = counts[:, idx].sum(axis=1)
-        keep = n > 0
+        n, m = counts[:, idx].sum(axis=1), judge_counts[:, idx].sum(axis=1)
+        keep = (n > 0) & (m > 0)
         x = human[keep][:, idx].sum(axis=1) / n[keep]
-        y = judge[keep][:, idx].sum(axis=1) / n[keep]
+        y = judge[keep][:, idx].sum(axis=1) / m[keep]
         return [kendall_tau_b(x, y), spearman(x, y), pearson(x, y)]
 
     def statistic(idx: np.ndarray) -> np.ndarray:  # idx: (batch, topics)
         n = counts[:, idx].sum(axis=-1)  # (systems, batch)
+        m = judge_counts[:, idx].sum(axis=-1)
         with np.errstate(invalid="ignore", divide="ignore"):
             x = (human[:, idx].sum(axis=-1) / n).T  # (batch, systems)
-            y = (judge[:, idx].sum(axis=-1) / n).T
+            y = (judge[:, idx].sum(axis=-1) / m).T
         out = np.full((3, idx.shape[0]), np.nan)
-        whole = (n > 0).all(axis=0)
+        whole = ((n > 0) & (m > 0)).all(axis=0)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             out[2, whole] = scipy_stats.pearsonr(x[whole], y[whole], axis=1).statistic

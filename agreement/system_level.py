@@ -48,6 +48,44 @@ class SystemRows:
             return None, None
         return (float(np.mean([h for _, h, _ in self.rows])), float(np.mean([j for _, _, j in self.rows])))
 
+    def sides(self) -> tuple[list[tuple[object, float]], list[tuple[object, float]]]:
+        """(topic, score) per output under the humans, and under the judge: the same outputs on both sides."""
+        return [(t, h) for t, h, _ in self.rows], [(t, j) for t, _, j in self.rows]
+
+    def exclusion(self, *, min_outputs: int, min_coverage: float) -> str | None:
+        return exclusion_reason(self, min_outputs=min_outputs, min_coverage=min_coverage)
+
+
+@dataclass
+class SystemSides:
+    """One system scored by each side over every output that side decided, (topic, score) each: the humans' outputs
+    and the judge's need not be the same ones (a judge's score over all it scored, beside the human-rated subset)."""
+
+    system: str
+    outputs: int
+    human: list[tuple[object, float]] = field(default_factory=list)
+    judge: list[tuple[object, float]] = field(default_factory=list)
+    # The judge's own scores (a probability, a token F1) over the outputs it scored, for its mean-score order.
+    scores: list[tuple[object, float]] = field(default_factory=list)
+
+    def means(self) -> tuple[float | None, float | None]:
+        return (float(np.mean([h for _, h in self.human])) if self.human else None,
+                float(np.mean([j for _, j in self.judge])) if self.judge else None)
+
+    def sides(self) -> tuple[list[tuple[object, float]], list[tuple[object, float]]]:
+        return self.human, self.judge
+
+    def exclusion(self, *, min_outputs: int, min_coverage: float) -> str | None:
+        if not self.human:
+            return f"none of its {self.outputs} outputs has a human verdict"
+        if not self.judge:
+            return f"the judge scored none of its {self.outputs} outputs"
+        fewest = min(len(self.human), len(self.judge))
+        if fewest < min_outputs:
+            return (f"{len(self.human)} outputs with a human verdict and {len(self.judge)} scored by the judge, of "
+                    f"{self.outputs}; each side needs at least {min_outputs} (option min_system_outputs)")
+        return None
+
 
 def judge_columns(coverage: dict[str, list[SystemRows]], index: int, *, of: int) -> dict:
     """The systems table's columns for system INDEX from each judge's COVERAGE rows: the judge's score and the
@@ -73,13 +111,14 @@ def exclusion_reason(system: SystemRows, *, min_outputs: int, min_coverage: floa
     return None
 
 
-def system_level_block(systems: list[SystemRows], *, min_outputs: int = MIN_SYSTEM_OUTPUTS,
+def system_level_block(systems: list[SystemRows] | list[SystemSides], *, min_outputs: int = MIN_SYSTEM_OUTPUTS,
                        min_coverage: float = MIN_SYSTEM_COVERAGE, topics_word: str = "topics") -> dict:
     """Kendall's tau-b, Spearman's rho and Pearson's r between the systems' human and judge scores, with 95%
-    intervals (bootstrap over topics), the systems left out and why, and why a statistic is undefined."""
+    intervals (bootstrap over topics), their mean absolute difference, the systems left out and why, and why a
+    statistic is undefined."""
     included, excluded = [], []
     for system in systems:
-        reason = exclusion_reason(system, min_outputs=min_outputs, min_coverage=min_coverage)
+        reason = system.exclusion(min_outputs=min_outputs, min_coverage=min_coverage)
         if reason:
             excluded.append({"system": system.system, "reason": reason})
         else:
@@ -92,11 +131,13 @@ def system_level_block(systems: list[SystemRows], *, min_outputs: int = MIN_SYST
         "kendall_tau_b": stats.kendall_tau_b(human, judge),
         "spearman": stats.spearman(human, judge),
         "pearson": stats.pearson(human, judge),
+        # The mean absolute difference between the systems' human and judge scores (in accuracy: a share).
+        "mae": float(np.mean(np.abs(np.subtract(human, judge)))) if included else None,
         "excluded": excluded,
         "small": 0 < len(included) < SMALL_SYSTEMS,
         "why": _undefined_why(included, human, judge, excluded),
     }
-    resamples = stats.resamples_for(sum(system.covered for system in included))
+    resamples = stats.resamples_for(sum(len(system.sides()[0]) for system in included))
     block["ci_method"] = stats.bootstrap_method(f"{topics_word}, every system's score recomputed", resamples=resamples)
     intervals = (stats.system_correlation_intervals(*_topic_matrices(included), resamples=resamples)
                  if len(included) >= 2 else {})
@@ -116,16 +157,15 @@ def _undefined_why(included: list[SystemRows], human: list, judge: list, exclude
     return None
 
 
-def _topic_matrices(systems: list[SystemRows]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(human sums, judge sums, counts), each systems x topics, over the systems' covered outputs."""
-    topics = {topic: i for i, topic in enumerate(dict.fromkeys(t for s in systems for t, _, _ in s.rows))}
-    human = np.zeros((len(systems), len(topics)))
-    judge = np.zeros_like(human)
-    counts = np.zeros_like(human)
-    for row, system in enumerate(systems):
-        for topic, h, j in system.rows:
-            column = topics[topic]
-            human[row, column] += h
-            judge[row, column] += j
-            counts[row, column] += 1
-    return human, judge, counts
+def _topic_matrices(systems: list[SystemRows] | list[SystemSides]) -> tuple[np.ndarray, ...]:
+    """(human sums, judge sums, human counts, judge counts), each systems x topics, over each side's outputs."""
+    sides = [system.sides() for system in systems]
+    topics = {topic: i for i, topic in enumerate(dict.fromkeys(t for pair in sides for rows in pair for t, _ in rows))}
+    matrices = [np.zeros((len(systems), len(topics))) for _ in range(4)]
+    for row, pair in enumerate(sides):
+        for side, rows in enumerate(pair):
+            sums, counts = matrices[side], matrices[side + 2]
+            for topic, value in rows:
+                sums[row, topics[topic]] += value
+                counts[row, topics[topic]] += 1
+    return tuple(matrices)

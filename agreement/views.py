@@ -16,6 +16,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from agreement.counting import RULE_QA_EVAL
 from agreement.exports import judges_csv, systems_csv, topics_csv
 from agreement.plots import FORMATS, report_plot, report_plot_names
 from agreement.report import agreement_report_build
@@ -42,6 +43,7 @@ def agreement_report(request, slug):
     ranking = report["layout"] == LAYOUT_RANKING
     graded = report["layout"] == LAYOUT_GRADES
     judge_names = list(report["judges"])
+    printed_scores = [name for name, block in report["judges"].items() if block.get("system_mean_score")]
     # The report's plots, inline: the first is the main one (scatter or NRP), a graded report's second its CDF.
     names = report_plot_names(report=report)
     plots = {name: report_plot(report=report, name=name) for name in names}
@@ -57,10 +59,32 @@ def agreement_report(request, slug):
         "system_rows": [
             {**row, "judge_values": [row["judges"].get(name) for name in judge_names],
              # Per judge: its accuracy and [outputs compared with the humans, outputs] where some were left out.
-             "judge_cells": [{"value": row["judges"].get(name), "cover": _partial((row.get("coverage") or {}).get(name))}
+             # and over every output it decided ("all"), with its mean score where it scores.
+             "judge_cells": [{"value": row["judges"].get(name),
+                              "cover": _partial((row.get("coverage") or {}).get(name)),
+                              "all": (row.get("judges_all") or {}).get(name)}
                              for name in judge_names]}
             for row in report["systems"]
         ],
+        # The verdict layouts' system orders three ways per judge (agreement.report._judge_block).
+        "order_rows": [
+            {"name": name, "orders": [(words, block.get(key)) for key, words in SYSTEM_ORDER_WORDS]}
+            for name, block in report["judges"].items()
+        ] if not (ranking or graded) else [],
+        # Paired tests between systems (agreement.system_tests): one matrix per rater, and the judges' agreement pairs.
+        "test_matrices": [
+            {"name": "humans", "matrix": _pair_matrix(report["system_tests"]["humans"])},
+            *({"name": name, "matrix": _pair_matrix(block)}
+              for name, block in report["system_tests"]["judges"].items()),
+        ] if report.get("system_tests") else [],
+        # qa-eval: the systems as the study printed them, each judge over every output, scoring judges' mean scores.
+        "printed_scores": printed_scores,
+        "printed_rows": [
+            {"system": row["system"], "human": row["human"],
+             "accuracies": [(row["judges_all"].get(name) or {}).get("accuracy") for name in judge_names],
+             "scores": [(row["judges_all"].get(name) or {}).get("mean_score") for name in printed_scores]}
+            for row in report["systems"]
+        ] if (report.get("counting") or {}).get("rule") == RULE_QA_EVAL else [],
         "ranking": ranking,
         "ais": report["layout"] == LAYOUT_ATTRIBUTION,
         # Graded reports: each run's measures in MEASURE_NAMES' order, under the humans and then judge by judge.
@@ -76,6 +100,17 @@ def agreement_report(request, slug):
         "nrp_rows": [
             {**row, "judge_nrp": [row["judges_nrp"].get(name, {}) for name in judge_names]} for row in report["systems"]
         ] if ranking else [],
+        # Rankers against the document qrels (answer_ranking): one row per (ranker, qrels set).
+        "qrels_rows": [
+            {"judge": name, "set": qrels_set,
+             "measures": [by_set[qrels_set["name"]][key] for key in ("ndcg_cut_10", "map", "p_10")]}
+            for name, by_set in (report.get("qrels") or {}).get("judges", {}).items()
+            for qrels_set in report["qrels"]["sets"]
+        ] if ranking else [],
+        "nrp_judged_rows": [
+            {**row, "judge_nrp_judged": [row["judges_nrp_judged"].get(name, {}) for name in judge_names]}
+            for row in report["systems"] if "human_nrp_judged" in row
+        ] if ranking else [],
         "graded": graded,
         "plot_name": names[0],
         "plot_svg": plots[names[0]].svg() if plots[names[0]] else None,
@@ -86,6 +121,19 @@ def agreement_report(request, slug):
         ] if report.get("ablation") else [],
     }
     return render(request, "agreement/report.html", context)
+
+
+def _pair_matrix(block: dict) -> list[dict]:
+    """A tests block as matrix rows: each side, then per column side the pair (row, column) above the diagonal."""
+    pairs = {(pair["a"], pair["b"]): pair for pair in block["pairs"]}
+    return [{"name": row, "cells": [pairs.get((row, column)) for column in block["order"]]} for row in block["order"]]
+
+
+SYSTEM_ORDER_WORDS = (
+    ("system", "each system on the outputs both sides decided"),
+    ("system_all", "each side over every output it decided"),
+    ("system_mean_score", "the judge's mean score over every output it scored"),
+)
 
 
 def _attachment(content: str | bytes, *, content_type: str, filename: str) -> HttpResponse:

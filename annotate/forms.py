@@ -99,6 +99,14 @@ class YesNoOptionField(OptionField):
         return super().show(value)
 
 
+class ChoiceOptionField(OptionField):
+    """One of CHOICES (value: description); empty is unset. Any other answer is passed on for the check to refuse."""
+
+    def __init__(self, *, choices: dict[str, str], unset: str, **kwargs):
+        options = [("", unset), *((value, f"{value}: {words}") for value, words in choices.items())]
+        super().__init__(widget=forms.Select(choices=options), **kwargs)
+
+
 class TextOptionField(OptionField):
     """A line of text."""
 

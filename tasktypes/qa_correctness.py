@@ -1,17 +1,49 @@
 """qa_correctness: is a system's answer to a question correct, given the gold answers? One verdict per item."""
 
-from annotate.forms import CampaignOptionsForm
+from annotate.forms import CampaignOptionsForm, ChoiceOptionField, TextOptionField
 from annotate.selectors.annotation import unit_display
 from annotate.services.annotation import JudgmentValueError
 from annotate.task_types import TaskTypeSpec, register
 
 VERDICTS = {"yes": {"correct": True}, "no": {"correct": False}}
+# The option counting_rule: how a system's output counts as correct (agreement.counting applies them).
+RULE_CONCORD = "concord"
+RULE_QA_EVAL = "qa-eval"
+COUNTING_RULES = {
+    RULE_CONCORD: "each output by its own answer's label, else an exact match with a gold answer",
+    RULE_QA_EVAL: "the NQ-open 301 study's code: gold answers plus accepted minus rejected strings, per question",
+}
+
+
+def _counting_rule(key: str, value) -> str | None:
+    if value not in COUNTING_RULES:
+        return f"{key} is one of {', '.join(COUNTING_RULES)}, not {value!r}"
+    return None
+
+
+def _ablation_base(key: str, value) -> str | None:
+    if not isinstance(value, str) or not value.strip():
+        return f"{key} must be the name of one of the campaign's LLM judges"
+    return None
+
+
+class QaOptionsForm(CampaignOptionsForm):
+    counting_rule = ChoiceOptionField(
+        label="Counting rule", choices=COUNTING_RULES,
+        unset=f"not set: {RULE_CONCORD} (an nq301 import sets qa-eval)",
+        help_text="How a system's output counts as correct for its accuracy (README \"Counting rules\"). qa-eval "
+                  "scores every system as the NQ-open 301 study's code did, so its published table comes out.")
+    ablation_base = TextOptionField(
+        label="Ablation base",
+        help_text="The LLM judge the report's ablation table compares every other LLM judge with. Empty: the first, "
+                  "alphabetically.")
 
 
 @register
 class QaCorrectness(TaskTypeSpec):
     name = "qa_correctness"
-    options_form = CampaignOptionsForm
+    options = {"counting_rule": _counting_rule, "ablation_base": _ablation_base}
+    options_form = QaOptionsForm
     import_formats = ("qa-eval-jsonl", "nq301", "judge-scores")
     importer = "tasktypes.importers.service.qa_import"
     import_lines = "verdict_lines"

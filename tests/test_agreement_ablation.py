@@ -60,3 +60,34 @@ def test_report_and_page_show_the_ablation(qa_campaign, researcher, client):
     client.force_login(researcher)
     page = client.get("/campaigns/qa/report/").content.decode()
     assert 'id="ablation"' in page and "smol-direct" in page and "sk-x" not in page
+    assert 'id="ablation-systems"' in page and "Agreement vs smol-cot, points" in page  # the first row is the base
+
+
+def test_rows_carry_system_figures_over_the_sampled_items_and_compare_with_the_base():
+    """Three systems of four answers; judge "exact" repeats the humans, "rough" does not, and was not asked about
+    item 12: the rows' items are 11 of the 12 labelled ones, a sample, and the system figures are over them."""
+    from agreement.selectors import SystemOutputs
+
+    human = "yyyn" + "yynn" + "ynnn"
+    humans = HumanLabels(item_label={i + 1: {"y": "yes", "n": "no"}[c] for i, c in enumerate(human)})
+    outputs = SystemOutputs(outputs={f"S{s}": [(t, s * 4 + t + 1) for t in range(4)] for s in range(3)})
+    exact = JudgeLabels(name="exact", family="llm", labels=dict(humans.item_label))
+    rough = JudgeLabels(name="rough", family="llm",
+                        labels={i + 1: {"y": "yes", "n": "no"}[c] for i, c in enumerate("yyyy" + "nnnn" + "ynn")})
+    block = ablation_build(judges=[exact, rough], humans=humans, outputs=outputs, base="exact",
+                           costs=[cost("exact", cot=True), cost("rough", cot=False)])
+    assert block["items"] == 11 and block["sample"] and block["labelled"] == 12 and block["base"] == "exact"
+    rows = {row["judge"]: row for row in block["rows"]}
+    assert rows["exact"]["mae"] == 0 and rows["exact"]["system"]["kendall_tau_b"] == pytest.approx(1.0)
+    # rough: S0 1.0 vs 0.75, S1 0.0 vs 0.5, S2 1/3 vs 1/3 (item 12 left out): MAE 0.25; one pair of three swapped.
+    assert rows["rough"]["mae"] == pytest.approx(0.25) and rows["rough"]["mae_systems"] == 3
+    assert rows["rough"]["system"]["kendall_tau_b"] == pytest.approx(1 / 3)
+    assert rows["rough"]["system"]["n_systems"] == 3 and rows["rough"]["system"]["kendall_tau_b_ci95"] is not None
+    versus = rows["rough"]["vs_base"]
+    assert rows["exact"]["vs_base"] is None and versus["base"] == "exact"
+    assert versus["mae"] == pytest.approx(0.25) and versus["kendall_tau_b"] == pytest.approx(-2 / 3)
+    # Agreement on the 11 items: exact 11, rough 8 (items 4, 5 and 6 differ).
+    assert versus["accuracy"]["difference"] == pytest.approx(-3 / 11) and versus["accuracy"]["discordant"] == [0, 3]
+    unknown = ablation_build(judges=[exact, rough], humans=humans, outputs=outputs, base="nobody",
+                             costs=[cost("exact"), cost("rough")])
+    assert unknown["base"] == "exact" and "'nobody' is not an LLM judge" in unknown["base_why"]

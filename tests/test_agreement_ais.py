@@ -169,7 +169,8 @@ def test_report_page_shows_the_ais_tables(ais_report_campaign, client, researche
                  "AIS accuracy under human labels", "7 read whole, 2 truncated, 0 read in windows"):
         assert text in page
     csv_text = client.get(f"/campaigns/{ais_report_campaign.slug}/report/systems.csv").content.decode()
-    assert csv_text.splitlines()[0] == "system,n,human,human_se,outputs,ties,open,autoais-t5"
+    assert csv_text.splitlines()[0] == ("system,n,human,human_se,outputs,ties,open,autoais-t5,autoais-t5_all,"
+                                        "autoais-t5_all_n,autoais-t5_mean_score")
     document = client.get(f"/api/campaigns/{ais_report_campaign.slug}/agreement/").json()
     assert {"human", "human_se", "judges"} <= set(document["systems"][0])
     assert {"pearson", "spearman", "kendall_tau_b"} <= set(document["judges"]["autoais-t5"]["system"])

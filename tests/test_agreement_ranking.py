@@ -260,7 +260,7 @@ def test_several_dimensions(db):
 def test_json_document_fields(client, ranking_campaign):
     client.login(username="res", password=PASSWORD)
     document = json.loads(client.get("/campaigns/rank/report/report.json").content)
-    assert set(document) == {"campaign", "task_type", "layout", "humans", "judges", "systems"}
+    assert set(document) == {"campaign", "task_type", "layout", "humans", "judges", "systems", "qrels"}
     assert document["task_type"] == "answer_ranking" and document["layout"] == "ranking" and document["systems"] == []
     row = document["judges"]["good"]["per_topic"][0]
     assert {"topic", "n", "kendall_tau_b", "kendall_tau_b_answers_only", "dimension", "human_order", "judge_order"} <= set(row)
@@ -375,3 +375,48 @@ def test_researcher_reads_the_ranking_report_in_chromium(ranking_campaign, login
         page.click("text=Download topics CSV")
     with open(download.value.path(), encoding="utf-8") as handle:
         assert handle.readline().startswith("judge,topic,dimension,n,")
+
+
+def test_rankers_against_document_qrels_and_nrp_among_judged_documents(ranking_campaign):
+    """Qrels set "relevance": 101 grades d1 2 (d2 unjudged); 102 grades d1 0 and d2 1. System S answers a3 on both."""
+    from annotate.models import Item, SystemOutput
+
+    for external_id, grade in (("101/d1", 2), ("102/d1", 0), ("102/d2", 1)):
+        item = Item.objects.get(campaign=ranking_campaign, external_id=external_id)
+        item.data = {**item.data, "qrels": {"relevance": grade}}
+        item.save(update_fields=["data"])
+    for qid in ("101", "102"):
+        item = Item.objects.get(campaign=ranking_campaign, external_id=f"{qid}/a3")
+        SystemOutput.objects.create(campaign=ranking_campaign, system="S", topic=item.topic, item=item)
+    report = agreement_report_build(campaign=ranking_campaign)
+    qrels = report["qrels"]
+    assert qrels["sets"] == [{"name": "relevance", "dimension": "overall", "topics": 2, "documents": 3}]
+    good, bm25 = qrels["judges"]["good"]["relevance"], qrels["judges"]["bm25"]["relevance"]
+    # good: 101 puts d1 first (NDCG 1, AP 1); 102 puts the relevant d2 second (NDCG 1/log2(3), AP 0.5).
+    assert good["ndcg_cut_10"]["mean"] == pytest.approx((1 + 1 / math.log2(3)) / 2) and good["ndcg_cut_10"]["n"] == 2
+    assert good["map"]["mean"] == pytest.approx(0.75)
+    # bm25 the other way round on each topic.
+    assert bm25["ndcg_cut_10"]["mean"] == pytest.approx((1 / math.log2(3) + 1) / 2)
+    assert good["ndcg_cut_10"]["bootstrap_ci95"] is not None
+    (row,) = report["systems"]
+    # Among all documents a3 sits above d2 only in 101 (NRP 0.5) and above both in 102 (1); among the judged ones
+    # 101 has only d1, above a3 (0).
+    assert row["human_nrp"]["mean"] == pytest.approx(0.75) and row["human_nrp_judged"]["mean"] == pytest.approx(0.5)
+    assert row["judges_nrp"]["good"]["mean"] == pytest.approx(0.75)
+    assert row["judges_nrp_judged"]["good"]["mean"] == pytest.approx(0.5)
+
+
+def test_no_qrels_no_block(ranking_campaign):
+    report = agreement_report_build(campaign=ranking_campaign)
+    assert report["qrels"] is None and report["systems"] == []
+
+
+def test_page_shows_rankers_against_qrels(client, ranking_campaign):
+    from annotate.models import Item
+
+    item = Item.objects.get(campaign=ranking_campaign, external_id="101/d1")
+    item.data = {**item.data, "qrels": {"relevance": 2}}
+    item.save(update_fields=["data"])
+    client.login(username="res", password=PASSWORD)
+    html = client.get("/campaigns/rank/report/").content.decode()
+    assert 'id="ranker-qrels"' in html and "<td>relevance</td>" in html and "1.000" in html  # good puts d1 first

@@ -66,7 +66,9 @@ def small_campaign(db, researcher):
 def test_report_has_the_documented_shape(small_campaign):
     report = agreement_report_build(campaign=small_campaign)
     assert report["campaign"] == "small" and report["task_type"] == "qa_correctness"
-    assert set(report) == {"campaign", "task_type", "layout", "options", "humans", "judges", "systems", "ablation"}
+    assert set(report) == {"campaign", "task_type", "layout", "options", "humans", "judges", "systems", "ablation",
+                           "counting", "system_tests"}
+    assert report["counting"]["rule"] == "concord"  # the default
     assert report["layout"] == "verdicts"
     assert report["options"] == {"min_system_outputs": 1, "min_system_coverage": 0.5, "small_sample": 30}
     assert report["ablation"] is None  # no LLM judges
@@ -75,7 +77,8 @@ def test_report_has_the_documented_shape(small_campaign):
     for block in report["judges"].values():
         assert {"n", "cohen_kappa", "accuracy"} <= set(block["item"])
         assert {"n_systems", "kendall_tau_b", "spearman", "pearson", "kendall_tau_b_ci95", "spearman_ci95",
-                "pearson_ci95", "excluded", "small", "why", "ci_method"} == set(block["system"])
+                "pearson_ci95", "excluded", "small", "why", "ci_method", "over", "mae"} == set(block["system"])
+        assert set(block["system_all"]) == set(block["system"])
         assert {"cohen_kappa_ci95", "accuracy_ci95", "ci_method", "small"} <= set(block["item"])
         assert block["per_topic"] == [] and block["topic_mean"] == {}  # not computed for qa_correctness
 
@@ -194,6 +197,104 @@ def test_query_count_does_not_grow_with_the_campaign(db):
     ],
 )
 def test_output_correct_rule(label, gold_match, failed, correct):
-    from agreement.report import output_correct
+    from agreement.counting import output_correct
 
     assert output_correct(label=label, gold_match=gold_match, failed=failed) is correct
+
+
+def test_a_judges_system_score_over_every_output_it_decided(small_campaign):
+    """Beside the score on the outputs compared with the humans: the judge's over all it decided, and a system no human
+    rated keeps its judge score, left out of the correlation with the reason."""
+    topic = small_campaign.topics.get(external_id="2")
+    unrated = [ItemFactory(campaign=small_campaign, topic=topic, external_id=f"u{i}", text=f"{i + 6}") for i in range(2)]
+    for item in unrated:
+        SystemOutput.objects.create(campaign=small_campaign, system="S4", topic=topic, item=item)
+    judge_a = Judge.objects.get(campaign=small_campaign, name="judge-a")
+    ModelJudgment.objects.create(judge=judge_a, item=unrated[0], label="yes", raw="yes.")
+    ModelJudgment.objects.create(judge=judge_a, item=unrated[1], label="no", raw="no.")
+    report = agreement_report_build(campaign=small_campaign)
+    rows = {row["system"]: row for row in report["systems"]}
+    assert rows["S4"]["judges_all"]["judge-a"] == {"accuracy": 0.5, "n": 2, "mean_score": None, "n_scored": 0}
+    # judge-b was asked about "Four" and "Lyon"; "Paris" a gold match decides; the tied "paris, france" it never saw.
+    assert rows["S3"]["judges_all"]["judge-b"]["n"] == 1 and rows["S3"]["judges_all"]["judge-b"]["accuracy"] == 1.0
+    assert rows["S4"]["judges_all"]["judge-b"]["n"] == 0 and rows["S4"]["judges_all"]["judge-b"]["accuracy"] is None
+    every = report["judges"]["judge-a"]["system_all"]
+    assert every["over"] == "every output each side decided"
+    assert {"system": "S4", "reason": "none of its 2 outputs has a human verdict"} in every["excluded"]
+    assert every["n_systems"] == 3
+    same = report["judges"]["judge-a"]["system"]
+    assert same["over"] == "the outputs both sides decided" and "S4" in {row["system"] for row in same["excluded"]}
+
+
+def test_a_scoring_judge_gets_a_mean_score_order(small_campaign):
+    judge = Judge.objects.create(campaign=small_campaign, name="scorer", family="external", config_hash="hash-scorer")
+    scores = {"Paris": 0.9, "Lyon": 0.2, "paris, france": 0.7, "Four": 0.8, "5": 0.1}
+    for item in small_campaign.items.all():
+        ModelJudgment.objects.create(judge=judge, item=item, score=scores[item.text],
+                                     label="yes" if scores[item.text] >= 0.5 else "no", raw="")
+    report = agreement_report_build(campaign=small_campaign)
+    rows = {row["system"]: row for row in report["systems"]}
+    assert [rows[s]["judges_all"]["scorer"]["mean_score"] for s in ("S1", "S2", "S3")] == \
+        pytest.approx([0.85, 0.15, 0.75])
+    block = report["judges"]["scorer"]["system_mean_score"]
+    # Humans over the outputs they decided: S1 1.0, S2 0.0, S3 0.5 ("paris, france" tied, no gold match: not correct).
+    assert block["n_systems"] == 3 and block["kendall_tau_b"] == pytest.approx(1.0)
+    assert report["judges"]["judge-a"]["system_mean_score"] is None  # a judge without scores has none
+
+
+def test_qa_eval_rule_on_a_small_campaign(small_campaign):
+    """The study's rule: gold plus accepted minus rejected strings, per question; an empty set counts as wrong."""
+    small_campaign.options = {**small_campaign.options, "counting_rule": "qa-eval"}
+    small_campaign.save(update_fields=["options"])
+    topic = small_campaign.topics.get(external_id="1")
+    # A system answering "PARIS" and "paris, france": the first normalises to the gold answer; the second was tied by
+    # its raters (no human label), so it stays out of the gold set and counts as wrong.
+    for text, item in (("PARIS", small_campaign.items.get(text="Paris")),
+                       ("paris, france", small_campaign.items.get(text="paris, france"))):
+        SystemOutput.objects.create(campaign=small_campaign, system=f"S5-{text}", topic=topic, item=item,
+                                    data={"prediction": text})
+    report = agreement_report_build(campaign=small_campaign)
+    assert report["counting"]["rule"] == "qa-eval"
+    rows = {row["system"]: row for row in report["systems"]}
+    assert rows["S5-PARIS"]["human"] == 1.0 and rows["S5-paris, france"]["human"] == 0.0
+    # Outputs without a stored prediction are read through their item's text: S1 "Paris" (gold) and "Four" (accepted).
+    assert rows["S1"]["human"] == 1.0 and rows["S2"]["human"] == 0.0
+
+
+@pytest.mark.parametrize("gold, accepted, rejected, prediction, correct", [
+    (["Paris"], [], [], "the paris", True),          # SQuAD normalisation
+    (["Paris"], [], ["Paris"], "Paris", False),       # a rejected string leaves the set: empty, so wrong
+    (["paris"], [], ["Paris"], "Paris", False),       # ... or its lower-cased form
+    (["Paris"], [], ["PARIS"], "Paris", True),        # another spelling rejected: the gold string stays
+    ([], ["Paris, France"], [], "paris france", True),  # an accepted answer joins the set
+    ([], [], [], "anything", False),                  # no gold answers at all
+])
+def test_qa_eval_rater_gold_sets(gold, accepted, rejected, prediction, correct):
+    from agreement.counting import Output, QaEvalRater
+
+    texts = {i: (1, text) for i, text in enumerate([*accepted, *rejected])}
+    labels = {i: "yes" if i < len(accepted) else "no" for i in texts}
+    rater = QaEvalRater(gold={1: gold}, texts=texts, labels=labels)
+    assert rater.correct(Output(1, 99, prediction)) is correct
+
+
+def test_study_percent_rounds_twice_half_up():
+    from agreement.counting import study_percent
+
+    assert study_percent(0.58748) == 58.8  # 58.75, then 58.8 (58.7 if rounded once)
+    assert study_percent(0.5864) == 58.6 and study_percent(None) is None
+
+
+def test_paired_tests_between_systems_and_between_judges(small_campaign):
+    tests = agreement_report_build(campaign=small_campaign)["system_tests"]
+    humans = tests["humans"]
+    assert humans["order"] == ["S1", "S3", "S2"]  # by human accuracy, best first
+    pair = next(p for p in humans["pairs"] if (p["a"], p["b"]) == ("S1", "S2"))
+    # Both questions: S1 right on both, S2 wrong on both: 2 discordant, exact two-sided p = 0.5.
+    assert (pair["n"], pair["difference"], pair["discordant"], pair["test"]) == (2, 1.0, [2, 0], "mcnemar-exact")
+    assert pair["p"] == pytest.approx(0.5) and pair["p_holm"] == pytest.approx(1.0) and not pair["significant"]
+    assert set(tests["judges"]) == {"judge-a", "judge-b"}
+    # judge-a vs judge-b on the items with a human label both labelled (Lyon, Four): each right once.
+    (judges,) = tests["judge_agreement"]["pairs"]
+    assert (judges["a"], judges["b"], judges["n"], judges["difference"], judges["p"]) == \
+        ("judge-a", "judge-b", 2, 0.0, 1.0)

@@ -54,6 +54,25 @@ def test_page_shows_the_report(client, small_campaign):  # noqa: F811
         assert f'href="{url}"' in html
 
 
+def test_page_shows_the_system_orders_tests_and_counting_rule(client, small_campaign):  # noqa: F811
+    html = _client(client, "res").get("/campaigns/small/report/").content.decode()
+    assert 'id="system-orders"' in html and "each side over every output it decided" in html
+    assert 'id="system-tests"' in html and 'class="pair-matrix"' in html and 'id="judge-pairs"' in html
+    assert "S1 vs S2: n 2;" in html  # a matrix cell's title: the pair, its n, ...
+    assert "Counting rule <strong>concord</strong>" in html and 'id="printed"' not in html
+    small_campaign.options = {**small_campaign.options, "counting_rule": "qa-eval"}
+    small_campaign.save(update_fields=["options"])
+    html = _client(client, "res").get("/campaigns/small/report/").content.decode()
+    assert "Counting rule <strong>qa-eval</strong>" in html and 'id="printed"' in html
+    assert "<td>S1</td><td class=\"num\">100.0</td>" in html  # S1 as the study would print it, in %
+
+
+def test_judges_csv_has_the_other_system_orders(client, small_campaign):  # noqa: F811
+    text = _client(client, "res").get("/campaigns/small/report/judges.csv").content.decode()
+    rows = {row["judge"]: row for row in csv.DictReader(io.StringIO(text))}
+    assert rows["judge-b"]["all_n_systems"] != "" and rows["judge-b"]["mean_score_n_systems"] == ""
+
+
 def test_page_for_a_campaign_without_judges_or_systems(client, researcher, db):
     campaign = MembershipFactory(user=researcher, role=Role.RESEARCHER).campaign
     html = _client(client, "res").get(f"/campaigns/{campaign.slug}/report/").content.decode()
@@ -72,8 +91,12 @@ def test_systems_csv(client, small_campaign):  # noqa: F811
     assert response["Content-Type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
     assert [row["system"] for row in rows] == ["S1", "S2", "S3"]
-    assert list(rows[0]) == ["system", "n", "human", "judge-a", "judge-b"]
+    assert list(rows[0]) == ["system", "n", "human", "judge-a", "judge-b", "judge-a_all", "judge-a_all_n",
+                             "judge-a_mean_score", "judge-b_all", "judge-b_all_n", "judge-b_mean_score"]
     assert float(rows[0]["human"]) == 1.0 and float(rows[1]["judge-b"]) == 0.5
+    # judge-b over every output it decided: S2's "Lyon" (yes) and its failed "5"; it scores nothing.
+    assert rows[1]["judge-b_all_n"] == "2" and float(rows[1]["judge-b_all"]) == 0.5
+    assert rows[1]["judge-b_mean_score"] == ""
 
 
 def test_judges_csv_leaves_undefined_cells_empty(client, small_campaign):  # noqa: F811

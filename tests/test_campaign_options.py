@@ -106,7 +106,8 @@ DEFINED = [{"grade": 0, "name": "Off topic", "definition": "Nothing to do with t
            {"grade": 1, "name": "On topic", "definition": "About the query | but no answer in it."},
            {"grade": 2, "name": "Answers it"}]
 ROUND_TRIPS = {
-    "qa_correctness": {"min_system_outputs": 20, "min_system_coverage": 0.8, "small_sample": 50},
+    "qa_correctness": {"min_system_outputs": 20, "min_system_coverage": 0.8, "small_sample": 50,
+                       "counting_rule": "qa-eval"},
     "ais": {"min_system_coverage": 1, "small_sample": 12},
     "answer_ranking": {"dimensions": ["relevance", "readability"], "ties": False, "min_system_outputs": 3},
     "image_relevance": {"scale": DEFINED, "relevant_from": 2, "grade_mapping": {"clip": "fitted", "vlm:b": "quantile"},
@@ -196,6 +197,7 @@ BAD = [
     ("answer_ranking", "ties", "maybe", "ties must be true or false"),
     ("answer_ranking", "dimensions", "relevance\nrelevance", "dimensions must be a non-empty list of distinct names"),
     ("qa_correctness", "min_system_coverage", "1.5", "min_system_coverage must be a share from 0 to 1"),
+    ("qa_correctness", "counting_rule", "study", "counting_rule is one of concord, qa-eval, not 'study'"),
     ("ais", "small_sample", "0", "small_sample must be a whole number, at least 1"),
 ]
 
@@ -211,7 +213,7 @@ def test_a_bad_value_shows_its_checks_message_on_its_field_and_saves_nothing(cli
     assert answer.status_code == 400 and "Nothing was saved; see the fields marked below." in page
     assert field_errors(page, name) == [message]
     assert field_value(page, "min_system_outputs") == "25"  # what was posted is shown again
-    if name != "ties":  # a select shows only its choices
+    if name not in ("ties", "counting_rule"):  # a select shows only its choices
         assert field_value(page, name) == text.strip()
     assert Campaign.objects.get(slug="opts").options == before  # min_system_outputs, good, is not saved either
     # The API refuses the same value with the same words, naming the option.
@@ -234,8 +236,9 @@ def test_the_api_checks_its_json_as_it_is_and_names_every_problem(client, resear
     assert refused({"small_sample": True}) == "option small_sample: small_sample must be a whole number, at least 1"
     assert refused({"ties": True, "colour": 1, "min_system_coverage": 2}) == (
         "option min_system_coverage: min_system_coverage must be a share from 0 to 1; "
-        "option ties: ties apply to answer_ranking campaigns; option colour: unknown option (known: bias_tag, "
-        "dimensions, grade_mapping, min_system_coverage, min_system_outputs, relevant_from, scale, small_sample, ties)")
+        "option ties: ties apply to answer_ranking campaigns; option colour: unknown option (known: "
+        "ablation_base, bias_tag, counting_rule, dimensions, grade_mapping, min_system_coverage, min_system_outputs, "
+        "relevant_from, scale, small_sample, ties)")
     assert refused({"scale": "0 | No\n1 | Yes"}).startswith("option scale: scale must be a list of")
     assert client.put(url, {"options": [1]}, content_type="application/json").status_code == 400
     assert Campaign.objects.get(slug="opts").options == {"bias_tag": "clip-based"}

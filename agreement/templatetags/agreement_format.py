@@ -55,3 +55,32 @@ def interval(bounds) -> str:
 def small_class(block) -> str:
     """The CSS class that greys a statistic computed on a small sample (the block's "small" flag)."""
     return "small-sample" if (block or {}).get("small") else ""
+
+
+@register.filter
+def printed_percent(value) -> str:
+    """A share as the NQ-open 301 study printed it (agreement.counting.study_percent): "58.8"; "" when undefined."""
+    from agreement.counting import study_percent
+
+    percent = study_percent(value)
+    return "" if percent is None else f"{percent:.1f}"
+
+
+@register.filter
+def points(difference) -> str:
+    """A difference of two shares in percentage points, signed: "+2.7"; "" when undefined."""
+    return "" if difference is None else f"{100 * difference:+.1f}"
+
+
+@register.filter
+def in_points(share) -> str:
+    """A share (or a mean absolute difference of shares) in percentage points: "3.1"; "—" when undefined."""
+    return "—" if share is None else f"{100 * share:.1f}"
+
+
+@register.filter
+def pvalue(p) -> str:
+    """A p-value as a page prints it: three decimals, or "< 0.001"; "—" when undefined."""
+    if p is None:
+        return "—"
+    return "< 0.001" if p < 0.001 else f"{p:.3f}"

@@ -80,6 +80,9 @@ class JudgeFamily:
     # True: the task layer passes `task_context=`, what the campaign's task type tells judges beside the items
     # (annotate.task_types.TaskTypeSpec.judge_context: a graded type's scale), to judge_batch.
     uses_task_context: ClassVar[bool] = False
+    # True: a verdict is a function of the answer's text and the gold answers alone (em, f1), so a counting rule may
+    # apply the family to each system output against that output's own gold answers (agreement.counting).
+    scores_gold: ClassVar[bool] = False
 
     @property
     def default_config(self) -> dict:

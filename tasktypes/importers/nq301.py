@@ -3,7 +3,9 @@
 - NQ301_human.tsv: id, Question, Model answer, Acceptable?, annotator1..annotator3. One item per
   distinct (id, answer string); annotator columns become imported annotations (blank: no judgment),
   "Acceptable?" the adjudicated verdict.
-- NQ301_gpt-4.tsv, NQ301_text-davinci-003.tsv: external judges' free-text verdicts starting Yes/No.
+- NQ301_gpt-4.tsv, NQ301_text-davinci-003.tsv: external judges' free-text verdicts starting Yes/No. A verdict
+  text that starts with neither is a failed verdict; the file's own "Acceptable?" column (the study's reading of
+  the text) is kept beside it as its fallback label, which only the qa-eval counting rule reads.
   They share the `id` column with the human file and attach to its items by (id, exact answer),
   then by answer key, then by row position (the three files are row-aligned; NQ301_gpt-4.tsv line 151
   writes "July 11 1901" where the human file has "558" for question 29); their question text is not
@@ -101,7 +103,7 @@ def nq301_import(*, index: QaIndex, folder: Path) -> Nq301Result:
     for name, file_name in JUDGE_FILES.items():
         path = _find(folder, file_name)
         if path is not None:
-            judge_rows[name] = (path, tsv_read(path, required=["id", "Model answer", name]))
+            judge_rows[name] = (path, tsv_read(path, required=["id", "Model answer", name], optional=["Acceptable?"]))
     predictions = [(path, predictions_read(path)) for path in system_files(folder)]
 
     # Items: one per distinct (id, answer string) of the human file.
@@ -165,7 +167,11 @@ def nq301_import(*, index: QaIndex, folder: Path) -> Nq301Result:
                 raise ImportDataError(file=path, line=line, field="Model answer",
                                       message=f"no such answer to question {topic.external_id} in {HUMAN_FILE}")
             label, failed = verdict_parse(row[name])
+            fallback = ""
+            if failed and row.get("Acceptable?", "").strip():
+                fallback = yes_no(_yes_no(row["Acceptable?"], path=path, line=line, column="Acceptable?",
+                                          blank_ok=False))
             judge_verdicts.append(JudgeVerdict(path=path, line=line, item=item, score=None, label=label,
-                                               raw=row[name], failed=failed))
+                                               raw=row[name], failed=failed, fallback_label=fallback))
         result.judges[name], _ = judge_verdicts_write(judge=judge, verdicts=judge_verdicts)
     return result

@@ -100,13 +100,13 @@ class SystemOutputWriter:
                     )
                 self.skipped += 1
                 continue
-            self.pending[where] = (prediction.line, path, item, topic, prediction.raw)
+            self.pending[where] = (prediction.line, path, item, topic, prediction.raw, prediction.gold)
 
     def flush(self) -> None:
         """Write the outputs; call after the index flushed, so every item has its primary key."""
         self.index.flush()
         outputs = []
-        for (system, _), (line, path, item, topic, raw) in self.pending.items():
+        for (system, _), (line, path, item, topic, raw, gold) in self.pending.items():
             earlier = self.existing.get((system, topic.pk))
             if earlier is not None:
                 if earlier != item.pk:
@@ -116,8 +116,13 @@ class SystemOutputWriter:
                     )
                 self.skipped += 1
                 continue
+            data = {"prediction": raw}
+            # The topic keeps every file's gold answers; an output whose file gave others keeps its own (the qa-eval
+            # counting rule scores each output against them, as the study did).
+            if list(gold) != list(topic.data.get("gold_answers") or []):
+                data["gold_answers"] = list(gold)
             outputs.append(SystemOutput(campaign=self.index.campaign, system=system, topic=topic, item=item,
-                                        data={"prediction": raw}))
+                                        data=data))
         SystemOutput.objects.bulk_create(outputs, batch_size=1000)
         self.created += len(outputs)
         self.pending = {}

@@ -31,6 +31,7 @@ from tasktypes.importers.trec_qrels import trec_qrels_import
 from tasktypes.importers.runs_pool import runs_pool_import
 from tasktypes.importers.trec_run import trec_run_import
 from tasktypes.importers.writes import units_done_refresh
+from tasktypes.qa_correctness import RULE_QA_EVAL
 
 # Formats whose paths may be folders.
 FOLDER_FORMATS = {"nq301", "images"}
@@ -265,6 +266,15 @@ def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str |
     return summary
 
 
+def counting_rule_default(*, campaign: Campaign, rule: str) -> bool:
+    """Give CAMPAIGN the counting rule RULE unless its researcher chose one; whether it was set."""
+    if "counting_rule" in (campaign.options or {}):
+        return False
+    campaign.options = {**(campaign.options or {}), "counting_rule": rule}
+    campaign.save(update_fields=["options"])
+    return True
+
+
 def qa_import(*, campaign: Campaign, fmt: str, paths: list[Path], system: str | None, summary: ImportSummary,
               **_) -> None:
     """The qa_correctness formats (nq301 folder, qa-eval-jsonl); call inside import_run's transaction."""
@@ -279,6 +289,9 @@ def qa_import(*, campaign: Campaign, fmt: str, paths: list[Path], system: str | 
         summary.duplicate_rows = result.duplicate_rows
         summary.judge_rows_matched_by_position = result.matched_by_position
         summary.units_created = result.units_created
+        if counting_rule_default(campaign=campaign, rule=RULE_QA_EVAL):
+            summary.notes.append(f"counting rule set to {RULE_QA_EVAL}: systems are scored as the NQ-open 301 study's "
+                                 f"code scored them (option counting_rule; README \"Counting rules\")")
     else:
         writer = qa_eval_jsonl_import(index=index, paths=paths, system=system)
     summary.units_created += units_ensure(campaign=campaign)

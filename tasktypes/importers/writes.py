@@ -47,6 +47,8 @@ class JudgeVerdict:
     label: str
     raw: str
     failed: bool
+    # A failed verdict's label as its file's own column gives it (ModelJudgment.fallback_label); "" when none.
+    fallback_label: str = ""
 
 
 def yes_no(flag: bool) -> str:
@@ -164,12 +166,13 @@ class JudgeVerdictWriter:
             self.skipped += 1
             return
         self.pending.append((self.judge.pk, item_id, verdict.score, verdict.label, verdict.raw, verdict.failed,
-                             self.now))
+                             verdict.fallback_label, self.now))
         if len(self.pending) >= self.batch:
             self.flush()
 
     def flush(self) -> None:
-        self.created += rows_insert(ModelJudgment, ["judge", "item", "score", "label", "raw", "failed", "created_at"],
+        self.created += rows_insert(ModelJudgment, ["judge", "item", "score", "label", "raw", "failed",
+                                                   "fallback_label", "created_at"],
                                     self.pending)
         self.pending = []
 

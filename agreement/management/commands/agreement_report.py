@@ -62,10 +62,21 @@ def summary_text(report: dict) -> str:
             f"{item.get('failed', 0):>6}  {_fmt(system['kendall_tau_b']):>6}  {_fmt(system['spearman']):>6}  "
             f"{_fmt(system['pearson']):>6}"
         )
+    for name, block in report["judges"].items():
+        for key, words in (("system_all", "each side over every output it decided"),
+                           ("system_mean_score", "by the judge's mean score")):
+            order = block.get(key)
+            if order and order is not block["system"]:
+                lines.append(f"  {name:<{width}}  systems {words}: tau-b {_fmt(order['kendall_tau_b'])}, "
+                             f"rho {_fmt(order['spearman'])}, r {_fmt(order['pearson'])} "
+                             f"({order['n_systems']} systems)")
     if report["systems"]:
         names = list(report["judges"])
         swidth = max(len(row["system"]) for row in report["systems"])
-        lines += ["", "System accuracy:", "  " + "  ".join([f"{'system':<{swidth}}", f"{'n':>5}", f"{'human':>6}", *names])]
+        counting = report.get("counting")
+        rule = f" (counting rule {counting['rule']}: {counting['description']})" if counting else ""
+        lines += ["", f"System accuracy{rule}:",
+                  "  " + "  ".join([f"{'system':<{swidth}}", f"{'n':>5}", f"{'human':>6}", *names])]
         for row in report["systems"]:
             cells = [f"{row['system']:<{swidth}}", f"{row['n']:>5}", f"{_fmt(row['human']):>6}"]
             cells += [f"{_fmt(row['judges'].get(name)):>{max(6, len(name))}}" for name in names]

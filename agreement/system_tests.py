@@ -1,0 +1,125 @@
+"""Is system A better than system B, and is judge A closer to the humans than judge B? Paired tests (README
+"Tests between systems").
+
+Pure functions (no Django). Two sides are compared on the units both have an outcome for (the questions both systems
+answered and the rater decided; the items with a human label both judges labelled):
+- the effect is the difference of the means (an accuracy difference, A minus B), with a 95% percentile bootstrap
+  interval: the units are resampled, each keeping its pair of outcomes, and the difference recomputed over the
+  shared units drawn;
+- the p-value is McNemar's exact test (statsmodels) when every outcome is 0 or 1, else a paired permutation test
+  (scipy.stats.permutation_test, signs of the differences flipped);
+- p-values are Holm-corrected over all the pairs of one block (statsmodels.stats.multitest.multipletests); a pair is
+  significant when its corrected p is under 0.05.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+
+import numpy as np
+from scipy import stats as scipy_stats
+from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.multitest import multipletests
+
+from agreement import stats
+
+ALPHA = 0.05
+PERMUTATIONS = 2_000
+METHOD = ("difference of means (A minus B) on the units both have, 95% percentile bootstrap over the units "
+          f"({stats.BOOTSTRAP_RESAMPLES} resamples, seed {stats.BOOTSTRAP_SEED}); p: McNemar's exact test for 0/1 "
+          f"outcomes, else a paired permutation test ({PERMUTATIONS} resamples); Holm-corrected over the block's pairs")
+
+
+def paired_test(first: Sequence[float], second: Sequence[float], *, interval: bool = True) -> dict:
+    """The paired comparison of two sides' outcomes on the same units (FIRST[i] and SECOND[i] belong together).
+
+    INTERVAL False leaves `difference_ci95` to the caller (pairs_block bootstraps every pair of a block at once)."""
+    a, b = np.asarray(first, dtype=float), np.asarray(second, dtype=float)
+    n = int(a.size)
+    result = {"n": n, "mean_a": None, "mean_b": None, "difference": None, "difference_ci95": None, "p": None,
+              "test": None, "discordant": None}
+    if n == 0:
+        return result
+    difference = a - b
+    result.update(mean_a=float(a.mean()), mean_b=float(b.mean()), difference=float(difference.mean()))
+    if interval:
+        result["difference_ci95"] = stats.bootstrap_intervals(
+            n, lambda idx: difference[idx].mean(axis=-1)[np.newaxis], width=1, vectorized=True)[0]
+    if np.isin(a, (0.0, 1.0)).all() and np.isin(b, (0.0, 1.0)).all():
+        only_a, only_b = int(((a == 1) & (b == 0)).sum()), int(((a == 0) & (b == 1)).sum())
+        both, neither = int(((a == 1) & (b == 1)).sum()), int(((a == 0) & (b == 0)).sum())
+        result["discordant"] = [only_a, only_b]
+        result["test"] = "mcnemar-exact"
+        result["p"] = 1.0 if only_a + only_b == 0 else float(mcnemar([[both, only_a], [only_b, neither]],
+                                                                     exact=True).pvalue)
+    else:
+        result["test"] = "permutation"
+        if n < 2:
+            result["p"] = None  # one unit: nothing to permute
+        elif np.any(difference != 0):
+            result["p"] = float(scipy_stats.permutation_test(
+                (a, b), lambda x, y, axis: np.mean(x - y, axis=axis), permutation_type="samples", vectorized=True,
+                n_resamples=PERMUTATIONS, random_state=np.random.default_rng(stats.BOOTSTRAP_SEED)).pvalue)
+        else:
+            result["p"] = 1.0
+    return result
+
+
+def holm(pairs: list[dict]) -> None:
+    """Add `p_holm` and `significant` to each pair that has a p-value, corrected over all of them."""
+    tested = [pair for pair in pairs if pair["p"] is not None]
+    for pair in pairs:
+        pair["p_holm"], pair["significant"] = None, False
+    if not tested:
+        return
+    reject, corrected, _, _ = multipletests([pair["p"] for pair in tested], alpha=ALPHA, method="holm")
+    for pair, rejected, p in zip(tested, reject, corrected, strict=True):
+        pair["p_holm"], pair["significant"] = float(p), bool(rejected)
+
+
+def pairs_block(outcomes: dict[str, dict[object, float]], *, order: list[str] | None = None) -> dict:
+    """Every pair of the sides in OUTCOMES (side -> unit -> outcome), tested on the units both have, Holm-corrected.
+
+    ORDER lists the sides as the matrix shows them (by default as given); a pair is (a, b) with a before b. The
+    intervals of all pairs come from one bootstrap: the units are resampled and each pair's difference recomputed over
+    the shared units drawn (as the system correlations resample topics)."""
+    names = order or list(outcomes)
+    units = {unit: i for i, unit in enumerate(dict.fromkeys(u for name in names for u in outcomes[name]))}
+    pairs, sums, counts = [], [], []
+    for first, second in combinations(names, 2):
+        shared = [unit for unit in outcomes[first] if unit in outcomes[second]]
+        test = paired_test([outcomes[first][unit] for unit in shared], [outcomes[second][unit] for unit in shared],
+                           interval=False)
+        pairs.append({"a": first, "b": second, **test})
+        row, seen = np.zeros(len(units)), np.zeros(len(units))
+        for unit in shared:
+            row[units[unit]] = outcomes[first][unit] - outcomes[second][unit]
+            seen[units[unit]] = 1
+        sums.append(row)
+        counts.append(seen)
+    if pairs and len(units) >= 2:
+        difference, shared = np.array(sums), np.array(counts)
+
+        def statistic(idx: np.ndarray) -> np.ndarray:  # idx: (batch, units) -> (pairs, batch)
+            # How often each unit was drawn, per resample: the sums over a resample are matrix products.
+            drawn = np.zeros((idx.shape[0], len(units)))
+            np.add.at(drawn, (np.arange(idx.shape[0])[:, np.newaxis], idx), 1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return (difference @ drawn.T) / (shared @ drawn.T)
+
+        intervals = stats.bootstrap_intervals(len(units), statistic, width=len(pairs), vectorized=True)
+        for pair, bounds in zip(pairs, intervals, strict=True):
+            pair["difference_ci95"] = bounds if pair["n"] >= 2 else None
+    holm(pairs)
+    return {"order": names, "pairs": pairs, "method": METHOD, "alpha": ALPHA,
+            "significant": sum(pair["significant"] for pair in pairs)}
+
+
+def per_unit(rows: list[tuple[object, float]]) -> dict[object, float]:
+    """(unit, outcome) rows as unit -> outcome; a unit with several outcomes (a system answering one question twice)
+    gets their mean, so nothing is dropped and the pair falls back on the permutation test."""
+    sums: dict[object, list[float]] = {}
+    for unit, value in rows:
+        sums.setdefault(unit, []).append(value)
+    return {unit: float(np.mean(values)) for unit, values in sums.items()}
