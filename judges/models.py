@@ -158,7 +158,7 @@ class ModelJudgment(models.Model):
     raw = models.TextField(blank=True, help_text="The model's raw output, or the imported verdict text.")
     failed = models.BooleanField(default=False, help_text="True when no verdict could be read; raw says why.")
     fallback_label = models.CharField(
-        max_length=64, blank=True,
+        max_length=64, blank=True, default="",
         help_text="Beside a failed imported verdict: the label its file gave in a column of its own (NQ301's "
                   "Acceptable?). Read only by the counting rule of the study that made the file (qa-eval).")
     created_at = models.DateTimeField(auto_now_add=True)

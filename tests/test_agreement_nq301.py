@@ -191,3 +191,4 @@ def test_gpt4_verdicts_that_start_with_neither_keep_the_files_column(published):
     # The file's Acceptable? column reads 5 of them as yes, 3 as no, and leaves 2 blank.
     assert sorted(failed.values_list("fallback_label", flat=True)) == ["", "", "no", "no", "no", "yes", "yes", "yes",
                                                                         "yes", "yes"]
+

@@ -539,3 +539,15 @@ def test_the_api_import_is_for_staff(client, qa_moved, qa_archive, outsiders):
     response = client.post(url, {"archive": damaged, "slug": "qa-3"}, HTTP_AUTHORIZATION=_token("operator"))
     assert response.status_code == 400 and response.json()["detail"].startswith("broken.zip:0: file: not a zip")
     assert not Campaign.objects.filter(slug="qa-3").exists()
+
+
+def test_an_archive_written_before_fallback_labels_still_reads():
+    """Campaign archives made before ModelJudgment.fallback_label existed lack the key: it takes its default."""
+    from judges.models import ModelJudgment
+    from tasktypes.archive.tables import RowReader
+
+    reader = RowReader(ModelJudgment, resolver=lambda field: (lambda value: value))
+    row = {"id": 7, "judge": 1, "item": 2, "run": None, "score": None, "label": "", "raw": "Unsure.", "failed": True,
+           "created_at": "2026-11-20T10:00:00+00:00"}
+    old_id, values = reader.read(row)
+    assert old_id == 7 and dict(zip(reader.columns, values))["fallback_label"] == ""

@@ -13,6 +13,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='modeljudgment',
             name='fallback_label',
-            field=models.CharField(blank=True, help_text="Beside a failed imported verdict: the label its file gave in a column of its own (NQ301's Acceptable?). Read only by the counting rule of the study that made the file (qa-eval).", max_length=64),
+            field=models.CharField(blank=True, default='', help_text="Beside a failed imported verdict: the label its file gave in a column of its own (NQ301's Acceptable?). Read only by the counting rule of the study that made the file (qa-eval).", max_length=64),
         ),
     ]
