@@ -92,7 +92,8 @@ def pairs_block(outcomes: dict[str, dict[object, float]], *, order: list[str] | 
     intervals of all pairs come from one bootstrap: the units are resampled and each pair's difference recomputed over
     the shared units drawn (as the system correlations resample topics)."""
     names = order or list(outcomes)
-    units = {unit: i for i, unit in enumerate(dict.fromkeys(u for name in names for u in outcomes[name]))}
+    # Units in sorted order (ids): the resamples must not depend on the order the database returned the rows in.
+    units = {unit: i for i, unit in enumerate(sorted({u for name in names for u in outcomes[name]}))}
     pairs, sums, counts = [], [], []
     for first, second in combinations(names, 2):
         shared = [unit for unit in outcomes[first] if unit in outcomes[second]]
