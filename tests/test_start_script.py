@@ -1,0 +1,94 @@
+"""scripts/serve (what scripts/start runs after the install): the banner only once the app answers, and Ctrl-C or
+SIGTERM stops the web server and the worker within 10 s, leaving no process behind.
+
+Real processes on a temporary SQLite database and broker, with the demo loaded: its judge runs are queued at once, so
+the worker is busy when the signal comes, as it is on a researcher's machine.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.pg_private import free_port
+
+pytestmark = pytest.mark.worker
+
+ROOT = Path(__file__).resolve().parent.parent
+BANNER = "Concord is running at"
+
+
+def _serve(tmp_path):
+    port = free_port()
+    env = {**os.environ, "PORT": str(port), "DJANGO_SETTINGS_MODULE": "config.settings.local",
+           "DATABASE_URL": f"sqlite:///{tmp_path}/db.sqlite3",
+           "CELERY_BROKER_URL": f"sqla+sqlite:///{tmp_path}/broker.sqlite3", "MEDIA_ROOT": str(tmp_path / "media")}
+    for name in ("CACHE_URL", "CONCORD_TEST_DB"):
+        env.pop(name, None)
+    log = open(tmp_path / "serve.log", "w+")
+    process = subprocess.Popen([str(ROOT / "scripts" / "serve")], cwd=ROOT, env=env, stdout=log,
+                               stderr=subprocess.STDOUT, start_new_session=True, text=True)
+    return process, port, log
+
+
+def _wait_for_banner(process, log, port):
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        log.seek(0)
+        if BANNER in log.read():
+            # The banner came after the app answered: the first request made after it is answered.
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/accounts/login/", timeout=5) as answer:
+                return answer.status
+        assert process.poll() is None, "scripts/serve ended before its banner"
+        time.sleep(0.2)
+    raise AssertionError("no banner within 120 s")
+
+
+def _group_alive(pgid: int) -> list[str]:
+    """The command lines of the processes still in process group PGID."""
+    left = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if int(stat[2]) == pgid and stat[0] != "Z":
+                left.append((entry / "cmdline").read_bytes().replace(b"\0", b" ").decode())
+        except (OSError, IndexError, ValueError):
+            continue
+    return left
+
+
+@pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_banner_once_the_app_answers_and_a_signal_stops_everything_within_10_s(tmp_path, how):
+    process, port, log = _serve(tmp_path)
+    try:
+        assert _wait_for_banner(process, log, port) == 200
+        log.seek(0)
+        text = log.read()
+        assert text.count(BANNER) == 1 and f"http://127.0.0.1:{port}/" in text and "researcher / concord-demo" in text
+        assert any("celery" in line for line in _group_alive(process.pid)), "the worker runs beside the web server"
+        started = time.monotonic()
+        if how == "ctrl-c":  # a terminal sends SIGINT to the whole foreground group
+            os.killpg(process.pid, signal.SIGINT)
+        else:
+            process.send_signal(signal.SIGTERM)
+        process.wait(timeout=10)
+        took = time.monotonic() - started
+        deadline = time.monotonic() + 1
+        while _group_alive(process.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _group_alive(process.pid) == []
+        assert took < 10
+        log.seek(0)
+        assert "== Stopped" in log.read()
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        log.close()
