@@ -156,6 +156,7 @@ class QaEvalCounting:
         self.human_rater = QaEvalRater(gold=self.gold, texts=self.texts, labels=humans.item_label)
         self.judge_raters: dict[str, QaEvalRater] = {}
         self.gold_verdicts: dict[tuple, object] = {}
+        self.configs: dict[str, object] = {}  # judge name -> its family's checked config, checked once
 
     def human(self, output: Output) -> bool | None:
         if output.item in self.humans.open:
@@ -197,7 +198,9 @@ class QaEvalCounting:
         key = (judge.name, output.prediction, tuple(gold))
         if key not in self.gold_verdicts:
             item = ItemInput(item_id=output.item, topic_text="", gold_answers=gold, text=output.prediction)
-            self.gold_verdicts[key] = family.judge_batch([item], family.validate_config(judge.config))[0]
+            if judge.name not in self.configs:
+                self.configs[judge.name] = family.validate_config(judge.config)
+            self.gold_verdicts[key] = family.judge_batch([item], self.configs[judge.name])[0]
         return self.gold_verdicts[key]
 
 
