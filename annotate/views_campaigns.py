@@ -23,6 +23,7 @@ from annotate.services.campaigns import (
     member_add,
     member_invitation_create,
     member_remove,
+    role_words,
 )
 from annotate.task_types import task_type_get
 
@@ -100,8 +101,7 @@ def campaign_people(request, slug):
             else:
                 who = added.membership.user.get_username()
                 if added.invite_key is None:
-                    messages.success(request, f"{who} is now a{'n' if data['role'] == 'annotator' else ''} "
-                                              f"{data['role']} of this campaign.")
+                    messages.success(request, f"{who} is now {role_words(data['role'])} of this campaign.")
                     return redirect("campaign-people", slug=campaign.slug)
                 invite = (who, _welcome_url(request, added.invite_key), added.created)
                 form = MemberAddForm()
@@ -122,7 +122,7 @@ def campaign_people(request, slug):
             else:
                 held = f" The {released} unit{'s' if released != 1 else ''} they held went back to the queue." \
                     if released else ""
-                messages.success(request, f"{who} is no longer a {membership.role} of this campaign; their "
+                messages.success(request, f"{who} is no longer {role_words(membership.role)} of this campaign; their "
                                           f"judgments stay.{held}")
                 if membership.user == request.user and membership.role == "researcher":
                     return redirect("home")

@@ -277,6 +277,11 @@ def guidelines_add(*, campaign: Campaign, author, text: str) -> CampaignGuidelin
 # --- People ---
 
 
+def role_words(role: str) -> str:
+    """"an annotator", "a researcher": a role in a sentence."""
+    return f"{'an' if role[:1] in 'aeiou' else 'a'} {role}"
+
+
 @dataclass(frozen=True)
 class MemberAdded:
     membership: Membership
@@ -313,7 +318,7 @@ def member_add(*, campaign: Campaign, username: str, role: str, added_by, create
         if created:
             user = User.objects.create_user(**{User.USERNAME_FIELD: username}, password=None)
         elif Membership.objects.filter(campaign=campaign, user=user, role=role).exists():
-            raise CampaignError(f"{username} is already a {role} of this campaign")
+            raise CampaignError(f"{username} is already {role_words(role)} of this campaign")
         membership = membership_add(campaign=campaign, user=user, role=role)
         key = None
         if not user.has_usable_password():
@@ -345,7 +350,8 @@ def member_remove(*, campaign: Campaign, user, role: str | None = None) -> int:
             memberships = memberships.filter(role=role)
         roles = set(memberships.values_list("role", flat=True))
         if not roles:
-            raise CampaignError(f"{user.get_username()} is not {f'a {role}' if role else 'a member'} of this campaign")
+            raise CampaignError(f"{user.get_username()} is not {role_words(role) if role else 'a member'} of this "
+                                "campaign")
         if Role.RESEARCHER in roles and not Membership.objects.filter(
                 campaign=campaign, role=Role.RESEARCHER).exclude(user=user).exists():
             raise CampaignError(f"{user.get_username()} is the last researcher of this campaign; add another "

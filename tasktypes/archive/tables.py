@@ -54,12 +54,12 @@ class Table:
 # Parents before children: a row's references are mapped when it is read, so what it points at is in already.
 TABLES = (
     Table("memberships", Membership, "campaign"),
-    Table("guidelines", CampaignGuidelines, "campaign"),  # before human_judgments, which name their version
     Table("topics", Topic, "campaign"),
     Table("items", Item, "campaign"),
     Table("system_outputs", SystemOutput, "campaign"),
     Table("units", Unit, "campaign"),
     Table("assignments", Assignment, "unit__campaign"),
+    Table("guidelines", CampaignGuidelines, "campaign"),  # before human_judgments, which name their version
     Table("human_judgments", HumanJudgment, "unit__campaign"),
     Table("judges", Judge, "campaign"),
     Table("judge_runs", JudgeRun, "judge__campaign"),
