@@ -102,7 +102,7 @@ def welcome(request, key):
 
 
 def _welcome_render(request, form, *, user=None, error=None):
-    response = render(request, "accounts/welcome.html", {"form": form, "invitee": user, "error": error},
-                      status=410 if error else (400 if form is not None and form.errors else 200))
-    response["Referrer-Policy"] = "no-referrer"  # the link's key is in this page's address
-    return response
+    # The link's key is in this page's address: the site-wide Referrer-Policy (same-origin, Django's default) keeps it
+    # from other sites. Not no-referrer here: Chromium then posts the form with "Origin: null", which CSRF refuses.
+    return render(request, "accounts/welcome.html", {"form": form, "invitee": user, "error": error},
+                  status=410 if error else (400 if form is not None and form.errors else 200))
