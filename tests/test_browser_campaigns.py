@@ -111,7 +111,8 @@ def test_an_invited_annotator_sets_a_password_and_judges_under_the_guidelines(qa
         nora.wait_for_load_state("load")  # the page's keys are bound (annotate.js, deferred)
         nora.keyboard.press("?")
         expect(nora.locator("#campaign-guidelines")).to_be_visible()
-        expect(nora.locator("#campaign-guidelines")).to_contain_text("Say yes only when the candidate means a gold answer.")
+        expect(nora.locator("#campaign-guidelines")).to_contain_text(
+            "Say yes only when the candidate means a gold answer.")
         # What was script, an image or a javascript: link in the Markdown is text, or no link at all.
         expect(nora.locator("#campaign-guidelines")).to_contain_text("<script>window.pwned = 1</script>")
         assert nora.locator("#campaign-guidelines script, #campaign-guidelines img").count() == 0

@@ -44,7 +44,8 @@ def test_a_missing_account_is_not_made_unless_asked_for(client, qa_campaign, res
     client.force_login(researcher)
     response = _add(client, username="nobody")
     assert response.status_code == 400
-    assert "There is no account called &#x27;nobody&#x27;; to add a person who has none yet" in response.content.decode()
+    assert "There is no account called &#x27;nobody&#x27;; to add a person who has none yet" in \
+        response.content.decode()
     assert not get_user_model().objects.filter(username="nobody").exists()
     assert _add(client, username="ann", create="on").status_code == 400  # "ann" exists: not a new person
     assert Membership.objects.filter(campaign=qa_campaign).count() == 2
