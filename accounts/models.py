@@ -39,3 +39,25 @@ class AccountState(models.Model):
         default=False, help_text="Set by staff: every page leads to the password change until it is changed.",
     )
     updated_at = models.DateTimeField(auto_now=True)
+
+
+class Invitation(models.Model):
+    """A one-time link that lets a person choose the password of an account made for them (a researcher added them
+    to a campaign before they had one). Only the key's SHA-256 digest is stored: the link is shown once, to the
+    person who made it, to pass on. It works until it is used or until `expires_at`, whichever comes first."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invitations")
+    digest = models.CharField(max_length=64, unique=True, help_text="sha256 of the link's key, hex.")
+    next_path = models.CharField(max_length=300, help_text="Where the person lands once signed in (their campaign).")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    used_at = models.DateTimeField(null=True, blank=True, help_text="Set: the link no longer works.")
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "used_at"], name="invitation_user_open")]
+
+    def __str__(self):
+        return f"invitation for {self.user_id}"

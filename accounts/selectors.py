@@ -2,8 +2,9 @@
 
 from django.core.cache import cache
 from django.db.models import QuerySet
+from django.utils import timezone
 
-from accounts.models import AccountState, ApiToken
+from accounts.models import AccountState, ApiToken, Invitation
 
 
 def tokens_for_user(*, user) -> QuerySet[ApiToken]:
@@ -30,3 +31,11 @@ def password_change_required(*, user) -> bool:
 
 def password_change_flag_set(*, user, required: bool) -> None:
     cache.set(_flag_key(user.pk), required, FLAG_SECONDS)
+
+
+def invitation_live(*, key: str) -> Invitation | None:
+    """The unused, unexpired one-time link KEY with its account; None for any other key."""
+    from accounts.services import token_digest
+
+    return (Invitation.objects.select_related("user")
+            .filter(digest=token_digest(key or ""), used_at__isnull=True, expires_at__gt=timezone.now()).first())

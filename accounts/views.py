@@ -1,14 +1,28 @@
-"""The profile page (API tokens: make, name, revoke, rotate) and the password change (Django's own views)."""
+"""The profile page (API tokens: make, name, revoke, rotate), the password change (Django's own views), and the
+page a one-time link opens for a new person to choose their password."""
 
 from django import forms
 from django.contrib import messages
+from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.forms import SetPasswordForm
+from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse_lazy
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.cache import never_cache
 
 from accounts.models import ApiToken
-from accounts.selectors import password_change_required, tokens_for_user
-from accounts.services import password_changed, token_create, token_revoke, token_rotate
+from accounts.selectors import invitation_live, password_change_required, tokens_for_user
+from accounts.services import (
+    INVITATION_UNUSABLE,
+    InvitationError,
+    invitation_accept,
+    password_changed,
+    token_create,
+    token_revoke,
+    token_rotate,
+)
 
 
 class TokenNameForm(forms.Form):
@@ -59,3 +73,36 @@ class PasswordChangeView(auth_views.PasswordChangeView):
 
 class PasswordChangeDoneView(auth_views.PasswordChangeDoneView):
     template_name = "accounts/password_change_done.html"
+
+
+@never_cache
+def welcome(request, key):
+    """A one-time link (accounts.services.invitation_create): choose a password, checked by the password validators;
+    then the person is signed in and taken to their campaign. A used, expired or unknown link says so (410)."""
+    invitation = invitation_live(key=key)
+    if invitation is None:
+        return _welcome_render(request, None, error=INVITATION_UNUSABLE)
+    form = SetPasswordForm(invitation.user, request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            invitation = invitation_accept(key=key, password=form.cleaned_data["new_password1"])
+        except InvitationError as exc:
+            return _welcome_render(request, None, error=str(exc))
+        except ValidationError as exc:  # the validators passed the form; kept in case they change in between
+            form.add_error("new_password2", exc)
+        else:
+            login(request, invitation.user, backend="django.contrib.auth.backends.ModelBackend")
+            messages.success(request, f"Welcome, {invitation.user.get_username()}: your password is set and you are "
+                                      "signed in.")
+            target = invitation.next_path
+            if not url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+                target = "home"
+            return redirect(target)
+    return _welcome_render(request, form, user=invitation.user)
+
+
+def _welcome_render(request, form, *, user=None, error=None):
+    # The link's key is in this page's address: the site-wide Referrer-Policy (same-origin, Django's default) keeps it
+    # from other sites. Not no-referrer here: Chromium then posts the form with "Origin: null", which CSRF refuses.
+    return render(request, "accounts/welcome.html", {"form": form, "invitee": user, "error": error},
+                  status=410 if error else (400 if form is not None and form.errors else 200))

@@ -1,35 +1,89 @@
-"""Who may see what: campaign lookups scoped to the requesting user. Anything else is a 404."""
+"""Who may see what: campaign lookups scoped to the requesting user.
 
+A campaign one is not a member of is a 404 (its existence is not revealed). A member who lacks the role a page is for
+gets a 403 (PermissionDenied) whose message says what the page is for and which role they hold: the browser shows it
+on templates/403.html, the API as its `detail` (config.api_exceptions).
+"""
+
+from django.core.exceptions import PermissionDenied
+from django.db.models import Exists, OuterRef
 from django.http import Http404
 
 from annotate.models import Campaign, Membership, Role
 
+CREATE_PERMISSION = "annotate.add_campaign"
+
+
+def _campaign_with_roles(user, slug: str) -> Campaign:
+    """The campaign SLUG if USER is a member in any role (or a superuser), with `is_researcher` and `is_annotator` set
+    for USER; one query. Http404 otherwise."""
+    if not user.is_authenticated:
+        raise Http404("No such campaign.")
+    mine = Membership.objects.filter(campaign=OuterRef("pk"), user=user)
+    try:
+        campaign = (Campaign.objects.for_user(user)
+                    .annotate(_researcher=Exists(mine.filter(role=Role.RESEARCHER)),
+                              _annotator=Exists(mine.filter(role=Role.ANNOTATOR)))
+                    .get(slug=slug))
+    except Campaign.DoesNotExist:
+        raise Http404("No such campaign.") from None
+    campaign.is_researcher = campaign._researcher or user.is_superuser
+    campaign.is_annotator = campaign._annotator
+    campaign.roles_of = user.pk
+    return campaign
+
+
+def _role_words(campaign: Campaign) -> str:
+    if campaign.is_researcher:
+        return "you are a researcher here"
+    if campaign.is_annotator:
+        return "you are an annotator here"
+    return "you hold no role here"
+
 
 def campaign_for_member(user, slug: str) -> Campaign:
     """The campaign SLUG if USER is a member in any role (or a superuser), else Http404."""
-    try:
-        return Campaign.objects.for_user(user).get(slug=slug)
-    except Campaign.DoesNotExist:
-        raise Http404("No such campaign.") from None
+    return _campaign_with_roles(user, slug)
 
 
 def campaign_for_researcher(user, slug: str) -> Campaign:
-    """The campaign SLUG if USER manages it (researcher member or superuser), else Http404."""
-    try:
-        return Campaign.objects.researched_by(user).get(slug=slug)
-    except Campaign.DoesNotExist:
-        raise Http404("No such campaign.") from None
+    """The campaign SLUG if USER manages it (researcher member or superuser); PermissionDenied for its other members,
+    Http404 for everyone else."""
+    campaign = _campaign_with_roles(user, slug)
+    if not campaign.is_researcher:
+        raise PermissionDenied(f"This page is for the researchers of campaign “{campaign.name}”; "
+                               f"{_role_words(campaign)}.")
+    return campaign
 
 
 def campaign_for_annotator(user, slug: str) -> Campaign:
-    """The campaign SLUG if USER is one of its annotators, else Http404."""
-    try:
-        return Campaign.objects.filter(memberships__user=user, memberships__role=Role.ANNOTATOR).get(slug=slug)
-    except Campaign.DoesNotExist:
-        raise Http404("No such campaign.") from None
+    """The campaign SLUG if USER is one of its annotators; PermissionDenied for its other members (researchers,
+    superusers), Http404 for everyone else."""
+    campaign = _campaign_with_roles(user, slug)
+    if not campaign.is_annotator:
+        hint = (" You can add yourself as an annotator on the campaign's People page."
+                if campaign.is_researcher else "")
+        raise PermissionDenied(f"This page is for the annotators of campaign “{campaign.name}”; "
+                               f"{_role_words(campaign)}.{hint}")
+    return campaign
 
 
 def is_researcher(user, campaign: Campaign) -> bool:
+    if getattr(campaign, "roles_of", None) == user.pk:  # looked up with the campaign (_campaign_with_roles)
+        return campaign.is_researcher
     if user.is_superuser:
         return True
     return Membership.objects.filter(campaign=campaign, user=user, role=Role.RESEARCHER).exists()
+
+
+def may_create_campaigns(user) -> bool:
+    """Whether USER may make campaigns: the `annotate.add_campaign` permission ("Can add campaign"), which staff
+    grant on the user's (or a group's) page in the admin; superusers have it."""
+    return user.is_authenticated and user.has_perm(CREATE_PERMISSION)
+
+
+def check_campaign_creator(user) -> None:
+    """PermissionDenied, in words, unless USER may make campaigns."""
+    if not may_create_campaigns(user):
+        raise PermissionDenied("This page makes new campaigns, which takes the permission “Can add campaign”; staff "
+                               "grant it in the admin.")

@@ -1,20 +1,58 @@
-"""REST API for campaigns and their items (imports and exports: tasktypes.api). Every lookup is scoped to the user: else 404."""
+"""REST API for campaigns, their settings, guidelines, people and items (imports and exports: tasktypes.api).
 
-from drf_spectacular.utils import extend_schema
+Every lookup is scoped to the user: a campaign one is not a member of is a 404; a member without the role an endpoint
+is for gets a 403 saying so (annotate.access).
+"""
+
+from django.contrib.auth import get_user_model
+from django.http import Http404
+from django.urls import reverse
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotate.access import campaign_for_member, campaign_for_researcher, is_researcher
-from annotate.models import Campaign, Item
-from annotate.selectors.campaigns import campaign_overview
+from annotate.access import campaign_for_member, campaign_for_researcher, check_campaign_creator, is_researcher
+from annotate.models import Campaign, Item, Role
+from annotate.selectors.campaigns import campaign_members, campaign_overview, guidelines_versions
 from annotate.serializers import (
+    CampaignCreateSerializer,
     CampaignDetailSerializer,
     CampaignOptionsSerializer,
     CampaignSerializer,
+    CampaignUpdateSerializer,
+    GuidelinesVersionSerializer,
+    InvitationSerializer,
     ItemSerializer,
+    MemberAddedSerializer,
+    MemberAddSerializer,
+    MemberSerializer,
 )
-from annotate.services.campaigns import CampaignError, campaign_options_editable, campaign_options_replace
+from annotate.services.campaigns import (
+    CampaignError,
+    campaign_create,
+    campaign_options_editable,
+    campaign_options_replace,
+    campaign_update,
+    member_add,
+    member_invitation_create,
+    member_remove,
+)
+
+
+def _refused(exc: Exception) -> Response:
+    return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+
+
+def _detail(request, campaign: Campaign) -> dict:
+    researcher = is_researcher(request.user, campaign)
+    campaign.is_researcher = researcher
+    campaign.counts = campaign_overview(campaign=campaign) if researcher else None
+    return CampaignDetailSerializer(campaign).data
+
+
+def _welcome_url(request, key: str) -> str:
+    return request.build_absolute_uri(reverse("account-welcome", kwargs={"key": key}))
 
 
 class CampaignListApi(generics.ListAPIView):
@@ -25,16 +63,123 @@ class CampaignListApi(generics.ListAPIView):
     def get_queryset(self):
         return Campaign.objects.for_user(self.request.user).order_by("-created_at", "slug")
 
+    @extend_schema(request=CampaignCreateSerializer, responses={201: CampaignDetailSerializer})
+    def post(self, request):
+        """Make a campaign (the "Can add campaign" permission, annotate.add_campaign, which staff grant); you become
+        its researcher. 400 with every problem when a value is refused; the options are checked by the task type's
+        options form, as on the New campaign page."""
+        check_campaign_creator(request.user)
+        form = CampaignCreateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        try:
+            campaign = campaign_create(creator=request.user, name=data["name"], slug=data["slug"],
+                                       task_type=data["task_type"], overlap=data.get("overlap"),
+                                       options=data["options"], guidelines=data["guidelines"])
+        except CampaignError as exc:
+            return _refused(exc)
+        return Response(_detail(request, campaign_for_member(request.user, campaign.slug)),
+                        status=status.HTTP_201_CREATED)
+
 
 class CampaignDetailApi(APIView):
     @extend_schema(responses=CampaignDetailSerializer)
     def get(self, request, slug):
         """A campaign; researchers also get its counts."""
+        return Response(_detail(request, campaign_for_member(request.user, slug)))
+
+    @extend_schema(request=CampaignUpdateSerializer, responses={200: CampaignDetailSerializer})
+    def patch(self, request, slug):
+        """Change the name, overlap k (applied to every unit, those made already included) or guidelines (a text that
+        differs is a new version; the earlier ones stay) of a campaign you research. Fields left out stay."""
+        campaign = campaign_for_researcher(request.user, slug)
+        form = CampaignUpdateSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        try:
+            campaign_update(campaign=campaign, editor=request.user, name=data.get("name"),
+                            overlap=data.get("overlap"), guidelines=data.get("guidelines"))
+        except CampaignError as exc:
+            return _refused(exc)
+        return Response(_detail(request, campaign_for_member(request.user, slug)))
+
+
+class CampaignGuidelinesApi(APIView):
+    @extend_schema(responses=GuidelinesVersionSerializer(many=True))
+    def get(self, request, slug):
+        """Every version of the campaign's guidelines, newest (current) first, for its members."""
         campaign = campaign_for_member(request.user, slug)
-        researcher = is_researcher(request.user, campaign)
-        campaign.is_researcher = researcher
-        campaign.counts = campaign_overview(campaign=campaign) if researcher else None
-        return Response(CampaignDetailSerializer(campaign).data)
+        return Response(GuidelinesVersionSerializer(guidelines_versions(campaign=campaign), many=True).data)
+
+
+class CampaignMembersApi(APIView):
+    @extend_schema(responses=MemberSerializer(many=True))
+    def get(self, request, slug):
+        """The campaign's researchers and annotators, with each annotator's progress (researchers only)."""
+        campaign = campaign_for_researcher(request.user, slug)
+        return Response(MemberSerializer(campaign_members(campaign=campaign), many=True).data)
+
+    @extend_schema(request=MemberAddSerializer, responses={201: MemberAddedSerializer})
+    def post(self, request, slug):
+        """Add a person (researchers only): an existing account by username, or with `create` a new person, whose
+        account is made without a password. `invite_url`, shown this once, is the one-time link with which a person
+        who has no password chooses one (it expires, and stops working once used)."""
+        campaign = campaign_for_researcher(request.user, slug)
+        form = MemberAddSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        try:
+            added = member_add(campaign=campaign, username=data["username"], role=data["role"],
+                               added_by=request.user, create=data["create"])
+        except CampaignError as exc:
+            return _refused(exc)
+        body = {"username": added.membership.user.get_username(), "role": added.membership.role,
+                "created": added.created,
+                "invite_url": _welcome_url(request, added.invite_key) if added.invite_key else None}
+        response = Response(MemberAddedSerializer(body).data, status=status.HTTP_201_CREATED)
+        response["Cache-Control"] = "no-store"
+        return response
+
+
+def _member_user(campaign: Campaign, username: str):
+    user = get_user_model().objects.filter(username=username, memberships__campaign=campaign).distinct().first()
+    if user is None:
+        raise Http404("No such member.")
+    return user
+
+
+class CampaignMemberApi(APIView):
+    @extend_schema(parameters=[OpenApiParameter("role", str, enum=Role.values, required=False,
+                                                description="The role to take away; left out: every role.")],
+                   responses={204: None})
+    def delete(self, request, slug, username):
+        """Remove a person from the campaign (researchers only). Their judgments stay; an annotator's active leases
+        are released. 400 when it would leave the campaign without a researcher."""
+        campaign = campaign_for_researcher(request.user, slug)
+        role = request.query_params.get("role") or None
+        if role is not None and role not in Role.values:
+            return _refused(f"role must be one of {', '.join(Role.values)}")
+        try:
+            member_remove(campaign=campaign, user=_member_user(campaign, username), role=role)
+        except CampaignError as exc:
+            return _refused(exc)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class CampaignMemberInvitationApi(APIView):
+    @extend_schema(request=None, responses={201: InvitationSerializer})
+    def post(self, request, slug, username):
+        """A new one-time link for a member who has no password yet (researchers only); earlier links stop working."""
+        campaign = campaign_for_researcher(request.user, slug)
+        user = _member_user(campaign, username)
+        try:
+            key = member_invitation_create(campaign=campaign, user=user, created_by=request.user)
+        except CampaignError as exc:
+            return _refused(exc)
+        response = Response({"username": user.get_username(), "invite_url": _welcome_url(request, key)},
+                            status=status.HTTP_201_CREATED)
+        response["Cache-Control"] = "no-store"
+        return response
 
 
 class CampaignItemsApi(generics.ListAPIView):

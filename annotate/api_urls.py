@@ -7,4 +7,9 @@ urlpatterns = [
     path("campaigns/<slug:slug>/", api.CampaignDetailApi.as_view(), name="api-campaign"),
     path("campaigns/<slug:slug>/items/", api.CampaignItemsApi.as_view(), name="api-campaign-items"),
     path("campaigns/<slug:slug>/options/", api.CampaignOptionsApi.as_view(), name="api-campaign-options"),
+    path("campaigns/<slug:slug>/guidelines/", api.CampaignGuidelinesApi.as_view(), name="api-campaign-guidelines"),
+    path("campaigns/<slug:slug>/members/", api.CampaignMembersApi.as_view(), name="api-campaign-members"),
+    path("campaigns/<slug:slug>/members/<str:username>/", api.CampaignMemberApi.as_view(), name="api-campaign-member"),
+    path("campaigns/<slug:slug>/members/<str:username>/invitation/", api.CampaignMemberInvitationApi.as_view(),
+         name="api-campaign-member-invitation"),
 ]

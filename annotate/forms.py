@@ -10,9 +10,17 @@ are) and the command line refuse the same values with the same words.
 import json
 
 from django import forms
+from django.utils.text import slugify
 
-from annotate.services.campaigns import campaign_options_editable, campaign_options_problems
-from annotate.task_types import task_type_get
+from annotate.models import TaskType
+from annotate.services.campaigns import (
+    OVERLAP_MAX,
+    SLUG_MAX,
+    campaign_options_editable,
+    campaign_options_problems,
+    slug_problem,
+)
+from annotate.task_types import task_type_get, task_type_names
 
 
 class Given:
@@ -189,3 +197,91 @@ class CampaignOptionsForm(forms.Form):
             elif key in before and key not in after:
                 words.append(f"{key} unset (the default applies)")
         return ", ".join(words) or "nothing changed"
+
+
+# --- Making a campaign, its settings, its people ---
+
+
+def task_type_choices() -> list[tuple[str, str]]:
+    """(name, label) of every registered task type, labelled as the campaign model labels them."""
+    labels = dict(TaskType.choices)
+    return [(name, labels.get(name, name)) for name in task_type_names()]
+
+
+GUIDELINES_HELP = ("Markdown: **bold**, *italics*, lists, headings, tables, links to http(s) and mailto addresses. "
+                   "Raw HTML and images are not shown. Annotators read them behind ? on the annotation page.")
+
+
+class OverlapField(forms.IntegerField):
+    def __init__(self, **kwargs):
+        super().__init__(min_value=1, max_value=OVERLAP_MAX, label="Overlap k",
+                         widget=forms.NumberInput(attrs={"min": 1, "max": OVERLAP_MAX, "class": "short"}), **kwargs)
+
+
+class CampaignCreateForm(forms.Form):
+    """A new campaign's own fields; its task type's options are the task type's options form beside it (the view binds
+    both; annotate.services.campaigns.campaign_create checks everything again). `options_for` is the task type
+    whose option fields the page showed: a different task type posted means those fields were not for it."""
+
+    task_type = forms.ChoiceField(label="Task type")
+    options_for = forms.CharField(required=False, widget=forms.HiddenInput)
+    name = forms.CharField(label="Name", max_length=200, widget=forms.TextInput(attrs={"autocomplete": "off"}))
+    slug = forms.CharField(
+        label="Slug", required=False, max_length=100,
+        widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
+        help_text="The campaign's name in addresses, the API and the command line: letters, digits, - and _. "
+                  "Empty: made from the name.")
+    overlap = OverlapField(required=False)
+    guidelines = forms.CharField(label="Guidelines for annotators", required=False, help_text=GUIDELINES_HELP,
+                                 widget=forms.Textarea(attrs={"rows": 8, "spellcheck": "true"}))
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["task_type"].choices = [("", "Choose a task type"), *task_type_choices()]
+
+    def chosen_task_type(self) -> str | None:
+        """The task type posted or asked for, when it is a registered one (the options form to show with it)."""
+        name = (self.data.get("task_type") if self.is_bound else self.initial.get("task_type")) or ""
+        return name if name in task_type_names() else None
+
+    def clean_slug(self):
+        slug = self.cleaned_data["slug"].strip() or slugify(self.data.get("name", ""))[:SLUG_MAX].strip("-")
+        problem = slug_problem(slug)
+        if problem:
+            raise forms.ValidationError(problem[0].upper() + problem[1:] + ".")
+        return slug
+
+    def clean(self):
+        cleaned = super().clean()
+        task_type = cleaned.get("task_type")
+        if task_type and cleaned.get("options_for") != task_type:
+            raise forms.ValidationError(f"The options below are now those of {dict(task_type_choices())[task_type]}: "
+                                        "check them and press Create again.")
+        return cleaned
+
+
+class CampaignSettingsForm(forms.Form):
+    """What a researcher changes about a campaign after making it (annotate.services.campaigns.campaign_update)."""
+
+    name = forms.CharField(label="Name", max_length=200)
+    overlap = OverlapField(
+        help_text="How many different people judge each unit. A change applies to every unit, those made already "
+                  "included: more reopens complete units for the judgments now missing; fewer keeps every judgment "
+                  "made.")
+    guidelines = forms.CharField(
+        label="Guidelines for annotators", required=False, widget=forms.Textarea(attrs={"rows": 14}),
+        help_text=GUIDELINES_HELP + " Saving a change keeps the earlier text as an earlier version; each judgment "
+                                    "records the version it was made under.")
+
+
+class MemberAddForm(forms.Form):
+    """A person to add to a campaign (annotate.services.campaigns.member_add)."""
+
+    username = forms.CharField(label="Username", max_length=150,
+                               widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}))
+    role = forms.ChoiceField(label="Role", initial="annotator",
+                             choices=[("annotator", "Annotator"), ("researcher", "Researcher")],
+                             widget=forms.RadioSelect)
+    create = forms.BooleanField(
+        label="A new person: make an account with this username", required=False,
+        help_text="You get a one-time link to pass on, with which they choose their password.")

@@ -150,7 +150,10 @@ class Unit(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="units")
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="units")
     item = models.ForeignKey(Item, null=True, blank=True, on_delete=models.CASCADE, related_name="units")
-    judgments_needed = models.PositiveSmallIntegerField(help_text="The campaign's overlap k when the unit was made.")
+    judgments_needed = models.PositiveSmallIntegerField(
+        help_text="The campaign's overlap k: set when the unit is made, and again on every unit when a researcher "
+                  "changes k (annotate.services.campaigns.campaign_update)."
+    )
     judgments_done = models.PositiveSmallIntegerField(default=0)
     position = models.PositiveIntegerField(default=0, help_text="Queue order within the campaign.")
 
@@ -168,6 +171,31 @@ class Unit(models.Model):
             models.Index(fields=["campaign", "position", "id"], name="unit_open_queue",
                          condition=Q(judgments_done__lt=F("judgments_needed"))),
         ]
+
+
+class CampaignGuidelines(models.Model):
+    """One version of a campaign's guidelines for annotators, in Markdown. An edit adds a version; none is changed.
+
+    The highest version is the current one; every judgment made in Concord records the version it was made under.
+    """
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="guidelines_versions")
+    version = models.PositiveIntegerField(help_text="1 for the first text, one more for each edit.")
+    text = models.TextField(blank=True, help_text="Markdown; shown rendered without raw HTML and cleaned "
+                                                  "(annotate.guidelines).")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["campaign", "version"], name="guidelines_version_unique"),
+            models.CheckConstraint(condition=Q(version__gte=1), name="guidelines_version_positive"),
+        ]
+
+    def __str__(self):
+        return f"{self.campaign_id} v{self.version}"
 
 
 class AssignmentStatus(models.TextChoices):
@@ -226,6 +254,11 @@ class HumanJudgment(models.Model):
     )
     version = models.PositiveIntegerField(default=1)
     is_current = models.BooleanField(default=True)
+    guidelines = models.ForeignKey(
+        CampaignGuidelines, null=True, blank=True, on_delete=models.RESTRICT, related_name="+",
+        help_text="The campaign's guidelines when this judgment was made; empty for imported judgments and for those "
+                  "made before the campaign had guidelines.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -1,10 +1,12 @@
 """REST API serializers for campaigns, items and imports. Thin: shapes only; the work is in services."""
 
+from django.utils.text import slugify
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from annotate.models import Campaign, Item
-from annotate.task_types import task_type_get
+from annotate.models import Campaign, CampaignGuidelines, Item, Role
+from annotate.services.campaigns import OVERLAP_MAX
+from annotate.task_types import task_type_get, task_type_names
 
 
 class CampaignSerializer(serializers.ModelSerializer):
@@ -20,6 +22,8 @@ class CampaignCountsSerializer(serializers.Serializer):
     units = serializers.IntegerField()
     units_complete = serializers.IntegerField()
     units_waiting = serializers.IntegerField()
+    judgments_left = serializers.IntegerField(
+        help_text="Human judgments still wanted: each unit's k less those it has.")
     human_judgments = serializers.IntegerField()
     annotators = serializers.IntegerField()
 
@@ -60,3 +64,90 @@ class CampaignOptionsSerializer(serializers.Serializer):
         if not form.is_valid():
             raise serializers.ValidationError(form.problem_words())
         return form.options()
+
+
+class CampaignCreateSerializer(serializers.Serializer):
+    """A new campaign (annotate.services.campaigns.campaign_create); its options are checked by the task type's
+    options form, as on the New campaign page."""
+
+    task_type = serializers.ChoiceField(choices=[], help_text="One of the registered task types.")
+    name = serializers.CharField(max_length=200)
+    slug = serializers.SlugField(max_length=100, required=False, allow_blank=True,
+                                 help_text="Empty or left out: made from the name.")
+    overlap = serializers.IntegerField(required=False, allow_null=True, min_value=1, max_value=OVERLAP_MAX,
+                                       help_text="k; left out: the task type's default.")
+    guidelines = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False, default="",
+                                       help_text="Markdown, version 1 of the guidelines.")
+    options = serializers.DictField(required=False, default=dict,
+                                    help_text="Option name -> JSON value, as PUT .../options/ takes them.")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["task_type"].choices = task_type_names()
+
+    def validate(self, data):
+        if not data.get("slug"):
+            data["slug"] = slugify(data["name"])[:100].strip("-")
+        draft = Campaign(task_type=data["task_type"], options={})
+        form = task_type_get(data["task_type"]).options_form.from_options(campaign=draft, options=data["options"])
+        if not form.is_valid():
+            raise serializers.ValidationError({"options": form.problem_words()})
+        data["options"] = form.options()
+        return data
+
+
+class CampaignUpdateSerializer(serializers.Serializer):
+    """What PATCH changes (annotate.services.campaigns.campaign_update); fields left out stay."""
+
+    name = serializers.CharField(max_length=200, required=False)
+    overlap = serializers.IntegerField(required=False, min_value=1, max_value=OVERLAP_MAX,
+                                       help_text="k, applied to every unit, those made already included.")
+    guidelines = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False,
+                                       help_text="Markdown; a text that differs from the current one is a new version.")
+
+
+class GuidelinesVersionSerializer(serializers.ModelSerializer):
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    html = serializers.CharField(read_only=True, help_text="The text rendered as annotators see it (cleaned HTML).")
+    judgments = serializers.IntegerField(read_only=True, help_text="Human judgments made under this version.")
+
+    class Meta:
+        model = CampaignGuidelines
+        fields = ["version", "text", "html", "created_by", "created_at", "judgments"]
+
+
+class MemberProgressSerializer(serializers.Serializer):
+    done = serializers.IntegerField(help_text="Current judgments, made here and imported.")
+    web = serializers.IntegerField(help_text="Made in Concord.")
+    imported = serializers.IntegerField()
+    held = serializers.IntegerField(help_text="Units leased to them now (in progress).")
+    last_active = serializers.DateTimeField(allow_null=True, help_text="Their last judgment or lease.")
+
+
+class MemberSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    role = serializers.ChoiceField(choices=Role.choices)
+    has_password = serializers.BooleanField(help_text="False until a new person has used their one-time link.")
+    is_active = serializers.BooleanField()
+    progress = MemberProgressSerializer(allow_null=True, help_text="Annotators only.")
+
+
+class MemberAddSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    role = serializers.ChoiceField(choices=Role.choices, default=Role.ANNOTATOR)
+    create = serializers.BooleanField(default=False, help_text="A new person: make an account with this username "
+                                                                "(and get a one-time link for them).")
+
+
+class MemberAddedSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    role = serializers.ChoiceField(choices=Role.choices)
+    created = serializers.BooleanField(help_text="Whether an account was made.")
+    invite_url = serializers.URLField(
+        allow_null=True, help_text="A one-time link for the person to choose a password and land on the campaign; "
+                                   "shown this once. Null when they can sign in already.")
+
+
+class InvitationSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    invite_url = serializers.URLField(help_text="A new one-time link; earlier ones stop working.")

@@ -1,11 +1,15 @@
 from django.urls import path
 
-from annotate import views, views_annotate, views_images
+from annotate import views, views_annotate, views_campaigns, views_images
 
 urlpatterns = [
     path("", views.home, name="home"),
+    # Before campaigns/<slug>/: "new" is a reserved slug (annotate.services.campaigns.RESERVED_SLUGS).
+    path("campaigns/new/", views_campaigns.campaign_new, name="campaign-new"),
     path("campaigns/<slug:slug>/", views.campaign_detail, name="campaign-detail"),
     path("campaigns/<slug:slug>/options/", views.campaign_options, name="campaign-options"),
+    path("campaigns/<slug:slug>/settings/", views_campaigns.campaign_settings, name="campaign-settings"),
+    path("campaigns/<slug:slug>/people/", views_campaigns.campaign_people, name="campaign-people"),
     path("campaigns/<slug:slug>/annotate/", views_annotate.annotate, name="annotate"),
     path("campaigns/<slug:slug>/annotate/submit/", views_annotate.annotate_submit, name="annotate-submit"),
     path("campaigns/<slug:slug>/annotate/draft/", views_annotate.annotate_draft, name="annotate-draft"),

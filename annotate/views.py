@@ -4,7 +4,7 @@ from django.contrib import messages
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
-from annotate.access import campaign_for_member, campaign_for_researcher, is_researcher
+from annotate.access import campaign_for_member, campaign_for_researcher, is_researcher, may_create_campaigns
 from annotate.selectors.campaigns import annotator_progress, campaign_list_for_user, campaign_overview, pools_get
 from annotate.services.campaigns import CampaignError, campaign_options_replace
 from annotate.task_types import task_type_get
@@ -12,7 +12,8 @@ from annotate.task_types import task_type_get
 
 @require_GET
 def home(request):
-    return render(request, "annotate/home.html", {"rows": campaign_list_for_user(user=request.user)})
+    return render(request, "annotate/home.html", {"rows": campaign_list_for_user(user=request.user),
+                                                  "may_create": may_create_campaigns(request.user)})
 
 
 @require_GET

@@ -1,9 +1,10 @@
-"""Login everywhere but the login page, the static files and the token-authenticated API."""
+"""Login everywhere but the login page, the one-time links that let a new person choose a password (accounts.views),
+the static files and the token-authenticated API."""
 
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 
-OPEN_PREFIXES = ("/accounts/login/", "/static/", "/api/")
+OPEN_PREFIXES = ("/accounts/login/", "/accounts/welcome/", "/static/", "/api/")
 
 
 class LoginRequiredMiddleware:

@@ -183,6 +183,8 @@ class GradedRelevance(TaskTypeSpec):
         relevant_from = options.get("relevant_from", self.DEFAULT_RELEVANT_FROM)
         if relevant_from > top:
             return "relevant_from", f"{relevant_from} is not a grade of the scale (0-{top})"
+        if campaign.pk is None:  # a campaign being made (the New campaign form): nothing graded yet
+            return None
         given = (HumanJudgment.objects.filter(unit__campaign=campaign, is_current=True)
                  .exclude(label="").values_list("label", flat=True).distinct())
         beyond = sorted(int(label) for label in given if label.isdigit() and int(label) > top)

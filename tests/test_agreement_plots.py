@@ -251,9 +251,9 @@ def test_outsiders_get_404_and_anonymous_the_login(client, small_campaign, annot
     MembershipFactory(campaign=small_campaign, user=annotator, role=Role.ANNOTATOR)
     other_researcher = UserFactory(username="res2")
     MembershipFactory(user=other_researcher, role=Role.RESEARCHER)  # a researcher of another campaign
-    for user in (annotator, other_researcher):
+    for user, status in ((annotator, 403), (other_researcher, 404)):  # the annotator is told it is not theirs
         client.force_login(user)
-        assert client.get(url).status_code == 404
+        assert client.get(url).status_code == status
 
 
 def test_report_pages_link_each_plot_download(client, small_campaign, image_report_campaign,  # noqa: F811

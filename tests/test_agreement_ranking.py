@@ -348,9 +348,11 @@ def test_query_count_is_bounded(db, django_assert_max_num_queries):
     assert report["humans"]["ceiling"]["kendall_tau_b"]["n"] == 25
 
 
-def test_outsiders_get_404_on_the_topics_csv(client, ranking_campaign, annotator):
+def test_annotators_get_403_on_the_topics_csv(client, ranking_campaign, annotator):
     MembershipFactory(campaign=ranking_campaign, user=annotator, role=Role.ANNOTATOR)
     client.login(username="ann", password=PASSWORD)
+    assert client.get("/campaigns/rank/report/topics.csv").status_code == 403  # a member: told it is the researchers'
+    client.login(username=UserFactory(username="stranger").username, password=PASSWORD)
     assert client.get("/campaigns/rank/report/topics.csv").status_code == 404
 
 

@@ -31,9 +31,11 @@ def outsiders(small_campaign, annotator):  # noqa: F811
 
 
 @pytest.mark.parametrize("url", PAGES)
-@pytest.mark.parametrize("username", ["ann", "res2"])
-def test_annotators_and_other_researchers_get_404(client, outsiders, url, username):
-    assert _client(client, username).get(url).status_code == 404
+@pytest.mark.parametrize("username,status", [("ann", 403), ("res2", 404)])
+def test_annotators_get_403_and_other_researchers_404(client, outsiders, url, username, status):
+    # The campaign's annotator is told the report is for its researchers; another campaign's researcher is not told
+    # the campaign exists.
+    assert _client(client, username).get(url).status_code == status
 
 
 @pytest.mark.parametrize("url", PAGES)
@@ -118,10 +120,10 @@ def test_api_serves_the_same_document_with_a_token(client, small_campaign, resea
 
 def test_api_refuses_others(client, outsiders):
     assert client.get("/api/campaigns/small/agreement/").status_code in (401, 403)
-    for username in ("ann", "res2"):
+    for username, status in (("ann", 403), ("res2", 404)):
         _, token = token_create(user=outsiders[username], name="report")
         response = client.get("/api/campaigns/small/agreement/", HTTP_AUTHORIZATION=f"Token {token}")
-        assert response.status_code == 404
+        assert response.status_code == status
 
 
 def test_command_json_prints_only_the_document(small_campaign):  # noqa: F811

@@ -83,7 +83,12 @@ def test_only_annotators_of_the_campaign_may_open_the_page(client, qa_campaign, 
     response = client.get(page_url)
     if who == "anonymous":
         assert response.status_code == 302 and "/accounts/login/" in response["Location"]
-    else:
+    elif who == "researcher":  # a member without the role: told what the page is for, in a plain page
+        assert response.status_code == 403
+        assert "This page is for the annotators of campaign “Campaign qa”; you are a researcher here." in \
+            response.content.decode()
+        assert client.post(submit_url, {"assignment": 1, "verdict": "yes"}).status_code == 403
+    else:  # not a member: the campaign's existence is not revealed
         assert response.status_code == 404
         assert client.post(submit_url, {"assignment": 1, "verdict": "yes"}).status_code == 404
     assert HumanJudgment.objects.count() == 0

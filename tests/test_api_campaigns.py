@@ -62,10 +62,12 @@ def test_items_are_paginated_with_topic_and_systems(qa_campaign, researcher):
 
 
 @pytest.mark.parametrize("url", ["/api/campaigns/qa/items/", "/api/campaigns/qa/import/"])
-def test_annotators_get_404_on_items_and_import(qa_campaign, annotator, url):
+def test_annotators_get_403_saying_why_on_items_and_import(qa_campaign, annotator, url):
     client = client_for(annotator)
     response = client.post(url, {}) if url.endswith("import/") else client.get(url)
-    assert response.status_code == 404
+    assert response.status_code == 403
+    assert response.json()["detail"] == ("This page is for the researchers of campaign “Campaign qa”; "
+                                         "you are an annotator here.")
 
 
 @pytest.mark.parametrize("url", ["/api/campaigns/qa/", "/api/campaigns/qa/items/"])

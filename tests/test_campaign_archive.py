@@ -477,9 +477,11 @@ def test_the_campaign_page_links_the_download_for_researchers_only(client, qa_mo
 def test_the_download_is_the_researchers_alone(client, qa_moved, outsiders, tmp_path):
     url = reverse("campaign-export", kwargs={"slug": "qa"})
     assert client.get(url)["Location"].startswith("/accounts/login/")
-    for username in outsiders.values():
+    # The campaign's annotator is told the download is for its researchers (403); another campaign's researcher
+    # is not told it exists (404).
+    for (who, username), status in zip(outsiders.items(), (403, 404)):
         client.force_login(get_user_model().objects.get(username=username))
-        assert client.get(url).status_code == 404
+        assert client.get(url).status_code == status, who
     client.force_login(get_user_model().objects.get(username="res"))
     response = client.get(url)
     assert response.status_code == 200 and response["Content-Type"] == "application/zip"
@@ -498,8 +500,8 @@ def test_the_api_export_is_the_researchers_alone(client, qa_moved, outsiders):
     url = reverse("api-campaign-export", kwargs={"slug": "qa"})
     assert url == "/api/campaigns/qa/export/"
     assert client.get(url).status_code == 401
-    for username in outsiders.values():
-        assert client.get(url, HTTP_AUTHORIZATION=_token(username)).status_code == 404
+    for (who, username), status in zip(outsiders.items(), (403, 404)):
+        assert client.get(url, HTTP_AUTHORIZATION=_token(username)).status_code == status, who
     response = client.get(url, HTTP_AUTHORIZATION=_token("res"))
     assert response.status_code == 200
     with zipfile.ZipFile(io.BytesIO(b"".join(response.streaming_content))) as bundle:
@@ -551,3 +553,52 @@ def test_an_archive_written_before_fallback_labels_still_reads():
            "created_at": "2026-11-20T10:00:00+00:00"}
     old_id, values = reader.read(row)
     assert old_id == 7 and dict(zip(reader.columns, values))["fallback_label"] == ""
+
+
+def test_guidelines_and_the_version_each_judgment_was_made_under_travel(qa_campaign, researcher, annotator, tmp_path,
+                                                                        media_root):
+    from annotate.models import CampaignGuidelines
+    from annotate.services.campaigns import campaign_update
+
+    campaign_update(campaign=qa_campaign, editor=researcher, guidelines="Be **strict**.")
+    judged = {}
+    for text in ("Be lenient.", None):
+        assignment = unit_lease_next(campaign=qa_campaign, annotator=annotator)
+        judgment = judgment_submit(assignment=assignment, annotator=annotator, value={"correct": True})
+        judged[assignment.unit.item.external_id] = judgment.guidelines.version
+        if text:
+            campaign_update(campaign=qa_campaign, editor=researcher, guidelines=text)
+    assert sorted(judged.values()) == [1, 2]
+    archive = tmp_path / "qa.zip"
+    campaign_export(qa_campaign, archive)
+    summary = campaign_import(archive, slug="qa-copy")
+    assert summary.counts["guidelines"] == 2
+    copy = Campaign.objects.get(slug="qa-copy")
+    assert list(CampaignGuidelines.objects.filter(campaign=copy).order_by("version")
+                .values_list("version", "text", "created_by__username")) == [
+        (1, "Be **strict**.", "res"), (2, "Be lenient.", "res")]
+    moved = {j.unit.item.external_id: j.guidelines.version
+             for j in HumanJudgment.objects.filter(unit__campaign=copy).select_related("unit__item", "guidelines")}
+    assert moved == judged
+    assert not set(CampaignGuidelines.objects.filter(campaign=copy).values_list("pk", flat=True)) & set(
+        CampaignGuidelines.objects.filter(campaign=qa_campaign).values_list("pk", flat=True))
+
+
+def test_an_archive_written_before_guidelines_existed_still_imports(qa_archive, tmp_path):
+    """Its manifest counts no guidelines and it has no guidelines.jsonl: the campaign comes with none."""
+    older = tmp_path / "older.zip"
+    with zipfile.ZipFile(qa_archive) as source, zipfile.ZipFile(older, "w") as sink:
+        for entry in source.infolist():
+            if entry.filename == "guidelines.jsonl":
+                continue
+            data = source.read(entry)
+            if entry.filename == "manifest.json":
+                manifest = json.loads(data)
+                del manifest["counts"]["guidelines"]
+                data = json.dumps(manifest).encode()
+            sink.writestr(entry.filename, data)
+    summary = campaign_import(older, slug="qa-older")
+    assert summary.counts["guidelines"] == 0
+    assert HumanJudgment.objects.filter(unit__campaign__slug="qa-older").count() == \
+        HumanJudgment.objects.filter(unit__campaign__slug="qa").count() == 5
+    assert not HumanJudgment.objects.filter(unit__campaign__slug="qa-older", guidelines__isnull=False).exists()

@@ -359,7 +359,7 @@ def test_api_rankings_export_for_researchers_only(tmp_path, researcher, annotato
     response = client.get("/api/campaigns/hay/rankings/", {"shape": "label-studio"})
     assert response.status_code == 400 and "ties" in response.json()["detail"]
     client.force_authenticate(annotator)
-    assert client.get("/api/campaigns/hay/rankings/").status_code == 404
+    assert client.get("/api/campaigns/hay/rankings/").status_code == 403  # told the rankings are the researchers'
 
 
 def export_run(slug, judge):

@@ -7,12 +7,12 @@ from judges.models import ModelJudgment
 from tests.factories import UserFactory
 
 
-def test_page_is_404_for_annotators_and_outsiders(client, qa_campaign, annotator, password):
-    for username in ("ann", "stranger"):
+def test_page_is_403_for_annotators_and_404_for_outsiders(client, qa_campaign, annotator, password):
+    for username, status in (("ann", 403), ("stranger", 404)):
         UserFactory(username=username)
         client.login(username=username, password=password)
-        assert client.get("/campaigns/qa/import/").status_code == 404
-        assert client.post("/campaigns/qa/import/", {}).status_code == 404
+        assert client.get("/campaigns/qa/import/").status_code == status
+        assert client.post("/campaigns/qa/import/", {}).status_code == status
 
 
 def test_researcher_uploads_judge_scores_and_sees_the_summary(client, qa_campaign, password):

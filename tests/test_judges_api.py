@@ -69,13 +69,15 @@ def test_nobody_else_reaches_judges_or_runs(qa_campaign, researcher, annotator, 
         user = UserFactory(username="res2")
         MembershipFactory(user=user, role=Role.RESEARCHER)
     api = _client(user)
-    expected = 403 if user is None else 404  # anonymous: DRF asks for credentials; members: as if it did not exist
+    # Anonymous: DRF asks for credentials. The campaign's annotator: told its endpoints are for its researchers (403),
+    # but a run reached by id alone is a 404, as for a researcher of another campaign: as if it did not exist.
     for method, url in [
         ("get", "/api/campaigns/qa/judges/"), ("get", "/api/campaigns/qa/judge-runs/"),
         ("post", "/api/campaigns/qa/judge-runs/"), ("get", f"/api/judge-runs/{run_id}/"),
         ("post", f"/api/judge-runs/{run_id}/cancel/"), ("post", f"/api/judge-runs/{run_id}/resume/"),
     ]:
         response = getattr(api, method)(url, {"judge": "x", "family": "em"} if method == "post" else None, format="json")
+        expected = 403 if user is None or (who == "annotator" and "/campaigns/" in url) else 404
         assert response.status_code in (expected, 401), (who, url, response.status_code)
         assert b"judged" not in response.content
     assert JudgeRun.objects.get().status == RunStatus.QUEUED

@@ -9,7 +9,7 @@ import pytest
 from django.urls import URLPattern, URLResolver, get_resolver, reverse
 
 from accounts.services import token_create
-from annotate.models import Assignment, HumanJudgment, Item, Role
+from annotate.models import Assignment, Campaign, CampaignGuidelines, HumanJudgment, Item, Membership, Role
 from annotate.services.annotation import judgment_submit, unit_lease_next
 from conftest import image_write
 from judges.models import Judge, JudgeRun, ModelJudgment
@@ -21,9 +21,11 @@ RAW_MARK = "raw-model-output-no-annotator-may-see"
 COLLEAGUE = "colleague-whose-verdicts-are-hidden"
 
 LOGIN = "login"  # 302 to the login page
-# GET status per role, in the order of ROLES. 404 (not 403) for campaigns one is not part of: no existence leak.
-PAGE_RESEARCHER = (LOGIN, 404, 404, 200, 404)
-API_RESEARCHER = (401, 404, 404, 200, 404)
+# GET status per role, in the order of ROLES. 404 (not 403) for campaigns one is not part of: no existence leak. A
+# member without the page's role gets 403 with a page (or `detail`) saying what it is for (annotate.access).
+PAGE_RESEARCHER = (LOGIN, 403, 404, 200, 404)
+API_RESEARCHER = (401, 403, 404, 200, 404)
+API_RESEARCHER_BY_ID = (401, 404, 404, 200, 404)
 API_RESEARCHER_POST_ONLY = (401, 405, 405, 405, 405)  # GET is refused before any lookup, for everyone alike
 EXPECTED = {
     "login": (200, 200, 200, 200, 200),
@@ -32,6 +34,9 @@ EXPECTED = {
     "profile": (LOGIN, 200, 200, 200, 200),  # one's own tokens only (tests/test_accounts.py)
     "password-change": (LOGIN, 200, 200, 200, 200),
     "password-change-done": (LOGIN, 200, 200, 200, 200),
+    # A one-time link to choose a first password, open without signing in; the matrix's key is no link's: 410 Gone
+    # for everyone (tests/test_campaign_people.py opens real ones).
+    "account-welcome": (410, 410, 410, 410, 410),
     "api-tokens": (401, 200, 200, 200, 200),
     "api-token-detail": (401, 404, 404, 404, 404),  # token 1 belongs to no one here
     "api-token-rotate": (401, 405, 405, 405, 405),
@@ -40,9 +45,14 @@ EXPECTED = {
     "home": (LOGIN, 200, 200, 200, 200),
     "campaign-detail": (LOGIN, 200, 404, 200, 404),
     "campaign-options": PAGE_RESEARCHER,
+    # Making campaigns takes the "Can add campaign" permission, which none of these roles holds (staff grant it;
+    # tests/test_campaign_create.py: 200 with it).
+    "campaign-new": (LOGIN, 403, 403, 403, 403),
+    "campaign-settings": PAGE_RESEARCHER,
+    "campaign-people": PAGE_RESEARCHER,
     "campaign-import": PAGE_RESEARCHER,
     "campaign-export": PAGE_RESEARCHER,
-    "annotate": (LOGIN, 200, 404, 404, 404),
+    "annotate": (LOGIN, 200, 404, 403, 404),
     "annotate-submit": (LOGIN, 405, 405, 405, 405),
     "annotate-draft": (LOGIN, 405, 405, 405, 405),
     "campaign-image": (LOGIN, 200, 404, 200, 404),  # the campaign's own people, annotators and researchers
@@ -57,31 +67,36 @@ EXPECTED = {
     "agreement-topics-csv": PAGE_RESEARCHER,
     # A plot exists where the report has data for it: the matrix's QA campaign has no systems, so even its researcher
     # gets 404 (tests/test_agreement_plots.py checks the researcher's 200 on campaigns with systems).
-    "agreement-plot": (LOGIN, 404, 404, 404, 404),
+    "agreement-plot": (LOGIN, 403, 404, 404, 404),
     # qrels exist for image_relevance campaigns only: on the matrix's QA campaign even its researcher gets 404
     # (tests/test_agreement_images.py checks the researcher's 200 on an image campaign).
-    "agreement-qrels": (LOGIN, 404, 404, 404, 404),
+    "agreement-qrels": (LOGIN, 403, 404, 404, 404),
     "api-campaigns": (401, 200, 200, 200, 200),
     "api-campaign": (401, 200, 404, 200, 404),
     "api-campaign-items": API_RESEARCHER,
     "api-campaign-options": API_RESEARCHER,
+    "api-campaign-guidelines": (401, 200, 404, 200, 404),  # the guidelines are the annotators' too
+    "api-campaign-members": API_RESEARCHER,
+    "api-campaign-member": API_RESEARCHER_POST_ONLY,  # DELETE only
+    "api-campaign-member-invitation": API_RESEARCHER_POST_ONLY,
     "api-campaign-import": API_RESEARCHER_POST_ONLY,
     # The matrix's campaign is a QA campaign: its researcher is told (400) that only answer_ranking has rankings.
-    "api-campaign-rankings": (401, 404, 404, 400, 404),
+    "api-campaign-rankings": (401, 403, 404, 400, 404),
     "api-campaign-export": API_RESEARCHER,
     "api-campaign-archives": (401, 403, 403, 403, 403),  # creates a campaign: staff only, and no role here is staff
     "api-campaign-judges": API_RESEARCHER,
     "api-campaign-endpoints": API_RESEARCHER,  # the model endpoints a researcher may name; no keys (test_judge_endpoints)
     "api-campaign-judge-runs": API_RESEARCHER,
-    "api-judge-run": API_RESEARCHER,
+    # By a run's id, not a campaign's slug: a run of a campaign one does not research is a 404 for everyone.
+    "api-judge-run": API_RESEARCHER_BY_ID,
     "api-judge-run-cancel": API_RESEARCHER_POST_ONLY,
     "api-judge-run-resume": API_RESEARCHER_POST_ONLY,
-    "api-judge-run-failures": API_RESEARCHER,
+    "api-judge-run-failures": API_RESEARCHER_BY_ID,
     "api-judge-run-retry-failed": API_RESEARCHER_POST_ONLY,
     "api-agreement-report": API_RESEARCHER,
     # qrels exist for graded campaigns only, as for agreement-qrels (tests/test_passage_relevance.py: 200 on one)
-    "api-agreement-qrels-list": (401, 404, 404, 404, 404),
-    "api-agreement-qrels": (401, 404, 404, 404, 404),
+    "api-agreement-qrels-list": (401, 403, 404, 404, 404),
+    "api-agreement-qrels": (401, 403, 404, 404, 404),
 }
 # Django's admin: staff only, and none of our roles is staff; anonymous visitors meet our own login first.
 ADMIN_EXPECTED = (LOGIN,) + ("admin_login",) * 4
@@ -142,7 +157,8 @@ def world(db, qa_campaign, researcher, annotator, settings, tmp_path):
 
 def _kwargs_for(names, world):
     values = {"slug": world["campaign"].slug, "run_id": world["run"].id, "item_id": world["image_item"].id, "token_id": 1,
-              "variant": "full", "source": "consensus", "plot": "systems", "fmt": "svg"}
+              "variant": "full", "source": "consensus", "plot": "systems", "fmt": "svg", "username": COLLEAGUE,
+              "key": "no-such-link"}
     return {name: values[name] for name in names}
 
 
@@ -164,7 +180,9 @@ def _check(response, expected, url):
 def _db_state():
     return (HumanJudgment.objects.count(), Assignment.objects.count(), ModelJudgment.objects.count(),
             JudgeRun.objects.count(), sorted(JudgeRun.objects.values_list("status", flat=True)),
-            Item.objects.count(), Judge.objects.count())
+            Item.objects.count(), Judge.objects.count(),
+            sorted(Membership.objects.values_list("campaign__slug", "user__username", "role")),
+            sorted(Campaign.objects.values_list("slug", "name", "overlap")), CampaignGuidelines.objects.count())
 
 
 def test_every_url_has_a_row_in_the_matrix():
@@ -202,7 +220,7 @@ def test_outsiders_change_nothing_by_post(client, world, name, kwarg_names, role
     url = reverse(name, kwargs=_kwargs_for(kwarg_names, world))
     data = {"verdict": "yes", "assignment": "1", "family": "em", "name": "x", "batch_size": "8", "format": "nq301"}
     response = _client_as(client, world, role).post(url, data)
-    assert response.status_code in (302, 401, 403, 404, 405), (url, response.status_code)
+    assert response.status_code in (302, 401, 403, 404, 405, 410), (url, response.status_code)
     if response.status_code == 302:
         assert response["Location"].startswith("/accounts/login/") or name == "logout", url
     assert _db_state() == before, url
@@ -212,11 +230,16 @@ def test_annotator_cannot_post_to_the_researchers_endpoints(client, world):
     before = _db_state()
     client.force_login(world["users"]["annotator"])
     run = world["run"]
-    for url in (reverse("judge-run-cancel", kwargs={"slug": "qa", "run_id": run.id}),
-                reverse("judge-panel", kwargs={"slug": "qa"}),
-                reverse("api-judge-run-cancel", kwargs={"run_id": run.id}),
-                reverse("api-campaign-judge-runs", kwargs={"slug": "qa"})):
-        assert client.post(url, {"family": "em", "name": "sneaky"}).status_code == 404, url
+    # The campaign's pages say they are for its researchers (403); a run reached by its id alone is a 404.
+    for url, status in ((reverse("judge-run-cancel", kwargs={"slug": "qa", "run_id": run.id}), 403),
+                        (reverse("judge-panel", kwargs={"slug": "qa"}), 403),
+                        (reverse("api-judge-run-cancel", kwargs={"run_id": run.id}), 404),
+                        (reverse("api-campaign-judge-runs", kwargs={"slug": "qa"}), 403),
+                        (reverse("campaign-people", kwargs={"slug": "qa"}), 403),
+                        (reverse("campaign-settings", kwargs={"slug": "qa"}), 403),
+                        (reverse("api-campaign-members", kwargs={"slug": "qa"}), 403)):
+        assert client.post(url, {"family": "em", "name": "sneaky", "action": "add", "username": "ann",
+                                 "role": "researcher"}).status_code == status, url
     assert _db_state() == before
 
 

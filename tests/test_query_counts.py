@@ -17,14 +17,26 @@ panel two per judge with failed verdicts, and GET api/campaigns/SLUG/judges/ one
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts.services import token_create
-from annotate.models import Assignment, HumanJudgment, Item, JudgmentKind, Role, SystemOutput, Topic, Unit
+from accounts.services import invitation_create, token_create
+from annotate.models import (
+    Assignment,
+    CampaignGuidelines,
+    HumanJudgment,
+    Item,
+    JudgmentKind,
+    Role,
+    SystemOutput,
+    Topic,
+    Unit,
+)
 from annotate.services.annotation import unit_lease_next
 from conftest import image_write
 from judges.identity import config_hash
@@ -78,6 +90,14 @@ BOUNDS = {  # (qa_correctness, answer_ranking, ais, image_relevance, passage_rel
     ("api-tokens", "researcher"): (5, 5, 5, 5, 5),
     ("api-token-detail", "researcher"): (5, 5, 5, 5, 5),
     ("api-tokens", "annotator"): (5, 5, 5, 5, 5),
+    ("account-welcome", "researcher"): (5, 5, 5, 5, 5),  # a one-time link's page (the world's new person's)
+    ("account-welcome", "annotator"): (5, 5, 5, 5, 5),
+    ("campaign-new", "researcher"): (6, 6, 6, 6, 6),
+    ("campaign-settings", "researcher"): (8, 8, 8, 8, 8),
+    ("campaign-people", "researcher"): (9, 9, 9, 9, 9),
+    ("api-campaign-guidelines", "researcher"): (7, 7, 7, 7, 7),
+    ("api-campaign-guidelines", "annotator"): (7, 7, 7, 7, 7),
+    ("api-campaign-members", "researcher"): (9, 9, 9, 9, 9),
     ("home", "researcher"): (9, 9, 9, 9, 9),
     ("home", "annotator"): (9, 9, 9, 9, 9),
     ("login", "researcher"): (7, 7, 7, 7, 7),
@@ -236,6 +256,9 @@ def _campaign_build(task_type, *, topics, tag, media_root):
     for unit in units:
         unit.judgments_done = 1 if unit.topic_id == last_topic else 2
     units = Unit.objects.bulk_create(units)
+    # Guidelines in two versions; the human judgments were made under one or the other (the Settings page counts them).
+    versions = [CampaignGuidelines.objects.create(campaign=campaign, version=v, created_by=researcher,
+                                                  text=f"Version {v}: judge **carefully**.") for v in (1, 2)]
     leases, verdicts, history = [], [], []
     first_units = set()
     for n, unit in enumerate(units):
@@ -249,7 +272,7 @@ def _campaign_build(task_type, *, topics, tag, media_root):
             value, label = _value(task_type, n + (who == colleague and n % 3 == 0), candidates)  # mostly agreeing
             edited = first and who == annotator  # the annotator changed their verdict on each topic's first unit
             verdicts.append(HumanJudgment(unit=unit, annotator=who, kind=JudgmentKind.ANNOTATION, value=value,
-                                          label=label, version=2 if edited else 1))
+                                          label=label, version=2 if edited else 1, guidelines=versions[n % 2]))
             if edited:
                 value, label = _value(task_type, n + 1, candidates)
                 history.append(HumanJudgment(unit=unit, annotator=who, kind=JudgmentKind.ANNOTATION, value=value,
@@ -283,10 +306,15 @@ def _campaign_build(task_type, *, topics, tag, media_root):
                                                      completion_tokens=3, seconds=0.2) for item in items])
     lease = unit_lease_next(campaign=campaign, annotator=annotator)
     assert lease is not None and lease.unit.topic_id == last_topic
+    # The researcher may make campaigns (the New campaign page); a new person's one-time link (its page, for anyone).
+    researcher.user_permissions.add(Permission.objects.get(codename="add_campaign", content_type__app_label="annotate"))
+    _, welcome_key = invitation_create(user=get_user_model().objects.create_user(f"new-{tag}", password=None),
+                                       created_by=researcher, next_path=f"/campaigns/{campaign.slug}/")
     image_item = next((item for item in items if item.kind == "image"), None)
     token, _ = token_create(user=researcher, name="script")  # the researcher's: the annotator gets a 404
     return {"campaign": campaign, "users": {"researcher": researcher, "annotator": annotator},
-            "run": runs[1], "judge": runs[1].judge.name, "image_item": image_item, "token": token}
+            "run": runs[1], "judge": runs[1].judge.name, "image_item": image_item, "token": token,
+            "welcome_key": welcome_key}
 
 
 def _runs_store(campaign, outputs, media_root) -> dict:
@@ -313,7 +341,7 @@ def _url_kwargs(names, world) -> dict:
               # the report's main plot (agreement.plots.REPORT_PLOTS), as the PNG: the heavier download
               "plot": {"answer_ranking": "nrp", "image_relevance": "runs", "passage_relevance": "runs"}.get(
                   world["campaign"].task_type, "systems"),
-              "fmt": "png"}
+              "fmt": "png", "username": world["users"]["annotator"].username, "key": world["welcome_key"]}
     return {name: values[name] for name in names}
 
 

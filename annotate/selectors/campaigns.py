@@ -1,15 +1,18 @@
 """Reads about campaigns for the campaign pages."""
 
-from django.db.models import Count, Max, Q
+from django.db.models import Count, F, Max, Q, Sum
 from django.utils import timezone
 
+from annotate.guidelines import guidelines_html
 from annotate.models import (
     Assignment,
     AssignmentStatus,
     Campaign,
+    CampaignGuidelines,
     HumanJudgment,
     Item,
     JudgmentKind,
+    Membership,
     Role,
     SystemOutput,
     Topic,
@@ -31,10 +34,12 @@ def campaign_list_for_user(*, user) -> list[dict]:
 
 
 def campaign_overview(*, campaign: Campaign) -> dict:
-    """Counts a researcher reads first: topics, items, systems, units done and waiting."""
+    """Counts a researcher reads first: topics, items, systems, units done and waiting, and the work left: the human
+    judgments still wanted (each unit's k less those it has, over the units that have fewer)."""
     units = Unit.objects.filter(campaign=campaign).aggregate(
         total=Count("id"),
         complete=Count("id", filter=Q(judgments_done__gte=1) & Q(judgments_done__gte=campaign.overlap)),
+        left=Sum(F("judgments_needed") - F("judgments_done"), filter=Q(judgments_done__lt=F("judgments_needed"))),
     )
     return {
         "topics": Topic.objects.filter(campaign=campaign).count(),
@@ -43,15 +48,18 @@ def campaign_overview(*, campaign: Campaign) -> dict:
         "units": units["total"],
         "units_complete": units["complete"],
         "units_waiting": units["total"] - units["complete"],
+        "judgments_left": units["left"] or 0,
         "human_judgments": HumanJudgment.objects.filter(unit__campaign=campaign, is_current=True).count(),
         "annotators": campaign.memberships.filter(role=Role.ANNOTATOR).count(),
     }
 
 
 def annotator_progress(*, campaign: Campaign) -> list[dict]:
-    """Per person who judged or may judge CAMPAIGN: current judgments (made here / imported), last one, units held now.
+    """Per person who judged or may judge CAMPAIGN: current judgments (made here / imported), the last one, units held
+    now (in progress), when they were last active (their last judgment or lease), and whether they are an annotator
+    of it now (a removed annotator's judgments stay, and so does their row).
 
-    Two aggregate queries whatever the campaign size; adjudicated verdicts are not counted as annotations.
+    Three queries whatever the campaign size; adjudicated verdicts are not counted as annotations.
     """
     judged = (
         HumanJudgment.objects.filter(unit__campaign=campaign, is_current=True, kind=JudgmentKind.ANNOTATION)
@@ -59,18 +67,69 @@ def annotator_progress(*, campaign: Campaign) -> list[dict]:
         .annotate(web=Count("id", filter=Q(source="web")), imported=Count("id", filter=Q(source="import")),
                   last=Max("created_at"))
     )
-    held = (
-        Assignment.objects.filter(unit__campaign=campaign, status=AssignmentStatus.ACTIVE, expires_at__gt=timezone.now())
-        .values("annotator__username").annotate(n=Count("id"))
+    leases = (
+        Assignment.objects.filter(unit__campaign=campaign).values("annotator__username")
+        .annotate(n=Count("id", filter=Q(status=AssignmentStatus.ACTIVE, expires_at__gt=timezone.now())),
+                  leased=Max("leased_at"))
     )
-    rows = {r["annotator__username"]: {"username": r["annotator__username"], "web": r["web"],
-                                       "imported": r["imported"], "last": r["last"], "held": 0} for r in judged}
+    rows: dict[str, dict] = {}
+
+    def row(username: str) -> dict:
+        return rows.setdefault(username, {"username": username, "web": 0, "imported": 0, "last": None, "held": 0,
+                                          "last_active": None, "member": False})
+
+    for r in judged:
+        row(r["annotator__username"]).update(web=r["web"], imported=r["imported"], last=r["last"])
     for member in campaign.memberships.filter(role=Role.ANNOTATOR).values_list("user__username", flat=True):
-        rows.setdefault(member, {"username": member, "web": 0, "imported": 0, "last": None, "held": 0})
-    for r in held:
-        rows.setdefault(r["annotator__username"], {"username": r["annotator__username"], "web": 0, "imported": 0,
-                                                   "last": None, "held": 0})["held"] = r["n"]
-    return sorted(rows.values(), key=lambda row: row["username"])
+        row(member)["member"] = True
+    for r in leases:
+        entry = row(r["annotator__username"])
+        entry["held"] = r["n"]
+        entry["last_active"] = r["leased"]
+    for entry in rows.values():
+        entry["done"] = entry["web"] + entry["imported"]
+        moments = [moment for moment in (entry["last"], entry["last_active"]) if moment is not None]
+        entry["last_active"] = max(moments) if moments else None
+    return sorted(rows.values(), key=lambda entry: entry["username"])
+
+
+def campaign_members(*, campaign: Campaign) -> list[dict]:
+    """CAMPAIGN's memberships, researchers first, each with the account's state (whether the person can sign in yet:
+    an account made for them has no password until they use their link; whether it is active) and, for an annotator,
+    their progress (annotator_progress's row). Four queries."""
+    memberships = Membership.objects.filter(campaign=campaign).select_related("user")
+    progress = {row["username"]: row for row in annotator_progress(campaign=campaign)}
+    role_order = {Role.RESEARCHER: 0, Role.ANNOTATOR: 1}
+    rows = [{"id": m.pk, "user": m.user, "username": m.user.get_username(), "role": m.role,
+             "has_password": m.user.has_usable_password(), "is_active": m.user.is_active,
+             "progress": progress.get(m.user.get_username()) if m.role == Role.ANNOTATOR else None}
+            for m in memberships]
+    return sorted(rows, key=lambda entry: (role_order.get(entry["role"], 2), entry["username"]))
+
+
+def guidelines_current(*, campaign: Campaign) -> CampaignGuidelines | None:
+    """The campaign's current guidelines (the highest version), or None when it has none."""
+    return CampaignGuidelines.objects.filter(campaign=campaign).order_by("-version").first()
+
+
+def guidelines_current_id(*, unit_id: int) -> int | None:
+    """The id of the current guidelines of the campaign of unit UNIT_ID, or None: what a judgment made now records.
+    One query."""
+    return (CampaignGuidelines.objects.filter(campaign__units__pk=unit_id).order_by("-version")
+            .values_list("pk", flat=True).first())
+
+
+def guidelines_versions(*, campaign: Campaign) -> list[CampaignGuidelines]:
+    """Every version of the campaign's guidelines, newest first, each with `html` (rendered safely) and `judgments`
+    (how many human judgments were made under it). Two queries."""
+    versions = list(CampaignGuidelines.objects.filter(campaign=campaign).select_related("created_by")
+                    .order_by("-version"))
+    counts = dict(HumanJudgment.objects.filter(guidelines__campaign=campaign).values("guidelines")
+                  .annotate(n=Count("id")).values_list("guidelines", "n"))
+    for version in versions:
+        version.html = guidelines_html(version.text)
+        version.judgments = counts.get(version.pk, 0)
+    return versions
 
 
 def pools_get(*, campaign: Campaign) -> dict | None:

@@ -26,6 +26,7 @@ from annotate.models import (
     Unit,
 )
 from annotate.selectors.annotation import assignment_held, units_open_to
+from annotate.selectors.campaigns import guidelines_current_id
 from annotate.task_types import UnknownTaskType, task_type_get
 
 # How many candidate units one lease attempt reads before locking them one by one; when all of
@@ -113,6 +114,7 @@ def judgment_submit(*, assignment: Assignment, annotator, value: dict) -> HumanJ
         judgment = HumanJudgment.objects.create(
             unit=unit, annotator=annotator, assignment=assignment, kind=JudgmentKind.ANNOTATION,
             source=JudgmentSource.WEB, value=value, label=label, version=1, is_current=True,
+            guidelines_id=guidelines_current_id(unit_id=unit.pk),
         )
         assignment.status = AssignmentStatus.SUBMITTED
         assignment.submitted_at = now
@@ -264,5 +266,5 @@ def _judgment_version_add(*, current: HumanJudgment, value: dict, label: str) ->
     return HumanJudgment.objects.create(
         unit_id=current.unit_id, annotator_id=current.annotator_id, assignment_id=current.assignment_id,
         kind=current.kind, source=JudgmentSource.WEB, value=value, label=label,
-        version=current.version + 1, is_current=True,
+        version=current.version + 1, is_current=True, guidelines_id=guidelines_current_id(unit_id=current.unit_id),
     )

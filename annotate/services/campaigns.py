@@ -1,10 +1,27 @@
-"""Creating campaigns, their members and their units of human work."""
+"""Creating campaigns, their settings, guidelines and members, and their units of human work."""
+
+from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.contrib.auth.validators import UnicodeUsernameValidator
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_slug
+from django.db import IntegrityError, transaction
+from django.urls import reverse
 
+from accounts.services import invitation_create
 from annotate.bulk import rows_insert
-from annotate.models import Campaign, Item, Membership, Role, Topic, Unit
+from annotate.models import (
+    Assignment,
+    AssignmentStatus,
+    Campaign,
+    CampaignGuidelines,
+    Item,
+    Membership,
+    Role,
+    Topic,
+    Unit,
+)
 from annotate.task_types import UNIT_TOPIC, UnknownTaskType, task_type_get
 
 
@@ -24,6 +41,8 @@ def campaign_get_or_create(*, slug: str, task_type: str, name: str = "", overlap
         raise CampaignError(str(exc)) from None
     if overlap is None:
         overlap = spec.default_overlap
+    if slug in RESERVED_SLUGS:
+        raise CampaignError(slug_problem(slug))
     with transaction.atomic():
         campaign, created = Campaign.objects.get_or_create(
             slug=slug,
@@ -138,3 +157,213 @@ def campaign_options_set(*, campaign: Campaign, values: dict, unset: list[str] =
         campaign.options = options
         campaign.save(update_fields=["options"])
     return campaign
+
+
+# campaigns/new/ is the page that makes campaigns: no campaign may be called that.
+RESERVED_SLUGS = ("new",)
+OVERLAP_MAX = 100
+NAME_MAX = Campaign._meta.get_field("name").max_length
+SLUG_MAX = Campaign._meta.get_field("slug").max_length
+
+
+def slug_problem(slug: str) -> str | None:
+    """What is wrong with SLUG as a new campaign's slug (its form, a reserved word, taken); None when free."""
+    if not slug:
+        return "a campaign needs a slug: letters, digits, hyphens and underscores"
+    if len(slug) > SLUG_MAX:
+        return f"a slug has at most {SLUG_MAX} characters"
+    try:
+        validate_slug(slug)
+    except ValidationError:
+        return f"{slug!r} is not a slug: use letters, digits, hyphens and underscores only"
+    if slug in RESERVED_SLUGS:
+        return f"{slug!r} is the name of a page; choose another slug"
+    if Campaign.objects.filter(slug=slug).exists():
+        return f"a campaign called {slug!r} exists already; choose another slug"
+    return None
+
+
+def overlap_problem(overlap) -> str | None:
+    if isinstance(overlap, bool) or not isinstance(overlap, int) or not 1 <= overlap <= OVERLAP_MAX:
+        return f"overlap k must be a whole number from 1 to {OVERLAP_MAX}"
+    return None
+
+
+def name_problem(name) -> str | None:
+    if not isinstance(name, str) or not name.strip():
+        return "a campaign needs a name"
+    if len(name.strip()) > NAME_MAX:
+        return f"a name has at most {NAME_MAX} characters"
+    return None
+
+
+def campaign_create(*, creator, name: str, slug: str, task_type: str, overlap: int | None = None,
+                    options: dict | None = None, guidelines: str = "", description: str = "") -> Campaign:
+    """A new campaign made by CREATOR, who becomes its researcher; CampaignError saying what is wrong, and nothing
+    is made, when a value is refused. OVERLAP None takes the task type's default. OPTIONS are the task type's
+    options as its options form gives them (annotate.forms), checked again here as a whole against the new campaign;
+    GUIDELINES (Markdown), when not blank, are its version 1. The caller checks that CREATOR may make campaigns
+    (annotate.access.check_campaign_creator)."""
+    try:
+        spec = task_type_get(task_type)
+    except UnknownTaskType as exc:
+        raise CampaignError(str(exc)) from None
+    overlap = spec.default_overlap if overlap is None else overlap
+    options = options or {}
+    problem = name_problem(name) or slug_problem(slug) or overlap_problem(overlap)
+    if problem:
+        raise CampaignError(problem)
+    if not isinstance(options, dict):
+        raise CampaignError("options must be a JSON object of option names and values")
+    try:
+        with transaction.atomic():
+            campaign = Campaign.objects.create(slug=slug, name=name.strip(), task_type=task_type, overlap=overlap,
+                                               description=description, created_by=creator)
+            problems = campaign_options_problems(campaign=campaign, options=options)
+            if problems:
+                key, words = next(iter(problems.items()))
+                raise CampaignError(f"option {key}: {words}")
+            campaign.options = options
+            campaign.save(update_fields=["options"])
+            membership_add(campaign=campaign, user=creator, role=Role.RESEARCHER)
+            if guidelines and guidelines.strip():
+                CampaignGuidelines.objects.create(campaign=campaign, version=1, text=guidelines, created_by=creator)
+    except IntegrityError:  # the slug was taken between the check and the insert
+        raise CampaignError(f"a campaign called {slug!r} exists already; choose another slug") from None
+    return campaign
+
+
+def campaign_update(*, campaign: Campaign, editor, name: str | None = None, overlap: int | None = None,
+                    guidelines: str | None = None) -> Campaign:
+    """Change what is given (None leaves it): NAME; OVERLAP k; GUIDELINES, which become a new version when they
+    differ from the current text (the earlier versions stay, and the judgments made under them keep pointing at
+    them). CampaignError, and nothing changed, when a value is refused.
+
+    A new k applies to every unit of the campaign, those made already included: raising it reopens complete units
+    for the judgments now missing; lowering it keeps every judgment made (a unit that has more than the new k keeps
+    them all), and a lease beyond the new k may be refused when its verdict comes in. The campaign row is locked,
+    so two edits do not interleave; units are updated in one statement."""
+    problem = (name is not None and name_problem(name)) or (overlap is not None and overlap_problem(overlap))
+    if problem:
+        raise CampaignError(problem)
+    with transaction.atomic():
+        campaign = Campaign.objects.select_for_update().get(pk=campaign.pk)
+        fields = []
+        if name is not None and name.strip() != campaign.name:
+            campaign.name = name.strip()
+            fields.append("name")
+        if overlap is not None and overlap != campaign.overlap:
+            campaign.overlap = overlap
+            fields.append("overlap")
+            Unit.objects.filter(campaign=campaign).update(judgments_needed=overlap)
+        if fields:
+            campaign.save(update_fields=fields)
+        if guidelines is not None:
+            guidelines_add(campaign=campaign, author=editor, text=guidelines)
+    return campaign
+
+
+def guidelines_add(*, campaign: Campaign, author, text: str) -> CampaignGuidelines | None:
+    """Make TEXT the campaign's guidelines: a new version after the current one, or None when TEXT is the current
+    text already (blank when there are none yet). Call inside transaction.atomic with the campaign row locked, so
+    two edits cannot both take the same version number."""
+    current = CampaignGuidelines.objects.filter(campaign=campaign).order_by("-version").first()
+    if (current.text if current else "").strip() == text.strip():
+        return None
+    return CampaignGuidelines.objects.create(campaign=campaign, version=(current.version if current else 0) + 1,
+                                             text=text, created_by=author)
+
+
+# --- People ---
+
+
+def role_words(role: str) -> str:
+    """"an annotator", "a researcher": a role in a sentence."""
+    return f"{'an' if role[:1] in 'aeiou' else 'a'} {role}"
+
+
+@dataclass(frozen=True)
+class MemberAdded:
+    membership: Membership
+    created: bool  # a new account was made for the person
+    invite_key: str | None  # the one-time link's key: the person has no password to sign in with yet
+
+
+def member_add(*, campaign: Campaign, username: str, role: str, added_by, create: bool = False) -> MemberAdded:
+    """Give the person USERNAME ROLE in CAMPAIGN. With CREATE, USERNAME must be new: an account is made for them with
+    no password. Whoever has no usable password (a new account, or one an import made) gets a one-time link to
+    choose one (accounts.services.invitation_create), landing on the campaign: its key is returned, to show once.
+    CampaignError when the name is not a username, the account is missing (without CREATE) or exists (with it), or
+    the person holds ROLE here already."""
+    if role not in Role.values:
+        raise CampaignError(f"role must be one of {', '.join(Role.values)}")
+    username = (username or "").strip()
+    User = get_user_model()
+    limit = User._meta.get_field(User.USERNAME_FIELD).max_length
+    try:
+        if not username or len(username) > limit:
+            raise ValidationError("")
+        UnicodeUsernameValidator()(username)
+    except ValidationError:
+        raise CampaignError(f"{username!r} is not a username: up to {limit} letters, digits and @ . + - _") from None
+    with transaction.atomic():
+        user = User.objects.filter(**{User.USERNAME_FIELD: username}).first()
+        if user is None and not create:
+            raise CampaignError(f"there is no account called {username!r}; to add a person who has none yet, add them "
+                                "as a new person: an account is made and you get a link for them to choose a password")
+        if user is not None and create:
+            raise CampaignError(f"an account called {username!r} exists already; add it as an existing account, or "
+                                "choose another username for the new person")
+        created = user is None
+        if created:
+            user = User.objects.create_user(**{User.USERNAME_FIELD: username}, password=None)
+        elif Membership.objects.filter(campaign=campaign, user=user, role=role).exists():
+            raise CampaignError(f"{username} is already {role_words(role)} of this campaign")
+        membership = membership_add(campaign=campaign, user=user, role=role)
+        key = None
+        if not user.has_usable_password():
+            key = member_invitation_create(campaign=campaign, user=user, created_by=added_by)
+    return MemberAdded(membership=membership, created=created, invite_key=key)
+
+
+def member_invitation_create(*, campaign: Campaign, user, created_by) -> str:
+    """A new one-time link for USER, a member of CAMPAIGN, to choose a password and land on the campaign; its key.
+    CampaignError when USER can sign in already (they have a password: a link would let whoever holds it take the
+    account)."""
+    if user.has_usable_password():
+        raise CampaignError(f"{user.get_username()} has a password already; they sign in with it")
+    _, key = invitation_create(user=user, created_by=created_by,
+                               next_path=reverse("campaign-detail", kwargs={"slug": campaign.slug}))
+    return key
+
+
+def member_remove(*, campaign: Campaign, user, role: str | None = None) -> int:
+    """Take ROLE in CAMPAIGN from USER (None: every role they hold there). Their judgments stay (and count); an
+    annotator's active leases are released, so their units go back to the queue: returns how many. CampaignError,
+    and nothing removed, when USER holds no such role here, or would leave the campaign without a researcher (it
+    always keeps one). The campaign row is locked, so two researchers removing each other at once cannot leave it
+    with none."""
+    with transaction.atomic():
+        Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
+        memberships = Membership.objects.filter(campaign=campaign, user=user)
+        if role is not None:
+            memberships = memberships.filter(role=role)
+        roles = set(memberships.values_list("role", flat=True))
+        if not roles:
+            raise CampaignError(f"{user.get_username()} is not {role_words(role) if role else 'a member'} of this "
+                                "campaign")
+        if Role.RESEARCHER in roles and not Membership.objects.filter(
+                campaign=campaign, role=Role.RESEARCHER).exclude(user=user).exists():
+            raise CampaignError(f"{user.get_username()} is the last researcher of this campaign; add another "
+                                "researcher before removing them")
+        memberships.delete()
+        return leases_release(campaign=campaign, annotator=user) if Role.ANNOTATOR in roles else 0
+
+
+def leases_release(*, campaign: Campaign, annotator) -> int:
+    """End ANNOTATOR's active leases in CAMPAIGN, expired or not, so their units are open to others; returns how many.
+
+    One conditional UPDATE: a verdict being submitted on one of them holds the assignment row (judgment_submit),
+    and once it commits the row is no longer active, so it is left as submitted."""
+    return Assignment.objects.filter(unit__campaign=campaign, annotator=annotator,
+                                     status=AssignmentStatus.ACTIVE).update(status=AssignmentStatus.EXPIRED)

@@ -5,7 +5,8 @@
   description, overlap k, options, who made it and when), the row count of every table and of the media files,
   and the names of Concord's schema migrations the exporting database had;
 - one JSON-lines file per table that hangs off the campaign (tasktypes.archive.tables.TABLES): memberships,
-  topics, items, system outputs, units, assignments, human judgments (every version), judges (API keys left out),
+  topics, items, system outputs, units, assignments, guidelines (every version), human judgments (every version,
+  each naming the guidelines version it was made under), judges (API keys left out),
   judge runs, model judgments, LLM samples; accounts by username, other references by the exporting database's ids;
 - `media/`: the campaign's stored files, image originals and thumbnails, the image store's manifest, stored runs
   (tasktypes.archive.media).

@@ -18,7 +18,7 @@ from django.utils import timezone
 
 from annotate.bulk import rows_insert
 from annotate.models import Campaign, Item, Role
-from annotate.services.campaigns import CampaignError, membership_add
+from annotate.services.campaigns import RESERVED_SLUGS, CampaignError, membership_add, slug_problem
 from annotate.task_types import UNIT_TOPIC, task_type_get
 from judges.identity import config_hash
 from judges.models import ACTIVE_RUN_STATUSES, RunStatus
@@ -27,6 +27,7 @@ from tasktypes.archive.media import FILE_KEYS, MEDIA, MediaRestore, media_check,
 from tasktypes.archive.tables import (
     ARCHIVE_FORMAT,
     ARCHIVE_VERSION,
+    LATER_TABLES,
     MANIFEST,
     TABLE_NAMES,
     TABLES,
@@ -143,6 +144,8 @@ def _manifest_read(root: Path) -> dict:
     counts = manifest.get("counts")
     if not isinstance(counts, dict):
         raise _manifest_error("counts", "expected a row count per table")
+    for name in LATER_TABLES:
+        counts.setdefault(name, 0)
     for name in (*(table.name for table in TABLES), MEDIA):
         count = counts.get(name)
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
@@ -184,6 +187,8 @@ def _slug_check(slug) -> str:
         raise CampaignError(f"{slug!r} is not a valid campaign slug (letters, digits, - and _)") from None
     if len(slug) > max_length:
         raise CampaignError(f"campaign slug {slug!r} is longer than {max_length} characters")
+    if slug in RESERVED_SLUGS:
+        raise CampaignError(slug_problem(slug))
     if Campaign.objects.filter(slug=slug).exists():
         raise _slug_taken(slug)
     return slug

@@ -16,7 +16,17 @@ from django.contrib.auth import get_user_model
 from django.db import models
 from django.utils.dateparse import parse_datetime
 
-from annotate.models import Assignment, Campaign, HumanJudgment, Item, Membership, SystemOutput, Topic, Unit
+from annotate.models import (
+    Assignment,
+    Campaign,
+    CampaignGuidelines,
+    HumanJudgment,
+    Item,
+    Membership,
+    SystemOutput,
+    Topic,
+    Unit,
+)
 from judges.models import Judge, JudgeRun, LLMSample, ModelJudgment
 
 ARCHIVE_FORMAT = "concord-archive"
@@ -49,6 +59,7 @@ TABLES = (
     Table("system_outputs", SystemOutput, "campaign"),
     Table("units", Unit, "campaign"),
     Table("assignments", Assignment, "unit__campaign"),
+    Table("guidelines", CampaignGuidelines, "campaign"),  # before human_judgments, which name their version
     Table("human_judgments", HumanJudgment, "unit__campaign"),
     Table("judges", Judge, "campaign"),
     Table("judge_runs", JudgeRun, "judge__campaign"),
@@ -56,6 +67,9 @@ TABLES = (
     Table("llm_samples", LLMSample, "judge__campaign"),
 )
 TABLE_NAMES = {table.model: table.name for table in TABLES} | {Campaign: "campaign"}
+# Tables added to TABLES after archives of version 1 were first written: an archive whose manifest does not count one
+# was written before it existed, and has no rows of it.
+LATER_TABLES = ("guidelines",)
 
 
 class RowError(Exception):
