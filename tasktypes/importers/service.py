@@ -94,6 +94,9 @@ class ImportSummary:
     rankings: int = 0
     topics_ranked: int = 0
     seconds: float = 0.0
+    # Runs started on the new items by the campaign's option judge_new_items (tasktypes.jobs): {"judge", "run",
+    # "items"} each, or {"judge", "error"} for a judge that could not start.
+    judge_runs: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -104,7 +107,23 @@ class ImportSummary:
 
     def lines(self) -> list[str]:
         """The summary as lines of text, in the words of the campaign's task type (its import_lines)."""
-        return getattr(self, task_type_get(self.task_type).import_lines)()
+        return getattr(self, task_type_get(self.task_type).import_lines)() + self.judge_run_lines()
+
+    def judge_run_lines(self) -> list[str]:
+        out = []
+        for run in self.judge_runs:
+            if run.get("error"):
+                out.append(f"judge {run['judge']} was not started on the new items: {run['error']}")
+            else:
+                out.append(f"judge {run['judge']}: run {run['run']} started on {run['items']} new item"
+                           f"{'s' if run['items'] != 1 else ''} (option judge_new_items)")
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "ImportSummary":
+        """The summary as_dict gave (a job's stored summary); keys of other versions are left out."""
+        names = {f.name for f in fields(cls)}
+        return cls(**{key: value for key, value in data.items() if key in names})
 
     def verdict_lines(self) -> list[str]:
         return self._verdict_lines(rows=False)
@@ -187,8 +206,10 @@ class ImportSummary:
         return out
 
 
-def _check_request(*, campaign: Campaign, fmt: str, paths: list[Path], judge: str | None,
-                   score_judge: str | None = None, depth: int | None = None, tag: str | None = None) -> None:
+def import_request_check(*, campaign: Campaign, fmt: str, paths: list[Path], judge: str | None,
+                         score_judge: str | None = None, depth: int | None = None, tag: str | None = None,
+                         **_) -> None:
+    """Refuse, with ImportRequestError, an import that cannot be served whatever the files hold."""
     known = formats()
     if fmt not in known:
         raise ImportRequestError(f"unknown format {fmt!r}; choose one of {', '.join(known)}")
@@ -245,8 +266,8 @@ def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str |
     """
     started = time.perf_counter()
     paths = [Path(path) for path in paths]
-    _check_request(campaign=campaign, fmt=fmt, paths=paths, judge=judge, score_judge=score_judge, depth=depth,
-                   tag=tag)
+    import_request_check(campaign=campaign, fmt=fmt, paths=paths, judge=judge, score_judge=score_judge, depth=depth,
+                         tag=tag)
     for path in paths:
         if not (fmt in FOLDER_FORMATS and path.is_dir()):
             file_check(path)
