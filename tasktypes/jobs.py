@@ -261,4 +261,4 @@ def import_job_progress(*, job: ImportJob) -> dict:
 
 
 def import_jobs_recent(*, campaign: Campaign, limit: int = 10) -> list[ImportJob]:
-    return list(ImportJob.objects.filter(campaign=campaign).select_related("created_by")[:limit])
+    return list(ImportJob.objects.filter(campaign=campaign).select_related("campaign", "created_by")[:limit])

@@ -19,9 +19,9 @@ INTERVAL = 0.5  # seconds between two reports
 class ImportProgress:
     """Rows and bytes read so far, per file: a file read twice (two passes) counts once, at its furthest point."""
 
-    def __init__(self, *, sink: Callable[[dict], None], interval: float = INTERVAL):
+    def __init__(self, *, sink: Callable[[dict], None], interval: float | None = None):
         self.sink = sink
-        self.interval = interval
+        self.interval = INTERVAL if interval is None else interval
         self.rows: dict[str, int] = {}
         self.bytes: dict[str, int] = {}
         self._next = 0.0
