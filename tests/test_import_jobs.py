@@ -25,7 +25,8 @@ QUESTIONS = [("who wrote hamlet", ["William Shakespeare"], "Shakespeare"),
 
 
 def qa_lines(rows=QUESTIONS) -> bytes:
-    return b"".join(json.dumps({"question": q, "answer": gold, "prediction": p}).encode() + b"\n" for q, gold, p in rows)
+    return b"".join(json.dumps({"question": q, "answer": gold, "prediction": p}).encode() + b"\n"
+                    for q, gold, p in rows)
 
 
 def api(user) -> APIClient:
@@ -101,8 +102,9 @@ def test_a_running_jobs_page_reads_its_progress_file(client, qa_campaign, resear
 
 def test_a_failing_file_leaves_nothing_and_the_job_names_file_line_and_field(qa_campaign, researcher, imports_inline):
     good, bad = qa_lines(), qa_lines()[:-1] + b'\n{"question": "q", "answer": "gold", "prediction": "p"}\n'
-    job = api_import(imports_inline, api(researcher), "/api/campaigns/qa/import/", {"format": "qa-eval-jsonl", "files": [
-        SimpleUploadedFile("NQ_good.jsonl", good), SimpleUploadedFile("NQ_bad.jsonl", bad)]})
+    job = api_import(imports_inline, api(researcher), "/api/campaigns/qa/import/", {
+        "format": "qa-eval-jsonl",
+        "files": [SimpleUploadedFile("NQ_good.jsonl", good), SimpleUploadedFile("NQ_bad.jsonl", bad)]})
     assert job["status"] == "failed" and job["summary"] is None
     assert job["error"] == "NQ_bad.jsonl:4: answer: expected a list of strings, got str"
     assert Item.objects.filter(campaign=qa_campaign).count() == 6  # NQ_good.jsonl's items were rolled back too
