@@ -74,6 +74,11 @@ def test_upload_moves_to_the_job_page_which_shows_progress_then_the_summary(
         summary = page.locator("#import-summary").inner_text()
         assert f"created: {ROWS} topics, {ROWS} items" in summary and "(1 systems)" in summary
         page.screenshot(path=str(tmp_path / "done.png"), full_page=True)
+        page.set_viewport_size({"width": 1024, "height": 800})
+        page.screenshot(path=str(tmp_path / "done-1024.png"), full_page=True)
+        page.set_viewport_size({"width": 1920, "height": 1000})
+        page.screenshot(path=str(tmp_path / "done-1920.png"), full_page=True)
+        page.set_viewport_size({"width": 1280, "height": 900})
         job.refresh_from_db()
         assert (job.status, job.rows_read, job.bytes_read) == ("done", ROWS, job.bytes_total)
 
@@ -83,7 +88,8 @@ def test_upload_moves_to_the_job_page_which_shows_progress_then_the_summary(
         page.screenshot(path=str(tmp_path / "judges.png"), full_page=True)
         page.goto(f"{live_server.url}/campaigns/qa/import/")
         assert "NQ_big-system.jsonl" in page.locator("#recent-imports").inner_text()
-        for name in ("running", "done", "judges"):
+        page.screenshot(path=str(tmp_path / "import-page.png"), full_page=True)
+        for name in ("running", "done", "done-1024", "done-1920", "judges", "import-page"):
             shutil.copy(tmp_path / f"{name}.png", SHOTS / f"screenshot-import-job-{name}.png")
     finally:
         worker.kill()
