@@ -154,8 +154,8 @@ def judge_new_items_view(request, slug, judge_id):
         raise Http404("No such judge.")
     try:
         run = judge_run_new_items_start(judge=judge, created_by=request.user)
-        messages.success(request, f"Run {run.id} of judge {judge.name}: {run.total} new item{'s' if run.total != 1 else ''}, "
-                                  f"{run.status}.")
+        items = f"{run.total} new item{'s' if run.total != 1 else ''}"
+        messages.success(request, f"Run {run.id} of judge {judge.name}: {items}, {run.status}.")
     except (JudgeConfigError, JudgeRunError) as exc:
         messages.error(request, str(exc))
     return redirect("judge-panel", slug=slug)

@@ -78,7 +78,8 @@ class CampaignImportApi(APIView):
         except ImportQueueError as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
         body = _job_data(request, job)
-        return Response(ImportJobSerializer(body).data, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
+        return Response(ImportJobSerializer(body).data, status=status.HTTP_202_ACCEPTED,
+                        headers={"Location": body["url"]})
 
 
 class CampaignImportJobsApi(APIView):

@@ -30,7 +30,7 @@ from kombu.exceptions import KombuError
 from annotate.models import Campaign
 from tasktypes.importers.common import ImportDataError
 from tasktypes.importers.progress import ImportProgress, progress_reporting
-from tasktypes.importers.service import ImportRequestError, ImportSummary, import_request_check
+from tasktypes.importers.service import ImportRequestError, ImportSummary, import_judges_start, import_request_check
 from tasktypes.importers.uploads import folder_import, upload_store, uploads_check
 from tasktypes.models import ACTIVE_IMPORT_STATUSES, ImportJob, ImportStatus
 
@@ -207,7 +207,8 @@ def import_job_execute(*, job_id: int) -> None:
             except SoftTimeLimitExceeded:
                 limit = settings.IMPORT_TIME_LIMIT
                 _job_fail(job_id=job.id, figures=_progress_read(folder), message=(
-                    f"the import ran past its time limit of {limit:,} seconds (IMPORT_TIME_LIMIT); nothing was imported"))
+                    f"the import ran past its time limit of {limit:,} seconds (IMPORT_TIME_LIMIT); nothing was "
+                    f"imported"))
                 return
             except Exception as exc:
                 _job_fail(job_id=job.id, figures=_progress_read(folder), message=(
@@ -217,10 +218,8 @@ def import_job_execute(*, job_id: int) -> None:
             job.refresh_from_db()
         shutil.rmtree(folder, ignore_errors=True)
         summary = ImportSummary.from_dict(job.summary)
-        if summary.items_created and (job.campaign.options or {}).get("judge_new_items") and not summary.judge_runs:
-            from judges.services import judge_new_items_start_all
-
-            summary.judge_runs = judge_new_items_start_all(campaign=job.campaign, user=job.created_by)
+        job.campaign.refresh_from_db(fields=["options"])
+        import_judges_start(campaign=job.campaign, summary=summary, user=job.created_by)
         ImportJob.objects.filter(pk=job.id, status=ImportStatus.RUNNING).update(
             status=ImportStatus.DONE, summary=summary.as_dict(), finished_at=timezone.now())
     finally:

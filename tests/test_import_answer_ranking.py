@@ -334,7 +334,8 @@ def test_api_import_passes_score_judge(researcher, imports_inline):
     assert (body["rankings_created"], body["answers"], body["documents"]) == (4, 3, 4)
     assert body["items_by_judge"] == {"study": 7}
     bad = SimpleUploadedFile("study.json", b'{"not": "a list"}')
-    job = api_import(imports_inline, client, "/api/campaigns/api-rank/import/", {"format": "label-studio", "files": [bad]})
+    job = api_import(imports_inline, client, "/api/campaigns/api-rank/import/",
+                     {"format": "label-studio", "files": [bad]})
     assert job["error"] == "study.json:0: json: expected a JSON list of tasks, got dict"
 
 

@@ -216,3 +216,26 @@ def test_the_option_judge_new_items_starts_the_runs_after_an_import(qa_campaign,
     job = api_import(imports_inline, api(researcher), "/api/campaigns/qa/import/",
                      {"format": "qa-eval-jsonl", "files": [SimpleUploadedFile("NQ_a.jsonl", qa_lines())]})
     assert job["summary"]["items_created"] == 0 and job["summary"]["judge_runs"] == []
+
+
+def test_import_data_at_the_command_line_starts_the_judges_too(qa_campaign, researcher, tmp_path, monkeypatch,
+                                                               django_capture_on_commit_callbacks):
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    from config.celery import app
+
+    monkeypatch.setattr(app.conf, "task_always_eager", True)
+    _judged_campaign(qa_campaign, researcher, django_capture_on_commit_callbacks)
+    Campaign.objects.filter(pk=qa_campaign.pk).update(options={"judge_new_items": True})
+    path = tmp_path / "NQ_cli.jsonl"
+    path.write_bytes(qa_lines())
+    out = StringIO()
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("import_data", "--campaign", "qa", "--task-type", "qa_correctness", "--format", "qa-eval-jsonl",
+                     str(path), stdout=out)
+    run = JudgeRun.objects.latest("id")
+    assert f"judge em: run {run.id} started on 3 new items (option judge_new_items)" in out.getvalue()
+    assert ImportJob.objects.count() == 0  # the command imports in its own process, as before
+    assert ModelJudgment.objects.filter(judge__name="em").count() == 9

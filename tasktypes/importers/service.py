@@ -1,5 +1,6 @@
 """The one import entry point shared by `manage.py import_data`, the import page and the REST API."""
 
+import logging
 import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -32,6 +33,8 @@ from tasktypes.importers.runs_pool import runs_pool_import
 from tasktypes.importers.trec_run import trec_run_import
 from tasktypes.importers.writes import units_done_refresh
 from tasktypes.qa_correctness import RULE_QA_EVAL
+
+logger = logging.getLogger(__name__)
 
 # Formats whose paths may be folders.
 FOLDER_FORMATS = {"nq301", "images"}
@@ -285,6 +288,21 @@ def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str |
             setattr(summary, key, value)
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def import_judges_start(*, campaign: Campaign, summary: ImportSummary, user=None) -> None:
+    """After an import into CAMPAIGN that added items, start each configured judge on its new items when the campaign
+    asks for it (option judge_new_items), and name the runs in SUMMARY.judge_runs. Call after the import committed,
+    outside any transaction (the runs' batches are queued when theirs commits)."""
+    if not summary.items_created or not (campaign.options or {}).get("judge_new_items") or summary.judge_runs:
+        return
+    from judges.services import judge_new_items_start_all
+
+    try:
+        summary.judge_runs = judge_new_items_start_all(campaign=campaign, user=user)
+    except Exception as exc:  # the import is in; a judge that could not start must not hide it
+        logger.exception("campaign %s: judges not started on new items", campaign.slug)
+        summary.judge_runs = [{"judge": "(all)", "error": f"{exc.__class__.__name__}: {exc}"}]
 
 
 def counting_rule_default(*, campaign: Campaign, rule: str) -> bool:
