@@ -239,3 +239,34 @@ def test_import_data_at_the_command_line_starts_the_judges_too(qa_campaign, rese
     assert f"judge em: run {run.id} started on 3 new items (option judge_new_items)" in out.getvalue()
     assert ImportJob.objects.count() == 0  # the command imports in its own process, as before
     assert ModelJudgment.objects.filter(judge__name="em").count() == 9
+
+
+@pytest.mark.django_db(transaction=True)  # the job is queued when the request's transaction commits, as served
+def test_a_broker_that_cannot_be_reached_fails_the_job_at_once(qa_campaign, researcher, monkeypatch):
+    from kombu.exceptions import OperationalError
+
+    from tasktypes.tasks import import_job_run
+
+    def unreachable(*args, **kwargs):
+        raise OperationalError("[Errno 111] Connection refused")
+
+    monkeypatch.setattr(import_job_run, "apply_async", unreachable)
+    response = api(researcher).post("/api/campaigns/qa/import/", {
+        "format": "qa-eval-jsonl", "files": [SimpleUploadedFile("NQ_a.jsonl", qa_lines())]}, format="multipart")
+    assert response.status_code == 503
+    assert "the Celery broker is unreachable ([Errno 111] Connection refused)" in response.json()["detail"]
+    job = ImportJob.objects.get()
+    assert job.status == "failed" and "broker is unreachable" in job.error and not job_folder(job.id).exists()
+    assert Item.objects.filter(campaign=qa_campaign).count() == 6
+
+
+def test_a_job_whose_import_was_committed_before_its_worker_died_is_only_finished(qa_campaign, researcher):
+    job = import_job_create(campaign=qa_campaign, user=researcher, fmt="qa-eval-jsonl",
+                            files=[SimpleUploadedFile("NQ_a.jsonl", qa_lines())])
+    import_job_execute(job_id=job.id)
+    # As if the worker had died after the import's transaction and before the job was marked done: delivered again.
+    ImportJob.objects.filter(pk=job.id).update(status="running", finished_at=None)
+    import_job_execute(job_id=job.id)
+    job.refresh_from_db()
+    assert job.status == "done" and job.summary["items_created"] == 3
+    assert Item.objects.filter(campaign=qa_campaign).count() == 9  # not imported twice (the files are gone anyway)
