@@ -127,7 +127,7 @@ class CampaignOptionsForm(forms.Form):
     agreement.report keep the defaults the help texts name)."""
 
     # The fields of the options every task type takes, shown after the task type's own.
-    COMMON = ("min_system_outputs", "min_system_coverage", "small_sample")
+    COMMON = ("min_system_outputs", "min_system_coverage", "small_sample", "judge_new_items")
 
     min_system_outputs = NumberOptionField(
         label="Outputs judged by both, at least",
@@ -141,6 +141,10 @@ class CampaignOptionsForm(forms.Form):
         label="Small sample below",
         help_text="A statistic over fewer shared items is greyed on the report and marked small. A whole number. "
                   "Empty: 30.")
+    judge_new_items = YesNoOptionField(
+        label="Judge new items",
+        unset="not set: no (the judge page offers to judge them)",
+        help_text="After an import that adds items, start each configured judge on them at once. Empty: no.")
 
     def __init__(self, data=None, *, campaign, **kwargs):
         super().__init__(data, initial=campaign_options_editable(campaign), **kwargs)

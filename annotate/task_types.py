@@ -64,10 +64,18 @@ def _share(key: str, value) -> str | None:
     return None
 
 
+def _yes_no(key: str, value) -> str | None:
+    if not isinstance(value, bool):
+        return f"{key} must be true or false"
+    return None
+
+
 COMMON_OPTIONS: dict[str, Callable[[str, object], str | None]] = {
     "min_system_outputs": _whole_number,
     "small_sample": _whole_number,
     "min_system_coverage": _share,
+    # After an import that adds items, start each configured judge on them (tasktypes.jobs).
+    "judge_new_items": _yes_no,
 }
 
 

@@ -8,7 +8,8 @@ every pooled passage and a second assessor's of 1,000; two judges' qrels (the as
 30% and 50% of lines).
 - CLI: `manage.py import_data` for each file, in order, timed.
 - Browser: a second campaign made through the same files uploaded on the import page in Chromium (Playwright,
-  against `manage.py runserver`), each upload timed until the page shows its summary.
+  against `manage.py runserver`, imported by a Celery worker on the imports queue), each upload timed until the
+  job's page shows its summary.
 - Report: agreement_report_build on the CLI campaign (median of 3), then the report page opened in Chromium.
 
 SQLite in the temp folder unless DATABASE_URL is set.
@@ -22,6 +23,7 @@ import random
 import re
 import resource
 import socket
+import signal
 import subprocess
 import sys
 import tempfile
@@ -123,6 +125,11 @@ def browser_import(paths: dict, env: dict, *, slug: str) -> tuple[list[tuple[str
     port = _free_port()
     server = subprocess.Popen([sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
                               cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # Uploads are imported by a worker (tasktypes.jobs); the page moves on to the job's page, polled until done.
+    worker = subprocess.Popen([str(Path(sys.executable).parent / "celery"), "-A", "config", "worker", "-Q", "imports",
+                               "--concurrency", "1", "--without-gossip", "--without-mingle", "--without-heartbeat",
+                               "--loglevel", "WARNING"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         for _ in range(100):
             try:
@@ -151,7 +158,8 @@ def browser_import(paths: dict, env: dict, *, slug: str) -> tuple[list[tuple[str
                     page.fill("input[name=judge]", extra[1])
                 started = time.perf_counter()
                 page.click("form button[type=submit]")
-                page.wait_for_load_state("load", timeout=600_000)
+                page.wait_for_selector("#import-job[data-status=done], #import-job[data-status=failed]",
+                                       timeout=600_000)
                 timings.append((f"{fmt} {name}", time.perf_counter() - started))
                 text = page.inner_text("body")
                 if "campaign now:" not in text:
@@ -164,7 +172,9 @@ def browser_import(paths: dict, env: dict, *, slug: str) -> tuple[list[tuple[str
         return timings, report_s
     finally:
         server.terminate()
+        os.killpg(worker.pid, signal.SIGTERM)
         server.wait()
+        worker.wait()
 
 
 def main() -> None:

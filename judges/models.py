@@ -130,6 +130,11 @@ class JudgeRun(models.Model):
         help_text="The items of a run on a sample (pilots, ablations): ids chosen by a fixed hash, so the same for "
                   "every judge. Null: every item of the campaign.",
     )
+    new_items = models.BooleanField(
+        default=False,
+        help_text="A run on the items its judge had not judged when it started (after an import: the judge page's "
+                  "'judge new items', or the campaign option judge_new_items); sample_item_ids holds them.",
+    )
     error = models.TextField(blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

@@ -111,6 +111,24 @@ def judges_for_campaign(*, campaign: Campaign) -> QuerySet[Judge]:
 
 
 @dataclass(frozen=True)
+class JudgeNewItems:
+    """What the judge page offers a judge that can run: the campaign's items it has not judged yet."""
+
+    unjudged: int
+    active_run: int | None  # the judge's queued or running run, which must end before another starts
+
+
+def judges_new_items(*, campaign: Campaign, judges) -> dict[int, JudgeNewItems]:
+    """judge id -> its new items, for each of JUDGES (from judges_for_campaign: their judgment counts) that can run
+    (imported judges cannot); two queries whatever the number of judges."""
+    items = Item.objects.filter(campaign=campaign).count()
+    active = dict(JudgeRun.objects.filter(judge__campaign=campaign, status__in=ACTIVE_RUN_STATUSES)
+                  .values_list("judge_id", "id"))
+    return {judge.id: JudgeNewItems(unjudged=max(0, items - judge.judgment_count), active_run=active.get(judge.id))
+            for judge in judges if not judge.is_external}
+
+
+@dataclass(frozen=True)
 class JudgeUsage:
     """What an LLM judge's stored samples cost: the token counter of the judge panel and the API."""
 

@@ -124,6 +124,50 @@ def judge_run_start(
     return run
 
 
+def judge_run_new_items_start(*, judge: Judge, created_by=None) -> JudgeRun:
+    """Start JUDGE on the items of its campaign it has not judged yet, and only on those (after an import: the run's
+    total is the new items, its progress theirs). The batch size is that of the judge's latest run.
+
+    Raises JudgeRunError when the judge was imported (it cannot run) or has judged every item,
+    JudgeRunConflictError when it has a queued or running run, JudgeConfigError when CREATED_BY may not use its
+    model endpoint, JudgeQueueError when the broker is down. Must not be called inside an outer transaction.
+    """
+    if judge.is_external:
+        raise JudgeRunError(f"judge {judge.name!r} was imported; only a configured judge can judge new items")
+    family_check_task_type(judge.family, judge.campaign.task_type)
+    config = family_get(judge.family).validate_config(judge.config)
+    endpoint_use_check(family=judge.family, config=config, campaign=judge.campaign, user=created_by)
+    try:
+        with transaction.atomic():
+            judge = _judge_lock_without_active_run(judge=judge)
+            pending = judge_pending_item_ids(judge=judge)
+            if not pending:
+                raise JudgeRunError(f"judge {judge.name!r} has judged every item of the campaign")
+            latest = judge.runs.order_by("-id").values_list("batch_size", flat=True).first()
+            run = JudgeRun.objects.create(judge=judge, batch_size=latest or 64, created_by=created_by,
+                                          sample_item_ids=pending, total=len(pending), new_items=True)
+            _pending_queue(run=run, judge=judge)
+    except IntegrityError as exc:
+        raise JudgeRunConflictError(f"judge {judge.name!r} already has a queued or running run") from exc
+    run.refresh_from_db()
+    return run
+
+
+def judge_new_items_start_all(*, campaign: Campaign, user=None) -> list[dict]:
+    """Start every configured judge of CAMPAIGN on its new items (after an import, with the campaign option
+    judge_new_items): {"judge", "run", "items"} for each run started, {"judge", "error"} for a judge that could not
+    start (a run still active, an endpoint USER may not use, the broker down), in judge name order."""
+    started = []
+    for judge in Judge.objects.filter(campaign=campaign).exclude(family="external").order_by("name"):
+        try:
+            run = judge_run_new_items_start(judge=judge, created_by=user)
+        except (JudgeConfigError, JudgeRunError) as exc:
+            started.append({"judge": judge.name, "error": str(exc)})
+        else:
+            started.append({"judge": judge.name, "run": run.id, "items": run.total})
+    return started
+
+
 def judge_run_cancel(*, run: JudgeRun) -> JudgeRun:
     """Cancel RUN if it is queued or running. Batches not yet started return early; one in flight finishes."""
     with transaction.atomic():

@@ -8,4 +8,6 @@ urlpatterns = [
     path("campaigns/<slug:slug>/judges/runs/<int:run_id>/resume/", views.judge_run_resume_view, name="judge-run-resume"),
     path("campaigns/<slug:slug>/judges/runs/<int:run_id>/retry-failed/", views.judge_run_retry_failed_view,
          name="judge-run-retry-failed"),
+    path("campaigns/<slug:slug>/judges/<int:judge_id>/judge-new-items/", views.judge_new_items_view,
+         name="judge-new-items"),
 ]

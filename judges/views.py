@@ -17,17 +17,24 @@ from judges.endpoints import endpoint_public, endpoints_usable
 from judges.errors import JudgeConfigError, JudgeRunError
 from judges.families import families_for, family_get
 from judges.forms import JudgeRunStartForm
-from judges.models import JudgeRun
+from judges.models import Judge, JudgeRun
 from judges.secrets import config_public
 from judges.selectors import (
     campaign_failures,
     judge_runs_for_campaign,
     judges_for_campaign,
+    judges_new_items,
     judges_usage_for_campaign,
     run_is_active,
     run_progress,
 )
-from judges.services import judge_run_cancel, judge_run_resume, judge_run_retry_failed, judge_run_start
+from judges.services import (
+    judge_run_cancel,
+    judge_run_new_items_start,
+    judge_run_resume,
+    judge_run_retry_failed,
+    judge_run_start,
+)
 
 
 def _run_row(run: JudgeRun) -> dict:
@@ -82,6 +89,9 @@ def judge_panel(request, slug):
             return redirect("judge-panel", slug=campaign.slug)
     usage = judges_usage_for_campaign(campaign=campaign)
     judges = [_with_config_text(judge, usage) for judge in judges_for_campaign(campaign=campaign)]
+    new_items = judges_new_items(campaign=campaign, judges=judges)
+    for judge in judges:
+        judge.new_items = new_items.get(judge.id)
     context = {
         "campaign": campaign,
         "form": form,
@@ -130,6 +140,22 @@ def judge_run_retry_failed_view(request, slug, run_id):
     try:
         run, removed = judge_run_retry_failed(run=run, user=request.user)
         messages.success(request, f"{removed} failed item{'s' if removed != 1 else ''} queued again on run {run.id}: {run.status}.")
+    except (JudgeConfigError, JudgeRunError) as exc:
+        messages.error(request, str(exc))
+    return redirect("judge-panel", slug=slug)
+
+
+@require_POST
+def judge_new_items_view(request, slug, judge_id):
+    """Judge the items the judge has not judged yet (new items of an import), in one run."""
+    campaign = campaign_for_researcher(request.user, slug)
+    judge = Judge.objects.select_related("campaign").filter(pk=judge_id, campaign=campaign).first()
+    if judge is None:
+        raise Http404("No such judge.")
+    try:
+        run = judge_run_new_items_start(judge=judge, created_by=request.user)
+        items = f"{run.total} new item{'s' if run.total != 1 else ''}"
+        messages.success(request, f"Run {run.id} of judge {judge.name}: {items}, {run.status}.")
     except (JudgeConfigError, JudgeRunError) as exc:
         messages.error(request, str(exc))
     return redirect("judge-panel", slug=slug)

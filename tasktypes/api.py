@@ -2,6 +2,8 @@
 archives. Every lookup is scoped to the user: else 404."""
 
 from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
@@ -16,37 +18,87 @@ from tasktypes.archive.web import archive_response, archive_upload_import
 from tasktypes.exports import ExportError, judge_trec_run, rankings_jsonl, rankings_label_studio
 from tasktypes.importers.common import ImportDataError
 from tasktypes.importers.service import ImportRequestError
-from tasktypes.importers.uploads import uploads_import
+from tasktypes.jobs import (
+    ImportQueueError,
+    import_job_create,
+    import_job_progress,
+    import_jobs_recent,
+    import_upload_handlers,
+)
+from tasktypes.models import ImportJob, ImportStatus
 from tasktypes.serializers import (
     ArchiveImportRequestSerializer,
     ArchiveImportSummarySerializer,
     ImportErrorSerializer,
+    ImportJobSerializer,
     ImportRequestSerializer,
-    ImportSummarySerializer,
 )
+
+
+def _job_data(request, job: ImportJob) -> dict:
+    slug = job.campaign.slug
+    return {
+        "id": job.id, "url": request.build_absolute_uri(reverse("api-campaign-import-job", args=[slug, job.id])),
+        "page": request.build_absolute_uri(reverse("import-job", args=[slug, job.id])), "campaign": slug,
+        "format": job.format, "parameters": job.parameters, "files": job.files, "status": job.status,
+        **import_job_progress(job=job), "summary": job.summary if job.status == ImportStatus.DONE else None,
+        "error": job.error, "created_by": job.created_by.username if job.created_by else None,
+        "created_at": job.created_at, "started_at": job.started_at, "finished_at": job.finished_at,
+    }
 
 
 class CampaignImportApi(APIView):
     parser_classes = [MultiPartParser, FormParser]
 
+    def initialize_request(self, request, *args, **kwargs):
+        # Before anything reads the body (the CSRF check of a session request does): every file goes to disk.
+        request.upload_handlers = import_upload_handlers(request)
+        return super().initialize_request(request, *args, **kwargs)
+
     @extend_schema(
         request={"multipart/form-data": ImportRequestSerializer},
-        responses={201: ImportSummarySerializer, 400: OpenApiResponse(ImportErrorSerializer, "file:line: field: what is wrong")},
+        responses={202: ImportJobSerializer,
+                   400: OpenApiResponse(ImportErrorSerializer, "what makes the request unservable (a format the "
+                                                               "campaign does not take, a file over the size limit)")},
     )
     def post(self, request, slug):
-        """Import files into the campaign, all or nothing (researchers only)."""
+        """Queue an import of files into the campaign, all or nothing (researchers only): 202 with the job, whose
+        URL (also in Location) gives its progress, then its summary or the `file:line: field` error."""
         campaign = campaign_for_researcher(request.user, slug)
         form = ImportRequestSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
         try:
-            summary = uploads_import(campaign=campaign, fmt=data["format"], files=data["files"],
-                                     system=data.get("system") or None, judge=data.get("judge") or None,
-                                     score_judge=data.get("score_judge") or None, depth=data.get("depth"),
-                                     tag=data.get("tag") or None)
+            job = import_job_create(campaign=campaign, user=request.user, fmt=data["format"], files=data["files"],
+                                    system=data.get("system") or None, judge=data.get("judge") or None,
+                                    score_judge=data.get("score_judge") or None, depth=data.get("depth"),
+                                    tag=data.get("tag") or None)
         except (ImportDataError, ImportRequestError) as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
-        return Response(ImportSummarySerializer(summary.as_dict()).data, status=status.HTTP_201_CREATED)
+        except ImportQueueError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+        body = _job_data(request, job)
+        return Response(ImportJobSerializer(body).data, status=status.HTTP_202_ACCEPTED,
+                        headers={"Location": body["url"]})
+
+
+class CampaignImportJobsApi(APIView):
+    @extend_schema(responses={200: ImportJobSerializer(many=True)})
+    def get(self, request, slug):
+        """The campaign's latest import jobs, newest first (researchers only)."""
+        campaign = campaign_for_researcher(request.user, slug)
+        jobs = import_jobs_recent(campaign=campaign, limit=50)
+        return Response(ImportJobSerializer([_job_data(request, job) for job in jobs], many=True).data)
+
+
+class CampaignImportJobApi(APIView):
+    @extend_schema(responses={200: ImportJobSerializer})
+    def get(self, request, slug, job_id):
+        """One import job: its status and progress, then its summary or error (researchers only)."""
+        campaign = campaign_for_researcher(request.user, slug)
+        job = get_object_or_404(ImportJob.objects.select_related("campaign", "created_by"), pk=job_id,
+                                campaign=campaign)
+        return Response(ImportJobSerializer(_job_data(request, job)).data)
 
 
 class CampaignRankingsExportApi(APIView):

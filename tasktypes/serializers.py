@@ -66,7 +66,33 @@ class ImportSummarySerializer(serializers.Serializer):
     notes = serializers.ListField(child=serializers.CharField(),
                                   help_text="What a task type's own formats report beside the figures (collection: "
                                             "lines read, passages given their text, passages still without text).")
+    judge_runs = serializers.ListField(child=serializers.DictField(), help_text=(
+        'Runs started on the new items by the campaign option judge_new_items: {"judge", "run", "items"}, or '
+        '{"judge", "error"} for a judge that could not start.'))
     seconds = serializers.FloatField()
+
+
+class ImportJobSerializer(serializers.Serializer):
+    """An import job (tasktypes.jobs): what POST .../import/ answers (202) and GET .../imports/ID/ shows."""
+
+    id = serializers.IntegerField()
+    url = serializers.CharField(help_text="This job's API URL: GET it until status is done or failed.")
+    page = serializers.CharField(help_text="The job's page in the browser.")
+    campaign = serializers.CharField()
+    format = serializers.CharField()
+    parameters = serializers.DictField(help_text="system, judge, score_judge, depth, tag as given.")
+    files = serializers.ListField(child=serializers.DictField(), help_text='[{"name", "size"}], sizes in bytes.')
+    status = serializers.ChoiceField(choices=["queued", "running", "done", "failed"])
+    rows_read = serializers.IntegerField()
+    bytes_read = serializers.IntegerField()
+    bytes_total = serializers.IntegerField()
+    percent = serializers.IntegerField(help_text="bytes_read as a share of bytes_total, 0-100.")
+    summary = ImportSummarySerializer(allow_null=True, help_text="The import's summary once done; null before.")
+    error = serializers.CharField(help_text="When failed: file:line: field: what is wrong. Nothing was imported.")
+    created_by = serializers.CharField(allow_null=True)
+    created_at = serializers.DateTimeField()
+    started_at = serializers.DateTimeField(allow_null=True)
+    finished_at = serializers.DateTimeField(allow_null=True)
 
 
 class ImportErrorSerializer(serializers.Serializer):

@@ -1,13 +1,23 @@
-"""The import page: a researcher uploads files in one of the import formats into their campaign."""
+"""The import page: a researcher uploads files in one of the import formats into their campaign; a worker imports
+them (tasktypes.jobs) while the job page shows the progress, then the summary."""
 
 from django import forms
-from django.shortcuts import render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
+from django_htmx.http import HttpResponseStopPolling
 
 from annotate.access import campaign_for_researcher
 from annotate.task_types import task_type_get
 from tasktypes.importers.common import ImportDataError
-from tasktypes.importers.service import ImportRequestError
-from tasktypes.importers.uploads import uploads_import
+from tasktypes.importers.service import ImportRequestError, ImportSummary
+from tasktypes.jobs import (
+    ImportQueueError,
+    import_job_create,
+    import_job_progress,
+    import_jobs_recent,
+    import_upload_handlers,
+)
+from tasktypes.models import ImportJob, ImportStatus
 
 FORMAT_HELP = {
     "qa-eval-jsonl": 'One JSONL file per system: {"question", "answer": [gold...], "prediction"} per line. '
@@ -71,26 +81,48 @@ class ImportForm(forms.Form):
         self.fields["format"].choices = [(name, name) for name in task_type_get(task_type).import_formats]
 
 
+@csrf_exempt  # the CSRF check reads the body: it runs below, once the upload handlers are set
 def campaign_import(request, slug):
-    campaign = campaign_for_researcher(request.user, slug)
-    summary = error = None
+    campaign = campaign_for_researcher(request.user, slug)  # before a byte of the body is read
+    request.upload_handlers = import_upload_handlers(request)
+    return _campaign_import(request, campaign)
+
+
+@csrf_protect
+def _campaign_import(request, campaign):
+    error = None
     if request.method == "POST":
         form = ImportForm(request.POST, request.FILES, task_type=campaign.task_type)
         if form.is_valid():
             data = form.cleaned_data
             try:
-                summary = uploads_import(campaign=campaign, fmt=data["format"], files=data["files"],
-                                         system=data["system"] or None, judge=data["judge"] or None,
-                                         score_judge=data["score_judge"] or None, depth=data["depth"],
-                                         tag=data["tag"] or None)
-            except (ImportDataError, ImportRequestError) as exc:
+                job = import_job_create(campaign=campaign, user=request.user, fmt=data["format"], files=data["files"],
+                                        system=data["system"] or None, judge=data["judge"] or None,
+                                        score_judge=data["score_judge"] or None, depth=data["depth"],
+                                        tag=data["tag"] or None)
+            except (ImportDataError, ImportRequestError, ImportQueueError) as exc:
                 error = str(exc)
+            else:
+                return redirect("import-job", slug=campaign.slug, job_id=job.id)
     else:
         form = ImportForm(task_type=campaign.task_type)
     status = 400 if (error or form.errors) else 200
+    spec = task_type_get(campaign.task_type)
     return render(request, "annotate/import.html",
-                  {"campaign": campaign, "form": form, "summary": summary, "error": error,
-                   "pools_runs": task_type_get(campaign.task_type).pools_runs,
-                   "format_help": {name: task_type_get(campaign.task_type).format_help.get(name) or FORMAT_HELP.get(name, "")
+                  {"campaign": campaign, "form": form, "error": error, "pools_runs": spec.pools_runs,
+                   "jobs": import_jobs_recent(campaign=campaign),
+                   "format_help": {name: spec.format_help.get(name) or FORMAT_HELP.get(name, "")
                                    for name, _ in form.fields["format"].choices}},
                   status=status)
+
+
+def import_job_page(request, slug, job_id):
+    """An import job: its progress while it runs (the fragment polls every second), then its summary or error."""
+    campaign = campaign_for_researcher(request.user, slug)
+    job = get_object_or_404(ImportJob.objects.select_related("created_by"), pk=job_id, campaign=campaign)
+    context = {"campaign": campaign, "job": job, "progress": import_job_progress(job=job),
+               "summary": ImportSummary.from_dict(job.summary) if job.status == ImportStatus.DONE else None}
+    if request.htmx:
+        response = render(request, "annotate/_import_job.html", context)
+        return response if job.active else HttpResponseStopPolling(response.content)
+    return render(request, "annotate/import_job.html", context)

@@ -72,7 +72,7 @@ def broker_purge(url: str) -> None:
     from kombu import Connection
 
     with Connection(url) as conn:
-        for queue in ("judges", "judges-gpu"):
+        for queue in ("judges", "judges-gpu", "imports"):
             try:
                 conn.default_channel.queue_purge(queue)
             except Exception:  # noqa: BLE001 - a queue that was never declared has nothing to purge
@@ -122,12 +122,14 @@ def child_pids(pid: int) -> list[int]:
 
 
 class Worker:
-    """A real `celery -A APP worker` process (prefork) on the judges queue, logging to a file."""
+    """A real `celery -A APP worker` process (prefork) on the judges queue (or QUEUES), logging to a file."""
 
-    def __init__(self, tmp_path: Path, *, app: str = "config", concurrency: int = 2, name: str = "w1", **env_extra):
+    def __init__(self, tmp_path: Path, *, app: str = "config", concurrency: int = 2, name: str = "w1",
+                 queues: tuple[str, ...] = ("judges",), **env_extra):
         self.log_path = tmp_path / f"worker-{name}.log"
         self.name = name
-        self.args = [CELERY, "-A", app, "worker", "--pool", "prefork", "--concurrency", str(concurrency), "-Q", "judges",
+        self.args = [CELERY, "-A", app, "worker", "--pool", "prefork", "--concurrency", str(concurrency),
+                     "-Q", ",".join(queues),
                      "--loglevel", "INFO", "--without-gossip", "--without-mingle", "--without-heartbeat",
                      "-n", f"{name}@%h", "--logfile", str(self.log_path)]
         self.env = subprocess_env(tmp_path, **env_extra)

@@ -11,6 +11,7 @@ from rest_framework.test import APIClient
 from accounts.services import token_create
 from annotate.models import Role, SystemOutput
 from judges.models import ModelJudgment
+from tests.import_jobs_support import api_import, imports_inline  # noqa: F401 (a fixture)
 from tests.factories import CampaignFactory, MembershipFactory, UserFactory
 
 
@@ -83,21 +84,21 @@ def test_another_researcher_cannot_see_my_campaign(qa_campaign):
     assert client_for(other).get("/api/campaigns/qa/items/").status_code == 404
 
 
-def test_import_judge_scores_by_token(qa_campaign, researcher):
+def test_import_judge_scores_by_token(qa_campaign, researcher, imports_inline):
     upload = SimpleUploadedFile("scores.tsv", b"topic\titem\tscore\tlabel\n1\t1-0\t0.8\tyes\n")
-    response = client_for(researcher, token=True).post(
-        "/api/campaigns/qa/import/", {"format": "judge-scores", "judge": "ext", "files": [upload]}, format="multipart")
-    assert response.status_code == 201, response.content
-    assert response.json()["items_by_judge"] == {"ext": 1}
+    job = api_import(imports_inline, client_for(researcher, token=True), "/api/campaigns/qa/import/",
+                     {"format": "judge-scores", "judge": "ext", "files": [upload]})
+    assert job["status"] == "done" and job["files"] == [{"name": "scores.tsv", "size": 37}]
+    assert job["summary"]["items_by_judge"] == {"ext": 1}
     assert ModelJudgment.objects.get().label == "yes"
 
 
-def test_import_bad_input_is_400_with_file_line_field(qa_campaign, researcher):
+def test_import_bad_input_fails_the_job_with_file_line_field(qa_campaign, researcher, imports_inline):
     upload = SimpleUploadedFile("scores.tsv", b"topic\titem\tscore\n1\t1-0\tlots\n")
-    response = client_for(researcher).post(
-        "/api/campaigns/qa/import/", {"format": "judge-scores", "judge": "ext", "files": [upload]}, format="multipart")
-    assert response.status_code == 400
-    assert response.json() == {"detail": "scores.tsv:2: score: expected a number, got 'lots'"}
+    job = api_import(imports_inline, client_for(researcher), "/api/campaigns/qa/import/",
+                     {"format": "judge-scores", "judge": "ext", "files": [upload]})
+    assert (job["status"], job["summary"]) == ("failed", None)
+    assert job["error"] == "scores.tsv:2: score: expected a number, got 'lots'"
     assert not ModelJudgment.objects.exists()
 
 
@@ -119,28 +120,27 @@ def _nq301_zip(prefix="nq301/") -> bytes:
     return buffer.getvalue()
 
 
-def test_import_nq301_zip(researcher):
+def test_import_nq301_zip(researcher, imports_inline):
     campaign = CampaignFactory(slug="nq", task_type="qa_correctness")
     MembershipFactory(campaign=campaign, user=researcher, role=Role.RESEARCHER)
     upload = SimpleUploadedFile("nq301.zip", _nq301_zip())
-    response = client_for(researcher).post("/api/campaigns/nq/import/", {"format": "nq301", "files": [upload]},
-                                           format="multipart")
-    assert response.status_code == 201, response.content
-    body = response.json()
+    job = api_import(imports_inline, client_for(researcher), "/api/campaigns/nq/import/",
+                     {"format": "nq301", "files": [upload]})
+    body = job["summary"]
     assert (body["topics"], body["items_with_human_verdict"], len(body["systems"])) == (301, 1489, 12)
     assert body["items_by_judge"] == {"gpt-4": 1489, "text-davinci-003": 1489}
 
 
 @pytest.mark.parametrize("entry", ["../evil.tsv", "/etc/evil.tsv"])
-def test_zip_entries_leaving_the_folder_are_refused(qa_campaign, researcher, entry):
+def test_zip_entries_leaving_the_folder_are_refused(qa_campaign, researcher, entry, imports_inline):
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as bundle:
         bundle.writestr(entry, "x")
     upload = SimpleUploadedFile("nq301.zip", buffer.getvalue())
-    response = client_for(researcher).post("/api/campaigns/qa/import/", {"format": "nq301", "files": [upload]},
-                                           format="multipart")
-    assert response.status_code == 400
-    assert response.json()["detail"] == f"nq301.zip:0: {entry}: zip entry path leaves the folder (absolute or '..')"
+    job = api_import(imports_inline, client_for(researcher), "/api/campaigns/qa/import/",
+                     {"format": "nq301", "files": [upload]})
+    assert job["status"] == "failed"
+    assert job["error"] == f"nq301.zip:0: {entry}: zip entry path leaves the folder (absolute or '..')"
 
 
 def test_schema_is_served_and_lists_the_campaign_paths(qa_campaign, researcher):

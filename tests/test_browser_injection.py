@@ -369,14 +369,22 @@ def _upload(page, *, name: str, rows: list[str], judge: str) -> None:
 
 
 @browser
-def test_import_page(injected, visit, task_type):
+def test_import_page(injected, visit, task_type, monkeypatch):
+    from config.celery import app
+
+    # The live server runs in this process: with Celery eager, an upload's job has run when its page opens.
+    monkeypatch.setattr(app.conf, "task_always_eager", True)
     page, guard = visit("res", url("campaign-import", injected))
     assert_shown(shown_text(page), [CAMPAIGN_NAME])
+    import_page = page.url
     # a refused file: the message quotes the file name and the unknown topic
     unknown = loaded("topic", "script", "attribute")
     _upload(page, name=BAD_UPLOAD, rows=["topic\titem\tscore", f"{unknown}\tx\t0.5"], judge=UPLOADED_JUDGE)
     guard.check()
     assert_shown(page.inner_text("#import-error"), [f"{BAD_UPLOAD}:2: topic: no topic '{unknown}' in this campaign"])
+    page.goto(import_page)  # the campaign's recent imports list the file by its name
+    guard.check()
+    assert_shown(page.inner_text("#recent-imports"), [BAD_UPLOAD])
     # an accepted file: the summary names every judge of the campaign, the uploaded one too
     item = Item.objects.filter(campaign=injected).select_related("topic").first()
     item_id = item.data.get("source_id") or item.data.get("image_id") or item.external_id

@@ -108,7 +108,7 @@ DEFINED = [{"grade": 0, "name": "Off topic", "definition": "Nothing to do with t
 ROUND_TRIPS = {
     "qa_correctness": {"min_system_outputs": 20, "min_system_coverage": 0.8, "small_sample": 50,
                        "counting_rule": "qa-eval"},
-    "ais": {"min_system_coverage": 1, "small_sample": 12},
+    "ais": {"min_system_coverage": 1, "small_sample": 12, "judge_new_items": True},
     "answer_ranking": {"dimensions": ["relevance", "readability"], "ties": False, "min_system_outputs": 3},
     "image_relevance": {"scale": DEFINED, "relevant_from": 2, "grade_mapping": {"clip": "fitted", "vlm:b": "quantile"},
                         "bias_tag": "clip-based"},
@@ -199,6 +199,7 @@ BAD = [
     ("qa_correctness", "min_system_coverage", "1.5", "min_system_coverage must be a share from 0 to 1"),
     ("qa_correctness", "counting_rule", "study", "counting_rule is one of concord, qa-eval, not 'study'"),
     ("ais", "small_sample", "0", "small_sample must be a whole number, at least 1"),
+    ("qa_correctness", "judge_new_items", "often", "judge_new_items must be true or false"),
 ]
 
 
@@ -213,7 +214,7 @@ def test_a_bad_value_shows_its_checks_message_on_its_field_and_saves_nothing(cli
     assert answer.status_code == 400 and "Nothing was saved; see the fields marked below." in page
     assert field_errors(page, name) == [message]
     assert field_value(page, "min_system_outputs") == "25"  # what was posted is shown again
-    if name not in ("ties", "counting_rule"):  # a select shows only its choices
+    if name not in ("ties", "counting_rule", "judge_new_items"):  # a select shows only its choices
         assert field_value(page, name) == text.strip()
     assert Campaign.objects.get(slug="opts").options == before  # min_system_outputs, good, is not saved either
     # The API refuses the same value with the same words, naming the option.
@@ -237,7 +238,8 @@ def test_the_api_checks_its_json_as_it_is_and_names_every_problem(client, resear
     assert refused({"ties": True, "colour": 1, "min_system_coverage": 2}) == (
         "option min_system_coverage: min_system_coverage must be a share from 0 to 1; "
         "option ties: ties apply to answer_ranking campaigns; option colour: unknown option (known: "
-        "ablation_base, bias_tag, counting_rule, dimensions, grade_mapping, min_system_coverage, min_system_outputs, "
+        "ablation_base, bias_tag, counting_rule, dimensions, grade_mapping, judge_new_items, min_system_coverage, "
+        "min_system_outputs, "
         "relevant_from, scale, small_sample, ties)")
     assert refused({"scale": "0 | No\n1 | Yes"}).startswith("option scale: scale must be a list of")
     assert client.put(url, {"options": [1]}, content_type="application/json").status_code == 400

@@ -12,6 +12,7 @@ from django.core.management import CommandError, call_command
 
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, JudgmentSource, SystemOutput, Topic, Unit
 from judges.models import Judge, ModelJudgment
+from tests.import_jobs_support import api_import, imports_inline  # noqa: F401 (a fixture)
 
 QUERIES = {
     "101": "can vitamin c prevent a common cold",
@@ -316,7 +317,7 @@ def test_jsonl_round_trip_keeps_ties(tmp_path):
 
 
 @pytest.mark.django_db
-def test_api_import_passes_score_judge(researcher):
+def test_api_import_passes_score_judge(researcher, imports_inline):
     from django.core.files.uploadedfile import SimpleUploadedFile
     from rest_framework.test import APIClient
 
@@ -328,16 +329,14 @@ def test_api_import_passes_score_judge(researcher):
     client = APIClient()
     client.force_authenticate(researcher)
     upload = SimpleUploadedFile("study.json", json.dumps(ls_export()).encode())
-    response = client.post("/api/campaigns/api-rank/import/",
-                           {"format": "label-studio", "score_judge": "study", "files": [upload]}, format="multipart")
-    assert response.status_code == 201, response.content
-    body = response.json()
+    body = api_import(imports_inline, client, "/api/campaigns/api-rank/import/",
+                      {"format": "label-studio", "score_judge": "study", "files": [upload]})["summary"]
     assert (body["rankings_created"], body["answers"], body["documents"]) == (4, 3, 4)
     assert body["items_by_judge"] == {"study": 7}
     bad = SimpleUploadedFile("study.json", b'{"not": "a list"}')
-    response = client.post("/api/campaigns/api-rank/import/", {"format": "label-studio", "files": [bad]},
-                           format="multipart")
-    assert response.json() == {"detail": "study.json:0: json: expected a JSON list of tasks, got dict"}
+    job = api_import(imports_inline, client, "/api/campaigns/api-rank/import/",
+                     {"format": "label-studio", "files": [bad]})
+    assert job["error"] == "study.json:0: json: expected a JSON list of tasks, got dict"
 
 
 @pytest.mark.django_db

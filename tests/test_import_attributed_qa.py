@@ -10,6 +10,7 @@ from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, SystemO
 from judges.models import Judge, ModelJudgment
 from tasktypes.importers.attributed_qa import source_fields
 from tasktypes.importers.service import import_data_run
+from tests.import_jobs_support import api_import, imports_inline  # noqa: F401 (a fixture)
 from tests.ais_synthetic import COLUMNS, ais_csv_write, ais_rows
 
 
@@ -226,7 +227,7 @@ def test_format_needs_an_ais_campaign(tmp_path):
 
 
 @pytest.mark.django_db
-def test_import_page_and_api_take_the_ratings_file(tmp_path, client, researcher):
+def test_import_page_and_api_take_the_ratings_file(tmp_path, client, researcher, imports_inline):
     from django.core.files.uploadedfile import SimpleUploadedFile
     from rest_framework.test import APIClient
 
@@ -242,8 +243,8 @@ def test_import_page_and_api_take_the_ratings_file(tmp_path, client, researcher)
     assert "One attributed answer per line" in page  # the jsonl help of an ais campaign
     data = rows()
     body = ais_csv_write(tmp_path / "ratings.csv", data).read_bytes()
-    response = client.post("/campaigns/aqa/import/", {"format": "attributed-qa", "judge": "nli",
-                                                      "files": SimpleUploadedFile("ratings.csv", body)})
+    response = imports_inline(client.post, "/campaigns/aqa/import/", {
+        "format": "attributed-qa", "judge": "nli", "files": SimpleUploadedFile("ratings.csv", body)}, follow=True)
     text = response.content.decode()
     assert response.status_code == 200 and "items judged by nli: 30" in text
     assert f"of them rated by humans: {sum(bool(row['human_rating']) for row in data)}" in text
@@ -251,8 +252,8 @@ def test_import_page_and_api_take_the_ratings_file(tmp_path, client, researcher)
     broken = body.replace(b",Y,", b",maybe,", 1)
     api = APIClient()
     api.force_authenticate(researcher)
-    response = api.post("/api/campaigns/aqa/import/", {"format": "attributed-qa", "files": [
-        SimpleUploadedFile("broken.csv", broken)]}, format="multipart")
-    assert response.status_code == 400
-    assert response.json()["detail"].startswith("broken.csv:")
-    assert response.json()["detail"].endswith(": expected Y or N (or blank), got 'maybe'")
+    job = api_import(imports_inline, api, "/api/campaigns/aqa/import/", {"format": "attributed-qa", "files": [
+        SimpleUploadedFile("broken.csv", broken)]})
+    assert job["status"] == "failed"
+    assert job["error"].startswith("broken.csv:")
+    assert job["error"].endswith(": expected Y or N (or blank), got 'maybe'")

@@ -20,6 +20,7 @@ from judges.models import ModelJudgment
 from tasktypes.importers.common import ImportDataError
 from tasktypes.importers.service import import_data_run, import_run
 from tasktypes.importers.uploads import uploads_import
+from tests.import_jobs_support import api_import, imports_inline  # noqa: F401 (a fixture)
 from tests.factories import CampaignFactory
 
 LARGE = 50 * 1024 * 1024
@@ -216,31 +217,30 @@ def _png() -> bytes:
 
 
 @pytest.mark.django_db
-def test_api_answers_name_uploaded_files_never_the_servers_folders(qa_campaign, image_campaign, researcher):
+def test_api_answers_name_uploaded_files_never_the_servers_folders(qa_campaign, image_campaign, researcher,
+                                                                   imports_inline, settings):
     client = APIClient()
     client.force_authenticate(researcher)
     temp = tempfile.gettempdir()
+    folders = (temp, str(settings.IMPORT_ROOT), str(settings.MEDIA_ROOT))
 
     upload = SimpleUploadedFile("scores.tsv", b"topic\titem\tscore\tlabel\n1\t1-0\t0.8\tyes\n")
-    response = client.post("/api/campaigns/qa/import/", {"format": "judge-scores", "judge": "ext", "files": [upload]},
-                           format="multipart")
-    assert response.status_code == 201, response.content
-    assert response.json()["files"] == ["scores.tsv"]
-    assert temp not in response.content.decode()
+    job = api_import(imports_inline, client, "/api/campaigns/qa/import/",
+                     {"format": "judge-scores", "judge": "ext", "files": [upload]})
+    assert job["summary"]["files"] == ["scores.tsv"]
+    assert not any(folder in json.dumps(job) for folder in folders)
 
     # An error whose message names a second file: the other upload, by its name.
     bundle = io.BytesIO()
     with zipfile.ZipFile(bundle, "w") as archive:
         archive.writestr("same.png", _png())
     uploads = [SimpleUploadedFile("same.png", _png()), SimpleUploadedFile("more.zip", bundle.getvalue())]
-    response = client.post("/api/campaigns/img/import/", {"format": "images", "files": uploads}, format="multipart")
-    assert response.status_code == 400
-    assert response.json()["detail"] == "more.zip:same.png:0: name: image id 'same' also names same.png"
+    job = api_import(imports_inline, client, "/api/campaigns/img/import/", {"format": "images", "files": uploads})
+    assert job["error"] == "more.zip:same.png:0: name: image id 'same' also names same.png"
 
     packed = _zip_of("nq301/NQ301_human.tsv", "id\tQuestion\tModel answer\tAcceptable?\n1\twho\tShakespeare\tMaybe\n",
                      "2\twhat\tCanberra\tYes\n")
-    response = client.post("/api/campaigns/qa/import/", {"format": "nq301", "files": [SimpleUploadedFile(
-        "nq301.zip", packed)]}, format="multipart")
-    assert response.status_code == 400
-    assert response.json()["detail"] == "nq301/NQ301_human.tsv:2: Acceptable?: expected Yes or No, got 'Maybe'"
-    assert temp not in response.content.decode()
+    job = api_import(imports_inline, client, "/api/campaigns/qa/import/",
+                     {"format": "nq301", "files": [SimpleUploadedFile("nq301.zip", packed)]})
+    assert job["error"] == "nq301/NQ301_human.tsv:2: Acceptable?: expected Yes or No, got 'Maybe'"
+    assert not any(folder in json.dumps(job) for folder in folders)

@@ -16,6 +16,7 @@ from annotate.models import Campaign, HumanJudgment, Item, Role, SystemOutput, T
 from annotate.task_types import task_type_get
 from judges.families import families_for
 from judges.models import Judge, ModelJudgment
+from tests.import_jobs_support import api_import, imports_inline  # noqa: F401 (a fixture)
 from tests.factories import MembershipFactory
 from tests.judges_support import eager  # noqa: F401 - fixture
 
@@ -153,7 +154,7 @@ def test_the_task_type_lists_its_formats_scale_and_judges():
     assert {"bm25", "dense", "monot5", "cross-encoder", "llm"} <= set(families_for("passage_relevance"))
 
 
-def test_import_page_uploads_topics_runs_and_a_collection(client, researcher, tmp_path):
+def test_import_page_uploads_topics_runs_and_a_collection(client, researcher, tmp_path, imports_inline):
     campaign = imp("--format", "trec-topics", write(tmp_path, "topics.tsv", TOPICS))
     MembershipFactory(campaign=campaign, user=researcher, role=Role.RESEARCHER)
     client.force_login(researcher)
@@ -162,10 +163,11 @@ def test_import_page_uploads_topics_runs_and_a_collection(client, researcher, tm
     for fmt in ("trec-topics", "collection", "trec-run", "trec-qrels", "judge-qrels"):
         assert f'value="{fmt}"' in page
     assert "only the passages the campaign holds" in page and 'name="depth"' in page and 'name="tag"' in page
-    response = client.post(url, {"format": "trec-run", "depth": "2",
-                                 "files": SimpleUploadedFile("runs.txt", RUNS.encode())})
-    assert response.status_code == 200, response.content.decode()[:2000]
-    response = client.post(url, {"format": "collection", "files": SimpleUploadedFile("c.tsv", COLLECTION.encode())})
+    response = imports_inline(client.post, url, {"format": "trec-run", "depth": "2",
+                                                 "files": SimpleUploadedFile("runs.txt", RUNS.encode())}, follow=True)
+    assert response.status_code == 200 and 'data-status="done"' in response.content.decode()
+    response = imports_inline(client.post, url, {
+        "format": "collection", "files": SimpleUploadedFile("c.tsv", COLLECTION.encode())}, follow=True)
     assert "passages given their text: 6" in response.content.decode()
     response = client.post(url, {"format": "judge-qrels", "files": SimpleUploadedFile("j.qrels", b"q1 0 d1 2\n")})
     assert response.status_code == 400 and "needs a judge name" in response.content.decode()
@@ -195,30 +197,27 @@ def test_the_grading_page_shows_the_query_and_passage_and_refuses_a_passage_with
     assert (judgment.value, judgment.label) == ({"grade": 3}, "3")
 
 
-def test_the_api_imports_a_collection_and_a_judges_qrels(researcher, pooled):
+def test_the_api_imports_a_collection_and_a_judges_qrels(researcher, pooled, imports_inline):
     from rest_framework.test import APIClient
 
     MembershipFactory(campaign=pooled, user=researcher, role=Role.RESEARCHER)
     client = APIClient()
     client.force_authenticate(researcher)
-    response = client.post("/api/campaigns/pas/import/", {
+    body = api_import(imports_inline, client, "/api/campaigns/pas/import/", {
         "format": "collection", "files": [SimpleUploadedFile("c.jsonl", "".join(
-            json.dumps({"docid": doc, "text": f"Passage {doc}."}) + "\n" for doc in ("d1", "d2", "zz")).encode())]},
-        format="multipart")
-    assert response.status_code == 201, response.content
-    body = response.json()
+            json.dumps({"docid": doc, "text": f"Passage {doc}."}) + "\n" for doc in ("d1", "d2", "zz")).encode())]}
+    )["summary"]
     assert body["rows_read"] == 3 and body["notes"] == [
         "collection lines read: 3; passages given their text: 2; already there with the same text: 0; pooled "
         "passages still without text: 4"]
-    response = client.post("/api/campaigns/pas/import/", {
+    job = api_import(imports_inline, client, "/api/campaigns/pas/import/", {
+        "format": "judge-qrels", "judge": "llm-z", "files": [SimpleUploadedFile("z.qrels", b"q1 0 d1 2\nq9 0 d1 1\n")]})
+    assert (job["status"], job["error"]) == ("failed", "z.qrels:2: qid: no topic 'q9' in this campaign")
+    job = api_import(imports_inline, client, "/api/campaigns/pas/import/", {
         "format": "judge-qrels", "judge": "llm-z",
-        "files": [SimpleUploadedFile("z.qrels", b"q1 0 d1 2\nq9 0 d1 1\n")]}, format="multipart")
-    assert response.status_code == 400 and response.json() == {"detail": "z.qrels:2: qid: no topic 'q9' in this campaign"}
-    response = client.post("/api/campaigns/pas/import/", {
-        "format": "judge-qrels", "judge": "llm-z",
-        "files": [SimpleUploadedFile("z.qrels", b"q1 0 d1 2\nq1 0 nope 1\n")]}, format="multipart")
-    assert response.status_code == 201 and response.json()["judge_lines_outside"] == 1
-    assert response.json()["items_by_judge"] == {"llm-z": 1}
+        "files": [SimpleUploadedFile("z.qrels", b"q1 0 d1 2\nq1 0 nope 1\n")]})
+    assert job["status"] == "done" and job["summary"]["judge_lines_outside"] == 1
+    assert job["summary"]["items_by_judge"] == {"llm-z": 1}
 
 
 def test_a_ranker_fails_passages_without_text_and_judges_them_once_their_text_is_in(

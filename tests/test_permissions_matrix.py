@@ -13,6 +13,8 @@ from annotate.models import Assignment, Campaign, CampaignGuidelines, HumanJudgm
 from annotate.services.annotation import judgment_submit, unit_lease_next
 from conftest import image_write
 from judges.models import Judge, JudgeRun, ModelJudgment
+from tasktypes.importers.service import ImportSummary
+from tasktypes.models import ImportJob
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory, UserFactory
 
 ROLES = ("anonymous", "annotator", "other_annotator", "researcher", "other_researcher")
@@ -60,6 +62,8 @@ EXPECTED = {
     "judge-run-cancel": (LOGIN, 405, 405, 405, 405),
     "judge-run-resume": (LOGIN, 405, 405, 405, 405),
     "judge-run-retry-failed": (LOGIN, 405, 405, 405, 405),
+    "judge-new-items": (LOGIN, 405, 405, 405, 405),
+    "import-job": PAGE_RESEARCHER,
     "agreement-report": PAGE_RESEARCHER,
     "agreement-report-json": PAGE_RESEARCHER,
     "agreement-systems-csv": PAGE_RESEARCHER,
@@ -80,6 +84,8 @@ EXPECTED = {
     "api-campaign-member": API_RESEARCHER_POST_ONLY,  # DELETE only
     "api-campaign-member-invitation": API_RESEARCHER_POST_ONLY,
     "api-campaign-import": API_RESEARCHER_POST_ONLY,
+    "api-campaign-imports": API_RESEARCHER,
+    "api-campaign-import-job": API_RESEARCHER,
     # The matrix's campaign is a QA campaign: its researcher is told (400) that only answer_ranking has rankings.
     "api-campaign-rankings": (401, 403, 404, 400, 404),
     "api-campaign-export": API_RESEARCHER,
@@ -143,6 +149,11 @@ def world(db, qa_campaign, researcher, annotator, settings, tmp_path):
     image_topic = TopicFactory(campaign=qa_campaign, external_id="img-topic", data={})
     image_item = ItemFactory(campaign=qa_campaign, topic=image_topic, external_id="img-1", kind="image", text="",
                              data=image_write(settings.MEDIA_ROOT, "img-1", (40, 30), "PNG"))
+    job = ImportJob.objects.create(
+        campaign=qa_campaign, created_by=researcher, format="judge-scores", parameters={"judge": JUDGE_MARK},
+        files=[{"name": "scores.tsv", "size": 40}], bytes_total=40, status="done", rows_read=2,
+        summary=ImportSummary(campaign="qa", format="judge-scores", files=["scores.tsv"], task_type="qa_correctness",
+                              items_by_judge={JUDGE_MARK: 6}).as_dict())
     their_judge = Judge.objects.create(campaign=theirs, name="theirs-em", family="em", config={"k": 2})
     their_run = JudgeRun.objects.create(judge=their_judge, status="running", total=1)
 
@@ -152,13 +163,14 @@ def world(db, qa_campaign, researcher, annotator, settings, tmp_path):
                         value={"correct": False})
     users = {"annotator": annotator, "other_annotator": other_annotator, "researcher": researcher,
              "other_researcher": other_researcher}
-    return {"campaign": qa_campaign, "run": run, "their_run": their_run, "users": users, "image_item": image_item}
+    return {"campaign": qa_campaign, "run": run, "their_run": their_run, "users": users, "image_item": image_item,
+            "judge": judge, "job": job}
 
 
 def _kwargs_for(names, world):
     values = {"slug": world["campaign"].slug, "run_id": world["run"].id, "item_id": world["image_item"].id, "token_id": 1,
               "variant": "full", "source": "consensus", "plot": "systems", "fmt": "svg", "username": COLLEAGUE,
-              "key": "no-such-link"}
+              "key": "no-such-link", "judge_id": world["judge"].id, "job_id": world["job"].id}
     return {name: values[name] for name in names}
 
 
@@ -180,7 +192,7 @@ def _check(response, expected, url):
 def _db_state():
     return (HumanJudgment.objects.count(), Assignment.objects.count(), ModelJudgment.objects.count(),
             JudgeRun.objects.count(), sorted(JudgeRun.objects.values_list("status", flat=True)),
-            Item.objects.count(), Judge.objects.count(),
+            Item.objects.count(), Judge.objects.count(), ImportJob.objects.count(),
             sorted(Membership.objects.values_list("campaign__slug", "user__username", "role")),
             sorted(Campaign.objects.values_list("slug", "name", "overlap")), CampaignGuidelines.objects.count())
 

@@ -41,6 +41,8 @@ from annotate.services.annotation import unit_lease_next
 from conftest import image_write
 from judges.identity import config_hash
 from judges.models import Judge, JudgeRun, LLMSample, ModelJudgment
+from tasktypes.importers.service import ImportSummary
+from tasktypes.models import ImportJob
 from tests.factories import CampaignFactory, MembershipFactory, UserFactory
 from tests.test_permissions_matrix import ALL_URLS
 
@@ -72,6 +74,8 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 VARIANTS = {
     "annotate": [("?undo=", {"undo": ""}, {})],  # the annotator's last verdict, to change it
     "judge-panel": [("?run= (htmx row)", {"run": "{run_id}"}, HTMX)],  # one run's progress row, polled
+    "import-job": [(" (htmx)", {}, HTMX)],  # the job's progress, polled until it ends
+    "api-campaign-import-job": [],
     "api-campaign-rankings": [("?shape=label-studio", {"shape": "label-studio"}, {}),
                               ("?shape=trec-run", {"shape": "trec-run", "judge": "{judge}"}, {})],
 }
@@ -112,6 +116,10 @@ BOUNDS = {  # (qa_correctness, answer_ranking, ais, image_relevance, passage_rel
     ("annotate", "annotator"): (12, 13, 12, 14, 14),
     ("annotate?undo=", "annotator"): (12, 13, 12, 13, 13),
     ("judge-panel", "researcher"): (16, 16, 16, 16, 16),
+    ("import-job", "researcher"): (6, 6, 6, 6, 6),
+    ("import-job (htmx)", "researcher"): (6, 6, 6, 6, 6),
+    ("api-campaign-imports", "researcher"): (8, 8, 8, 8, 8),
+    ("api-campaign-import-job", "researcher"): (6, 6, 6, 6, 6),
     ("judge-panel?run= (htmx row)", "researcher"): (11, 11, 11, 11, 11),
     ("agreement-report", "researcher"): (16, 14, 16, 13, 13),
     ("agreement-report-json", "researcher"): (16, 14, 16, 13, 13),
@@ -312,9 +320,17 @@ def _campaign_build(task_type, *, topics, tag, media_root):
                                        created_by=researcher, next_path=f"/campaigns/{campaign.slug}/")
     image_item = next((item for item in items if item.kind == "image"), None)
     token, _ = token_create(user=researcher, name="script")  # the researcher's: the annotator gets a 404
+    # Two import jobs, whatever the size (jobs are not the campaign's size): one done, one failed.
+    summary = ImportSummary(campaign=campaign.slug, format="judge-scores", files=["scores.tsv"], task_type=task_type,
+                            items_created=len(items), items_by_judge={runs[0].judge.name: len(items)})
+    job = ImportJob.objects.create(campaign=campaign, created_by=researcher, format="judge-scores", status="done",
+                                   files=[{"name": "scores.tsv", "size": 100}], bytes_total=100, bytes_read=100,
+                                   rows_read=len(items), summary=summary.as_dict(), finished_at=now)
+    ImportJob.objects.create(campaign=campaign, created_by=researcher, format="judge-scores", status="failed",
+                             files=[{"name": "bad.tsv", "size": 10}], bytes_total=10, error="bad.tsv:2: score: x")
     return {"campaign": campaign, "users": {"researcher": researcher, "annotator": annotator},
-            "run": runs[1], "judge": runs[1].judge.name, "image_item": image_item, "token": token,
-            "welcome_key": welcome_key}
+            "run": runs[1], "judge": runs[1].judge.name, "image_item": image_item, "token": token, "job": job,
+            "judge_id": runs[0].judge.id, "welcome_key": welcome_key}
 
 
 def _runs_store(campaign, outputs, media_root) -> dict:
@@ -341,7 +357,8 @@ def _url_kwargs(names, world) -> dict:
               # the report's main plot (agreement.plots.REPORT_PLOTS), as the PNG: the heavier download
               "plot": {"answer_ranking": "nrp", "image_relevance": "runs", "passage_relevance": "runs"}.get(
                   world["campaign"].task_type, "systems"),
-              "fmt": "png", "username": world["users"]["annotator"].username, "key": world["welcome_key"]}
+              "fmt": "png", "username": world["users"]["annotator"].username, "key": world["welcome_key"],
+              "job_id": world["job"].id, "judge_id": world["judge_id"]}
     return {name: values[name] for name in names}
 
 

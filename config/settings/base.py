@@ -112,6 +112,14 @@ CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
 TRUSTED_PROXY_HEADER = env("TRUSTED_PROXY_HEADER", default="")
 TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=1)
 IMPORT_MAX_BYTES = env.int("IMPORT_MAX_BYTES", default=512 * 1024 * 1024)
+# The longest text value (a question, an answer, a passage, a cell) an import takes, in characters: a longer one is
+# refused with its file, line and field (tasktypes.importers.common.value_check).
+IMPORT_MAX_VALUE_CHARS = env.int("IMPORT_MAX_VALUE_CHARS", default=100_000)
+# Where uploaded imports wait for a worker (tasktypes.jobs): a folder per import job, deleted when the job ends.
+# Web processes write it and workers read it, so with workers on other machines it must be storage they share.
+IMPORT_ROOT = Path(env("IMPORT_ROOT", default=str(MEDIA_ROOT / "imports")))
+# Seconds an import job may run (a soft limit; the hard one is a minute later): longer than the judges' batches.
+IMPORT_TIME_LIMIT = env.int("IMPORT_TIME_LIMIT", default=3 * 3600)
 # Uploaded images (image_relevance): bytes per file, and pixels (width x height) read from the header before
 # any decoding, so a decompression bomb is refused without being decoded.
 IMAGE_MAX_BYTES = env.int("IMAGE_MAX_BYTES", default=40 * 1024 * 1024)
@@ -172,7 +180,9 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=15 * 60)
 CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=16 * 60)
 CELERY_TASK_DEFAULT_QUEUE = "judges"
-CELERY_TASK_QUEUES = (Queue("judges"), Queue("judges-gpu"))
+CELERY_TASK_QUEUES = (Queue("judges"), Queue("judges-gpu"), Queue("imports"))
+# Imports of uploaded files (tasktypes.tasks) have a queue of their own: a long import never waits behind judges.
+CELERY_TASK_ROUTES = {"tasktypes.tasks.import_job_run": {"queue": "imports"}}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Redis redelivers an unacknowledged message (its worker died) after this many seconds. Only for Redis:
 # kombu's SQLAlchemy transport hands its transport options to create_engine(), which rejects the key.

@@ -18,6 +18,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 # Uploaded images and stored runs of the test run: one folder per test database (worker processes started by tests
 # compute the same one), emptied when a test session starts (conftest.py), so no run sees an earlier run's files.
 MEDIA_ROOT = VAR_DIR / ("test-media-" + Path(DATABASES["default"].get("TEST", {}).get("NAME") or "postgres").stem)
+IMPORT_ROOT = Path(env("IMPORT_ROOT", default=str(MEDIA_ROOT / "imports")))  # a worker of a test is told it
 # Tests build tiny models in temporary folders and serve LLMs on 127.0.0.1; tests of the closed boundary
 # override these.
 JUDGE_ALLOWED_HOSTS = env.list("JUDGE_ALLOWED_HOSTS", default=["*"])

@@ -39,7 +39,8 @@ from annotate.models import (
 )
 from annotate.services.campaigns import units_ensure, user_get_or_create_imported
 from annotate.textnorm import question_key
-from tasktypes.importers.common import ImportDataError, file_check, fits, jsonl_read
+from tasktypes.importers.common import ImportDataError, file_check, fits, jsonl_read, value_check
+from tasktypes.importers.progress import progress_current
 from tasktypes.importers.qa_index import topic_external_id_for
 from tasktypes.importers.writes import (
     HumanVerdict,
@@ -153,7 +154,7 @@ def _text(row: dict, column: str, *, path: Path, line: int) -> str:
         raise ImportDataError(file=path, line=line, field=column, message="contains a NUL character")
     if column in KEY_COLUMNS and not value.strip():
         raise ImportDataError(file=path, line=line, field=column, message="missing value")
-    return value
+    return value_check(value, path=path, line=line, field=column)
 
 
 def _row(row: dict, *, path: Path, line: int) -> AisRow:
@@ -189,14 +190,19 @@ def csv_rows(path: Path) -> Iterator[AisRow]:
                 positions = {name: header.index(name) for name in COLUMNS if name in header}
                 # A quoted passage may span lines: a row's number is the line it starts on.
                 end = reader.line_num
+                progress = progress_current()
                 for cells in reader:
                     line, end = end + 1, reader.line_num
+                    if progress is not None:
+                        progress.row(path, end, handle.buffer.tell)
                     if not cells or (len(cells) == 1 and not cells[0].strip()):
                         continue
                     if len(cells) != len(header):
                         raise ImportDataError(file=path, line=line, field="row",
                                               message=f"{len(cells)} fields; the header has {len(header)}")
                     yield _row({name: cells[at] for name, at in positions.items()}, path=path, line=line)
+                if progress is not None:
+                    progress.file_done(path)
             except csv.Error as exc:
                 raise ImportDataError(file=path, line=reader.line_num, field="csv", message=str(exc)) from None
     except UnicodeDecodeError as exc:

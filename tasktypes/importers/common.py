@@ -6,6 +6,13 @@ grow with the file. Readers never guess: a file that is too large, empty, not UT
 stops the import with an `ImportDataError`, and the caller's transaction rolls everything back. So does a
 line longer than MAX_LINE_BYTES (one line must not cost the memory of a whole file) and a NUL character
 anywhere (PostgreSQL text and jsonb cannot store one: the database would fail with no file, line or field).
+
+Values are bounded too: a text value (a JSON string or key, a TSV or CSV cell, a passage) longer than
+settings.IMPORT_MAX_VALUE_CHARS characters is refused as `file:line: field: ...` by the readers that hand values
+out (jsonl_read, the JSON readers, tsv_read; value_check for readers of their own). A line may hold 16 MB; one
+value of that size would be a page no annotator can read and a prompt no judge can take.
+
+Readers report each record to the import's progress (tasktypes.importers.progress) when an import job watches it.
 """
 
 import codecs
@@ -19,6 +26,8 @@ from pathlib import Path, PurePosixPath
 
 import ijson
 from django.conf import settings
+
+from tasktypes.importers.progress import progress_current
 
 
 MAX_ZIP_ENTRIES = 100_000
@@ -67,6 +76,32 @@ def empty_check(path: Path) -> None:
     raise ImportDataError(file=path, line=1, field="file", message="file is empty")
 
 
+def value_check(value: str, *, path: Path, line: int, field: str) -> str:
+    """VALUE, refused when longer than settings.IMPORT_MAX_VALUE_CHARS characters."""
+    limit = settings.IMPORT_MAX_VALUE_CHARS
+    if len(value) > limit:
+        raise ImportDataError(file=path, line=line, field=field, message=(
+            f"value of {len(value):,} characters; an import takes at most {limit:,} characters a value "
+            f"(IMPORT_MAX_VALUE_CHARS)"))
+    return value
+
+
+def _long_value_check(value, *, path: Path, line: int, where: str = "") -> None:
+    """Refuse the first string (or key) of a parsed JSON VALUE longer than the value limit, naming its path
+    (`items[2].text`). Walked with a list: the value may be nested as deep as the parser allows."""
+    pending = [(where, value)]
+    while pending:
+        place, value = pending.pop()
+        if isinstance(value, str):
+            value_check(value, path=path, line=line, field=place or "json")
+        elif isinstance(value, dict):
+            for key, inner in value.items():
+                value_check(key, path=path, line=line, field=f"{place} (a key)" if place else "key")
+                pending.append((f"{place}.{key}" if place else key, inner))
+        elif isinstance(value, list):
+            pending.extend((f"{place}[{n}]", inner) for n, inner in enumerate(value))
+
+
 def _not_utf8(path: Path, line: int, byte: int) -> ImportDataError:
     return ImportDataError(file=path, line=line, field="encoding", message=f"not UTF-8 (byte 0x{byte:02x})")
 
@@ -86,6 +121,7 @@ def lines_read(path: Path) -> Iterator[tuple[int, str]]:
     file_check(path)
     empty_check(path)
     number = 0
+    progress = progress_current()
     with path.open("rb") as handle:
         while raw := handle.readline(MAX_LINE_BYTES + 2):
             if len(raw.rstrip(b"\r\n")) > MAX_LINE_BYTES:
@@ -101,6 +137,10 @@ def lines_read(path: Path) -> Iterator[tuple[int, str]]:
             for piece in pieces:
                 number += 1
                 yield number, piece
+            if progress is not None:
+                progress.row(path, number, handle.tell)
+    if progress is not None:
+        progress.file_done(path)
 
 
 def jsonl_read(path: Path) -> Iterator[tuple[int, dict]]:
@@ -111,10 +151,14 @@ def jsonl_read(path: Path) -> Iterator[tuple[int, dict]]:
     """
     file_check(path)
     seen_any = False
+    progress = progress_current()
+    limit = settings.IMPORT_MAX_VALUE_CHARS
     with path.open("rb") as handle:
         number = 0
         while raw := handle.readline(MAX_LINE_BYTES + 2):
             number += 1
+            if progress is not None:
+                progress.row(path, number, handle.tell)
             if len(raw.rstrip(b"\r\n")) > MAX_LINE_BYTES:
                 raise _line_too_long(path, number, MAX_LINE_BYTES)
             try:
@@ -129,7 +173,11 @@ def jsonl_read(path: Path) -> Iterator[tuple[int, dict]]:
                 raise ImportDataError(file=path, line=number, field="json", message="line is not a JSON object")
             if "\\u0000" in line:
                 nul_check(obj, path=path, line=number)
+            if len(raw) > limit:  # no value of a shorter line can be longer (a character is a byte or more)
+                _long_value_check(obj, path=path, line=number)
             yield number, obj
+    if progress is not None:
+        progress.file_done(path)
     if not seen_any:
         raise ImportDataError(file=path, line=1, field="file", message="file is empty")
 
@@ -181,6 +229,10 @@ class _JsonSource:
             stripped = self._pending.lstrip(_WHITESPACE)
             if stripped or not chunk:
                 return stripped[:1]
+
+    def position(self) -> int:
+        """Bytes of the file read so far (a BOM included)."""
+        return self.handle.tell()
 
     def read(self, size: int = -1) -> bytes:
         if size == 0:  # ijson asks for nothing first, to learn that the source gives bytes
@@ -236,18 +288,34 @@ def _json_failure(path: Path, exc: Exception, source: _JsonSource) -> ImportData
 
 
 def json_check(value, *, path: Path, line: int, nul: bool) -> None:
-    """Refuse VALUE nested deeper than MAX_JSON_DEPTH and, when NUL, a NUL character in any of its strings or
-    keys (the field is the string's path, `items[2].text`). Walked with a list, not recursion."""
+    """Refuse VALUE nested deeper than MAX_JSON_DEPTH, a string or key longer than the value limit and, when NUL,
+    a NUL character in any of its strings or keys (the field is the string's path, `items[2].text`). Walked with
+    a list, not recursion."""
     if nul:
         nul_check(value, path=path, line=line)
+    limit = settings.IMPORT_MAX_VALUE_CHARS
+    if isinstance(value, str) and len(value) > limit:
+        value_check(value, path=path, line=line, field="json")
+    root = value
     pending = [(value, 0)] if isinstance(value, (dict, list)) else []
+    too_long = False
     while pending:
         value, depth = pending.pop()
         if depth >= MAX_JSON_DEPTH:
             # Line 0, as when Python's parser gives up: the depth, not a place, is what is wrong.
             raise ImportDataError(file=path, line=0, field="json", message="JSON nested too deeply")
-        inner = value.values() if isinstance(value, dict) else value
-        pending.extend((item, depth + 1) for item in inner if isinstance(item, (dict, list)))
+        if isinstance(value, dict):
+            too_long = too_long or any(len(key) > limit for key in value)
+            inner = value.values()
+        else:
+            inner = value
+        for item in inner:
+            if isinstance(item, (dict, list)):
+                pending.append((item, depth + 1))
+            elif isinstance(item, str) and len(item) > limit:
+                too_long = True
+    if too_long:  # walked again, with paths, to name the value
+        _long_value_check(root, path=path, line=line)
 
 
 def nul_check(value, *, path: Path, line: int, where: str = "") -> None:
@@ -284,9 +352,14 @@ def json_array_read(path: Path, *, what: str) -> Iterator[tuple[int, object]]:
             if source.peek() != b"[":
                 raise ImportDataError(file=path, line=0, field="json",
                                       message=f"expected a JSON list of {what}, got {_top_type(source)}")
+            progress = progress_current()
             for position, value in enumerate(ijson.items(source, "item", use_float=True), start=1):
                 json_check(value, path=path, line=position, nul=source.escaped_nul)
+                if progress is not None:
+                    progress.row(path, position, source.position)
                 yield position, value
+            if progress is not None:
+                progress.file_done(path)
         except ijson.JSONError as exc:
             raise _json_failure(path, exc, source) from None
 
@@ -299,9 +372,14 @@ def json_values_read(path: Path, prefix: str, *, pairs: bool = False) -> Iterato
         try:
             values = (ijson.kvitems(source, prefix, use_float=True) if pairs
                       else ijson.items(source, prefix, use_float=True))
+            progress = progress_current()
             for position, value in enumerate(values, start=1):
                 json_check(value, path=path, line=position, nul=source.escaped_nul)
+                if progress is not None:
+                    progress.row(path, position, source.position)
                 yield position, value
+            if progress is not None:
+                progress.file_done(path)
         except ijson.JSONError as exc:
             raise _json_failure(path, exc, source) from None
 
@@ -350,6 +428,7 @@ def tsv_read(path: Path, *, required: list[str], optional: tuple[str, ...] = ())
         if not line.strip():
             continue
         cells = line.split("\t")
+        long_line = len(line) > settings.IMPORT_MAX_VALUE_CHARS
         row = {}
         for name, position in positions.items():
             if position >= len(cells):
@@ -357,7 +436,8 @@ def tsv_read(path: Path, *, required: list[str], optional: tuple[str, ...] = ())
                     raise ImportDataError(file=path, line=number, field=name, message="missing value (row too short)")
                 row[name] = ""
             else:
-                row[name] = cells[position]
+                row[name] = value_check(cells[position], path=path, line=number, field=name) if long_line \
+                    else cells[position]
         yield number, row
 
 

@@ -1,5 +1,6 @@
 """The one import entry point shared by `manage.py import_data`, the import page and the REST API."""
 
+import logging
 import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -32,6 +33,8 @@ from tasktypes.importers.runs_pool import runs_pool_import
 from tasktypes.importers.trec_run import trec_run_import
 from tasktypes.importers.writes import units_done_refresh
 from tasktypes.qa_correctness import RULE_QA_EVAL
+
+logger = logging.getLogger(__name__)
 
 # Formats whose paths may be folders.
 FOLDER_FORMATS = {"nq301", "images"}
@@ -94,6 +97,9 @@ class ImportSummary:
     rankings: int = 0
     topics_ranked: int = 0
     seconds: float = 0.0
+    # Runs started on the new items by the campaign's option judge_new_items (tasktypes.jobs): {"judge", "run",
+    # "items"} each, or {"judge", "error"} for a judge that could not start.
+    judge_runs: list[dict] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -104,7 +110,23 @@ class ImportSummary:
 
     def lines(self) -> list[str]:
         """The summary as lines of text, in the words of the campaign's task type (its import_lines)."""
-        return getattr(self, task_type_get(self.task_type).import_lines)()
+        return getattr(self, task_type_get(self.task_type).import_lines)() + self.judge_run_lines()
+
+    def judge_run_lines(self) -> list[str]:
+        out = []
+        for run in self.judge_runs:
+            if run.get("error"):
+                out.append(f"judge {run['judge']} was not started on the new items: {run['error']}")
+            else:
+                out.append(f"judge {run['judge']}: run {run['run']} started on {run['items']} new item"
+                           f"{'s' if run['items'] != 1 else ''} (option judge_new_items)")
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "ImportSummary":
+        """The summary as_dict gave (a job's stored summary); keys of other versions are left out."""
+        names = {f.name for f in fields(cls)}
+        return cls(**{key: value for key, value in data.items() if key in names})
 
     def verdict_lines(self) -> list[str]:
         return self._verdict_lines(rows=False)
@@ -187,8 +209,10 @@ class ImportSummary:
         return out
 
 
-def _check_request(*, campaign: Campaign, fmt: str, paths: list[Path], judge: str | None,
-                   score_judge: str | None = None, depth: int | None = None, tag: str | None = None) -> None:
+def import_request_check(*, campaign: Campaign, fmt: str, paths: list[Path], judge: str | None,
+                         score_judge: str | None = None, depth: int | None = None, tag: str | None = None,
+                         **_) -> None:
+    """Refuse, with ImportRequestError, an import that cannot be served whatever the files hold."""
     known = formats()
     if fmt not in known:
         raise ImportRequestError(f"unknown format {fmt!r}; choose one of {', '.join(known)}")
@@ -245,8 +269,8 @@ def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str |
     """
     started = time.perf_counter()
     paths = [Path(path) for path in paths]
-    _check_request(campaign=campaign, fmt=fmt, paths=paths, judge=judge, score_judge=score_judge, depth=depth,
-                   tag=tag)
+    import_request_check(campaign=campaign, fmt=fmt, paths=paths, judge=judge, score_judge=score_judge, depth=depth,
+                         tag=tag)
     for path in paths:
         if not (fmt in FOLDER_FORMATS and path.is_dir()):
             file_check(path)
@@ -264,6 +288,21 @@ def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str |
             setattr(summary, key, value)
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def import_judges_start(*, campaign: Campaign, summary: ImportSummary, user=None) -> None:
+    """After an import into CAMPAIGN that added items, start each configured judge on its new items when the campaign
+    asks for it (option judge_new_items), and name the runs in SUMMARY.judge_runs. Call after the import committed,
+    outside any transaction (the runs' batches are queued when theirs commits)."""
+    if not summary.items_created or not (campaign.options or {}).get("judge_new_items") or summary.judge_runs:
+        return
+    from judges.services import judge_new_items_start_all
+
+    try:
+        summary.judge_runs = judge_new_items_start_all(campaign=campaign, user=user)
+    except Exception as exc:  # the import is in; a judge that could not start must not hide it
+        logger.exception("campaign %s: judges not started on new items", campaign.slug)
+        summary.judge_runs = [{"judge": "(all)", "error": f"{exc.__class__.__name__}: {exc}"}]
 
 
 def counting_rule_default(*, campaign: Campaign, rule: str) -> bool:

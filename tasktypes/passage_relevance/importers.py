@@ -17,7 +17,7 @@ from pathlib import Path
 from annotate.models import Campaign, Item, Topic
 from annotate.services.campaigns import units_ensure
 from annotate.task_types import task_type_get
-from tasktypes.importers.common import ImportDataError, fits, json_start, jsonl_read, lines_read
+from tasktypes.importers.common import ImportDataError, fits, json_start, jsonl_read, lines_read, value_check
 from tasktypes.importers.service import ImportSummary, graded_import
 
 QID_KEYS = ("qid", "query_id", "id", "topic_id")
@@ -68,7 +68,7 @@ def _records(path: Path, *, ids: tuple[str, ...], texts: tuple[str, ...], what: 
         record_id, body = text.split("\t", 1)
         if not record_id.strip():
             raise ImportDataError(file=path, line=line, field="id", message="empty id")
-        yield line, record_id.strip(), body.strip()
+        yield line, record_id.strip(), value_check(body.strip(), path=path, line=line, field=what)
 
 
 def topics_import(*, campaign: Campaign, paths: list[Path]) -> int:

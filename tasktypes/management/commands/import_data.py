@@ -5,10 +5,11 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from annotate.models import Campaign
 from annotate.services.campaigns import CampaignError
 from annotate.task_types import task_type_names
 from tasktypes.importers.common import ImportDataError
-from tasktypes.importers.service import ImportRequestError, formats, import_data_run
+from tasktypes.importers.service import ImportRequestError, formats, import_data_run, import_judges_start
 
 
 class Command(BaseCommand):
@@ -46,5 +47,6 @@ class Command(BaseCommand):
                                       depth=depth, tag=tag, owner=owner_user)
         except (ImportDataError, ImportRequestError, CampaignError) as exc:
             raise CommandError(str(exc)) from None
+        import_judges_start(campaign=Campaign.objects.get(slug=campaign), summary=summary, user=owner_user)
         for line in summary.lines():
             self.stdout.write(line)
