@@ -288,3 +288,25 @@ def test_the_new_endpoints_are_in_the_openapi_schema(researcher):
     assert "delete" in paths["/api/campaigns/{slug}/members/{username}/"]
     assert "post" in paths["/api/campaigns/{slug}/members/{username}/invitation/"]
     assert "invite_url" in schema["components"]["schemas"]["MemberAdded"]["properties"]
+
+
+def test_no_path_makes_a_campaign_called_new(researcher):
+    """campaigns/new/ is the New campaign page: neither an import nor the API may take the slug."""
+    from annotate.services.campaigns import campaign_get_or_create
+
+    with pytest.raises(CampaignError, match="'new' is the name of a page"):
+        campaign_get_or_create(slug="new", task_type="qa_correctness", owner=researcher)
+    assert not Campaign.objects.filter(slug="new").exists()
+
+
+def test_a_campaign_whose_judgments_name_its_guidelines_can_still_be_deleted(qa_campaign, researcher, annotator):
+    """A version with judgments made under it cannot go on its own (RESTRICT), but goes with its campaign."""
+    from django.db.models import RestrictedError
+
+    campaign_update(campaign=qa_campaign, editor=researcher, guidelines="Be strict.")
+    judgment_submit(assignment=unit_lease_next(campaign=qa_campaign, annotator=annotator), annotator=annotator,
+                    value={"correct": True})
+    with pytest.raises(RestrictedError):
+        CampaignGuidelines.objects.get(campaign=qa_campaign).delete()
+    qa_campaign.delete()
+    assert not CampaignGuidelines.objects.exists() and not HumanJudgment.objects.exists()
