@@ -110,7 +110,9 @@ class CampaignUpdateSerializer(serializers.Serializer):
 class GuidelinesVersionSerializer(serializers.ModelSerializer):
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     html = serializers.CharField(read_only=True, help_text="The text rendered as annotators see it (cleaned HTML).")
-    judgments = serializers.IntegerField(read_only=True, help_text="Human judgments made under this version.")
+    judgments = serializers.IntegerField(read_only=True, allow_null=True,
+                                         help_text="Human judgments made under this version; researchers only (null "
+                                                   "for annotators).")
 
     class Meta:
         model = CampaignGuidelines

@@ -63,6 +63,8 @@ def test_a_researcher_makes_a_campaign_with_options_and_guidelines_then_edits_th
     expect(page.locator("#guidelines-v1 .guidelines-text")).not_to_contain_text("A refusal goes last.")
     page.set_viewport_size({"width": 1400, "height": 900})
     page.screenshot(path=str(shots / "settings.png"), full_page=True)
+    page.set_viewport_size({"width": 1024, "height": 900})
+    page.screenshot(path=str(shots / "settings-1024.png"), full_page=True)
     assert list(CampaignGuidelines.objects.filter(campaign=campaign).order_by("version")
                 .values_list("version", flat=True)) == [1, 2]
     assert CampaignGuidelines.objects.get(campaign=campaign, version=1).text.endswith("- Ignore typos.")

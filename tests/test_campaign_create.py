@@ -270,7 +270,8 @@ def test_the_api_edits_a_campaign_and_lists_its_guidelines(qa_campaign, research
     assert api.patch("/api/campaigns/qa/", {"overlap": 0}, format="json").status_code == 400
     versions = _api(annotator).get("/api/campaigns/qa/guidelines/").json()  # annotators read them too
     assert [(v["version"], v["text"], v["created_by"], v["judgments"]) for v in versions] == [
-        (2, "Second [ok](https://x.org).", "res", 0), (1, "First.", "res", 0)]
+        (2, "Second [ok](https://x.org).", "res", None), (1, "First.", "res", None)]
+    assert [v["judgments"] for v in api.get("/api/campaigns/qa/guidelines/").json()] == [0, 0]
     assert versions[0]["html"] == '<p>Second <a href="https://x.org" rel="noopener noreferrer nofollow">ok</a>.</p>\n'
     refused = _api(annotator).patch("/api/campaigns/qa/", {"name": "mine"}, format="json")
     assert refused.status_code == 403 and refused.json()["detail"] == (
