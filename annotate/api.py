@@ -109,7 +109,11 @@ class CampaignGuidelinesApi(APIView):
     def get(self, request, slug):
         """Every version of the campaign's guidelines, newest (current) first, for its members."""
         campaign = campaign_for_member(request.user, slug)
-        return Response(GuidelinesVersionSerializer(guidelines_versions(campaign=campaign), many=True).data)
+        versions = guidelines_versions(campaign=campaign)
+        if not is_researcher(request.user, campaign):  # what others have done is not an annotator's business
+            for version in versions:
+                version.judgments = None
+        return Response(GuidelinesVersionSerializer(versions, many=True).data)
 
 
 class CampaignMembersApi(APIView):

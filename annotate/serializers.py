@@ -4,9 +4,9 @@ from django.utils.text import slugify
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from annotate.models import Campaign, CampaignGuidelines, Item, Role
+from annotate.models import Campaign, CampaignGuidelines, Item, Role, TaskType
 from annotate.services.campaigns import OVERLAP_MAX
-from annotate.task_types import task_type_get, task_type_names
+from annotate.task_types import UnknownTaskType, task_type_get
 
 
 class CampaignSerializer(serializers.ModelSerializer):
@@ -70,7 +70,8 @@ class CampaignCreateSerializer(serializers.Serializer):
     """A new campaign (annotate.services.campaigns.campaign_create); its options are checked by the task type's
     options form, as on the New campaign page."""
 
-    task_type = serializers.ChoiceField(choices=[], help_text="One of the registered task types.")
+    task_type = serializers.ChoiceField(choices=TaskType.choices, help_text="What the annotators do; it fixes which "
+                                                                            "options the campaign takes.")
     name = serializers.CharField(max_length=200)
     slug = serializers.SlugField(max_length=100, required=False, allow_blank=True,
                                  help_text="Empty or left out: made from the name.")
@@ -81,15 +82,15 @@ class CampaignCreateSerializer(serializers.Serializer):
     options = serializers.DictField(required=False, default=dict,
                                     help_text="Option name -> JSON value, as PUT .../options/ takes them.")
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["task_type"].choices = task_type_names()
-
     def validate(self, data):
         if not data.get("slug"):
             data["slug"] = slugify(data["name"])[:100].strip("-")
-        draft = Campaign(task_type=data["task_type"], options={})
-        form = task_type_get(data["task_type"]).options_form.from_options(campaign=draft, options=data["options"])
+        try:
+            spec = task_type_get(data["task_type"])
+        except UnknownTaskType as exc:
+            raise serializers.ValidationError({"task_type": [str(exc)]}) from None
+        draft = Campaign(task_type=data["task_type"], options={})  # not saved: its options are checked first
+        form = spec.options_form.from_options(campaign=draft, options=data["options"])
         if not form.is_valid():
             raise serializers.ValidationError({"options": form.problem_words()})
         data["options"] = form.options()
@@ -109,7 +110,9 @@ class CampaignUpdateSerializer(serializers.Serializer):
 class GuidelinesVersionSerializer(serializers.ModelSerializer):
     created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     html = serializers.CharField(read_only=True, help_text="The text rendered as annotators see it (cleaned HTML).")
-    judgments = serializers.IntegerField(read_only=True, help_text="Human judgments made under this version.")
+    judgments = serializers.IntegerField(read_only=True, allow_null=True,
+                                         help_text="Human judgments made under this version; researchers only (null "
+                                                   "for annotators).")
 
     class Meta:
         model = CampaignGuidelines

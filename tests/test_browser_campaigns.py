@@ -63,6 +63,8 @@ def test_a_researcher_makes_a_campaign_with_options_and_guidelines_then_edits_th
     expect(page.locator("#guidelines-v1 .guidelines-text")).not_to_contain_text("A refusal goes last.")
     page.set_viewport_size({"width": 1400, "height": 900})
     page.screenshot(path=str(shots / "settings.png"), full_page=True)
+    page.set_viewport_size({"width": 1024, "height": 900})
+    page.screenshot(path=str(shots / "settings-1024.png"), full_page=True)
     assert list(CampaignGuidelines.objects.filter(campaign=campaign).order_by("version")
                 .values_list("version", flat=True)) == [1, 2]
     assert CampaignGuidelines.objects.get(campaign=campaign, version=1).text.endswith("- Ignore typos.")
@@ -97,6 +99,7 @@ def test_an_invited_annotator_sets_a_password_and_judges_under_the_guidelines(qa
         nora = context.new_page()
         nora.goto(link)
         expect(nora.locator("h1")).to_have_text("Welcome to Concord")
+        nora.screenshot(path=str(shots / "welcome.png"), full_page=True)
         nora.fill("#id_new_password1", "short")
         nora.fill("#id_new_password2", "short")
         nora.click("button[type=submit]")
@@ -131,6 +134,12 @@ def test_an_invited_annotator_sets_a_password_and_judges_under_the_guidelines(qa
         nora.goto(link)
         expect(nora.locator("#welcome-error")).to_have_text(
             "This link has been used already or has expired. Ask the researcher who sent it for a new one.")
+
+        # The researcher sees nora's progress and the work left on the campaign page.
+        researcher.goto(f"{live_server.url}/campaigns/qa/")
+        expect(researcher.locator("#work-left")).to_contain_text("5")
+        expect(researcher.locator("#annotators tr", has_text="nora")).to_contain_text("1")
+        researcher.screenshot(path=str(shots / "campaign.png"), full_page=True)
     finally:
         context.close()
 

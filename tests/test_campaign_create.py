@@ -270,7 +270,8 @@ def test_the_api_edits_a_campaign_and_lists_its_guidelines(qa_campaign, research
     assert api.patch("/api/campaigns/qa/", {"overlap": 0}, format="json").status_code == 400
     versions = _api(annotator).get("/api/campaigns/qa/guidelines/").json()  # annotators read them too
     assert [(v["version"], v["text"], v["created_by"], v["judgments"]) for v in versions] == [
-        (2, "Second [ok](https://x.org).", "res", 0), (1, "First.", "res", 0)]
+        (2, "Second [ok](https://x.org).", "res", None), (1, "First.", "res", None)]
+    assert [v["judgments"] for v in api.get("/api/campaigns/qa/guidelines/").json()] == [0, 0]
     assert versions[0]["html"] == '<p>Second <a href="https://x.org" rel="noopener noreferrer nofollow">ok</a>.</p>\n'
     refused = _api(annotator).patch("/api/campaigns/qa/", {"name": "mine"}, format="json")
     assert refused.status_code == 403 and refused.json()["detail"] == (
@@ -288,3 +289,25 @@ def test_the_new_endpoints_are_in_the_openapi_schema(researcher):
     assert "delete" in paths["/api/campaigns/{slug}/members/{username}/"]
     assert "post" in paths["/api/campaigns/{slug}/members/{username}/invitation/"]
     assert "invite_url" in schema["components"]["schemas"]["MemberAdded"]["properties"]
+
+
+def test_no_path_makes_a_campaign_called_new(researcher):
+    """campaigns/new/ is the New campaign page: neither an import nor the API may take the slug."""
+    from annotate.services.campaigns import campaign_get_or_create
+
+    with pytest.raises(CampaignError, match="'new' is the name of a page"):
+        campaign_get_or_create(slug="new", task_type="qa_correctness", owner=researcher)
+    assert not Campaign.objects.filter(slug="new").exists()
+
+
+def test_a_campaign_whose_judgments_name_its_guidelines_can_still_be_deleted(qa_campaign, researcher, annotator):
+    """A version with judgments made under it cannot go on its own (RESTRICT), but goes with its campaign."""
+    from django.db.models import RestrictedError
+
+    campaign_update(campaign=qa_campaign, editor=researcher, guidelines="Be strict.")
+    judgment_submit(assignment=unit_lease_next(campaign=qa_campaign, annotator=annotator), annotator=annotator,
+                    value={"correct": True})
+    with pytest.raises(RestrictedError):
+        CampaignGuidelines.objects.get(campaign=qa_campaign).delete()
+    qa_campaign.delete()
+    assert not CampaignGuidelines.objects.exists() and not HumanJudgment.objects.exists()
