@@ -20,6 +20,8 @@ ranking {"rankings": {dimension: [[label, ...], ...]}} is translated to item ids
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.utils.timesince import timesince
 from django.views.decorators.http import require_GET, require_POST
 
 from annotate.access import campaign_for_annotator
@@ -145,10 +147,17 @@ def _stale_choice(post, *, campaign, assignment, current, value) -> dict:
     return {
         "newer": spec.value_words(current.value, assignment=assignment),
         "newer_version": current.version,
-        "newer_at": current.created_at,
+        "newer_ago": _ago(current.created_at),
         "mine": spec.value_words(value, assignment=assignment),
         "fields": [(name, post.get(name)) for name in post if name not in _NOT_RESENT],
     }
+
+
+def _ago(moment) -> str:
+    """"moments ago", "3 minutes ago": when the newer verdict was given, as the stale choice says it."""
+    if moment is None or (timezone.now() - moment).total_seconds() < 60:
+        return "moments ago"
+    return f"{timesince(moment)} ago"
 
 
 def _render(request, *, campaign, assignment, editing, notice=None, error=None, arrangement=None, stale=None,

@@ -4,6 +4,7 @@ import os
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from annotate.models import Assignment, HumanJudgment, Item
 from annotate.selectors.annotation import ranking_candidates
@@ -149,3 +150,43 @@ def test_ties_by_keyboard_and_several_dimensions(login_page, live_server, tmp_pa
         "relevance": [[by_label[rel[0]], by_label[rel[1]]], [by_label[rel[2]]], [by_label[rel[3]]]],
         "readability": [[by_label[read[1]]], [by_label[read[0]]], [by_label[read[2]]], [by_label[read[3]]]],
     }, "order_confirmed": {"relevance": "moved", "readability": "moved"}}
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_an_untouched_ranking_is_kept_only_on_purpose(login_page, live_server, tmp_path):
+    """Enter on the shuffled starting order refuses; c (Keep this order) submits it, recorded as kept; a ranking
+    arranged by moving candidates is recorded as moved."""
+    campaign, (ann,) = ranking_campaign(topics=2, slug="rank-untouched")
+    ann.username = "ranker3"
+    ann.save()
+    page = login_page("ranker3")
+    page.goto(f"{live_server.url}/campaigns/{campaign.slug}/annotate/")
+    wait_for_query(page, "what should I do about a fever 1")
+    shown = keys_on_page(page)
+
+    press(page, "Enter")
+    note = page.locator("#rank-confirm")
+    expect(note).to_be_visible()
+    expect(note).to_contain_text("still in the shuffled order")
+    page.wait_for_timeout(200)  # time for a request, were one sent
+    assert page.locator("#query").inner_text() == "what should I do about a fever 1"
+    assert not HumanJudgment.objects.exists()
+    page.screenshot(path=str(shots(tmp_path) / "rank-untouched.png"))
+
+    press(page, "c")  # keep this order: it is submitted, as shown, and recorded as kept
+    wait_for_query(page, "what should I do about a fever 2")
+    first = Assignment.objects.get(annotator=ann, unit__topic__external_id="q1")
+    by_label = {label: item.pk for label, item in ranking_candidates(assignment=first)}
+    assert HumanJudgment.objects.get(annotator=ann).value == {
+        "rankings": {"overall": [[by_label[k]] for k in shown]}, "order_confirmed": {"overall": "kept"}}
+
+    k0, k1, k2, k3 = keys_on_page(page)
+    press(page, "Shift+J")  # the first candidate down one place
+    press(page, "Enter")
+    page.wait_for_selector("#all-done")
+    second = HumanJudgment.objects.get(annotator=ann, unit__topic__external_id="q2")
+    labels = {item.pk: label for label, item in ranking_candidates(
+        assignment=Assignment.objects.get(annotator=ann, unit__topic__external_id="q2"))}
+    assert [labels[group[0]] for group in second.value["rankings"]["overall"]] == [k1, k0, k2, k3]
+    assert second.value["order_confirmed"] == {"overall": "moved"}

@@ -26,7 +26,6 @@ window.ConcordUnit = (function () {
   var BACKOFF_S = [1, 2, 4, 8, 15, 30];
   var AWAY = [0, 502, 503, 504];  // the server is away or restarting: the same verdict can simply be sent again
   var submitUrl = box.getAttribute("data-submit-url");
-  var pageUrl = box.getAttribute("data-page-url");
   var loginUrl = box.getAttribute("data-login-url");
   var noun = box.getAttribute("data-noun") || "verdict";
   var storeKey = "concord:pending:" + submitUrl;
@@ -37,6 +36,7 @@ window.ConcordUnit = (function () {
   var dialog = document.getElementById("signin");
   var form = document.getElementById("signin-form");
   var formError = document.getElementById("signin-error");
+  var whyText = document.getElementById("signin-why");
 
   var token = initialToken();
   var busy = false;        // a request for the unit is in flight
@@ -246,6 +246,8 @@ window.ConcordUnit = (function () {
 
   function signInNeeded() {
     signedOut = true;
+    whyText.textContent = pending ? "Your session has ended, so your " + noun + what() + " has not been saved yet. " +
+      "It is kept in this page: sign in and it is sent." : "Your session has ended. Sign in to go on where you are.";
     clearTimeout(retryTimer);
     clearInterval(tickTimer);
     showBanner("Your session has ended. " + (pending ? "Your " + noun + what() +
@@ -267,9 +269,9 @@ window.ConcordUnit = (function () {
     form.elements.password.value = "";
     if (dialog.open) dialog.close();
     document.dispatchEvent(new CustomEvent("concord:signedin"));
-    if (pending) { resend(); return; }
-    hideBanner();
-    window.htmx.ajax("GET", pageUrl, { source: container, target: container, swap: "innerHTML" });
+    // The unit stays as it is on screen (a ranking being arranged included); a waiting verdict goes now.
+    if (pending) resend(); else hideBanner();
+    ready();
   }
 
   form.addEventListener("submit", function (event) {
