@@ -149,6 +149,8 @@ def test_a_draft_survives_a_reload(client, setup):
     html = client.get(page).content.decode()
     assert shown_keys(html) == arranged
     assert "Draft restored" in html
+    # A draft exists because candidates were moved: Enter may submit it as it is.
+    assert 'data-confirmed="{&quot;overall&quot;: &quot;moved&quot;}" data-confirm-required="1"' in html
     response = client.post(draft_url, {"assignment": assignment.pk, "draft": "nonsense"})
     assert response.status_code == 400 and "could not be read" in response.content.decode()
 
@@ -206,3 +208,20 @@ def test_several_dimensions_get_one_list_each(client, db):
     stored = HumanJudgment.objects.get(annotator=ann).value["rankings"]
     by_label = labels_of(assignment)
     assert stored["relevance"] == [[by_label[rel[0]], by_label[rel[1]]], [by_label[rel[2]]], [by_label[rel[3]]]]
+
+
+def test_a_ranking_recorded_without_confirmation_can_be_kept_as_it_is(client, setup):
+    """An imported ranking (no order_confirmed) opened to change it needs no confirmation: it is the expert's own."""
+    campaign, ann = setup
+    client.force_login(ann)
+    page, submit, _ = urls(campaign)
+    keys = shown_keys(client.get(page).content.decode())
+    assignment = Assignment.objects.get(annotator=ann)
+    post_ranking(client, submit, assignment, {"rankings": {"overall": [[k] for k in keys]},
+                                              "order_confirmed": {"overall": "kept"}})
+    judgment = HumanJudgment.objects.get(annotator=ann)
+    HumanJudgment.objects.filter(pk=judgment.pk).update(value={"rankings": judgment.value["rankings"]})
+    fragment = client.get(page, {"undo": ""}, **HTMX).content.decode()
+    assert 'data-confirmed="{}" data-confirm-required="0"' in fragment
+    post_ranking(client, submit, assignment, {"rankings": {"overall": [[k] for k in keys]}})
+    assert HumanJudgment.objects.filter(annotator=ann).count() == 1  # kept as it is: no new version

@@ -81,7 +81,11 @@
     if (el.matches("input[type=radio]")) {
       if (unit && unit.busy()) { event.preventDefault(); return; }
       var next = el.getAttribute("data-next");
-      if (next) { showStep(form, Number(next)); return; }
+      if (next) {
+        showStep(form, Number(next));
+        if (unit) unit.shown();  // the next question, like the next unit, takes keys once it has been seen
+        return;
+      }
       var step = stepNumber(el);
       stepsOf(form).forEach(function (fieldset) { if (stepNumber(fieldset) > step) clear(fieldset); });
       if (window.htmx) window.htmx.process(container);

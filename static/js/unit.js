@@ -402,6 +402,7 @@ window.ConcordUnit = (function () {
     accepts: accepts,
     busy: function () { return busy || !!pending || signedOut; },
     toggleClamps: toggleClamps,
+    shown: painted,  // something new to answer appeared without a swap (the second question of ais)
     signInNeeded: signInNeeded,
     headers: function () { return { "X-CSRFToken": token, "X-Requested-With": "fetch" }; },
   };
