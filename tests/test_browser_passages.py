@@ -1,5 +1,5 @@
 """The passage assessor in Chromium: keys 3 and 0 grade two passages with auto-advance, u goes back to change one,
-? shows the 0-3 definitions; a long passage scrolls inside its box and the grade buttons stay in view."""
+? shows the 0-3 definitions; a long passage is clamped ("Show all" opens it) and the grade buttons stay in view."""
 
 from pathlib import Path
 
@@ -59,7 +59,7 @@ def test_assessor_grades_passages_by_keyboard(passage_campaign, login_page, live
     expect(page.locator(PROGRESS)).to_have_text("1 of 3 done")
     press(page, "0")
     expect(page.locator("#passage")).to_contain_text("building sites")
-    # the long passage scrolls in its box: the buttons stay on screen
+    # the long passage is clamped: the buttons stay on screen
     box = page.locator("#grade-3").bounding_box()
     assert box["y"] + box["height"] <= 900, box
     page.screenshot(path=str(SHOTS / "2-long.png"))
