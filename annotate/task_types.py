@@ -128,6 +128,16 @@ class TaskTypeSpec:
         """The value a form POST stands for; only translated here, value_check judges it."""
         raise NotImplementedError
 
+    def value_words(self, value, *, assignment) -> str:
+        """VALUE as the annotation page words a verdict, e.g. "not correct" (the choice offered when another tab
+        judged the unit meanwhile); its label by default."""
+        from annotate.services.annotation import JudgmentValueError
+
+        try:
+            return self.value_check(value, unit=assignment.unit)
+        except JudgmentValueError:
+            return "a verdict this page cannot show"
+
     def draft_from_post(self, post, *, assignment) -> dict:
         """The draft a form POST keeps (JudgmentValueError for task types that keep no drafts)."""
         from annotate.services.annotation import JudgmentValueError

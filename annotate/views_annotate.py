@@ -6,6 +6,10 @@ POST annotate/submit/     assignment=ID and verdict=yes|no (qa_correctness), int
                           supported=yes|no only when interpretable=yes (ais), grade=0|1|2
                           (image_relevance), or ranking=JSON (answer_ranking); answers with the next
                           unit's fragment
+                          Every submit form also carries shown_version (the version of the annotator's judgment
+                          of the unit the form was shown with, empty for none) and the page adds submission (its
+                          own id for the verdict, the same on every resend): a resend records nothing twice, and a
+                          verdict from a view another tab has overtaken answers 409 with the choice between the two
 POST annotate/draft/      assignment=ID, draft=JSON: keeps a ranking in progress for the next page load (204)
 
 A ranking page names candidates by neutral labels ("A", "B", ...), never by item id; the posted
@@ -16,6 +20,8 @@ ranking {"rankings": {dimension: [[label, ...], ...]}} is translated to item ids
 from django.contrib import messages
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.utils.timesince import timesince
 from django.views.decorators.http import require_GET, require_POST
 
 from annotate.access import campaign_for_annotator
@@ -25,7 +31,9 @@ from annotate.selectors.annotation import (
     assignment_previous,
 )
 from annotate.services.annotation import (
+    UNCHECKED,
     JudgmentError,
+    JudgmentStale,
     JudgmentValueError,
     assignment_draft_save,
     judgment_submit,
@@ -60,14 +68,21 @@ def annotate_submit(request, slug):
     assignment = assignment_of_annotator(
         campaign=campaign, annotator=request.user, assignment_id=request.POST.get("assignment")
     )
-    was_edit = assignment.status == "submitted"
     error = notice = value = None
     refused = False  # the value itself was wrong: nothing recorded, the same unit again
+    was_edit = assignment.status == "submitted"
     try:
+        shown_version = _shown_version(request.POST)
+        if shown_version is not UNCHECKED:
+            was_edit = shown_version is not None  # a resend of a first verdict finds the assignment submitted
         value = _value_from_post(request.POST, campaign=campaign, assignment=assignment)
-        judgment_submit(assignment=assignment, annotator=request.user, value=value)
+        judgment_submit(assignment=assignment, annotator=request.user, value=value, shown_version=shown_version,
+                        submission=request.POST.get("submission", ""))
         if was_edit:
             notice = f"Your earlier {_noun(campaign)} is changed."
+    except JudgmentStale as exc:
+        stale = _stale_choice(request.POST, campaign=campaign, assignment=assignment, current=exc.current, value=value)
+        return _render(request, campaign=campaign, assignment=assignment, editing=True, stale=stale, status=409)
     except JudgmentValueError as exc:
         error, refused = str(exc), True
     except JudgmentError as exc:
@@ -108,16 +123,56 @@ def _noun(campaign) -> str:
     return task_type_get(campaign.task_type).noun
 
 
-def _render(request, *, campaign, assignment, editing, notice=None, error=None, arrangement=None):
+def _shown_version(post):
+    """The form's shown_version: UNCHECKED when it has none (a client that does not say), None for "shown
+    unjudged", else the version number."""
+    raw = post.get("shown_version")
+    if raw is None:
+        return UNCHECKED
+    if raw == "":
+        return None
+    if not raw.isdigit():
+        raise JudgmentValueError("This form is damaged (shown_version); reload the page and judge again.")
+    return int(raw)
+
+
+# Form fields the stale choice's "replace" form does not send on: the page adds its own token and submission id,
+# and the version it replaces is the newer one.
+_NOT_RESENT = ("csrfmiddlewaretoken", "submission", "shown_version")
+
+
+def _stale_choice(post, *, campaign, assignment, current, value) -> dict:
+    """What the page needs to offer the choice between the newer judgment CURRENT and the refused VALUE."""
+    spec = task_type_get(campaign.task_type)
+    return {
+        "newer": spec.value_words(current.value, assignment=assignment),
+        "newer_version": current.version,
+        "newer_ago": _ago(current.created_at),
+        "mine": spec.value_words(value, assignment=assignment),
+        "fields": [(name, post.get(name)) for name in post if name not in _NOT_RESENT],
+    }
+
+
+def _ago(moment) -> str:
+    """"moments ago", "3 minutes ago": when the newer verdict was given, as the stale choice says it."""
+    if moment is None or (timezone.now() - moment).total_seconds() < 60:
+        return "moments ago"
+    return f"{timesince(moment)} ago"
+
+
+def _render(request, *, campaign, assignment, editing, notice=None, error=None, arrangement=None, stale=None,
+            status=200):
+    spec = task_type_get(campaign.task_type)
     context = {
         "campaign": campaign,
         "editing": editing,
         "progress": annotation_progress(campaign=campaign, annotator=request.user),
         "notice": notice,
         "error": error,
+        "stale": stale,
+        "noun": spec.noun,
     }
-    spec = task_type_get(campaign.task_type)
     context.update(spec.page_context(campaign))
     context["unit"] = spec.unit_context(assignment=assignment, arrangement=arrangement) if assignment else None
     page, fragment = spec.page
-    return render(request, fragment if request.htmx else page, context)
+    return render(request, fragment if request.htmx else page, context, status=status)

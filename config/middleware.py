@@ -3,17 +3,37 @@ the static files and the token-authenticated API."""
 
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
+from django.http import HttpResponse
+from django.shortcuts import resolve_url
 
 OPEN_PREFIXES = ("/accounts/login/", "/accounts/welcome/", "/static/", "/api/")
+SIGNED_OUT = "Your session has ended: sign in again. Nothing was carried out."
+
+
+def made_by_page_script(request) -> bool:
+    """Whether REQUEST comes from a page's own script (htmx, or fetch saying so) rather than from the browser
+    navigating: its answer goes into part of a page, where a login page would be nonsense."""
+    return bool(request.headers.get("HX-Request")) or request.headers.get("X-Requested-With") in (
+        "XMLHttpRequest", "fetch")
 
 
 class LoginRequiredMiddleware:
-    """The API is left to DRF's own permission classes, which also accept tokens."""
+    """The API is left to DRF's own permission classes, which also accept tokens.
+
+    A signed-out browser is sent to the login page; a page's script (htmx, fetch) gets 401 with a line of text
+    instead, so the page keeps what the annotator was doing and asks them to sign in (static/js/unit.js), rather
+    than putting the login page inside the answer card.
+    """
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
         if not request.user.is_authenticated and not request.path.startswith(OPEN_PREFIXES):
+            if made_by_page_script(request):
+                response = HttpResponse(SIGNED_OUT, status=401, content_type="text/plain; charset=utf-8")
+                # 401 must name a scheme (RFC 9110 §15.5.2): this one is the login form's, not HTTP's own.
+                response["WWW-Authenticate"] = f'Session realm="Concord", login="{resolve_url(settings.LOGIN_URL)}"'
+                return response
             return redirect_to_login(request.get_full_path(), settings.LOGIN_URL)
         return self.get_response(request)

@@ -59,6 +59,14 @@ class Ais(TaskTypeSpec):
         display["own_answers"] = _ais_answers(display["own_value"]) if display["own_value"] is not None else None
         return display
 
+    def value_words(self, value, *, assignment) -> str:
+        answers = _ais_answers(value)
+        if answers is None:
+            return "a verdict this page cannot show"
+        if answers["interpretable"] == "no":
+            return "not interpretable"
+        return "interpretable, " + ("supported" if answers["supported"] == "yes" else "not supported")
+
     def value_from_post(self, post, *, assignment) -> dict:
         return value_from_answers(interpretable=post.get("interpretable"), supported=post.get("supported"))
 

@@ -5,7 +5,12 @@ import json
 
 from annotate.forms import CampaignOptionsForm, LinesOptionField, YesNoOptionField
 from annotate.models import Campaign, Item, Unit
-from annotate.selectors.annotation import ranking_candidates, ranking_display
+from annotate.selectors.annotation import (
+    ORDER_CONFIRMATIONS,
+    judgment_current_of,
+    ranking_candidates,
+    ranking_display,
+)
 from annotate.services.annotation import JudgmentValueError
 from annotate.task_types import LAYOUT_RANKING, UNIT_TOPIC, TaskTypeSpec, register
 
@@ -57,7 +62,28 @@ class AnswerRanking(TaskTypeSpec):
         return RANKED_LABEL
 
     def value_from_post(self, post, *, assignment) -> dict:
-        return _ranking_from_labels(post.get("ranking", ""), assignment=assignment)
+        """The posted ranking with item ids; a first ranking of the topic must say how its order was settled
+        (order_confirmed), so the shuffled order the page starts from is never taken for the expert's own."""
+        value = _ranking_from_labels(post.get("ranking", ""), assignment=assignment)
+        if isinstance(value, dict) and "order_confirmed" not in value and judgment_current_of(
+                assignment=assignment) is None:
+            raise JudgmentValueError(
+                "The candidates are still in the shuffled order the page starts from: move them into your order, "
+                "or press “Keep this order” if that order is already yours.")
+        return value
+
+    def value_words(self, value, *, assignment) -> str:
+        """The order by candidate labels, best first, tied candidates joined by "=": "C, A = D, B" per dimension."""
+        rankings = value.get("rankings") if isinstance(value, dict) else None
+        if not isinstance(rankings, dict):
+            return "a ranking this page cannot show"
+        labels = {item.pk: label for label, item in ranking_candidates(assignment=assignment)}
+        parts = []
+        for name, groups in rankings.items():
+            order = ", ".join(" = ".join(labels.get(pk, "?") for pk in group) for group in groups
+                              if isinstance(group, list))
+            parts.append(order if len(rankings) == 1 else f"{name.replace('_', ' ')}: {order}")
+        return "; ".join(parts)
 
     def draft_from_post(self, post, *, assignment) -> dict:
         return _ranking_from_labels(post.get("draft", ""), assignment=assignment)
@@ -81,10 +107,13 @@ def _ranking_check(*, value, unit: Unit) -> None:
     exactly once, best group first; groups of more than one only when the campaign allows ties.
     """
     campaign = unit.campaign
-    if not isinstance(value, dict) or set(value) != {"rankings"} or not isinstance(value["rankings"], dict):
+    if not isinstance(value, dict) or not {"rankings"} <= set(value) <= {"rankings", "order_confirmed"} \
+            or not isinstance(value["rankings"], dict):
         raise JudgmentValueError('A ranking is {"rankings": {dimension: [[candidate, ...], ...]}}.')
     rankings = value["rankings"]
     dimensions = ranking_dimensions(campaign)
+    if "order_confirmed" in value:
+        _order_confirmed_check(value["order_confirmed"], dimensions=dimensions)
     missing_dims = [name for name in dimensions if name not in rankings]
     unknown_dims = sorted(str(name) for name in rankings if name not in dimensions)
     if unknown_dims:
@@ -127,6 +156,21 @@ def _ranking_check(*, value, unit: Unit) -> None:
         left_out = len(candidates - seen)
         if left_out:
             raise JudgmentValueError(_sentence(f"{where}place every candidate: {_count(left_out, 'missing')}."))
+
+
+def _order_confirmed_check(confirmed, *, dimensions: list[str]) -> None:
+    """order_confirmed says, for every dimension and no other, whether the annotator moved candidates or kept the
+    order shown."""
+    if not isinstance(confirmed, dict) or any(state not in ORDER_CONFIRMATIONS for state in confirmed.values()):
+        raise JudgmentValueError('order_confirmed is {dimension: "moved" or "kept"}.')
+    unknown = sorted(str(name) for name in confirmed if name not in dimensions)
+    if unknown:
+        raise JudgmentValueError(f"This campaign does not rank by {', '.join(unknown)}; "
+                                 f"it ranks by {', '.join(dimensions)}.")
+    unsettled = [name.replace("_", " ") for name in dimensions if name not in confirmed]
+    if unsettled:
+        raise JudgmentValueError(f"Move candidates or keep the order shown in every dimension first: "
+                                 f"{', '.join(unsettled)} is still in the shuffled starting order.")
 
 
 def _sentence(text: str) -> str:

@@ -224,6 +224,13 @@ class GradedRelevance(TaskTypeSpec):
             raise JudgmentValueError(f"There is no grade {grade}: choose {choices}.")
         return str(grade)
 
+    def value_words(self, value, *, assignment) -> str:
+        grade = value.get("grade") if isinstance(value, dict) else None
+        name = next((entry["name"] for entry in self.scale(assignment.unit.campaign) if entry["grade"] == grade), None)
+        if name is None or isinstance(grade, bool):
+            return "a grade this page cannot show"
+        return f"{grade} {name}"
+
     def value_from_post(self, post, *, assignment) -> dict:
         return grade_value(grade=post.get("grade"))
 

@@ -60,6 +60,10 @@ class QaCorrectness(TaskTypeSpec):
         display["gold_answers"] = [str(answer) for answer in assignment.unit.topic.data.get("gold_answers") or []]
         return display
 
+    def value_words(self, value, *, assignment) -> str:
+        correct = value.get("correct") if isinstance(value, dict) else None
+        return {True: "correct", False: "not correct"}.get(correct, "a verdict this page cannot show")
+
     def value_from_post(self, post, *, assignment) -> dict:
         verdict = post.get("verdict", "")
         if verdict not in VERDICTS:

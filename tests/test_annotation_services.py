@@ -3,11 +3,19 @@
 from datetime import timedelta
 
 import pytest
+from django.db import transaction
 from django.utils import timezone
 
 from annotate.models import Assignment, AssignmentStatus, HumanJudgment, JudgmentSource, Role, Unit
 from annotate.selectors.annotation import annotation_progress, assignment_previous
-from annotate.services.annotation import JudgmentError, judgment_edit, judgment_submit, unit_lease_next
+from annotate.services.annotation import (
+    JudgmentError,
+    JudgmentStale,
+    JudgmentValueError,
+    judgment_edit,
+    judgment_submit,
+    unit_lease_next,
+)
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory, UserFactory
 
 YES = {"correct": True}
@@ -224,3 +232,70 @@ def test_progress_counts_open_units_only_up_to_its_cap(monkeypatch, client):
     judgment_submit(assignment=unit_lease_next(campaign=campaign, annotator=a), annotator=a, value=YES)
     assert annotation_progress(campaign=campaign, annotator=a) == {"done": 2, "remaining": 3, "more": False, "total": 5,
                                                                    "percent": 40}
+
+
+@pytest.mark.django_db
+def test_a_resent_submission_records_nothing_twice(django_capture_on_commit_callbacks):
+    """The page sends a verdict again when its answer was lost (the same submission id): one version, whatever
+    happened meanwhile; were the id forgotten, the stale check still refuses to apply it."""
+    from django.core.cache import cache
+
+    campaign, (ann,) = make_campaign(units=1)
+    lease = unit_lease_next(campaign=campaign, annotator=ann)
+    with django_capture_on_commit_callbacks(execute=True):
+        first = judgment_submit(assignment=lease, annotator=ann, value=YES, shown_version=None, submission="tab-a-0001")
+    with django_capture_on_commit_callbacks(execute=True):
+        again = judgment_submit(assignment=lease, annotator=ann, value=YES, shown_version=None, submission="tab-a-0001")
+    assert again.pk == first.pk
+    assert HumanJudgment.objects.filter(annotator=ann).count() == 1
+    assert Unit.objects.get(pk=lease.unit_id).judgments_done == 1
+    # Changed since in another tab; the late resend of the first verdict is still recognised and changes nothing.
+    with django_capture_on_commit_callbacks(execute=True):
+        judgment_submit(assignment=lease, annotator=ann, value=NO, shown_version=1, submission="tab-b-0001")
+    late = judgment_submit(assignment=lease, annotator=ann, value=YES, shown_version=None, submission="tab-a-0001")
+    assert (late.label, late.version) == ("no", 2)
+    assert list(HumanJudgment.objects.filter(annotator=ann).order_by("version").values_list("label", "is_current")) \
+        == [("yes", False), ("no", True)]
+    cache.clear()  # the server forgot the id: the resend is refused as stale, never applied
+    with pytest.raises(JudgmentStale):
+        judgment_submit(assignment=lease, annotator=ann, value=YES, shown_version=None, submission="tab-a-0001")
+    assert HumanJudgment.objects.filter(annotator=ann).count() == 2
+    with pytest.raises(JudgmentValueError, match="malformed submission id"):
+        judgment_submit(assignment=lease, annotator=ann, value=YES, submission="<script>")
+
+
+@pytest.mark.django_db
+def test_a_submission_rolled_back_is_not_remembered(django_capture_on_commit_callbacks):
+    """Were an edit that never committed remembered as sent, its resend would be taken for done and lost."""
+    campaign, (ann,) = make_campaign(units=1)
+    lease = unit_lease_next(campaign=campaign, annotator=ann)
+    judgment_submit(assignment=lease, annotator=ann, value=YES, shown_version=None)
+    with django_capture_on_commit_callbacks(execute=True):
+        with pytest.raises(RuntimeError), transaction.atomic():
+            judgment_submit(assignment=lease, annotator=ann, value=NO, shown_version=1, submission="edit-0001")
+            raise RuntimeError("the request failed after the submit")
+    assert HumanJudgment.objects.get(is_current=True).label == "yes"
+    with django_capture_on_commit_callbacks(execute=True):
+        resent = judgment_submit(assignment=lease, annotator=ann, value=NO, shown_version=1, submission="edit-0001")
+    assert (resent.label, resent.version) == ("no", 2)
+
+
+@pytest.mark.django_db
+def test_a_verdict_from_a_stale_view_is_refused_and_nothing_changes():
+    campaign, (ann,) = make_campaign(units=1)
+    lease = unit_lease_next(campaign=campaign, annotator=ann)
+    judgment_submit(assignment=lease, annotator=ann, value=YES, shown_version=None)  # tab A, shown unjudged
+    with pytest.raises(JudgmentStale) as stale:  # tab B, also shown unjudged, says otherwise
+        judgment_submit(assignment=lease, annotator=ann, value=NO, shown_version=None)
+    assert (stale.value.current.label, stale.value.current.version) == ("yes", 1)
+    assert "another tab or window" in str(stale.value)
+    # The same verdict from the stale view overwrites nothing: accepted, no new version.
+    assert judgment_submit(assignment=lease, annotator=ann, value=YES, shown_version=None).version == 1
+    # Chosen knowingly (the version it replaces named), it is applied.
+    assert judgment_submit(assignment=lease, annotator=ann, value=NO, shown_version=1).version == 2
+    with pytest.raises(JudgmentStale):  # an edit made on version 1, now that version 2 stands
+        judgment_submit(assignment=lease, annotator=ann, value=YES, shown_version=1)
+    assert list(HumanJudgment.objects.filter(annotator=ann).order_by("version").values_list("label", "is_current")) \
+        == [("yes", False), ("no", True)]
+    # A caller that does not say what it was shown (a script) keeps the last-write-wins behaviour.
+    assert judgment_submit(assignment=lease, annotator=ann, value=YES).version == 3

@@ -175,3 +175,43 @@ def test_all_done_when_nothing_is_left(client, qa_campaign, annotator, page_url,
     assert unit is None
     assert "All done" in html and '6</b> of <b class="num">6</b> done' in html
     assert Unit.objects.filter(campaign=qa_campaign, judgments_done=1).count() == 6
+
+
+@pytest.mark.django_db
+def test_a_verdict_from_a_stale_view_answers_409_with_the_choice(client, annotator, page_url, submit_url):
+    """Two tabs showed the unit unjudged; the second tab's verdict finds the first one's and is not applied."""
+    login(client, annotator).get(page_url)
+    unit = Unit.objects.get(assignments__annotator=annotator)
+    assignment = unit.assignments.get()
+    sent = {"assignment": assignment.pk, "shown_version": "", "verdict": "yes", "submission": "tab-one-0001"}
+    assert client.post(submit_url, sent, **HTMX).status_code == 200
+    response = client.post(submit_url, {**sent, "verdict": "no", "submission": "tab-two-0001"}, **HTMX)
+    assert response.status_code == 409
+    html = response.content.decode()
+    assert 'id="stale-choice"' in html and "<html" not in html
+    assert 'there you said\n     <b id="stale-newer">correct</b>' in html
+    assert '<b id="stale-mine">not correct</b>' in html
+    # "Replace" sends this tab's verdict again, naming the version it replaces; "Keep" just moves on.
+    assert '<input type="hidden" name="verdict" value="no">' in html
+    assert '<input type="hidden" name="shown_version" value="1">' in html
+    assert list(HumanJudgment.objects.filter(unit=unit).values_list("label", "version")) == [("yes", 1)]
+    replaced = client.post(submit_url, {"assignment": assignment.pk, "shown_version": "1", "verdict": "no"}, **HTMX)
+    assert replaced.status_code == 200 and "Your earlier verdict is changed." in replaced.content.decode()
+    assert HumanJudgment.objects.get(unit=unit, is_current=True).label == "no"
+    # Without JavaScript the whole page says the same, with the same status.
+    full = client.post(submit_url, {"assignment": assignment.pk, "shown_version": "1", "verdict": "yes"})
+    assert full.status_code == 409 and "<html" in full.content.decode() and 'id="stale-choice"' in full.content.decode()
+
+
+@pytest.mark.django_db
+def test_a_signed_out_page_script_gets_401_and_a_browser_the_login_page(client, qa_campaign, page_url, submit_url):
+    for url, method in ((submit_url, client.post), (page_url, client.get)):
+        for headers in (HTMX, {"HTTP_X_REQUESTED_WITH": "fetch"}):
+            response = method(url, **headers)
+            assert response.status_code == 401
+            assert response["Content-Type"].startswith("text/plain")
+            assert response.content.decode() == "Your session has ended: sign in again. Nothing was carried out."
+            assert response["WWW-Authenticate"].startswith("Session ")
+        navigated = method(url)
+        assert navigated.status_code == 302 and navigated["Location"].startswith(reverse("login"))
+    assert not HumanJudgment.objects.exists()

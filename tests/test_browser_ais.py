@@ -6,6 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotate.models import HumanJudgment
+from tests.browser_keys import press
 
 PROGRESS = "#annotate-progress .progress-text"
 SHOTS = "/tmp/ais-shots"
@@ -47,39 +48,39 @@ def test_rater_answers_both_questions_by_keyboard(ais_campaign, login_page, live
     page.evaluate("window.__concordMarker = 'still here'")  # a full page load would wipe it
 
     # y y: interpretable, supported
-    page.keyboard.press("y")
+    press(page, "y")
     expect(q2).to_be_visible()
     expect(q2).to_have_attribute("aria-current", "step")
     expect(page.locator("#interpretable-yes")).to_be_checked()
     page.screenshot(path=f"{SHOTS}/ais-q2.png", full_page=True)
-    page.keyboard.press("y")
+    press(page, "y")
     wait_for_answer(page, "She did, the year after.")
     assert page.locator(PROGRESS).inner_text() == "1 of 5 done"
     expect(q2).to_be_hidden()  # the next unit starts at question 1
 
     # n: not interpretable, submitted at once
-    page.keyboard.press("n")
+    press(page, "n")
     wait_for_answer(page, "Kilimanjaro is 5,895 metres tall, the highest mountain in the world.")
     assert page.locator(PROGRESS).inner_text() == "2 of 5 done"
 
     # y, Backspace back to question 1, then n
-    page.keyboard.press("y")
+    press(page, "y")
     expect(q2).to_be_visible()
-    page.keyboard.press("Backspace")
+    press(page, "Backspace")
     expect(q2).to_be_hidden()
     expect(q1).to_have_attribute("aria-current", "step")
-    page.keyboard.press("n")
+    press(page, "n")
     wait_for_answer(page, "Canberra is the capital of Australia.")
     assert page.locator(PROGRESS).inner_text() == "3 of 5 done"
     assert page.locator("#source-title").inner_text() == "Sydney"  # no URL: the title, not a link
     assert page.locator("#source-link").count() == 0
 
     # y n: interpretable, not supported; Escape also steps back from question 2
-    page.keyboard.press("y")
-    page.keyboard.press("Escape")
+    press(page, "y")
+    press(page, "Escape")
     expect(q2).to_be_hidden()
-    page.keyboard.press("y")
-    page.keyboard.press("n")
+    press(page, "y")
+    press(page, "n")
     wait_for_answer(page, "Water boils at 100 degrees Celsius at sea level.")
     assert page.locator(PROGRESS).inner_text() == "4 of 5 done"
     assert page.evaluate("window.__concordMarker") == "still here"
@@ -94,15 +95,15 @@ def test_rater_answers_both_questions_by_keyboard(ais_campaign, login_page, live
     }
 
     # u: back to the last verdict, which shows the earlier answers; y y changes it
-    page.keyboard.press("u")
+    press(page, "u")
     wait_for_answer(page, "Canberra is the capital of Australia.")
     assert "you said interpretable yes, supported no" in page.locator("#earlier-answers").inner_text()
     expect(page.locator("label:has(#interpretable-yes)")).to_have_class(re.compile(r"\bchosen\b"))
     expect(page.locator("label:has(#supported-no)")).to_have_class(re.compile(r"\bchosen\b"))
     expect(q2).to_be_hidden()  # asked again from question 1
     page.screenshot(path=f"{SHOTS}/ais-undo.png", full_page=True)
-    page.keyboard.press("y")
-    page.keyboard.press("y")
+    press(page, "y")
+    press(page, "y")
     wait_for_answer(page, "Water boils at 100 degrees Celsius at sea level.")  # back to the unit I was holding
     assert page.locator(".annotate-note.ok").inner_text() == "Your earlier verdict is changed."
     assert page.locator(PROGRESS).inner_text() == "4 of 5 done"
@@ -114,13 +115,13 @@ def test_rater_answers_both_questions_by_keyboard(ais_campaign, login_page, live
                        ({"interpretable": True, "supported": True}, "yes", 2, True)]
 
     # ? opens the guidelines; keys typed meanwhile do not judge; Escape closes them
-    page.keyboard.press("?")
+    press(page, "?")
     expect(page.locator("#help")).to_be_visible()
     assert "Interpretable?" in page.locator("#help").inner_text()
     assert "partly supported is not supported" in page.locator("#help").inner_text()
     page.screenshot(path=f"{SHOTS}/ais-guidelines.png")
-    page.keyboard.press("n")
-    page.keyboard.press("Escape")
+    press(page, "n")
+    press(page, "Escape")
     expect(page.locator("#help")).to_be_hidden()
     expect(q2).to_be_hidden()
     assert page.locator("#answer").inner_text() == "Water boils at 100 degrees Celsius at sea level."

@@ -6,6 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotate.models import HumanJudgment
+from tests.browser_keys import press
 
 PROGRESS = "#annotate-progress .progress-text"
 
@@ -32,30 +33,30 @@ def test_annotator_judges_by_keyboard_and_changes_a_verdict(qa_campaign, login_p
 
     expected = [("y", "Michelangelo", "1 of 6 done"), ("n", "canberra", "2 of 6 done"), ("y", "Sydney", "3 of 6 done")]
     for key, next_candidate, progress in expected:
-        page.keyboard.press(key)
+        press(page, key)
         wait_for_candidate(page, next_candidate)
         assert page.locator(PROGRESS).inner_text() == progress
     assert page.evaluate("window.__concordMarker") == "still here"
     assert page.locator("#question").inner_text() == "what is the capital of australia"
 
     # u: back to the last verdict ("canberra", judged yes) and change it to no.
-    page.keyboard.press("u")
+    press(page, "u")
     wait_for_candidate(page, "canberra")
     assert "Changing an earlier verdict" in page.locator(".editing-banner").inner_text()
     expect(page.locator("#verdict-yes")).to_have_class(re.compile(r"\bchosen\b"))  # my earlier verdict
     expect(page.locator("#verdict-no")).not_to_have_class(re.compile(r"\bchosen\b"))
     page.screenshot(path=str(tmp_path / "annotate-undo.png"), full_page=True)
-    page.keyboard.press("n")
+    press(page, "n")
     wait_for_candidate(page, "Sydney")  # back to the unit I was holding
     assert page.locator(PROGRESS).inner_text() == "3 of 6 done"
     assert page.locator(".annotate-note.ok").inner_text() == "Your earlier verdict is changed."
 
     # ? opens the guidelines, Escape closes them; keys typed meanwhile do not judge.
-    page.keyboard.press("?")
+    press(page, "?")
     assert page.locator("#help").is_visible()
     page.screenshot(path=str(tmp_path / "annotate-help.png"), full_page=True)
-    page.keyboard.press("y")
-    page.keyboard.press("Escape")
+    press(page, "y")
+    press(page, "Escape")
     assert not page.locator("#help").is_visible()
     assert page.locator("#candidate").inner_text() == "Sydney"
     assert page.evaluate("window.__concordMarker") == "still here"

@@ -8,6 +8,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from annotate.models import HumanJudgment, Item
+from tests.browser_keys import press
 from tests.factories import PASSWORD
 
 PROGRESS = "#annotate-progress .progress-text"
@@ -67,7 +68,7 @@ def test_assessor_grades_by_keyboard_and_changes_a_grade(image_campaign, login_p
     page.set_viewport_size({"width": 1280, "height": 900})
     page.evaluate("window.__concordMarker = 'still here'")  # a full page load would wipe it
 
-    page.keyboard.press("2")
+    press(page, "2")
     assert wait_for_image(page, "img-2") == [600, 1400]
     assert page.locator(PROGRESS).inner_text() == "1 of 5 done"
     box = page.locator(IMAGE).bounding_box()
@@ -75,7 +76,7 @@ def test_assessor_grades_by_keyboard_and_changes_a_grade(image_campaign, login_p
     assert box["y"] + box["height"] <= 900
     page.screenshot(path=str(SHOTS / "2-tall.png"))
 
-    page.keyboard.press("0")
+    press(page, "0")
     wait_for_image(page, "img-3")
     assert page.locator(PROGRESS).inner_text() == "2 of 5 done"
     assert page.locator("#section-title").inner_text() == "Climbing routes"
@@ -83,19 +84,19 @@ def test_assessor_grades_by_keyboard_and_changes_a_grade(image_campaign, login_p
     expect(page.locator("#page-context")).to_be_hidden()  # the long page text starts collapsed
     page.screenshot(path=str(SHOTS / "3-long-section.png"))
 
-    page.keyboard.press("1")
+    press(page, "1")
     wait_for_image(page, "img-4")
     assert page.locator(PROGRESS).inner_text() == "3 of 5 done"
     assert page.evaluate("window.__concordMarker") == "still here"
     assert current_grades(image_campaign) == {"img-1": {"grade": 2}, "img-2": {"grade": 0}, "img-3": {"grade": 1}}
 
     # u: back to the last grade (img-3, related); 2 changes it to relevant and returns to img-4
-    page.keyboard.press("u")
+    press(page, "u")
     wait_for_image(page, "img-3")
     assert "you said 1 Related" in page.locator("#earlier-grade").inner_text()
     expect(page.locator("#grade-1")).to_have_class(re.compile(r"\bchosen\b"))
     page.screenshot(path=str(SHOTS / "4-undo.png"))
-    page.keyboard.press("2")
+    press(page, "2")
     wait_for_image(page, "img-4")
     assert page.locator(".annotate-note.ok").inner_text() == "Your earlier grade is changed."
     assert page.locator(PROGRESS).inner_text() == "3 of 5 done"
@@ -106,27 +107,27 @@ def test_assessor_grades_by_keyboard_and_changes_a_grade(image_campaign, login_p
     assert history == [({"grade": 1}, "1", 1, False), ({"grade": 2}, "2", 2, True)]
 
     # ?: the grade definitions; keys typed meanwhile grade nothing; Escape closes them
-    page.keyboard.press("?")
+    press(page, "?")
     help_dialog = page.locator("#help")
     expect(help_dialog).to_be_visible()
     text = help_dialog.inner_text()
     assert "Relevant" in text and "Related" in text and "Non-relevant" in text
     assert "against the section, not the page alone" in text
     page.screenshot(path=str(SHOTS / "5-definitions.png"))
-    page.keyboard.press("0")
-    page.keyboard.press("Escape")
+    press(page, "0")
+    press(page, "Escape")
     expect(help_dialog).to_be_hidden()
     assert page.locator(IMAGE).get_attribute("src") == full_url("img-4")
     assert len(current_grades(image_campaign)) == 3
     assert page.evaluate("window.__concordMarker") == "still here"
 
     # the last image was never imported: the page says so and offers no grade
-    page.keyboard.press("1")
+    press(page, "1")
     page.wait_for_selector("#image-missing")
     assert page.locator(PROGRESS).inner_text() == "4 of 5 done"
     expect(page.locator("#image-missing")).to_contain_text("The image is missing.")
     assert page.locator("button[name=grade]").count() == 0
-    page.keyboard.press("2")
+    press(page, "2")
     page.wait_for_timeout(300)
     assert "img-5" not in current_grades(image_campaign)
     page.screenshot(path=str(SHOTS / "6-missing.png"))

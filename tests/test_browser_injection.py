@@ -26,6 +26,7 @@ from annotate.services.annotation import judgment_submit, unit_lease_next
 from annotate.services.campaigns import campaign_get_or_create, membership_add
 from judges.models import Judge, JudgeRun, ModelJudgment, RunStatus
 from tasktypes.importers.service import import_run
+from tests.browser_keys import press
 from tests.factories import UserFactory
 from tests.image_synthetic import images_write
 
@@ -432,7 +433,7 @@ def check_source_link(page, assignment) -> str:
 
 
 NEXT_KEY = {TaskType.QA_CORRECTNESS: "n", TaskType.AIS: "n", TaskType.IMAGE_RELEVANCE: "0",
-            TaskType.PASSAGE_RELEVANCE: "0", TaskType.ANSWER_RANKING: "Enter"}
+            TaskType.PASSAGE_RELEVANCE: "0", TaskType.ANSWER_RANKING: "c"}  # c: keep the order shown, submit
 
 
 @browser
@@ -442,7 +443,7 @@ def test_annotate_page(injected, visit, task_type):
     for step in range(2):  # the first unit, then the next one, which comes through htmx (an innerHTML swap)
         if step:
             before = assignment.pk
-            page.keyboard.press(NEXT_KEY[task_type])
+            press(page, NEXT_KEY[task_type])
             page.wait_for_function("() => document.querySelector('#annotate-progress .progress-text')"
                                    ".textContent.trim().startsWith('1 of')")
             guard.check()

@@ -1,5 +1,5 @@
 """The passage assessor in Chromium: keys 3 and 0 grade two passages with auto-advance, u goes back to change one,
-? shows the 0-3 definitions; a long passage scrolls inside its box and the grade buttons stay in view."""
+? shows the 0-3 definitions; a long passage is clamped ("Show all" opens it) and the grade buttons stay in view."""
 
 from pathlib import Path
 
@@ -8,6 +8,7 @@ from django.core.management import call_command
 from playwright.sync_api import expect
 
 from annotate.models import Campaign, HumanJudgment, Role
+from tests.browser_keys import press
 from tests.factories import MembershipFactory
 
 SHOTS = Path("/tmp/passage-shots")
@@ -53,24 +54,24 @@ def test_assessor_grades_passages_by_keyboard(passage_campaign, login_page, live
         expect(page.locator(f"#grade-{grade}")).to_contain_text(name)
     page.screenshot(path=str(SHOTS / "1-passage.png"))
 
-    page.keyboard.press("3")
+    press(page, "3")
     expect(page.locator("#passage")).to_contain_text("limestone")
     expect(page.locator(PROGRESS)).to_have_text("1 of 3 done")
-    page.keyboard.press("0")
+    press(page, "0")
     expect(page.locator("#passage")).to_contain_text("building sites")
-    # the long passage scrolls in its box: the buttons stay on screen
+    # the long passage is clamped: the buttons stay on screen
     box = page.locator("#grade-3").bounding_box()
     assert box["y"] + box["height"] <= 900, box
     page.screenshot(path=str(SHOTS / "2-long.png"))
     assert grades(passage_campaign) == {"q1/d1": "3", "q1/d2": "0"}
 
-    page.keyboard.press("u")
+    press(page, "u")
     expect(page.locator("#earlier-grade")).to_contain_text("0 Not relevant")
-    page.keyboard.press("1")
+    press(page, "1")
     expect(page.locator("#passage")).to_contain_text("building sites")
     assert grades(passage_campaign) == {"q1/d1": "3", "q1/d2": "1"}
 
-    page.keyboard.press("?")
+    press(page, "?")
     expect(page.locator("#help")).to_be_visible()
     expect(page.locator("#help")).to_contain_text("holds its whole answer")
     page.screenshot(path=str(SHOTS / "3-help.png"))

@@ -4,9 +4,11 @@ import os
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from annotate.models import Assignment, HumanJudgment, Item
 from annotate.selectors.annotation import ranking_candidates
+from tests.browser_keys import press
 from tests.test_ranking_services import ranking_campaign
 
 LIST = ".rank-list[data-dimension=overall] > .rank-item"
@@ -54,30 +56,31 @@ def test_rank_by_keyboard_then_by_drag_and_drop_and_a_reload_keeps_the_draft(log
     k0, k1, k2, k3 = keys_on_page(page)
     assert selected_key(page) == k0
 
-    page.keyboard.press("j")            # select the second
+    press(page, "j")            # select the second
     assert selected_key(page) == k1
-    page.keyboard.press("Shift+J")      # move it down one place
+    press(page, "Shift+J")      # move it down one place
     assert keys_on_page(page) == [k0, k2, k1, k3]
-    page.keyboard.press("k")
-    page.keyboard.press("k")            # back to the first
+    press(page, "k")
+    press(page, "k")            # back to the first
     assert selected_key(page) == k0
-    page.keyboard.press("4")            # put it fourth
+    press(page, "4")            # put it fourth
     assert keys_on_page(page) == [k2, k1, k3, k0]
-    page.keyboard.press("k")
-    page.keyboard.press("Shift+K")      # the third moves up one place
+    press(page, "k")
+    press(page, "Shift+K")      # the third moves up one place
     expected = [k2, k3, k1, k0]
     assert keys_on_page(page) == expected
     assert page.locator(f"{LIST} .rank-pos").all_inner_texts() == ["1", "2", "3", "4"]
     page.screenshot(path=str(shots(tmp_path) / "rank-keyboard.png"), full_page=True)
     first = Assignment.objects.get(annotator=ann)
-    page.keyboard.press("Enter")
+    press(page, "Enter")
     wait_for_query(page, "what should I do about a fever 2")
     assert page.locator(PROGRESS).inner_text() == "1 of 3 topics done"
     assert page.evaluate("window.__concordMarker") == "still here"
 
     by_label = {label: item.pk for label, item in ranking_candidates(assignment=first)}
     judgment = HumanJudgment.objects.get(annotator=ann, is_current=True)
-    assert judgment.value == {"rankings": {"overall": [[by_label[k]] for k in expected]}}
+    assert judgment.value == {"rankings": {"overall": [[by_label[k]] for k in expected]},
+                              "order_confirmed": {"overall": "moved"}}
 
     # The second topic: a long candidate starts collapsed and opens with o.
     labels = {item.pk: label for label, item in ranking_candidates(assignment=Assignment.objects.get(
@@ -86,11 +89,11 @@ def test_rank_by_keyboard_then_by_drag_and_drop_and_a_reload_keeps_the_draft(log
     assert long_item.locator(".rank-text.collapsed").count() == 1
     collapsed_height = long_item.bounding_box()["height"]
     long_item.click()
-    page.keyboard.press("o")
+    press(page, "o")
     assert long_item.locator(".rank-text.collapsed").count() == 0
     assert long_item.bounding_box()["height"] > 2 * collapsed_height
     page.screenshot(path=str(shots(tmp_path) / "rank-long-open.png"), full_page=True)
-    page.keyboard.press("o")
+    press(page, "o")
     assert long_item.locator(".rank-text.collapsed").count() == 1
 
     # Drag the first candidate onto the third: it lands after it.
@@ -107,11 +110,11 @@ def test_rank_by_keyboard_then_by_drag_and_drop_and_a_reload_keeps_the_draft(log
     assert page.locator("#draft-status").inner_text() == "Draft restored"
 
     # u: back to the first topic, as submitted; Enter keeps it without a new version.
-    page.keyboard.press("u")
+    press(page, "u")
     wait_for_query(page, "what should I do about a fever 1")
     assert "Changing an earlier ranking" in page.locator(".editing-banner").inner_text()
     assert keys_on_page(page) == expected
-    page.keyboard.press("Enter")
+    press(page, "Enter")
     wait_for_query(page, "what should I do about a fever 2")
     assert keys_on_page(page) == dragged  # still the draft of the topic I hold
     assert HumanJudgment.objects.filter(annotator=ann).count() == 1
@@ -128,17 +131,17 @@ def test_ties_by_keyboard_and_several_dimensions(login_page, live_server, tmp_pa
     page.goto(f"{live_server.url}/campaigns/{campaign.slug}/annotate/")
     wait_for_query(page, "what should I do about a fever 1")
     rel = keys_on_page(page, "relevance")
-    page.keyboard.press("j")
-    page.keyboard.press("t")            # the second ties with the first
+    press(page, "j")
+    press(page, "t")            # the second ties with the first
     assert page.locator(".rank-list[data-dimension=relevance] .rank-pos").all_inner_texts() == ["1", "1", "2", "3"]
     page.screenshot(path=str(shots(tmp_path) / "rank-tie.png"), full_page=True)
-    page.keyboard.press("d")            # the readability list
+    press(page, "d")            # the readability list
     assert page.locator("#rank-panel-readability").is_visible()
     assert not page.locator("#rank-panel-relevance").is_visible()
     read = keys_on_page(page, "readability")
-    page.keyboard.press("2")            # the first goes second
+    press(page, "2")            # the first goes second
     page.screenshot(path=str(shots(tmp_path) / "rank-dimensions.png"), full_page=True)
-    page.keyboard.press("Enter")
+    press(page, "Enter")
     page.wait_for_selector("#all-done")
     assignment = Assignment.objects.get(annotator=ann)
     by_label = {label: item.pk for label, item in ranking_candidates(assignment=assignment)}
@@ -146,4 +149,44 @@ def test_ties_by_keyboard_and_several_dimensions(login_page, live_server, tmp_pa
     assert value == {"rankings": {
         "relevance": [[by_label[rel[0]], by_label[rel[1]]], [by_label[rel[2]]], [by_label[rel[3]]]],
         "readability": [[by_label[read[1]]], [by_label[read[0]]], [by_label[read[2]]], [by_label[read[3]]]],
-    }}
+    }, "order_confirmed": {"relevance": "moved", "readability": "moved"}}
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_an_untouched_ranking_is_kept_only_on_purpose(login_page, live_server, tmp_path):
+    """Enter on the shuffled starting order refuses; c (Keep this order) submits it, recorded as kept; a ranking
+    arranged by moving candidates is recorded as moved."""
+    campaign, (ann,) = ranking_campaign(topics=2, slug="rank-untouched")
+    ann.username = "ranker3"
+    ann.save()
+    page = login_page("ranker3")
+    page.goto(f"{live_server.url}/campaigns/{campaign.slug}/annotate/")
+    wait_for_query(page, "what should I do about a fever 1")
+    shown = keys_on_page(page)
+
+    press(page, "Enter")
+    note = page.locator("#rank-confirm")
+    expect(note).to_be_visible()
+    expect(note).to_contain_text("still in the shuffled order")
+    page.wait_for_timeout(200)  # time for a request, were one sent
+    assert page.locator("#query").inner_text() == "what should I do about a fever 1"
+    assert not HumanJudgment.objects.exists()
+    page.screenshot(path=str(shots(tmp_path) / "rank-untouched.png"))
+
+    press(page, "c")  # keep this order: it is submitted, as shown, and recorded as kept
+    wait_for_query(page, "what should I do about a fever 2")
+    first = Assignment.objects.get(annotator=ann, unit__topic__external_id="q1")
+    by_label = {label: item.pk for label, item in ranking_candidates(assignment=first)}
+    assert HumanJudgment.objects.get(annotator=ann).value == {
+        "rankings": {"overall": [[by_label[k]] for k in shown]}, "order_confirmed": {"overall": "kept"}}
+
+    k0, k1, k2, k3 = keys_on_page(page)
+    press(page, "Shift+J")  # the first candidate down one place
+    press(page, "Enter")
+    page.wait_for_selector("#all-done")
+    second = HumanJudgment.objects.get(annotator=ann, unit__topic__external_id="q2")
+    labels = {item.pk: label for label, item in ranking_candidates(
+        assignment=Assignment.objects.get(annotator=ann, unit__topic__external_id="q2"))}
+    assert [labels[group[0]] for group in second.value["rankings"]["overall"]] == [k1, k0, k2, k3]
+    assert second.value["order_confirmed"] == {"overall": "moved"}

@@ -82,16 +82,35 @@ def test_submitting_a_ranking_stores_item_ids_and_loads_the_next_topic(client, s
     assignment = Assignment.objects.get(annotator=ann)
     keys = shown_keys(html)
     order = keys[::-1]
-    response = client.post(submit, {"assignment": assignment.pk,
-                                     "ranking": json.dumps({"rankings": {"overall": [[k] for k in order]}})}, **HTMX)
+    value = {"rankings": {"overall": [[k] for k in order]}, "order_confirmed": {"overall": "moved"}}
+    response = client.post(submit, {"assignment": assignment.pk, "ranking": json.dumps(value)}, **HTMX)
     assert response.status_code == 200
     fragment = response.content.decode()
     assert "what should I do about a fever 2" in fragment and "<html" not in fragment
     assert "1</b> of <b class=\"num\">3</b> topics done" in fragment
     judgment = HumanJudgment.objects.get(annotator=ann)
     by_label = labels_of(assignment)
-    assert judgment.value == {"rankings": {"overall": [[by_label[k]] for k in order]}}
+    assert judgment.value == {"rankings": {"overall": [[by_label[k]] for k in order]},
+                              "order_confirmed": {"overall": "moved"}}
     assert judgment.label == "ranked"
+
+
+def test_the_shuffled_starting_order_is_not_taken_for_a_ranking(client, setup):
+    """A first ranking must say how its order was settled: moved by the annotator, or kept on purpose."""
+    campaign, ann = setup
+    client.force_login(ann)
+    page, submit, _ = urls(campaign)
+    keys = shown_keys(client.get(page).content.decode())
+    assignment = Assignment.objects.get(annotator=ann)
+    as_shown = {"rankings": {"overall": [[k] for k in keys]}}
+    fragment = post_ranking(client, submit, assignment, as_shown)
+    assert "still in the shuffled order the page starts from" in fragment
+    assert "what should I do about a fever 1" in fragment and not HumanJudgment.objects.exists()
+    fragment = post_ranking(client, submit, assignment, {**as_shown, "order_confirmed": {"overall": "maybe"}})
+    assert "order_confirmed is {dimension: &quot;moved&quot; or &quot;kept&quot;}." in fragment
+    assert not HumanJudgment.objects.exists()
+    post_ranking(client, submit, assignment, {**as_shown, "order_confirmed": {"overall": "kept"}})
+    assert HumanJudgment.objects.get(annotator=ann).value["order_confirmed"] == {"overall": "kept"}
 
 
 def test_a_refused_ranking_keeps_the_topic_and_the_arrangement_with_the_error_inline(client, setup):
@@ -100,17 +119,18 @@ def test_a_refused_ranking_keeps_the_topic_and_the_arrangement_with_the_error_in
     page, submit, _ = urls(campaign)
     keys = shown_keys(client.get(page).content.decode())
     assignment = Assignment.objects.get(annotator=ann)
-    tied = {"rankings": {"overall": [[keys[3], keys[2]], [keys[1]], [keys[0]]]}}
+    tied = {"rankings": {"overall": [[keys[3], keys[2]], [keys[1]], [keys[0]]]},
+            "order_confirmed": {"overall": "moved"}}
     fragment = client.post(submit, {"assignment": assignment.pk, "ranking": json.dumps(tied)}, **HTMX).content.decode()
     assert "Ties are not allowed in this campaign: give each candidate its own place." in fragment
     assert "what should I do about a fever 1" in fragment
     assert shown_keys(fragment) == [keys[3], keys[2], keys[1], keys[0]]  # the tie split, the order kept
-    missing = {"rankings": {"overall": [[keys[0]], [keys[1]]]}}
+    missing = {"rankings": {"overall": [[keys[0]], [keys[1]]]}, "order_confirmed": {"overall": "moved"}}
     fragment = post_ranking(client, submit, assignment, missing)
     assert "Place every candidate: 2 are missing." in fragment
     fragment = client.post(submit, {"assignment": assignment.pk, "ranking": "{not json"}, **HTMX).content.decode()
     assert "The ranking could not be read" in fragment
-    unknown = {"rankings": {"overall": [[k] for k in keys] + [["Q"]]}}
+    unknown = {"rankings": {"overall": [[k] for k in keys] + [["Q"]]}, "order_confirmed": {"overall": "kept"}}
     fragment = post_ranking(client, submit, assignment, unknown)
     assert "There is no Candidate Q in this topic." in fragment
     assert not HumanJudgment.objects.exists()
@@ -129,6 +149,8 @@ def test_a_draft_survives_a_reload(client, setup):
     html = client.get(page).content.decode()
     assert shown_keys(html) == arranged
     assert "Draft restored" in html
+    # A draft exists because candidates were moved: Enter may submit it as it is.
+    assert 'data-confirmed="{&quot;overall&quot;: &quot;moved&quot;}" data-confirm-required="1"' in html
     response = client.post(draft_url, {"assignment": assignment.pk, "draft": "nonsense"})
     assert response.status_code == 400 and "could not be read" in response.content.decode()
 
@@ -152,22 +174,23 @@ def test_undo_shows_my_earlier_ranking_and_an_edit_adds_a_version(client, setup)
     page, submit, _ = urls(campaign)
     keys = shown_keys(client.get(page).content.decode())
     first = Assignment.objects.get(annotator=ann)
-    client.post(submit, {"assignment": first.pk, "ranking": json.dumps({"rankings": {"overall": [[k] for k in keys]}})},
-                **HTMX)
+    kept = {"rankings": {"overall": [[k] for k in keys]}, "order_confirmed": {"overall": "kept"}}
+    client.post(submit, {"assignment": first.pk, "ranking": json.dumps(kept)}, **HTMX)
     fragment = client.get(page, {"undo": ""}, **HTMX).content.decode()
     assert "Changing an earlier ranking" in fragment and "what should I do about a fever 1" in fragment
     assert shown_keys(fragment) == keys
     reordered = keys[1:] + keys[:1]
-    fragment = client.post(submit, {"assignment": first.pk,
-                                    "ranking": json.dumps({"rankings": {"overall": [[k] for k in reordered]}})},
-                           **HTMX).content.decode()
+    moved = {"rankings": {"overall": [[k] for k in reordered]}, "order_confirmed": {"overall": "moved"}}
+    fragment = client.post(submit, {"assignment": first.pk, "ranking": json.dumps(moved)}, **HTMX).content.decode()
     assert "Your earlier ranking is changed." in fragment
     assert "what should I do about a fever 2" in fragment
     by_label = labels_of(first)
     history = list(HumanJudgment.objects.filter(annotator=ann, kind=JudgmentKind.ANNOTATION).order_by("version")
                    .values_list("value", "is_current"))
-    assert history == [({"rankings": {"overall": [[by_label[k]] for k in keys]}}, False),
-                       ({"rankings": {"overall": [[by_label[k]] for k in reordered]}}, True)]
+    assert history == [({"rankings": {"overall": [[by_label[k]] for k in keys]},
+                         "order_confirmed": {"overall": "kept"}}, False),
+                       ({"rankings": {"overall": [[by_label[k]] for k in reordered]},
+                         "order_confirmed": {"overall": "moved"}}, True)]
 
 
 def test_several_dimensions_get_one_list_each(client, db):
@@ -179,8 +202,26 @@ def test_several_dimensions_get_one_list_each(client, db):
     rel, read = shown_keys(html, "relevance"), shown_keys(html, "readability")
     assert sorted(rel) == sorted(read) == ["A", "B", "C", "D"]
     assignment = Assignment.objects.get(annotator=ann)
-    value = {"rankings": {"relevance": [[rel[0], rel[1]], [rel[2]], [rel[3]]], "readability": [[k] for k in read]}}
+    value = {"rankings": {"relevance": [[rel[0], rel[1]], [rel[2]], [rel[3]]], "readability": [[k] for k in read]},
+             "order_confirmed": {"relevance": "moved", "readability": "kept"}}
     client.post(submit, {"assignment": assignment.pk, "ranking": json.dumps(value)}, **HTMX)
     stored = HumanJudgment.objects.get(annotator=ann).value["rankings"]
     by_label = labels_of(assignment)
     assert stored["relevance"] == [[by_label[rel[0]], by_label[rel[1]]], [by_label[rel[2]]], [by_label[rel[3]]]]
+
+
+def test_a_ranking_recorded_without_confirmation_can_be_kept_as_it_is(client, setup):
+    """An imported ranking (no order_confirmed) opened to change it needs no confirmation: it is the expert's own."""
+    campaign, ann = setup
+    client.force_login(ann)
+    page, submit, _ = urls(campaign)
+    keys = shown_keys(client.get(page).content.decode())
+    assignment = Assignment.objects.get(annotator=ann)
+    post_ranking(client, submit, assignment, {"rankings": {"overall": [[k] for k in keys]},
+                                              "order_confirmed": {"overall": "kept"}})
+    judgment = HumanJudgment.objects.get(annotator=ann)
+    HumanJudgment.objects.filter(pk=judgment.pk).update(value={"rankings": judgment.value["rankings"]})
+    fragment = client.get(page, {"undo": ""}, **HTMX).content.decode()
+    assert 'data-confirmed="{}" data-confirm-required="0"' in fragment
+    post_ranking(client, submit, assignment, {"rankings": {"overall": [[k] for k in keys]}})
+    assert HumanJudgment.objects.filter(annotator=ann).count() == 1  # kept as it is: no new version

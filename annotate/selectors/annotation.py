@@ -10,6 +10,7 @@ item id or whether a candidate is a document.
 """
 
 import hashlib
+import json
 
 from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
@@ -130,22 +131,29 @@ def unit_display(*, assignment: Assignment) -> dict:
     (qa_correctness the gold answers, ais the evidence, image_relevance the section texts and the image).
     """
     unit = assignment.unit
-    own = (
-        HumanJudgment.objects.filter(
-            unit=unit, annotator_id=assignment.annotator_id, kind=JudgmentKind.ANNOTATION, is_current=True
-        )
-        .only("label", "value", "version")
-        .first()
-    )
+    own = judgment_current_of(assignment=assignment)
     return {
         "assignment_id": assignment.pk,
         "question": unit.topic.text,
         "candidate": unit.item.text if unit.item_id else "",
         "own_label": own.label if own else None,
         "own_value": own.value if own else None,
+        "shown_version": own.version if own else "",
         "expires_at": assignment.expires_at,
     }
 
+
+def judgment_current_of(*, assignment: Assignment) -> HumanJudgment | None:
+    """The current annotation of ASSIGNMENT's annotator on its unit, or None. Its version goes into the page's form
+    (shown_version), so a submit made from a view that another tab has overtaken is refused, not applied."""
+    return (
+        HumanJudgment.objects.filter(
+            unit_id=assignment.unit_id, annotator_id=assignment.annotator_id, kind=JudgmentKind.ANNOTATION,
+            is_current=True,
+        )
+        .only("label", "value", "version", "created_at")
+        .first()
+    )
 
 
 
@@ -176,13 +184,7 @@ def ranking_display(
     candidates it lacks are appended, and tie groups are split when the campaign allows no ties.
     """
     unit = assignment.unit
-    own = (
-        HumanJudgment.objects.filter(
-            unit=unit, annotator_id=assignment.annotator_id, kind=JudgmentKind.ANNOTATION, is_current=True
-        )
-        .only("value", "version")
-        .first()
-    )
+    own = judgment_current_of(assignment=assignment)
     if arrangement is None:
         arrangement = own.value if own else assignment.draft
     rankings = (arrangement or {}).get("rankings") if isinstance(arrangement, dict) else None
@@ -209,8 +211,31 @@ def ranking_display(
         "ties": ties,
         "ranked_before": own is not None,
         "has_draft": own is None and bool(assignment.draft),
+        "shown_version": own.version if own else "",
+        **_order_confirmed_shown(arrangement, dimensions=dimensions, own=own, from_draft=own is None and
+                                 arrangement is assignment.draft),
         "expires_at": assignment.expires_at,
     }
+
+
+# How the annotator settled each dimension's order (docs/answer_ranking.md, "order_confirmed").
+ORDER_MOVED = "moved"  # they moved candidates
+ORDER_KEPT = "kept"  # they confirmed the order shown ("Keep this order")
+ORDER_CONFIRMATIONS = (ORDER_MOVED, ORDER_KEPT)
+
+
+def _order_confirmed_shown(arrangement, *, dimensions: list[str], own, from_draft: bool) -> dict:
+    """How far the order the page starts from is already settled: {"order_confirmed": {dimension: "moved" | "kept"},
+    "confirm_required": bool}. The shuffled starting order is settled in no dimension: Enter refuses it until a
+    candidate is moved or the order is kept explicitly. A draft exists only because candidates were moved; a ranking
+    recorded before confirmations were (or imported) needs none to be submitted again as it is."""
+    recorded = arrangement.get("order_confirmed") if isinstance(arrangement, dict) else None
+    if from_draft and arrangement and not isinstance(recorded, dict):
+        recorded = {name: ORDER_MOVED for name in dimensions}
+    confirmed = {name: recorded[name] for name in dimensions
+                 if isinstance(recorded, dict) and recorded.get(name) in ORDER_CONFIRMATIONS}
+    required = own is None or (isinstance(own.value, dict) and "order_confirmed" in own.value)
+    return {"order_confirmed": confirmed, "order_confirmed_json": json.dumps(confirmed), "confirm_required": required}
 
 
 def _groups_known(groups, *, by_pk: dict, ties: bool) -> list[list[int]]:

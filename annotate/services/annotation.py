@@ -9,9 +9,11 @@ database's IMMEDIATE transaction mode serialises every writing transaction inste
 """
 
 import json
+import re
 from datetime import timedelta
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -43,6 +45,32 @@ class JudgmentError(Exception):
 
 class JudgmentValueError(JudgmentError):
     """The verdict itself is malformed (nothing was recorded); the annotator can fix it on the same unit."""
+
+
+class JudgmentStale(JudgmentError):
+    """The verdict was made on a view of the unit that is out of date: since it was shown, the annotator's verdict on
+    the unit was given or changed elsewhere (another tab or window) to something else. Nothing was recorded; CURRENT
+    is that newer judgment, for the page to offer the choice between the two."""
+
+    def __init__(self, message: str, *, current: HumanJudgment):
+        super().__init__(message)
+        self.current = current
+
+
+class _Unchecked:
+    """The shown_version of a caller that does not say which judgment its verdict was made on (a script, a test)."""
+
+    def __repr__(self):
+        return "UNCHECKED"
+
+
+UNCHECKED = _Unchecked()
+
+# A submission id is made by the page, one per verdict the annotator gives, and sent again with every resend of it.
+SUBMISSION_ID = re.compile(r"[A-Za-z0-9-]{8,64}")
+# How long the server remembers a submission id (the resends of a page kept open over a weekend find a newer
+# version or the same value instead, and are safe either way: see judgment_submit).
+SUBMISSION_MEMORY_SECONDS = 3 * 24 * 3600
 
 
 def unit_lease_next(*, campaign: Campaign, annotator) -> Assignment | None:
@@ -82,7 +110,10 @@ def unit_lease_next(*, campaign: Campaign, annotator) -> Assignment | None:
                 return _assignment_grant(unit=unit, annotator=annotator, now=now)
 
 
-def judgment_submit(*, assignment: Assignment, annotator, value: dict) -> HumanJudgment:
+def judgment_submit(
+    *, assignment: Assignment, annotator, value: dict, shown_version: "int | None | _Unchecked" = UNCHECKED,
+    submission: str = "",
+) -> HumanJudgment:
     """Record ANNOTATOR's verdict VALUE on the unit of ASSIGNMENT; returns the current judgment.
 
     A first verdict marks the assignment submitted and counts one more judgment on the unit.
@@ -91,9 +122,18 @@ def judgment_submit(*, assignment: Assignment, annotator, value: dict) -> HumanJ
     slot is free (nobody else took it meanwhile), and refused with JudgmentError when it was
     taken, so a unit never gets k+1 judgments. A unit the annotator cannot see whole (an image not
     imported yet) is refused, see check_unit_gradable. Opens its own transaction and locks the unit.
+
+    SHOWN_VERSION is the version of the annotator's current judgment of the unit that the page making this verdict
+    was shown with (None: it was shown unjudged). When the current judgment is another version by now and says
+    something else than VALUE (another tab judged the unit meanwhile), nothing is recorded and JudgmentStale is
+    raised, so a stale view never silently overwrites a newer verdict; the same value is simply kept.
+    SUBMISSION, the page's own id for this verdict (SUBMISSION_ID), makes a resend harmless: a submission this
+    assignment has already recorded returns the current judgment and records nothing, even after other changes.
     """
     if assignment.annotator_id != annotator.pk:
         raise JudgmentError("This answer is leased to another annotator.")
+    if submission and not SUBMISSION_ID.fullmatch(submission):
+        raise JudgmentValueError("This verdict came with a malformed submission id; reload the page and try again.")
     campaign = assignment.unit.campaign
     label = judgment_value_check(task_type=campaign.task_type, value=value, unit=assignment.unit)
     check_unit_gradable(unit=assignment.unit)
@@ -102,7 +142,17 @@ def judgment_submit(*, assignment: Assignment, annotator, value: dict) -> HumanJ
         unit = Unit.objects.select_for_update().get(pk=assignment.unit_id)
         current = _judgment_current(unit=unit, annotator=annotator, lock=True)
         if current is not None:
-            return _judgment_version_add(current=current, value=value, label=label)
+            if submission and _submission_recorded(assignment_id=assignment.pk, submission=submission):
+                # A resend of a verdict already recorded whose answer never reached the page.
+                return current
+            if (current.value != value and shown_version is not UNCHECKED
+                    and shown_version != current.version):
+                raise JudgmentStale(
+                    "Since this page was shown, this was judged differently in another tab or window; "
+                    "nothing was changed.", current=current)
+            judgment = _judgment_version_add(current=current, value=value, label=label)
+            _submission_remember(assignment_id=assignment.pk, submission=submission)
+            return judgment
         assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
         if not _slot_free(unit=unit, annotator=annotator, now=now):
             expired = assignment.status == AssignmentStatus.EXPIRED or assignment.expires_at <= now
@@ -121,7 +171,30 @@ def judgment_submit(*, assignment: Assignment, annotator, value: dict) -> HumanJ
         assignment.draft = None  # the judgment now holds the work; a stale draft must not shadow it
         assignment.save(update_fields=["status", "submitted_at", "draft"])
         Unit.objects.filter(pk=unit.pk).update(judgments_done=F("judgments_done") + 1)
+        _submission_remember(assignment_id=assignment.pk, submission=submission)
     return judgment
+
+
+def _submission_key(*, assignment_id: int, submission: str) -> str:
+    return f"concord:submission:{assignment_id}:{submission}"
+
+
+def _submission_recorded(*, assignment_id: int, submission: str) -> bool:
+    """Whether SUBMISSION was recorded on the assignment. Call inside transaction.atomic with the unit row locked."""
+    return cache.get(_submission_key(assignment_id=assignment_id, submission=submission)) is not None
+
+
+def _submission_remember(*, assignment_id: int, submission: str) -> None:
+    """Remember SUBMISSION as recorded on the assignment once the transaction commits (a verdict rolled back must
+    not count as sent). Call inside transaction.atomic with the unit row locked.
+
+    Kept in the cache shared by the web processes (production requires one), under a time limit: should it be
+    forgotten, a resend still records nothing twice, as the unit's lock and the value check stand behind it (the
+    same value is kept as it is, another one is refused as stale).
+    """
+    if submission:
+        key = _submission_key(assignment_id=assignment_id, submission=submission)
+        transaction.on_commit(lambda: cache.set(key, 1, SUBMISSION_MEMORY_SECONDS))
 
 
 def judgment_edit(*, judgment: HumanJudgment, annotator, value: dict) -> HumanJudgment:

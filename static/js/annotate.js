@@ -1,6 +1,6 @@
 // Keyboard for the annotation page. Every control a key works carries data-key (its keys, separated by
 // spaces): y / n answer, 0 / 1 / 2 grade an image, u goes back to the previous verdict, ? opens the
-// guidelines. Keys act by clicking the page's own controls, so mouse and keyboard take one path.
+// guidelines, o shows or clamps long texts (static/js/unit.js, which also keeps verdicts from being lost). Keys act by clicking the page's own controls, so mouse and keyboard take one path.
 //
 // A form that asks its questions in turn (ais: 1 interpretable?, 2 supported?) has data-steps and one
 // fieldset per question with data-step; only the current question answers keys. An answer with data-next
@@ -17,25 +17,9 @@
   var help = document.getElementById("help");
   if (!container) return;
 
-  // One request at a time: a second key press while a verdict is being saved must not submit
-  // it twice (or judge the next unit before the annotator has seen it).
-  var busy = false;
-  container.addEventListener("htmx:beforeRequest", function () { busy = true; });
-  container.addEventListener("htmx:afterSwap", function () { busy = false; steps(); images(); });
-  container.addEventListener("htmx:afterRequest", function (event) {
-    if (event.detail.failed) {
-      busy = false;
-      var note = document.createElement("p");
-      note.className = "annotate-note error";
-      note.setAttribute("role", "alert");
-      var xhr = event.detail.xhr;
-      // 503: the server could not reach its database and says so; the same answer can simply be sent again.
-      note.textContent = xhr.status === 503 && xhr.responseText ? xhr.responseText :
-        "That did not reach the server (" + (xhr.status || "no connection") +
-        "). Reload the page to continue; verdicts already saved are kept.";
-      container.prepend(note);
-    }
-  });
+  // One request at a time, and no key for a unit before it is on screen: static/js/unit.js decides.
+  var unit = window.ConcordUnit;
+  container.addEventListener("htmx:afterSwap", function () { steps(); images(); });
 
   function typing(target) {
     if (!target) return false;
@@ -57,7 +41,7 @@
   }
 
   function press(el) {
-    if (!el || el.disabled || busy) return;
+    if (!el || el.disabled || (unit && unit.busy())) return;
     // htmx wires freshly swapped forms only when the swap settles (some milliseconds later);
     // a fast annotator's next key must not fall back to a plain form post and a full page load.
     if (window.htmx) window.htmx.process(container);
@@ -95,14 +79,18 @@
     var form = el.closest && el.closest("form[data-steps]");
     if (!form) return;
     if (el.matches("input[type=radio]")) {
-      if (busy) { event.preventDefault(); return; }
+      if (unit && unit.busy()) { event.preventDefault(); return; }
       var next = el.getAttribute("data-next");
-      if (next) { showStep(form, Number(next)); return; }
+      if (next) {
+        showStep(form, Number(next));
+        if (unit) unit.shown();  // the next question, like the next unit, takes keys once it has been seen
+        return;
+      }
       var step = stepNumber(el);
       stepsOf(form).forEach(function (fieldset) { if (stepNumber(fieldset) > step) clear(fieldset); });
       if (window.htmx) window.htmx.process(container);
       form.requestSubmit();
-    } else if (el.closest("[data-back]") && !busy) {
+    } else if (el.closest("[data-back]") && !(unit && unit.busy())) {
       showStep(form, stepNumber(el) - 1);
     }
   });
@@ -159,12 +147,18 @@
     if (event.repeat || event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
     if (event.key === "?") { event.preventDefault(); toggleHelp(); return; }
     if (help && help.open) return;  // the dialog has the keyboard; Esc closes it
-    var el = keyTarget(event.key.length === 1 ? event.key.toLowerCase() : event.key);
+    var key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+    if (key === "o" && unit && unit.toggleClamps()) { event.preventDefault(); return; }
+    var el = keyTarget(key);
     if (!el) return;
     event.preventDefault();
+    // A key that came before the unit on screen was painted, or while a verdict is in flight or waits to be sent,
+    // was not meant for this unit.
+    if (unit && !unit.accepts(event)) return;
     press(el);
   });
 
   steps();
   images();
+  if (unit) unit.start({ clampKey: "o" });
 })();

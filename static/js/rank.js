@@ -6,8 +6,12 @@
 //   o                show / hide the full text of a long candidate
 //   d / D            next / previous dimension (when the campaign ranks by several)
 //   Enter            submit the whole ranking; u back to the previous topic; ? guidelines
+//   c                keep this order: the order shown is already the annotator's own
 // The list in the page is the state: every change is written to the form's hidden "ranking" field
 // at once (so a submit always sends what is on screen) and saved as a draft shortly after.
+// The page starts from a shuffled order, which must never pass for the expert's ranking: Enter submits only once
+// every dimension was moved or explicitly kept (c), and the ranking records which ("order_confirmed",
+// docs/answer_ranking.md). Sending, signing in again and keys in time: static/js/unit.js.
 (function () {
   "use strict";
 
@@ -21,26 +25,13 @@
   var selected = {};      // dimension -> index of the selected candidate
   var draftTimer = null;
   var dragged = null;
+  var confirmed = {};     // dimension -> "moved" | "kept": how its order was settled
+  var confirmRequired = true;
 
-  // One request at a time, as on the QA page: a second Enter while a ranking is being saved must
-  // not submit it twice, nor submit the next topic before the annotator has seen it.
-  var busy = false;
-  container.addEventListener("htmx:beforeRequest", function () { busy = true; });
-  container.addEventListener("htmx:afterSwap", function () { busy = false; init(); });
-  container.addEventListener("htmx:afterRequest", function (event) {
-    if (event.detail.failed) {
-      busy = false;
-      var note = document.createElement("p");
-      note.className = "annotate-note error";
-      note.setAttribute("role", "alert");
-      var xhr = event.detail.xhr;
-      // 503: the server could not reach its database and says so; the same answer can simply be sent again.
-      note.textContent = xhr.status === 503 && xhr.responseText ? xhr.responseText :
-        "That did not reach the server (" + (xhr.status || "no connection") +
-        "). Reload the page to continue; your draft and rankings already saved are kept.";
-      container.prepend(note);
-    }
-  });
+  // One request at a time, and no key for a topic before it is on screen: static/js/unit.js decides.
+  var unit = window.ConcordUnit;
+  function busy() { return unit ? unit.busy() : false; }
+  container.addEventListener("htmx:afterSwap", function () { init(); });
 
   function items(list) { return Array.prototype.slice.call(list.querySelectorAll(":scope > .rank-item")); }
   function activeList() { return panel ? panel.querySelector(".rank-list") : null; }
@@ -53,6 +44,8 @@
     selected = {};
     if (draftTimer) { clearTimeout(draftTimer); draftTimer = null; }
     if (!card) return;
+    try { confirmed = JSON.parse(card.getAttribute("data-confirmed") || "{}") || {}; } catch (e) { confirmed = {}; }
+    confirmRequired = card.getAttribute("data-confirm-required") !== "0";
     card.querySelectorAll(".rank-list").forEach(function (list) { renumber(list); });
     showPanel(card.querySelector(".rank-panel"));
     writeValue();
@@ -105,7 +98,47 @@
       });
       rankings[list.getAttribute("data-dimension")] = groups;
     });
-    return { rankings: rankings };
+    var value = { rankings: rankings };
+    var settled = {};
+    dimensions().forEach(function (name) { if (confirmed[name]) settled[name] = confirmed[name]; });
+    if (Object.keys(settled).length) {
+      // A ranking recorded without confirmations (imported) and now changed: what was not moved was kept.
+      if (!confirmRequired) dimensions().forEach(function (name) { settled[name] = settled[name] || "kept"; });
+      value.order_confirmed = settled;
+    }
+    return value;
+  }
+
+  function dimensions() {
+    return Array.prototype.map.call(card.querySelectorAll(".rank-list"), function (list) {
+      return list.getAttribute("data-dimension");
+    });
+  }
+
+  // The dimensions still in the order the page started from, neither moved nor kept.
+  function unsettled() {
+    if (!confirmRequired) return [];
+    return dimensions().filter(function (name) { return !confirmed[name]; });
+  }
+
+  function titleOf(name) {
+    var tab = card.querySelector('.rank-tab[data-dimension="' + name + '"]');
+    return tab ? tab.textContent.trim() : "";
+  }
+
+  function confirmNote(text) {
+    var el = document.getElementById("rank-confirm");
+    if (!el) return;
+    el.textContent = text || "";
+    el.hidden = !text;
+  }
+
+  // Enter on a dimension nobody arranged: say so, show it, and send nothing.
+  function refuseUnsettled(left) {
+    var where = dimensions().length > 1 ? titleOf(left[0]) + ": the" : "The";
+    confirmNote(where + " candidates are still in the shuffled order the page started with, and that is not a " +
+      "ranking yet. Move them into your order, or press c (Keep this order) if this order is already yours.");
+    showPanel(card.querySelector('.rank-panel[data-dimension="' + left[0] + '"]'));
   }
 
   function writeValue() {
@@ -114,6 +147,8 @@
   }
 
   function changed(list) {
+    confirmed[list.getAttribute("data-dimension")] = "moved";
+    confirmNote("");
     renumber(list);
     writeValue();
     // An edit of a submitted ranking is saved by submitting it; drafts are for work not yet submitted.
@@ -139,10 +174,15 @@
     status("Saving draft…");
     fetch(card.getAttribute("data-draft-url"), {
       method: "POST", body: body, credentials: "same-origin",
-      headers: { "X-CSRFToken": token ? token.value : "" },
+      headers: unit ? unit.headers() : { "X-CSRFToken": token ? token.value : "", "X-Requested-With": "fetch" },
     }).then(function (response) {
       if (mine !== card) return;  // the next topic is shown meanwhile
       if (response.ok) { status("Draft saved"); return; }
+      if (response.status === 401) {
+        status("Draft not saved: your session has ended");
+        if (unit) unit.signInNeeded();
+        return;
+      }
       return response.text().then(function (text) { status("Draft not saved: " + text); });
     }).catch(function () {
       if (mine === card) status("Draft not saved: no connection");
@@ -185,16 +225,34 @@
 
   function submit() {
     var button = document.getElementById("rank-submit");
-    if (!button || button.disabled || busy) return;
+    if (!button || button.disabled || busy()) return;
+    var left = unsettled();
+    if (left.length) { refuseUnsettled(left); return; }
     if (draftTimer) { clearTimeout(draftTimer); draftTimer = null; }
     writeValue();
     if (window.htmx) window.htmx.process(container);
     button.click();
   }
 
+  // Keep this order: the dimension shown is settled as it stands; with every dimension settled, submit.
+  function keep() {
+    if (!card || busy()) return;
+    var name = dimension();
+    if (name && !confirmed[name]) confirmed[name] = "kept";
+    confirmNote("");
+    writeValue();
+    var left = unsettled();
+    if (left.length) {
+      confirmNote("Kept. Now " + titleOf(left[0]).toLowerCase() + ": arrange it, or keep its order too (c).");
+      showPanel(card.querySelector('.rank-panel[data-dimension="' + left[0] + '"]'));
+      return;
+    }
+    submit();
+  }
+
   function press(id) {
     var el = document.getElementById(id);
-    if (!el || el.disabled || busy) return;
+    if (!el || el.disabled || busy()) return;
     if (window.htmx) window.htmx.process(container);
     el.click();
   }
@@ -217,11 +275,14 @@
     if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
     if (event.key === "?") { event.preventDefault(); toggleHelp(); return; }
     if (help && help.open) return;  // the dialog has the keyboard; Esc closes it
+    // A key that came before the topic on screen was painted, or while a ranking is in flight or waits to be sent,
+    // was not meant for this topic.
+    var inTime = !unit || unit.accepts(event);
     if (event.key === "u" || event.key === "U") {
-      if (!event.repeat) { event.preventDefault(); press("undo"); }
+      if (!event.repeat && inTime) { event.preventDefault(); press("undo"); }
       return;
     }
-    if (!card || busy) return;
+    if (!card || !inTime) return;
     var list = activeList();
     var index = selected[dimension()] || 0;
     var key = event.key;
@@ -229,6 +290,10 @@
       var tag = event.target && event.target.tagName;
       if (tag === "BUTTON" || tag === "A" || tag === "SUMMARY") return;  // let the focused control act
       if (!event.repeat) { event.preventDefault(); submit(); }
+      return;
+    }
+    if (key === "c") {
+      if (!event.repeat) { event.preventDefault(); keep(); }
       return;
     }
     var handled = true;
@@ -249,6 +314,7 @@
 
   // Mouse: click selects, the tabs switch dimension, "Show full text" opens a long candidate.
   container.addEventListener("click", function (event) {
+    if (event.target.closest("#rank-keep")) { keep(); return; }
     var tab = event.target.closest(".rank-tab");
     if (tab && card) {
       showPanel(card.querySelector('.rank-panel[data-dimension="' + tab.getAttribute("data-dimension") + '"]'));
@@ -304,5 +370,15 @@
     clearMarks();
   });
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init); else init();
+  // Signed in again after a draft was refused: keep it now.
+  document.addEventListener("concord:signedin", function () {
+    if (card && card.getAttribute("data-editing") !== "1") saveDraft();
+  });
+
+  function start() {
+    init();
+    if (unit) unit.start({});
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();
 })();
