@@ -254,6 +254,11 @@ class HumanJudgment(models.Model):
     )
     version = models.PositiveIntegerField(default=1)
     is_current = models.BooleanField(default=True)
+    submission = models.CharField(
+        max_length=64, blank=True, default="", db_default="",  # db_default: bulk inserts name no value
+        help_text="The annotation page's own id for the verdict that made this version (empty for imports, scripts and "
+                  "adjudications): a resend of it, after its answer was lost, finds it and records nothing twice.",
+    )
     guidelines = models.ForeignKey(
         CampaignGuidelines, null=True, blank=True, on_delete=models.RESTRICT, related_name="+",
         help_text="The campaign's guidelines when this judgment was made; empty for imported judgments and for those "

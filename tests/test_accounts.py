@@ -114,6 +114,9 @@ def test_staff_force_a_new_password_which_revokes_tokens_until_it_is_changed(cli
     client.force_login(researcher)
     assert client.get("/")["Location"] == "/accounts/password/"
     assert client.get("/api/campaigns/").status_code == 403
+    # A part of a page asking (htmx) is not given the change page to swap in: the whole page is sent there.
+    part = client.get("/", HTTP_HX_REQUEST="true")
+    assert (part.status_code, part["HX-Redirect"]) == (403, "/accounts/password/")
     page = client.get("/accounts/password/").content.decode()
     assert "Staff require a new password" in page
     client.post("/accounts/password/", {"old_password": PASSWORD, "new_password1": "a-new-long-password-2",

@@ -13,7 +13,6 @@ import re
 from datetime import timedelta
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -68,9 +67,6 @@ UNCHECKED = _Unchecked()
 
 # A submission id is made by the page, one per verdict the annotator gives, and sent again with every resend of it.
 SUBMISSION_ID = re.compile(r"[A-Za-z0-9-]{8,64}")
-# How long the server remembers a submission id (the resends of a page kept open over a weekend find a newer
-# version or the same value instead, and are safe either way: see judgment_submit).
-SUBMISSION_MEMORY_SECONDS = 3 * 24 * 3600
 
 
 def unit_lease_next(*, campaign: Campaign, annotator) -> Assignment | None:
@@ -142,7 +138,7 @@ def judgment_submit(
         unit = Unit.objects.select_for_update().get(pk=assignment.unit_id)
         current = _judgment_current(unit=unit, annotator=annotator, lock=True)
         if current is not None:
-            if submission and _submission_recorded(assignment_id=assignment.pk, submission=submission):
+            if submission and _submission_recorded(unit=unit, annotator=annotator, submission=submission):
                 # A resend of a verdict already recorded whose answer never reached the page.
                 return current
             if (current.value != value and shown_version is not UNCHECKED
@@ -150,9 +146,7 @@ def judgment_submit(
                 raise JudgmentStale(
                     "Since this page was shown, this was judged differently in another tab or window; "
                     "nothing was changed.", current=current)
-            judgment = _judgment_version_add(current=current, value=value, label=label)
-            _submission_remember(assignment_id=assignment.pk, submission=submission)
-            return judgment
+            return _judgment_version_add(current=current, value=value, label=label, submission=submission)
         assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
         if not _slot_free(unit=unit, annotator=annotator, now=now):
             expired = assignment.status == AssignmentStatus.EXPIRED or assignment.expires_at <= now
@@ -164,37 +158,20 @@ def judgment_submit(
         judgment = HumanJudgment.objects.create(
             unit=unit, annotator=annotator, assignment=assignment, kind=JudgmentKind.ANNOTATION,
             source=JudgmentSource.WEB, value=value, label=label, version=1, is_current=True,
-            guidelines_id=guidelines_current_id(unit_id=unit.pk),
+            guidelines_id=guidelines_current_id(unit_id=unit.pk), submission=submission,
         )
         assignment.status = AssignmentStatus.SUBMITTED
         assignment.submitted_at = now
         assignment.draft = None  # the judgment now holds the work; a stale draft must not shadow it
         assignment.save(update_fields=["status", "submitted_at", "draft"])
         Unit.objects.filter(pk=unit.pk).update(judgments_done=F("judgments_done") + 1)
-        _submission_remember(assignment_id=assignment.pk, submission=submission)
     return judgment
 
 
-def _submission_key(*, assignment_id: int, submission: str) -> str:
-    return f"concord:submission:{assignment_id}:{submission}"
-
-
-def _submission_recorded(*, assignment_id: int, submission: str) -> bool:
-    """Whether SUBMISSION was recorded on the assignment. Call inside transaction.atomic with the unit row locked."""
-    return cache.get(_submission_key(assignment_id=assignment_id, submission=submission)) is not None
-
-
-def _submission_remember(*, assignment_id: int, submission: str) -> None:
-    """Remember SUBMISSION as recorded on the assignment once the transaction commits (a verdict rolled back must
-    not count as sent). Call inside transaction.atomic with the unit row locked.
-
-    Kept in the cache shared by the web processes (production requires one), under a time limit: should it be
-    forgotten, a resend still records nothing twice, as the unit's lock and the value check stand behind it (the
-    same value is kept as it is, another one is refused as stale).
-    """
-    if submission:
-        key = _submission_key(assignment_id=assignment_id, submission=submission)
-        transaction.on_commit(lambda: cache.set(key, 1, SUBMISSION_MEMORY_SECONDS))
+def _submission_recorded(*, unit: Unit, annotator, submission: str) -> bool:
+    """Whether a version of ANNOTATOR's judgment of UNIT was made by SUBMISSION (rolled-back ones never were). Call
+    inside transaction.atomic with the unit row locked."""
+    return HumanJudgment.objects.filter(unit=unit, annotator=annotator, submission=submission).exists()
 
 
 def judgment_edit(*, judgment: HumanJudgment, annotator, value: dict) -> HumanJudgment:
@@ -329,7 +306,7 @@ def _judgment_current(*, unit: Unit, annotator, lock: bool) -> HumanJudgment | N
     return queryset.first()
 
 
-def _judgment_version_add(*, current: HumanJudgment, value: dict, label: str) -> HumanJudgment:
+def _judgment_version_add(*, current: HumanJudgment, value: dict, label: str, submission: str = "") -> HumanJudgment:
     """Make a new current version after CURRENT. Call inside transaction.atomic with CURRENT locked."""
     if current.value == value:
         # A repeated key press or a resent request: nothing changed, so no new version.
@@ -340,4 +317,5 @@ def _judgment_version_add(*, current: HumanJudgment, value: dict, label: str) ->
         unit_id=current.unit_id, annotator_id=current.annotator_id, assignment_id=current.assignment_id,
         kind=current.kind, source=JudgmentSource.WEB, value=value, label=label,
         version=current.version + 1, is_current=True, guidelines_id=guidelines_current_id(unit_id=current.unit_id),
+        submission=submission,
     )
