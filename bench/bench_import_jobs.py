@@ -1,5 +1,9 @@
-"""Benchmark of an import job: a 200 MB qa-eval-jsonl file POSTed to a real web process (gunicorn, one sync worker)
-through the REST API while a real Celery worker (queue imports) imports it.
+"""Benchmark of an import job: a 200 MB qa-eval-jsonl file sent to a real web process (gunicorn, one sync worker),
+first through the import page in Chromium (Playwright), whose job page shows the progress while a real Celery worker
+(queue imports) imports it, then through the REST API.
+
+In the browser: the seconds from the click on Import until the job page shows, and the "rows read" figures the job page
+showed while the worker imported, as the researcher sees them (read every half second, no reload).
 
 The upload is streamed from disk by the client (http.client, a chunk at a time), so the figures are the server's:
 the web process stores the file as it arrives (tasktypes.jobs.ImportUploadHandler) and answers 202 at once. Printed:
@@ -105,6 +109,44 @@ def upload(port: int, token: str, path: Path) -> tuple[float, dict]:
     return seconds, json.loads(body)
 
 
+def browser_upload(port: int, path: Path, *, username: str, password: str) -> dict:
+    """Upload PATH on the import page in Chromium and watch the job page until it says done; the figures seen."""
+    from playwright.sync_api import sync_playwright
+
+    base = f"http://127.0.0.1:{port}"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path="/usr/bin/chromium",
+                                             args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page()
+        page.goto(f"{base}/accounts/login/")
+        page.fill("input[name=username]", username)
+        page.fill("input[name=password]", password)
+        page.click("button[type=submit]")
+        page.goto(f"{base}/campaigns/{SLUG}/import/")
+        page.select_option("select[name=format]", "qa-eval-jsonl")
+        page.fill("input[name=system]", "bench-browser")
+        page.set_input_files("input[name=files]", str(path))
+        started = time.perf_counter()
+        page.click("button[type=submit]")
+        page.wait_for_url(f"{base}/campaigns/{SLUG}/imports/*/", timeout=600_000)
+        shown_s = time.perf_counter() - started
+        seen, status = [], ""
+        while status not in ("done", "failed"):
+            page.wait_for_timeout(500)
+            status = page.get_attribute("#import-job", "data-status") or ""
+            rows = int(page.inner_text("#rows-read").replace(",", "") or 0)
+            if not seen or rows != seen[-1]:
+                seen.append(rows)
+        finished_s = time.perf_counter() - started
+        browser.close()
+    return {"shown_s": shown_s, "finished_s": finished_s, "seen": seen, "status": status}
+
+
+def _figures(values: list[int]) -> str:
+    shown = [f"{n:,}" for n in values]
+    return ", ".join(shown) if len(shown) <= 6 else ", ".join(shown[:4]) + " ... " + shown[-1]
+
+
 def job_get(port: int, token: str, job_id: int) -> dict:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     conn.request("GET", f"/api/campaigns/{SLUG}/imports/{job_id}/", headers={"Authorization": f"Token {token}"})
@@ -116,6 +158,7 @@ def job_get(port: int, token: str, job_id: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=int, default=200, help="size of the uploaded file in MB")
+    parser.add_argument("--no-browser", action="store_true", help="only the REST API upload")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-import-jobs-") as tmp:
         folder = Path(tmp)
@@ -158,6 +201,22 @@ def main() -> None:
             _wait_for(lambda: _connectable(port), timeout=60, what="gunicorn")
             web_pid = _wait_for(lambda: (_children(web.pid) or [None])[0], timeout=30, what="gunicorn's worker")
             job_get(port, token, 0)  # the web worker loads its code before the baseline is read
+            if not args.no_browser:
+                before = _status_kb(web_pid, "VmHWM")
+                seen = browser_upload(port, path, username="bench-researcher", password="bench-password-1")
+                after = _status_kb(web_pid, "VmHWM")
+                if seen["status"] != "done":
+                    raise SystemExit("the job started on the import page failed")
+                rows_seen = seen["seen"]
+                print(f"import page (Chromium): the job page showed {seen['shown_s']:.1f} s after the click on Import; "
+                      f"done {seen['finished_s']:.1f} s after it; rows read shown while it ran: "
+                      f"{len(rows_seen)} distinct figures, {_figures(rows_seen)}")
+                print(f"web process (gunicorn sync worker) peak RSS: {before / 1024:.0f} MB before the page's upload, "
+                      f"{after / 1024:.0f} MB after it (file {size / 1e6:.0f} MB)")
+                call_command("flush", interactive=False, verbosity=0)  # the API upload imports the same file again
+                user = get_user_model().objects.create_user("bench-researcher", password="bench-password-1")
+                campaign_get_or_create(slug=SLUG, task_type="qa_correctness", owner=user)
+                _, token = token_create(user=user, name="bench")
             before = _status_kb(web_pid, "VmHWM")
             upload_s, body = upload(port, token, path)
             after = _status_kb(web_pid, "VmHWM")

@@ -10,6 +10,7 @@ from django.contrib.auth.models import Permission
 from playwright.sync_api import expect
 
 from annotate.models import Campaign, CampaignGuidelines, HumanJudgment, Membership, Role
+from tests.browser_keys import press
 from tests.factories import UserFactory
 
 SHOTS = Path("/tmp/campaign-shots")
@@ -112,7 +113,7 @@ def test_an_invited_annotator_sets_a_password_and_judges_under_the_guidelines(qa
         nora.click("text=Start annotating")
         expect(nora.locator("#candidate")).to_have_text("Leonardo da Vinci")
         nora.wait_for_load_state("load")  # the page's keys are bound (annotate.js, deferred)
-        nora.keyboard.press("?")
+        press(nora, "?")
         expect(nora.locator("#campaign-guidelines")).to_be_visible()
         expect(nora.locator("#campaign-guidelines")).to_contain_text(
             "Say yes only when the candidate means a gold answer.")
@@ -123,7 +124,7 @@ def test_an_invited_annotator_sets_a_password_and_judges_under_the_guidelines(qa
         assert hrefs == ["https://example.org/style"]
         nora.screenshot(path=str(shots / "guidelines-help.png"), full_page=True)
         nora.keyboard.press("Escape")
-        nora.keyboard.press("y")
+        press(nora, "y")
         expect(nora.locator("#candidate")).to_have_text("Michelangelo")
         assert nora.evaluate("window.pwned") is None
 
