@@ -14,7 +14,13 @@ from annotate.access import campaign_for_researcher
 from judges.endpoints import endpoint_public, endpoints_usable
 from judges.errors import JudgeConfigError, JudgeQueueError, JudgeRunConflictError, JudgeRunError
 from judges.models import JudgeRun
-from judges.selectors import judge_failures, judge_run_for_researcher, judge_runs_for_campaign, judges_for_campaign
+from judges.selectors import (
+    judge_failures,
+    judge_run_for_researcher,
+    judge_runs_for_campaign,
+    judges_for_campaign,
+    judges_new_items,
+)
 from judges.serializers import (
     ErrorSerializer,
     JudgeFailuresSerializer,
@@ -24,7 +30,13 @@ from judges.serializers import (
     ModelEndpointSerializer,
     RetryFailedSerializer,
 )
-from judges.services import judge_run_cancel, judge_run_resume, judge_run_retry_failed, judge_run_start
+from judges.services import (
+    judge_run_cancel,
+    judge_run_new_items_start,
+    judge_run_resume,
+    judge_run_retry_failed,
+    judge_run_start,
+)
 
 
 def _error(exc: Exception) -> Response:
@@ -50,8 +62,32 @@ class JudgeListApi(generics.ListAPIView):
     serializer_class = JudgeSerializer
 
     def get_queryset(self):
-        campaign = campaign_for_researcher(self.request.user, self.kwargs["slug"])
-        return judges_for_campaign(campaign=campaign)
+        self.campaign = campaign_for_researcher(self.request.user, self.kwargs["slug"])
+        return judges_for_campaign(campaign=self.campaign)
+
+    def list(self, request, *args, **kwargs):
+        queryset = self.get_queryset()
+        page = self.paginate_queryset(queryset)
+        judges = list(queryset) if page is None else page
+        new_items = judges_new_items(campaign=self.campaign, judges=judges)
+        data = self.get_serializer(judges, many=True, context={**self.get_serializer_context(), "new_items": new_items})
+        return Response(data.data) if page is None else self.get_paginated_response(data.data)
+
+
+class JudgeNewItemsApi(APIView):
+    @extend_schema(request=None, responses={201: JudgeRunSerializer, **_ERRORS})
+    def post(self, request, slug, judge_id):
+        """Start the judge on the campaign's items it has not judged yet, and only those (the judge page's "Judge N
+        new items"); 400 when it has judged every item or was imported, 409 while it has a queued or running run."""
+        campaign = campaign_for_researcher(request.user, slug)
+        judge = campaign.judges.filter(pk=judge_id).first()
+        if judge is None:
+            raise Http404("No such judge.")
+        try:
+            run = judge_run_new_items_start(judge=judge, created_by=request.user)
+        except (JudgeConfigError, JudgeRunError) as exc:
+            return _error(exc)
+        return Response(JudgeRunSerializer(run).data, status=status.HTTP_201_CREATED)
 
 
 class ModelEndpointListApi(APIView):

@@ -17,15 +17,24 @@ class JudgeSerializer(serializers.ModelSerializer):
     usage = serializers.SerializerMethodField(
         help_text="LLM judges: samples, prompt and completion tokens, generation seconds and cost so far; null otherwise."
     )
+    items_not_judged = serializers.SerializerMethodField(
+        help_text="How many of the campaign's items the judge has not judged yet (new items of an import): POST "
+                  "judges/ID/judge-new-items/ judges them. Null for an imported judge, which cannot run."
+    )
 
     class Meta:
         model = Judge
         fields = [
-            "id", "name", "family", "config", "config_hash", "external", "judgments", "failed", "usage", "created_at",
+            "id", "name", "family", "config", "config_hash", "external", "judgments", "failed", "items_not_judged",
+            "usage", "created_at",
         ]
 
     def get_config(self, judge) -> dict:
         return config_public(judge.config)
+
+    def get_items_not_judged(self, judge) -> int | None:
+        new_items = self.context.get("new_items", {}).get(judge.id)  # judges.selectors.judges_new_items, by the view
+        return None if new_items is None else new_items.unjudged
 
     def get_usage(self, judge) -> dict | None:
         usage = judge_usage(judge=judge)

@@ -199,6 +199,35 @@ def test_the_judge_page_counts_new_items_and_judges_them_in_one_click(client, qa
     assert "judge &#x27;em&#x27; has judged every item of the campaign" in again
 
 
+def test_the_api_counts_a_judges_new_items_and_judges_them(qa_campaign, researcher, annotator, imports_inline,
+                                                           django_capture_on_commit_callbacks):
+    _judged_campaign(qa_campaign, researcher, django_capture_on_commit_callbacks)
+    client = api(researcher)
+    judges = client.get("/api/campaigns/qa/judges/").json()["results"]
+    assert [(j["name"], j["judgments"], j["items_not_judged"]) for j in judges] == [("em", 6, 0)]
+    api_import(imports_inline, client, "/api/campaigns/qa/import/",
+               {"format": "qa-eval-jsonl", "files": [SimpleUploadedFile("NQ_a.jsonl", qa_lines())]})
+    api_import(imports_inline, client, "/api/campaigns/qa/import/", {"format": "judge-scores", "judge": "outside",
+               "files": [SimpleUploadedFile("s.tsv", b"topic\titem\tscore\n1\t1-0\t0.5\n")]})
+    judges = {j["name"]: j for j in client.get("/api/campaigns/qa/judges/").json()["results"]}
+    assert judges["em"]["items_not_judged"] == 3
+    assert judges["outside"]["external"] and judges["outside"]["items_not_judged"] is None  # imported: cannot run
+    judge = qa_campaign.judges.get(name="em")
+    url = f"/api/campaigns/qa/judges/{judge.id}/judge-new-items/"
+    assert api(annotator).post(url).status_code == 403
+    answer = imports_inline(client.post, url)
+    assert answer.status_code == 201, answer.content
+    run = JudgeRun.objects.get(pk=answer.json()["id"])
+    assert (run.new_items, run.total, run.status, answer.json()["judge"]) == (True, 3, "succeeded", "em")
+    assert client.get("/api/campaigns/qa/judges/").json()["results"][0]["items_not_judged"] == 0
+    again = client.post(url)
+    assert again.status_code == 400 and "has judged every item" in again.json()["detail"]
+    outside = qa_campaign.judges.get(name="outside")
+    refused = client.post(f"/api/campaigns/qa/judges/{outside.id}/judge-new-items/")
+    assert refused.status_code == 400 and "was imported" in refused.json()["detail"]
+    assert client.post("/api/campaigns/qa/judges/999999/judge-new-items/").status_code == 404
+
+
 def test_the_option_judge_new_items_starts_the_runs_after_an_import(qa_campaign, researcher, imports_inline,
                                                                      django_capture_on_commit_callbacks, client):
     _judged_campaign(qa_campaign, researcher, django_capture_on_commit_callbacks)

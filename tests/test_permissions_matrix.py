@@ -99,6 +99,7 @@ EXPECTED = {
     "api-judge-run-resume": API_RESEARCHER_POST_ONLY,
     "api-judge-run-failures": API_RESEARCHER_BY_ID,
     "api-judge-run-retry-failed": API_RESEARCHER_POST_ONLY,
+    "api-judge-new-items": API_RESEARCHER_POST_ONLY,
     "api-agreement-report": API_RESEARCHER,
     # qrels exist for graded campaigns only, as for agreement-qrels (tests/test_passage_relevance.py: 200 on one)
     "api-agreement-qrels-list": (401, 403, 404, 404, 404),

@@ -138,7 +138,7 @@ BOUNDS = {  # (qa_correctness, answer_ranking, ais, image_relevance, passage_rel
     ("api-campaign-rankings?shape=label-studio", "researcher"): (None, 11, None, None, None),
     ("api-campaign-rankings?shape=trec-run", "researcher"): (None, 10, None, None, None),
     ("api-campaign-export", "researcher"): (24, 24, 24, 24, 24),
-    ("api-campaign-judges", "researcher"): (11, 10, 10, 10, 10),
+    ("api-campaign-judges", "researcher"): (13, 12, 12, 12, 12),  # + items_not_judged: 2 (judges_new_items)
     ("api-campaign-endpoints", "researcher"): (5, 5, 5, 5, 5),
     ("api-campaign-judge-runs", "researcher"): (12, 12, 12, 12, 12),
     ("api-judge-run", "researcher"): (9, 9, 9, 9, 9),
