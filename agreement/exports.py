@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 
+from agreement.rank_agreement import TOP_INTERVAL_KEYS, TOP_KEYS
 from agreement.report_ranking import TAU, TAU_ANSWERS, order_text
 from agreement.stats import ALPHA_LEVELS, IR_MEASURES
 from annotate.task_types import LAYOUT_ATTRIBUTION, LAYOUT_GRADES, LAYOUT_RANKING
@@ -64,6 +65,8 @@ JUDGE_COLUMNS = [
       for key in ("n_systems", "kendall_tau_b", "spearman", "pearson")),
     *_bound_columns(*(f"{way}_{key}" for way in ("all", "mean_score") for key in ("kendall_tau_b", "spearman",
                                                                                    "pearson"))),
+    # Agreement at the top of the headline system order (agreement.rank_agreement), its swaps, then its intervals.
+    *TOP_KEYS, "n_at_k", "n_pairs", "n_swaps", *_bound_columns(*TOP_INTERVAL_KEYS),
 ]
 SYSTEM_ORDERS = (("all", "system_all"), ("mean_score", "system_mean_score"))
 
@@ -91,6 +94,9 @@ def judges_csv(*, report: dict) -> str:
                 *(cell for key in ("kendall_tau_b", "spearman", "pearson") for cell in _bounds(system.get(f"{key}_ci95"))),
                 "; ".join(f"{row['system']}: {row['reason']}" for row in system.get("excluded", [])),
                 *_order_cells([block.get(key) for _, key in SYSTEM_ORDERS]),
+                *(_cell(system.get(key)) for key in TOP_KEYS), system.get("n_at_k", ""), system.get("n_pairs", ""),
+                system.get("n_swaps", ""),
+                *(cell for key in TOP_INTERVAL_KEYS for cell in _bounds(system.get(f"{key}_ci95"))),
             ]
         )
     return buffer.getvalue()
@@ -113,6 +119,8 @@ RANKING_JUDGE_COLUMNS = [
     # The bootstrap intervals over topics the page shows (the columns above keep the t-based ones, as published).
     "tau_b_bootstrap_ci95_low", "tau_b_bootstrap_ci95_high",
     "tau_b_answers_only_bootstrap_ci95_low", "tau_b_answers_only_bootstrap_ci95_high",
+    # Agreement at the top (agreement.rank_agreement): each measure's topic mean, bootstrap interval and topics.
+    *(f"{key}_{part}" for key in TOP_KEYS for part in ("mean", "bootstrap_ci95_low", "bootstrap_ci95_high", "topics")),
 ]
 
 
@@ -131,14 +139,16 @@ def ranking_judges_csv(*, report: dict) -> str:
             writer.writerow(
                 [name, block["family"], dimension, block["item"]["n"], block["item"]["failed"],
                  *_mean_cells(means[TAU]), *_mean_cells(means[TAU_ANSWERS]),
-                 *_bounds(means[TAU].get("bootstrap_ci95")), *_bounds(means[TAU_ANSWERS].get("bootstrap_ci95"))]
+                 *_bounds(means[TAU].get("bootstrap_ci95")), *_bounds(means[TAU_ANSWERS].get("bootstrap_ci95")),
+                 *(cell for key in TOP_KEYS for cell in (_cell(means[key]["mean"]),
+                                                         *_bounds(means[key].get("bootstrap_ci95")), means[key]["n"]))]
             )
     return buffer.getvalue()
 
 
 TOPIC_COLUMNS = [
     "judge", "topic", "dimension", "n", "n_answers", "kendall_tau_b", "kendall_tau_b_answers_only",
-    "reference", "human_order", "judge_order", "note",
+    "reference", "human_order", "judge_order", "note", *TOP_KEYS, "n_at_k",
 ]
 
 
@@ -165,7 +175,8 @@ def topics_csv(*, report: dict) -> str:
             writer.writerow(
                 [name, topic, row["dimension"], row["n"], row.get("n_answers", ""), _cell(row[TAU]),
                  _cell(row[TAU_ANSWERS]), _cell(row.get("reference")), human,
-                 order_text(row.get("judge_groups"), topic), row.get("note", "")]
+                 order_text(row.get("judge_groups"), topic), row.get("note", ""),
+                 *(_cell(row.get(key)) for key in TOP_KEYS), row.get("n_at_k", "")]
             )
     return buffer.getvalue()
 
@@ -217,7 +228,10 @@ def graded_judges_csv(*, report: dict) -> str:
                      "n_systems", *(f"{m}_{stat}" for m in RUN_MEASURES
                                     for stat in (*RUN_ORDER_STATISTICS, "n_pairs", "n_swaps", "relative_delta")),
                      *_bound_columns(*ITEM_STATISTICS),
-                     *_bound_columns(*(f"{m}_{stat}" for m in RUN_MEASURES for stat in RUN_ORDER_STATISTICS))])
+                     *_bound_columns(*(f"{m}_{stat}" for m in RUN_MEASURES for stat in RUN_ORDER_STATISTICS)),
+                     # Agreement at the top of each measure's run order (agreement.rank_agreement), then intervals.
+                     *(f"{m}_{key}" for m in RUN_MEASURES for key in (*TOP_KEYS, "n_at_k")),
+                     *_bound_columns(*(f"{m}_{key}" for m in RUN_MEASURES for key in TOP_INTERVAL_KEYS))])
     for name, block in report["judges"].items():
         item, system = block["item"], block["system"]
         delta = system.get("relative_delta") or {}
@@ -228,5 +242,9 @@ def graded_judges_csv(*, report: dict) -> str:
                              system[m]["n_swaps"], delta.get(m))),
                          *(cell for key in ITEM_STATISTICS for cell in _bounds(item.get(f"{key}_ci95"))),
                          *(cell for m in RUN_MEASURES for key in RUN_ORDER_STATISTICS
+                           for cell in _bounds(system[m].get(f"{key}_ci95"))),
+                         *(_cell(system[m].get(key)) if key != "n_at_k" else system[m].get("n_at_k", "")
+                           for m in RUN_MEASURES for key in (*TOP_KEYS, "n_at_k")),
+                         *(cell for m in RUN_MEASURES for key in TOP_INTERVAL_KEYS
                            for cell in _bounds(system[m].get(f"{key}_ci95")))])
     return buffer.getvalue()

@@ -457,16 +457,66 @@ def scores_cdf_plot(*, report: dict) -> Plot | None:
     return plot
 
 
+def budget_plot(*, report: dict) -> Plot | None:
+    """The labelling budget (report["budget"], agreement.budget): one panel per headline statistic, the 95% interval's
+    width against the human labels, each judge's observed widths (points), its fitted c / sqrt(n) curve (line), the
+    labels it has now (a tick on its curve's start) and the target width (dashed). None without a row to draw."""
+    block = report.get("budget") or {}
+    rows = [row for row in block.get("rows", []) if row["curve"]]
+    if not rows:
+        return None
+    titles = list(dict.fromkeys(row["title"] for row in rows))
+    plot = Plot("budget", _figure(4.2 * len(titles) + 0.6, 4.4))
+    axes_list = plot.figure.subplots(1, len(titles), squeeze=False)[0]
+    judges = list(dict.fromkeys(row["judge"] for row in rows))
+    colours = matplotlib.colormaps["tab10"]
+    handles: dict[str, object] = {}
+    for axes, title in zip(axes_list, titles, strict=True):
+        for row in (row for row in rows if row["title"] == title):
+            colour = colours(judges.index(row["judge"]) % 10)
+            observed = [p for p in row["curve"] if p["width"] is not None]
+            dots, = axes.plot([p["labels"] for p in observed], [p["width"] for p in observed], "o", color=colour,
+                              markersize=5, label=_literal(row["judge"]))
+            plot.tooltip(dots, f"{row['judge']}, {title}: widths " + ", ".join(
+                f"{p['width']:.3f} at {p['labels']} labels" for p in observed))
+            handles.setdefault(row["judge"], dots)
+            if row["fitted"]:
+                line, = axes.plot([p["labels"] for p in row["fitted"]], [p["width"] for p in row["fitted"]], "-",
+                                  color=colour, linewidth=1.2)
+                needed = ("target met" if row["more_labels"] == 0 else
+                          f"{row['more_labels']} more labels for width {row['target']:g}"
+                          if row["more_labels"] is not None else row["why"] or "no estimate")
+                plot.tooltip(line, f"{row['judge']}, {title}: fitted width = {row['fit']['c']:.3f} / sqrt(n); "
+                                   f"{needed}")
+        target = block["target_width"]
+        line = axes.axhline(target, **PERFECT)
+        handles.setdefault("target", line)
+        axes.set_xscale("log")
+        axes.set_xlabel("human labels (log scale)")
+        axes.set_ylabel("width of the 95% interval")
+        axes.set_title(_literal(title), fontsize=9)
+        axes.set_ylim(bottom=0)
+        axes.grid(True, color="#e5e7eb", linewidth=0.6)
+    labels = [_literal(name) if name != "target" else f"target width {block['target_width']:g} (option budget_width)"
+              for name in handles]
+    plot.figure.suptitle("Labelling budget: interval width against human labels (points observed, lines fitted)",
+                         fontsize=10)
+    _legend_below(plot.figure, list(handles.values()), labels, ncol=min(len(handles), 4))
+    return plot
+
+
 PLOTS: dict[str, Callable[..., Plot | None]] = {
     "systems": system_accuracy_plot, "nrp": nrp_plot, "runs": runs_scatter_plot, "cdf": scores_cdf_plot,
+    "budget": budget_plot,
 }
 # The plots each report shows, in page order; a task type not named here has the system accuracy scatter.
 REPORT_PLOTS = {LAYOUT_RANKING: ("nrp",), LAYOUT_GRADES: ("runs", "cdf")}
 
 
 def report_plot_names(*, report: dict) -> tuple[str, ...]:
-    """The names of the plots REPORT's page shows (where they have data), in page order."""
-    return REPORT_PLOTS.get(report["layout"], ("systems",))
+    """The names of the plots REPORT's page shows (where they have data), in page order; the budget plot last, for
+    every layout."""
+    return (*REPORT_PLOTS.get(report["layout"], ("systems",)), "budget")
 
 
 def report_plot(*, report: dict, name: str) -> Plot | None:

@@ -19,7 +19,11 @@ from agreement.system_level import (
     judge_columns,
     system_level_block,
 )
+from agreement.rank_agreement import rank_options
 from agreement.report_ablation import ablation_build
+from agreement.report_adjudication import adjudication_items_block
+from agreement.report_budget import verdict_budget
+from agreement.budget import target_width
 from agreement.report_ais import ais_humans_block, ais_judge_extras, ais_systems
 from agreement.report_humans import humans_block
 from agreement.selectors import (
@@ -49,6 +53,8 @@ def report_options(campaign: Campaign) -> dict:
         "min_system_outputs": int(options.get("min_system_outputs", MIN_SYSTEM_OUTPUTS)),
         "min_system_coverage": float(options.get("min_system_coverage", MIN_SYSTEM_COVERAGE)),
         "small_sample": int(options.get("small_sample", SMALL_SAMPLE)),
+        # Agreement at the top of the system orders (agreement.rank_agreement).
+        **rank_options(options),
     }
 
 
@@ -101,6 +107,10 @@ def _verdict_report_build(*, campaign: Campaign, ais: bool) -> dict:
                                    if any(judge.family == "llm" for judge in judges) else [], outputs=outputs,
                                    base=(campaign.options or {}).get("ablation_base")),
     }
+    report["adjudication"] = adjudication_items_block(
+        humans=humans, judges=[(judge.name, judge.family, judge.labels) for judge in judges])
+    report["budget"] = verdict_budget(report=report, humans=humans, judges=judges, coverage=coverage, options=options,
+                                      target=target_width(campaign.options))
     report["system_tests"] = _system_tests(humans=humans, judges=judges, outputs=outputs, counting=counting,
                                            everything=everything, systems=systems)
     if rule is not None:
@@ -249,7 +259,8 @@ def _system_orders(system_rows: list[SystemRows], everything: list[SystemSides],
     than bootstrap it again."""
     def block(systems, over):
         return {**system_level_block(systems, min_outputs=options["min_system_outputs"],
-                                     min_coverage=options["min_system_coverage"], topics_word="questions"),
+                                     min_coverage=options["min_system_coverage"], topics_word="questions",
+                                     rbo_p=options["rbo_p"], top_k=options["top_k"]),
                 "over": over}
 
     orders = {"system": block(system_rows, "the outputs both sides decided")}

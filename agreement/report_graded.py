@@ -14,7 +14,9 @@ LLM4Eval 2024) or passages for a query (§1.5, TREC Deep Learning). The task typ
 - System level: every stored run is scored with NDCG@10, MAP and P@10 (ir_measures; MAP and P@10 binary from
   relevant_from) under the consensus qrels (the human grades), under each assessor's qrels, and under each judge's
   qrels (its grades of every item it scored); Kendall's tau-b, Spearman and Pearson between the run orders, and the
-  pairs of runs the two orders swap; Relative Δ of the runs carrying the bias tag (the campaign's `"bias_tag"`
+  pairs of runs the two orders swap; agreement at the top of the two orders (agreement.rank_agreement: tau-AP of the
+  judge's order against the humans', RBO with the option rbo_p, overlap@k and tau-b@k with top_k) with intervals
+  from the same resamples; Relative Δ of the runs carrying the bias tag (the campaign's `"bias_tag"`
   option, else the first tag of any run).
 - Each judge's raw scores as a CDF (101 quantiles) beside the human grades' shares.
 """
@@ -26,7 +28,10 @@ from collections import Counter, defaultdict
 import numpy as np
 
 from agreement import grades as grading
-from agreement import stats
+from agreement import rank_agreement, stats
+from agreement.report_adjudication import adjudication_items_block
+from agreement.report_budget import graded_budget
+from agreement.budget import target_width
 from agreement.report_humans import humans_block
 from agreement.selectors import (
     HumanLabels,
@@ -63,6 +68,7 @@ def graded_report_build(*, campaign: Campaign) -> dict:
     spec = task_type_get(campaign.task_type)
     levels, rel = spec.levels(campaign), spec.relevant_from(campaign)
     human_grade = _grades(humans.item_label, items, levels)
+    top = rank_agreement.rank_options(options)
     tag = options.get("bias_tag") or next(iter(sorted({t for run in runs.values() for t in run["tags"]})), None)
 
     consensus = _qrels(human_grade, items)
@@ -77,14 +83,18 @@ def graded_report_build(*, campaign: Campaign) -> dict:
                for name, run in sorted(runs.items())}
     cuts = input_cuts_get(campaign=campaign, family="clipscore") if any(j.family == "clipscore" for j in judges) else {}
     judge_blocks = {}
+    judge_labels = []  # (name, family, {item: grade as a label}): the adjudication block compares them
+    per_topic_judges = {}  # judge -> run -> measure -> topic -> value: the budget block resamples them
     for judge in judges:
         mapping, judge_grade = _judge_grades(judge, human_grade, rule=(options.get("grade_mapping") or {}).get(judge.name),
                                              levels=levels)
+        judge_labels.append((judge.name, judge.family, {item: str(grade) for item, grade in judge_grade.items()}))
         qrels = _qrels(judge_grade, items)
         per_topic_judge = {}
         for name, run in runs.items():
             systems[name]["judges"][judge.name] = stats.run_measures(qrels, run["run"], relevant_from=rel)
             per_topic_judge[name] = stats.run_measures_per_topic(qrels, run["run"], relevant_from=rel)
+        per_topic_judges[judge.name] = per_topic_judge
         judge_blocks[judge.name] = {
             "family": judge.family,
             "mapping": mapping,
@@ -93,14 +103,14 @@ def graded_report_build(*, campaign: Campaign) -> dict:
             "per_topic": _per_topic(judge_grade, human_grade, items, levels, rel),
             "topic_mean": {},
             "system": _system_block(systems, judge.name, tag, per_topic_human=per_topic_human,
-                                    per_topic_judge=per_topic_judge),
+                                    per_topic_judge=per_topic_judge, top=top),
             "cdf": _cdf(judge.scores),
             # CLIPScore: how many section texts were cut to the model's token limit (null for other judges).
             "texts": cuts.get(judge.name),
         }
         judge_blocks[judge.name]["topic_mean"] = {"cohen_kappa": stats.topic_mean_summary(
             [row["cohen_kappa"] for row in judge_blocks[judge.name]["per_topic"]])}
-    return {
+    report = {
         "campaign": campaign.slug,
         "task_type": campaign.task_type,
         "item_noun": spec.item_noun,  # what the graded items are ("image", "passage"), for the page and the plots
@@ -111,8 +121,15 @@ def graded_report_build(*, campaign: Campaign) -> dict:
         "judges": judge_blocks,
         "systems": list(systems.values()),
         "bias_tag": tag,
+        "rank_agreement": top,  # rbo_p and top_k of the system orders' agreement at the top
         "ablation": None,
+        # Each judge by the grades above (its own, or mapped from its scores) against the adjudicated grades.
+        "adjudication": adjudication_items_block(humans=humans, judges=judge_labels),
     }
+    report["budget"] = graded_budget(report=report, human_grade=human_grade, judge_labels=judge_labels, items=items,
+                                     levels=levels, per_topic_human=per_topic_human,
+                                     per_topic_judges=per_topic_judges, target=target_width(options))
+    return report
 
 
 def graded_qrels_sets(*, campaign: Campaign) -> dict[str, dict[str, dict[str, int]]]:
@@ -234,7 +251,8 @@ def _per_topic(judge: dict[int, int], human: dict[int, int], items: dict, levels
             for topic, shared in sorted(by_topic.items())]
 
 
-def _system_block(systems: dict, judge: str, tag: str | None, *, per_topic_human: dict, per_topic_judge: dict) -> dict:
+def _system_block(systems: dict, judge: str, tag: str | None, *, per_topic_human: dict, per_topic_judge: dict,
+                  top: dict) -> dict:
     """The runs' order under the human qrels against the judge's, per measure, with 95% intervals from resampling
     topics and recomputing every run's measure, and the pairs of runs the two orders swap."""
     rows = [row for row in systems.values()]
@@ -246,11 +264,17 @@ def _system_block(systems: dict, judge: str, tag: str | None, *, per_topic_human
         model = [m for _, m in pairs]
         block[measure] = {"n": len(pairs), "kendall_tau_b": stats.kendall_tau_b(human, model),
                           "spearman": stats.spearman(human, model), "pearson": stats.pearson(human, model)}
+        # Runs ranked by the measure, best first: the judge's order against the humans' (tau-AP, RBO, top k).
+        block[measure].update(rank_agreement.order_agreement(
+            {row["system"]: row["human"][measure] for row in rows},
+            {row["system"]: row["judges"][judge][measure] for row in rows}, p=top["rbo_p"], k=top["top_k"]))
         intervals = stats.run_correlation_intervals(
             {name: values[measure] for name, values in per_topic_human.items()},
-            {name: values[measure] for name, values in per_topic_judge.items()}) if len(pairs) >= 2 else {}
-        for key in ("kendall_tau_b", "spearman", "pearson"):
+            {name: values[measure] for name, values in per_topic_judge.items()},
+            top={"p": top["rbo_p"], "k": top["top_k"]}) if len(pairs) >= 2 else {}
+        for key in ("kendall_tau_b", "spearman", "pearson", *rank_agreement.TOP_KEYS):
             block[measure][f"{key}_ci95"] = intervals.get(key) if block[measure][key] is not None else None
+        block[measure]["kendall_tau_b_at_k_why_no_interval"] = rank_agreement.TOP_NO_INTERVAL
         block[measure]["small"] = 0 < len(pairs) < SMALL_SYSTEMS
         swapped = stats.swapped_pairs({row["system"]: row["human"][measure] for row in rows},
                                       {row["system"]: row["judges"][judge][measure] for row in rows})

@@ -20,6 +20,20 @@ Several dimensions (`Campaign.options["dimensions"]`): one per_topic entry per (
 each against the same judge scores (a ranker scores a candidate once); `topic_mean` is the first
 dimension's, `topic_mean_by_dimension` holds every dimension's.
 
+Partial rankings (`Campaign.options["rank_depth"]` = k: an annotator ranks the best k and may leave the rest): the
+candidates a ranking leaves out are unranked and count as one tie group below every ranked candidate (completed so by
+ranking_data_get), in every statistic here: tau-b against a judge and between annotators, and NRP. For tau-b a pair
+of two unranked candidates is a tie on the human side (tau-b corrects for it); a ranked candidate is above every
+unranked one. `humans.partial` states the rule and how many rankings were partial.
+
+Agreement at the top (agreement.rank_agreement, README "Ranking agreement at the top"), beside tau-b in every
+per-topic row and topic mean: tau-AP (the judge's order against the human reference as the truth; between two
+annotators the mean of both directions), RBO_ext with the campaign's persistence `rbo_p`, overlap@k and tau-b on the
+ids in either top k (`top_k`), `n_at_k` ids. The judge's order is its scores (equal scores tied); a partial human
+ranking's unranked candidates count as one tie group below its ranked ones (among the candidates the judge scored;
+between annotators, among the topic's candidates); RBO reads each side's ranked candidates only. With several
+annotators' rankings as the reference, each measure is their mean, as tau-b is (`n_at_k` the largest).
+
 Document qrels (format trec-qrels, one set per file stem, Item.data["qrels"]): each ranker's ordering of a topic's
 documents is scored against every set (`qrels.judges`: NDCG@10, MAP and P@10 per topic through ir_measures, their mean
 over the judged topics with a bootstrap interval), the study's way of choosing its ranker. A set named after a
@@ -32,25 +46,37 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from agreement import stats
+from agreement import rank_agreement, stats
+from agreement.report_adjudication import adjudication_ranking_block
+from agreement.report_budget import ranking_budget
+from agreement.budget import target_width
 from agreement.selectors import JudgeScores, RankingData, RankingTopic, ranking_data_get
 from annotate.models import Campaign
 
 TAU = "kendall_tau_b"
 TAU_ANSWERS = "kendall_tau_b_answers_only"
+PARTIAL_RULE = ("unranked candidates are tied below every ranked one: tau-b over all candidates, a pair of two "
+                "unranked candidates counted as a tie")
+# The measures of agreement at the top each per-topic row and topic mean carries beside tau-b.
+TOP = ("tau_ap", "rbo", "overlap_at_k", "kendall_tau_b_at_k")
 
 
 def ranking_report_build(*, campaign: Campaign) -> dict:
     """The DESIGN.md §5 document for an answer_ranking CAMPAIGN; a fixed number of queries (see ranking_data_get)."""
     data = ranking_data_get(campaign=campaign)
-    return {
+    options = rank_agreement.rank_options(campaign.options)
+    report = {
         "campaign": campaign.slug,
         "task_type": campaign.task_type,
-        "humans": _humans_block(data),
-        "judges": {judge.name: _judge_block(judge=judge, data=data) for judge in data.judges},
+        "rank_agreement": options,
+        "humans": _humans_block(data, options),
+        "judges": {judge.name: _judge_block(judge=judge, data=data, options=options) for judge in data.judges},
         "systems": _systems(data),
         "qrels": _qrels_block(data),
+        "adjudication": adjudication_ranking_block(data),
     }
+    report["budget"] = ranking_budget(report=report, target=target_width(campaign.options))
+    return report
 
 
 # MAP and P@10 count a document relevant from this grade up (trec_eval's default); NDCG@10 uses the grades as gains.
@@ -109,15 +135,15 @@ def _topic_means(per_topic: list[dict], dimensions: list[str]) -> dict[str, dict
     return {
         dimension: {
             key: stats.topic_mean_summary([row[key] for row in per_topic if row["dimension"] == dimension])
-            for key in (TAU, TAU_ANSWERS)
+            for key in (TAU, TAU_ANSWERS, *TOP)
         }
         for dimension in dimensions
     }
 
 
-def _judge_block(*, judge: JudgeScores, data: RankingData) -> dict:
+def _judge_block(*, judge: JudgeScores, data: RankingData, options: dict) -> dict:
     per_topic = [
-        _judge_topic_row(judge=judge, topic=topic, dimension=dimension)
+        _judge_topic_row(judge=judge, topic=topic, dimension=dimension, options=options)
         for topic in data.topics
         for dimension in data.dimensions
     ]
@@ -205,7 +231,24 @@ def _nrp_summary(values: list) -> dict:
     return {**stats.spread(values), "ci95": stats.mean_interval(values), "ci_method": stats.bootstrap_method("topics")}
 
 
-def _judge_topic_row(*, judge: JudgeScores, topic: RankingTopic, dimension: str) -> dict:
+def _as_ranked(topic: RankingTopic, who: str, dimension: str, groups: list[list[int]]) -> list[list[int]]:
+    """GROUPS as WHO ranked them: without the tie group of unranked candidates that ranking_data_get added to a
+    partial ranking (topic.partial). The measures at the top count missing candidates as tied below every ranked one
+    anyway; RBO reads only what each side ranked."""
+    return groups[:-1] if dimension in topic.partial.get(who, ()) and len(groups) > 1 else groups
+
+
+def _top_measures(pairs: list[tuple[list, list]], *, options: dict, universe, symmetric: bool) -> dict:
+    """The TOP measures of each (ranking, reference) pair, averaged over the pairs (None where none is defined), and
+    n_at_k, the largest number of ids a pair's tau-b@k was over."""
+    rows = [rank_agreement.rank_agreement(ranking, reference, p=options["rbo_p"], k=options["top_k"],
+                                          universe=universe, symmetric=symmetric) for ranking, reference in pairs]
+    out = {key: stats.mean_defined([row[key] for row in rows]) for key in TOP}
+    out["n_at_k"] = max((row["n_at_k"] for row in rows), default=0)
+    return out
+
+
+def _judge_topic_row(*, judge: JudgeScores, topic: RankingTopic, dimension: str, options: dict) -> dict:
     ids = _ids(topic)
     answers = _answers(topic)
     scores = {c.pk: judge.scores[c.pk] for c in topic.candidates if c.pk in judge.scores}
@@ -218,6 +261,10 @@ def _judge_topic_row(*, judge: JudgeScores, topic: RankingTopic, dimension: str)
     row[TAU_ANSWERS] = stats.mean_defined(
         [stats.ranking_score_tau_b(groups, scores, candidates=answers) for groups in references.values()]
     )
+    # At the top: the judge's order (its scores) against each reference, among the candidates it scored.
+    order = rank_agreement.score_groups(scores)
+    pairs = [(order, _as_ranked(topic, who, dimension, groups)) for who, groups in references.items()]
+    row.update(_top_measures(pairs, options=options, universe=list(scores), symmetric=False))
     if len(references) == 1:
         row["human_order"] = _groups_as_ids(next(iter(references.values())), ids)
     else:
@@ -240,7 +287,7 @@ def _judge_topic_row(*, judge: JudgeScores, topic: RankingTopic, dimension: str)
     return row
 
 
-def _humans_block(data: RankingData) -> dict:
+def _humans_block(data: RankingData, options: dict) -> dict:
     per_topic = []
     pair_taus: dict[tuple[str, str], list[float | None]] = {}
     primary = data.dimensions[0]
@@ -257,6 +304,9 @@ def _humans_block(data: RankingData) -> dict:
                 taus_answers.append(stats.ranking_ranking_tau_b(ra, rb, candidates=answers))
                 if dimension == primary:
                     pair_taus.setdefault((a, b), []).append(taus[-1])
+            pairs = [(_as_ranked(topic, a, dimension, topic.rankings[a][dimension]),
+                      _as_ranked(topic, b, dimension, topic.rankings[b][dimension]))
+                     for a, b in combinations(ranked_by, 2)]
             per_topic.append(
                 {
                     "topic": topic.external_id,
@@ -264,6 +314,9 @@ def _humans_block(data: RankingData) -> dict:
                     "pairs": len(taus),
                     TAU: stats.mean_defined(taus),
                     TAU_ANSWERS: stats.mean_defined(taus_answers),
+                    # Neither annotator is the truth: tau-AP is the mean of both directions.
+                    **_top_measures(pairs, options=options, universe=[c.pk for c in topic.candidates],
+                                    symmetric=True),
                 }
             )
     ceiling = _topic_means(per_topic, data.dimensions) if len(data.annotators) > 1 else None
@@ -281,7 +334,17 @@ def _humans_block(data: RankingData) -> dict:
             {"a": a, "b": b, TAU: stats.mean_defined(values), "n": sum(v is not None for v in values)}
             for (a, b), values in sorted(pair_taus.items())
         ],
+        "partial": _partial_block(data),
     }
+
+
+def _partial_block(data: RankingData) -> dict | None:
+    """How partial rankings were counted (PARTIAL_RULE) and how many there were; None without rank_depth."""
+    if data.rank_depth is None:
+        return None
+    rankings = sum(len(topic.rankings) + bool(topic.adjudicated) for topic in data.topics)
+    return {"rank_depth": data.rank_depth, "rule": PARTIAL_RULE,
+            "n": sum(len(topic.partial) for topic in data.topics), "rankings": rankings}
 
 
 def short_label(external_id: str, topic: str) -> str:

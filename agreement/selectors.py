@@ -25,7 +25,7 @@ class HumanLabels:
 
     `by_unit[unit_id][annotator]` holds the current annotation labels (kind annotation; adjudications
     are verdicts, not raters). `item_label[item_id]` is the item's human label: the adjudication's
-    label when there is one, else the majority of the current annotation labels once it is decided
+    label when there is one (the most recent, when several adjudicators settled it), else the majority of the current annotation labels once it is decided
     (the task type's human_label; by default annotate.task_types.majority_label). Items whose k annotations are all in and tie are in `ties`; items whose
     annotations are still coming and could yet change the majority are in `open`; neither has an
     entry in `item_label`.
@@ -89,7 +89,8 @@ def human_labels_get(*, campaign: Campaign) -> HumanLabels:
         .exclude(label="")
         .values_list("unit_id", "unit__item_id", "unit__topic_id", "unit__judgments_needed", "annotator__username",
                      "kind", "label")
-        .order_by("unit_id")
+        # Within a unit, oldest first: of several adjudicators' current verdicts, the most recent is the label.
+        .order_by("unit_id", "created_at", "id")
     )
     result = HumanLabels()
     adjudication: dict[int, str] = {}
@@ -333,6 +334,9 @@ class RankingTopic:
 
     `rankings[annotator][dimension]` and `adjudicated[dimension]` are lists of tie groups of Item pks,
     best first (HumanJudgment.value["rankings"]); pks that are not candidates of this topic are dropped.
+    In a campaign with rank_depth (partial rankings), a ranking that leaves candidates out is completed here with
+    one last tie group of the unranked candidates (docs/answer_ranking.md: unranked = tied below every ranked one);
+    `partial[annotator]` (the adjudication under "adjudication") names the dimensions that were completed so.
     """
 
     pk: int
@@ -340,6 +344,7 @@ class RankingTopic:
     candidates: list[RankingCandidate] = field(default_factory=list)
     rankings: dict[str, dict[str, list[list[int]]]] = field(default_factory=dict)
     adjudicated: dict[str, list[list[int]]] = field(default_factory=dict)
+    partial: dict[str, set[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -351,6 +356,8 @@ class RankingData:
     annotators: list[str] = field(default_factory=list)
     dimensions: list[str] = field(default_factory=list)
     judges: list[JudgeScores] = field(default_factory=list)
+    # The campaign's rank_depth (k: rankings of the best k candidates), None when every candidate is ranked.
+    rank_depth: int | None = None
 
 
 def _topic_sort_key(external_id: str):
@@ -373,6 +380,13 @@ def _clean_groups(groups, allowed: set[int]) -> list[list[int]]:
         if members:
             cleaned.append(members)
     return cleaned
+
+
+def _completed(groups: list[list[int]], candidates: list[RankingCandidate]) -> list[list[int]]:
+    """GROUPS with the candidates they leave out appended as one last tie group (candidate order), if any."""
+    placed = {pk for group in groups for pk in group}
+    unranked = [c.pk for c in candidates if c.pk not in placed]
+    return groups + [unranked] if unranked else groups
 
 
 def ranking_data_get(*, campaign: Campaign) -> RankingData:
@@ -400,12 +414,15 @@ def ranking_data_get(*, campaign: Campaign) -> RankingData:
     allowed = {topic_id: {c.pk for c in topic.candidates} for topic_id, topic in topics.items()}
 
     dimensions = [str(d) for d in (campaign.options or {}).get("dimensions") or []] or ["overall"]
+    depth = (campaign.options or {}).get("rank_depth")
+    data.rank_depth = depth if isinstance(depth, int) and not isinstance(depth, bool) and depth >= 1 else None
     seen_dimensions: set[str] = set()
     annotators: set[str] = set()
     rows = (
         HumanJudgment.objects.filter(unit__campaign=campaign, is_current=True)
         .values_list("unit__topic_id", "annotator__username", "kind", "value")
-        .order_by("unit__topic_id", "annotator__username", "id")
+        # Oldest first: of several adjudicators' current rankings of a topic, the most recent is the reference.
+        .order_by("unit__topic_id", "created_at", "id")
     )
     for topic_id, username, kind, value in rows:
         rankings = (value or {}).get("rankings") if isinstance(value, dict) else None
@@ -413,6 +430,18 @@ def ranking_data_get(*, campaign: Campaign) -> RankingData:
             continue
         cleaned = {str(dim): _clean_groups(groups, allowed[topic_id]) for dim, groups in rankings.items()}
         seen_dimensions.update(cleaned)
+        if data.rank_depth is not None:
+            # A candidate a partial ranking leaves out is unranked: tied below every ranked one. Without rank_depth
+            # a missing candidate was added after the ranking, and is left out of the statistics as before.
+            candidates = topics[topic_id].candidates
+            completed = {dim: _completed(groups, candidates) if groups else groups for dim, groups in cleaned.items()}
+            partial = {dim for dim in cleaned if completed[dim] is not cleaned[dim]}
+            who = "adjudication" if kind == JudgmentKind.ADJUDICATION else username
+            if partial:
+                topics[topic_id].partial[who] = partial
+            else:
+                topics[topic_id].partial.pop(who, None)
+            cleaned = completed
         if kind == JudgmentKind.ADJUDICATION:
             topics[topic_id].adjudicated = cleaned
         else:

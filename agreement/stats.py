@@ -62,7 +62,7 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable], *, weights: str | 
         return None
     # sklearn sorts and compares the labels themselves; integer codes (in LABELS' order when given) give the
     # same kappa, and on a million string labels in a fraction of the time.
-    levels = list(labels) if labels is not None else _sorted_as_sklearn(seen)
+    levels = list(labels) if labels is not None else sorted_as_sklearn(seen)
     code = {label: i for i, label in enumerate(levels)}
     left = np.fromiter((code.get(x, -1) for x in a), dtype=np.int64, count=len(a))
     right = np.fromiter((code.get(y, -1) for y in b), dtype=np.int64, count=len(b))
@@ -72,7 +72,7 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable], *, weights: str | 
                                          labels=list(range(len(levels))) if labels is not None else None))
 
 
-def _sorted_as_sklearn(labels: set) -> list:
+def sorted_as_sklearn(labels: set) -> list:
     try:
         return sorted(labels)
     except TypeError:  # mixed types: sklearn refuses them too; any fixed order keeps kappa unweighted-equal
@@ -487,7 +487,8 @@ def run_measures_per_topic(qrels: dict[str, dict[str, int]], run: dict[str, dict
 
 
 def run_correlation_intervals(human: dict[str, dict[str, float]], judge: dict[str, dict[str, float]], *,
-                              resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> dict:
+                              resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED,
+                              top: dict | None = None) -> dict:
     """Intervals of tau-b, rho and r between runs' scores under two qrels, resampling topics and recomputing each
     run's mean (system_correlation_intervals). HUMAN[run][topic] and JUDGE[run][topic] are per-topic values."""
     runs = sorted(set(human) & set(judge))
@@ -500,7 +501,7 @@ def run_correlation_intervals(human: dict[str, dict[str, float]], judge: dict[st
         for topic, value in human[run].items():
             if topic in judge[run]:
                 h[row, column[topic]], j[row, column[topic]], counts[row, column[topic]] = value, judge[run][topic], 1
-    return system_correlation_intervals(h, j, counts, resamples=resamples, seed=seed)
+    return system_correlation_intervals(h, j, counts, resamples=resamples, seed=seed, top=top)
 
 
 def relative_delta_interval(values: dict[str, dict[str, float]], tagged: set[str], *,
@@ -678,7 +679,7 @@ def item_agreement_intervals(
     keys = ["cohen_kappa", "accuracy"] + (["cohen_kappa_linear", "cohen_kappa_quadratic"] if weighted else [])
     if len(first) < 2:
         return {key: None for key in keys}
-    levels = list(levels) if levels is not None else _sorted_as_sklearn(set(first) | set(second))
+    levels = list(levels) if levels is not None else sorted_as_sklearn(set(first) | set(second))
     tables = cluster_tables(first, second, clusters, levels)
 
     def statistic(idx: np.ndarray) -> list[float | None]:
@@ -695,7 +696,7 @@ def item_agreement_intervals(
 
 def system_correlation_intervals(
     human: np.ndarray, judge: np.ndarray, counts: np.ndarray, judge_counts: np.ndarray | None = None, *,
-    resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED,
+    resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED, top: dict | None = None,
 ) -> dict[str, list[float] | None]:
     """Intervals of Kendall's tau-b, Spearman's rho and Pearson's r between two system orders, by resampling
     topics and recomputing every system's score (the meta-evaluation practice of IR).
@@ -706,8 +707,19 @@ def system_correlation_intervals(
     COUNTS). A system with no output on either side in a resample sits that resample out. Resamples are scored
     in batches: Pearson's r by scipy.stats.pearsonr along an axis, Spearman's rho as Pearson's r of the
     scipy.stats.rankdata ranks (its definition, ties averaged), Kendall's tau-b one resample at a time.
+
+    With TOP ({"p", "k"}), also the agreement at the top of the two orders (agreement.rank_agreement: tau-AP, RBO,
+    overlap@k; the judge's order against the humans'), one resample at a time as well (tau-b@k not: TOP_NO_INTERVAL).
     """
-    keys = ["kendall_tau_b", "spearman", "pearson"]
+    from agreement.rank_agreement import TOP_INTERVAL_KEYS, order_agreement_values
+
+    keys = ["kendall_tau_b", "spearman", "pearson"] + (list(TOP_INTERVAL_KEYS) if top else [])
+
+    def at_top(x, y) -> list[float | None]:
+        if not top:
+            return []
+        return order_agreement_values(x, y, p=top["p"], k=top["k"], with_tau_b=False)[:len(TOP_INTERVAL_KEYS)]
+
     if human.ndim != 2 or human.shape[0] < 2:
         return {key: None for key in keys}
     if judge_counts is None:
@@ -718,7 +730,7 @@ def system_correlation_intervals(
         keep = (n > 0) & (m > 0)
         x = human[keep][:, idx].sum(axis=1) / n[keep]
         y = judge[keep][:, idx].sum(axis=1) / m[keep]
-        return [kendall_tau_b(x, y), spearman(x, y), pearson(x, y)]
+        return [kendall_tau_b(x, y), spearman(x, y), pearson(x, y), *at_top(x, y)]
 
     def statistic(idx: np.ndarray) -> np.ndarray:  # idx: (batch, topics)
         n = counts[:, idx].sum(axis=-1)  # (systems, batch)
@@ -726,7 +738,7 @@ def system_correlation_intervals(
         with np.errstate(invalid="ignore", divide="ignore"):
             x = (human[:, idx].sum(axis=-1) / n).T  # (batch, systems)
             y = (judge[:, idx].sum(axis=-1) / m).T
-        out = np.full((3, idx.shape[0]), np.nan)
+        out = np.full((len(keys), idx.shape[0]), np.nan)
         whole = ((n > 0) & (m > 0)).all(axis=0)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -735,15 +747,15 @@ def system_correlation_intervals(
                                                  scipy_stats.rankdata(y[whole], axis=1), axis=1).statistic
         for b in range(idx.shape[0]):
             if whole[b]:
-                tau = kendall_tau_b(x[b], y[b])
-                out[0, b] = np.nan if tau is None else tau
+                for row, value in enumerate([kendall_tau_b(x[b], y[b]), *at_top(x[b], y[b])]):
+                    out[0 if row == 0 else row + 2, b] = np.nan if value is None else value
             else:  # a system without outputs in this resample: scored apart, as `one` does
                 out[:, b] = [np.nan if v is None else v for v in one(idx[b])]
         return out
 
     # A batch holds systems x batch x topics numbers: at most about 4 million of them (32 MB) at a time.
     batch = max(1, min(resamples, 4_000_000 // human.size))
-    intervals = bootstrap_intervals(human.shape[1], statistic, width=3, resamples=resamples, seed=seed,
+    intervals = bootstrap_intervals(human.shape[1], statistic, width=len(keys), resamples=resamples, seed=seed,
                                     vectorized=True, batch=batch)
     return dict(zip(keys, intervals, strict=True))
 

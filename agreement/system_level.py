@@ -6,6 +6,12 @@ on the same outputs. A system whose covered outputs are fewer than `min_outputs`
 all its outputs, is left out of the correlation, with the reason: three toy systems of one, two and four outputs
 must not move a correlation over twelve real ones. Intervals resample topics and recompute every system's score
 (agreement.stats.system_correlation_intervals).
+
+Beside the correlations, agreement at the top of the two orders (agreement.rank_agreement; systems ranked by score,
+best first, equal scores tied): tau-AP of the judge's order against the humans', RBO_ext with persistence `rbo_p`,
+overlap@k and tau-b over the systems in either top k (`top_k`), with intervals from the same resamples; and the swaps,
+the pairs of systems the two orders put the other way round (agreement.stats.swapped_pairs: the largest human gap
+first, the swaps a reader should doubt the judge on most).
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agreement import stats
+from agreement import rank_agreement, stats
 
 # Defaults of the campaign options that say which systems a correlation may rest on (README "Coverage").
 MIN_SYSTEM_OUTPUTS = 10
@@ -112,7 +118,8 @@ def exclusion_reason(system: SystemRows, *, min_outputs: int, min_coverage: floa
 
 
 def system_level_block(systems: list[SystemRows] | list[SystemSides], *, min_outputs: int = MIN_SYSTEM_OUTPUTS,
-                       min_coverage: float = MIN_SYSTEM_COVERAGE, topics_word: str = "topics") -> dict:
+                       min_coverage: float = MIN_SYSTEM_COVERAGE, topics_word: str = "topics",
+                       rbo_p: float = rank_agreement.RBO_P, top_k: int = rank_agreement.TOP_K) -> dict:
     """Kendall's tau-b, Spearman's rho and Pearson's r between the systems' human and judge scores, with 95%
     intervals (bootstrap over topics), their mean absolute difference, the systems left out and why, and why a
     statistic is undefined."""
@@ -139,10 +146,18 @@ def system_level_block(systems: list[SystemRows] | list[SystemSides], *, min_out
     }
     resamples = stats.resamples_for(sum(len(system.sides()[0]) for system in included))
     block["ci_method"] = stats.bootstrap_method(f"{topics_word}, every system's score recomputed", resamples=resamples)
-    intervals = (stats.system_correlation_intervals(*_topic_matrices(included), resamples=resamples)
+    names = [system.system for system in included]
+    block.update(rank_agreement.order_agreement(dict(zip(names, human)), dict(zip(names, judge)), p=rbo_p, k=top_k))
+    swapped = stats.swapped_pairs(dict(zip(names, human)), dict(zip(names, judge)))
+    block.update(n_pairs=swapped["n_pairs"], n_swaps=swapped["n_swaps"],
+                 swaps=[{"systems": swap["runs"], "human": swap["first"], "judge": swap["second"]}
+                        for swap in swapped["swaps"]])
+    intervals = (stats.system_correlation_intervals(*topic_matrices(included), resamples=resamples,
+                                                    top={"p": rbo_p, "k": top_k})
                  if len(included) >= 2 else {})
-    for key in ("kendall_tau_b", "spearman", "pearson"):
+    for key in ("kendall_tau_b", "spearman", "pearson", *rank_agreement.TOP_KEYS):
         block[f"{key}_ci95"] = intervals.get(key) if block[key] is not None else None
+    block["kendall_tau_b_at_k_why_no_interval"] = rank_agreement.TOP_NO_INTERVAL
     return block
 
 
@@ -157,7 +172,7 @@ def _undefined_why(included: list[SystemRows], human: list, judge: list, exclude
     return None
 
 
-def _topic_matrices(systems: list[SystemRows] | list[SystemSides]) -> tuple[np.ndarray, ...]:
+def topic_matrices(systems: list[SystemRows] | list[SystemSides]) -> tuple[np.ndarray, ...]:
     """(human sums, judge sums, human counts, judge counts), each systems x topics, over each side's outputs."""
     sides = [system.sides() for system in systems]
     topics = {topic: i for i, topic in enumerate(dict.fromkeys(t for pair in sides for rows in pair for t, _ in rows))}

@@ -115,6 +115,7 @@ def agreement_report(request, slug):
         "plot_name": names[0],
         "plot_svg": plots[names[0]].svg() if plots[names[0]] else None,
         "cdf_svg": plots["cdf"].svg() if plots.get("cdf") else None,
+        "budget_svg": plots["budget"].svg() if plots.get("budget") else None,
         "ablation_rows": [
             {**row, "setting_values": [row["settings"].get(key) for key in report["ablation"]["settings"]]}
             for row in report["ablation"]["rows"]

@@ -23,12 +23,15 @@ def _campaign_with_roles(user, slug: str) -> Campaign:
     try:
         campaign = (Campaign.objects.for_user(user)
                     .annotate(_researcher=Exists(mine.filter(role=Role.RESEARCHER)),
-                              _annotator=Exists(mine.filter(role=Role.ANNOTATOR)))
+                              _annotator=Exists(mine.filter(role=Role.ANNOTATOR)),
+                              _adjudicator=Exists(mine.filter(role=Role.ADJUDICATOR)))
                     .get(slug=slug))
     except Campaign.DoesNotExist:
         raise Http404("No such campaign.") from None
     campaign.is_researcher = campaign._researcher or user.is_superuser
     campaign.is_annotator = campaign._annotator
+    # Researchers (and superusers) may settle disagreements too; annotators may not, unless also adjudicators.
+    campaign.is_adjudicator = campaign._adjudicator or campaign.is_researcher
     campaign.roles_of = user.pk
     return campaign
 
@@ -38,6 +41,8 @@ def _role_words(campaign: Campaign) -> str:
         return "you are a researcher here"
     if campaign.is_annotator:
         return "you are an annotator here"
+    if campaign.is_adjudicator:
+        return "you are an adjudicator here"
     return "you hold no role here"
 
 
@@ -65,6 +70,17 @@ def campaign_for_annotator(user, slug: str) -> Campaign:
                 if campaign.is_researcher else "")
         raise PermissionDenied(f"This page is for the annotators of campaign “{campaign.name}”; "
                                f"{_role_words(campaign)}.{hint}")
+    return campaign
+
+
+def campaign_for_adjudicator(user, slug: str) -> Campaign:
+    """The campaign SLUG if USER may adjudicate it (an adjudicator member, a researcher or a superuser);
+    PermissionDenied for its other members (annotators), Http404 for everyone else."""
+    campaign = _campaign_with_roles(user, slug)
+    if not campaign.is_adjudicator:
+        raise PermissionDenied(f"This page is for the adjudicators of campaign “{campaign.name}”, who settle the units "
+                               f"whose verdicts disagree; {_role_words(campaign)}. A researcher can make you one on "
+                               "the campaign's People page.")
     return campaign
 
 

@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from annotate.access import campaign_for_member, campaign_for_researcher, check_campaign_creator, is_researcher
 from annotate.models import Campaign, Item, Role
+from annotate.selectors.arms import member_arms_add
 from annotate.selectors.campaigns import campaign_members, campaign_overview, guidelines_versions
 from annotate.serializers import (
     CampaignCreateSerializer,
@@ -26,8 +27,10 @@ from annotate.serializers import (
     ItemSerializer,
     MemberAddedSerializer,
     MemberAddSerializer,
+    MemberArmSerializer,
     MemberSerializer,
 )
+from annotate.services.arms import ArmError, member_arm_set
 from annotate.services.campaigns import (
     CampaignError,
     campaign_create,
@@ -121,7 +124,9 @@ class CampaignMembersApi(APIView):
     def get(self, request, slug):
         """The campaign's researchers and annotators, with each annotator's progress (researchers only)."""
         campaign = campaign_for_researcher(request.user, slug)
-        return Response(MemberSerializer(campaign_members(campaign=campaign), many=True).data)
+        members = campaign_members(campaign=campaign)
+        member_arms_add(campaign=campaign, members=members)
+        return Response(MemberSerializer(members, many=True).data)
 
     @extend_schema(request=MemberAddSerializer, responses={201: MemberAddedSerializer})
     def post(self, request, slug):
@@ -153,6 +158,21 @@ def _member_user(campaign: Campaign, username: str):
 
 
 class CampaignMemberApi(APIView):
+    @extend_schema(request=MemberArmSerializer, responses={200: MemberArmSerializer})
+    def patch(self, request, slug, username):
+        """Put an annotator in an arm of the campaign's assistance experiment (researchers only): {"arm": one of the
+        option arms, or "" for none}. 400 when the campaign runs no experiment, the person is not its annotator,
+        or they have judged anything in it already (an arm is fixed once judged in)."""
+        campaign = campaign_for_researcher(request.user, slug)
+        form = MemberArmSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            membership = member_arm_set(campaign=campaign, user=_member_user(campaign, username),
+                                        arm=form.validated_data["arm"])
+        except ArmError as exc:
+            return _refused(exc)
+        return Response({"arm": membership.arm})
+
     @extend_schema(parameters=[OpenApiParameter("role", str, enum=Role.values, required=False,
                                                 description="The role to take away; left out: every role.")],
                    responses={204: None})

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotate import api
+from annotate import api, api_adjudication
 
 urlpatterns = [
     path("campaigns/", api.CampaignListApi.as_view(), name="api-campaigns"),
@@ -12,4 +12,8 @@ urlpatterns = [
     path("campaigns/<slug:slug>/members/<str:username>/", api.CampaignMemberApi.as_view(), name="api-campaign-member"),
     path("campaigns/<slug:slug>/members/<str:username>/invitation/", api.CampaignMemberInvitationApi.as_view(),
          name="api-campaign-member-invitation"),
+    path("campaigns/<slug:slug>/adjudication/", api_adjudication.AdjudicationQueueApi.as_view(),
+         name="api-campaign-adjudication"),
+    path("campaigns/<slug:slug>/adjudication/<int:unit_id>/", api_adjudication.AdjudicationUnitApi.as_view(),
+         name="api-campaign-adjudication-unit"),
 ]

@@ -20,7 +20,8 @@ from annotate.services.campaigns import (
     campaign_options_problems,
     slug_problem,
 )
-from annotate.task_types import task_type_get, task_type_names
+from annotate.task_types import (ADJUDICATION_KINDS, ARM_ASSIGNMENTS, ARM_PER, QUEUE_ORDERS, arm_judge, task_type_get,
+                                  task_type_names)
 
 
 class Given:
@@ -122,12 +123,40 @@ class TextOptionField(OptionField):
         super().__init__(widget=forms.TextInput(attrs={"autocomplete": "off"}), **kwargs)
 
 
+class ChecklistOptionField(OptionField):
+    """Some of CHOICES (value: description), as checkboxes; none ticked is unset. Values not among the choices are
+    passed on for the check to refuse."""
+
+    def __init__(self, *, choices: dict[str, str], **kwargs):
+        super().__init__(widget=forms.CheckboxSelectMultiple(choices=list(choices.items())), **kwargs)
+
+    def to_python(self, value):
+        if isinstance(value, Given):
+            return value.value
+        chosen = [str(v) for v in (value if isinstance(value, (list, tuple)) else [value]) if v not in (None, "")]
+        return chosen or None
+
+    def prepare_value(self, value):
+        if isinstance(value, Given):
+            value = value.value
+        return value if isinstance(value, list) else []
+
+
+class JudgeOptionField(OptionField):
+    """The name of one of the campaign's judges, from a list (the form fills it: CampaignOptionsForm.__init__); empty
+    is unset."""
+
+    def __init__(self, *, unset: str, **kwargs):
+        super().__init__(widget=forms.Select(choices=[("", unset)]), **kwargs)
+
+
 class CampaignOptionsForm(forms.Form):
     """The options every task type takes: the agreement report's coverage rules (agreement.system_level and
     agreement.report keep the defaults the help texts name)."""
 
     # The fields of the options every task type takes, shown after the task type's own.
-    COMMON = ("min_system_outputs", "min_system_coverage", "small_sample", "judge_new_items")
+    COMMON = ("min_system_outputs", "min_system_coverage", "small_sample", "rbo_p", "top_k", "judge_new_items",
+              "adjudication", "adjudication_judge", "arms", "arm_assignment", "arm_per", "budget_width", "queue_order")
 
     min_system_outputs = NumberOptionField(
         label="Outputs judged by both, at least",
@@ -141,19 +170,86 @@ class CampaignOptionsForm(forms.Form):
         label="Small sample below",
         help_text="A statistic over fewer shared items is greyed on the report and marked small. A whole number. "
                   "Empty: 30.")
+    # Ranking agreement at the top (agreement.rank_agreement; README "Ranking agreement at the top").
+    rbo_p = NumberOptionField(
+        label="Persistence p of rank-biased overlap",
+        help_text="How much of RBO's weight goes to the top of a ranking: the chance a reader goes on to the next "
+                  "rank. A number strictly between 0 and 1; 0.9 puts 86% of the weight on the top 10. Empty: 0.9.")
+    top_k = NumberOptionField(
+        label="k of overlap@k and tau-b@k",
+        help_text="How deep the top of a ranking (of candidates, or of systems by score) is that overlap@k and "
+                  "Kendall's tau-b on the top k compare. A whole number. Empty: 5.")
     judge_new_items = YesNoOptionField(
         label="Judge new items",
         unset="not set: no (the judge page offers to judge them)",
         help_text="After an import that adds items, start each configured judge on them at once. Empty: no.")
+    # The assistance experiment (README "Assistance experiments"; annotate.services.arms).
+    arms = LinesOptionField(
+        label="Arms of an assistance experiment",
+        help_text="One arm per line: blind (the page as it is), or assisted:JUDGE (judge JUDGE's verdict shown "
+                  "pre-selected, to accept or change). Two arms or more. Empty: no experiment.")
+    arm_assignment = ChoiceOptionField(
+        label="Arms given", choices=ARM_ASSIGNMENTS, unset="not set: balanced",
+        help_text="How annotators (or units) are put in arms. Empty: balanced.")
+    arm_per = ChoiceOptionField(
+        label="Arm kept per", choices=ARM_PER, unset="not set: annotator",
+        help_text="Whether an annotator keeps one arm, or each unit gets its own. Empty: annotator.")
+    adjudication = ChecklistOptionField(
+        label="Adjudicate units where", choices=ADJUDICATION_KINDS,
+        help_text="The kinds of disagreement that put a unit in the adjudication queue (README \"Adjudication\"). "
+                  "None ticked: where the human verdicts disagree.")
+    adjudication_judge = JudgeOptionField(
+        label="Judge compared with the human label", unset="none",
+        help_text="The judge whose disagreement with the human label puts a unit in the adjudication queue; "
+                  "required when that kind is ticked above.")
+
+    # The labelling budget (README "Labelling budget"; agreement.budget, annotate.services.queue_order).
+    budget_width = NumberOptionField(
+        label="Interval width to aim at",
+        help_text="The report's budget says how many more human labels would narrow each headline statistic's 95% "
+                  "interval to this width. A number above 0, at most 2. Empty: 0.1.")
+    queue_order = ChoiceOptionField(
+        label="Queue order", choices=QUEUE_ORDERS, unset="not set: position",
+        help_text="The order open units are offered in, applied to the open units when you save; after imports and "
+                  "judge runs, manage.py order_queue applies it again (README \"Labelling budget\"). Empty: position.")
 
     def __init__(self, data=None, *, campaign, **kwargs):
         super().__init__(data, initial=campaign_options_editable(campaign), **kwargs)
         self.campaign = campaign
+        self._judges_offer(campaign)
         self.spec = task_type_get(campaign.task_type)
         # Options of the bound JSON that no field holds (the API's): checked with the rest, and refused.
         self.given: dict = {}
         # Option name -> what is wrong with it, once the form is cleaned (the API words its answer from these).
         self.problems: dict[str, str] = {}
+        missing = self.arm_judges_missing()
+        if missing:
+            self.fields["arms"].help_text += (
+                f" Note: this campaign has no judge called {' or '.join(missing)} yet; until it has, that arm's "
+                "annotators see no suggestion and judge as the blind arm does.")
+
+    def arm_judges_missing(self) -> list[str]:
+        """The judges the campaign's saved arms name that it does not have (yet): allowed, since judges are often
+        made after the campaign, but said on the page."""
+        if self.campaign.pk is None:
+            return []
+        arms = (self.campaign.options or {}).get("arms")
+        names = [arm_judge(arm) for arm in arms if isinstance(arm, str)] if isinstance(arms, list) else []
+        names = [name for name in names if name]
+        if not names:
+            return []
+        have = set(self.campaign.judges.filter(name__in=names).values_list("name", flat=True))
+        return [name for name in names if name not in have]
+
+    def _judges_offer(self, campaign) -> None:
+        """The campaign's judges as adjudication_judge's choices (and the option's own value, should its judge be
+        gone, so the page shows what is set); one query, none for a campaign not made yet."""
+        names = list(campaign.judges.order_by("name").values_list("name", flat=True)) if campaign.pk else []
+        chosen = (campaign.options or {}).get("adjudication_judge")
+        if isinstance(chosen, str) and chosen and chosen not in names:
+            names.append(chosen)
+        widget = self.fields["adjudication_judge"].widget
+        widget.choices = [widget.choices[0], *((name, name) for name in names)]
 
     @classmethod
     def from_options(cls, *, campaign, options: dict) -> "CampaignOptionsForm":
@@ -284,7 +380,8 @@ class MemberAddForm(forms.Form):
     username = forms.CharField(label="Username", max_length=150,
                                widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}))
     role = forms.ChoiceField(label="Role", initial="annotator",
-                             choices=[("annotator", "Annotator"), ("researcher", "Researcher")],
+                             choices=[("annotator", "Annotator"), ("researcher", "Researcher"),
+                                      ("adjudicator", "Adjudicator (settles the units whose verdicts disagree)")],
                              widget=forms.RadioSelect)
     create = forms.BooleanField(
         label="A new person: make an account with this username", required=False,

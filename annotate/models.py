@@ -21,6 +21,9 @@ class TaskType(models.TextChoices):
 class Role(models.TextChoices):
     RESEARCHER = "researcher", "Researcher"
     ANNOTATOR = "annotator", "Annotator"
+    # Gives the verdict that settles a unit where humans, or humans and judges, disagree (annotate.services.adjudication);
+    # sees every verdict on the units of the adjudication queue, so the blind rules do not bind them there.
+    ADJUDICATOR = "adjudicator", "Adjudicator"
 
 
 class CampaignQuerySet(models.QuerySet):
@@ -72,6 +75,11 @@ class Membership(models.Model):
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
     role = models.CharField(max_length=16, choices=Role.choices)
+    arm = models.CharField(
+        max_length=120, blank=True, default="", db_default="",
+        help_text="An annotator's arm of the campaign's assistance experiment (option arms), fixed once given: by the "
+                  "researcher, or at their first lease (random or balanced). Empty: none given yet, or no experiment.",
+    )
 
     class Meta:
         constraints = [
@@ -219,6 +227,15 @@ class Assignment(models.Model):
         help_text="Unsubmitted work in progress (e.g. a ranking being arranged), restored when the page shows the "
         "unit again; cleared when the first judgment is submitted.",
     )
+    arm = models.CharField(
+        max_length=120, blank=True, default="", db_default="",
+        help_text="The assistance arm this lease was made in (\"blind\", \"assisted:JUDGE\"); empty outside experiments.",
+    )
+    suggestion = models.JSONField(
+        null=True, blank=True,
+        help_text="In an assisted arm: the value the judge's verdict stands for, fixed when the unit was leased and "
+                  "shown pre-selected; null when blind or when the judge has no verdict on the unit.",
+    )
 
     class Meta:
         constraints = [
@@ -263,6 +280,23 @@ class HumanJudgment(models.Model):
         CampaignGuidelines, null=True, blank=True, on_delete=models.RESTRICT, related_name="+",
         help_text="The campaign's guidelines when this judgment was made; empty for imported judgments and for those "
                   "made before the campaign had guidelines.",
+    )
+    note = models.TextField(
+        blank=True, default="", db_default="", help_text="The adjudicator's note beside an adjudicated verdict."
+    )
+    arm = models.CharField(
+        max_length=120, blank=True, default="", db_default="",
+        help_text="The assistance arm the judgment was made in (\"blind\", \"assisted:JUDGE\"); empty outside "
+                  "experiments, for imports and for adjudications.",
+    )
+    suggestion = models.JSONField(
+        null=True, blank=True,
+        help_text="The value the annotator was shown pre-selected (assisted arms); null when none was shown.",
+    )
+    seconds = models.FloatField(
+        null=True, blank=True,
+        help_text="Seconds from the lease of the unit to this judgment's first version (made in the browser or the "
+                  "API); null for imports, adjudications and later versions.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 

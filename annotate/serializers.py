@@ -133,6 +133,14 @@ class MemberSerializer(serializers.Serializer):
     has_password = serializers.BooleanField(help_text="False until a new person has used their one-time link.")
     is_active = serializers.BooleanField()
     progress = MemberProgressSerializer(allow_null=True, help_text="Annotators only.")
+    arm = serializers.CharField(
+        required=False, allow_blank=True,
+        help_text="Only in a campaign that runs an assistance experiment: the member's arm (\"\" for none yet).")
+
+
+class MemberArmSerializer(serializers.Serializer):
+    arm = serializers.CharField(allow_blank=True, max_length=120,
+                                help_text='One of the campaign\'s arms (option arms), or "" for none.')
 
 
 class MemberAddSerializer(serializers.Serializer):

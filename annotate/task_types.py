@@ -7,7 +7,8 @@ branches on a task type's name out of the core.
 """
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from typing import NamedTuple
 
 from django.utils.module_loading import import_string
 
@@ -64,9 +65,107 @@ def _share(key: str, value) -> str | None:
     return None
 
 
+def _width(key: str, value) -> str | None:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 < value <= 2:
+        return f"{key} must be an interval width greater than 0 and at most 2 (e.g. 0.1)"
+    return None
+
+
+def _persistence(key: str, value) -> str | None:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 < value < 1:
+        return f"{key} must be a number strictly between 0 and 1, e.g. 0.9"
+    return None
+
+
 def _yes_no(key: str, value) -> str | None:
     if not isinstance(value, bool):
         return f"{key} must be true or false"
+    return None
+
+
+# An assistance experiment (annotate.services.arms): the campaign's arms, each "blind" or "assisted:JUDGE".
+ARM_BLIND = "blind"
+ARM_ASSISTED = "assisted:"
+ARM_ASSIGNMENTS = {
+    "random": "each annotator (or unit) drawn into an arm at random",
+    "balanced": "into the arm with the fewest annotators (or units) so far, ties at random",
+    "researcher": "the researcher puts each annotator in an arm on the People page",
+}
+# The order in which open units are offered to annotators (option queue_order; annotate.services.queue_order).
+QUEUE_ORDERS = {
+    "position": "in the order the units were imported",
+    "informative": "first the units the judges disagree on most, then those they are least sure of",
+}
+ARM_PER = {
+    "annotator": "an annotator stays in one arm for the whole campaign",
+    "unit": "each unit an annotator is given is put in an arm of its own",
+}
+
+
+def arm_judge(arm: str) -> str | None:
+    """The judge an arm shows ("assisted:JUDGE" -> "JUDGE"); None for blind."""
+    return arm[len(ARM_ASSISTED):] if arm.startswith(ARM_ASSISTED) else None
+
+
+def _arms(key: str, value) -> str | None:
+    if not isinstance(value, list) or not value or not all(isinstance(arm, str) for arm in value):
+        return f'{key} must be a list of arms, e.g. ["blind", "assisted:JUDGE"]'
+    for arm in value:
+        if arm != ARM_BLIND and not (arm.startswith(ARM_ASSISTED) and arm[len(ARM_ASSISTED):].strip()):
+            return (f'{arm!r} is not an arm: an arm is "blind" or "assisted:" followed by the name of a judge of '
+                    f'the campaign, e.g. "assisted:gpt-4"')
+        if len(arm) > 120:
+            return f"{arm[:40]!r}... is too long for an arm (at most 120 characters)"
+    if len(set(value)) != len(value):
+        return f"{key} names an arm twice"
+    if len(value) < 2:
+        return f"{key} needs two arms or more to compare (e.g. blind and an assisted arm)"
+    return None
+
+
+def _choice(choices: dict[str, str]) -> Callable[[str, object], str | None]:
+    def check(key: str, value) -> str | None:
+        if value not in choices:
+            return f"{key} is one of {or_list(list(choices))}, not {value!r}"
+        return None
+    return check
+
+
+# The kinds of disagreement that put a unit in the adjudication queue (option adjudication; annotate.selectors.
+# adjudication): name -> what the Options page and the queue call it.
+ADJUDICATION_HUMANS = "humans"
+ADJUDICATION_JUDGE = "judge"
+ADJUDICATION_JUDGES = "judges"
+ADJUDICATION_KINDS = {
+    ADJUDICATION_HUMANS: "the unit's human verdicts disagree with each other",
+    ADJUDICATION_JUDGE: "the human label and the chosen judge (adjudication_judge) disagree",
+    ADJUDICATION_JUDGES: "the campaign's judges disagree among themselves",
+}
+ADJUDICATION_DEFAULT = [ADJUDICATION_HUMANS]
+
+
+def _adjudication(key: str, value) -> str | None:
+    if not isinstance(value, list) or not value or not all(isinstance(kind, str) for kind in value) \
+            or len(set(value)) != len(value):
+        return f"{key} must be a list of distinct kinds of disagreement: {or_list(list(ADJUDICATION_KINDS))}"
+    unknown = [kind for kind in value if kind not in ADJUDICATION_KINDS]
+    if unknown:
+        return f"{key}: {unknown[0]!r} is no kind of disagreement; choose among {or_list(list(ADJUDICATION_KINDS))}"
+    return None
+
+
+def _judge_name(key: str, value) -> str | None:
+    if not isinstance(value, str) or not value.strip():
+        return f"{key} must be the name of one of the campaign's judges"
+    return None
+
+
+def adjudication_options_problem(options: dict) -> tuple[str, str] | None:
+    """The adjudication options taken together: "judge" needs the judge it compares the humans with."""
+    kinds = options.get("adjudication") or ADJUDICATION_DEFAULT
+    if ADJUDICATION_JUDGE in kinds and not options.get("adjudication_judge"):
+        return ("adjudication_judge", "choose the judge whose disagreement with the human label puts a unit in the "
+                                      "adjudication queue, or switch that kind of disagreement off")
     return None
 
 
@@ -74,9 +173,40 @@ COMMON_OPTIONS: dict[str, Callable[[str, object], str | None]] = {
     "min_system_outputs": _whole_number,
     "small_sample": _whole_number,
     "min_system_coverage": _share,
+    # Ranking agreement at the top (agreement.rank_agreement): RBO's persistence, and k of overlap@k and tau-b@k.
+    "rbo_p": _persistence,
+    "top_k": _whole_number,
     # After an import that adds items, start each configured judge on them (tasktypes.jobs).
     "judge_new_items": _yes_no,
+    # The assistance experiment (README "Assistance experiments"; annotate.services.arms, agreement.report_arms).
+    "arms": _arms,
+    "arm_assignment": _choice(ARM_ASSIGNMENTS),
+    "arm_per": _choice(ARM_PER),
+    # What puts a unit in the adjudication queue (annotate.selectors.adjudication), and the judge of kind "judge".
+    "adjudication": _adjudication,
+    "adjudication_judge": _judge_name,
+    # The labelling budget (agreement.budget): the interval width it counts labels towards, and the queue order.
+    "budget_width": _width,
+    "queue_order": _choice(QUEUE_ORDERS),
 }
+
+
+class JudgeVerdict(NamedTuple):
+    """A judge's verdict on one item as the adjudication queue and page read it (annotate.selectors.adjudication):
+    its label ("" when it gave none: a ranker's bare score), its score, and its confidence (agreement.disagreement.
+    judge_confidence; None when its score says nothing of it)."""
+
+    label: str
+    score: float | None
+    confidence: float | None
+
+
+def view_assignment(*, unit, person):
+    """An unsaved Assignment of UNIT to PERSON: what the annotation page's hooks (unit_context, value_from_post,
+    value_words) take, for pages that show a unit without a lease (the adjudication page)."""
+    from annotate.models import Assignment
+
+    return Assignment(unit=unit, annotator=person, leased_at=None, expires_at=None)
 
 
 class TaskTypeSpec:
@@ -117,6 +247,14 @@ class TaskTypeSpec:
     # layout of the document it builds.
     report_builder: str = ""
     report_layout: str = LAYOUT_VERDICTS
+    # How the arms report (agreement.report_arms) compares this type's arm_keys: "labels" (equal or not; a unit's
+    # reference is the blind majority) or "rankings" (Kendall's tau-b; the most typical blind ranking).
+    arm_comparison: str = "labels"
+    # The report's adjudication block (agreement.report_adjudication), unless the report builder gave it: a dotted path
+    # to a function(*, campaign) -> dict.
+    adjudication_report_builder: str = "agreement.report_adjudication.adjudication_items_build"
+    # How a unit's verdicts disagree (adjudication_disagreement): a dotted path to a pure function in agreement.
+    adjudication_rule: str = "agreement.disagreement.items_disagreement"
 
     def value_check(self, value, *, unit=None) -> str:
         """Check a submitted VALUE (JudgmentValueError when malformed) and return its label for agreement.
@@ -172,6 +310,27 @@ class TaskTypeSpec:
         none yet (agreement.selectors asks it). The majority rule unless a task type has its own."""
         return majority_label(labels, needed=needed)
 
+    def suggestions(self, *, campaign, judge, units=None) -> dict[int, dict]:
+        """{unit id: value} for UNITS of CAMPAIGN (every unit when None): the value, in this task type's value format
+        (value_check accepts it), that JUDGE's (a judges.models.Judge of the campaign) verdict on the unit stands
+        for, as an assisted arm shows it pre-selected and the arms report compares with it. Units the judge has no
+        readable verdict on are left out. A fixed number of queries whatever the number of units. {} by default."""
+        return {}
+
+    def suggestion(self, *, unit, judge) -> dict | None:
+        """The suggestion an assisted arm shows on UNIT (see suggestions); None when JUDGE has no verdict on it."""
+        return self.suggestions(campaign=unit.campaign, judge=judge, units=[unit]).get(unit.pk)
+
+    def arm_key(self, value):
+        """What the arms report (agreement.report_arms) compares of a VALUE: its label by default (a ranking type:
+        its order); None when the value cannot be read."""
+        from annotate.services.annotation import JudgmentValueError
+
+        try:
+            return self.value_check(value, unit=None)
+        except JudgmentValueError:
+            return None
+
     def option_problem(self, key: str, value) -> str | None:
         """What is wrong with VALUE for option KEY of a campaign of this type; None when it is fine."""
         check = self.options.get(key) or COMMON_OPTIONS.get(key)
@@ -192,7 +351,43 @@ class TaskTypeSpec:
     def report_build(self, *, campaign) -> dict:
         report = import_string(self.report_builder)(campaign=campaign)
         report["layout"] = self.report_layout
+        if "adjudication" not in report:  # builders that have read the labels already add it without a query more
+            report["adjudication"] = import_string(self.adjudication_report_builder)(campaign=campaign)
+        arms = import_string("agreement.report_arms.arms_report_build")(campaign=campaign)
+        if arms is not None:  # an assistance experiment (option arms): how its arms compare
+            report["arms"] = arms
         return report
+
+    # --- Adjudication (annotate.selectors.adjudication, annotate.services.adjudication, README "Adjudication") ---
+
+    def adjudication_disagreement(self, *, humans: list[tuple[str, object]], judges: dict[str, dict[int, JudgeVerdict]],
+                                  kinds: Collection[str], judge: str | None, needed: int) -> dict | None:
+        """How a unit's verdicts disagree, for the adjudication queue: {"kinds": the enabled KINDS found, "score": how
+        much (higher: more), "confidence": the judges' confidence behind it (None: none known)}; None when no enabled
+        kind is found. HUMANS are the unit's current annotations as (label, value); JUDGES the judges' verdicts on its
+        items by judge name; JUDGE the judge of kind "judge"; NEEDED the unit's k. The task type's
+        adjudication_rule computes it (agreement.disagreement: the entropy of the votes for items)."""
+        return import_string(self.adjudication_rule)(humans=humans, judges=judges, kinds=kinds, judge=judge,
+                                                     needed=needed, human_label=self.human_label)
+
+    def adjudication_display(self, *, unit, adjudicator) -> dict:
+        """What the adjudication page shows of UNIT: what the annotation page shows (unit_context), no lease."""
+        return self.unit_context(assignment=view_assignment(unit=unit, person=adjudicator))
+
+    def adjudication_questions(self, campaign) -> list[dict]:
+        """The adjudication form's questions, the annotation form's: [{"name": the POST field, "title",
+        "choices": [{"value", "words", "key"}], "when": (another question's name, its value) or None, "text": False}];
+        a question with "text" True is a line of text instead (with a "placeholder")."""
+        raise NotImplementedError
+
+    def adjudication_value_from_post(self, post, *, unit, adjudicator) -> dict:
+        """The value an adjudication form POST stands for (value_check judges it); the annotation form's by default."""
+        return self.value_from_post(post, assignment=view_assignment(unit=unit, person=adjudicator))
+
+    def adjudication_judge_words(self, verdicts: dict[int, JudgeVerdict], *, unit, adjudicator) -> str:
+        """A judge's VERDICTS on UNIT's items in words: its label on the item by default."""
+        verdict = next(iter(verdicts.values()), None)
+        return verdict.label if verdict is not None and verdict.label else "no verdict"
 
 
 _REGISTRY: dict[str, TaskTypeSpec] = {}

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotate import views, views_annotate, views_campaigns, views_images
+from annotate import views, views_adjudicate, views_annotate, views_campaigns, views_images
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -13,5 +13,8 @@ urlpatterns = [
     path("campaigns/<slug:slug>/annotate/", views_annotate.annotate, name="annotate"),
     path("campaigns/<slug:slug>/annotate/submit/", views_annotate.annotate_submit, name="annotate-submit"),
     path("campaigns/<slug:slug>/annotate/draft/", views_annotate.annotate_draft, name="annotate-draft"),
+    path("campaigns/<slug:slug>/adjudicate/", views_adjudicate.adjudication_queue_page, name="adjudicate"),
+    path("campaigns/<slug:slug>/adjudicate/<int:unit_id>/", views_adjudicate.adjudication_unit_page,
+         name="adjudicate-unit"),
     path("campaigns/<slug:slug>/images/<int:item_id>/<variant>/", views_images.campaign_image, name="campaign-image"),
 ]

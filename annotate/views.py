@@ -5,6 +5,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
 from annotate.access import campaign_for_member, campaign_for_researcher, is_researcher, may_create_campaigns
+from annotate.selectors.adjudication import adjudication_queue
 from annotate.selectors.campaigns import annotator_progress, campaign_list_for_user, campaign_overview, pools_get
 from annotate.services.campaigns import CampaignError, campaign_options_replace
 from annotate.task_types import task_type_get
@@ -25,6 +26,8 @@ def campaign_detail(request, slug):
         context["overview"] = campaign_overview(campaign=campaign)
         context["annotators"] = annotator_progress(campaign=campaign)
         context["pools"] = pools_get(campaign=campaign)
+    if campaign.is_adjudicator:  # the units waiting for them in the adjudication queue
+        context["adjudication_waiting"] = len(adjudication_queue(campaign=campaign, adjudicator=request.user).waiting)
     return render(request, "annotate/campaign_detail.html", context)
 
 

@@ -27,6 +27,7 @@ from django.views.decorators.http import require_GET, require_POST
 from annotate.access import campaign_for_annotator
 from annotate.selectors.annotation import (
     annotation_progress,
+    assist_display,
     assignment_of_annotator,
     assignment_previous,
 )
@@ -39,6 +40,7 @@ from annotate.services.annotation import (
     judgment_submit,
     unit_lease_next,
 )
+from annotate.services.arms import ArmNotGiven
 from annotate.task_types import task_type_get
 
 
@@ -57,9 +59,11 @@ def annotate(request, slug):
             notice = f"There is no earlier {_noun(campaign)} to change."
             assignment = shown
             editing = bool(shown and shown.status == "submitted")
+    waiting = None
     if assignment is None and not editing:
-        assignment = unit_lease_next(campaign=campaign, annotator=request.user)
-    return _render(request, campaign=campaign, assignment=assignment, editing=editing, notice=notice)
+        assignment, waiting = _lease_next(campaign=campaign, annotator=request.user)
+    return _render(request, campaign=campaign, assignment=assignment, editing=editing, notice=notice,
+                   waiting=waiting)
 
 
 @require_POST
@@ -96,8 +100,18 @@ def annotate_submit(request, slug):
     if refused:
         return _render(request, campaign=campaign, assignment=assignment, editing=was_edit, error=error,
                        arrangement=value)
-    next_assignment = unit_lease_next(campaign=campaign, annotator=request.user)
-    return _render(request, campaign=campaign, assignment=next_assignment, editing=False, notice=notice, error=error)
+    next_assignment, waiting = _lease_next(campaign=campaign, annotator=request.user)
+    return _render(request, campaign=campaign, assignment=next_assignment, editing=False, notice=notice, error=error,
+                   waiting=waiting)
+
+
+def _lease_next(*, campaign, annotator):
+    """(the next assignment or None, why there is none when it is not that all is done: the annotator waits for the
+    researcher to put them in an arm of the campaign's experiment)."""
+    try:
+        return unit_lease_next(campaign=campaign, annotator=annotator), None
+    except ArmNotGiven as exc:
+        return None, str(exc)
 
 
 @require_POST
@@ -161,7 +175,7 @@ def _ago(moment) -> str:
 
 
 def _render(request, *, campaign, assignment, editing, notice=None, error=None, arrangement=None, stale=None,
-            status=200):
+            status=200, waiting=None):
     spec = task_type_get(campaign.task_type)
     context = {
         "campaign": campaign,
@@ -171,8 +185,11 @@ def _render(request, *, campaign, assignment, editing, notice=None, error=None, 
         "error": error,
         "stale": stale,
         "noun": spec.noun,
+        "waiting": waiting,
     }
     context.update(spec.page_context(campaign))
     context["unit"] = spec.unit_context(assignment=assignment, arrangement=arrangement) if assignment else None
+    if context["unit"] is not None:
+        context["unit"]["assist"] = assist_display(assignment=assignment, shown=context["unit"])
     page, fragment = spec.page
     return render(request, fragment if request.htmx else page, context, status=status)

@@ -15,6 +15,7 @@ from django.urls import reverse
 from annotate.access import campaign_for_researcher, check_campaign_creator
 from annotate.forms import CampaignCreateForm, CampaignSettingsForm, MemberAddForm
 from annotate.models import Campaign, Membership
+from annotate.selectors.arms import member_arms_add
 from annotate.selectors.campaigns import campaign_members, guidelines_current, guidelines_versions
 from annotate.services.campaigns import (
     CampaignError,
@@ -25,6 +26,7 @@ from annotate.services.campaigns import (
     member_remove,
     role_words,
 )
+from annotate.services.arms import ArmError, arm_settings, arm_words, campaign_arms, member_arm_set
 from annotate.task_types import task_type_get
 
 
@@ -127,15 +129,40 @@ def campaign_people(request, slug):
                 if membership.user == request.user and membership.role == "researcher":
                     return redirect("home")
                 return redirect("campaign-people", slug=campaign.slug)
+        elif action == "arm":
+            membership = get_object_or_404(Membership.objects.select_related("user"), campaign=campaign,
+                                           pk=request.POST.get("membership") or 0)
+            who = membership.user.get_username()
+            arm = request.POST.get("arm", "")
+            try:
+                member_arm_set(campaign=campaign, user=membership.user, arm=arm)
+            except ArmError as exc:
+                messages.error(request, _sentence(exc))
+            else:
+                messages.success(request, f"{who} is now in the arm {arm_words(arm)}." if arm else
+                                 f"{who} is in no arm now.")
+            return redirect("campaign-people", slug=campaign.slug)
         elif action != "add":
             messages.error(request, "Unknown action.")
             return redirect("campaign-people", slug=campaign.slug)
-    context = {"campaign": campaign, "form": form, "members": campaign_members(campaign=campaign), "invite": invite,
-               "invite_days": settings.PASSWORD_RESET_TIMEOUT // 86400}
+    members = campaign_members(campaign=campaign)
+    context = {"campaign": campaign, "form": form, "members": members, "invite": invite,
+               "invite_days": settings.PASSWORD_RESET_TIMEOUT // 86400, "experiment": _experiment(campaign, members)}
     response = render(request, "annotate/campaign_people.html", context, status=400 if form.errors else 200)
     if invite:
         response["Cache-Control"] = "no-store"  # the link is in this answer only: the browser must not keep it
     return response
+
+
+def _experiment(campaign, members: list[dict]) -> dict | None:
+    """The People page's view of the assistance experiment: the arms to choose from and each annotator's arm (in
+    MEMBERS' rows, as "arm"); None when the campaign runs none. One query, only then."""
+    arms = campaign_arms(campaign)
+    if not arms:
+        return None
+    assignment, per = arm_settings(campaign)
+    member_arms_add(campaign=campaign, members=members)
+    return {"arms": [(arm, arm_words(arm)) for arm in arms], "assignment": assignment, "per": per}
 
 
 def _welcome_url(request, key: str) -> str:

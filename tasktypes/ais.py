@@ -4,6 +4,7 @@ from urllib.parse import urlsplit
 
 from annotate.forms import CampaignOptionsForm
 from annotate.selectors.annotation import unit_display
+from annotate.selectors.arms import judge_item_verdicts
 from annotate.services.annotation import JudgmentValueError
 from annotate.task_types import LAYOUT_ATTRIBUTION, TaskTypeSpec, register
 
@@ -67,8 +68,22 @@ class Ais(TaskTypeSpec):
             return "not interpretable"
         return "interpretable, " + ("supported" if answers["supported"] == "yes" else "not supported")
 
+    def suggestions(self, *, campaign, judge, units=None) -> dict[int, dict]:
+        """A judge's attributable yes/no (AutoAIS, an LLM judge, imported auto_ais) as the AIS value: the judges
+        answer whether the answer is attributable, taking it as interpretable, so {"interpretable": true,
+        "supported": label == "yes"}."""
+        return {unit: {"interpretable": True, "supported": label == "yes"}
+                for unit, (label, _) in judge_item_verdicts(campaign=campaign, judge=judge, units=units).items()
+                if label in ("yes", "no")}
+
     def value_from_post(self, post, *, assignment) -> dict:
         return value_from_answers(interpretable=post.get("interpretable"), supported=post.get("supported"))
+
+    def adjudication_questions(self, campaign) -> list[dict]:
+        yes_no = [{"value": "yes", "words": "Yes", "key": "y"}, {"value": "no", "words": "No", "key": "n"}]
+        return [{"name": "interpretable", "title": "Is the answer interpretable?", "when": None, "choices": yes_no},
+                {"name": "supported", "title": "Is all of the answer supported by the passage?",
+                 "when": ("interpretable", "yes"), "choices": yes_no}]
 
 
 def value_from_answers(*, interpretable: str | None, supported: str | None) -> dict:

@@ -3,8 +3,9 @@ dimensions. One ranking per topic (docs/answer_ranking.md)."""
 
 import json
 
-from annotate.forms import CampaignOptionsForm, LinesOptionField, YesNoOptionField
+from annotate.forms import CampaignOptionsForm, LinesOptionField, NumberOptionField, YesNoOptionField
 from annotate.models import Campaign, Item, Unit
+from annotate.selectors.arms import judge_topic_scores
 from annotate.selectors.annotation import (
     ORDER_CONFIRMATIONS,
     judgment_current_of,
@@ -12,7 +13,13 @@ from annotate.selectors.annotation import (
     ranking_display,
 )
 from annotate.services.annotation import JudgmentValueError
-from annotate.task_types import LAYOUT_RANKING, UNIT_TOPIC, TaskTypeSpec, register
+from annotate.task_types import (
+    LAYOUT_RANKING,
+    UNIT_TOPIC,
+    TaskTypeSpec,
+    register,
+    view_assignment,
+)
 
 # The label of a ranking judgment for agreement: the order itself lives in the value (docs/answer_ranking.md).
 RANKED_LABEL = "ranked"
@@ -31,6 +38,18 @@ def _ties(key: str, value) -> str | None:
     return None
 
 
+def _rank_depth(key: str, value) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        return "rank_depth must be a whole number, at least 1"
+    return None
+
+
+def rank_depth(campaign: Campaign) -> int | None:
+    """How many candidates a ranking of CAMPAIGN must place at least (the best ones); None: every candidate."""
+    depth = (campaign.options or {}).get("rank_depth")
+    return depth if isinstance(depth, int) and not isinstance(depth, bool) and depth >= 1 else None
+
+
 class AnswerRankingOptionsForm(CampaignOptionsForm):
     dimensions = LinesOptionField(
         label="Dimensions",
@@ -39,13 +58,18 @@ class AnswerRankingOptionsForm(CampaignOptionsForm):
     ties = YesNoOptionField(
         label="Ties", unset="not set: no ties on the page, until an import brings tied rankings (it sets yes)",
         help_text="Whether candidates may share a place in a ranking. With no, imports of tied rankings are refused.")
+    rank_depth = NumberOptionField(
+        label="Rank depth",
+        help_text="Rank only the best k: an annotator places at least the best k candidates of a topic (all of them "
+                  "when it has fewer) and may leave the rest unranked; the unranked count as tied below every "
+                  "ranked one. Empty: every candidate is ranked.")
 
 
 @register
 class AnswerRanking(TaskTypeSpec):
     name = "answer_ranking"
     unit = UNIT_TOPIC
-    options = {"dimensions": _dimensions, "ties": _ties}
+    options = {"dimensions": _dimensions, "ties": _ties, "rank_depth": _rank_depth}
     options_form = AnswerRankingOptionsForm
     page = ("annotate/ranking.html", "annotate/_ranking.html")
     noun = "ranking"
@@ -54,6 +78,9 @@ class AnswerRanking(TaskTypeSpec):
     import_lines = "ranking_lines"
     report_builder = "agreement.report_ranking.ranking_report_build"
     report_layout = LAYOUT_RANKING
+    arm_comparison = "rankings"
+    adjudication_report_builder = "agreement.report_adjudication.adjudication_ranking_build"
+    adjudication_rule = "agreement.disagreement.rankings_disagreement"
 
     def value_check(self, value, *, unit=None) -> str:
         if unit is None:
@@ -67,8 +94,9 @@ class AnswerRanking(TaskTypeSpec):
         value = _ranking_from_labels(post.get("ranking", ""), assignment=assignment)
         if isinstance(value, dict) and "order_confirmed" not in value and judgment_current_of(
                 assignment=assignment) is None:
+            start = "the model's order" if assignment.suggestion else "the shuffled order"
             raise JudgmentValueError(
-                "The candidates are still in the shuffled order the page starts from: move them into your order, "
+                f"The candidates are still in {start} the page starts from: move them into your order, "
                 "or press “Keep this order” if that order is already yours.")
         return value
 
@@ -88,10 +116,96 @@ class AnswerRanking(TaskTypeSpec):
     def draft_from_post(self, post, *, assignment) -> dict:
         return _ranking_from_labels(post.get("draft", ""), assignment=assignment)
 
+    def suggestions(self, *, campaign, judge, units=None) -> dict[int, dict]:
+        """The judge's order of a topic's candidates by score, best first, in every dimension the campaign ranks
+        (a ranker scores a candidate once, whatever the dimension): candidates with equal scores share a place when
+        the campaign allows ties, else they follow one another by item id. None (left out) unless the judge scored
+        every candidate of the topic. No order_confirmed: an untouched suggested order must still be kept
+        explicitly (Keep this order), so an accepted suggestion is on record as such."""
+        dimensions = ranking_dimensions(campaign)
+        ties = bool((campaign.options or {}).get("ties"))
+        result = {}
+        for unit, scores in judge_topic_scores(campaign=campaign, judge=judge, units=units).items():
+            if not scores or any(score is None for score in scores.values()):
+                continue
+            groups = []
+            for value in sorted(set(scores.values()), reverse=True):
+                group = sorted(pk for pk, score in scores.items() if score == value)
+                groups += [group] if ties else [[pk] for pk in group]
+            result[unit] = {"rankings": {name: [list(group) for group in groups] for name in dimensions}}
+        return result
+
+    def arm_key(self, value):
+        """A ranking's order, {dimension: tie groups}, order_confirmed left aside; None when it is not a ranking."""
+        rankings = value.get("rankings") if isinstance(value, dict) else None
+        if not isinstance(rankings, dict):
+            return None
+        return {str(name): [list(group) for group in groups if isinstance(group, list)]
+                for name, groups in rankings.items() if isinstance(groups, list)}
+
     def unit_context(self, *, assignment, arrangement=None) -> dict:
+        """ranking_display's page; with rank_depth k also `rank_depth`, `need` (min(k, candidates)), and per
+        dimension `ranked` (how many candidates the order shown ranks: its first ones) with the rest `unranked`."""
         campaign = assignment.unit.campaign
-        return ranking_display(assignment=assignment, dimensions=ranking_dimensions(campaign),
-                               ties=bool((campaign.options or {}).get("ties")), arrangement=arrangement)
+        context = ranking_display(assignment=assignment, dimensions=ranking_dimensions(campaign),
+                                  ties=bool((campaign.options or {}).get("ties")), arrangement=arrangement)
+        depth = rank_depth(campaign)
+        context["rank_depth"] = depth
+        if depth is None:
+            return context
+        if arrangement is None:  # what ranking_display started from
+            own = judgment_current_of(assignment=assignment)
+            arrangement = own.value if own else (assignment.draft or assignment.suggestion)
+        rankings = arrangement.get("rankings") if isinstance(arrangement, dict) else None
+        by_label = {label: item.pk for label, item in ranking_candidates(assignment=assignment)}
+        for dim in context["dimensions"]:
+            groups = rankings.get(dim["name"]) if isinstance(rankings, dict) else None
+            placed = {pk for group in groups if isinstance(group, list) for pk in group} \
+                if isinstance(groups, list) else set()
+            # ranking_display lists the placed candidates first, in their order, then the others.
+            dim["ranked"] = sum(1 for entry in dim["entries"] if by_label[entry["key"]] in placed)
+            for n, entry in enumerate(dim["entries"]):
+                if n >= dim["ranked"]:
+                    entry.update(unranked=True, tied=False)
+        context["need"] = min(depth, len(by_label))
+        return context
+
+
+    # --- Adjudication: a topic's rankings disagree by 1 - their mean pairwise Kendall tau-b ---
+
+    def adjudication_display(self, *, unit, adjudicator) -> dict:
+        """The query, its narrative and every candidate under the adjudicator's own labels (ranking_candidates)."""
+        assignment = view_assignment(unit=unit, person=adjudicator)
+        return {"question": unit.topic.text, "narrative": str((unit.topic.data or {}).get("narrative") or ""),
+                "candidates": [{"label": label, "text": item.text}
+                               for label, item in ranking_candidates(assignment=assignment)]}
+
+    def adjudication_questions(self, campaign) -> list[dict]:
+        ties = bool((campaign.options or {}).get("ties"))
+        example = "B, A = C, D" if ties else "B, A, C, D"
+        return [{"name": f"order-{name}", "title": f"Order by {name.replace('_', ' ')}, best first", "text": True,
+                 "placeholder": f"candidate letters, best first, e.g. {example}", "when": None, "choices": []}
+                for name in ranking_dimensions(campaign)]
+
+    def adjudication_value_from_post(self, post, *, unit, adjudicator) -> dict:
+        """The typed orders ("B, A = C, D": commas between places, "=" between tied candidates) as a ranking."""
+        rankings = {}
+        for name in ranking_dimensions(unit.campaign):
+            text = str(post.get(f"order-{name}") or "")
+            rankings[name] = [[label.strip().upper() for label in place.split("=") if label.strip()]
+                              for place in text.split(",") if place.strip()]
+        return _ranking_from_labels(json.dumps({"rankings": rankings}),
+                                    assignment=view_assignment(unit=unit, person=adjudicator))
+
+    def adjudication_judge_words(self, verdicts, *, unit, adjudicator) -> str:
+        """The judge's order of the candidates by score, best first, in the adjudicator's labels."""
+        labels = {item.pk: label for label, item in
+                  ranking_candidates(assignment=view_assignment(unit=unit, person=adjudicator))}
+        scored = [(verdict.score, labels[pk]) for pk, verdict in verdicts.items()
+                  if verdict.score is not None and pk in labels]
+        if not scored:
+            return "no scores"
+        return ", ".join(label for _, label in sorted(scored, key=lambda pair: (-pair[0], pair[1])))
 
 
 def ranking_dimensions(campaign: Campaign) -> list[str]:
@@ -105,6 +219,8 @@ def _ranking_check(*, value, unit: Unit) -> None:
 
     Exactly the campaign's dimensions; per dimension every candidate Item of the unit's topic
     exactly once, best group first; groups of more than one only when the campaign allows ties.
+    With the campaign's rank_depth k, a partial ranking: at least the best min(k, n) of the topic's n candidates,
+    each at most once; the candidates left out are unranked (tied below every ranked one).
     """
     campaign = unit.campaign
     if not isinstance(value, dict) or not {"rankings"} <= set(value) <= {"rankings", "order_confirmed"} \
@@ -154,8 +270,14 @@ def _ranking_check(*, value, unit: Unit) -> None:
         if twice:
             raise JudgmentValueError(_sentence(f"{where}place each candidate once: {_count(twice)} placed twice."))
         left_out = len(candidates - seen)
-        if left_out:
+        depth = rank_depth(campaign)
+        if depth is None and left_out:
             raise JudgmentValueError(_sentence(f"{where}place every candidate: {_count(left_out, 'missing')}."))
+        if depth is not None and len(seen) < min(depth, len(candidates)):
+            need = min(depth, len(candidates))
+            raise JudgmentValueError(_sentence(
+                f"{where}rank the best {need} candidates: {len(seen)} {'is' if len(seen) == 1 else 'are'} "
+                f"ranked, {need - len(seen)} more to place; the rest may stay unranked."))
 
 
 def _order_confirmed_check(confirmed, *, dimensions: list[str]) -> None:

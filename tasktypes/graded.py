@@ -9,9 +9,11 @@ type sets its DEFAULT_SCALE and DEFAULT_RELEVANT_FROM; a campaign without the op
 import re
 
 from django import forms
+from django.utils.module_loading import import_string
 
 from annotate.forms import CampaignOptionsForm, NumberOptionField, OptionField, TextOptionField
 from annotate.models import HumanJudgment
+from annotate.selectors.arms import judge_item_verdicts, judge_scores_all
 from annotate.services.annotation import JudgmentValueError
 from annotate.task_types import LAYOUT_GRADES, TaskTypeSpec, or_list
 
@@ -233,6 +235,38 @@ class GradedRelevance(TaskTypeSpec):
 
     def value_from_post(self, post, *, assignment) -> dict:
         return grade_value(grade=post.get("grade"))
+
+    def adjudication_questions(self, campaign) -> list[dict]:
+        return [{"name": "grade", "title": f"Which grade does this {self.item_noun} deserve?", "when": None,
+                 "choices": [{"value": str(entry["grade"]), "words": f"{entry['grade']} {entry['name']}",
+                              "key": str(entry["grade"]), "definition": entry["definition"]}
+                             for entry in self.scale(campaign)]}]
+
+
+    def suggestions(self, *, campaign, judge, units=None) -> dict[int, dict]:
+        """A judge's grade on the campaign's scale, as the report maps it (agreement.grades): a judge that gives
+        scores has them cut by the quantile rule over all its scores in the campaign; a judge that gives grades and
+        no scores (an LLM grader, imported qrels) keeps its grades. Thresholds fitted on the human grades
+        (grade_mapping "fitted") are not used here: they move as annotators work, and would feed other people's
+        verdicts into a suggestion; such a judge's suggestions use the quantile rule."""
+        # The report's mapping itself, named as report_builder is: agreement sits above the task types.
+        quantile_cuts, grade_of = (import_string(f"agreement.grades.{name}") for name in ("quantile_cuts", "grade_of"))
+        verdicts = judge_item_verdicts(campaign=campaign, judge=judge, units=units)
+        levels = self.levels(campaign)
+        scores = judge_scores_all(judge=judge) if any(score is not None for _, score in verdicts.values()) else []
+        cuts = quantile_cuts(scores, levels=levels)
+        result = {}
+        for unit, (label, score) in verdicts.items():
+            if scores and score is not None and cuts is not None:
+                result[unit] = {"grade": grade_of(score, cuts, upper_inclusive=True)}
+            elif not scores and label.isdigit() and int(label) in levels:
+                result[unit] = {"grade": int(label)}
+        return result
+
+    def arm_key(self, value):
+        """A grade value's grade, as its label ("2"); None when it is not one."""
+        grade = value.get("grade") if isinstance(value, dict) else None
+        return str(grade) if isinstance(grade, int) and not isinstance(grade, bool) else None
 
 
 def grade_value(*, grade: str | None) -> dict:

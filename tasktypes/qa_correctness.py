@@ -2,6 +2,7 @@
 
 from annotate.forms import CampaignOptionsForm, ChoiceOptionField, TextOptionField
 from annotate.selectors.annotation import unit_display
+from annotate.selectors.arms import judge_item_verdicts
 from annotate.services.annotation import JudgmentValueError
 from annotate.task_types import TaskTypeSpec, register
 
@@ -64,8 +65,19 @@ class QaCorrectness(TaskTypeSpec):
         correct = value.get("correct") if isinstance(value, dict) else None
         return {True: "correct", False: "not correct"}.get(correct, "a verdict this page cannot show")
 
+    def suggestions(self, *, campaign, judge, units=None) -> dict[int, dict]:
+        """A judge's yes/no verdict as the QA value: {"correct": label == "yes"}."""
+        return {unit: {"correct": label == "yes"}
+                for unit, (label, _) in judge_item_verdicts(campaign=campaign, judge=judge, units=units).items()
+                if label in ("yes", "no")}
+
     def value_from_post(self, post, *, assignment) -> dict:
         verdict = post.get("verdict", "")
         if verdict not in VERDICTS:
             raise JudgmentValueError("Choose yes or no.")
         return VERDICTS[verdict]
+
+    def adjudication_questions(self, campaign) -> list[dict]:
+        return [{"name": "verdict", "title": "Is the candidate a correct answer to the question?", "when": None,
+                 "choices": [{"value": "yes", "words": "Correct", "key": "y"},
+                             {"value": "no", "words": "Not correct", "key": "n"}]}]

@@ -260,11 +260,13 @@ def test_several_dimensions(db):
 def test_json_document_fields(client, ranking_campaign):
     client.login(username="res", password=PASSWORD)
     document = json.loads(client.get("/campaigns/rank/report/report.json").content)
-    assert set(document) == {"campaign", "task_type", "layout", "humans", "judges", "systems", "qrels"}
+    assert set(document) == {"campaign", "task_type", "layout", "rank_agreement", "humans", "judges", "systems", "qrels",
+                             "adjudication", "budget"}
     assert document["task_type"] == "answer_ranking" and document["layout"] == "ranking" and document["systems"] == []
     row = document["judges"]["good"]["per_topic"][0]
     assert {"topic", "n", "kendall_tau_b", "kendall_tau_b_answers_only", "dimension", "human_order", "judge_order"} <= set(row)
-    assert set(document["judges"]["good"]["topic_mean"]) == {"kendall_tau_b", "kendall_tau_b_answers_only"}
+    assert set(document["judges"]["good"]["topic_mean"]) == {"kendall_tau_b", "kendall_tau_b_answers_only", "tau_ap",
+                                                              "rbo", "overlap_at_k", "kendall_tau_b_at_k"}
     assert set(document["judges"]["good"]["topic_mean"]["kendall_tau_b"]) == {"mean", "ci95", "n", "bootstrap_ci95",
                                                                               "ci_method", "small"}
     # the API and the command serve the same document

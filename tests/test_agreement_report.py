@@ -67,17 +67,22 @@ def test_report_has_the_documented_shape(small_campaign):
     report = agreement_report_build(campaign=small_campaign)
     assert report["campaign"] == "small" and report["task_type"] == "qa_correctness"
     assert set(report) == {"campaign", "task_type", "layout", "options", "humans", "judges", "systems", "ablation",
-                           "counting", "system_tests"}
+                           "counting", "system_tests", "adjudication", "budget"}
     assert report["counting"]["rule"] == "concord"  # the default
     assert report["layout"] == "verdicts"
-    assert report["options"] == {"min_system_outputs": 1, "min_system_coverage": 0.5, "small_sample": 30}
+    assert report["options"] == {"min_system_outputs": 1, "min_system_coverage": 0.5, "small_sample": 30, "rbo_p": 0.9,
+                                 "top_k": 5}
     assert report["ablation"] is None  # no LLM judges
     assert {"annotators", "fleiss_kappa", "krippendorff_alpha", "pairwise_cohen_kappa"} <= set(report["humans"])
     assert list(report["judges"]) == ["judge-a", "judge-b"]
     for block in report["judges"].values():
         assert {"n", "cohen_kappa", "accuracy"} <= set(block["item"])
         assert {"n_systems", "kendall_tau_b", "spearman", "pearson", "kendall_tau_b_ci95", "spearman_ci95",
-                "pearson_ci95", "excluded", "small", "why", "ci_method", "over", "mae"} == set(block["system"])
+                "pearson_ci95", "excluded", "small", "why", "ci_method", "over", "mae",
+                # Agreement at the top of the system orders, and the swaps (agreement.rank_agreement).
+                "tau_ap", "rbo", "overlap_at_k", "kendall_tau_b_at_k", "n_at_k", "tau_ap_ci95", "rbo_ci95",
+                "overlap_at_k_ci95", "kendall_tau_b_at_k_ci95", "kendall_tau_b_at_k_why_no_interval", "n_pairs",
+                "n_swaps", "swaps"} == set(block["system"])
         assert set(block["system_all"]) == set(block["system"])
         assert {"cohen_kappa_ci95", "accuracy_ci95", "ci_method", "small"} <= set(block["item"])
         assert block["per_topic"] == [] and block["topic_mean"] == {}  # not computed for qa_correctness

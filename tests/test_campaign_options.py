@@ -38,6 +38,14 @@ def test_set_show_and_unset():
     ("min_system_outputs=0", "option min_system_outputs: min_system_outputs must be a whole number, at least 1"),
     ("min_system_coverage=1.5", "option min_system_coverage: min_system_coverage must be a share from 0 to 1"),
     ("small_sample=true", "option small_sample: small_sample must be a whole number, at least 1"),
+    ("rbo_p=1", "option rbo_p: rbo_p must be a number strictly between 0 and 1, e.g. 0.9"),
+    ("top_k=0", "option top_k: top_k must be a whole number, at least 1"),
+    ('arms=["blind", "shown"]', "option arms: 'shown' is not an arm: an arm is \"blind\" or \"assisted:\" followed by"),
+    ('arms=["blind"]', "option arms: arms needs two arms or more to compare"),
+    ('arm_assignment="coin"', "option arm_assignment: arm_assignment is one of random, balanced or researcher, not 'coin'"),
+    ('arm_per="topic"', "option arm_per: arm_per is one of annotator or unit, not 'topic'"),
+    ("budget_width=0", "option budget_width: budget_width must be an interval width greater than 0 and at most 2"),
+    ('queue_order="random"', "option queue_order: queue_order is one of position or informative, not 'random'"),
 ])
 def test_bad_values_are_refused(change, message):
     CampaignFactory(slug="imgs", task_type="image_relevance", options={})
@@ -107,17 +115,23 @@ DEFINED = [{"grade": 0, "name": "Off topic", "definition": "Nothing to do with t
            {"grade": 2, "name": "Answers it"}]
 ROUND_TRIPS = {
     "qa_correctness": {"min_system_outputs": 20, "min_system_coverage": 0.8, "small_sample": 50,
-                       "counting_rule": "qa-eval"},
-    "ais": {"min_system_coverage": 1, "small_sample": 12, "judge_new_items": True},
-    "answer_ranking": {"dimensions": ["relevance", "readability"], "ties": False, "min_system_outputs": 3},
+                       "counting_rule": "qa-eval", "adjudication": ["humans", "judge"], "adjudication_judge": "em"},
+    "ais": {"min_system_coverage": 1, "small_sample": 12, "judge_new_items": True, "adjudication": ["judges"]},
+    "answer_ranking": {"dimensions": ["relevance", "readability"], "ties": False, "rank_depth": 2,
+                       "min_system_outputs": 3, "budget_width": 0.2, "queue_order": "informative", "rbo_p": 0.8,
+                       "top_k": 3},
     "image_relevance": {"scale": DEFINED, "relevant_from": 2, "grade_mapping": {"clip": "fitted", "vlm:b": "quantile"},
                         "bias_tag": "clip-based"},
     "passage_relevance": {"scale": SCALE, "relevant_from": 3, "small_sample": 40},
 }
 
 
-def field_value(page: str, name: str) -> str:
-    """The value a field of the page shows (an input's value, a textarea's text, a select's chosen option)."""
+def field_value(page: str, name: str) -> str | list[str]:
+    """The value a field of the page shows (an input's value, a textarea's text, a select's chosen option; the ticked
+    values of a group of checkboxes, "" when none is ticked)."""
+    boxes = re.findall(rf'<input type="checkbox" name="{name}" value="([^"]*)"([^>]*)>', page)
+    if boxes:
+        return [html.unescape(value) for value, rest in boxes if "checked" in rest] or ""
     found = (re.search(rf'<input [^>]*name="{name}"[^>]*value="([^"]*)"', page)
              or re.search(rf'<textarea [^>]*name="{name}"[^>]*>\n?(.*?)</textarea>', page, re.DOTALL)
              or re.search(rf'<select [^>]*name="{name}".*?<option value="([^"]*)" selected>', page, re.DOTALL))
@@ -196,10 +210,18 @@ BAD = [
      'grade_mapping must map judge names to "quantile" or "fitted"'),
     ("answer_ranking", "ties", "maybe", "ties must be true or false"),
     ("answer_ranking", "dimensions", "relevance\nrelevance", "dimensions must be a non-empty list of distinct names"),
+    ("answer_ranking", "rank_depth", "0", "rank_depth must be a whole number, at least 1"),
+    ("answer_ranking", "rank_depth", "2.5", "rank_depth must be a whole number, at least 1"),
     ("qa_correctness", "min_system_coverage", "1.5", "min_system_coverage must be a share from 0 to 1"),
     ("qa_correctness", "counting_rule", "study", "counting_rule is one of concord, qa-eval, not 'study'"),
     ("ais", "small_sample", "0", "small_sample must be a whole number, at least 1"),
+    ("answer_ranking", "rbo_p", "0", "rbo_p must be a number strictly between 0 and 1, e.g. 0.9"),
+    ("image_relevance", "top_k", "2.5", "top_k must be a whole number, at least 1"),
     ("qa_correctness", "judge_new_items", "often", "judge_new_items must be true or false"),
+    ("qa_correctness", "budget_width", "-0.1",
+     "budget_width must be an interval width greater than 0 and at most 2 (e.g. 0.1)"),
+    ("ais", "adjudication", ["humans", "colleagues"],
+     "adjudication: 'colleagues' is no kind of disagreement; choose among humans, judge or judges"),
 ]
 
 
@@ -214,7 +236,7 @@ def test_a_bad_value_shows_its_checks_message_on_its_field_and_saves_nothing(cli
     assert answer.status_code == 400 and "Nothing was saved; see the fields marked below." in page
     assert field_errors(page, name) == [message]
     assert field_value(page, "min_system_outputs") == "25"  # what was posted is shown again
-    if name not in ("ties", "counting_rule", "judge_new_items"):  # a select shows only its choices
+    if name not in ("ties", "counting_rule", "judge_new_items", "adjudication", "queue_order"):  # a select shows only its choices
         assert field_value(page, name) == text.strip()
     assert Campaign.objects.get(slug="opts").options == before  # min_system_outputs, good, is not saved either
     # The API refuses the same value with the same words, naming the option.
@@ -238,9 +260,9 @@ def test_the_api_checks_its_json_as_it_is_and_names_every_problem(client, resear
     assert refused({"ties": True, "colour": 1, "min_system_coverage": 2}) == (
         "option min_system_coverage: min_system_coverage must be a share from 0 to 1; "
         "option ties: ties apply to answer_ranking campaigns; option colour: unknown option (known: "
-        "ablation_base, bias_tag, counting_rule, dimensions, grade_mapping, judge_new_items, min_system_coverage, "
-        "min_system_outputs, "
-        "relevant_from, scale, small_sample, ties)")
+        "ablation_base, adjudication, adjudication_judge, arm_assignment, arm_per, arms, bias_tag, budget_width, "
+        "counting_rule, dimensions, grade_mapping, judge_new_items, min_system_coverage, min_system_outputs, "
+        "queue_order, rank_depth, rbo_p, relevant_from, scale, small_sample, ties, top_k)")
     assert refused({"scale": "0 | No\n1 | Yes"}).startswith("option scale: scale must be a list of")
     assert client.put(url, {"options": [1]}, content_type="application/json").status_code == 400
     assert Campaign.objects.get(slug="opts").options == {"bias_tag": "clip-based"}

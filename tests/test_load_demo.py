@@ -1,13 +1,16 @@
-"""The demo the README's first command loads: the five campaigns, the users, and the rankers judging every candidate."""
+"""The demo the README's first command loads: the six campaigns, the users, and the rankers judging every candidate."""
 
 import io
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from agreement.report import agreement_report_build
-from annotate.models import Campaign, HumanJudgment, Item, Unit
+from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, Unit
+from annotate.selectors.adjudication import adjudication_queue
 from judges.models import JudgeRun, ModelJudgment
+from tasktypes import demo_assist
 from tests.judges_support import eager  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -19,7 +22,7 @@ def test_load_demo_twice_builds_both_campaigns_and_ranks_with_bm25_and_minilm(ea
     call_command("load_demo", stdout=io.StringIO())  # idempotent
 
     qa = Campaign.objects.get(slug="nq301")
-    assert qa.topics.count() == 301 and qa.memberships.count() == 4
+    assert qa.topics.count() == 301 and qa.memberships.count() == 5  # researcher, 3 annotators, adjudicator
     ranking = Campaign.objects.get(slug="health-ranking")
     assert ranking.task_type == "answer_ranking" and ranking.topics.count() == 12
     assert Item.objects.filter(campaign=ranking, kind="answer").count() == 24
@@ -39,7 +42,7 @@ def test_load_demo_twice_builds_both_campaigns_and_ranks_with_bm25_and_minilm(ea
         assert mean["n"] == 6 and -1.0 <= mean["mean"] <= 1.0
 
     ais = Campaign.objects.get(slug="ais-demo")
-    assert (ais.task_type, ais.overlap, ais.memberships.count()) == ("ais", 3, 4)
+    assert (ais.task_type, ais.overlap, ais.memberships.count()) == ("ais", 3, 5)
     assert Item.objects.filter(campaign=ais).count() == 24
     assert Unit.objects.filter(campaign=ais, judgments_needed=3).count() == 11  # unrated: waiting for 3 raters
     ais_report = agreement_report_build(campaign=ais)
@@ -67,3 +70,25 @@ def test_load_demo_twice_builds_both_campaigns_and_ranks_with_bm25_and_minilm(ea
     demo_judge = passage_report["judges"]["llm-demo"]
     assert demo_judge["mapping"] == {"rule": "labels"} and demo_judge["item"]["n"] == 15
     assert passage_report["judges"]["bm25"]["mapping"]["rule"] == "quantile"
+
+    # assist-demo: simulated annotators in two arms, and adjudications, whose known behaviour the report recovers.
+    assist = Campaign.objects.get(slug="assist-demo")
+    assert (assist.overlap, assist.topics.count()) == (7, 120)
+    annotations = HumanJudgment.objects.filter(unit__campaign=assist, kind=JudgmentKind.ANNOTATION)
+    assert annotations.count() == 6 * 120 and not annotations.filter(seconds__isnull=True).exists()
+    assert annotations.filter(arm="assisted:gpt-4", suggestion__isnull=False).count() == 3 * 120
+    arms = agreement_report_build(campaign=assist)["arms"]
+    blind, assisted = arms["per_arm"]
+    assert (blind["arm"], blind["annotators"], assisted["annotators"]) == ("blind", 3, 3)
+    low, high = blind["reference"]["ci95"]
+    assert low <= demo_assist.BLIND_RIGHT <= high
+    low, high = assisted["suggestion"]["equal_when_wrong"]["ci95"]
+    assert low <= demo_assist.COPY_WRONG <= high
+    assert assisted["seconds"]["median"] < blind["seconds"]["median"]
+    # Three annotators a side: the report says the test between the arms cannot reach p < 0.1 (2 of 20 splits).
+    assert [row["p_value"] for row in arms["differences"]] == [0.1, 0.1]
+    assert any("cannot give a p-value below 0.1," in note for note in arms["notes"])
+    adjudicator = get_user_model().objects.get(username="adjudicator")
+    assert len(adjudication_queue(campaign=assist, adjudicator=adjudicator).waiting) == demo_assist.LEFT_WAITING
+    assert HumanJudgment.objects.filter(unit__campaign=assist, kind=JudgmentKind.ADJUDICATION).count() == \
+        120 - demo_assist.LEFT_WAITING

@@ -58,6 +58,9 @@ EXPECTED = {
     "annotate-submit": (LOGIN, 405, 405, 405, 405),
     "annotate-draft": (LOGIN, 405, 405, 405, 405),
     "campaign-image": (LOGIN, 200, 404, 200, 404),  # the campaign's own people, annotators and researchers
+    # Adjudicators and researchers; an annotator is told (403) that it is the adjudicators' (tests/test_adjudication_api)
+    "adjudicate": PAGE_RESEARCHER,
+    "adjudicate-unit": PAGE_RESEARCHER,
     "judge-panel": PAGE_RESEARCHER,
     "judge-run-cancel": (LOGIN, 405, 405, 405, 405),
     "judge-run-resume": (LOGIN, 405, 405, 405, 405),
@@ -83,6 +86,8 @@ EXPECTED = {
     "api-campaign-members": API_RESEARCHER,
     "api-campaign-member": API_RESEARCHER_POST_ONLY,  # DELETE only
     "api-campaign-member-invitation": API_RESEARCHER_POST_ONLY,
+    "api-campaign-adjudication": API_RESEARCHER,
+    "api-campaign-adjudication-unit": API_RESEARCHER,
     "api-campaign-import": API_RESEARCHER_POST_ONLY,
     "api-campaign-imports": API_RESEARCHER,
     "api-campaign-import-job": API_RESEARCHER,
@@ -164,14 +169,17 @@ def world(db, qa_campaign, researcher, annotator, settings, tmp_path):
                         value={"correct": False})
     users = {"annotator": annotator, "other_annotator": other_annotator, "researcher": researcher,
              "other_researcher": other_researcher}
+    # A unit the colleague judged: the adjudication pages' (they show its verdicts to adjudicators and researchers).
+    judged = HumanJudgment.objects.filter(annotator=colleague).values_list("unit_id", flat=True).first()
     return {"campaign": qa_campaign, "run": run, "their_run": their_run, "users": users, "image_item": image_item,
-            "judge": judge, "job": job}
+            "judge": judge, "job": job, "unit_id": judged}
 
 
 def _kwargs_for(names, world):
     values = {"slug": world["campaign"].slug, "run_id": world["run"].id, "item_id": world["image_item"].id, "token_id": 1,
               "variant": "full", "source": "consensus", "plot": "systems", "fmt": "svg", "username": COLLEAGUE,
-              "key": "no-such-link", "judge_id": world["judge"].id, "job_id": world["job"].id}
+              "key": "no-such-link", "judge_id": world["judge"].id, "job_id": world["job"].id,
+              "unit_id": world["unit_id"]}
     return {name: values[name] for name in names}
 
 

@@ -115,6 +115,12 @@ BOUNDS = {  # (qa_correctness, answer_ranking, ais, image_relevance, passage_rel
     ("campaign-image", "annotator"): (None, None, None, 9, None),
     ("annotate", "annotator"): (12, 13, 12, 14, 14),
     ("annotate?undo=", "annotator"): (12, 13, 12, 13, 13),
+    # The adjudication queue (annotate.selectors.adjudication: units, judgments, judges and their verdicts) and one unit
+    # (the queue again, for the next unit, and what the task type's annotation page shows of it).
+    ("adjudicate", "researcher"): (10, 10, 10, 10, 10),
+    ("adjudicate-unit", "researcher"): (16, 20, 16, 18, 16),
+    ("api-campaign-adjudication", "researcher"): (9, 9, 9, 9, 9),
+    ("api-campaign-adjudication-unit", "researcher"): (11, 15, 11, 13, 11),
     ("judge-panel", "researcher"): (16, 16, 16, 16, 16),
     ("import-job", "researcher"): (6, 6, 6, 6, 6),
     ("import-job (htmx)", "researcher"): (6, 6, 6, 6, 6),
@@ -330,7 +336,7 @@ def _campaign_build(task_type, *, topics, tag, media_root):
                              files=[{"name": "bad.tsv", "size": 10}], bytes_total=10, error="bad.tsv:2: score: x")
     return {"campaign": campaign, "users": {"researcher": researcher, "annotator": annotator},
             "run": runs[1], "judge": runs[1].judge.name, "image_item": image_item, "token": token, "job": job,
-            "judge_id": runs[0].judge.id, "welcome_key": welcome_key}
+            "judge_id": runs[0].judge.id, "welcome_key": welcome_key, "unit_id": units[1].pk}
 
 
 def _runs_store(campaign, outputs, media_root) -> dict:
@@ -358,7 +364,7 @@ def _url_kwargs(names, world) -> dict:
               "plot": {"answer_ranking": "nrp", "image_relevance": "runs", "passage_relevance": "runs"}.get(
                   world["campaign"].task_type, "systems"),
               "fmt": "png", "username": world["users"]["annotator"].username, "key": world["welcome_key"],
-              "job_id": world["job"].id, "judge_id": world["judge_id"]}
+              "job_id": world["job"].id, "judge_id": world["judge_id"], "unit_id": world["unit_id"]}
     return {name: values[name] for name in names}
 
 

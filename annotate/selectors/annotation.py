@@ -26,6 +26,7 @@ from annotate.models import (
     JudgmentKind,
     Unit,
 )
+from annotate.task_types import arm_judge, task_type_get
 
 # Candidate texts longer than this many characters start collapsed, the full text one click or key away.
 LONG_TEXT_CHARS = 600
@@ -45,7 +46,7 @@ def assignment_held(*, campaign: Campaign, annotator, now=None) -> Assignment | 
 
 
 def units_open_to(*, campaign: Campaign, annotator, now=None) -> QuerySet[Unit]:
-    """Units of CAMPAIGN that ANNOTATOR may still judge: not judged or submitted by them, and with a
+    """Units of CAMPAIGN that ANNOTATOR may still judge: not judged (annotated or adjudicated) or submitted by them, and with a
     slot left once recorded judgments (imported ones included) and other people's unexpired
     leases are counted. A unit the annotator holds a lease on is open to them.
 
@@ -59,7 +60,8 @@ def units_open_to(*, campaign: Campaign, annotator, now=None) -> QuerySet[Unit]:
         .annotate(n=Count("pk"))
         .values("n")
     )
-    judged_by_me = HumanJudgment.objects.filter(unit=OuterRef("pk"), annotator=annotator, kind=JudgmentKind.ANNOTATION)
+    # Any kind: a unit the annotator adjudicated is closed to them as an annotator too (they saw every verdict on it).
+    judged_by_me = HumanJudgment.objects.filter(unit=OuterRef("pk"), annotator=annotator)
     submitted_by_me = Assignment.objects.filter(
         unit=OuterRef("pk"), annotator=annotator, status=AssignmentStatus.SUBMITTED
     )
@@ -143,6 +145,21 @@ def unit_display(*, assignment: Assignment) -> dict:
     }
 
 
+def assist_display(*, assignment: Assignment, shown: dict) -> dict | None:
+    """What the page of an assisted arm (annotate.services.arms) says of its suggestion, beside SHOWN (the unit's
+    display). None on every blind page (the blind arm, or no experiment) and on a unit the annotator has judged
+    already (their own verdict is what shows then). {"available": False} when the arm's judge has no verdict on the
+    unit (the page says so and is blind); else {"available": True, "value": the suggested value, "key": its label
+    (a ranking type: its order), "words": the value as the page words a verdict}."""
+    if arm_judge(assignment.arm) is None or shown.get("shown_version") not in ("", None):
+        return None
+    if assignment.suggestion is None:
+        return {"available": False}
+    spec = task_type_get(assignment.unit.campaign.task_type)
+    return {"available": True, "value": assignment.suggestion, "key": spec.arm_key(assignment.suggestion),
+            "words": spec.value_words(assignment.suggestion, assignment=assignment)}
+
+
 def judgment_current_of(*, assignment: Assignment) -> HumanJudgment | None:
     """The current annotation of ASSIGNMENT's annotator on its unit, or None. Its version goes into the page's form
     (shown_version), so a submit made from a view that another tab has overtaken is refused, not applied."""
@@ -170,7 +187,7 @@ def ranking_candidates(*, assignment: Assignment) -> list[tuple[str, Item]]:
     def key(item):
         return hashlib.sha256(f"{unit.pk}:{assignment.annotator_id}:{item.pk}".encode()).hexdigest()
 
-    return [(_label(n), item) for n, item in enumerate(sorted(items, key=key))]
+    return [(letter_label(n), item) for n, item in enumerate(sorted(items, key=key))]
 
 
 def ranking_display(
@@ -180,13 +197,14 @@ def ranking_display(
 
     Each dimension's list starts from, in order of preference: ARRANGEMENT (a ranking just posted
     and refused, so nothing the annotator did is lost), their own current judgment (editing), their
-    draft, or the shuffled order. Ids the arrangement names that are not candidates are dropped,
+    draft, the suggestion of an assisted arm (the judge's order, annotate.services.arms), or the shuffled order. Ids
+    the arrangement names that are not candidates are dropped,
     candidates it lacks are appended, and tie groups are split when the campaign allows no ties.
     """
     unit = assignment.unit
     own = judgment_current_of(assignment=assignment)
     if arrangement is None:
-        arrangement = own.value if own else assignment.draft
+        arrangement = own.value if own else (assignment.draft or assignment.suggestion)
     rankings = (arrangement or {}).get("rankings") if isinstance(arrangement, dict) else None
     rankings = rankings if isinstance(rankings, dict) else {}
     candidates = ranking_candidates(assignment=assignment)
@@ -255,8 +273,8 @@ def _groups_known(groups, *, by_pk: dict, ties: bool) -> list[list[int]]:
     return result
 
 
-def _label(n: int) -> str:
-    """0 -> "A", 25 -> "Z", 26 -> "AA": spreadsheet-style labels, so any number of candidates gets one."""
+def letter_label(n: int) -> str:
+    """0 -> "A", 25 -> "Z", 26 -> "AA": spreadsheet-style labels, so any number of candidates (or raters) gets one."""
     label = ""
     n += 1
     while n:

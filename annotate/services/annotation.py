@@ -27,6 +27,7 @@ from annotate.models import (
     Unit,
 )
 from annotate.selectors.annotation import assignment_held, units_open_to
+from annotate.services.arms import annotator_arm_ensure, campaign_arms, lease_arm
 from annotate.selectors.campaigns import guidelines_current_id
 from annotate.task_types import UnknownTaskType, task_type_get
 
@@ -77,6 +78,9 @@ def unit_lease_next(*, campaign: Campaign, annotator) -> Assignment | None:
     slots) and the first open unit by position is leased for settings.ANNOTATION_LEASE_SECONDS.
     A unit whose own earlier lease by this annotator expired may be leased to them again while
     its slot is free (the unique (unit, annotator) row is reactivated). Opens its own transaction.
+
+    In an assistance experiment the lease is made in an arm, with the arm's suggestion (annotate.services.arms);
+    an annotator whom only the researcher can put in an arm, and who has none yet, gets ArmNotGiven.
     """
     held = assignment_held(campaign=campaign, annotator=annotator)
     if held is not None:
@@ -88,6 +92,11 @@ def unit_lease_next(*, campaign: Campaign, annotator) -> Assignment | None:
         if held is not None:
             return held
         _leases_expire(campaign=campaign, now=now)
+        # Before any unit is locked (the lock order is campaign, then units): an annotator's arm, given at their
+        # first lease while anything is open to them.
+        annotator_arm = ""
+        if campaign_arms(campaign) and units_open_to(campaign=campaign, annotator=annotator, now=now).exists():
+            annotator_arm = annotator_arm_ensure(campaign=campaign, annotator=annotator)
         tried: set[int] = set()
         while True:
             candidates = list(
@@ -103,7 +112,7 @@ def unit_lease_next(*, campaign: Campaign, annotator) -> Assignment | None:
                 unit = _unit_lock(unit_id)
                 if unit is None or not _slot_free(unit=unit, annotator=annotator, now=now):
                     continue
-                return _assignment_grant(unit=unit, annotator=annotator, now=now)
+                return _assignment_grant(unit=unit, annotator=annotator, now=now, annotator_arm=annotator_arm)
 
 
 def judgment_submit(
@@ -159,6 +168,9 @@ def judgment_submit(
             unit=unit, annotator=annotator, assignment=assignment, kind=JudgmentKind.ANNOTATION,
             source=JudgmentSource.WEB, value=value, label=label, version=1, is_current=True,
             guidelines_id=guidelines_current_id(unit_id=unit.pk), submission=submission,
+            # The condition it was made under, and how long it took from the lease (the arms report's time).
+            arm=assignment.arm, suggestion=assignment.suggestion,
+            seconds=max(0.0, (now - assignment.leased_at).total_seconds()) if assignment.leased_at else None,
         )
         assignment.status = AssignmentStatus.SUBMITTED
         assignment.submitted_at = now
@@ -281,22 +293,26 @@ def _slot_free(*, unit: Unit, annotator, now) -> bool:
     return unit.judgments_done + others_active < unit.judgments_needed
 
 
-def _assignment_grant(*, unit: Unit, annotator, now) -> Assignment:
-    """Lease UNIT to ANNOTATOR, reusing their expired assignment row if there is one.
+def _assignment_grant(*, unit: Unit, annotator, now, annotator_arm: str = "") -> Assignment:
+    """Lease UNIT to ANNOTATOR, reusing their expired assignment row if there is one, in its assistance arm
+    (ANNOTATOR_ARM when arms are per annotator) with the arm's suggestion fixed now.
 
     Call inside transaction.atomic with the unit row locked and _slot_free checked.
     """
     expires_at = now + timedelta(seconds=settings.ANNOTATION_LEASE_SECONDS)
-    assignment, created = Assignment.objects.get_or_create(
-        unit=unit, annotator=annotator, defaults={"leased_at": now, "expires_at": expires_at}
-    )
-    if not created:
-        assignment.status = AssignmentStatus.ACTIVE
-        assignment.leased_at = now
-        assignment.expires_at = expires_at
-        assignment.submitted_at = None
-        assignment.save(update_fields=["status", "leased_at", "expires_at", "submitted_at"])
-    return assignment
+    existing = Assignment.objects.filter(unit=unit, annotator=annotator).first()
+    arm, suggestion = lease_arm(unit=unit, annotator=annotator, annotator_arm=annotator_arm,
+                                given=existing.arm if existing else "")
+    if existing is None:
+        return Assignment.objects.create(unit=unit, annotator=annotator, leased_at=now, expires_at=expires_at,
+                                         arm=arm, suggestion=suggestion)
+    existing.status = AssignmentStatus.ACTIVE
+    existing.leased_at = now
+    existing.expires_at = expires_at
+    existing.submitted_at = None
+    existing.arm, existing.suggestion = arm, suggestion
+    existing.save(update_fields=["status", "leased_at", "expires_at", "submitted_at", "arm", "suggestion"])
+    return existing
 
 
 def _judgment_current(*, unit: Unit, annotator, lock: bool) -> HumanJudgment | None:
@@ -317,5 +333,5 @@ def _judgment_version_add(*, current: HumanJudgment, value: dict, label: str, su
         unit_id=current.unit_id, annotator_id=current.annotator_id, assignment_id=current.assignment_id,
         kind=current.kind, source=JudgmentSource.WEB, value=value, label=label,
         version=current.version + 1, is_current=True, guidelines_id=guidelines_current_id(unit_id=current.unit_id),
-        submission=submission,
+        submission=submission, arm=current.arm, suggestion=current.suggestion,
     )

@@ -22,7 +22,8 @@ from annotate.models import (
     Topic,
     Unit,
 )
-from annotate.task_types import UNIT_TOPIC, UnknownTaskType, task_type_get
+from annotate.services.queue_order import unit_positions_renumber
+from annotate.task_types import UNIT_TOPIC, UnknownTaskType, adjudication_options_problem, task_type_get
 
 
 class CampaignError(Exception):
@@ -120,7 +121,7 @@ def campaign_options_problems(*, campaign: Campaign, options: dict) -> dict[str,
     if problems:
         return problems
     internal = {key: value for key, value in (campaign.options or {}).items() if key in INTERNAL_OPTIONS}
-    whole = spec.options_problem(campaign, {**internal, **options})
+    whole = adjudication_options_problem(options) or spec.options_problem(campaign, {**internal, **options})
     return dict([whole]) if whole else {}
 
 
@@ -154,8 +155,13 @@ def campaign_options_set(*, campaign: Campaign, values: dict, unset: list[str] =
         if whole:
             key, problem = whole
             raise CampaignError(f"option {key}: {problem}")
+        reorder = (campaign.options or {}).get("queue_order") != options.get("queue_order")
         campaign.options = options
         campaign.save(update_fields=["options"])
+    if reorder:
+        # A new queue order applies at once: the open units are put in it (manage.py order_queue does it again after
+        # imports and judge runs change what the judges say).
+        unit_positions_renumber(campaign=campaign)
     return campaign
 
 

@@ -7,6 +7,11 @@
 //   d / D            next / previous dimension (when the campaign ranks by several)
 //   Enter            submit the whole ranking; u back to the previous topic; ? guidelines
 //   c                keep this order: the order shown is already the annotator's own
+//   x                leave the selected candidate unranked (with rank_depth)
+// With the campaign's rank_depth k (data-depth) only the best k need a place: each list holds its ranked candidates
+// first (data-ranked says how many) and below a "Not ranked" line the rest, which the ranking leaves out
+// (docs/answer_ranking.md). A number key or Shift+K across the line ranks a candidate, x or Shift+J across it
+// unranks one; Enter submits once every dimension ranks at least min(k, candidates).
 // The list in the page is the state: every change is written to the form's hidden "ranking" field
 // at once (so a submit always sends what is on screen) and saved as a draft shortly after.
 // The page starts from a shuffled order, which must never pass for the expert's ranking: Enter submits only once
@@ -37,6 +42,12 @@
   function activeList() { return panel ? panel.querySelector(".rank-list") : null; }
   function dimension() { return panel ? panel.getAttribute("data-dimension") : null; }
   function tiesAllowed() { return card && card.getAttribute("data-ties") === "1"; }
+  function partial() { return !!card && card.hasAttribute("data-depth"); }
+  // How many of LIST's candidates are ranked (its first ones): all of them unless the campaign has rank_depth.
+  function rankedCount(list) {
+    return partial() ? Number(list.getAttribute("data-ranked") || 0) : items(list).length;
+  }
+  function need(list) { return Math.min(Number(card.getAttribute("data-depth")), items(list).length); }
 
   function init() {
     card = document.getElementById("rank-card");
@@ -80,18 +91,37 @@
   // Places shown beside each candidate: tie groups share one.
   function renumber(list) {
     var place = 0;
+    var ranked = rankedCount(list);
     items(list).forEach(function (li, n) {
-      if (n === 0) li.classList.remove("tied");
+      var unranked = n >= ranked;
+      li.classList.toggle("unranked", unranked);
+      if (n === 0 || n === ranked) li.classList.remove("tied");
+      if (unranked) { li.querySelector(".rank-pos").textContent = "–"; return; }
       if (!li.classList.contains("tied")) place += 1;
       li.querySelector(".rank-pos").textContent = String(place);
     });
+    if (partial()) placeCut(list, ranked);
+  }
+
+  // The "Not ranked" line goes under the ranked candidates and says how many more the annotator must place.
+  function placeCut(list, ranked) {
+    var cut = list.querySelector(":scope > .rank-cut");
+    if (!cut) return;
+    var all = items(list);
+    list.insertBefore(cut, all[ranked] || null);
+    cut.hidden = ranked >= all.length;
+    var left = need(list) - ranked;
+    cut.querySelector(".rank-cut-note").textContent = left > 0
+      ? "Place " + left + " more above this line: select a candidate and press a number key." : "";
   }
 
   function ranking() {
     var rankings = {};
     card.querySelectorAll(".rank-list").forEach(function (list) {
       var groups = [];
-      items(list).forEach(function (li) {
+      var ranked = rankedCount(list);
+      items(list).forEach(function (li, n) {
+        if (n >= ranked) return;  // unranked: left out of the ranking
         var key = li.getAttribute("data-key");
         if (li.classList.contains("tied") && groups.length) groups[groups.length - 1].push(key);
         else groups.push([key]);
@@ -133,10 +163,29 @@
     el.hidden = !text;
   }
 
+  // The first dimension that ranks fewer than the best k (rank_depth), or null.
+  function shortOf() {
+    if (!partial()) return null;
+    var lists = Array.prototype.slice.call(card.querySelectorAll(".rank-list"));
+    for (var n = 0; n < lists.length; n += 1) if (rankedCount(lists[n]) < need(lists[n])) return lists[n];
+    return null;
+  }
+
+  function refuseShort(list) {
+    var name = list.getAttribute("data-dimension");
+    var where = dimensions().length > 1 ? titleOf(name) + ": rank" : "Rank";
+    var left = need(list) - rankedCount(list);
+    confirmNote(where + " the best " + need(list) + " first: " + left + " more to place above the “Not ranked” " +
+      "line. Select a candidate with j/k and press a number key to put it in that place.");
+    showPanel(card.querySelector('.rank-panel[data-dimension="' + name + '"]'));
+  }
+
   // Enter on a dimension nobody arranged: say so, show it, and send nothing.
   function refuseUnsettled(left) {
     var where = dimensions().length > 1 ? titleOf(left[0]) + ": the" : "The";
-    confirmNote(where + " candidates are still in the shuffled order the page started with, and that is not a " +
+    // An assisted arm's page starts from a model's order (data-start="model"), not a shuffled one.
+    var start = card.getAttribute("data-start") === "model" ? "the model's order" : "the shuffled order";
+    confirmNote(where + " candidates are still in " + start + " the page started with, and that is not a " +
       "ranking yet. Move them into your order, or press c (Keep this order) if this order is already yours.");
     showPanel(card.querySelector('.rank-panel[data-dimension="' + left[0] + '"]'));
   }
@@ -191,24 +240,48 @@
 
   // Move the candidate at FROM to index TO of LIST. A group's first candidate leaving hands the
   // group to the next one; the moved candidate starts a place of its own.
-  function move(list, from, to) {
+  // With rank_depth, RANKED says whether it ends up ranked (above the line; TO is then within the ranked ones)
+  // or not; it may cross the line without moving (FROM === TO).
+  function move(list, from, to, ranked) {
     var all = items(list);
     to = Math.max(0, Math.min(all.length - 1, to));
-    if (from === to || !all[from]) return;
+    var count = rankedCount(list);
+    var was = from < count;
+    if (ranked === undefined || !partial()) ranked = was;
+    if ((from === to && was === ranked) || !all[from]) return;
     var li = all[from];
     var next = all[from + 1];
     if (!li.classList.contains("tied") && next && next.classList.contains("tied")) next.classList.remove("tied");
     li.classList.remove("tied");
     var rest = all.filter(function (x) { return x !== li; });
-    list.insertBefore(li, rest[to] || null);
+    if (from !== to) list.insertBefore(li, rest[to] || null);
+    if (partial() && ranked !== was) list.setAttribute("data-ranked", String(count + (ranked ? 1 : -1)));
     if (list === activeList()) select(to);
     changed(list);
+  }
+
+  // Shift+J / Shift+K: one place down / up; with rank_depth across the line from the last ranked / first unranked.
+  function step(list, index, down) {
+    var count = rankedCount(list);
+    if (partial() && down && index === count - 1) move(list, index, index, false);
+    else if (partial() && !down && index === count) move(list, index, index, true);
+    else move(list, index, index + (down ? 1 : -1), index < count);
+  }
+
+  // A number key: to that place among the ranked candidates (ranking it, with rank_depth).
+  function place(list, index, to) {
+    var count = rankedCount(list);
+    move(list, index, Math.min(to, index < count ? count - 1 : count), true);
+  }
+
+  function unrank(list, index) {
+    if (partial() && index < rankedCount(list)) move(list, index, rankedCount(list) - 1, false);
   }
 
   function toggleTie() {
     var list = activeList();
     var index = selected[dimension()] || 0;
-    if (!list || !tiesAllowed() || index === 0) return;
+    if (!list || !tiesAllowed() || index === 0 || index >= rankedCount(list)) return;
     items(list)[index].classList.toggle("tied");
     changed(list);
   }
@@ -226,6 +299,8 @@
   function submit() {
     var button = document.getElementById("rank-submit");
     if (!button || button.disabled || busy()) return;
+    var short = shortOf();
+    if (short) { refuseShort(short); return; }
     var left = unsettled();
     if (left.length) { refuseUnsettled(left); return; }
     if (draftTimer) { clearTimeout(draftTimer); draftTimer = null; }
@@ -299,9 +374,10 @@
     var handled = true;
     if (key === "j" || key === "ArrowDown") select(index + 1);
     else if (key === "k" || key === "ArrowUp") select(index - 1);
-    else if (key === "J") move(list, index, index + 1);
-    else if (key === "K") move(list, index, index - 1);
-    else if (/^[1-9]$/.test(key)) move(list, index, Number(key) - 1);
+    else if (key === "J") step(list, index, true);
+    else if (key === "K") step(list, index, false);
+    else if (/^[1-9]$/.test(key)) place(list, index, Number(key) - 1);
+    else if (key === "x" && partial()) unrank(list, index);
     else if (key === "t" && tiesAllowed()) toggleTie();
     else if (key === "o") toggleText(items(list)[index]);
     else if (key === "d" || key === "D") {
@@ -344,23 +420,25 @@
   });
 
   container.addEventListener("dragover", function (event) {
-    var li = event.target.closest && event.target.closest(".rank-item");
+    var li = event.target.closest && event.target.closest(".rank-item, .rank-cut");
     if (!dragged || !li || li.parentNode !== dragged.parentNode) return;
     event.preventDefault();
     event.dataTransfer.dropEffect = "move";
     clearMarks();
-    if (li === dragged) return;
+    if (li === dragged || li.classList.contains("rank-cut")) return;
     var all = items(li.parentNode);
     li.classList.add(all.indexOf(dragged) < all.indexOf(li) ? "drop-after" : "drop-before");
   });
 
   container.addEventListener("drop", function (event) {
-    var li = event.target.closest && event.target.closest(".rank-item");
+    var li = event.target.closest && event.target.closest(".rank-item, .rank-cut");
     if (!dragged || !li || li.parentNode !== dragged.parentNode) return;
     event.preventDefault();
     var list = li.parentNode;
     var all = items(list);
-    move(list, all.indexOf(dragged), all.indexOf(li));
+    var from = all.indexOf(dragged);
+    if (li.classList.contains("rank-cut")) place(list, from, all.length);  // on the line: ranked last
+    else move(list, from, all.indexOf(li), all.indexOf(li) < rankedCount(list));
     clearMarks();
   });
 

@@ -415,6 +415,18 @@ class _Loader:
             # ranking of this campaign's items means nothing here, and the page starts that unit afresh.
             row["draft"] = None
 
+    def assignment_items(self, row: dict) -> None:
+        """An assignment's draft, and the suggestion of its assistance arm (a ranking holds item ids)."""
+        self.draft_items(row)
+        if "suggestion" in row:
+            row["suggestion"] = self.ranking_items(row["suggestion"], field="suggestion")
+
+    def judgment_items(self, row: dict) -> None:
+        """A judgment's value, and the suggestion it was shown (a ranking holds item ids)."""
+        row["value"] = self.ranking_items(row["value"], field="value")
+        if "suggestion" in row:
+            row["suggestion"] = self.ranking_items(row["suggestion"], field="suggestion")
+
     def _item_id(self, old, *, field: str) -> int:
         new = None if isinstance(old, bool) or not isinstance(old, int) else self.maps[Item].get(old)
         if new is None:
@@ -442,8 +454,8 @@ class _Loader:
 
 ROW_FIXES: dict[str, Callable[[_Loader, dict], None]] = {
     "items": _Loader.item_files,
-    "assignments": _Loader.draft_items,
-    "human_judgments": lambda loader, row: row.update(value=loader.ranking_items(row["value"], field="value")),
+    "assignments": _Loader.assignment_items,
+    "human_judgments": _Loader.judgment_items,
     "judges": _Loader.judge_identity,
     "judge_runs": _Loader.run_items_and_status,
 }

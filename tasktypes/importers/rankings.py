@@ -2,7 +2,8 @@
 
 One HumanJudgment per (topic unit, annotator): kind "annotation", source "import", label "ranked",
 value `{"rankings": {"<dimension>": [[item_pk, ...], ...]}}` (tie groups, best first). Every candidate
-of the topic must appear exactly once per dimension. Re-importing the same ranking is a no-op; a
+of the topic must appear exactly once per dimension, unless the campaign's option `rank_depth` (k) allows partial
+rankings: then at least the best min(k, n) of the topic's n candidates, each once, and the rest are unranked. Re-importing the same ranking is a no-op; a
 different ranking for the same annotator and topic is refused with the line that conflicts.
 
 Ties: a campaign whose `options["ties"]` is false refuses rankings with a group of more than one; when the
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, JudgmentSource, Topic, Unit
+from tasktypes.answer_ranking import rank_depth
 from tasktypes.importers.common import ImportDataError
 
 RANKED = "ranked"
@@ -99,7 +101,8 @@ def groups_parse(value, *, path: Path, line: int, field: str) -> list[list[str]]
     return groups
 
 
-def _resolve(verdict: RankingVerdict, dimension: str, groups: list[list[str]], candidates: dict[str, Item]) -> list[list[int]]:
+def _resolve(verdict: RankingVerdict, dimension: str, groups: list[list[str]], candidates: dict[str, Item],
+             depth: int | None = None) -> list[list[int]]:
     seen: set[str] = set()
     resolved = []
     for group in groups:
@@ -116,7 +119,13 @@ def _resolve(verdict: RankingVerdict, dimension: str, groups: list[list[str]], c
             pks.append(item.pk)
         resolved.append(pks)
     missing = [source_id for source_id in candidates if source_id not in seen]
-    if missing:
+    if depth is not None:
+        need = min(depth, len(candidates))
+        if len(seen) < need:
+            raise ImportDataError(file=verdict.path, line=verdict.line, field=verdict.field, message=(
+                f"{dimension}: ranking places {len(seen)} of the topic's {len(candidates)} candidates; this "
+                f"campaign's rank_depth asks for the best {need} at least"))
+    elif missing:
         shown = ", ".join(repr(source_id) for source_id in missing[:5]) + (" ..." if len(missing) > 5 else "")
         raise ImportDataError(file=verdict.path, line=verdict.line, field=verdict.field, message=(
             f"{dimension}: ranking misses {len(missing)} of the topic's {len(candidates)} candidates: {shown}"))
@@ -133,6 +142,7 @@ def human_rankings_write(*, campaign: Campaign, verdicts: Iterable[RankingVerdic
     """
     dimensions = campaign_dimensions(campaign)
     ties_option = campaign.options.get("ties")
+    depth = rank_depth(campaign)
     unit_of_topic = dict(Unit.objects.filter(campaign=campaign, item__isnull=True).values_list("topic_id", "id"))
     # What each (unit, annotator) already ranked, as a fingerprint: the rankings themselves are not held.
     existing = {
@@ -154,7 +164,7 @@ def human_rankings_write(*, campaign: Campaign, verdicts: Iterable[RankingVerdic
         topic_candidates = candidates[verdict.topic.external_id]
         rankings = {}
         for name in dimensions:
-            groups = _resolve(verdict, name, verdict.rankings[name], topic_candidates)
+            groups = _resolve(verdict, name, verdict.rankings[name], topic_candidates, depth)
             if any(len(group) > 1 for group in groups):
                 if ties_option is False:
                     raise ImportDataError(file=verdict.path, line=verdict.line, field=verdict.field,

@@ -1,5 +1,6 @@
-"""Loads the demo: one researcher, three annotators, the NQ-open 301 QA campaign, the answer-ranking, AIS,
-image-suggestion and passage-relevance demos.
+"""Loads the demo: one researcher, three annotators, an adjudicator, the NQ-open 301 QA campaign, the answer-ranking,
+AIS, image-suggestion and passage-relevance demos, and assist-demo (adjudication and an assistance experiment, with
+simulated annotators: tasktypes.demo_assist).
 
 Idempotent: a second run changes nothing. The answer-ranking demo's BM25 and MiniLM runs and the passage demo's
 BM25 run are queued on
@@ -18,10 +19,12 @@ from annotate.models import Campaign, Role
 from annotate.services.campaigns import membership_add
 from judges.models import Judge, ModelEndpoint
 from judges.services import judge_run_start
+from tasktypes.demo_assist import assist_demo_simulate
 
 DEMO_PASSWORD = "concord-demo"
 DEMO_RESEARCHER = "researcher"
 DEMO_ANNOTATORS = ("assessor1", "assessor2", "assessor3")
+DEMO_ADJUDICATOR = "adjudicator"
 DEMO_ENDPOINT = "local-llm"
 FIXTURES = settings.BASE_DIR / "fixtures"
 
@@ -94,6 +97,23 @@ DEMOS = {
             ("judge-qrels", FIXTURES / "passage_demo" / "llm-judge.qrels", ("--judge", "llm-demo")),
         ),
     },
+    "assist-demo": {
+        "task_type": "qa_correctness", "format": "qa-eval-jsonl", "path": FIXTURES / "assist_demo" / "NQ_DPR.jsonl",
+        "overlap": 7,
+        "name": "Assistance experiment and adjudication: does a model's verdict sway annotators?",
+        "description": (
+            "DPR's answers to 120 NQ-open 301 questions, with GPT-4's verdicts as an external judge. Six simulated "
+            "annotators have judged every answer: three blind, right 80% of the time against the study's final "
+            "verdict; three shown GPT-4's verdict, who accept it when it is right and copy it 30% of the time when it "
+            "is wrong. The adjudicator has settled all but 12 answers with the study's verdict; those 12 wait in "
+            "the adjudication queue. The report's Assistance experiment section compares the arms. One slot per "
+            "answer is left for a demo annotator, who is put in an arm at their first answer."
+        ),
+        "rankers": (),
+        "more": (("judge-scores", FIXTURES / "assist_demo" / "gpt-4.tsv", ("--judge", "gpt-4")),),
+        # Run once, when the campaign is first made: tasktypes.demo_assist.
+        "simulate": FIXTURES / "assist_demo" / "truth.tsv",
+    },
 }
 
 
@@ -103,7 +123,8 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         users = self._users()
         for slug, demo in DEMOS.items():
-            if not Campaign.objects.filter(slug=slug).exists():
+            created = not Campaign.objects.filter(slug=slug).exists()
+            if created:
                 call_command(
                     "import_data", "--campaign", slug, "--task-type", demo["task_type"], "--format", demo["format"],
                     "--overlap", str(demo["overlap"]), "--owner", DEMO_RESEARCHER, str(demo["path"]),
@@ -120,11 +141,16 @@ class Command(BaseCommand):
                 membership_add(campaign=campaign, user=users[DEMO_RESEARCHER], role=Role.RESEARCHER)
                 for username in DEMO_ANNOTATORS:
                     membership_add(campaign=campaign, user=users[username], role=Role.ANNOTATOR)
+                membership_add(campaign=campaign, user=users[DEMO_ADJUDICATOR], role=Role.ADJUDICATOR)
                 for name, family in demo["rankers"]:
                     if not Judge.objects.filter(campaign=campaign, name=name).exists():
                         run = judge_run_start(campaign=campaign, name=name, family=family, config={},
                                               created_by=users[DEMO_RESEARCHER])
                         self.stdout.write(f"queued run {run.id} of judge {name} ({family}) on {slug}")
+            if created and demo.get("simulate"):
+                made = assist_demo_simulate(campaign=campaign, truth_path=demo["simulate"],
+                                            adjudicator=users[DEMO_ADJUDICATOR])
+                self.stdout.write(f"simulated {made} judgments on {slug}")
         if not ModelEndpoint.objects.filter(name=DEMO_ENDPOINT).exists():
             call_command("model_endpoint", "add", DEMO_ENDPOINT, "--url", "http://127.0.0.1:8080/v1",
                          *[arg for slug in DEMOS for arg in ("--campaign", slug)],
@@ -135,7 +161,7 @@ class Command(BaseCommand):
     def _users(self) -> dict:
         User = get_user_model()
         users = {}
-        for username in (DEMO_RESEARCHER, *DEMO_ANNOTATORS):
+        for username in (DEMO_RESEARCHER, *DEMO_ANNOTATORS, DEMO_ADJUDICATOR):
             user, created = User.objects.get_or_create(username=username)
             if created:
                 user.set_password(DEMO_PASSWORD)

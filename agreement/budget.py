@@ -1,0 +1,206 @@
+"""How many more human labels: how a headline statistic's 95% interval narrows with more units (README "Labelling
+budget"). Pure functions, no Django.
+
+The width at a size m is the width of the report's own interval (agreement.stats: a 95% percentile bootstrap over
+the statistic's units, each a topic or question with its items where the report resamples topics) computed as if the
+study had m units: an m-out-of-n bootstrap, each resample the first m of the n units scipy.stats.bootstrap draws with
+replacement (an independent draw of m units from the ones judged so far). At m = n, with the report's resamples and
+seed, it is the report's interval itself, which is taken as it is. The other sizes are a quarter, a half and three
+quarters of the n units, BUDGET_RESAMPLES resamples each: the report builds on every open, and three sizes of 200
+resamples cost about 0.2 s a judge on NQ301 (a system-order tau-b is one scipy call a resample).
+
+The fit: width = c / sqrt(n), c fitted by least squares on log width (log c = the mean of log w + log n / 2). Why not
+the free power law a * n^-b: the statistics here (kappa, Kendall's tau, a mean over topics) are sqrt(n)-consistent,
+so their interval narrows as 1 / sqrt(n) once n is not tiny; and a slope fitted on four noisy points from n / 4 to n
+and extrapolated past n is unstable (an error of 0.1 in b is a factor 1.3 at 16 n). The power law is still fitted in
+log-log (numpy.polyfit) as a check: when its exponent is under MIN_EXPONENT the widths do not shrink with more units
+(a statistic at its bound, too few units to resample) and the answer is None, with the reason.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from agreement import stats
+
+FRACTIONS = (0.25, 0.5, 0.75, 1.0)
+BUDGET_RESAMPLES = 200
+BUDGET_SEED = stats.BOOTSTRAP_SEED
+# At least this many units: the quarter size then resamples 2 units, the least a statistic is defined on.
+MIN_UNITS = 8
+MIN_POINTS = 3  # sizes with a defined width a fit needs
+MIN_EXPONENT = 0.2  # the free power law's exponent below which the widths are taken not to shrink
+SLOW_EXPONENT = 0.35  # below this (and above MIN_EXPONENT) the answer stands, with a note that it is a low estimate
+FIT_MODEL = "width = c / sqrt(n)"
+DEFAULT_TARGET_WIDTH = 0.1  # campaign option budget_width
+CURVE_POINTS = 24  # points of the fitted curve the report carries (for the plot)
+
+METHOD = (f"the report's 95% percentile bootstrap interval recomputed as if the study had a quarter, a half and three "
+          f"quarters of its units (m-out-of-n bootstrap, {BUDGET_RESAMPLES} resamples a size, seed {BUDGET_SEED}), "
+          f"beside the report's interval over all of them; {FIT_MODEL} fitted by least squares on log width; labels "
+          f"needed: (c / target)^2 units, times the labels a unit holds now")
+
+
+Statistic = Callable[[np.ndarray], "float | None"]
+
+
+@dataclass
+class BudgetInput:
+    """One headline statistic of one judge, ready to be estimated: its N_UNITS resampled units (topics, questions, or
+    items), the human labels they hold (N_LABELS), the STATISTIC of a resample (unit indices in, value or None out),
+    and the report's current interval (CURRENT, None when undefined) and its WHY when there is none."""
+
+    judge: str
+    statistic_key: str  # "cohen_kappa", "system_kendall_tau_b", "topic_mean_kendall_tau_b"
+    title: str
+    unit_noun: str
+    n_units: int
+    n_labels: int
+    statistic: Statistic
+    current: list[float] | None
+    why: str | None = None
+
+
+# --- The statistics, as the report's intervals resample them ---
+
+
+def kappa_statistic(first: Sequence[Hashable], second: Sequence[Hashable], clusters: Sequence[Hashable], *,
+                    levels: Sequence[Hashable] | None = None) -> tuple[int, Statistic]:
+    """(units, statistic) of Cohen's kappa between two raters' labels, resampling CLUSTERS (each item's topic), as
+    stats.item_agreement_intervals does: one contingency table per cluster (stats.cluster_tables), kappa of the drawn
+    clusters' summed table (stats.kappa_of_table)."""
+    levels = list(levels) if levels is not None else stats.sorted_as_sklearn(set(first) | set(second))
+    tables = stats.cluster_tables(first, second, clusters, levels)
+    return len(tables), lambda idx: stats.kappa_of_table(tables[idx].sum(axis=0))
+
+
+def system_tau_statistic(human: np.ndarray, judge: np.ndarray, counts: np.ndarray,
+                         judge_counts: np.ndarray | None = None) -> tuple[int, Statistic]:
+    """(units, statistic) of Kendall's tau-b between the systems' human and judge scores, resampling topics and
+    recomputing every system's score, as stats.system_correlation_intervals does (systems x topics sums and counts;
+    a system with no output in a resample sits it out)."""
+    judge_counts = counts if judge_counts is None else judge_counts
+
+    def statistic(idx: np.ndarray) -> float | None:
+        n, m = counts[:, idx].sum(axis=1), judge_counts[:, idx].sum(axis=1)
+        keep = (n > 0) & (m > 0)
+        return stats.kendall_tau_b(human[keep][:, idx].sum(axis=1) / n[keep],
+                                   judge[keep][:, idx].sum(axis=1) / m[keep])
+
+    return human.shape[1] if human.ndim == 2 else 0, statistic
+
+
+def mean_statistic(values: Sequence[float | None]) -> tuple[int, Statistic]:
+    """(units, statistic) of the mean of per-topic VALUES (undefined ones left out), resampling topics, as
+    stats.mean_interval does (the bootstrap_ci95 of stats.topic_mean_summary)."""
+    data = np.asarray([float(v) for v in values if v is not None and math.isfinite(float(v))], dtype=float)
+    return data.size, lambda idx: float(data[idx].mean())
+
+
+# --- Width against units, the fit, and the labels needed ---
+
+
+def width_curve(n: int, statistic: Statistic, *, fractions: Sequence[float] = FRACTIONS,
+                resamples: int = BUDGET_RESAMPLES, seed: int = BUDGET_SEED,
+                current: list[float] | None = None) -> list[dict]:
+    """[{"units": m, "width": the interval's width at m units, or None}] for m = each fraction of N (at least 2):
+    the 95% percentile interval of STATISTIC over m units drawn with replacement from the N (stats.bootstrap_interval,
+    each resample's first m draws). At m = N the report's own interval CURRENT is that interval (with the report's
+    resamples): given, it is taken as it is rather than drawn again."""
+    points = []
+    for fraction in fractions:
+        m = max(2, min(n, round(fraction * n)))
+        if m == n and current is not None:
+            points.append({"units": m, "width": current[1] - current[0]})
+            continue
+        interval = stats.bootstrap_interval(n, lambda idx, m=m: statistic(idx[:m]), resamples=resamples, seed=seed)
+        points.append({"units": m, "width": None if interval is None else interval[1] - interval[0]})
+    return points
+
+
+def width_fit(points: Sequence[dict]) -> dict:
+    """{"c", "exponent", "usable", "why"}: c of width = c / sqrt(units) over the POINTS with a positive width, and
+    the free power law's exponent b (width = a * units^-b, numpy.polyfit in log-log) as its check. Not usable (why
+    says so) with fewer than MIN_POINTS such points or an exponent under MIN_EXPONENT."""
+    defined = [(p["units"], p["width"]) for p in points if p["width"] is not None and p["width"] > 0]
+    if len(defined) < MIN_POINTS:
+        return {"c": None, "exponent": None, "usable": False,
+                "why": f"{len(defined)} of the {len(points)} sizes have an interval of some width; "
+                       f"a fit needs {MIN_POINTS}", "note": None}
+    log_n = np.log([units for units, _ in defined])
+    log_w = np.log([width for _, width in defined])
+    c = float(np.exp(np.mean(log_w + 0.5 * log_n)))
+    exponent = float(-np.polyfit(log_n, log_w, 1)[0]) if len(set(log_n)) > 1 else None
+    if exponent is None or exponent < MIN_EXPONENT:
+        shown = "undefined" if exponent is None else f"{exponent:.2f}"
+        return {"c": c, "exponent": exponent, "usable": False,
+                "why": f"the interval does not narrow with more units here (fitted exponent {shown}, about 0.5 "
+                       f"expected): more labels of the same kind may not help", "note": None}
+    note = None
+    if exponent < SLOW_EXPONENT:
+        note = (f"the interval narrows more slowly than 1 / sqrt(n) here (fitted exponent {exponent:.2f}): the labels "
+                f"needed are a low estimate")
+    return {"c": c, "exponent": exponent, "usable": True, "why": None, "note": note}
+
+
+def units_for_width(c: float, target: float) -> float:
+    """Units needed for an interval of width TARGET under width = c / sqrt(units)."""
+    return (c / target) ** 2
+
+
+def budget_estimate(item: BudgetInput, *, target: float, resamples: int = BUDGET_RESAMPLES,
+                    seed: int = BUDGET_SEED) -> dict:
+    """The budget row of ITEM for a TARGET width: n now, the current width (the report's interval's), the observed
+    widths (curve), the fit and its curve (fitted), and units_needed / labels_needed / more_labels (None, with why,
+    when the fit is unusable; 0 when the current interval is already as narrow as TARGET)."""
+    per_unit = item.n_labels / item.n_units if item.n_units else 0.0
+    width = None if item.current is None else item.current[1] - item.current[0]
+    row = {"judge": item.judge, "statistic": item.statistic_key, "title": item.title, "unit": item.unit_noun,
+           "n_units": item.n_units, "n_labels": item.n_labels, "ci95": item.current, "width": width,
+           "target": target, "curve": [], "fit": None, "fitted": [], "units_needed": None, "labels_needed": None,
+           "more_labels": None, "why": None}
+    if width is None:
+        row["why"] = item.why or "the statistic has no interval yet"
+        return row
+    if item.n_units < MIN_UNITS:
+        row["why"] = f"{item.n_units} {item.unit_noun} so far; an estimate needs at least {MIN_UNITS}"
+        if width <= target:
+            row.update(units_needed=item.n_units, labels_needed=item.n_labels, more_labels=0, why=None)
+        return row
+    curve = width_curve(item.n_units, item.statistic, resamples=resamples, seed=seed, current=item.current)
+    for point in curve:
+        point["labels"] = round(point["units"] * per_unit)
+    fit = width_fit(curve)
+    row.update(curve=curve, fit=fit)
+    if width <= target:
+        row.update(units_needed=item.n_units, labels_needed=item.n_labels, more_labels=0)
+    elif not fit["usable"]:
+        row["why"] = fit["why"]
+    else:
+        units = units_for_width(fit["c"], target)
+        labels = math.ceil(units * per_unit)
+        row.update(units_needed=math.ceil(units), labels_needed=labels, more_labels=max(0, labels - item.n_labels))
+    if fit["c"] is not None:
+        last = max(item.n_units, row["units_needed"] or 0) * 1.1
+        first = curve[0]["units"]
+        grid = np.geomspace(first, max(last, first + 1), CURVE_POINTS)
+        row["fitted"] = [{"units": float(u), "labels": float(u * per_unit), "width": fit["c"] / math.sqrt(u)}
+                         for u in grid]
+    return row
+
+
+def budget_block(inputs: Sequence[BudgetInput], *, target: float, resamples: int = BUDGET_RESAMPLES) -> dict:
+    """The report's budget block: {"target_width", "fit_model", "method", "rows": a budget_estimate per input}."""
+    return {"target_width": target, "fit_model": FIT_MODEL, "method": METHOD,
+            "rows": [budget_estimate(item, target=target, resamples=resamples) for item in inputs]}
+
+
+def target_width(options: dict) -> float:
+    """The campaign option budget_width (the interval width the budget aims at), DEFAULT_TARGET_WIDTH when unset."""
+    value = (options or {}).get("budget_width")
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 \
+        else DEFAULT_TARGET_WIDTH
