@@ -206,6 +206,22 @@ class CampaignGuidelines(models.Model):
         return f"{self.campaign_id} v{self.version}"
 
 
+class CampaignDataVersion(models.Model):
+    """The version of everything a campaign's report reads: one more at each judgment, import or option change.
+
+    A row of its own rather than a column of Campaign: every write bumps it as the last statement of its
+    transaction (annotate.services.data_version), and the lease path locks the campaign row; two rows keep the two
+    from waiting on each other. A stored report (agreement.models.StoredReport) is current while its version is this.
+    """
+
+    campaign = models.OneToOneField(Campaign, primary_key=True, on_delete=models.CASCADE, related_name="data_version")
+    version = models.BigIntegerField(default=1, help_text="One more at each change of the campaign's data.")
+    changed_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self):
+        return f"{self.campaign_id} data v{self.version}"
+
+
 class AssignmentStatus(models.TextChoices):
     ACTIVE = "active", "Active"
     SUBMITTED = "submitted", "Submitted"

@@ -8,6 +8,7 @@ from annotate.models import (
     Assignment,
     AssignmentStatus,
     Campaign,
+    CampaignDataVersion,
     CampaignGuidelines,
     HumanJudgment,
     Item,
@@ -149,3 +150,8 @@ def pools_get(*, campaign: Campaign) -> dict | None:
         "runs": [{"run": name, "depth": meta.get("depth"), "tags": meta.get("tags") or [], "lines": meta.get("lines")}
                  for name, meta in sorted(runs.items())],
     }
+
+
+def campaign_data_version(*, campaign_id: int) -> int:
+    """The campaign's data version (annotate.services.data_version); 0 before its first change."""
+    return CampaignDataVersion.objects.filter(campaign_id=campaign_id).values_list("version", flat=True).first() or 0
