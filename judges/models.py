@@ -142,6 +142,13 @@ class JudgeRun(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # What the run's forward passes cost (judges.families.batching.BatchMeter), added by each batch with the verdicts
+    # it stores. Families that make no forward passes (em, f1, bm25, an llm over HTTP) leave them 0.
+    pairs_metered = models.PositiveBigIntegerField(default=0, help_text="Pairs scored in metered forward passes.")
+    tokens = models.PositiveBigIntegerField(default=0, help_text="Real tokens of those pairs.")
+    padded_tokens = models.PositiveBigIntegerField(
+        default=0, help_text="Tokens the passes computed: each pass's rows times its longest row.")
+    model_seconds = models.FloatField(default=0.0, help_text="Seconds spent inside forward passes.")
 
     class Meta:
         constraints = [

@@ -30,6 +30,53 @@ class RunProgress:
         return min(100, round(100 * self.judged / self.total))
 
 
+@dataclass(frozen=True)
+class RunThroughput:
+    """What a run's forward passes cost (counts the workers added) and the rates they give."""
+
+    pairs: int  # pairs scored in metered forward passes (a batch that raised and was asked again counts twice)
+    tokens: int  # their real tokens
+    padded_tokens: int  # tokens the passes computed, padding included
+    model_seconds: float  # seconds inside forward passes
+    items: int  # verdicts written by the run
+    wall_seconds: float | None  # from start to finish; None while the run has not finished
+
+    @property
+    def pairs_per_second(self) -> float | None:
+        return self.pairs / self.model_seconds if self.model_seconds > 0 else None
+
+    @property
+    def tokens_per_second(self) -> float | None:
+        return self.tokens / self.model_seconds if self.model_seconds > 0 else None
+
+    @property
+    def padding_share(self) -> float | None:
+        """The part of the computed tokens that was padding: 1 - tokens / padded tokens."""
+        return 1 - self.tokens / self.padded_tokens if self.padded_tokens else None
+
+    @property
+    def padding_percent(self) -> float | None:
+        share = self.padding_share
+        return None if share is None else 100 * share
+
+    @property
+    def items_per_second(self) -> float | None:
+        """Verdicts per second of the run's wall time: loading the model, queueing and writing included."""
+        return self.items / self.wall_seconds if self.wall_seconds and self.items else None
+
+
+def run_throughput(*, run: JudgeRun, progress: RunProgress) -> RunThroughput | None:
+    """RUN's throughput; None when it made no metered forward passes (em, f1, bm25, an llm over HTTP), so that
+    nothing shows rather than zeros that look like figures."""
+    if not run.pairs_metered:
+        return None
+    wall = None
+    if run.started_at and run.finished_at and run.status not in ACTIVE_RUN_STATUSES:
+        wall = (run.finished_at - run.started_at).total_seconds()
+    return RunThroughput(pairs=run.pairs_metered, tokens=run.tokens, padded_tokens=run.padded_tokens,
+                         model_seconds=run.model_seconds, items=progress.by_run, wall_seconds=wall)
+
+
 def campaign_item_sample(*, campaign_id: int, size: int) -> list[int]:
     """SIZE item ids of the campaign, in id order: the same ones for every judge, so judges run on a sample
     are compared on the same items. Items are ordered by a hash of their id, so a smaller sample is part

@@ -5,7 +5,7 @@ from rest_framework import serializers
 from judges.families import FAMILIES
 from judges.models import Judge, JudgeRun
 from judges.secrets import config_public
-from judges.selectors import judge_usage, run_progress
+from judges.selectors import judge_usage, run_progress, run_throughput
 from judges.services import MAX_BATCH_SIZE
 
 
@@ -49,12 +49,22 @@ class JudgeRunSerializer(serializers.ModelSerializer):
     judged = serializers.SerializerMethodField(help_text="Items of the campaign the judge has a verdict for.")
     judged_by_run = serializers.SerializerMethodField(help_text="Verdicts written by this run (the rest were cached).")
     failed = serializers.SerializerMethodField(help_text="The judge's failed verdicts (raw says why).")
+    pairs_per_second = serializers.SerializerMethodField(
+        help_text="pairs_metered / model_seconds; null for a run that made no forward passes (em, f1, bm25, HTTP llm).")
+    tokens_per_second = serializers.SerializerMethodField(help_text="tokens / model_seconds; null likewise.")
+    padding_share = serializers.SerializerMethodField(
+        help_text="1 - tokens / padded_tokens: the part of the tokens computed that was padding; null likewise.")
+    items_per_second = serializers.SerializerMethodField(
+        help_text="judged_by_run over the wall time from started_at to finished_at; null while the run is active, "
+                  "and for a run that made no forward passes.")
 
     class Meta:
         model = JudgeRun
         fields = [
             "id", "campaign", "judge", "family", "status", "total", "sampled", "judged", "judged_by_run", "failed",
             "batch_size", "error", "created_at", "started_at", "finished_at",
+            "pairs_metered", "tokens", "padded_tokens", "model_seconds",
+            "pairs_per_second", "tokens_per_second", "padding_share", "items_per_second",
         ]
 
     def _progress(self, run):
@@ -74,6 +84,22 @@ class JudgeRunSerializer(serializers.ModelSerializer):
 
     def get_failed(self, run) -> int:
         return self._progress(run).failed
+
+    def _rate(self, run, name: str) -> float | None:
+        throughput = run_throughput(run=run, progress=self._progress(run))
+        return None if throughput is None else getattr(throughput, name)
+
+    def get_pairs_per_second(self, run) -> float | None:
+        return self._rate(run, "pairs_per_second")
+
+    def get_tokens_per_second(self, run) -> float | None:
+        return self._rate(run, "tokens_per_second")
+
+    def get_padding_share(self, run) -> float | None:
+        return self._rate(run, "padding_share")
+
+    def get_items_per_second(self, run) -> float | None:
+        return self._rate(run, "items_per_second")
 
 
 class JudgeRunStartSerializer(serializers.Serializer):

@@ -14,6 +14,7 @@ import logging
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.db import InterfaceError, OperationalError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from annotate.models import Item
@@ -21,6 +22,7 @@ from annotate.task_types import task_type_get
 from judges.endpoints import endpoint_connection
 from judges.errors import JudgeConfigError
 from judges.families import ItemInput, Verdict, family_get
+from judges.families.batching import BatchMeter, metered
 from judges.models import ACTIVE_RUN_STATUSES, JudgeRun, ModelJudgment, RunStatus
 from judges.samples import DbSampleStore
 from judges.selectors import judge_failed_count, judge_judged_count
@@ -48,6 +50,16 @@ def _run_mark_running(run_id: int) -> JudgeRun | None:
             run.status, run.started_at = RunStatus.RUNNING, run.started_at or timezone.now()
             run.save(update_fields=["status", "started_at"])
         return run
+
+
+def _run_meter_add(run_id: int, meter: BatchMeter) -> None:
+    """Add what this batch's forward passes cost to the run's counts: F() sums, since batches finish concurrently."""
+    if not meter.pairs:
+        return  # no forward passes (em, f1, bm25, an llm over HTTP): the counts stay 0 and the page shows none
+    JudgeRun.objects.filter(pk=run_id).update(
+        pairs_metered=F("pairs_metered") + meter.pairs, tokens=F("tokens") + meter.tokens,
+        padded_tokens=F("padded_tokens") + meter.padded_tokens, model_seconds=F("model_seconds") + meter.seconds,
+    )
 
 
 def _run_finish_if_done(run_id: int) -> None:
@@ -193,7 +205,8 @@ def judge_batch(run_id: int, item_ids: list[int]) -> int:
         if not inputs:
             _run_finish_if_done(run_id)
             return 0
-        verdicts = _verdicts_or_one_by_one(family, inputs, config, judge, run_id=run_id, connection=connection)
+        with metered() as meter:
+            verdicts = _verdicts_or_one_by_one(family, inputs, config, judge, run_id=run_id, connection=connection)
     except JudgeConfigError as exc:
         _run_fail(run_id, str(exc))
         return 0
@@ -206,15 +219,17 @@ def judge_batch(run_id: int, item_ids: list[int]) -> int:
         # A defect outside the family (reading the items): record it where the researcher looks, then let Celery log it.
         _run_fail(run_id, f"internal error in a batch ({type(exc).__name__}: {exc}); see the worker log")
         raise
-    ModelJudgment.objects.bulk_create(
-        [
-            ModelJudgment(
-                judge=judge, item_id=item.item_id, run_id=run_id, score=verdict.score,
-                label="" if verdict.failed else verdict.label, raw=verdict.raw, failed=verdict.failed,
-            )
-            for item, verdict in zip(inputs, verdicts)
-        ],
-        ignore_conflicts=True,
-    )
+    with transaction.atomic():
+        ModelJudgment.objects.bulk_create(
+            [
+                ModelJudgment(
+                    judge=judge, item_id=item.item_id, run_id=run_id, score=verdict.score,
+                    label="" if verdict.failed else verdict.label, raw=verdict.raw, failed=verdict.failed,
+                )
+                for item, verdict in zip(inputs, verdicts)
+            ],
+            ignore_conflicts=True,
+        )
+        _run_meter_add(run_id, meter)
     _run_finish_if_done(run_id)
     return len(inputs)

@@ -27,6 +27,7 @@ from judges.selectors import (
     judges_usage_for_campaign,
     run_is_active,
     run_progress,
+    run_throughput,
 )
 from judges.services import (
     judge_run_cancel,
@@ -38,7 +39,9 @@ from judges.services import (
 
 
 def _run_row(run: JudgeRun) -> dict:
-    return {"run": run, "progress": run_progress(run=run), "active": run_is_active(run=run)}
+    progress = run_progress(run=run)
+    return {"run": run, "progress": progress, "active": run_is_active(run=run),
+            "throughput": run_throughput(run=run, progress=progress)}
 
 
 def _config_changed(judge) -> dict:
