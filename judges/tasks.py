@@ -17,6 +17,7 @@ from django.db import InterfaceError, OperationalError, transaction
 from django.utils import timezone
 
 from annotate.models import Item
+from annotate.services.data_version import campaign_data_changed
 from annotate.task_types import task_type_get
 from judges.endpoints import endpoint_connection
 from judges.errors import JudgeConfigError
@@ -206,15 +207,19 @@ def judge_batch(run_id: int, item_ids: list[int]) -> int:
         # A defect outside the family (reading the items): record it where the researcher looks, then let Celery log it.
         _run_fail(run_id, f"internal error in a batch ({type(exc).__name__}: {exc}); see the worker log")
         raise
-    ModelJudgment.objects.bulk_create(
-        [
-            ModelJudgment(
-                judge=judge, item_id=item.item_id, run_id=run_id, score=verdict.score,
-                label="" if verdict.failed else verdict.label, raw=verdict.raw, failed=verdict.failed,
-            )
-            for item, verdict in zip(inputs, verdicts)
-        ],
-        ignore_conflicts=True,
-    )
-    _run_finish_if_done(run_id)
+    # The verdicts, the run's end when they complete it, and the campaign's next data version commit together
+    # (annotate.services.data_version: the version row is locked last, after the run's row).
+    with transaction.atomic():
+        ModelJudgment.objects.bulk_create(
+            [
+                ModelJudgment(
+                    judge=judge, item_id=item.item_id, run_id=run_id, score=verdict.score,
+                    label="" if verdict.failed else verdict.label, raw=verdict.raw, failed=verdict.failed,
+                )
+                for item, verdict in zip(inputs, verdicts)
+            ],
+            ignore_conflicts=True,
+        )
+        _run_finish_if_done(run_id)
+        campaign_data_changed(campaign_id=judge.campaign_id)
     return len(inputs)
