@@ -23,7 +23,9 @@ def judge_get_or_create(*, campaign: Campaign, name: str, family: str, config: d
     """The campaign's judge NAME with this family and configuration, created when missing.
 
     A name already used with another configuration is an error: the same name must always mean
-    the same virtual annotator, or cached judgments would be attributed to the wrong one.
+    the same virtual annotator, or cached judgments would be attributed to the wrong one. The report lists every
+    judge: the caller's transaction ends with the campaign's next data version (judges.services.judge_run_start,
+    tasktypes.importers.service.import_run).
     """
     digest = config_hash(family=family, config=config)
     with transaction.atomic():

@@ -11,6 +11,7 @@ from django.utils import timezone
 from kombu.exceptions import KombuError
 
 from annotate.models import Campaign, Item
+from annotate.services.data_version import campaign_data_changed
 from judges.boundary import limit
 from judges.endpoints import endpoint_concurrency_check, endpoint_for_judge
 from judges.errors import JudgeConfigError, JudgeQueueError, JudgeRunConflictError, JudgeRunError
@@ -37,11 +38,12 @@ def _batches(item_ids: list[int], size: int) -> list[list[int]]:
     return [item_ids[start:start + size] for start in range(0, len(item_ids), size)]
 
 
-def _batches_publish(*, run_id: int, batches: list[list[int]], queue: str) -> None:
+def _batches_publish(*, run_id: int, campaign_id: int, batches: list[list[int]], queue: str) -> None:
     """Publish one judge_batch task per batch, on one broker connection. Runs after commit.
 
-    A broker that cannot be reached marks the run failed and raises JudgeQueueError; batches already
-    published find the run failed and return early, and `judge_run_resume` requeues what is left.
+    A broker that cannot be reached marks the run failed (a new data version of CAMPAIGN_ID: the report counts the
+    time of finished runs) and raises JudgeQueueError; batches already published find the run failed and return
+    early, and `judge_run_resume` requeues what is left.
     """
     try:
         for batch in batches:
@@ -49,7 +51,10 @@ def _batches_publish(*, run_id: int, batches: list[list[int]], queue: str) -> No
     except (KombuError, OSError) as exc:
         message = f"could not queue the run's batches: the Celery broker is unreachable ({exc}); start it, then resume"
         logger.error("judge run %s: %s", run_id, message)
-        JudgeRun.objects.filter(pk=run_id).update(status=RunStatus.FAILED, error=message, finished_at=timezone.now())
+        with transaction.atomic():
+            JudgeRun.objects.filter(pk=run_id).update(status=RunStatus.FAILED, error=message,
+                                                      finished_at=timezone.now())
+            campaign_data_changed(campaign_id=campaign_id)
         raise JudgeQueueError(message) from exc
 
 
@@ -66,8 +71,9 @@ def _pending_queue(*, run: JudgeRun, judge: Judge) -> int:
         run.save(update_fields=["status", "started_at", "finished_at"])
         return 0
     batches = _batches(pending, run.batch_size)
-    run_id, queue = run.id, judge_queue_name(config=judge.config)
-    transaction.on_commit(lambda: _batches_publish(run_id=run_id, batches=batches, queue=queue))
+    run_id, campaign_id, queue = run.id, judge.campaign_id, judge_queue_name(config=judge.config)
+    transaction.on_commit(lambda: _batches_publish(run_id=run_id, campaign_id=campaign_id, batches=batches,
+                                                   queue=queue))
     return len(pending)
 
 
@@ -117,6 +123,8 @@ def judge_run_start(
                 total=len(sample_ids) if sample_ids is not None else Item.objects.filter(campaign=campaign).count(),
             )
             _pending_queue(run=run, judge=judge)
+            # The report lists every judge of the campaign with its configuration, from its creation on.
+            campaign_data_changed(campaign_id=campaign.pk)
     except IntegrityError as exc:
         # Two starts raced past the check (SQLite cannot lock a row): the partial unique index decided.
         raise JudgeRunConflictError(f"judge {name!r} already has a queued or running run") from exc
@@ -176,6 +184,7 @@ def judge_run_cancel(*, run: JudgeRun) -> JudgeRun:
             raise JudgeRunError(f"run {run.id} is {run.status}; only a queued or running run can be cancelled")
         run.status, run.finished_at = RunStatus.CANCELLED, timezone.now()
         run.save(update_fields=["status", "finished_at"])
+        campaign_data_changed(campaign_id=run.judge.campaign_id)  # the report counts the time of finished runs
     return run
 
 
@@ -213,6 +222,9 @@ def judge_run_resume(*, run: JudgeRun, user=None) -> JudgeRun:
         run.error, run.finished_at = "", None
         run.save(update_fields=["total", "status", "error", "finished_at"])
         _pending_queue(run=run, judge=judge)
+        # The run is unfinished again (the report counts the time of finished runs); for judge_run_retry_failed, its
+        # failed verdicts are gone too.
+        campaign_data_changed(campaign_id=judge.campaign_id)
     run.refresh_from_db()
     return run
 
@@ -233,5 +245,5 @@ def judge_run_retry_failed(*, run: JudgeRun, user=None) -> tuple[JudgeRun, int]:
         removed, _ = failed.delete()
         if not removed:
             raise JudgeRunError(f"judge {judge.name!r} has no failed items to retry")
-        run = judge_run_resume(run=run, user=user)
+        run = judge_run_resume(run=run, user=user)  # ends this transaction with the campaign's next data version
     return run, removed

@@ -18,6 +18,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from annotate.models import Item
+from annotate.services.data_version import campaign_data_changed
 from annotate.task_types import task_type_get
 from judges.endpoints import endpoint_connection
 from judges.errors import JudgeConfigError
@@ -219,6 +220,8 @@ def judge_batch(run_id: int, item_ids: list[int]) -> int:
         # A defect outside the family (reading the items): record it where the researcher looks, then let Celery log it.
         _run_fail(run_id, f"internal error in a batch ({type(exc).__name__}: {exc}); see the worker log")
         raise
+    # The verdicts, their meter, the run's end when they complete it, and the campaign's next data version commit
+    # together (annotate.services.data_version: the version row is locked last, after the run's row).
     with transaction.atomic():
         ModelJudgment.objects.bulk_create(
             [
@@ -231,5 +234,6 @@ def judge_batch(run_id: int, item_ids: list[int]) -> int:
             ignore_conflicts=True,
         )
         _run_meter_add(run_id, meter)
-    _run_finish_if_done(run_id)
+        _run_finish_if_done(run_id)
+        campaign_data_changed(campaign_id=judge.campaign_id)
     return len(inputs)

@@ -12,6 +12,7 @@ from annotate.models import HumanJudgment, JudgmentKind, JudgmentSource, Unit
 from annotate.selectors.adjudication import units_held_back
 from annotate.selectors.campaigns import guidelines_current_id
 from annotate.services.annotation import JudgmentError, judgment_value_check
+from annotate.services.data_version import campaign_data_changed
 
 NOTE_MAX_CHARS = 5000
 
@@ -45,7 +46,9 @@ def adjudication_submit(*, unit: Unit, adjudicator, value, note: str = "") -> Hu
             last = (HumanJudgment.objects.filter(unit=unit, annotator=adjudicator, kind=JudgmentKind.ADJUDICATION)
                     .order_by("-version").values_list("version", flat=True).first())
             version = (last or 0) + 1
-        return HumanJudgment.objects.create(
+        judgment = HumanJudgment.objects.create(
             unit=unit, annotator=adjudicator, kind=JudgmentKind.ADJUDICATION, source=JudgmentSource.WEB, value=value,
             label=label, version=version, is_current=True, note=note,
             guidelines_id=guidelines_current_id(unit_id=unit.pk))
+        campaign_data_changed(campaign_id=unit.campaign_id)
+    return judgment

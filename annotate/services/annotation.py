@@ -28,6 +28,7 @@ from annotate.models import (
 )
 from annotate.selectors.annotation import assignment_held, units_open_to
 from annotate.services.arms import annotator_arm_ensure, campaign_arms, lease_arm
+from annotate.services.data_version import campaign_data_changed
 from annotate.selectors.campaigns import guidelines_current_id
 from annotate.task_types import UnknownTaskType, task_type_get
 
@@ -94,25 +95,34 @@ def unit_lease_next(*, campaign: Campaign, annotator) -> Assignment | None:
         _leases_expire(campaign=campaign, now=now)
         # Before any unit is locked (the lock order is campaign, then units): an annotator's arm, given at their
         # first lease while anything is open to them.
-        annotator_arm = ""
+        annotator_arm, arm_given = "", False
         if campaign_arms(campaign) and units_open_to(campaign=campaign, annotator=annotator, now=now).exists():
-            annotator_arm = annotator_arm_ensure(campaign=campaign, annotator=annotator)
-        tried: set[int] = set()
-        while True:
-            candidates = list(
-                units_open_to(campaign=campaign, annotator=annotator, now=now)
-                .exclude(pk__in=tried)
-                .order_by("position", "pk")
-                .values_list("pk", flat=True)[:CANDIDATE_BATCH]
-            )
-            if not candidates:
-                return None
-            for unit_id in candidates:
-                tried.add(unit_id)
-                unit = _unit_lock(unit_id)
-                if unit is None or not _slot_free(unit=unit, annotator=annotator, now=now):
-                    continue
-                return _assignment_grant(unit=unit, annotator=annotator, now=now, annotator_arm=annotator_arm)
+            annotator_arm, arm_given = annotator_arm_ensure(campaign=campaign, annotator=annotator)
+        assignment = _lease_first_open(campaign=campaign, annotator=annotator, now=now, annotator_arm=annotator_arm)
+        if arm_given:
+            # The report lists the annotators' arms (agreement.report_arms); a lease otherwise changes nothing it reads.
+            campaign_data_changed(campaign_id=campaign.pk)
+        return assignment
+
+
+def _lease_first_open(*, campaign: Campaign, annotator, now, annotator_arm: str) -> Assignment | None:
+    """Lease ANNOTATOR the first unit open to them by position; None when none is. Call inside transaction.atomic."""
+    tried: set[int] = set()
+    while True:
+        candidates = list(
+            units_open_to(campaign=campaign, annotator=annotator, now=now)
+            .exclude(pk__in=tried)
+            .order_by("position", "pk")
+            .values_list("pk", flat=True)[:CANDIDATE_BATCH]
+        )
+        if not candidates:
+            return None
+        for unit_id in candidates:
+            tried.add(unit_id)
+            unit = _unit_lock(unit_id)
+            if unit is None or not _slot_free(unit=unit, annotator=annotator, now=now):
+                continue
+            return _assignment_grant(unit=unit, annotator=annotator, now=now, annotator_arm=annotator_arm)
 
 
 def judgment_submit(
@@ -155,7 +165,7 @@ def judgment_submit(
                 raise JudgmentStale(
                     "Since this page was shown, this was judged differently in another tab or window; "
                     "nothing was changed.", current=current)
-            return _judgment_version_add(current=current, value=value, label=label, submission=submission)
+            return _judgment_version_add(unit=unit, current=current, value=value, label=label, submission=submission)
         assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
         if not _slot_free(unit=unit, annotator=annotator, now=now):
             expired = assignment.status == AssignmentStatus.EXPIRED or assignment.expires_at <= now
@@ -177,6 +187,7 @@ def judgment_submit(
         assignment.draft = None  # the judgment now holds the work; a stale draft must not shadow it
         assignment.save(update_fields=["status", "submitted_at", "draft"])
         Unit.objects.filter(pk=unit.pk).update(judgments_done=F("judgments_done") + 1)
+        campaign_data_changed(campaign_id=unit.campaign_id)
     return judgment
 
 
@@ -202,7 +213,7 @@ def judgment_edit(*, judgment: HumanJudgment, annotator, value: dict) -> HumanJu
         current = _judgment_current(unit=unit, annotator=annotator, lock=True)
         if current is None or current.pk != judgment.pk:
             raise JudgmentError("That verdict has been changed since; reload the page.")
-        return _judgment_version_add(current=current, value=value, label=label)
+        return _judgment_version_add(unit=unit, current=current, value=value, label=label)
 
 
 def judgment_value_check(*, task_type: str, value, unit: Unit | None = None) -> str:
@@ -322,16 +333,20 @@ def _judgment_current(*, unit: Unit, annotator, lock: bool) -> HumanJudgment | N
     return queryset.first()
 
 
-def _judgment_version_add(*, current: HumanJudgment, value: dict, label: str, submission: str = "") -> HumanJudgment:
-    """Make a new current version after CURRENT. Call inside transaction.atomic with CURRENT locked."""
+def _judgment_version_add(*, unit: Unit, current: HumanJudgment, value: dict, label: str,
+                          submission: str = "") -> HumanJudgment:
+    """Make a new current version after CURRENT, UNIT's; the campaign's next data version with it. Call inside
+    transaction.atomic with UNIT and CURRENT locked."""
     if current.value == value:
         # A repeated key press or a resent request: nothing changed, so no new version.
         return current
     current.is_current = False
     current.save(update_fields=["is_current"])
-    return HumanJudgment.objects.create(
+    judgment = HumanJudgment.objects.create(
         unit_id=current.unit_id, annotator_id=current.annotator_id, assignment_id=current.assignment_id,
         kind=current.kind, source=JudgmentSource.WEB, value=value, label=label,
         version=current.version + 1, is_current=True, guidelines_id=guidelines_current_id(unit_id=current.unit_id),
         submission=submission, arm=current.arm, suggestion=current.suggestion,
     )
+    campaign_data_changed(campaign_id=unit.campaign_id)
+    return judgment

@@ -15,6 +15,7 @@ from django.db import transaction
 from django.db.models import Count
 
 from annotate.models import Assignment, AssignmentStatus, Campaign, HumanJudgment, JudgmentKind, Membership, Role, Unit
+from annotate.services.data_version import campaign_data_changed
 from annotate.task_types import arm_judge, task_type_get
 
 DEFAULT_ASSIGNMENT = "balanced"
@@ -59,35 +60,37 @@ def _pick(counts: dict[str, int], *, balanced: bool) -> str:
     return _random.choice(arms)
 
 
-def annotator_arm_ensure(*, campaign: Campaign, annotator) -> str:
-    """ANNOTATOR's arm in CAMPAIGN when arms are per annotator, given now if they have none (their first lease);
-    "" when the campaign runs no experiment or arms are per unit. ArmNotGiven under "researcher" when the researcher
-    has not given one yet.
+def annotator_arm_ensure(*, campaign: Campaign, annotator) -> tuple[str, bool]:
+    """(ANNOTATOR's arm in CAMPAIGN when arms are per annotator, given now if they have none (their first lease);
+    whether it was given now). ("", False) when the campaign runs no experiment or arms are per unit. ArmNotGiven
+    under "researcher" when the researcher has not given one yet.
 
     Call inside transaction.atomic before any unit is locked. Giving an arm locks the campaign row, so two first
     leases (of two annotators) cannot both count the arms before either is written, and balanced stays balanced.
+    An arm given now is in the report (agreement.report_arms): the caller ends its transaction with the campaign's
+    next data version (annotate.services.data_version), after its units are locked.
     """
     arms = campaign_arms(campaign)
     assignment, per = arm_settings(campaign)
     if not arms or per != "annotator":
-        return ""
+        return "", False
     current = _membership_arm(campaign=campaign, annotator=annotator)
     if current:
-        return current
+        return current, False
     if assignment == "researcher":
         raise ArmNotGiven("The researcher has not yet put you in an arm of this campaign's experiment, so there is "
                           "nothing to judge yet. Ask them, or come back later.")
     Campaign.objects.select_for_update().filter(pk=campaign.pk).first()
     current = _membership_arm(campaign=campaign, annotator=annotator)  # given meanwhile, by another tab
     if current:
-        return current
+        return current, False
     counts = dict.fromkeys(arms, 0)
     for arm, n in (Membership.objects.filter(campaign=campaign, role=Role.ANNOTATOR, arm__in=arms)
                    .values_list("arm").annotate(n=Count("pk"))):
         counts[arm] = n
     arm = _pick(counts, balanced=assignment == "balanced")
     Membership.objects.filter(campaign=campaign, user=annotator, role=Role.ANNOTATOR).update(arm=arm)
-    return arm
+    return arm, True
 
 
 def _membership_arm(*, campaign: Campaign, annotator) -> str:
@@ -159,5 +162,6 @@ def member_arm_set(*, campaign: Campaign, user, arm: str) -> Membership:
         # A unit they hold was leased in the arm they had: it goes back, to be leased again in the new one.
         Assignment.objects.filter(unit__campaign=campaign, annotator=user, status=AssignmentStatus.ACTIVE).update(
             status=AssignmentStatus.EXPIRED)
+        campaign_data_changed(campaign_id=campaign.pk)  # the report lists the annotators' arms
     return membership
 

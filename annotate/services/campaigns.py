@@ -22,6 +22,7 @@ from annotate.models import (
     Topic,
     Unit,
 )
+from annotate.services.data_version import campaign_data_changed
 from annotate.services.queue_order import unit_positions_renumber
 from annotate.task_types import UNIT_TOPIC, UnknownTaskType, adjudication_options_problem, task_type_get
 
@@ -156,8 +157,11 @@ def campaign_options_set(*, campaign: Campaign, values: dict, unset: list[str] =
             key, problem = whole
             raise CampaignError(f"option {key}: {problem}")
         reorder = (campaign.options or {}).get("queue_order") != options.get("queue_order")
+        changed = options != (campaign.options or {})
         campaign.options = options
         campaign.save(update_fields=["options"])
+        if changed:  # the report reads the options (its coverage rules, counting rule, arms, budget width...)
+            campaign_data_changed(campaign_id=campaign.pk)
     if reorder:
         # A new queue order applies at once: the open units are put in it (manage.py order_queue does it again after
         # imports and judge runs change what the judges say).
@@ -266,6 +270,8 @@ def campaign_update(*, campaign: Campaign, editor, name: str | None = None, over
             campaign.save(update_fields=fields)
         if guidelines is not None:
             guidelines_add(campaign=campaign, author=editor, text=guidelines)
+        if "overlap" in fields:  # the report reads k (each unit's judgments_needed); not the name or guidelines
+            campaign_data_changed(campaign_id=campaign.pk)
     return campaign
 
 
@@ -362,8 +368,13 @@ def member_remove(*, campaign: Campaign, user, role: str | None = None) -> int:
                 campaign=campaign, role=Role.RESEARCHER).exclude(user=user).exists():
             raise CampaignError(f"{user.get_username()} is the last researcher of this campaign; add another "
                                 "researcher before removing them")
+        # The report lists the annotators' arms (agreement.report_arms): taking away one who has an arm changes it.
+        arm_removed = memberships.filter(role=Role.ANNOTATOR).exclude(arm="").exists()
         memberships.delete()
-        return leases_release(campaign=campaign, annotator=user) if Role.ANNOTATOR in roles else 0
+        released = leases_release(campaign=campaign, annotator=user) if Role.ANNOTATOR in roles else 0
+        if arm_removed:
+            campaign_data_changed(campaign_id=campaign.pk)
+        return released
 
 
 def leases_release(*, campaign: Campaign, annotator) -> int:

@@ -19,6 +19,7 @@ from django.utils import timezone
 from annotate.bulk import rows_insert
 from annotate.models import Campaign, Item, Role
 from annotate.services.campaigns import RESERVED_SLUGS, CampaignError, membership_add, slug_problem
+from annotate.services.data_version import campaign_data_changed
 from annotate.task_types import UNIT_TOPIC, task_type_get
 from judges.identity import config_hash
 from judges.models import ACTIVE_RUN_STATUSES, RunStatus
@@ -208,6 +209,8 @@ def _restore(*, root: Path, manifest: dict, slug: str, owner) -> ArchiveImportSu
             media_files = loader.media.copy()
             if owner is not None:
                 membership_add(campaign=campaign, user=owner, role=Role.RESEARCHER)
+            # The new campaign's first data version (an archive carries none: it is this database's count).
+            campaign_data_changed(campaign_id=campaign.pk)
     except IntegrityError as exc:  # a constraint checked at commit (deferred foreign keys)
         loader.undo()
         raise ImportDataError(file=MANIFEST, line=0, field="rows",

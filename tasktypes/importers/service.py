@@ -11,6 +11,7 @@ from django.utils.module_loading import import_string
 
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, Topic, Unit
 from annotate.services.campaigns import campaign_get_or_create, units_ensure
+from annotate.services.data_version import campaign_data_changed
 from annotate.task_types import import_formats, task_type_get, task_type_names
 from judges.models import Judge
 from tasktypes.importers.attributed_qa import DEFAULT_JUDGE as DEFAULT_AIS_JUDGE
@@ -286,6 +287,8 @@ def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str |
                      depth=depth, tag=tag, summary=summary)
         for key, value in campaign_counts(campaign=campaign).items():
             setattr(summary, key, value)
+        # One new data version for the whole import, committed with it (the report's stored copy is then out of date).
+        campaign_data_changed(campaign_id=campaign.pk)
     summary.seconds = time.perf_counter() - started
     return summary
 
