@@ -38,6 +38,33 @@ def campaign_with_items(*, n_items: int, slug: str = "big", per_topic: int = 3, 
 
 
 @pytest.fixture
+def passes(monkeypatch) -> list[list[int]]:
+    """The real token lengths of the rows of every forward pass the transformer families make, pass by pass."""
+    from contextlib import contextmanager
+
+    from judges.families import batching
+
+    recorded: list[list[int]] = []
+    real = batching.pass_timed
+
+    @contextmanager
+    def recording(lengths):
+        recorded.append(list(lengths))
+        with real(lengths):
+            yield
+
+    for module in ("judges.families.batching", "judges.families.dense", "judges.llm.hf_backend"):
+        monkeypatch.setattr(f"{module}.pass_timed", recording)
+    return recorded
+
+
+def within_budget(recorded: list[list[int]], *, max_items: int, max_tokens: int) -> bool:
+    """Every pass of RECORDED holds at most MAX_ITEMS rows and MAX_TOKENS padded tokens, or is one row alone."""
+    return all(len(rows) <= max_items and (len(rows) == 1 or len(rows) * max(rows) <= max_tokens)
+               for rows in recorded)
+
+
+@pytest.fixture
 def eager(monkeypatch):
     """Celery tasks run inline for tests where the broker is not what is under test."""
     from config.celery import app

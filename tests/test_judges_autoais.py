@@ -12,7 +12,7 @@ from judges.families import ItemInput, family_get
 from judges.models import ModelJudgment, RunStatus
 from judges.services import judge_run_start
 from tests.factories import CampaignFactory, ItemFactory, TopicFactory
-from tests.judges_support import eager  # noqa: F401 - fixture
+from tests.judges_support import eager, passes, within_budget  # noqa: F401 - fixtures
 from tests.tiny_models import word_tokenizer
 
 AUTOAIS = family_get("autoais")
@@ -22,36 +22,54 @@ WORDS = sorted(set((QUESTION + " " + PASSAGE + " the answer to question is ' pre
                     "dickens long filler word").split()))
 
 
-@pytest.fixture(scope="module")
-def tiny_t5_nli(tmp_path_factory):
+def _t5_nli(folder, **init) -> str:
     import torch
     from transformers import T5Config, T5ForConditionalGeneration
 
-    folder = tmp_path_factory.mktemp("t5-nli")
     tokenizer, vocab = word_tokenizer(WORDS, pair_template="t5")
     torch.manual_seed(1)
     config = T5Config(vocab_size=len(vocab), d_model=16, d_ff=32, d_kv=8, num_layers=2, num_decoder_layers=1,
                       num_heads=2, pad_token_id=vocab["[PAD]"], eos_token_id=vocab["</s>"],
-                      decoder_start_token_id=vocab["[PAD]"])
+                      decoder_start_token_id=vocab["[PAD]"], **init)
     T5ForConditionalGeneration(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return str(folder)
 
 
-@pytest.fixture(scope="module")
-def tiny_bert_nli(tmp_path_factory):
+def _bert_nli(folder, **init) -> str:
     import torch
     from transformers import BertConfig, BertForSequenceClassification
 
-    folder = tmp_path_factory.mktemp("bert-nli")
     tokenizer, vocab = word_tokenizer(WORDS, pair_template="bert")
     torch.manual_seed(2)
     config = BertConfig(vocab_size=len(vocab), hidden_size=16, intermediate_size=32, num_hidden_layers=2,
                         num_attention_heads=2, max_position_embeddings=512, num_labels=3,
-                        id2label={0: "contradiction", 1: "entailment", 2: "neutral"}, pad_token_id=vocab["[PAD]"])
+                        id2label={0: "contradiction", 1: "entailment", 2: "neutral"}, pad_token_id=vocab["[PAD]"],
+                        **init)
     BertForSequenceClassification(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return str(folder)
+
+
+@pytest.fixture(scope="module")
+def tiny_t5_nli(tmp_path_factory):
+    return _t5_nli(tmp_path_factory.mktemp("t5-nli"))
+
+
+@pytest.fixture(scope="module")
+def tiny_bert_nli(tmp_path_factory):
+    return _bert_nli(tmp_path_factory.mktemp("bert-nli"))
+
+
+@pytest.fixture(scope="module")
+def wide_t5_nli(tmp_path_factory):
+    """Weights drawn wide: scores that differ between inputs by far more than 1e-5."""
+    return _t5_nli(tmp_path_factory.mktemp("t5-nli-wide"), initializer_factor=2.0)
+
+
+@pytest.fixture(scope="module")
+def wide_bert_nli(tmp_path_factory):
+    return _bert_nli(tmp_path_factory.mktemp("bert-nli-wide"), initializer_range=0.5)
 
 
 def _item(answer, passage=PASSAGE, item_id=1):
@@ -109,6 +127,35 @@ def test_long_passages_are_truncated_or_windowed_and_the_verdict_says_which(tiny
     assert windowed.score >= cut.score - 1e-6
 
 
+@pytest.mark.parametrize("long_passages", ["truncate", "window"])
+@pytest.mark.parametrize("model", ["wide_t5_nli", "wide_bert_nli"])
+def test_length_batches_score_as_one_item_at_a_time(model, long_passages, request, passes):  # noqa: F811
+    folder = request.getfixturevalue(model)
+    filler = "long filler word " * 40
+    # Passages from a few words to past max_length (cut or windowed), answers of every length.
+    items = [_item("jane austen", passage="a novel by jane austen .", item_id=1),
+             _item("charles dickens", passage=filler + PASSAGE, item_id=2),
+             _item("austen", item_id=3),
+             _item("the novel pride and prejudice is by jane austen", passage=PASSAGE + " " + filler * 2, item_id=4),
+             _item("dickens", passage="jane austen", item_id=5),
+             _item("jane", passage=filler[:60], item_id=6)]
+    config = {"model": folder, "max_length": 64, "long_passages": long_passages, "window_stride": 16}
+    batched = AUTOAIS.judge_batch(items, AUTOAIS.validate_config({**config, "batch_size": 3,
+                                                                  "max_batch_tokens": 100}))
+    recorded = list(passes)
+    alone = [AUTOAIS.judge_batch([item], AUTOAIS.validate_config({**config, "batch_size": 1}))[0] for item in items]
+    assert [v.score for v in batched] == pytest.approx([v.score for v in alone], abs=1e-5)
+    assert [v.raw for v in batched] == [v.raw for v in alone]  # each verdict's note stays with its item
+    scores = sorted(v.score for v in batched)
+    # Scores further apart than the tolerance: two items' scores mixed up could not pass.
+    assert min(b - a for a, b in zip(scores, scores[1:])) > 2e-5, scores
+    rows = [n for lengths in recorded for n in lengths]
+    assert len(recorded) >= 3 and within_budget(recorded, max_items=3, max_tokens=100)
+    assert rows == sorted(rows, reverse=True) and max(rows) <= 64
+    if long_passages == "window":
+        assert len(rows) > len(items)  # the long passages' windows are rows of their own
+
+
 def test_missing_passage_fails_alone_and_configuration_errors_are_clear(tiny_bert_nli):
     config = AUTOAIS.validate_config({"model": tiny_bert_nli})
     verdicts = AUTOAIS.judge_batch([_item("jane austen", passage=""), _item("jane austen", item_id=2)], config)
@@ -116,7 +163,8 @@ def test_missing_passage_fails_alone_and_configuration_errors_are_clear(tiny_ber
     assert not verdicts[1].failed
     for bad, message in [({"kind": "nli"}, "kind must be"), ({"threshold": 1.5}, "threshold must be between"),
                          ({"long_passages": "split"}, "long_passages must be"), ({"template": "{q}"}, "template may use"),
-                         ({"window_stride": 0}, "window_stride must be")]:
+                         ({"window_stride": 0}, "window_stride must be"),
+                         ({"max_batch_tokens": 0}, "max_batch_tokens must be at least 1")]:
         with pytest.raises(JudgeConfigError, match=message):
             AUTOAIS.validate_config(bad)
 

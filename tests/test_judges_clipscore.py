@@ -15,7 +15,7 @@ from judges.families.clipscore import NOTE_TRUNCATED, NOTE_WHOLE
 from judges.models import ModelJudgment, RunStatus
 from judges.services import judge_run_start
 from tests.factories import CampaignFactory, ItemFactory, TopicFactory
-from tests.judges_support import eager  # noqa: F401 - fixture
+from tests.judges_support import eager, passes, within_budget  # noqa: F401 - fixtures
 from tests.tiny_models import word_tokenizer
 
 CLIPSCORE = family_get("clipscore")
@@ -132,6 +132,31 @@ def test_batched_equals_one_at_a_time(tiny_clip, media):
              for item in items]
     assert [v.score for v in batched] == pytest.approx([v.score for v in alone], abs=1e-5)
     assert len({round(v.score, 6) for v in batched}) == len(items)  # every pair scored on its own image and text
+
+
+def test_length_batches_of_texts_score_as_one_item_at_a_time(tiny_clip, media, passes):  # noqa: F811
+    # Texts from one word to past the model's 16 positions (cut), each against every image.
+    topics = [{"page_title": "Paint"}, TOPIC, {"page_title": "Eiffel Tower", "section_title": "Paint"},
+              {"section_context": TOPIC["section_context"]}, {"page_context": " ".join([TOPIC["page_context"]] * 3)}]
+    items = [_item(image, item_id=n, topic=topic)
+             for n, (topic, (image, *_)) in enumerate((t, i) for t in topics for i in IMAGES)]
+    config = {"model": tiny_clip, "formula": "cosine"}
+    batched = CLIPSCORE.judge_batch(items, CLIPSCORE.validate_config({**config, "batch_size": 4,
+                                                                      "max_batch_tokens": 24}))
+    recorded = list(passes)
+    alone = [CLIPSCORE.judge_batch([item], CLIPSCORE.validate_config({**config, "batch_size": 1}))[0]
+             for item in items]
+    assert [v.score for v in batched] == pytest.approx([v.score for v in alone], abs=1e-5)
+    assert [v.raw for v in batched] == [v.raw for v in alone]  # each text's token count stays with its items
+    scores = sorted(v.score for v in batched)
+    assert min(b - a for a, b in zip(scores, scores[1:])) > 2e-5, scores  # a mix-up could not pass
+    # One row per distinct text, longest first, cut at the model's limit; no pass over 24 padded tokens but a
+    # long text alone.
+    rows = [n for lengths in recorded for n in lengths]
+    assert len(rows) == len(topics) and rows == sorted(rows, reverse=True) and max(rows) == POSITIONS
+    assert len(recorded) >= 3 and within_budget(recorded, max_items=4, max_tokens=24)
+    with pytest.raises(JudgeConfigError, match="max_batch_tokens must be at least 1"):
+        CLIPSCORE.validate_config({"max_batch_tokens": 0})
 
 
 def test_the_text_is_the_fields_joined_and_cut_at_the_models_limit(tiny_clip, media):

@@ -16,7 +16,7 @@ from judges.families.hf import model_cache_clear, model_cached
 from judges.models import ModelJudgment, RunStatus
 from judges.services import judge_queue_name, judge_run_start
 from tests.factories import CampaignFactory, ItemFactory, TopicFactory
-from tests.judges_support import eager  # noqa: F401 - fixture
+from tests.judges_support import eager, passes, within_budget  # noqa: F401 - fixtures
 from tests.tiny_models import word_tokenizer
 
 QUERY = "what helps a child with a fever"
@@ -44,7 +44,7 @@ def tiny_t5(tmp_path_factory):
     return str(folder)
 
 
-def _tiny_bert(folder, *, num_labels: int, id2label=None) -> str:
+def _tiny_bert(folder, *, num_labels: int, id2label=None, initializer_range: float = 0.02) -> str:
     import torch
     from transformers import BertConfig, BertForSequenceClassification
 
@@ -52,7 +52,7 @@ def _tiny_bert(folder, *, num_labels: int, id2label=None) -> str:
     torch.manual_seed(0)
     config = BertConfig(vocab_size=len(vocab), hidden_size=16, intermediate_size=32, num_hidden_layers=2,
                         num_attention_heads=2, max_position_embeddings=128, num_labels=num_labels,
-                        pad_token_id=vocab["[PAD]"], id2label=id2label)
+                        pad_token_id=vocab["[PAD]"], id2label=id2label, initializer_range=initializer_range)
     BertForSequenceClassification(config).save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return str(folder)
@@ -61,6 +61,12 @@ def _tiny_bert(folder, *, num_labels: int, id2label=None) -> str:
 @pytest.fixture(scope="module")
 def tiny_bert_1(tmp_path_factory):
     return _tiny_bert(tmp_path_factory.mktemp("tiny-bert-1"), num_labels=1)
+
+
+@pytest.fixture(scope="module")
+def tiny_bert_wide(tmp_path_factory):
+    """One label, weights drawn wide: logits that differ between inputs by far more than 1e-5."""
+    return _tiny_bert(tmp_path_factory.mktemp("tiny-bert-wide"), num_labels=1, initializer_range=0.5)
 
 
 @pytest.fixture(scope="module")
@@ -187,6 +193,46 @@ def test_cross_encoder_two_labels_is_the_positive_probability(tiny_bert_2):
         _scores("cross-encoder", _items(), model=tiny_bert_2, positive_label=5)
 
 
+# --- length batching (judges.families.batching) ---
+
+# From one word to a text past every model's max_length: passes of very different widths.
+VARIED = ["fever", " ".join([ON_TOPIC] * 3), OFF_TOPIC, "a child", ON_TOPIC, " ".join([ON_TOPIC] * 8), "rest"]
+
+
+@pytest.mark.parametrize("family", ["dense", "monot5", "cross-encoder"])
+def test_length_batches_score_as_one_item_at_a_time(family, tiny_t5, tiny_bert_wide, passes):  # noqa: F811
+    config = {"dense": {}, "monot5": {"model": tiny_t5},
+              "cross-encoder": {"model": tiny_bert_wide, "max_length": 120}}[family]  # the tiny BERT has 128 positions
+    items = _items(texts=VARIED)
+    batched = _scores(family, items, batch_size=4, max_batch_tokens=200, **config)
+    recorded = list(passes)
+    alone = [_scores(family, [item], batch_size=1, **config)[0] for item in items]
+    assert batched == pytest.approx(alone, abs=1e-5)  # the same scores, in the items' order
+    # Scores further apart than the tolerance: two items' scores mixed up could not pass.
+    assert min(abs(a - b) for n, a in enumerate(alone) for b in alone[n + 1:] if a != b) > 2e-5, alone
+    assert len(set(alone)) > 3
+    # Many passes, longest first, none over 4 rows or 200 padded tokens but a long row alone.
+    rows = [n for lengths in recorded for n in lengths]
+    assert len(recorded) >= 3 and within_budget(recorded, max_items=4, max_tokens=200)
+    assert rows == sorted(rows, reverse=True) and len(rows) == len(VARIED) + (family == "dense")  # + the query
+
+
+def test_dense_length_batches_equal_sentence_transformers_own_encode(monkeypatch):
+    from judges.families import dense
+
+    encoder = model_cached("dense", dense.DEFAULT_MODEL, "cpu", dense._load, packaged=dense.PACKAGED_NAMES)
+    assert dense.plain_tokenizer(encoder) is not None  # MiniLM takes the direct path
+    query, = encoder.encode([QUERY], convert_to_tensor=True, normalize_embeddings=True)
+    texts = encoder.encode(VARIED, convert_to_tensor=True, normalize_embeddings=True)
+    expected = (texts @ query).tolist()
+    batched = _scores("dense", _items(texts=VARIED), batch_size=3, max_batch_tokens=128)
+    assert batched == pytest.approx(expected, abs=1e-5)
+    # A model with a prompt or a chat template goes through encode(), one length batch at a time: the same scores.
+    monkeypatch.setattr(dense, "plain_tokenizer", lambda encoder: None)
+    assert _scores("dense", _items(texts=VARIED), batch_size=3, max_batch_tokens=128) == pytest.approx(expected,
+                                                                                                       abs=1e-5)
+
+
 # --- configuration errors, missing models, GPUs ---
 
 @pytest.mark.parametrize(("family", "config", "message"), [
@@ -197,6 +243,8 @@ def test_cross_encoder_two_labels_is_the_positive_probability(tiny_bert_2):
     ("bm25", {"model": "x"}, "unknown configuration key"),
     ("dense", {"device": "gpu"}, "device must be cpu, cuda or cuda:N"),
     ("dense", {"batch_size": 0}, "batch_size must be at least 1"),
+    ("dense", {"max_batch_tokens": 0}, "max_batch_tokens must be at least 1"),
+    ("cross-encoder", {"max_batch_tokens": -5}, "max_batch_tokens must be at least 1"),
     ("dense", {"normalize": "yes"}, "normalize must be true or false"),
     ("monot5", {"max_length": 2}, "max_length must be at least 8"),
     ("monot5", {"model": " "}, "model must name a model or a local folder"),

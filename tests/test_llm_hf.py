@@ -18,6 +18,7 @@ from judges.llm import prompts
 from judges.llm.backend import Decoding, MemorySampleStore, Request, TokenCount
 from judges.llm.hf_backend import HfBackend
 from judges.llm.packaged import packaged_smollm2_gguf
+from tests.judges_support import passes  # noqa: F401 - fixture
 
 LLM = family_get("llm")
 QUESTIONS = [
@@ -116,6 +117,32 @@ def test_causal_chat_model_greedy_batched_equals_one_at_a_time(tiny_llama):
     lengths = {item: s[0].prompt_tokens for item, s in batched.samples.items()}
     assert lengths == {item: s[0].prompt_tokens for item, s in single.samples.items()}
     assert len(set(lengths.values())) > 1
+
+
+def test_prompts_share_a_generate_call_by_token_length_and_decode_as_one_at_a_time(tiny_llama, passes):  # noqa: F811
+    from judges.families.batching import metered
+
+    long = (QUESTIONS[3][0], QUESTIONS[3][1], " ".join(["spiders have eight legs"] * 40))
+    items = _items([QUESTIONS[0], long, *QUESTIONS[1:]])
+    with metered() as meter:
+        _, batched = _run(tiny_llama, items=items, decoding="greedy", n=1, batch_size=4, max_batch_tokens=1200)
+    recorded = list(passes)
+    _, single = _run(tiny_llama, items=items, decoding="greedy", n=1, batch_size=1)
+    assert _texts(batched) == _texts(single)
+    prompts = {item: samples[0].prompt_tokens for item, samples in batched.samples.items()}
+    # Longest first: the long prompt alone, then the others as many as fit 1,200 tokens with 16 new tokens each.
+    rows = [n for lengths in recorded for n in lengths]
+    assert rows == sorted(prompts.values(), reverse=True)
+    assert recorded[0] == [prompts[2]] and len(recorded) >= 3 and max(map(len, recorded)) > 1, recorded
+    assert all(len(lengths) * (max(lengths) + 16) <= 1200 for lengths in recorded[1:])
+    assert meter.pairs == len(items) and meter.tokens == sum(prompts.values())
+
+
+def test_a_prompt_over_the_token_budget_samples_as_it_does_alone(tiny_llama):
+    # Every prompt over the budget goes alone: sample i depends on its prompt and seed + i only, as with batch_size 1.
+    _, alone = _run(tiny_llama, n=2, temperature=1.0, seed=3, batch_size=4, max_batch_tokens=1)
+    _, one_by_one = _run(tiny_llama, n=2, temperature=1.0, seed=3, batch_size=1)
+    assert _texts(alone) == _texts(one_by_one)
 
 
 def test_sampling_generates_n_reproducible_samples_per_item(tiny_llama):

@@ -12,10 +12,15 @@ The label is "yes" (attributable) when the score reaches `threshold` (default 0.
 Passages longer than the model's input: `long_passages` "truncate" (the passage's tail is cut) or "window"
 (the passage in overlapping windows, the score is the best window's). Each verdict's raw text says which,
 with the token counts, so the report can say how much was cut.
+
+Each model input (a whole passage or one window, beside its hypothesis) is tokenized once; passes take them
+longest first, at most `batch_size` and at most `max_batch_tokens` padded tokens each (judges.families.batching),
+so a short passage never waits padded beside a long one; the scores return in the items' order.
 """
 
 from judges.errors import JudgeConfigError
 from judges.families.base import NOTE_TRUNCATED, NOTE_WINDOWED, ItemInput, JudgeFamily, Option, Verdict
+from judges.families.batching import by_length
 from judges.families.hf import check_model_config, model_cached, model_options, torch_device
 
 TEMPLATE = "the answer to the question '{question}' is '{answer}'"
@@ -118,7 +123,6 @@ class AutoAIS(JudgeFamily):
     def _scores(self, tokenizer, network, seq2seq: bool, pairs: list[tuple[str, str]], config: dict) -> list[float]:
         import torch
 
-        size, scores = config["batch_size"], []
         if seq2seq:
             target = str(config["positive_label"]) if config["positive_label"] != "" else "1"
             target_ids = tokenizer(target, add_special_tokens=False).input_ids
@@ -126,24 +130,27 @@ class AutoAIS(JudgeFamily):
                 raise JudgeConfigError(f"{self.name}: positive_label {target!r} is no token of the model's vocabulary")
         else:
             index = self._entailment_index(network, config["positive_label"])
-        for first in range(0, len(pairs), size):
-            batch = pairs[first:first + size]
+        if not pairs:
+            return []
+        if seq2seq:
+            texts = [config["seq2seq_prompt"].format(premise=p, hypothesis=h) for p, h in pairs]
+            encoding = tokenizer(texts, truncation=True, max_length=config["max_length"])
+        else:
+            encoding = tokenizer([p for p, _ in pairs], [h for _, h in pairs], truncation="only_first",
+                                 max_length=config["max_length"])
+
+        def forward(inputs: dict) -> list[float]:
             with torch.inference_mode():
                 if seq2seq:
-                    texts = [config["seq2seq_prompt"].format(premise=p, hypothesis=h) for p, h in batch]
-                    encoded = tokenizer(texts, padding=True, truncation=True, max_length=config["max_length"],
-                                        return_tensors="pt").to(network.device)
-                    labels = torch.tensor([target_ids] * len(batch), device=network.device)
-                    logits = network(**encoded, labels=labels).logits.float()
+                    labels = torch.tensor([target_ids] * len(inputs["input_ids"]), device=network.device)
+                    logits = network(**inputs, labels=labels).logits.float()
                     log_probs = torch.log_softmax(logits, dim=-1).gather(2, labels.unsqueeze(-1)).squeeze(-1)
-                    scores += log_probs.sum(dim=1).exp().cpu().tolist()
-                else:
-                    encoded = tokenizer([p for p, _ in batch], [h for _, h in batch], padding=True,
-                                        truncation="only_first", max_length=config["max_length"],
-                                        return_tensors="pt").to(network.device)
-                    logits = network(**encoded).logits.float()
-                    scores += torch.softmax(logits, dim=-1)[:, index].cpu().tolist()
-        return scores
+                    return log_probs.sum(dim=1).exp().cpu().tolist()
+                logits = network(**inputs).logits.float()
+                return torch.softmax(logits, dim=-1)[:, index].cpu().tolist()
+
+        return by_length(tokenizer, encoding, max_items=config["batch_size"], max_tokens=config["max_batch_tokens"],
+                         forward=forward, device=network.device)
 
     def _entailment_index(self, network, positive_label) -> int:
         id2label = {int(i): str(name) for i, name in network.config.id2label.items()}

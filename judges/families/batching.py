@@ -9,6 +9,10 @@ A batch holds at most `max_items` rows and at most `max_tokens` padded tokens (r
 go many to a pass, long ones few, so memory per pass stays level whatever the lengths. One row longer than the
 budget still gets a batch of its own.
 
+Each item is tokenized once, without padding (`tokenizer(texts, truncation=True, max_length=...)`); its token
+count is its length, and `pad_batch` pads only the rows of one pass, to that pass's longest row. `by_length` does
+the whole round: cut, pad, run one forward pass per batch (timed by `pass_timed`), put the results back.
+
 `BatchMeter` counts what the passes cost (pairs, real tokens, padded tokens, seconds) for the judge page.
 """
 
@@ -18,7 +22,7 @@ import contextvars
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterator, Sequence, TypeVar
+from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
 
 from judges.families.base import Option
 
@@ -59,6 +63,59 @@ def length_batches(lengths: Sequence[int], *, max_items: int, max_tokens: int) -
     if current:
         batches.append(current)
     return batches
+
+
+def pad_batch(tokenizer, encoding: Mapping[str, Sequence[Sequence[int]]], indices: Sequence[int], *,
+              device: Any = None) -> dict:
+    """The rows INDICES of ENCODING (a tokenizer's output, unpadded) padded to their longest row, as tensors.
+
+    input_ids are padded with the tokenizer's pad token, on its padding side (left for batched generation);
+    token_type_ids, when the tokenizer gives them, with its pad_token_type_id; attention_mask marks the real tokens.
+    Padding is filled into numpy arrays: tokenizer.pad walks the rows in Python and costs several times more.
+    """
+    import numpy as np
+    import torch
+
+    rows = [encoding["input_ids"][index] for index in indices]
+    width = max((len(row) for row in rows), default=0)
+    left = getattr(tokenizer, "padding_side", "right") == "left"
+    # A tokenizer without a pad token pads with 0: the attention mask hides those positions whatever they hold.
+    fills = {"input_ids": tokenizer.pad_token_id or 0, "attention_mask": 0,
+             "token_type_ids": getattr(tokenizer, "pad_token_type_id", 0) or 0}
+    batch = {}
+    for key, fill in fills.items():
+        if key != "attention_mask" and key not in encoding:
+            continue
+        array = np.full((len(rows), width), fill, dtype=np.int64)
+        for n, index in enumerate(indices):
+            size = len(rows[n])
+            values = 1 if key == "attention_mask" else encoding[key][index]
+            if size:
+                if left:
+                    array[n, width - size:] = values
+                else:
+                    array[n, :size] = values
+        batch[key] = torch.from_numpy(array)
+    if device is not None:
+        batch = {key: value.to(device) for key, value in batch.items()}
+    return batch
+
+
+def by_length(tokenizer, encoding: Mapping[str, Sequence[Sequence[int]]], *, max_items: int, max_tokens: int,
+              forward: Callable[[dict], list[T]], device: Any = None) -> list[T]:
+    """FORWARD(padded batch) over ENCODING's rows in length batches, one result per row, in arrival order.
+
+    FORWARD runs one pass and returns its rows' results as a list copied to the CPU: the copy waits for the
+    device, so the time `pass_timed` records is the whole pass, not its launch.
+    """
+    lengths = [len(ids) for ids in encoding["input_ids"]]
+    batches = length_batches(lengths, max_items=max_items, max_tokens=max_tokens)
+    results = []
+    for indices in batches:
+        inputs = pad_batch(tokenizer, encoding, indices, device=device)
+        with pass_timed([lengths[index] for index in indices]):
+            results.append(forward(inputs))
+    return in_arrival_order(batches, results)
 
 
 def in_arrival_order(batches: list[list[int]], results: list[list[T]]) -> list[T]:

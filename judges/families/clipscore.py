@@ -15,6 +15,10 @@ The label is empty: scores become grades 0/1/2 per judge, in the report, from th
 distribution (DESIGN.md §1.2). Each verdict's raw text gives the cosine and how much text was cut,
 "cos 0.2831; text 142 tokens, truncated to 77" or "cos 0.2831; text 42 tokens, whole", so the report
 can count truncated texts. An image that is missing or unreadable fails its own verdict, not the batch.
+
+Texts are tokenized once (whole, for the count; then cut to the limit) and embedded longest first, at most
+`batch_size` texts and at most `max_batch_tokens` padded tokens per pass (judges.families.batching); images are
+all one size, so they go `batch_size` at a time.
 """
 
 import math
@@ -22,6 +26,7 @@ import math
 from annotate.images import ImageMissingError, image_file
 from judges.errors import JudgeConfigError
 from judges.families.base import NOTE_TRUNCATED, ItemInput, JudgeFamily, Option, Verdict
+from judges.families.batching import DEFAULT_MAX_TOKENS, by_length
 from judges.families.hf import check_model_config, model_cached, model_options, torch_device
 
 FIELDS = ["page_title", "section_title", "section_context", "page_context"]
@@ -115,7 +120,8 @@ class CLIPScore(JudgeFamily):
         # Items of one topic share their text: each distinct text is embedded once.
         distinct = list(dict.fromkeys(texts.values()))
         text_vectors, lengths = self.text_vectors(tokenizer, network, distinct, limit=limit,
-                                                  batch_size=config["batch_size"])
+                                                  batch_size=config["batch_size"],
+                                                  max_batch_tokens=config["max_batch_tokens"])
         position = {text: n for n, text in enumerate(distinct)}
         rows = {index: position[text] for index, text in texts.items()}
         cosines, unreadable = self.cosines(processor, network, {index: items[index].data for index in texts},
@@ -139,23 +145,28 @@ class CLIPScore(JudgeFamily):
         return cos
 
     @staticmethod
-    def text_vectors(tokenizer, network, texts: list[str], *, limit: int, batch_size: int):
+    def text_vectors(tokenizer, network, texts: list[str], *, limit: int, batch_size: int,
+                     max_batch_tokens: int = DEFAULT_MAX_TOKENS):
         """The normalised embeddings of TEXTS, each cut to LIMIT tokens; each text's length in tokens before the cut."""
         import torch
 
         if not texts:
             return None, []
         # verbose=False: counting a long text's tokens is the point here, not a mistake to warn about.
-        lengths = [len(ids) for ids in tokenizer(texts, verbose=False)["input_ids"]]
-        vectors = []
-        for first in range(0, len(texts), batch_size):
-            encoded = tokenizer(texts[first:first + batch_size], padding=True, truncation=True, max_length=limit,
-                                return_tensors="pt").to(network.device)
+        whole = tokenizer(texts, verbose=False, return_special_tokens_mask=True)
+        lengths = [len(ids) for ids in whole["input_ids"]]
+        encoding = {"input_ids": [cut_to(ids, mask, limit)
+                                  for ids, mask in zip(whole["input_ids"], whole["special_tokens_mask"])]}
+
+        def forward(inputs: dict) -> list:
             with torch.inference_mode():
-                output = network.get_text_features(input_ids=encoded["input_ids"],
-                                                   attention_mask=encoded["attention_mask"])
-            vectors.append(_features(output).float())
-        return torch.nn.functional.normalize(torch.cat(vectors), dim=-1), lengths
+                output = network.get_text_features(input_ids=inputs["input_ids"],
+                                                   attention_mask=inputs["attention_mask"])
+            return list(_features(output).float().cpu())
+
+        rows = by_length(tokenizer, encoding, max_items=batch_size, max_tokens=max_batch_tokens, forward=forward,
+                         device=network.device)
+        return torch.nn.functional.normalize(torch.stack(rows).to(network.device), dim=-1), lengths
 
     @staticmethod
     def cosines(processor, network, images: dict[int, dict], text_vectors, rows: dict[int, int], *,
@@ -191,6 +202,19 @@ class CLIPScore(JudgeFamily):
         if pending:
             flush()
         return cosines, unreadable
+
+
+def cut_to(ids: list[int], special: list[int], limit: int) -> list[int]:
+    """IDS (one text's tokens, special tokens included, SPECIAL marking them) cut to LIMIT tokens as the
+    tokenizer's own truncation cuts them: the text's tail goes, its leading and closing special tokens stay."""
+    if len(ids) <= limit:
+        return list(ids)
+    closing = 0
+    while closing < len(special) and special[len(special) - 1 - closing]:
+        closing += 1
+    if closing >= limit:
+        return list(ids[:limit])
+    return list(ids[:limit - closing]) + list(ids[len(ids) - closing:])
 
 
 def image_pixels(processor, data: dict):

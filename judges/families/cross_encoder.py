@@ -3,10 +3,14 @@
 Score = the logit when the model has one label (e.g. cross-encoder/ms-marco-MiniLM-L-6-v2), else the
 softmax probability of the positive label: `positive_label` is its index or its name in the model's
 config (id2label). Any checkpoint loads by name (local cache) or local folder.
+
+Each pair is tokenized once; passes take the pairs longest first, at most `batch_size` of them and at most
+`max_batch_tokens` padded tokens each (judges.families.batching), so short pairs share a pass and pad little.
 """
 
 from judges.errors import JudgeConfigError
 from judges.families.base import ItemInput, JudgeFamily, Option, Verdict
+from judges.families.batching import by_length
 from judges.families.hf import check_model_config, model_cached, model_options, torch_device
 
 
@@ -55,14 +59,17 @@ class CrossEncoder(JudgeFamily):
 
         single = network.config.num_labels == 1
         index = 0 if single else self.positive_index(network, config["positive_label"])
-        scores: list[float] = []
-        size = config["batch_size"]
-        for first in range(0, len(pairs), size):
-            batch = pairs[first:first + size]
-            encoded = tokenizer([q for q, _ in batch], [d for _, d in batch], padding=True, truncation="longest_first",
-                                max_length=config["max_length"], return_tensors="pt").to(network.device)
+        if not pairs:
+            return [], ""
+        encoding = tokenizer([q for q, _ in pairs], [d for _, d in pairs], truncation="longest_first",
+                             max_length=config["max_length"])
+
+        def forward(inputs: dict) -> list[float]:
             with torch.inference_mode():
-                logits = network(**encoded).logits.float()
+                logits = network(**inputs).logits.float()
             values = logits[:, 0] if single else torch.softmax(logits, dim=-1)[:, index]
-            scores += values.cpu().tolist()
+            return values.cpu().tolist()
+
+        scores = by_length(tokenizer, encoding, max_items=config["batch_size"], max_tokens=config["max_batch_tokens"],
+                           forward=forward, device=network.device)
         return scores, "logit" if single else f"P({network.config.id2label.get(index, index)})"

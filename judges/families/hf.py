@@ -18,6 +18,7 @@ from typing import Any, Callable
 from judges.boundary import model_check, model_location
 from judges.errors import JudgeConfigError
 from judges.families.base import Option
+from judges.families.batching import batch_options
 
 _DEVICE = re.compile(r"^(cpu|cuda(:\d+)?)$")
 _cache: dict[tuple, Any] = {}
@@ -28,7 +29,8 @@ def model_options(*, default_model: str, batch_size: int = 32, max_length: int |
     options = {
         "model": Option((str,), default_model, "Hugging Face model name (in the local cache) or a local folder."),
         "device": Option((str,), "cpu", "cpu, cuda or cuda:N; cuda judges run on the judges-gpu queue."),
-        "batch_size": Option((int,), batch_size, "Pairs per forward pass."),
+        "batch_size": Option((int,), batch_size, "At most this many pairs per forward pass."),
+        **batch_options(),
     }
     if max_length is not None:
         options["max_length"] = Option((int,), max_length, "Tokens per pair; longer input is truncated.")
@@ -36,7 +38,8 @@ def model_options(*, default_model: str, batch_size: int = 32, max_length: int |
 
 
 def check_model_config(family: str, config: dict, *, local: bool = True, packaged=frozenset()) -> None:
-    """Checks every model family makes on model, device, batch_size and max_length (when it has one).
+    """Checks every model family makes on model, device, batch_size, max_batch_tokens and max_length (when it
+    has them).
 
     LOCAL: the model loads on the worker, so it must be a hub id of the local cache or a folder that
     JUDGE_MODEL_DIRS allows (judges.boundary), unless it is one of the PACKAGED names the family maps to a
@@ -50,6 +53,8 @@ def check_model_config(family: str, config: dict, *, local: bool = True, package
         raise JudgeConfigError(f"{family}: device must be cpu, cuda or cuda:N, not {config['device']!r}")
     if config["batch_size"] < 1:
         raise JudgeConfigError(f"{family}: batch_size must be at least 1, not {config['batch_size']}")
+    if "max_batch_tokens" in config and config["max_batch_tokens"] < 1:
+        raise JudgeConfigError(f"{family}: max_batch_tokens must be at least 1, not {config['max_batch_tokens']}")
     if "max_length" in config and config["max_length"] < 8:
         raise JudgeConfigError(f"{family}: max_length must be at least 8 tokens, not {config['max_length']}")
 

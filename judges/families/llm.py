@@ -14,6 +14,8 @@ report reads it as a grade, as it is, with no mapping of scores to grades.
 
 Both run the model locally with transformers (judges.llm.hf_backend) or behind
 any OpenAI-compatible endpoint (judges.llm.http_backend: vLLM, TGI, Ollama, llama.cpp server, OpenAI).
+transformers batches prompts by token length: at most `batch_size` prompts and `max_batch_tokens` tokens
+per generate() call, prompts of similar length together.
 
 Samples are cached per (judge, item, sample index) in a SampleStore as they arrive: a rerun, or a batch
 redelivered after a crash, generates only the samples that are missing.
@@ -21,11 +23,13 @@ redelivered after a crash, generates only the samples that are missing.
 
 import json
 import re
+from dataclasses import replace
 from typing import ClassVar
 
 from judges.boundary import url_host_check
 from judges.errors import JudgeConfigError
 from judges.families.base import ItemInput, JudgeFamily, Option, Verdict
+from judges.families.batching import batch_options
 from judges.families.hf import check_model_config
 from judges.llm import prompts, voting
 from judges.llm.backend import (
@@ -71,7 +75,10 @@ class LLMJudge(JudgeFamily):
                                           "folder's only .gguf file when it has no config.json."),
         "architecture": Option((str,), "auto", "transformers: auto (from the checkpoint), seq2seq or causal."),
         "device": Option((str,), "cpu", "transformers: cpu, cuda or cuda:N; cuda judges run on the judges-gpu queue."),
-        "batch_size": Option((int,), 8, "transformers: prompts per generate() call."),
+        "batch_size": Option((int,), 8, "transformers: at most this many prompts per generate() call."),
+        "max_batch_tokens": replace(batch_options()["max_batch_tokens"],
+                                    help="transformers: at most this many tokens per generate() call, rows x (the "
+                                         "longest prompt + max_new_tokens); prompts of similar length share a call."),
         "cot": Option((bool,), True, "Explain before the verdict (chain of thought); false: the verdict alone."),
         "instruction": Option((str,), prompts.INSTRUCTION, "The system message: what to judge and how."),
         "output_format": Option((str,), "", "How to answer, after the instruction; {yes} and {no} are the verdict "

@@ -4,10 +4,14 @@ The score is P("true") at the first decoding step, the softmax over the logits o
 "false" tokens only, as in the monoT5 reference code (pygaggle / rerankers). Any T5 checkpoint loads by
 name (local cache) or local folder, e.g. castorini/monot5-base-msmarco-10k. Input longer than
 `max_length` tokens is truncated (the document's tail is lost; monoT5 was trained on 512).
+
+Each input is tokenized once; passes take the inputs longest first, at most `batch_size` of them and at most
+`max_batch_tokens` padded tokens each (judges.families.batching), so short pairs share a pass and pad little.
 """
 
 from judges.errors import JudgeConfigError
 from judges.families.base import ItemInput, JudgeFamily, Option, Verdict
+from judges.families.batching import by_length
 from judges.families.hf import check_model_config, model_cached, model_options, torch_device
 
 TEMPLATE = "Query: {query} Document: {document} Relevant:"
@@ -56,15 +60,18 @@ class MonoT5(JudgeFamily):
         true_id = token_id(tokenizer, config["true_token"], family=self.name, option="true_token")
         false_id = token_id(tokenizer, config["false_token"], family=self.name, option="false_token")
         start = network.config.decoder_start_token_id
-        scores: list[float] = []
-        size = config["batch_size"]
-        for first in range(0, len(pairs), size):
-            texts = [TEMPLATE.format(query=q, document=d) for q, d in pairs[first:first + size]]
-            encoded = tokenizer(texts, padding=True, truncation=True, max_length=config["max_length"],
-                                return_tensors="pt").to(network.device)
-            decoder_input_ids = torch.full((len(texts), 1), start, dtype=torch.long, device=network.device)
+        if not pairs:
+            return []
+        texts = [TEMPLATE.format(query=q, document=d) for q, d in pairs]
+        encoding = tokenizer(texts, truncation=True, max_length=config["max_length"])
+
+        def forward(inputs: dict) -> list[float]:
+            decoder_input_ids = torch.full((len(inputs["input_ids"]), 1), start, dtype=torch.long,
+                                           device=network.device)
             with torch.inference_mode():
-                logits = network(**encoded, decoder_input_ids=decoder_input_ids).logits[:, 0, :]
+                logits = network(**inputs, decoder_input_ids=decoder_input_ids).logits[:, 0, :]
             pair_logits = logits[:, [false_id, true_id]].float()
-            scores += torch.softmax(pair_logits, dim=-1)[:, 1].cpu().tolist()
-        return scores
+            return torch.softmax(pair_logits, dim=-1)[:, 1].cpu().tolist()
+
+        return by_length(tokenizer, encoding, max_items=config["batch_size"], max_tokens=config["max_batch_tokens"],
+                         forward=forward, device=network.device)

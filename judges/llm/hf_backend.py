@@ -12,6 +12,12 @@ Decoding: greedy (one sample); beam (sample i is the i-th best of `num_beams` be
 is drawn after `torch.manual_seed(seed + i)`, one generate() call per sample index over a batch of
 prompts). With batch_size 1 a sampled sample i depends only on its prompt and seed + i; in larger
 batches it also depends on the other prompts of the batch, since the rows share one random stream.
+
+Batches (judges.families.batching): each prompt is tokenized once, and the prompts of one generate() call are
+taken longest first, at most `batch_size` of them and at most `max_batch_tokens` tokens, counted as rows x (the
+longest prompt + max_new_tokens), what the call holds at its end; a prompt over that budget goes alone. Prompts
+of similar length share a call, so little is padded; which prompts share one depends only on the prompts, the
+two options and max_new_tokens, so a sampled run is as reproducible as before.
 """
 
 import functools
@@ -22,6 +28,7 @@ from typing import Any
 
 from judges.boundary import model_location
 from judges.errors import JudgeConfigError
+from judges.families.batching import DEFAULT_MAX_TOKENS, length_batches, pad_batch, pass_timed
 from judges.families.hf import model_cached, torch_device
 from judges.llm.backend import Decoding, Generation, OnSample, Request, TokenCount
 from judges.llm.packaged import PACKAGED_SMOLLM2, model_path
@@ -115,11 +122,15 @@ class HfBackend:
     """
 
     family = FAMILY
+    # Tokens per generate() call (judges.families.batching); None: rows are cut by batch_size alone.
+    max_batch_tokens: int | None = None
 
     def __init__(self, config: dict, counter: TokenCount | None = None) -> None:
         self.batch_size = int(config.get("batch_size", 8))
+        self.max_batch_tokens = int(config.get("max_batch_tokens", DEFAULT_MAX_TOKENS))
         self.counter = counter
         self.model = model_load(config)
+        self._ids: dict[int, list[int]] = {}  # request key -> its prompt's token ids, during one generate()
 
     def prompt(self, request: Request) -> str:
         """The text the model reads for REQUEST: chat template applied, or the chat flattened."""
@@ -140,19 +151,31 @@ class HfBackend:
             raise JudgeConfigError(f"{self.family}: the model's chat template refused the prompt: {exc}") from exc
 
     def prompt_length(self, request: Request, text: str) -> int:
-        """How many tokens the model reads for REQUEST, whose prompt is TEXT."""
-        return len(self.model.tokenizer(text, add_special_tokens=not self.model.chat).input_ids)
+        """How many tokens the model reads for REQUEST, whose prompt is TEXT (its ids are kept for encode)."""
+        ids = self._tokens(text)
+        self._ids[request.key] = ids
+        return len(ids)
+
+    def _tokens(self, text: str) -> list[int]:
+        # A chat template writes its own special tokens.
+        return self.model.tokenizer(text, add_special_tokens=not self.model.chat).input_ids
 
     def encode(self, rows: list[Request], texts: list[str]) -> dict:
-        """The model inputs of one batch (input_ids and attention_mask at least), padded on the tokenizer's side."""
-        special = not self.model.chat  # a chat template writes its own special tokens
-        encoded = self.model.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=special)
+        """The model inputs of one batch (input_ids and attention_mask at least), padded on the tokenizer's side:
+        the ids prompt_length tokenized, padded here, not tokenized again."""
+        ids = [self._ids[row.key] if row.key in self._ids else self._tokens(text) for row, text in zip(rows, texts)]
         # Only these two: some tokenizers add token_type_ids, which causal models' generate() refuses.
-        return {"input_ids": encoded.input_ids, "attention_mask": encoded.attention_mask}
+        return pad_batch(self.model.tokenizer, {"input_ids": ids}, range(len(ids)))
 
     def generate(self, requests: list[Request], decoding: Decoding, on_sample: OnSample) -> None:
         if decoding.strategy not in ("greedy", "beam", "sample"):
             raise JudgeConfigError(f"{self.family}: unknown decoding strategy {decoding.strategy!r}")
+        try:
+            self._generate(requests, decoding, on_sample)
+        finally:
+            self._ids = {}
+
+    def _generate(self, requests: list[Request], decoding: Decoding, on_sample: OnSample) -> None:
         prompts: dict[int, str] = {}
         lengths: dict[int, int] = {}
         runnable: list[Request] = []
@@ -168,19 +191,24 @@ class HfBackend:
                 continue
             prompts[request.key], lengths[request.key] = text, length
             runnable.append(request)
-        # Prompts of similar length share a batch: less padding to compute.
-        runnable.sort(key=lambda r: lengths[r.key])
-        for rows, indices, count, seed in self._jobs(runnable, decoding):
+        for rows, indices, count, seed in self._jobs(runnable, decoding, lengths):
             self._batch(rows, [prompts[r.key] for r in rows], indices, count, seed, decoding, on_sample)
 
-    def _jobs(self, requests: list[Request], decoding: Decoding):
-        """(requests, the sample index each of count outputs per request stands for, count, seed) per generate()."""
-        size = self.batch_size
+    def _jobs(self, requests: list[Request], decoding: Decoding, lengths: dict[int, int]):
+        """(requests, the sample index each of count outputs per request stands for, count, seed) per generate().
+
+        Prompts of similar length share a call (less padding to compute), cut by batch_size and the token budget.
+        """
+        def cut(rows: list[Request]) -> list[list[Request]]:
+            sizes = [lengths[r.key] + decoding.max_new_tokens for r in rows]
+            budget = self.max_batch_tokens or max(1, self.batch_size * max(sizes, default=1))
+            return [[rows[i] for i in batch] for batch in length_batches(sizes, max_items=self.batch_size,
+                                                                          max_tokens=budget)]
+
         if decoding.strategy == "sample":
             for index in sorted({i for r in requests for i in r.sample_indices}):
-                rows = [r for r in requests if index in r.sample_indices]
-                for first in range(0, len(rows), size):
-                    yield rows[first:first + size], (index,), 1, decoding.seed + index
+                for batch in cut([r for r in requests if index in r.sample_indices]):
+                    yield batch, (index,), 1, decoding.seed + index
             return
         # greedy: index 0 only; beam: the best `count` beams, where output k is sample index k, and only the
         # missing indices are delivered. Requests asking for as many beams share a batch.
@@ -188,16 +216,18 @@ class HfBackend:
         for request in requests:
             by_count.setdefault(max(request.sample_indices) + 1, []).append(request)
         for count, rows in sorted(by_count.items()):
-            for first in range(0, len(rows), size):
-                yield rows[first:first + size], tuple(range(count)), count, None
+            for batch in cut(rows):
+                yield batch, tuple(range(count)), count, None
 
     def _batch(self, rows: list[Request], texts: list[str], indices: tuple[int, ...], count: int, seed: int | None,
                decoding: Decoding, on_sample: OnSample) -> None:
         import torch
 
         model = self.model
-        inputs = {name: value.to(model.network.device) for name, value in self.encode(rows, texts).items()}
-        input_ids, attention_mask = inputs["input_ids"], inputs["attention_mask"]
+        encoded = self.encode(rows, texts)
+        prompt_tokens = encoded["attention_mask"].sum(dim=1).tolist()
+        inputs = {name: value.to(model.network.device) for name, value in encoded.items()}
+        input_ids = inputs["input_ids"]
         kwargs: dict[str, Any] = {"max_new_tokens": decoding.max_new_tokens, "num_return_sequences": count,
                                   "pad_token_id": model.tokenizer.pad_token_id}
         if decoding.strategy == "sample":
@@ -211,12 +241,13 @@ class HfBackend:
         try:
             if seed is not None:
                 torch.manual_seed(seed)
-            with torch.inference_mode():
+            with pass_timed(prompt_tokens), torch.inference_mode():
                 output = model.network.generate(**inputs, **kwargs)
         except torch.OutOfMemoryError as exc:
             if torch.cuda.is_available():
                 torch.cuda.empty_cache()
-            error = f"out of memory generating a batch of {len(rows)} prompt(s); lower batch_size ({str(exc)[:200]})"
+            options = "batch_size or max_batch_tokens" if self.max_batch_tokens else "batch_size"
+            error = f"out of memory generating a batch of {len(rows)} prompt(s); lower {options} ({str(exc)[:200]})"
             for request in rows:
                 for index in indices:
                     if index in request.sample_indices:
@@ -226,7 +257,6 @@ class HfBackend:
         # Causal output repeats the (left-padded) prompt; seq2seq output starts with the decoder start token.
         new = output[:, 1:] if model.seq2seq else output[:, input_ids.shape[1]:]
         new = new.cpu().tolist()
-        prompt_tokens = attention_mask.sum(dim=1).cpu().tolist()
         for row, request in enumerate(rows):
             for k, index in enumerate(indices):
                 if index not in request.sample_indices:
