@@ -127,7 +127,7 @@ def test_an_older_judge_keeps_its_identity_once_it_has_the_option():
                                  config_hash=config_hash(family="monot5", config=older))
     bm25 = Judge.objects.create(campaign=campaign, name="bm25", family="bm25", config={"k1": 1.5},
                                 config_hash=config_hash(family="bm25", config={"k1": 1.5}))
-    importlib.import_module("judges.migrations.0008_max_batch_tokens").forwards(apps, None)
+    importlib.import_module("judges.migrations.0009_max_batch_tokens").forwards(apps, None)
     judge.refresh_from_db()
     bm25.refresh_from_db()
     assert judge.config == newer and bm25.config == {"k1": 1.5}  # bm25 has no such option

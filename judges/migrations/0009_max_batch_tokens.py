@@ -35,5 +35,5 @@ def forwards(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-    dependencies = [("judges", "0007_run_new_items")]
+    dependencies = [("judges", "0008_run_throughput")]
     operations = [migrations.RunPython(forwards, migrations.RunPython.noop)]
