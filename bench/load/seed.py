@@ -160,8 +160,8 @@ def seed_report(annotators, researcher, n: int):
                                 "created_at"], human_rows())
     for name, flip in (("em", 0.15), ("f1", 0.2)):
         judge = judge_get_or_create(campaign=campaign, name=name, family=name, config={})
-        rows_insert(ModelJudgment, ["judge", "item", "score", "label", "raw", "failed", "created_at"],
-                    ((judge.pk, item, float(verdict), "yes" if verdict else "no", "", False, now)
+        rows_insert(ModelJudgment, ["judge", "item", "score", "label", "raw", "failed", "fallback_label", "created_at"],
+                    ((judge.pk, item, float(verdict), "yes" if verdict else "no", "", False, "", now)
                      for item, verdict in ((item, label(i, flip)) for i, item in enumerate(items))))
     return campaign
 
