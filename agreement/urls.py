@@ -4,6 +4,7 @@ from agreement import views
 
 urlpatterns = [
     path("campaigns/<slug:slug>/report/", views.agreement_report, name="agreement-report"),
+    path("campaigns/<slug:slug>/report/status.json", views.agreement_report_status, name="agreement-report-status"),
     path("campaigns/<slug:slug>/report/report.json", views.agreement_report_json, name="agreement-report-json"),
     path("campaigns/<slug:slug>/report/systems.csv", views.agreement_systems_csv, name="agreement-systems-csv"),
     path("campaigns/<slug:slug>/report/judges.csv", views.agreement_judges_csv, name="agreement-judges-csv"),

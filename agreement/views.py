@@ -1,12 +1,14 @@
 """The agreement report: the page, its CSV and JSON downloads, and the API endpoint.
 
-All of them read the one document `agreement_report_build` makes; researchers of the campaign only
+All of them read the campaign's stored report (agreement.stored.report_for_open): the one document
+`agreement_report_build` makes, kept per data version, so that opening an unchanged report reads one row. A report whose
+data changed since is shown as it was, marked updating, while a worker rebuilds it. Researchers of the campaign only
 (anyone else gets a 404, as if the campaign did not exist).
 """
 
 import json
 
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
@@ -19,8 +21,8 @@ from rest_framework.views import APIView
 from agreement.counting import RULE_QA_EVAL
 from agreement.exports import judges_csv, systems_csv, topics_csv
 from agreement.plots import FORMATS, report_plot, report_plot_names
-from agreement.report import agreement_report_build
-from agreement.report_graded import MEASURE_NAMES, graded_qrels_sets, qrels_text
+from agreement.report_graded import MEASURE_NAMES, qrels_text
+from agreement.stored import report_for_open, stored_report_status
 from annotate.access import campaign_for_researcher
 from annotate.task_types import LAYOUT_ATTRIBUTION, LAYOUT_GRADES, LAYOUT_RANKING, task_type_get
 
@@ -39,17 +41,20 @@ def _run_orders(system: dict) -> list[dict]:
 @require_GET
 def agreement_report(request, slug):
     campaign = campaign_for_researcher(request.user, slug)
-    report = agreement_report_build(campaign=campaign)
+    opened = report_for_open(campaign=campaign)
+    report = opened.document
     ranking = report["layout"] == LAYOUT_RANKING
     graded = report["layout"] == LAYOUT_GRADES
     judge_names = list(report["judges"])
     printed_scores = [name for name, block in report["judges"].items() if block.get("system_mean_score")]
-    # The report's plots, inline: the first is the main one (scatter or NRP), a graded report's second its CDF.
+    # The report's plots, inline, as drawn when it was built: the first is the main one (scatter or NRP), a graded
+    # report's second its CDF.
     names = report_plot_names(report=report)
-    plots = {name: report_plot(report=report, name=name) for name in names}
+    plots = opened.extras().get("plots", {})
     context = {
         "campaign": campaign,
         "report": report,
+        "opened": opened,
         "judge_names": judge_names,
         "judge_rows": [
             {"name": name, **block,
@@ -113,9 +118,9 @@ def agreement_report(request, slug):
         ] if ranking else [],
         "graded": graded,
         "plot_name": names[0],
-        "plot_svg": plots[names[0]].svg() if plots[names[0]] else None,
-        "cdf_svg": plots["cdf"].svg() if plots.get("cdf") else None,
-        "budget_svg": plots["budget"].svg() if plots.get("budget") else None,
+        "plot_svg": plots.get(names[0]),
+        "cdf_svg": plots.get("cdf"),
+        "budget_svg": plots.get("budget"),
         "ablation_rows": [
             {**row, "setting_values": [row["settings"].get(key) for key in report["ablation"]["settings"]]}
             for row in report["ablation"]["rows"]
@@ -146,7 +151,7 @@ def _attachment(content: str | bytes, *, content_type: str, filename: str) -> Ht
 @require_GET
 def agreement_report_json(request, slug):
     campaign = campaign_for_researcher(request.user, slug)
-    report = agreement_report_build(campaign=campaign)
+    report = report_for_open(campaign=campaign).document
     return _attachment(
         json.dumps(report, indent=2, ensure_ascii=False) + "\n",
         content_type="application/json",
@@ -157,7 +162,7 @@ def agreement_report_json(request, slug):
 @require_GET
 def agreement_systems_csv(request, slug):
     campaign = campaign_for_researcher(request.user, slug)
-    report = agreement_report_build(campaign=campaign)
+    report = report_for_open(campaign=campaign).document
     return _attachment(
         systems_csv(report=report), content_type="text/csv; charset=utf-8", filename=f"{campaign.slug}-systems.csv"
     )
@@ -166,7 +171,7 @@ def agreement_systems_csv(request, slug):
 @require_GET
 def agreement_judges_csv(request, slug):
     campaign = campaign_for_researcher(request.user, slug)
-    report = agreement_report_build(campaign=campaign)
+    report = report_for_open(campaign=campaign).document
     return _attachment(
         judges_csv(report=report), content_type="text/csv; charset=utf-8", filename=f"{campaign.slug}-judges.csv"
     )
@@ -175,10 +180,18 @@ def agreement_judges_csv(request, slug):
 @require_GET
 def agreement_topics_csv(request, slug):
     campaign = campaign_for_researcher(request.user, slug)
-    report = agreement_report_build(campaign=campaign)
+    report = report_for_open(campaign=campaign).document
     return _attachment(
         topics_csv(report=report), content_type="text/csv; charset=utf-8", filename=f"{campaign.slug}-topics.csv"
     )
+
+
+@require_GET
+def agreement_report_status(request, slug):
+    """What the page polls while its report is updating: {report_version, data_version, updating, building,
+    queue_error, built_at}. Reads two rows; never builds."""
+    campaign = campaign_for_researcher(request.user, slug)
+    return JsonResponse(stored_report_status(campaign=campaign))
 
 
 @require_GET
@@ -187,16 +200,17 @@ def agreement_plot(request, slug, plot, fmt):
     campaign = campaign_for_researcher(request.user, slug)
     if fmt not in FORMATS:
         raise Http404("no such format")
-    drawn = report_plot(report=agreement_report_build(campaign=campaign), name=plot)
+    drawn = report_plot(report=report_for_open(campaign=campaign).document, name=plot)
     if drawn is None:
         raise Http404("no such plot")
     return _attachment(drawn.render(fmt), content_type=FORMATS[fmt], filename=f"{campaign.slug}-{plot}.{fmt}")
 
 
 def _qrels_sets(campaign) -> dict:
-    """The campaign's qrels by source when its report is a graded one, else {}."""
-    graded = task_type_get(campaign.task_type).report_layout == LAYOUT_GRADES
-    return graded_qrels_sets(campaign=campaign) if graded else {}
+    """The campaign's qrels by source when its report is a graded one, else {}: those stored with its report."""
+    if task_type_get(campaign.task_type).report_layout != LAYOUT_GRADES:
+        return {}
+    return report_for_open(campaign=campaign).extras().get("qrels", {})
 
 
 def _qrels_download(campaign, source: str) -> HttpResponse:
@@ -243,11 +257,19 @@ class AgreementQrelsAPI(APIView):
 
 
 class AgreementReportAPI(APIView):
-    """GET: the agreement report of the campaign (DESIGN.md §5). Researchers of the campaign only; 404 otherwise."""
+    """GET: the agreement report of the campaign (DESIGN.md §5), as stored for its data version. Researchers of the
+    campaign only; 404 otherwise. The body is the document itself, as the command and report.json give it; the state
+    of the stored copy comes in headers: X-Report-Version (the data version it was built from), X-Data-Version (the
+    campaign's now) and X-Report-Updating ("true" while a newer one builds in the background)."""
 
     permission_classes = [IsAuthenticated]
 
     @extend_schema(responses={200: OpenApiTypes.OBJECT}, summary="The campaign's agreement report (DESIGN.md §5)")
     def get(self, request, slug):
         campaign = campaign_for_researcher(request.user, slug)
-        return Response(agreement_report_build(campaign=campaign))
+        opened = report_for_open(campaign=campaign)
+        response = Response(opened.document)
+        response["X-Report-Version"] = str(opened.version)
+        response["X-Data-Version"] = str(opened.data_version)
+        response["X-Report-Updating"] = "true" if opened.updating else "false"
+        return response

@@ -9,6 +9,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from accounts.services import token_create
+from agreement.stored import stored_report_rebuild
+from annotate.services.data_version import campaign_data_changed
 from annotate.models import Role
 from tests.factories import PASSWORD, MembershipFactory, UserFactory
 from tests.test_agreement_report import small_campaign  # noqa: F401 (fixture)
@@ -64,6 +66,8 @@ def test_page_shows_the_system_orders_tests_and_counting_rule(client, small_camp
     assert "Counting rule <strong>concord</strong>" in html and 'id="printed"' not in html
     small_campaign.options = {**small_campaign.options, "counting_rule": "qa-eval"}
     small_campaign.save(update_fields=["options"])
+    campaign_data_changed(campaign_id=small_campaign.pk)  # as the options page does: the stored report is stale
+    stored_report_rebuild(campaign_id=small_campaign.pk)  # the worker's rebuild
     html = _client(client, "res").get("/campaigns/small/report/").content.decode()
     assert "Counting rule <strong>qa-eval</strong>" in html and 'id="printed"' in html
     assert "<td>S1</td><td class=\"num\">100.0</td>" in html  # S1 as the study would print it, in %

@@ -69,6 +69,7 @@ EXPECTED = {
     "import-job": PAGE_RESEARCHER,
     "agreement-report": PAGE_RESEARCHER,
     "agreement-report-json": PAGE_RESEARCHER,
+    "agreement-report-status": PAGE_RESEARCHER,  # what the report page polls while its report is updating
     "agreement-systems-csv": PAGE_RESEARCHER,
     "agreement-judges-csv": PAGE_RESEARCHER,
     "agreement-topics-csv": PAGE_RESEARCHER,

@@ -182,7 +182,9 @@ CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=16 * 60)
 CELERY_TASK_DEFAULT_QUEUE = "judges"
 CELERY_TASK_QUEUES = (Queue("judges"), Queue("judges-gpu"), Queue("imports"))
 # Imports of uploaded files (tasktypes.tasks) have a queue of their own: a long import never waits behind judges.
-CELERY_TASK_ROUTES = {"tasktypes.tasks.import_job_run": {"queue": "imports"}}
+# Report rebuilds (agreement.tasks) share it, for the same reason: a judge run queues hundreds of batches.
+CELERY_TASK_ROUTES = {"tasktypes.tasks.import_job_run": {"queue": "imports"},
+                      "agreement.tasks.report_rebuild": {"queue": "imports"}}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Redis redelivers an unacknowledged message (its worker died) after this many seconds. Only for Redis:
 # kombu's SQLAlchemy transport hands its transport options to create_engine(), which rejects the key.

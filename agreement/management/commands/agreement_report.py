@@ -1,10 +1,15 @@
-"""`manage.py agreement_report --campaign SLUG [--json]`: the agreement report on stdout (DESIGN.md §5)."""
+"""`manage.py agreement_report --campaign SLUG [--json] [--stored]`: the agreement report on stdout (DESIGN.md §5).
+
+Built fresh from the data by default: a script gets the report of the data as it is now, with no worker needed, and
+the stored copy is left alone. With --stored, the report the page shows (agreement.stored): read from the store when
+current, else the stored one while a rebuild is queued (said on stderr), or built and stored when none is."""
 
 import json
 
 from django.core.management.base import BaseCommand, CommandError
 
 from agreement.report import agreement_report_build
+from agreement.stored import report_for_open
 from annotate.models import Campaign
 from annotate.task_types import LAYOUT_RANKING
 
@@ -19,13 +24,22 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--campaign", required=True, help="campaign slug")
         parser.add_argument("--json", action="store_true", dest="as_json", help="print the JSON document of DESIGN.md §5, nothing else")
+        parser.add_argument("--stored", action="store_true",
+                            help="print the stored report the page shows instead of building one from the data now")
 
-    def handle(self, *args, campaign, as_json: bool, **options):
+    def handle(self, *args, campaign, as_json: bool, stored: bool = False, **options):
         try:
             found = Campaign.objects.get(slug=campaign)
         except Campaign.DoesNotExist:
             raise CommandError(f"no campaign {campaign!r}") from None
-        report = agreement_report_build(campaign=found)
+        if stored:
+            opened = report_for_open(campaign=found)
+            report = opened.document
+            if opened.updating:
+                self.stderr.write(f"stored report of data version {opened.version}, the data is at {opened.data_version}"
+                                  f": {opened.queue_error or 'a rebuild is queued'}")
+        else:
+            report = agreement_report_build(campaign=found)
         if as_json:
             self.stdout.write(json.dumps(report, ensure_ascii=False))
         else:

@@ -1,0 +1,273 @@
+"""Stored agreement reports: every reader of the report (the page, its downloads, the API) opens the last one built.
+
+- A report is built at the campaign's data version read BEFORE its data (annotate.services.data_version). A change
+  committed while it builds moves the version past it, so the next open rebuilds; a report a little newer than its
+  version is harmless, one older than it would never be replaced.
+- One build at a time per campaign: the lock is StoredReport.building_since, taken by one conditional UPDATE where no
+  build holds it or its holder has run past BUILD_TIMEOUT (its worker died). A build that loses the race does nothing;
+  the holder queues one more build when it ends if the version has moved meanwhile.
+- Opening a stale report answers with the stored one ("updating") and queues agreement.tasks.report_rebuild after
+  commit, at most one queued at a time. A broker that cannot be reached is said ("queue-failed") and the stale report
+  still shown: a stale report is never rebuilt inline in the request (STYLE.md, Celery tasks).
+- The first open of a campaign with nothing stored builds inline, as before this module (the user waits once), and
+  stores what it built.
+"""
+
+import json
+import logging
+import time
+import zlib
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+from kombu.exceptions import KombuError
+
+from agreement.models import StoredReport
+from agreement.plots import report_plot, report_plot_names
+from agreement.report import agreement_report_build
+from agreement.report_graded import graded_qrels_sets
+from annotate.models import Campaign
+from annotate.selectors.campaigns import campaign_data_version
+from annotate.task_types import LAYOUT_GRADES
+
+logger = logging.getLogger(__name__)
+
+# A build older than this has lost its worker (CELERY_TASK_TIME_LIMIT is 16 min): its lock may be taken over.
+BUILD_TIMEOUT = timedelta(minutes=15)
+# A rebuild queued this long ago and never started (its message was lost) is queued again by the next open.
+QUEUE_TIMEOUT = timedelta(minutes=15)
+# A first open that finds another first build running waits this long for it instead of building twice at once.
+FIRST_BUILD_WAIT_S = 120.0
+FIRST_BUILD_POLL_S = 0.25
+# How long queueing waits for an unreachable broker before the page says the update could not be queued.
+PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
+
+CURRENT = "current"  # the stored report is of the campaign's data version
+UPDATING = "updating"  # the stored report is older; a rebuild is queued or running
+BUILT = "built"  # nothing was stored: built in this request, and stored
+QUEUE_FAILED = "queue-failed"  # the stored report is older and the rebuild could not be queued (broker unreachable)
+QUEUED_NOW = "queued-now"  # internal to _rebuild_queue's caller: published here, read the row once more
+
+
+def _pack(value) -> bytes:
+    return zlib.compress(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode(), 1)
+
+
+def _unpack(blob) -> dict:
+    return json.loads(zlib.decompress(bytes(blob))) if blob else {}
+
+
+@dataclass
+class OpenedReport:
+    """A report as opened: its document, the state of the stored copy and, on demand, the extras stored with it."""
+
+    document: dict
+    state: str
+    version: int  # the data version the document was built from
+    data_version: int  # the campaign's data version when it was opened
+    built_at: datetime | None
+    build_seconds: float | None
+    building: bool = False
+    queue_error: str = ""
+    _extras: bytes | dict | None = field(default=None, repr=False)
+
+    @property
+    def updating(self) -> bool:
+        return self.version < self.data_version
+
+    def extras(self) -> dict:
+        """{"plots": {name: inline SVG}, "qrels": {source: qrels}} as stored with the document."""
+        if not isinstance(self._extras, dict):
+            self._extras = _unpack(self._extras)
+        return self._extras
+
+
+def _opened(row: StoredReport, *, state: str, data_version: int, document: dict | None = None) -> OpenedReport:
+    return OpenedReport(document=document if document is not None else _unpack(row.document), state=state,
+                        version=row.version, data_version=data_version, built_at=row.built_at,
+                        build_seconds=row.build_seconds, building=_lock_held(row), queue_error=row.queue_error,
+                        _extras=row.extras)
+
+
+def _lock_held(row: StoredReport) -> bool:
+    return row.building_since is not None and row.building_since > timezone.now() - BUILD_TIMEOUT
+
+
+# --- Reading ---
+
+def report_for_open(*, campaign: Campaign) -> OpenedReport:
+    """The campaign's report for a reader: the stored one while current; the stored one with a rebuild queued when
+    the data changed since (state UPDATING, or QUEUE_FAILED when the broker cannot be reached); built here and
+    stored when none is stored yet (state BUILT). Call outside a transaction: the rebuild is queued on commit."""
+    data_version = campaign_data_version(campaign_id=campaign.pk)
+    row = StoredReport.objects.filter(campaign_id=campaign.pk).first()
+    if row is None or row.version is None:
+        return _first_build(campaign=campaign)
+    if row.version >= data_version:
+        return _opened(row, state=CURRENT, data_version=data_version)
+    state = _rebuild_queue(row=row)
+    if state == QUEUE_FAILED:
+        row.refresh_from_db(fields=["queue_error"])
+    elif state == QUEUED_NOW:
+        # Read once more: a worker that took the task at once (or Celery eager, in tests) may have stored it.
+        row.refresh_from_db()
+        if row.version >= data_version:
+            return _opened(row, state=CURRENT, data_version=data_version)
+        state = UPDATING
+    return _opened(row, state=state, data_version=data_version)
+
+
+def stored_report_status(*, campaign: Campaign) -> dict:
+    """What the updating page polls: the stored report's version, the campaign's data version, whether a build runs.
+    Reads two rows; never builds or queues."""
+    data_version = campaign_data_version(campaign_id=campaign.pk)
+    row = (StoredReport.objects.filter(campaign_id=campaign.pk)
+           .only("version", "built_at", "build_seconds", "building_since", "building_version", "queued_at",
+                 "queue_error").first())
+    if row is None:
+        return {"report_version": None, "data_version": data_version, "updating": True, "building": False,
+                "queue_error": None, "built_at": None}
+    return {"report_version": row.version, "data_version": data_version,
+            "updating": row.version is None or row.version < data_version, "building": _lock_held(row),
+            "queue_error": row.queue_error or None, "built_at": row.built_at.isoformat() if row.built_at else None}
+
+
+# --- Building ---
+
+def _build(*, campaign: Campaign) -> tuple[int, dict, dict, float]:
+    """(version, document, extras, seconds): the version is read before the data (see the module's docstring)."""
+    version = campaign_data_version(campaign_id=campaign.pk)
+    started = time.perf_counter()
+    document = agreement_report_build(campaign=campaign)
+    plots = {}
+    for name in report_plot_names(report=document):
+        drawn = report_plot(report=document, name=name)
+        if drawn is not None:
+            plots[name] = drawn.svg()
+    qrels = graded_qrels_sets(campaign=campaign) if document["layout"] == LAYOUT_GRADES else {}
+    return version, document, {"plots": plots, "qrels": qrels}, time.perf_counter() - started
+
+
+def _row(campaign_id: int) -> None:
+    StoredReport.objects.get_or_create(campaign_id=campaign_id)
+
+
+def _lock_take(*, campaign_id: int, version: int) -> datetime | None:
+    """Take the campaign's build lock for VERSION: one conditional UPDATE, so of two racing builds one wins. Returns
+    the lock's token (its building_since), None when another build holds it."""
+    now = timezone.now()
+    taken = (StoredReport.objects.filter(campaign_id=campaign_id)
+             .filter(Q(building_since__isnull=True) | Q(building_since__lt=now - BUILD_TIMEOUT))
+             .update(building_version=version, building_since=now, queued_at=None))
+    return now if taken else None
+
+
+def _lock_release(*, campaign_id: int, token: datetime) -> None:
+    StoredReport.objects.filter(campaign_id=campaign_id, building_since=token).update(
+        building_version=None, building_since=None)
+
+
+def _store(*, campaign_id: int, token: datetime, version: int, document: dict, extras: dict, seconds: float) -> None:
+    """Store the build and release its lock, in one UPDATE. A build whose lock was taken over still stores what it
+    built where nothing newer is stored."""
+    values = {"version": version, "document": _pack(document), "extras": _pack(extras), "built_at": timezone.now(),
+              "build_seconds": seconds}
+    if not StoredReport.objects.filter(campaign_id=campaign_id, building_since=token).update(
+            building_version=None, building_since=None, **values):
+        StoredReport.objects.filter(campaign_id=campaign_id).filter(
+            Q(version__isnull=True) | Q(version__lt=version)).update(**values)
+
+
+def _build_store(*, campaign: Campaign, token: datetime) -> tuple[int, dict]:
+    """Build under the lock TOKEN and store; the lock is released whatever happens."""
+    try:
+        version, document, extras, seconds = _build(campaign=campaign)
+    except BaseException:
+        _lock_release(campaign_id=campaign.pk, token=token)
+        raise
+    _store(campaign_id=campaign.pk, token=token, version=version, document=document, extras=extras, seconds=seconds)
+    logger.info("report of campaign %s built at data version %s in %.1f s", campaign.slug, version, seconds)
+    return version, document
+
+
+def _first_build(*, campaign: Campaign) -> OpenedReport:
+    _row(campaign.pk)
+    token = _lock_take(campaign_id=campaign.pk, version=campaign_data_version(campaign_id=campaign.pk))
+    if token is None:
+        # Another first open (or a worker) is building: wait for its report rather than build a second at once.
+        deadline = time.monotonic() + FIRST_BUILD_WAIT_S
+        while time.monotonic() < deadline:
+            time.sleep(FIRST_BUILD_POLL_S)
+            row = StoredReport.objects.get(campaign_id=campaign.pk)
+            if row.version is not None:
+                return _opened(row, state=BUILT, data_version=campaign_data_version(campaign_id=campaign.pk))
+            if not _lock_held(row):
+                break  # the other build failed: build here
+        token = _lock_take(campaign_id=campaign.pk, version=campaign_data_version(campaign_id=campaign.pk))
+        if token is None:
+            raise TimeoutError("the campaign's first report is still being built elsewhere; open it again shortly")
+    version, document = _build_store(campaign=campaign, token=token)
+    row = StoredReport.objects.get(campaign_id=campaign.pk)
+    return _opened(row, state=BUILT, data_version=version, document=document)
+
+
+def stored_report_rebuild(*, campaign_id: int) -> bool:
+    """Build and store the campaign's report if it is stale and no other build runs (the background task's body).
+    Returns whether it built. When the data version moved during the build, queues one more rebuild."""
+    campaign = Campaign.objects.filter(pk=campaign_id).first()
+    if campaign is None:
+        return False  # deleted since it was queued
+    _row(campaign_id)
+    current = campaign_data_version(campaign_id=campaign_id)
+    row = StoredReport.objects.get(campaign_id=campaign_id)
+    if row.version is not None and row.version >= current:
+        StoredReport.objects.filter(campaign_id=campaign_id).update(queued_at=None)
+        return False  # already current: a second delivery, or a first open built it
+    token = _lock_take(campaign_id=campaign_id, version=current)
+    if token is None:
+        # The holder queues one more build when it ends if the version moved; it must find none marked queued.
+        StoredReport.objects.filter(campaign_id=campaign_id).update(queued_at=None)
+        return False
+    version, _ = _build_store(campaign=campaign, token=token)
+    if campaign_data_version(campaign_id=campaign_id) > version:
+        _rebuild_queue(row=StoredReport.objects.get(campaign_id=campaign_id))
+    return True
+
+
+# --- Queueing ---
+
+def _rebuild_queue(*, row: StoredReport) -> str:
+    """Queue a rebuild of ROW's campaign unless one is queued or running: UPDATING (QUEUED_NOW when published here
+    and now, outside a transaction), or QUEUE_FAILED when the broker cannot be reached (recorded on the row). The mark (queued_at) is one conditional UPDATE, so of many readers
+    opening the stale report at once one publishes."""
+    now = timezone.now()
+    if _lock_held(row) or (row.queued_at is not None and row.queued_at > now - QUEUE_TIMEOUT):
+        return UPDATING
+    marked = (StoredReport.objects.filter(campaign_id=row.campaign_id)
+              .filter(Q(queued_at__isnull=True) | Q(queued_at__lt=now - QUEUE_TIMEOUT))
+              .filter(Q(building_since__isnull=True) | Q(building_since__lt=now - BUILD_TIMEOUT))
+              .update(queued_at=now, queue_error=""))
+    if not marked:
+        return UPDATING
+    outcome = {}
+    campaign_id = row.campaign_id
+    transaction.on_commit(lambda: outcome.update(queued=_rebuild_publish(campaign_id=campaign_id)))
+    return {True: QUEUED_NOW, False: QUEUE_FAILED}.get(outcome.get("queued"), UPDATING)
+
+
+def _rebuild_publish(*, campaign_id: int) -> bool:
+    """Publish the rebuild task (after commit). A broker that cannot be reached is recorded on the row, for the page
+    to say, and the mark removed so the next open tries again; never built inline instead."""
+    from agreement.tasks import report_rebuild
+
+    try:
+        report_rebuild.apply_async(args=(campaign_id,), retry=True, retry_policy=PUBLISH_RETRY_POLICY)
+        return True
+    except (KombuError, OSError) as exc:
+        message = f"the update could not be queued: the Celery broker is unreachable ({exc})"
+        logger.error("report of campaign %s: %s", campaign_id, message)
+        StoredReport.objects.filter(campaign_id=campaign_id).update(queued_at=None, queue_error=message)
+        return False

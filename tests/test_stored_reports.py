@@ -1,0 +1,268 @@
+"""Stored reports (agreement.stored): an unchanged report opens from the store; a changed one shows the last report,
+says it is updating and queues one background rebuild; downloads read the same stored report; two racing rebuilds
+build once; a broker that cannot be reached is said on the page.
+
+A change of the campaign's data is simulated as every write path makes it: the write, then
+annotate.services.data_version.campaign_data_changed.
+"""
+
+import json
+import threading
+
+import pytest
+from django.db import connection
+
+from agreement import stored
+from agreement.models import StoredReport
+from agreement.stored import stored_report_rebuild
+from agreement.tasks import report_rebuild
+from annotate.services.data_version import campaign_data_changed
+from tests.factories import PASSWORD
+from tests.test_agreement_report import small_campaign  # noqa: F401 (fixture)
+
+PAGE = "/campaigns/small/report/"
+
+
+@pytest.fixture
+def res(client, small_campaign):  # noqa: F811
+    client.login(username="res", password=PASSWORD)
+    return client
+
+
+@pytest.fixture
+def builds(monkeypatch):
+    """The reports built, by campaign slug, counted where agreement.stored builds them."""
+    built = []
+    build = stored.agreement_report_build
+
+    def counted(*, campaign):
+        built.append(campaign.slug)
+        return build(campaign=campaign)
+
+    monkeypatch.setattr(stored, "agreement_report_build", counted)
+    return built
+
+
+@pytest.fixture
+def queued(monkeypatch):
+    """The rebuild tasks published, their arguments round-tripped through JSON as the broker would carry them."""
+    sent = []
+    monkeypatch.setattr(report_rebuild, "apply_async",
+                        lambda args, **options: sent.append((json.loads(json.dumps(args)), options)))
+    return sent
+
+
+def _counting_rule_changed(campaign, rule="qa-eval"):
+    campaign.options = {**campaign.options, "counting_rule": rule}
+    campaign.save(update_fields=["options"])
+    campaign_data_changed(campaign_id=campaign.pk)
+
+
+def test_an_unchanged_report_opens_from_the_store(res, small_campaign, builds, django_assert_max_num_queries):  # noqa: F811
+    first = res.get(PAGE)
+    assert first.status_code == 200 and builds == ["small"]
+    assert "Counting rule <strong>concord</strong>" in first.content.decode()
+    assert StoredReport.objects.get(campaign=small_campaign).version == 0  # no change yet: data version 0
+    # Session, user, campaign, membership, data version, stored report: nothing of the judgments.
+    with django_assert_max_num_queries(6):
+        again = res.get(PAGE)
+    assert builds == ["small"]
+    html = again.content.decode()
+    assert "Counting rule <strong>concord</strong>" in html and 'id="report-updating"' not in html
+    assert 'id="scatter"' in html and "<svg" in html  # the plot as drawn when the report was built
+    with django_assert_max_num_queries(5):
+        document = res.get("/campaigns/small/report/report.json").json()
+    assert builds == ["small"] and document["counting"]["rule"] == "concord"
+
+
+def test_a_changed_report_is_shown_updating_then_replaced(res, small_campaign, builds, queued,  # noqa: F811
+                                                          django_capture_on_commit_callbacks):
+    res.get(PAGE)
+    _counting_rule_changed(small_campaign)
+    with django_capture_on_commit_callbacks(execute=True):
+        html = res.get(PAGE).content.decode()
+    # The last report, marked updating, and one rebuild queued; nothing built in the request.
+    assert "Counting rule <strong>concord</strong>" in html and "Updating…" in html and 'id="report-updating"' in html
+    assert "at data version 0 (now 1)" in html
+    assert builds == ["small"] and queued == [([small_campaign.pk], queued[0][1])]
+    assert queued[0][1]["retry"] is True
+    # Opening it again while the rebuild waits on the queue does not queue a second one.
+    with django_capture_on_commit_callbacks(execute=True):
+        assert "Updating…" in res.get(PAGE).content.decode()
+    status = res.get("/campaigns/small/report/status.json").json()
+    assert (status["report_version"], status["data_version"], status["updating"], status["building"]) == (0, 1, True,
+                                                                                                          False)
+    assert len(queued) == 1
+    # The worker runs the task: the next open is current and shows the change.
+    report_rebuild(*queued[0][0])
+    assert builds == ["small", "small"]
+    html = res.get(PAGE).content.decode()
+    assert "Counting rule <strong>qa-eval</strong>" in html and 'id="report-updating"' not in html
+    assert res.get("/campaigns/small/report/status.json").json()["updating"] is False
+    report_rebuild(*queued[0][0])  # a second delivery of the same task builds nothing
+    assert builds == ["small", "small"]
+
+
+def test_downloads_and_the_api_read_the_stored_report(res, small_campaign, builds, queued,  # noqa: F811
+                                                      django_capture_on_commit_callbacks):
+    res.get(PAGE)
+    _counting_rule_changed(small_campaign)
+    with django_capture_on_commit_callbacks(execute=True):
+        document = res.get("/campaigns/small/report/report.json").json()
+        systems_csv = res.get("/campaigns/small/report/systems.csv").content.decode()
+        api = res.get("/api/campaigns/small/agreement/")
+        svg = res.get("/campaigns/small/report/plots/systems.svg")
+    assert document["counting"]["rule"] == "concord" and api.json() == document
+    assert "qa-eval" not in systems_csv and svg.status_code == 200
+    assert (api["X-Report-Version"], api["X-Data-Version"], api["X-Report-Updating"]) == ("0", "1", "true")
+    assert builds == ["small"] and len(queued) == 1
+    stored_report_rebuild(campaign_id=small_campaign.pk)
+    api = res.get("/api/campaigns/small/agreement/")
+    assert api.json()["counting"]["rule"] == "qa-eval" and api["X-Report-Updating"] == "false"
+    assert res.get("/campaigns/small/report/report.json").json() == api.json()
+
+
+def test_a_change_during_the_build_queues_one_more(small_campaign, builds, queued, monkeypatch,  # noqa: F811
+                                                   django_capture_on_commit_callbacks):
+    build = stored.agreement_report_build
+
+    def changed_meanwhile(*, campaign):
+        document = build(campaign=campaign)
+        if len(builds) == 2:
+            _counting_rule_changed(campaign, "concord")  # committed while the rebuild was reading
+        return document
+
+    monkeypatch.setattr(stored, "agreement_report_build", changed_meanwhile)
+    stored.report_for_open(campaign=small_campaign)
+    _counting_rule_changed(small_campaign)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert stored_report_rebuild(campaign_id=small_campaign.pk) is True
+    # Stored as of the version read before its data (1), not the one it may partly hold (2); one more is queued.
+    assert StoredReport.objects.get(campaign=small_campaign).version == 1 and len(queued) == 1
+    with django_capture_on_commit_callbacks(execute=True):
+        opened = stored.report_for_open(campaign=small_campaign)
+    assert (opened.version, opened.data_version, opened.state) == (1, 2, "updating") and len(queued) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_racing_rebuilds_build_once(small_campaign, monkeypatch):  # noqa: F811
+    stored.report_for_open(campaign=small_campaign)
+    _counting_rule_changed(small_campaign)
+    built, one_returned, results = [], threading.Event(), []
+    build = stored.agreement_report_build
+
+    def slow(*, campaign):
+        built.append(campaign.slug)
+        one_returned.wait(10)  # the winner holds the lock until the other attempt has returned
+        return build(campaign=campaign)
+
+    monkeypatch.setattr(stored, "agreement_report_build", slow)
+    start = threading.Barrier(2)
+
+    def attempt():
+        try:
+            start.wait()
+            results.append(stored_report_rebuild(campaign_id=small_campaign.pk))
+        finally:
+            one_returned.set()
+            connection.close()
+
+    threads = [threading.Thread(target=attempt) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert sorted(results) == [False, True] and built == ["small"]
+    row = StoredReport.objects.get(campaign=small_campaign)
+    assert row.version == 1 and row.building_since is None and row.building_version is None
+    assert stored.report_for_open(campaign=small_campaign).document["counting"]["rule"] == "qa-eval"
+
+
+def test_a_dead_builds_lock_is_taken_over(small_campaign, builds):  # noqa: F811
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    stored.report_for_open(campaign=small_campaign)
+    _counting_rule_changed(small_campaign)
+    StoredReport.objects.filter(campaign=small_campaign).update(building_version=1, building_since=timezone.now())
+    assert stored_report_rebuild(campaign_id=small_campaign.pk) is False  # a live build holds it
+    StoredReport.objects.filter(campaign=small_campaign).update(
+        building_since=timezone.now() - stored.BUILD_TIMEOUT - timedelta(seconds=1))
+    assert stored_report_rebuild(campaign_id=small_campaign.pk) is True and builds == ["small", "small"]
+    assert StoredReport.objects.get(campaign=small_campaign).version == 1
+
+
+@pytest.mark.django_db(transaction=True)  # the rebuild is queued when the request's statement commits, as served
+def test_a_broker_that_cannot_be_reached_is_said_and_the_last_report_shown(client, small_campaign, builds,  # noqa: F811
+                                                                          monkeypatch):
+    from kombu.exceptions import OperationalError
+
+    def unreachable(*args, **kwargs):
+        raise OperationalError("[Errno 111] Connection refused")
+
+    client.login(username="res", password=PASSWORD)
+    client.get(PAGE)
+    monkeypatch.setattr(report_rebuild, "apply_async", unreachable)
+    _counting_rule_changed(small_campaign)
+    html = client.get(PAGE).content.decode()
+    assert "Not up to date" in html and "the Celery broker is unreachable ([Errno 111] Connection refused)" in html
+    assert "Counting rule <strong>concord</strong>" in html and builds == ["small"]  # never built inline instead
+    status = client.get("/campaigns/small/report/status.json").json()
+    assert status["updating"] is True and "broker is unreachable" in status["queue_error"]
+
+
+@pytest.mark.django_db(transaction=True)  # queued as served: outside a transaction, at once
+def test_a_rebuild_run_as_soon_as_queued_is_shown_at_once(client, small_campaign, builds, monkeypatch):  # noqa: F811
+    from config.celery import app
+
+    monkeypatch.setattr(app.conf, "task_always_eager", True)  # the worker takes the task before the page is read
+    monkeypatch.setattr(app.conf, "task_eager_propagates", True)
+    client.login(username="res", password=PASSWORD)
+    client.get(PAGE)
+    _counting_rule_changed(small_campaign)
+    html = client.get(PAGE).content.decode()
+    assert "Counting rule <strong>qa-eval</strong>" in html and 'id="report-updating"' not in html
+    assert builds == ["small", "small"]
+
+
+def test_the_command_builds_fresh_unless_asked_for_the_stored_report(small_campaign, builds, queued,  # noqa: F811
+                                                                     django_capture_on_commit_callbacks):
+    import io
+
+    from django.core.management import call_command
+
+    stored.report_for_open(campaign=small_campaign)
+    _counting_rule_changed(small_campaign)
+    out, err = io.StringIO(), io.StringIO()
+    call_command("agreement_report", "--campaign", "small", "--json", stdout=out)
+    assert json.loads(out.getvalue())["counting"]["rule"] == "qa-eval"
+    out = io.StringIO()
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("agreement_report", "--campaign", "small", "--json", "--stored", stdout=out, stderr=err)
+    assert json.loads(out.getvalue())["counting"]["rule"] == "concord"
+    assert "stored report of data version 0, the data is at 1: a rebuild is queued" in err.getvalue()
+    assert len(queued) == 1
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_the_page_says_updating_then_swaps_in_the_new_report(small_campaign, login_page, live_server, queued,  # noqa: F811
+                                                             tmp_path):
+    page = login_page("res")
+    page.goto(f"{live_server.url}{PAGE}")
+    assert page.locator("#report-updating").count() == 0
+    assert "Counting rule concord" in page.inner_text("main")
+    _counting_rule_changed(small_campaign)
+    page.reload()
+    banner = page.locator("#report-updating")
+    assert banner.is_visible() and banner.inner_text().startswith("Updating…")
+    assert "at data version 0 (now 1)" in banner.inner_text() and len(queued) == 1
+    page.screenshot(path=str(tmp_path / "report-updating.png"))
+    page.evaluate("window.scrollTo(0, 600)")
+    stored_report_rebuild(campaign_id=small_campaign.pk)  # the worker; the page polls, then reloads
+    page.wait_for_selector("#report-updating", state="detached", timeout=15_000)
+    assert "Counting rule qa-eval" in page.inner_text("main") and 'id="printed"' in page.content()
+    page.wait_for_function("window.scrollY > 0", timeout=5_000)
+    assert 450 <= page.evaluate("window.scrollY") <= 600  # where the reader was, less the banner gone above
+    page.screenshot(path=str(tmp_path / "report-updated.png"))
