@@ -23,7 +23,11 @@ class JudgeRunStartForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 3, "placeholder": '{"model": "/models/monot5-base", "device": "cpu"}'}),
         help_text="Optional JSON object of the family's options; empty means its defaults.",
     )
-    batch_size = forms.IntegerField(min_value=1, max_value=MAX_BATCH_SIZE, initial=64)
+    batch_size = forms.IntegerField(
+        required=False, min_value=1, max_value=MAX_BATCH_SIZE, label="Items per task",
+        help_text="Items per Celery task; empty means the family's default (64; 256 for the transformer families, "
+                  "whose forward passes sort a task's items by length).",
+    )
     sample = forms.IntegerField(
         required=False, min_value=1, label="Sample",
         help_text="Optional: judge only this many items, the same ones for every judge (a pilot, an ablation).",

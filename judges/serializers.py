@@ -106,7 +106,10 @@ class JudgeRunStartSerializer(serializers.Serializer):
     judge = serializers.CharField(max_length=100, help_text="Judge name; the same name always means the same configuration.")
     family = serializers.ChoiceField(choices=sorted(FAMILIES))
     config = serializers.JSONField(required=False, default=dict, help_text='e.g. {"threshold": 0.5} for f1.')
-    batch_size = serializers.IntegerField(required=False, default=64, min_value=1, max_value=MAX_BATCH_SIZE)
+    batch_size = serializers.IntegerField(
+        required=False, allow_null=True, default=None, min_value=1, max_value=MAX_BATCH_SIZE,
+        help_text="Items per Celery task; null or absent: the family's default (64; 256 for transformer families).",
+    )
     sample = serializers.IntegerField(
         required=False, allow_null=True, default=None, min_value=1,
         help_text="Judge only this many items, chosen by a fixed hash of their ids: the same items for every judge.",

@@ -88,11 +88,12 @@ def _judge_lock_without_active_run(*, judge: Judge) -> Judge:
 
 
 def judge_run_start(
-    *, campaign: Campaign, name: str, family: str, config: dict | None, batch_size: int = 64, created_by=None,
+    *, campaign: Campaign, name: str, family: str, config: dict | None, batch_size: int | None = None, created_by=None,
     sample: int | None = None,
 ) -> JudgeRun:
     """Start judge NAME of FAMILY with CONFIG on every item of CAMPAIGN it has not judged yet.
 
+    BATCH_SIZE is the items per Celery task; None takes the family's `items_per_task`.
     With SAMPLE, only on that many items, chosen by a fixed hash of their ids (the same items for every
     judge: a pilot, or configurations compared on the same items at a fraction of the cost).
 
@@ -104,6 +105,8 @@ def judge_run_start(
     judge_family = family_get(family)
     family_check_task_type(family, campaign.task_type)
     config = judge_family.validate_config(config)
+    if batch_size is None:  # items per Celery task: the family's own default
+        batch_size = judge_family.items_per_task
     endpoint_use_check(family=family, config=config, campaign=campaign, user=created_by)
     most = min(MAX_BATCH_SIZE, limit("run_batch_size"))
     if not isinstance(batch_size, int) or isinstance(batch_size, bool) or not 1 <= batch_size <= most:

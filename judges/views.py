@@ -76,7 +76,7 @@ def judge_panel(request, slug):
         return response
     endpoints = endpoints_usable(campaign=campaign, user=request.user)
     families = families_for(campaign.task_type)
-    form = JudgeRunStartForm(request.POST or None, initial={"family": families[0] if families else "", "batch_size": 64},
+    form = JudgeRunStartForm(request.POST or None, initial={"family": families[0] if families else ""},
                              task_type=campaign.task_type, endpoints=endpoints)
     if request.method == "POST" and form.is_valid():
         try:

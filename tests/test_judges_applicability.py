@@ -6,7 +6,7 @@ from rest_framework.test import APIClient
 from annotate.services.campaigns import campaign_get_or_create
 from judges.errors import JudgeConfigError
 from judges.families import FAMILIES, families_for, family_check_task_type
-from judges.models import Judge, RunStatus
+from judges.models import Judge, JudgeRun, RunStatus
 from judges.services import judge_run_start
 from tests.judges_support import eager  # noqa: F401 - fixture
 
@@ -81,3 +81,18 @@ def test_a_run_in_which_every_item_failed_ends_failed(qa_campaign, eager, django
         em = judge_run_start(campaign=qa_campaign, name="em", family="em", config={})
     em.refresh_from_db()
     assert em.status == RunStatus.SUCCEEDED
+    assert em.batch_size == 64  # the default items per task of a family that makes no forward passes
+
+
+def test_a_run_started_from_the_page_or_the_api_without_items_per_task_takes_the_familys(
+        client, qa_campaign, researcher, eager, django_capture_on_commit_callbacks):
+    client.force_login(researcher)
+    with django_capture_on_commit_callbacks(execute=True):
+        answer = client.post("/campaigns/qa/judges/", {"name": "exact", "family": "em", "batch_size": ""})
+    assert answer.status_code == 302
+    with django_capture_on_commit_callbacks(execute=True):
+        api = client.post("/api/campaigns/qa/judge-runs/", {"judge": "token-f1", "family": "f1"},
+                          content_type="application/json")
+    assert api.status_code == 201, api.content
+    assert api.json()["batch_size"] == 64
+    assert JudgeRun.objects.get(judge__name="exact").batch_size == 64

@@ -179,5 +179,6 @@ def test_a_run_on_an_ais_campaign(tiny_bert_nli, eager, django_capture_on_commit
         run = judge_run_start(campaign=campaign, name="autoais", family="autoais", config={"model": tiny_bert_nli})
     run.refresh_from_db()
     assert run.status == RunStatus.SUCCEEDED
+    assert run.batch_size == 256  # a length-batched family's items per task when the run does not say
     judgments = ModelJudgment.objects.filter(judge__name="autoais")
     assert judgments.count() == 2 and all(0 < j.score < 1 and j.label in ("yes", "no") for j in judgments)

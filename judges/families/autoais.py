@@ -20,7 +20,7 @@ so a short passage never waits padded beside a long one; the scores return in th
 
 from judges.errors import JudgeConfigError
 from judges.families.base import NOTE_TRUNCATED, NOTE_WINDOWED, ItemInput, JudgeFamily, Option, Verdict
-from judges.families.batching import by_length
+from judges.families.batching import ITEMS_PER_TASK, by_length
 from judges.families.hf import check_model_config, model_cached, model_options, torch_device
 
 TEMPLATE = "the answer to the question '{question}' is '{answer}'"
@@ -42,6 +42,7 @@ def _load(model: str, device: str):
 
 class AutoAIS(JudgeFamily):
     name = "autoais"
+    items_per_task = ITEMS_PER_TASK
     task_types = frozenset({"ais"})
     description = "AutoAIS: P(the passage entails the answer) from an NLI model; attributable at the threshold."
     options = {

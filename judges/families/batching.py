@@ -29,6 +29,8 @@ from judges.families.base import Option
 T = TypeVar("T")
 
 DEFAULT_MAX_TOKENS = 16_384  # 32 rows of 512 tokens
+# Items per Celery task of a length-batched family (JudgeFamily.items_per_task): a task sorts only what it holds.
+ITEMS_PER_TASK = 256
 
 
 def batch_options(*, max_tokens: int = DEFAULT_MAX_TOKENS) -> dict[str, Option]:

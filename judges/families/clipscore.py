@@ -26,7 +26,7 @@ import math
 from annotate.images import ImageMissingError, image_file
 from judges.errors import JudgeConfigError
 from judges.families.base import NOTE_TRUNCATED, ItemInput, JudgeFamily, Option, Verdict
-from judges.families.batching import DEFAULT_MAX_TOKENS, by_length
+from judges.families.batching import ITEMS_PER_TASK, DEFAULT_MAX_TOKENS, by_length
 from judges.families.hf import check_model_config, model_cached, model_options, torch_device
 
 FIELDS = ["page_title", "section_title", "section_context", "page_context"]
@@ -77,6 +77,7 @@ def _features(output):
 
 class CLIPScore(JudgeFamily):
     name = "clipscore"
+    items_per_task = ITEMS_PER_TASK
     task_types = frozenset({"image_relevance"})
     description = "CLIPScore: a CLIP model's image-text similarity of each image and its topic's context text."
     options = {

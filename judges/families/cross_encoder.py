@@ -10,7 +10,7 @@ Each pair is tokenized once; passes take the pairs longest first, at most `batch
 
 from judges.errors import JudgeConfigError
 from judges.families.base import ItemInput, JudgeFamily, Option, Verdict
-from judges.families.batching import by_length
+from judges.families.batching import ITEMS_PER_TASK, by_length
 from judges.families.hf import check_model_config, model_cached, model_options, torch_device
 
 
@@ -24,6 +24,7 @@ def _load(model: str, device: str):
 
 class CrossEncoder(JudgeFamily):
     name = "cross-encoder"
+    items_per_task = ITEMS_PER_TASK
     task_types = frozenset({"answer_ranking"})
     description = "Cross-encoder (sequence classification): the relevance logit, or P(positive label)."
     options = {

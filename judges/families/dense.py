@@ -13,7 +13,7 @@ tokenizes the batch again.
 """
 
 from judges.families.base import ItemInput, JudgeFamily, Option, Verdict
-from judges.families.batching import by_length, in_arrival_order, length_batches, pass_timed
+from judges.families.batching import ITEMS_PER_TASK, by_length, in_arrival_order, length_batches, pass_timed
 from judges.families.hf import check_model_config, model_cached, model_options, packaged_minilm_path, torch_device
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -57,6 +57,7 @@ def plain_tokenizer(encoder):
 
 class Dense(JudgeFamily):
     name = "dense"
+    items_per_task = ITEMS_PER_TASK
     task_types = frozenset({"answer_ranking"})
     description = "Bi-encoder (sentence-transformers): cosine similarity of query and candidate embeddings."
     options = {

@@ -11,7 +11,7 @@ Each input is tokenized once; passes take the inputs longest first, at most `bat
 
 from judges.errors import JudgeConfigError
 from judges.families.base import ItemInput, JudgeFamily, Option, Verdict
-from judges.families.batching import by_length
+from judges.families.batching import ITEMS_PER_TASK, by_length
 from judges.families.hf import check_model_config, model_cached, model_options, torch_device
 
 TEMPLATE = "Query: {query} Document: {document} Relevant:"
@@ -35,6 +35,7 @@ def token_id(tokenizer, token: str, *, family: str, option: str) -> int:
 
 class MonoT5(JudgeFamily):
     name = "monot5"
+    items_per_task = ITEMS_PER_TASK
     task_types = frozenset({"answer_ranking"})
     description = 'monoT5 reranker: P("true") for "Query: q Document: d Relevant:".'
     options = {
