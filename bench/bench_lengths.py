@@ -64,7 +64,6 @@ from tasktypes.importers.common import tsv_read  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SEED = 18  # issue 18
-TASK_ITEMS = 64  # items per Celery task: a judge run's default batch size (judges.services.judge_run_start)
 CHEAP_S = 5.0  # a measurement shorter than this is repeated three times (the median is printed)
 FAMILIES = ("dense", "cross-encoder", "monot5", "autoais")
 DISTRIBUTIONS = ("nq301", "ranking", "passages")
@@ -385,7 +384,7 @@ def bare_run(plan: Plan, batches: list[dict]) -> None:
 
 def measure(name: str, family, config: dict, items: list[ItemInput], args, fast, eager) -> Row:
     """The family, (a) and (b) (and on the fast path the eager float32 forward) on ITEMS, in pairs per second."""
-    tasks = chunks(items, args.task_items)
+    tasks = chunks(items, args.task_items or family.items_per_task)
     batch_size = config["batch_size"]
     max_tokens = config.get("max_batch_tokens", DEFAULT_MAX_TOKENS)
     row = Row()
@@ -463,8 +462,9 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=256, help="pairs per distribution (NQ301 has 1,490)")
     parser.add_argument("--families", default=",".join(FAMILIES))
     parser.add_argument("--distributions", default=",".join(DISTRIBUTIONS))
-    parser.add_argument("--task-items", type=int, default=TASK_ITEMS,
-                        help="items per judge_batch call (a Celery task; a judge run's default batch size)")
+    parser.add_argument("--task-items", type=int, default=None,
+                        help="items per judge_batch call (a Celery task); default: the family's items_per_task, "
+                             "what a run takes when it does not say")
     parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
     parser.add_argument("--dtype", default="float32", choices=("float32", "bfloat16", "float16"),
                         help="(a) and (b): the model's dtype")
@@ -486,7 +486,7 @@ def main() -> None:
              else f"CPU, {os.cpu_count()} cores, {torch.get_num_threads()} threads, load average "
                   f"{os.getloadavg()[0]:.1f}")
     print(f"== Judge families on real lengths: {where}, torch {torch.__version__}; {args.pairs} pairs per "
-          f"distribution, {args.task_items} items per judge_batch call"
+          f"distribution; items per judge_batch call: {args.task_items or 'the family' + chr(39) + 's items_per_task'}"
           + (f"; (a) and (b) in {args.dtype}, attention {args.attn or 'default'}"
              f"{', compiled' if args.compile else ''}, against the eager float32 forward" if fast_path else ""))
 
