@@ -8,9 +8,11 @@ annotate.services.data_version.campaign_data_changed.
 
 import json
 import threading
+from datetime import timedelta
 
 import pytest
 from django.db import connection
+from django.utils import timezone
 
 from agreement import stored
 from agreement.models import StoredReport
@@ -70,6 +72,9 @@ def test_an_unchanged_report_opens_from_the_store(res, small_campaign, builds, d
     html = again.content.decode()
     assert "Counting rule <strong>concord</strong>" in html and 'id="report-updating"' not in html
     assert 'id="scatter"' in html and "<svg" in html  # the plot as drawn when the report was built
+    assert "Built just now" in html
+    StoredReport.objects.filter(campaign=small_campaign).update(built_at=timezone.now() - timedelta(minutes=3))
+    assert "Built 3\xa0minutes ago" in res.get(PAGE).content.decode()
     with django_assert_max_num_queries(5):
         document = res.get("/campaigns/small/report/report.json").json()
     assert builds == ["small"] and document["counting"]["rule"] == "concord"

@@ -1,6 +1,10 @@
 """Numbers on the report page: three decimals, and a dash that says why when a statistic is undefined."""
 
+from datetime import timedelta
+
 from django import template
+from django.utils import timezone
+from django.utils.timesince import timesince
 from django.utils.html import format_html
 
 from agreement.report_ranking import order_text
@@ -84,3 +88,13 @@ def pvalue(p) -> str:
     if p is None:
         return "—"
     return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+@register.filter
+def built_ago(when) -> str:
+    """How long ago a stored report was built: "just now" under a minute, else "3 minutes ago"."""
+    if when is None:
+        return ""
+    if timezone.now() - when < timedelta(minutes=1):
+        return "just now"
+    return f"{timesince(when)} ago"
