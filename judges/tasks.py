@@ -34,9 +34,14 @@ FAILURE_REASON_CHARS = 500
 
 
 def _run_fail(run_id: int, message: str) -> None:
-    JudgeRun.objects.filter(pk=run_id, status__in=ACTIVE_RUN_STATUSES).update(
-        status=RunStatus.FAILED, error=message, finished_at=timezone.now()
-    )
+    # The report reads a finished run's times (the LLM cost table): its end is a change of the campaign's data.
+    with transaction.atomic():
+        failed = JudgeRun.objects.filter(pk=run_id, status__in=ACTIVE_RUN_STATUSES).update(
+            status=RunStatus.FAILED, error=message, finished_at=timezone.now()
+        )
+        campaign_id = JudgeRun.objects.filter(pk=run_id).values_list("judge__campaign_id", flat=True).first()
+        if failed and campaign_id is not None:
+            campaign_data_changed(campaign_id=campaign_id)
 
 
 def _run_mark_running(run_id: int) -> JudgeRun | None:

@@ -268,6 +268,25 @@ def test_a_run_whose_batches_cannot_be_queued_ends_failed_in_a_version_of_its_ow
     assert run.after == run.before + 2  # the judge's start, then the run's failure (its end is in the report's costs)
 
 
+@pytest.mark.django_db
+def test_a_run_that_fails_in_a_batch_ends_in_a_version_of_its_own(qa_campaign, researcher):
+    """A stored configuration the family refuses fails the run on the worker (judges.tasks._run_fail)."""
+    from judges.tasks import judge_batch
+
+    judge = Judge.objects.create(campaign=qa_campaign, name="f1", family="f1", config={"threshold": "high"},
+                                 config_hash="f1-bad")
+    run = JudgeRun.objects.create(judge=judge, total=6, created_by=researcher)
+    item_ids = list(qa_campaign.items.values_list("id", flat=True))
+    with Bumps(qa_campaign) as failed:
+        judge_batch(run.pk, item_ids)
+    run.refresh_from_db()
+    assert run.status == "failed" and "threshold" in run.error
+    assert failed.after == failed.before + 1
+    with Bumps(qa_campaign) as again:  # a second delivery finds the run ended: nothing changes
+        judge_batch(run.pk, item_ids)
+    assert again.after == again.before
+
+
 # --- Options, k and arms ---
 
 @pytest.mark.django_db
