@@ -4,16 +4,16 @@ SQLite serialises the writers through the IMMEDIATE transaction mode; PostgreSQL
 row locks taken on the unit. Either way no unit may end with more than k judgments.
 """
 
-import threading
 import time
 from collections import Counter
+from functools import partial
 
 import pytest
-from django.db import connection
 
 from annotate.models import HumanJudgment, Unit
 from annotate.services.annotation import JudgmentError, judgment_submit, unit_lease_next
 from tests.test_annotation_services import make_campaign
+from tests.threads import run_at_once
 
 ANNOTATORS = 8
 UNITS = 16
@@ -23,33 +23,20 @@ K = 2
 @pytest.mark.django_db(transaction=True)
 def test_racing_annotators_give_every_unit_exactly_k_judgments():
     campaign, people = make_campaign(units=UNITS, overlap=K, annotators=ANNOTATORS)
-    start = threading.Barrier(ANNOTATORS)
-    errors: list[BaseException] = []
     refused: list[str] = []
 
     def work(person):
-        try:
-            start.wait()
-            for _ in range(UNITS + 1):
-                assignment = unit_lease_next(campaign=campaign, annotator=person)
-                if assignment is None:
-                    return
-                try:
-                    judgment_submit(assignment=assignment, annotator=person, value={"correct": person.pk % 2 == 0})
-                except JudgmentError as exc:
-                    refused.append(str(exc))
-            errors.append(AssertionError(f"{person} still had work after {UNITS + 1} leases"))
-        except BaseException as exc:  # noqa: BLE001 (reported to the test thread below)
-            errors.append(exc)
-        finally:
-            connection.close()
+        for _ in range(UNITS + 1):
+            assignment = unit_lease_next(campaign=campaign, annotator=person)
+            if assignment is None:
+                return
+            try:
+                judgment_submit(assignment=assignment, annotator=person, value={"correct": person.pk % 2 == 0})
+            except JudgmentError as exc:
+                refused.append(str(exc))
+        raise AssertionError(f"{person} still had work after {UNITS + 1} leases")
 
-    threads = [threading.Thread(target=work, args=(person,)) for person in people]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    assert not any(thread.is_alive() for thread in threads)
+    errors = run_at_once([partial(work, person) for person in people], timeout=120)
     assert errors == []
     assert refused == []  # leases never run out in this test, so no verdict may be refused
 
@@ -66,33 +53,20 @@ def test_leases_running_out_mid_race_never_push_a_unit_past_k(settings):
     # while late verdicts come in; a late verdict is only accepted while its slot is still free.
     settings.ANNOTATION_LEASE_SECONDS = 0.02
     campaign, people = make_campaign(units=UNITS, overlap=K, annotators=ANNOTATORS)
-    start = threading.Barrier(ANNOTATORS)
-    errors: list[BaseException] = []
     refused: list[str] = []
 
     def work(person):
-        try:
-            start.wait()
-            for n in range(3 * UNITS):
-                assignment = unit_lease_next(campaign=campaign, annotator=person)
-                if assignment is None:
-                    return
-                time.sleep(0.005 * (n % 5))
-                try:
-                    judgment_submit(assignment=assignment, annotator=person, value={"correct": True})
-                except JudgmentError as exc:
-                    refused.append(str(exc))
-        except BaseException as exc:  # noqa: BLE001 (reported to the test thread below)
-            errors.append(exc)
-        finally:
-            connection.close()
+        for n in range(3 * UNITS):
+            assignment = unit_lease_next(campaign=campaign, annotator=person)
+            if assignment is None:
+                return
+            time.sleep(0.005 * (n % 5))
+            try:
+                judgment_submit(assignment=assignment, annotator=person, value={"correct": True})
+            except JudgmentError as exc:
+                refused.append(str(exc))
 
-    threads = [threading.Thread(target=work, args=(person,)) for person in people]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    assert not any(thread.is_alive() for thread in threads)
+    errors = run_at_once([partial(work, person) for person in people], timeout=120)
     assert errors == []
     assert all("another annotator has taken it" in message for message in refused)
 

@@ -1,11 +1,10 @@
 """Putting annotators (or units) in the arms of an assistance experiment: random, balanced, by the researcher; per
 annotator and per unit; fixed once given; two first leases at once on the real database."""
 
-import threading
 from collections import Counter
+from functools import partial
 
 import pytest
-from django.db import connection
 
 from annotate.models import Assignment, HumanJudgment, Membership, Role
 from annotate.services.annotation import judgment_submit, unit_lease_next
@@ -13,6 +12,7 @@ from annotate.services.arms import ArmError, ArmNotGiven, member_arm_set
 from judges.models import Judge, ModelJudgment
 from tests.factories import MembershipFactory, UserFactory
 from tests.test_annotation_services import make_campaign
+from tests.threads import run_at_once
 
 ARMS = ["blind", "assisted:gpt"]
 
@@ -121,23 +121,8 @@ def test_a_judge_without_a_verdict_or_not_made_yet_gives_no_suggestion():
 def test_racing_first_leases_stay_balanced():
     annotators = 8
     campaign, people = experiment(annotators=annotators, units=annotators)
-    start = threading.Barrier(annotators)
-    errors: list[BaseException] = []
-
-    def work(person):
-        try:
-            start.wait()
-            unit_lease_next(campaign=campaign, annotator=person)
-        except BaseException as exc:  # noqa: BLE001 (reported to the test thread below)
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=work, args=(person,)) for person in people]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    errors = run_at_once([partial(unit_lease_next, campaign=campaign, annotator=person) for person in people],
+                         timeout=60)
     assert errors == []
     given = Counter(Membership.objects.filter(campaign=campaign, role=Role.ANNOTATOR).values_list("arm", flat=True))
     assert given == {"blind": annotators // 2, "assisted:gpt": annotators // 2}

@@ -6,13 +6,13 @@ rolled back leaves it where it was; first changes racing on their own connection
 
 import importlib.util
 import sys
-import threading
+from functools import partial
 from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
-from django.db import connection, transaction
+from django.db import transaction
 from django.urls import reverse
 from rest_framework.test import APIClient
 
@@ -30,6 +30,7 @@ from tests.factories import MembershipFactory, UserFactory
 from tests.import_jobs_support import api_import, imports_inline  # noqa: F401 (a fixture)
 from tests.judges_support import eager  # noqa: F401 (a fixture)
 from tests.test_annotation_services import make_campaign
+from tests.threads import run_at_once
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
@@ -362,35 +363,14 @@ def test_racing_first_changes_on_their_own_connections_end_with_one_row_counting
     and then adds one to it.)"""
     campaign, people = make_campaign(units=4, annotators=4)
     leased = {person.pk: unit_lease_next(campaign=campaign, annotator=person) for person in people}
-    start = threading.Barrier(len(people) + 2)
-    errors: list[BaseException] = []
-
-    def submit(person):
-        try:
-            start.wait()
-            judgment_submit(assignment=leased[person.pk], annotator=person, value={"correct": True})
-        except BaseException as exc:  # noqa: BLE001 (reported to the test thread below)
-            errors.append(exc)
-        finally:
-            connection.close()
 
     def bump():
-        try:
-            start.wait()
-            with transaction.atomic():
-                campaign_data_changed(campaign_id=campaign.pk)
-        except BaseException as exc:  # noqa: BLE001
-            errors.append(exc)
-        finally:
-            connection.close()
+        with transaction.atomic():
+            campaign_data_changed(campaign_id=campaign.pk)
 
-    threads = [threading.Thread(target=submit, args=(person,)) for person in people]
-    threads += [threading.Thread(target=bump) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert not any(thread.is_alive() for thread in threads) and errors == []
+    submits = [partial(judgment_submit, assignment=leased[person.pk], annotator=person, value={"correct": True})
+               for person in people]
+    assert run_at_once(submits + [bump, bump], timeout=60) == []
     assert CampaignDataVersion.objects.filter(campaign=campaign).count() == 1
     assert version(campaign) == len(people) + 2
     assert HumanJudgment.objects.filter(unit__campaign=campaign).count() == len(people)

@@ -11,7 +11,6 @@ import threading
 from datetime import timedelta
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 
 from agreement import stored
@@ -21,6 +20,7 @@ from agreement.tasks import report_rebuild
 from annotate.services.data_version import campaign_data_changed
 from tests.factories import PASSWORD
 from tests.test_agreement_report import small_campaign  # noqa: F401 (fixture)
+from tests.threads import run_at_once
 
 PAGE = "/campaigns/small/report/"
 
@@ -162,21 +162,14 @@ def test_two_racing_rebuilds_build_once(small_campaign, monkeypatch):  # noqa: F
         return build(campaign=campaign)
 
     monkeypatch.setattr(stored, "agreement_report_build", slow)
-    start = threading.Barrier(2)
 
     def attempt():
         try:
-            start.wait()
             results.append(stored_report_rebuild(campaign_id=small_campaign.pk))
         finally:
             one_returned.set()
-            connection.close()
 
-    threads = [threading.Thread(target=attempt) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
+    assert run_at_once([attempt, attempt], timeout=30) == []
     assert sorted(results) == [False, True] and built == ["small"]
     row = StoredReport.objects.get(campaign=small_campaign)
     assert row.version == 1 and row.building_since is None and row.building_version is None
