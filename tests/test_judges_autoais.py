@@ -162,7 +162,8 @@ def test_missing_passage_fails_alone_and_configuration_errors_are_clear(tiny_ber
     assert verdicts[0].failed and verdicts[0].raw == "no evidence passage for this item"
     assert not verdicts[1].failed
     for bad, message in [({"kind": "nli"}, "kind must be"), ({"threshold": 1.5}, "threshold must be between"),
-                         ({"long_passages": "split"}, "long_passages must be"), ({"template": "{q}"}, "template may use"),
+                         ({"long_passages": "split"}, "long_passages must be"),
+                         ({"template": "{q}"}, "template has unknown placeholder"),
                          ({"window_stride": 0}, "window_stride must be"),
                          ({"max_batch_tokens": 0}, "max_batch_tokens must be at least 1")]:
         with pytest.raises(JudgeConfigError, match=message):

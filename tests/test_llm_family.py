@@ -157,7 +157,7 @@ def test_template_placeholders_are_checked(template, message):
     ({"verdicts": {"yes": ["yes"], "no": []}}, "verdicts['no'] must be a non-empty list of words"),
     ({"verdicts": {"yes": ["yes", "ok"], "no": ["no", "OK"]}}, "'OK' is listed under both yes and no"),
     ({"instruction": "  "}, "instruction must not be empty"),
-    ({"output_format": "Answer {verdict}."}, "output_format may use {yes} and {no}"),
+    ({"output_format": "Answer {verdict}."}, "output_format has unknown placeholder(s) {verdict}; use {yes}, {no}"),
     ({"examples": ["q"]}, "examples[0] must be an object"),
     ({"examples": [{"question": "q", "gold_answers": ["a"], "candidate": "c", "verdict": "yes"}]},
      "examples[0] lacks explanation (cot is on"),

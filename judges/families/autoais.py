@@ -22,9 +22,12 @@ from judges.errors import JudgeConfigError
 from judges.families.base import NOTE_TRUNCATED, NOTE_WINDOWED, ItemInput, JudgeFamily, Option, Verdict
 from judges.families.batching import ITEMS_PER_TASK, by_length
 from judges.families.hf import check_model_config, model_cached, model_options, torch_device
+from judges.templates import template_fill
 
 TEMPLATE = "the answer to the question '{question}' is '{answer}'"
+TEMPLATE_FIELDS = ("question", "answer")
 SEQ2SEQ_PROMPT = "premise: {premise} hypothesis: {hypothesis}"
+SEQ2SEQ_FIELDS = ("premise", "hypothesis")
 KINDS = ("auto", "seq2seq", "classification")
 
 LONG_PASSAGES = ("truncate", "window")
@@ -48,8 +51,10 @@ class AutoAIS(JudgeFamily):
     options = {
         **model_options(default_model="google/t5_xxl_true_nli_mixture", batch_size=8, max_length=512),
         "kind": Option((str,), "auto", "auto (from the checkpoint), seq2seq or classification."),
-        "template": Option((str,), TEMPLATE, "The hypothesis, from {question} and {answer}."),
-        "seq2seq_prompt": Option((str,), SEQ2SEQ_PROMPT, "seq2seq models: the input, from {premise} and {hypothesis}."),
+        "template": Option((str,), TEMPLATE, "The hypothesis, from {question} and {answer}.",
+                           placeholders=TEMPLATE_FIELDS),
+        "seq2seq_prompt": Option((str,), SEQ2SEQ_PROMPT, "seq2seq models: the input, from {premise} and {hypothesis}.",
+                                 placeholders=SEQ2SEQ_FIELDS),
         "positive_label": Option((str, int), "", "The entailment label: seq2seq, the text decoded (default \"1\"); "
                                                 "classification, its name or index (default: the label named entail*)."),
         "threshold": Option((int, float), 0.5, "P(entailment) at or above which the answer is attributable."),
@@ -68,12 +73,6 @@ class AutoAIS(JudgeFamily):
             raise JudgeConfigError(f"{self.name}: threshold must be between 0 and 1, not {config['threshold']}")
         if config["window_stride"] < 1:
             raise JudgeConfigError(f"{self.name}: window_stride must be at least 1 token, not {config['window_stride']}")
-        for key, fields in (("template", ("question", "answer")), ("seq2seq_prompt", ("premise", "hypothesis"))):
-            try:
-                config[key].format(**{field: "" for field in fields})
-            except (KeyError, IndexError, ValueError) as exc:
-                raise JudgeConfigError(f"{self.name}: {key} may use only {{{'}, {'.join(fields)}}} "
-                                       f"({type(exc).__name__}: {exc})") from None
 
     def judge_batch(self, items: list[ItemInput], config: dict) -> list[Verdict]:
         device = torch_device(self.name, config["device"])
@@ -89,7 +88,7 @@ class AutoAIS(JudgeFamily):
             if not isinstance(passage, str) or not passage.strip():
                 verdicts[index] = Verdict.failure("no evidence passage for this item")
                 continue
-            hypothesis = config["template"].format(question=item.topic_text, answer=item.text)
+            hypothesis = template_fill(config["template"], question=item.topic_text, answer=item.text)
             pieces, notes[index] = self._premises(tokenizer, passage, hypothesis, config, seq2seq)
             pairs += [(index, piece, hypothesis) for piece in pieces]
         scores = self._scores(tokenizer, network, seq2seq, [(p, h) for _, p, h in pairs], config)
@@ -105,7 +104,7 @@ class AutoAIS(JudgeFamily):
         """The passage as one premise or as windows that fit beside the hypothesis, and a note saying which."""
         passage_ids = tokenizer(passage, add_special_tokens=False).input_ids
         if seq2seq:
-            frame = config["seq2seq_prompt"].format(premise="", hypothesis=hypothesis)
+            frame = template_fill(config["seq2seq_prompt"], premise="", hypothesis=hypothesis)
             used = len(tokenizer(frame).input_ids)
         else:
             used = len(tokenizer("", hypothesis).input_ids)
@@ -134,7 +133,7 @@ class AutoAIS(JudgeFamily):
         if not pairs:
             return []
         if seq2seq:
-            texts = [config["seq2seq_prompt"].format(premise=p, hypothesis=h) for p, h in pairs]
+            texts = [template_fill(config["seq2seq_prompt"], premise=p, hypothesis=h) for p, h in pairs]
             encoding = tokenizer(texts, truncation=True, max_length=config["max_length"])
         else:
             encoding = tokenizer([p for p, _ in pairs], [h for _, h in pairs], truncation="only_first",

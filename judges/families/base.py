@@ -10,6 +10,7 @@ from typing import Any, ClassVar
 
 from judges.boundary import config_limits_check
 from judges.errors import JudgeConfigError
+from judges.templates import template_check
 
 
 @dataclass(frozen=True)
@@ -53,11 +54,17 @@ class Verdict:
 
 @dataclass(frozen=True)
 class Option:
-    """One configuration key: the JSON types it accepts and its default."""
+    """One configuration key: the JSON types it accepts and its default.
+
+    PLACEHOLDERS, for a string option that is a template (filled with judges.templates.template_fill): the names
+    it may use as `{name}`. None: the string is plain text and takes no placeholder. Every string option goes
+    through judges.templates.template_check with these in validate_config.
+    """
 
     types: tuple[type, ...]
     default: Any
     help: str = ""
+    placeholders: tuple[str, ...] | None = None
 
 
 _TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", bool: "true or false", list: "a list", dict: "an object"}
@@ -119,6 +126,11 @@ class JudgeFamily:
                 raise JudgeConfigError(f"{self.name}: {key} must be {wanted}, not {value!r}")
             complete[key] = float(value) if float in option.types and isinstance(value, int) else value
         config_limits_check(self.name, complete)
+        # Every string option, of every family, before the family's own checks: a template is only ever parsed,
+        # never formatted, until it has passed.
+        for key, value in complete.items():
+            if isinstance(value, str):
+                template_check(value, family=self.name, option=key, allowed=self.options[key].placeholders)
         self.check_config(complete)
         return complete
 

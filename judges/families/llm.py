@@ -82,11 +82,12 @@ class LLMJudge(JudgeFamily):
         "cot": Option((bool,), True, "Explain before the verdict (chain of thought); false: the verdict alone."),
         "instruction": Option((str,), prompts.INSTRUCTION, "The system message: what to judge and how."),
         "output_format": Option((str,), "", "How to answer, after the instruction; {yes} and {no} are the verdict "
-                                            "words. Empty: the built-in one for the cot setting."),
+                                            "words. Empty: the built-in one for the cot setting.",
+                                 placeholders=voting.LABELS),
         "examples": Option((list,), prompts.EXAMPLES, "Worked examples: objects with question, gold_answers (list), "
                                                       "candidate, explanation, verdict (yes or no)."),
         "template": Option((str,), prompts.TEMPLATE, "The item as the model reads it: {question}, {gold_answers}, "
-                                                     "{candidate}."),
+                                                     "{candidate}.", placeholders=prompts.TEMPLATE_FIELDS),
         "verdicts": Option((dict,), voting.VERDICTS, "Words that count as each verdict on the reply's last line; "
                                                      "the first one is what the examples answer."),
         "relevance_instruction": Option((str,), prompts.RELEVANCE_INSTRUCTION,
@@ -94,7 +95,8 @@ class LLMJudge(JudgeFamily):
                                         "form, Grade: N on the last line, is added after it)."),
         "relevance_template": Option((str,), prompts.RELEVANCE_TEMPLATE,
                                      "Graded relevance: the item as the model reads it: {scale} (one line per "
-                                     "grade: number, name, definition), {query}, {passage}."),
+                                     "grade: number, name, definition), {query}, {passage}.",
+                                     placeholders=prompts.RELEVANCE_TEMPLATE_FIELDS),
         "n": Option((int,), 3, "Samples per item (self-consistency); the majority verdict wins."),
         "decoding": Option((str,), "sample", "sample, greedy (n must be 1) or beam (the n best of num_beams)."),
         "temperature": Option((int, float), 0.7, "Sampling temperature (decoding sample)."),

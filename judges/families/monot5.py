@@ -13,6 +13,7 @@ from judges.errors import JudgeConfigError
 from judges.families.base import ItemInput, JudgeFamily, Option, Verdict
 from judges.families.batching import ITEMS_PER_TASK, by_length
 from judges.families.hf import check_model_config, model_cached, model_options, torch_device
+from judges.templates import template_fill
 
 TEMPLATE = "Query: {query} Document: {document} Relevant:"
 
@@ -63,7 +64,7 @@ class MonoT5(JudgeFamily):
         start = network.config.decoder_start_token_id
         if not pairs:
             return []
-        texts = [TEMPLATE.format(query=q, document=d) for q, d in pairs]
+        texts = [template_fill(TEMPLATE, query=q, document=d) for q, d in pairs]
         encoding = tokenizer(texts, truncation=True, max_length=config["max_length"])
 
         def forward(inputs: dict) -> list[float]:

@@ -25,7 +25,7 @@ from judges.families.base import ItemInput, JudgeFamily, Option, Verdict
 from judges.families.hf import check_model_config
 from judges.families.llm import BACKENDS, RETIRED_HTTP_OPTIONS, LLMJudge, decoding_check, http_check
 from judges.llm.backend import Backend, Connection, Generation, MemorySampleStore, Message, Request, SampleStore, TokenCount
-from judges.llm.prompts import placeholders
+from judges.templates import template_fill, template_names
 
 NAME = "vlm"
 CONTEXT_FIELDS = ("page_title", "page_context", "section_title", "section_context")
@@ -85,12 +85,15 @@ class VLMJudge(JudgeFamily):
         "batch_size": Option((int,), 4, "transformers: prompts, each with its image, per generate() call."),
         "context_template": Option((str,), CONTEXT_TEMPLATE,
                                    "Prompt part 1, the text section: {page_title}, {page_context}, {section_title}, "
-                                   "{section_context}; a line whose placeholders are all empty is left out."),
+                                   "{section_context}; a line whose placeholders are all empty is left out.",
+                                   placeholders=CONTEXT_FIELDS),
         "relevance_instruction": Option((str,), RELEVANCE_INSTRUCTION,
-                                        "Prompt part 2, what to judge; may use the same placeholders."),
+                                        "Prompt part 2, what to judge; may use the same placeholders.",
+                                        placeholders=CONTEXT_FIELDS),
         "output_instruction": Option((str,), OUTPUT_INSTRUCTION,
                                      "Prompt part 3, how to answer: it must ask for one line 'Relevance: <integer>' "
-                                     "with an integer from 1 to 100, the line the grade is read from."),
+                                     "with an integer from 1 to 100, the line the grade is read from.",
+                                     placeholders=CONTEXT_FIELDS),
         "field_max_chars": Option((int,), 2000, "Each text field is cut to this many characters, at a word "
                                                 "boundary and marked with …; 0: no limit."),
         "image_max_side": Option((int,), 1024, "Images whose longer side exceeds this many pixels are scaled down "
@@ -214,17 +217,14 @@ PARTS = ("context_template", "relevance_instruction", "output_instruction")
 
 
 def prompt_config_check(config: dict) -> None:
-    """The three prompt parts use only the context fields as placeholders; the context shows at least one;
-    the output instruction asks for the "Relevance:" line the grade is read from."""
-    allowed = ", ".join("{" + f + "}" for f in CONTEXT_FIELDS)
+    """The three prompt parts are not empty; the context shows at least one context field; the output instruction
+    asks for the "Relevance:" line the grade is read from. (That they use only the context fields, as plain
+    placeholders, judges.templates checks for every family before this runs.)"""
     for part in PARTS:
         if not config[part].strip():
             raise JudgeConfigError(f"{NAME}: {part} must not be empty")
-        unknown = sorted(placeholders(config[part], part, family=NAME, example="section_title") - set(CONTEXT_FIELDS))
-        if unknown:
-            raise JudgeConfigError(f"{NAME}: {part} has unknown placeholder(s) "
-                                   f"{', '.join('{' + u + '}' for u in unknown)}; use {allowed}")
-    if not placeholders(config["context_template"], "context_template", family=NAME):
+    if not template_names(config["context_template"]):
+        allowed = ", ".join("{" + f + "}" for f in CONTEXT_FIELDS)
         raise JudgeConfigError(f"{NAME}: context_template shows no text field; use one or more of {allowed}")
     if not _ASKS_FOR_RELEVANCE.search(config["output_instruction"]):
         raise JudgeConfigError(f"{NAME}: output_instruction must ask for the answer as 'Relevance: <integer>' "
@@ -233,7 +233,7 @@ def prompt_config_check(config: dict) -> None:
 
 def prompt_fields(config: dict) -> set[str]:
     """The context fields the prompt shows."""
-    return set().union(*(placeholders(config[part], part, family=NAME) for part in PARTS))
+    return set().union(*(template_names(config[part]) for part in PARTS))
 
 
 def prompt_text(topic_data: dict, config: dict) -> str:
@@ -241,11 +241,11 @@ def prompt_text(topic_data: dict, config: dict) -> str:
     values = {f: _cut(_field(topic_data, f), config["field_max_chars"]) for f in CONTEXT_FIELDS}
     lines = []
     for line in config["context_template"].split("\n"):
-        used = placeholders(line, "context_template", family=NAME)
+        used = template_names(line)
         if used and not any(values[f] for f in used):
             continue  # "Page context: " with nothing after it tells the model nothing
-        lines.append(line.format(**values))
-    parts = ["\n".join(lines).strip()] + [config[part].format(**values).strip() for part in PARTS[1:]]
+        lines.append(template_fill(line, **values))
+    parts = ["\n".join(lines).strip()] + [template_fill(config[part], **values).strip() for part in PARTS[1:]]
     return "\n\n".join(part for part in parts if part)
 
 

@@ -13,11 +13,10 @@ are part of the judge's identity: editing a default here makes new judges, never
 old judge's name.
 """
 
-import string
-
 from annotate.task_types import or_list
 from judges.errors import JudgeConfigError
 from judges.llm.backend import Message
+from judges.templates import template_fill, template_names
 
 INSTRUCTION = (
     "You grade answers to questions. Each item gives a question, one or more gold answers, and a candidate "
@@ -84,56 +83,24 @@ EXAMPLES: list[dict] = [
 EXAMPLE_KEYS = ("question", "gold_answers", "candidate", "verdict")
 
 
-def placeholders(text: str, what: str, *, family: str = "llm", example: str = "question") -> set[str]:
-    """The placeholder names in TEXT (str.format syntax), or JudgeConfigError for malformed braces or
-    placeholders other than plain names. WHAT names the option in messages; EXAMPLE is a placeholder to show."""
-    try:
-        parsed = list(string.Formatter().parse(text))
-    except ValueError as exc:
-        raise JudgeConfigError(
-            f"{family}: {what} has malformed braces ({exc}); write a literal brace as {{{{ or }}}}"
-        ) from None
-    names = set()
-    for _, name, spec, conversion in parsed:
-        if name is None:
-            continue
-        if name == "" or spec or conversion:
-            raise JudgeConfigError(
-                f"{family}: {what} may only use plain named placeholders like {{{example}}}, not {{{name}}}"
-            )
-        names.add(name)
-    return names
-
-
 def template_check(template: str) -> None:
-    """The item template must use exactly {question}, {gold_answers} and {candidate}, each at least once."""
-    names = placeholders(template, "template")
-    allowed = ", ".join("{" + f + "}" for f in TEMPLATE_FIELDS)
-    unknown = sorted(names - set(TEMPLATE_FIELDS))
-    if unknown:
-        raise JudgeConfigError(
-            f"llm: template has unknown placeholder(s) {', '.join('{' + u + '}' for u in unknown)}; use {allowed}"
-        )
-    missing = [f for f in TEMPLATE_FIELDS if f not in names]
+    """The item template must show {question}, {gold_answers} and {candidate}, each at least once (which names it
+    may use, and how, judges.templates checks for every family before this runs)."""
+    missing = [f for f in TEMPLATE_FIELDS if f not in template_names(template)]
     if missing:
+        allowed = ", ".join("{" + f + "}" for f in TEMPLATE_FIELDS)
         raise JudgeConfigError(
             f"llm: template lacks {', '.join('{' + m + '}' for m in missing)}; it must show the model {allowed}"
         )
 
 
 def prompt_config_check(config: dict) -> None:
-    """Checks the prompt options of an llm judge config: template, output_format, instruction, examples.
+    """Checks the prompt options of an llm judge config: template, instruction, examples (the placeholders of
+    template and output_format are judges.templates' to check, for every family, before this runs).
 
     The verdict vocabulary must already be valid (voting.verdicts_check): examples refer to its labels.
     """
     template_check(config["template"])
-    if config["output_format"]:
-        unknown = sorted(placeholders(config["output_format"], "output_format") - set(config["verdicts"]))
-        if unknown:
-            raise JudgeConfigError(
-                f"llm: output_format may use {{yes}} and {{no}} (the verdict words), not "
-                f"{', '.join('{' + u + '}' for u in unknown)}"
-            )
     if not config["instruction"].strip():
         raise JudgeConfigError("llm: instruction must not be empty")
     for number, example in enumerate(config["examples"], start=1):
@@ -166,12 +133,12 @@ def system_text(config: dict) -> str:
     """The system message: the instruction, then how to answer (with or without an explanation first)."""
     words = {label: words[0] for label, words in config["verdicts"].items()}
     output = config["output_format"] or (OUTPUT_FORMAT_COT if config["cot"] else OUTPUT_FORMAT_DIRECT)
-    return f"{config['instruction'].strip()}\n\n{output.format(**words).strip()}"
+    return f"{config['instruction'].strip()}\n\n{template_fill(output, **words).strip()}"
 
 
 def item_text(*, question: str, gold_answers: list[str], candidate: str, template: str) -> str:
-    return template.format(question=question.strip(), gold_answers=GOLD_SEPARATOR.join(g.strip() for g in gold_answers),
-                           candidate=candidate.strip())
+    return template_fill(template, question=question.strip(),
+                         gold_answers=GOLD_SEPARATOR.join(g.strip() for g in gold_answers), candidate=candidate.strip())
 
 
 def reply_text(example: dict, config: dict) -> str:
@@ -247,15 +214,12 @@ RELEVANCE_TEMPLATE_FIELDS = ("query", "passage", "scale")
 
 
 def relevance_config_check(config: dict) -> None:
-    """Checks the relevance prompt options of an llm judge config: relevance_instruction, relevance_template."""
+    """Checks the relevance prompt options of an llm judge config: relevance_instruction, relevance_template
+    (which shows each of its fields at least once; judges.templates has checked which names it uses, and how)."""
     if not config["relevance_instruction"].strip():
         raise JudgeConfigError("llm: relevance_instruction must not be empty")
-    names = placeholders(config["relevance_template"], "relevance_template", example="query")
+    names = template_names(config["relevance_template"])
     allowed = ", ".join("{" + f + "}" for f in RELEVANCE_TEMPLATE_FIELDS)
-    unknown = sorted(names - set(RELEVANCE_TEMPLATE_FIELDS))
-    if unknown:
-        raise JudgeConfigError(f"llm: relevance_template has unknown placeholder(s) "
-                               f"{', '.join('{' + u + '}' for u in unknown)}; use {allowed}")
     missing = [f for f in RELEVANCE_TEMPLATE_FIELDS if f not in names]
     if missing:
         raise JudgeConfigError(f"llm: relevance_template lacks {', '.join('{' + m + '}' for m in missing)}; "
@@ -275,6 +239,8 @@ def scale_text(scale: list[dict]) -> str:
 def relevance_messages_build(*, query: str, passage: str, scale: list[dict], config: dict) -> list[Message]:
     """The chat for one passage: the instruction and the answer form, then the scale, the query and the passage."""
     output = RELEVANCE_FORMAT_COT if config["cot"] else RELEVANCE_FORMAT_DIRECT
-    system = f"{config['relevance_instruction'].strip()}\n\n{output.format(grades=or_list([str(entry['grade']) for entry in scale]))}"
-    item = config["relevance_template"].format(scale=scale_text(scale), query=query.strip(), passage=passage.strip())
+    grades = or_list([str(entry["grade"]) for entry in scale])
+    system = f"{config['relevance_instruction'].strip()}\n\n{template_fill(output, grades=grades)}"
+    item = template_fill(config["relevance_template"], scale=scale_text(scale), query=query.strip(),
+                         passage=passage.strip())
     return [{"role": "system", "content": system}, {"role": "user", "content": item}]
