@@ -104,11 +104,12 @@ def _bare(model: str, items: list, config: dict, family_seconds: float) -> None:
     import torch
 
     from judges.families.hf import model_cached
+    from judges.templates import template_fill
 
     tokenizer, network, _ = model_cached("autoais", model, config["device"], None)
     size = config["batch_size"]
-    texts = [config["seq2seq_prompt"].format(premise=item.data["passage"], hypothesis=config["template"].format(
-        question=item.topic_text, answer=item.text)) for item in items]
+    texts = [template_fill(config["seq2seq_prompt"], premise=item.data["passage"], hypothesis=template_fill(
+        config["template"], question=item.topic_text, answer=item.text)) for item in items]
     batches = [tokenizer(texts[s:s + size], padding=True, truncation=True, max_length=config["max_length"],
                          return_tensors="pt").to(network.device) for s in range(0, len(texts), size)]
     tokens = sum(int(b["attention_mask"].sum()) for b in batches) / len(texts)

@@ -60,6 +60,7 @@ from judges.families.batching import DEFAULT_MAX_TOKENS, length_batches, metered
 from judges.families.dense import PACKAGED_NAMES  # noqa: E402
 from judges.families.hf import model_cached, offline, packaged_minilm_path  # noqa: E402
 from judges.families.monot5 import TEMPLATE as MONOT5_TEMPLATE, token_id  # noqa: E402
+from judges.templates import template_fill  # noqa: E402
 from tasktypes.importers.common import tsv_read  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
@@ -253,7 +254,7 @@ def monot5_plan(tokenizer, network, config: dict, device: str) -> Plan:
         return torch.softmax(logits[:, ids].float(), dim=-1)[:, 1].cpu()
 
     return Plan(
-        streams=lambda items: [[MONOT5_TEMPLATE.format(query=i.topic_text, document=i.text) for i in items]],
+        streams=lambda items: [[template_fill(MONOT5_TEMPLATE, query=i.topic_text, document=i.text) for i in items]],
         lengths=lambda rows: [len(ids) for ids in tokenizer(rows, **kwargs)["input_ids"]],
         encode=lambda rows: tokenizer(rows, padding=True, return_tensors="pt", **kwargs).to(device),
         forward=forward,
@@ -267,9 +268,9 @@ def autoais_plan(family, tokenizer, network, config: dict, device: str) -> Plan:
     def streams(items):
         rows = []
         for item in items:  # the family's own premise cut (truncate or windows), once per item, as it does
-            hypothesis = config["template"].format(question=item.topic_text, answer=item.text)
+            hypothesis = template_fill(config["template"], question=item.topic_text, answer=item.text)
             pieces, _ = family._premises(tokenizer, item.data["passage"], hypothesis, config, True)
-            rows += [config["seq2seq_prompt"].format(premise=piece, hypothesis=hypothesis) for piece in pieces]
+            rows += [template_fill(config["seq2seq_prompt"], premise=piece, hypothesis=hypothesis) for piece in pieces]
         return [rows]
 
     def forward(encoded):
