@@ -83,7 +83,7 @@ def test_a_staff_account_made_by_createsuperuser_noinput_gets_no_link(client, ma
     page = _page_add(client, "root").content.decode()
     assert _links(page) == []
     assert "Root has no password yet and gets no link from here (root is a staff account, which never gets a link): " \
-           "staff can set their password in the admin" in page
+           "staff can set their password and make the account active in the admin" in page
     refused = _api(mal).post("/api/campaigns/b/members/root/invitation/")
     assert refused.status_code == 400 and "root is a staff account, which never gets a link" in \
         refused.json()["detail"]
@@ -101,26 +101,26 @@ def test_an_imported_account_stays_inactive_and_gets_no_link(client, mal):
     added = _api(mal).post("/api/campaigns/b/members/", {"username": "nq301-annotator1"}, format="json").json()
     assert added["invite_url"] is None
     assert "nq301-annotator1's account was not made by this campaign's invitation" in added["no_link"]
-    assert _links(client.post("/campaigns/b/people/", {
-        "action": "invite", "membership": Membership.objects.get(user=imported).pk}, follow=True).content.decode()) == []
+    people = client.get("/campaigns/b/people/").content.decode()
+    assert "nq301-annotator1" in people and 'value="invite"' not in people  # no New link offered
+    asked = client.post("/campaigns/b/people/", {"action": "invite", "membership": Membership.objects.get(
+        user=imported).pk}, follow=True)
+    assert _links(asked.content.decode()) == []
     imported.refresh_from_db()
     assert not imported.is_active and not imported.has_usable_password()
 
 
-def test_a_username_differing_by_case_or_unicode_form_reaches_no_other_account(client, mal, cleo_link):
-    # alice: invited to "qa", unclaimed. "Alice" would be a second account that looks like hers.
-    member_add(campaign=Membership.objects.get(user__username="res").campaign, username="alice",
-               role=Role.ANNOTATOR, added_by=Membership.objects.get(user__username="res").user, create=True)
+def test_a_username_differing_by_case_or_unicode_form_reaches_no_other_account(client, qa_campaign, researcher, mal):
+    # alice, fiona and fiöna: invited to "qa", unclaimed. "Alice" would be a second account that looks like alice's.
+    for name in ("alice", "fiona", "fiöna"):
+        member_add(campaign=qa_campaign, username=name, role=Role.ANNOTATOR, added_by=researcher, create=True)
+    b = mal.memberships.get().campaign
     with pytest.raises(CampaignError, match="there is 'alice', which differs only in case"):
-        member_add(campaign=mal.memberships.get().campaign, username="Alice", role=Role.ANNOTATOR, added_by=mal,
-                   create=True)
+        member_add(campaign=b, username="Alice", role=Role.ANNOTATOR, added_by=mal, create=True)
     with pytest.raises(CampaignError, match="there is 'alice', which differs only in case"):
-        member_add(campaign=mal.memberships.get().campaign, username="ALICE", role=Role.ANNOTATOR, added_by=mal)
-    # "ﬁona" (the fi ligature) and "fio\u0308na" (o and a combining diaeresis) are "fiona" and "fiöna" as Django stores
-    # and signs them in (NFKC): they reach those accounts, which another campaign invited.
-    for name in ("fiona", "fiöna"):
-        member_add(campaign=Membership.objects.get(user__username="res").campaign, username=name,
-                   role=Role.ANNOTATOR, added_by=Membership.objects.get(user__username="res").user, create=True)
+        member_add(campaign=b, username="ALICE", role=Role.ANNOTATOR, added_by=mal)
+    # "\ufb01ona" (the fi ligature) and "fio\u0308na" (o and a combining diaeresis) are "fiona" and "fiöna" as Django
+    # stores them and signs them in (NFKC): they reach those accounts, which another campaign invited.
     client.force_login(mal)
     for typed, stored in (("\ufb01ona", "fiona"), ("fio\u0308na", "fiöna")):
         for create in (False, True):
@@ -218,3 +218,25 @@ def test_links_issued_and_used_are_recorded_for_staff_to_read(client, qa_campaig
     assert client.get("/admin/accounts/invitationevent/add/").status_code == 403
     event = InvitationEvent.objects.first()
     assert client.post(f"/admin/accounts/invitationevent/{event.pk}/delete/", {"post": "yes"}).status_code == 403
+
+
+def test_archive_accounts_get_no_link_and_an_invitee_an_archive_names_is_closed(client, qa_campaign, mal, cleo_link,
+                                                                              tmp_path, settings):
+    """An archive restore (staff) makes the accounts it lacks inactive, with no link to be had for them; an unclaimed
+    invitee of another campaign that its memberships name now belongs to two campaigns: her links die."""
+    from tasktypes.archive import campaign_export, campaign_import
+
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    colleague = UserFactory(username="colleague")
+    MembershipFactory(campaign=qa_campaign, user=colleague, role=Role.ANNOTATOR)
+    campaign_export(qa_campaign, tmp_path / "qa.zip")
+    get_user_model().objects.filter(username="colleague").delete()
+    summary = campaign_import(tmp_path / "qa.zip", slug="qa-copy")
+    assert summary.users_created == ["colleague"]
+    assert _claim(cleo_link) is None
+    client.force_login(mal)
+    for name in ("colleague", "cleo"):
+        added = _api(mal).post("/api/campaigns/b/members/", {"username": name}, format="json").json()
+        assert added["invite_url"] is None and "gets no link from here" in added["no_link"]
+        assert _api(mal).post(f"/api/campaigns/b/members/{name}/invitation/").status_code == 400
+    assert not get_user_model().objects.get(username="colleague").is_active

@@ -32,6 +32,7 @@ from annotate.models import (
     Topic,
     Unit,
 )
+from annotate.selectors.campaigns import campaign_invitation_scope
 from annotate.services.data_version import campaign_data_changed
 from annotate.services.queue_order import unit_positions_renumber
 from annotate.task_types import UNIT_TOPIC, UnknownTaskType, adjudication_options_problem, task_type_get
@@ -88,12 +89,6 @@ def campaign_members_invitations_close(*, campaign: Campaign, actor=None) -> int
                                      scope_name=campaign.slug, reason=f"a member of campaign {campaign.slug} as "
                                                                       "its archive was restored")
                for user in users)
-
-
-def campaign_invitation_scope(campaign: Campaign) -> str:
-    """The scope (accounts.models.InvitedAccount.scope) of the accounts CAMPAIGN's invitations make: only CAMPAIGN
-    makes their links. Campaign ids are never reused (AUTOINCREMENT on SQLite, sequences on PostgreSQL)."""
-    return f"campaign:{campaign.pk}"
 
 
 def user_get_or_create_imported(*, username: str):
@@ -338,8 +333,8 @@ class MemberAdded:
     no_link: str | None = None  # why a person with no password yet gets no link from here, to tell the researcher
 
 
-NO_LINK_ADVICE = ("staff can set their password in the admin (Users, the account, then 'Reset password'), or the "
-                  "person signs in with the password they have")
+NO_LINK_ADVICE = ("staff can set their password and make the account active in the admin (Users, the account, then "
+                  "'Set password')")
 
 
 def username_normalize(username: str) -> str:
@@ -403,8 +398,8 @@ def member_add(*, campaign: Campaign, username: str, role: str, added_by, create
               and invited_elsewhere(user=user, scope=scope)):
             # Added here, the account would belong to two campaigns while the other one holds a link to it: whoever
             # holds that link would sign in here as this person (a username taken in advance).
-            refused = (f"{username} was invited to another campaign and has not chosen a password yet; add them once "
-                       "they have (they then sign in with it), or ask staff")
+            refused = (f"{username} was invited to another campaign and has not chosen a password yet; add them "
+                       "once they have (they then sign in with it), or ask staff")
         if refused is None:
             membership = membership_add(campaign=campaign, user=user, role=role, added_by=added_by)
             no_password = not user.has_usable_password() and user.last_login is None
@@ -419,7 +414,8 @@ def member_add(*, campaign: Campaign, username: str, role: str, added_by, create
     if no_password and problem is not None:
         invitation_event_record(kind=InvitationEvent.Kind.REFUSED, account=user, actor=added_by, scope=scope,
                                 scope_name=campaign.slug, detail=f"added without a link: {problem}")
-        no_link = f"{user.get_username()} has no password yet and gets no link from here ({problem}): {NO_LINK_ADVICE}"
+        no_link = (f"{user.get_username()} has no password yet and gets no link from here ({problem}): "
+                   f"{NO_LINK_ADVICE}")
     return MemberAdded(membership=membership, created=created, invite_key=key, no_link=no_link)
 
 
