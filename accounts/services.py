@@ -144,14 +144,16 @@ def invitation_accept(*, key: str, password: str) -> Invitation:
     another campaign since, or the link was made under earlier rules); such a refusal is recorded. The rows are
     locked, so two tabs submitting the same link set one password."""
     problem = None
+    digest = token_digest(key or "")
     with transaction.atomic():
-        invitation = (Invitation.objects.select_for_update().select_related("user")
-                      .filter(digest=token_digest(key or "")).first())
+        # The account's row first, then the link's: the order invitation_create and invited_account_close take them
+        # in, so a re-issue or a closing racing this use waits instead of deadlocking.
+        user_id = Invitation.objects.filter(digest=digest).values_list("user_id", flat=True).first()
+        invited = InvitedAccount.objects.select_for_update().filter(user_id=user_id).first()
+        invitation = Invitation.objects.select_for_update().select_related("user").filter(digest=digest).first()
         if invitation is None or invitation.used_at is not None or invitation.expires_at <= timezone.now():
             raise InvitationError(INVITATION_UNUSABLE)
         user = invitation.user
-        invited = InvitedAccount.objects.select_for_update().filter(user=user).first()
-        user.refresh_from_db()
         problem = invitation_problem(user=user, scope=invitation.scope)
         if problem is None:
             validate_password(password, user=user)
