@@ -1,11 +1,12 @@
-"""Staff: require a new password of a user (their API tokens are revoked), and revoke tokens."""
+"""Staff: require a new password of a user (their API tokens are revoked), revoke tokens, and read what happened to
+one-time links (who issued, re-issued and used which, for which campaign; refusals; accounts closed to links)."""
 
 from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
 from rest_framework.authtoken.admin import TokenProxy
 
-from accounts.models import ApiToken
+from accounts.models import ApiToken, InvitationEvent, InvitedAccount
 from accounts.services import password_change_require, token_revoke
 
 User = get_user_model()
@@ -44,3 +45,31 @@ class ApiTokenAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False  # a token's key is shown to its user once: users make their own on their profile page
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """A record staff read and never edit: it says what happened."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(InvitationEvent)
+class InvitationEventAdmin(ReadOnlyAdmin):
+    list_display = ["at", "kind", "account_name", "actor_name", "scope_name", "detail"]
+    list_filter = ["kind", "at"]
+    search_fields = ["account_name", "actor_name", "scope_name", "detail"]
+    date_hierarchy = "at"
+
+
+@admin.register(InvitedAccount)
+class InvitedAccountAdmin(ReadOnlyAdmin):
+    list_display = ["user", "scope_name", "created_by", "created_at", "claimed_at", "closed_at"]
+    list_filter = ["claimed_at", "closed_at"]
+    search_fields = ["user__username", "scope_name"]

@@ -1,4 +1,5 @@
-"""API tokens a user names, rotates and revokes, stored as hashes; and the flag staff set to force a new password."""
+"""API tokens a user names, rotates and revokes, stored as hashes; the flag staff set to force a new password; one-time
+links to choose a first password, the accounts they may be made for, and the record of every link issued and used."""
 
 from django.conf import settings
 from django.db import models
@@ -48,6 +49,11 @@ class Invitation(models.Model):
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invitations")
     digest = models.CharField(max_length=64, unique=True, help_text="sha256 of the link's key, hex.")
+    scope = models.CharField(
+        max_length=100, blank=True, default="",
+        help_text="Who made the link, as its account's InvitedAccount.scope; it works only while the two match. Empty "
+                  "on links made before scopes existed: they no longer work.",
+    )
     next_path = models.CharField(max_length=300, help_text="Where the person lands once signed in (their campaign).")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
@@ -61,3 +67,63 @@ class Invitation(models.Model):
 
     def __str__(self):
         return f"invitation for {self.user_id}"
+
+
+class InvitedAccount(models.Model):
+    """An account made by an invitation: the only kind of account a one-time link is ever made for. Its SCOPE (the
+    campaign whose invitation made it, as annotate names it) is the only one that may make its links, and only until
+    the account is claimed (its person chose a password with a link) or closed (it joined a campaign outside its scope,
+    or staff closed it). Staff, imported and self-made accounts have no such row, so no link is ever made for them."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True,
+                                related_name="invited_account")
+    scope = models.CharField(max_length=100, help_text="Who may make this account's links: 'campaign:<id>'.")
+    scope_name = models.CharField(max_length=200, blank=True, help_text="The scope as people knew it then (a slug).")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    claimed_at = models.DateTimeField(null=True, blank=True,
+                                      help_text="Set when its person chose a password with a link: no more links.")
+    closed_at = models.DateTimeField(null=True, blank=True,
+                                     help_text="Set when it joined a campaign outside its scope: no more links; staff "
+                                               "set its password.")
+
+    class Meta:
+        constraints = [models.CheckConstraint(condition=~Q(scope=""), name="invited_account_scoped")]
+
+    def __str__(self):
+        return f"account {self.user_id} invited by {self.scope_name or self.scope}"
+
+
+class InvitationEvent(models.Model):
+    """What happened to one-time links, for staff: each link issued, re-issued and used, each one refused (asked for
+    an account it may not be made for, or opened once it no longer may be used) and each account closed to them.
+    Names are copied, so the record reads the same after an account or campaign is gone."""
+
+    class Kind(models.TextChoices):
+        ISSUED = "issued", "issued"
+        REISSUED = "reissued", "re-issued"
+        USED = "used", "used"
+        REFUSED = "refused", "refused"
+        CLOSED = "closed", "account closed to links"
+
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    at = models.DateTimeField(auto_now_add=True)
+    actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                              related_name="+", help_text="Who did it (empty: the person who opened the link).")
+    actor_name = models.CharField(max_length=150, blank=True)
+    account = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                related_name="+", help_text="The account the link is for.")
+    account_name = models.CharField(max_length=150)
+    scope = models.CharField(max_length=100, blank=True, help_text="Where it was done from: 'campaign:<id>'.")
+    scope_name = models.CharField(max_length=200, blank=True, help_text="The campaign's slug then.")
+    invitation = models.ForeignKey(Invitation, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    detail = models.TextField(blank=True, help_text="Why it was refused, or why the account was closed.")
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        indexes = [models.Index(fields=["account", "at"], name="invitation_event_account")]
+
+    def __str__(self):
+        return f"{self.get_kind_display()}: {self.account_name} ({self.scope_name})"

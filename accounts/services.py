@@ -1,17 +1,18 @@
-"""Writes for accounts: API tokens made, revoked and rotated; a new password required by staff; one-time links
-that let a person choose their first password."""
+"""Writes for accounts: API tokens made, revoked and rotated; a new password required by staff; accounts made by an
+invitation and the one-time links that let their person choose a first password, each step recorded for staff."""
 
 import hashlib
 import secrets
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.password_validation import validate_password
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import AccountState, ApiToken, Invitation
-from accounts.selectors import password_change_flag_set
+from accounts.models import AccountState, ApiToken, Invitation, InvitationEvent, InvitedAccount
+from accounts.selectors import invitation_problem, password_change_flag_set
 
 KEY_PREFIX = "cnc_"
 PREFIX_SHOWN = 10  # "cnc_" and six characters of the random part
@@ -65,42 +66,110 @@ def password_changed(*, user) -> None:
 
 
 class InvitationError(Exception):
-    """A one-time link that cannot be used; the message is for the person who opened it."""
+    """A one-time link that cannot be made or used; the message is for the person who asked or opened it."""
 
 
 INVITATION_UNUSABLE = ("This link has been used already or has expired. Ask the researcher who sent it for a new "
                        "one.")
 
 
-def invitation_create(*, user, created_by, next_path: str) -> tuple[Invitation, str]:
-    """A one-time link for USER to choose a password, landing on NEXT_PATH; returns it and its key (not stored, shown
-    once). It expires after settings.PASSWORD_RESET_TIMEOUT seconds, as Django's own reset links do; USER's earlier
-    unused links stop working, so only the newest one passed on is live."""
+def invitation_event_record(*, kind: str, account, actor=None, scope: str = "", scope_name: str = "",
+                            invitation: Invitation | None = None, detail: str = "") -> InvitationEvent:
+    """Record KIND (InvitationEvent.Kind) about ACCOUNT's links for staff. Call outside any transaction that is about
+    to be rolled back (a refusal is recorded after its transaction ends), or it is lost with it."""
+    return InvitationEvent.objects.create(
+        kind=kind, account=account, account_name=account.get_username(), actor=actor,
+        actor_name=actor.get_username() if actor is not None else "", scope=scope, scope_name=scope_name,
+        invitation=invitation, detail=detail,
+    )
+
+
+def invited_account_create(*, username: str, scope: str, scope_name: str, created_by):
+    """A new account USERNAME made by SCOPE's invitation: inactive, with no usable password, until its person chooses
+    one with a link that SCOPE makes (invitation_create). Call inside the transaction that gives it its place (the
+    membership), so that neither is left without the other."""
+    user = get_user_model().objects.create_user(username=username, password=None, is_active=False)
+    InvitedAccount.objects.create(user=user, scope=scope, scope_name=scope_name, created_by=created_by)
+    return user
+
+
+def invitation_create(*, user, created_by, next_path: str, scope: str, scope_name: str = "") -> tuple[Invitation, str]:
+    """A one-time link for USER to choose a password, landing on NEXT_PATH, made from SCOPE; returns it and its key
+    (not stored, shown once). InvitationError, recorded as refused, when invitation_problem says no link may be made
+    for USER from SCOPE. It expires after settings.PASSWORD_RESET_TIMEOUT seconds, as Django's own reset links do;
+    USER's earlier unused links stop working, so only the newest one passed on is live. The account's InvitedAccount
+    row is locked, so a link and the account's claim or closing cannot cross."""
     now = timezone.now()
     key = secrets.token_urlsafe(32)
     with transaction.atomic():
-        Invitation.objects.filter(user=user, used_at__isnull=True).update(used_at=now)
-        invitation = Invitation.objects.create(
-            user=user, digest=token_digest(key), next_path=next_path, created_by=created_by,
-            expires_at=now + timedelta(seconds=settings.PASSWORD_RESET_TIMEOUT),
-        )
+        InvitedAccount.objects.select_for_update().filter(user=user).first()
+        user.refresh_from_db(fields=["password", "last_login", "is_staff", "is_superuser"])
+        problem = invitation_problem(user=user, scope=scope)
+        if problem is None:
+            earlier = Invitation.objects.filter(user=user).exists()
+            Invitation.objects.filter(user=user, used_at__isnull=True).update(used_at=now)
+            invitation = Invitation.objects.create(
+                user=user, digest=token_digest(key), next_path=next_path, created_by=created_by, scope=scope,
+                expires_at=now + timedelta(seconds=settings.PASSWORD_RESET_TIMEOUT),
+            )
+            invitation_event_record(kind=InvitationEvent.Kind.REISSUED if earlier else InvitationEvent.Kind.ISSUED,
+                                    account=user, actor=created_by, scope=scope, scope_name=scope_name,
+                                    invitation=invitation)
+    if problem is not None:
+        invitation_event_record(kind=InvitationEvent.Kind.REFUSED, account=user, actor=created_by, scope=scope,
+                                scope_name=scope_name, detail=f"a link was asked for: {problem}")
+        raise InvitationError(problem)
     return invitation, key
+
+
+def invited_account_close(*, user, actor, scope: str, scope_name: str, reason: str) -> bool:
+    """Close USER to links for good, if it is an unclaimed account made by another scope's invitation than SCOPE
+    (it is joining SCOPE, which did not make it): its live links stop working and no scope may make new ones; staff
+    set its password. Returns whether it was closed. Call inside the transaction that adds it to SCOPE."""
+    now = timezone.now()
+    closed = InvitedAccount.objects.filter(user=user, claimed_at__isnull=True, closed_at__isnull=True).exclude(
+        scope=scope).update(closed_at=now)
+    if closed:
+        Invitation.objects.filter(user=user, used_at__isnull=True).update(used_at=now)
+        invitation_event_record(kind=InvitationEvent.Kind.CLOSED, account=user, actor=actor, scope=scope,
+                                scope_name=scope_name, detail=reason)
+    return bool(closed)
 
 
 def invitation_accept(*, key: str, password: str) -> Invitation:
     """Use the link KEY: set its account's PASSWORD (checked by the password validators first: ValidationError) and
-    activate the account; the link stops working. InvitationError when it is unknown, used or expired. The row is
+    activate the account, which the link's scope's invitation made; the link stops working and the account is
+    claimed, so no link is made for it again. InvitationError when it is unknown, used or expired, or may no longer
+    be used (invitation_problem, asked again now: the account signed in, got a password, became staff or joined
+    another campaign since, or the link was made under earlier rules); such a refusal is recorded. The rows are
     locked, so two tabs submitting the same link set one password."""
+    problem = None
+    digest = token_digest(key or "")
     with transaction.atomic():
-        invitation = (Invitation.objects.select_for_update().select_related("user")
-                      .filter(digest=token_digest(key or "")).first())
+        # The account's row first, then the link's: the order invitation_create and invited_account_close take them
+        # in, so a re-issue or a closing racing this use waits instead of deadlocking.
+        user_id = Invitation.objects.filter(digest=digest).values_list("user_id", flat=True).first()
+        invited = InvitedAccount.objects.select_for_update().filter(user_id=user_id).first()
+        invitation = Invitation.objects.select_for_update().select_related("user").filter(digest=digest).first()
         if invitation is None or invitation.used_at is not None or invitation.expires_at <= timezone.now():
             raise InvitationError(INVITATION_UNUSABLE)
         user = invitation.user
-        validate_password(password, user=user)
-        user.set_password(password)
-        user.is_active = True
-        user.save(update_fields=["password", "is_active"])
-        invitation.used_at = timezone.now()
-        invitation.save(update_fields=["used_at"])
+        problem = invitation_problem(user=user, scope=invitation.scope)
+        if problem is None:
+            validate_password(password, user=user)
+            user.set_password(password)
+            user.is_active = True
+            user.save(update_fields=["password", "is_active"])
+            invitation.used_at = invited.claimed_at = timezone.now()
+            invitation.save(update_fields=["used_at"])
+            invited.save(update_fields=["claimed_at"])
+            invitation_event_record(kind=InvitationEvent.Kind.USED, account=user, scope=invitation.scope,
+                                    scope_name=invited.scope_name, invitation=invitation)
+        else:
+            invitation.used_at = timezone.now()  # it is dead: say so on the row as well
+            invitation.save(update_fields=["used_at"])
+    if problem is not None:
+        invitation_event_record(kind=InvitationEvent.Kind.REFUSED, account=user, scope=invitation.scope,
+                                invitation=invitation, detail=f"the link was used: {problem}")
+        raise InvitationError(INVITATION_UNUSABLE)
     return invitation

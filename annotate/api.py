@@ -132,7 +132,9 @@ class CampaignMembersApi(APIView):
     def post(self, request, slug):
         """Add a person (researchers only): an existing account by username, or with `create` a new person, whose
         account is made without a password. `invite_url`, shown this once, is the one-time link with which a person
-        who has no password chooses one (it expires, and stops working once used)."""
+        who has no password chooses one (it expires, and stops working once used). Links are made only for accounts
+        this campaign's invitation made and nobody has claimed: another account with no password yet is added with
+        `invite_url` null and `no_link` saying why."""
         campaign = campaign_for_researcher(request.user, slug)
         form = MemberAddSerializer(data=request.data)
         form.is_valid(raise_exception=True)
@@ -144,7 +146,8 @@ class CampaignMembersApi(APIView):
             return _refused(exc)
         body = {"username": added.membership.user.get_username(), "role": added.membership.role,
                 "created": added.created,
-                "invite_url": _welcome_url(request, added.invite_key) if added.invite_key else None}
+                "invite_url": _welcome_url(request, added.invite_key) if added.invite_key else None,
+                "no_link": added.no_link}
         response = Response(MemberAddedSerializer(body).data, status=status.HTTP_201_CREATED)
         response["Cache-Control"] = "no-store"
         return response
@@ -193,7 +196,8 @@ class CampaignMemberApi(APIView):
 class CampaignMemberInvitationApi(APIView):
     @extend_schema(request=None, responses={201: InvitationSerializer})
     def post(self, request, slug, username):
-        """A new one-time link for a member who has no password yet (researchers only); earlier links stop working."""
+        """A new one-time link for a member whose account this campaign's invitation made and who has not used a link
+        yet (researchers only); earlier links stop working. 400 saying why for any other account."""
         campaign = campaign_for_researcher(request.user, slug)
         user = _member_user(campaign, username)
         try:

@@ -156,7 +156,11 @@ class MemberAddedSerializer(serializers.Serializer):
     created = serializers.BooleanField(help_text="Whether an account was made.")
     invite_url = serializers.URLField(
         allow_null=True, help_text="A one-time link for the person to choose a password and land on the campaign; "
-                                   "shown this once. Null when they can sign in already.")
+                                   "shown this once. Null when they can sign in already, or when no link may be made "
+                                   "for them here (no_link says why).")
+    no_link = serializers.CharField(
+        allow_null=True, help_text="Why a person with no password yet gets no link from this campaign (their account "
+                                   "was not made by its invitation, or is staff) and who can help; null otherwise.")
 
 
 class InvitationSerializer(serializers.Serializer):

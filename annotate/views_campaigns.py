@@ -104,6 +104,8 @@ def campaign_people(request, slug):
                 who = added.membership.user.get_username()
                 if added.invite_key is None:
                     messages.success(request, f"{who} is now {role_words(data['role'])} of this campaign.")
+                    if added.no_link:
+                        messages.warning(request, _sentence(added.no_link))
                     return redirect("campaign-people", slug=campaign.slug)
                 invite = (who, _welcome_url(request, added.invite_key), added.created)
                 form = MemberAddForm()

@@ -25,7 +25,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from accounts.services import invitation_create, token_create
+from accounts.services import invitation_create, invited_account_create, token_create
 from annotate.models import (
     Assignment,
     CampaignGuidelines,
@@ -326,8 +326,10 @@ def _campaign_build(task_type, *, topics, tag, media_root):
     assert lease is not None and lease.unit.topic_id == last_topic
     # The researcher may make campaigns (the New campaign page); a new person's one-time link (its page, for anyone).
     researcher.user_permissions.add(Permission.objects.get(codename="add_campaign", content_type__app_label="annotate"))
-    _, welcome_key = invitation_create(user=get_user_model().objects.create_user(f"new-{tag}", password=None),
-                                       created_by=researcher, next_path=f"/campaigns/{campaign.slug}/")
+    invitee = invited_account_create(username=f"new-{tag}", scope=f"campaign:{campaign.pk}", scope_name=campaign.slug,
+                                     created_by=researcher)
+    _, welcome_key = invitation_create(user=invitee, created_by=researcher, next_path=f"/campaigns/{campaign.slug}/",
+                                       scope=f"campaign:{campaign.pk}")
     image_item = next((item for item in items if item.kind == "image"), None)
     token, _ = token_create(user=researcher, name="script")  # the researcher's: the annotator gets a 404
     # Two import jobs, whatever the size (jobs are not the campaign's size): one done, one failed.

@@ -3,6 +3,7 @@
 from django.db.models import Count, F, Max, Q, Sum
 from django.utils import timezone
 
+from accounts.models import InvitedAccount
 from annotate.guidelines import guidelines_html
 from annotate.models import (
     Assignment,
@@ -94,15 +95,27 @@ def annotator_progress(*, campaign: Campaign) -> list[dict]:
     return sorted(rows.values(), key=lambda entry: entry["username"])
 
 
+def campaign_invitation_scope(campaign: Campaign) -> str:
+    """The scope (accounts.models.InvitedAccount.scope) of the accounts CAMPAIGN's invitations make: only CAMPAIGN
+    makes their links. Campaign ids are never reused (AUTOINCREMENT on SQLite, sequences on PostgreSQL)."""
+    return f"campaign:{campaign.pk}"
+
+
 def campaign_members(*, campaign: Campaign) -> list[dict]:
     """CAMPAIGN's memberships, researchers first, each with the account's state (whether the person can sign in yet:
-    an account made for them has no password until they use their link; whether it is active) and, for an annotator,
-    their progress (annotator_progress's row). Four queries."""
+    an account made for them has no password until they use their link; whether it is active; `invited`: whether
+    this campaign's invitation made it and it is still open to the campaign's links, so the page offers a new one;
+    annotate.services.campaigns.member_invitation_create decides) and, for an annotator, their progress
+    (annotator_progress's row). Five queries."""
     memberships = Membership.objects.filter(campaign=campaign).select_related("user")
     progress = {row["username"]: row for row in annotator_progress(campaign=campaign)}
+    invited = set(InvitedAccount.objects.filter(
+        scope=campaign_invitation_scope(campaign), claimed_at__isnull=True, closed_at__isnull=True,
+        user__memberships__campaign=campaign).values_list("user_id", flat=True))
     role_order = {Role.RESEARCHER: 0, Role.ANNOTATOR: 1}
     rows = [{"id": m.pk, "user": m.user, "username": m.user.get_username(), "role": m.role,
              "has_password": m.user.has_usable_password(), "is_active": m.user.is_active,
+             "invited": m.user_id in invited and not m.user.has_usable_password(),
              "progress": progress.get(m.user.get_username()) if m.role == Role.ANNOTATOR else None}
             for m in memberships]
     return sorted(rows, key=lambda entry: (role_order.get(entry["role"], 2), entry["username"]))

@@ -1,15 +1,25 @@
 """Creating campaigns, their settings, guidelines and members, and their units of human work."""
 
+import unicodedata
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_slug
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 
-from accounts.services import invitation_create
+from accounts.models import InvitationEvent
+from accounts.selectors import invitation_problem, invited_elsewhere
+from accounts.services import (
+    InvitationError,
+    invitation_create,
+    invitation_event_record,
+    invited_account_close,
+    invited_account_create,
+)
 from annotate.bulk import rows_insert
 from annotate.models import (
     Assignment,
@@ -22,6 +32,7 @@ from annotate.models import (
     Topic,
     Unit,
 )
+from annotate.selectors.campaigns import campaign_invitation_scope
 from annotate.services.data_version import campaign_data_changed
 from annotate.services.queue_order import unit_positions_renumber
 from annotate.task_types import UNIT_TOPIC, UnknownTaskType, adjudication_options_problem, task_type_get
@@ -57,15 +68,35 @@ def campaign_get_or_create(*, slug: str, task_type: str, name: str = "", overlap
     return campaign
 
 
-def membership_add(*, campaign: Campaign, user, role: str) -> Membership:
+def membership_add(*, campaign: Campaign, user, role: str, added_by=None) -> Membership:
+    """Give USER ROLE in CAMPAIGN (kept when they hold it). An account that another campaign's invitation made and
+    nobody has claimed is closed to links from then on (accounts.services.invited_account_close): it now belongs to
+    more than the campaign that may send its links, and a link would hand this campaign's place to whoever holds it.
+    Call inside a transaction."""
     membership, _ = Membership.objects.get_or_create(campaign=campaign, user=user, role=role)
+    if not user.has_usable_password():  # a claimed account has one: only the unclaimed may need closing
+        invited_account_close(user=user, actor=added_by, scope=campaign_invitation_scope(campaign),
+                              scope_name=campaign.slug, reason=f"added to campaign {campaign.slug} as {role}")
     return membership
 
 
+def campaign_members_invitations_close(*, campaign: Campaign, actor=None) -> int:
+    """membership_add's closing for memberships written in bulk (an archive's): every unclaimed account of CAMPAIGN's
+    members that another campaign's invitation made is closed to links. Returns how many."""
+    users = get_user_model().objects.filter(
+        memberships__campaign=campaign, password__startswith=UNUSABLE_PASSWORD_PREFIX).distinct()
+    return sum(invited_account_close(user=user, actor=actor, scope=campaign_invitation_scope(campaign),
+                                     scope_name=campaign.slug, reason=f"a member of campaign {campaign.slug} as "
+                                                                      "its archive was restored")
+               for user in users)
+
+
 def user_get_or_create_imported(*, username: str):
-    """An account that stands for an annotator whose judgments were imported; it cannot log in."""
+    """An account that stands for an annotator whose judgments were imported: a new one is inactive, with no usable
+    password and no invitation, so it cannot sign in and no researcher can make a link for it; staff activate it and
+    set its password. An existing account is used as it is."""
     User = get_user_model()
-    user, created = User.objects.get_or_create(username=username)
+    user, created = User.objects.get_or_create(username=username, defaults={"is_active": False})
     if created:
         user.set_unusable_password()
         user.save(update_fields=["password"])
@@ -299,17 +330,41 @@ class MemberAdded:
     membership: Membership
     created: bool  # a new account was made for the person
     invite_key: str | None  # the one-time link's key: the person has no password to sign in with yet
+    no_link: str | None = None  # why a person with no password yet gets no link from here, to tell the researcher
+
+
+NO_LINK_ADVICE = ("staff can set their password and make the account active in the admin (Users, the account, then "
+                  "'Set password')")
+
+
+def username_normalize(username: str) -> str:
+    """USERNAME as Django stores and signs in with it (AbstractBaseUser.normalize_username: NFKC, so 'ﬁ' is 'fi')."""
+    return unicodedata.normalize("NFKC", (username or "").strip())
+
+
+def username_twin(username: str):
+    """Another account whose username differs from USERNAME only by case (after NFKC normalisation), or None: two
+    such accounts would look alike to the people who add and judge with them."""
+    User = get_user_model()
+    field = User.USERNAME_FIELD
+    folded = username.casefold()
+    candidates = User.objects.filter(**{f"{field}__iexact": username}).exclude(**{field: username})
+    return next((user for user in candidates if user.get_username().casefold() == folded), None)
 
 
 def member_add(*, campaign: Campaign, username: str, role: str, added_by, create: bool = False) -> MemberAdded:
-    """Give the person USERNAME ROLE in CAMPAIGN. With CREATE, USERNAME must be new: an account is made for them with
-    no password. Whoever has no usable password (a new account, or one an import made) gets a one-time link to
-    choose one (accounts.services.invitation_create), landing on the campaign: its key is returned, to show once.
+    """Give the person USERNAME ROLE in CAMPAIGN. With CREATE, USERNAME must be new: an account is made for them
+    (accounts.services.invited_account_create) and a one-time link for it (member_invitation_create), landing on the
+    campaign: its key is returned, to show once. An existing account gets a link only when this campaign's invitation
+    made it and nobody has claimed it yet (re-added after a removal); any other account with no password yet (made by
+    an import or `createsuperuser --noinput`) is added without one, and `no_link` says why. An account another
+    campaign invited that has not been claimed yet is refused: that campaign holds a live link to it.
+    USERNAME is normalised as Django does (NFKC) and must not differ from another account's only by case.
     CampaignError when the name is not a username, the account is missing (without CREATE) or exists (with it), or
     the person holds ROLE here already."""
     if role not in Role.values:
         raise CampaignError(f"role must be one of {', '.join(Role.values)}")
-    username = (username or "").strip()
+    username = username_normalize(username)
     User = get_user_model()
     limit = User._meta.get_field(User.USERNAME_FIELD).max_length
     try:
@@ -320,6 +375,11 @@ def member_add(*, campaign: Campaign, username: str, role: str, added_by, create
         raise CampaignError(f"{username!r} is not a username: up to {limit} letters, digits and @ . + - _") from None
     with transaction.atomic():
         user = User.objects.filter(**{User.USERNAME_FIELD: username}).first()
+        twin = username_twin(username) if user is None else None
+        if twin is not None:
+            raise CampaignError(f"there is no account called {username!r}, but there is {twin.get_username()!r}, "
+                                "which differs only in case; add that one if it is the person, or choose a username "
+                                "that differs in more than case for a new person")
         if user is None and not create:
             raise CampaignError(f"there is no account called {username!r}; to add a person who has none yet, add them "
                                 "as a new person: an account is made and you get a link for them to choose a password")
@@ -327,25 +387,58 @@ def member_add(*, campaign: Campaign, username: str, role: str, added_by, create
             raise CampaignError(f"an account called {username!r} exists already; add it as an existing account, or "
                                 "choose another username for the new person")
         created = user is None
+        scope = campaign_invitation_scope(campaign)
+        refused = None
         if created:
-            user = User.objects.create_user(**{User.USERNAME_FIELD: username}, password=None)
+            user = invited_account_create(username=username, scope=scope, scope_name=campaign.slug,
+                                          created_by=added_by)
         elif Membership.objects.filter(campaign=campaign, user=user, role=role).exists():
             raise CampaignError(f"{username} is already {role_words(role)} of this campaign")
-        membership = membership_add(campaign=campaign, user=user, role=role)
-        key = None
-        if not user.has_usable_password():
-            key = member_invitation_create(campaign=campaign, user=user, created_by=added_by)
-    return MemberAdded(membership=membership, created=created, invite_key=key)
+        elif (not user.has_usable_password() and user.last_login is None
+              and invited_elsewhere(user=user, scope=scope)):
+            # Added here, the account would belong to two campaigns while the other one holds a link to it: whoever
+            # holds that link would sign in here as this person (a username taken in advance).
+            refused = (f"{username} was invited to another campaign and has not chosen a password yet; add them "
+                       "once they have (they then sign in with it), or ask staff")
+        if refused is None:
+            membership = membership_add(campaign=campaign, user=user, role=role, added_by=added_by)
+            no_password = not user.has_usable_password() and user.last_login is None
+            problem = invitation_problem(user=user, scope=scope) if no_password else None
+            key = no_link = None
+            if no_password and problem is None:
+                key = member_invitation_create(campaign=campaign, user=user, created_by=added_by)
+    if refused is not None:
+        invitation_event_record(kind=InvitationEvent.Kind.REFUSED, account=user, actor=added_by, scope=scope,
+                                scope_name=campaign.slug, detail=f"not added: {refused}")
+        raise CampaignError(refused)
+    if no_password and problem is not None:
+        invitation_event_record(kind=InvitationEvent.Kind.REFUSED, account=user, actor=added_by, scope=scope,
+                                scope_name=campaign.slug, detail=f"added without a link: {problem}")
+        no_link = (f"{user.get_username()} has no password yet and gets no link from here ({problem}): "
+                   f"{NO_LINK_ADVICE}")
+    return MemberAdded(membership=membership, created=created, invite_key=key, no_link=no_link)
 
 
 def member_invitation_create(*, campaign: Campaign, user, created_by) -> str:
     """A new one-time link for USER, a member of CAMPAIGN, to choose a password and land on the campaign; its key.
-    CampaignError when USER can sign in already (they have a password: a link would let whoever holds it take the
-    account)."""
-    if user.has_usable_password():
-        raise CampaignError(f"{user.get_username()} has a password already; they sign in with it")
-    _, key = invitation_create(user=user, created_by=created_by,
-                               next_path=reverse("campaign-detail", kwargs={"slug": campaign.slug}))
+    CampaignError, recorded as refused, unless CAMPAIGN's invitation made USER's account, nobody has claimed it
+    (accounts.selectors.invitation_problem) and USER belongs to no other campaign: a link for any other account
+    would let whoever holds it take the account."""
+    name = user.get_username()
+    elsewhere = Membership.objects.filter(user=user).exclude(campaign=campaign).exists()
+    if not Membership.objects.filter(campaign=campaign, user=user).exists() or elsewhere:
+        problem = (f"{name} is a member of another campaign too" if elsewhere else
+                   f"{name} is not a member of this campaign")
+        invitation_event_record(kind=InvitationEvent.Kind.REFUSED, account=user, actor=created_by,
+                                scope=campaign_invitation_scope(campaign), scope_name=campaign.slug,
+                                detail=f"a link was asked for: {problem}")
+        raise CampaignError(f"{problem}; no link is made for them here")
+    try:
+        _, key = invitation_create(user=user, created_by=created_by, scope=campaign_invitation_scope(campaign),
+                                   scope_name=campaign.slug,
+                                   next_path=reverse("campaign-detail", kwargs={"slug": campaign.slug}))
+    except InvitationError as exc:
+        raise CampaignError(f"{exc}; no link is made for them here") from None
     return key
 
 

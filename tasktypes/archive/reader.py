@@ -18,7 +18,13 @@ from django.utils import timezone
 
 from annotate.bulk import rows_insert
 from annotate.models import Campaign, Item, Role
-from annotate.services.campaigns import RESERVED_SLUGS, CampaignError, membership_add, slug_problem
+from annotate.services.campaigns import (
+    RESERVED_SLUGS,
+    CampaignError,
+    campaign_members_invitations_close,
+    membership_add,
+    slug_problem,
+)
 from annotate.services.data_version import campaign_data_changed
 from annotate.task_types import UNIT_TOPIC, task_type_get
 from judges.identity import config_hash
@@ -79,7 +85,9 @@ def campaign_import(archive_path, *, slug: str | None = None, owner=None) -> Arc
     one transaction, so a bad row, file or reference leaves the database and MEDIA_ROOT as they were.
     ImportDataError names the archive's entry, line and field; CampaignError refuses a slug already taken.
     Accounts the archive names that this database lacks are created inactive with unusable passwords (listed in the
-    summary): the judgments keep their names and nobody can sign in as them until an administrator says so.
+    summary): the judgments keep their names and nobody can sign in as them until an administrator says so (no
+    researcher can make a one-time link for them). An unclaimed account another campaign's invitation made that the
+    archive's memberships name is closed to links (annotate.services.campaigns.membership_add does the same).
     OWNER, when given, becomes a researcher of the new campaign.
     """
     archive = Path(archive_path)
@@ -209,6 +217,8 @@ def _restore(*, root: Path, manifest: dict, slug: str, owner) -> ArchiveImportSu
             media_files = loader.media.copy()
             if owner is not None:
                 membership_add(campaign=campaign, user=owner, role=Role.RESEARCHER)
+            # The archive's memberships may name an account another campaign invited: it belongs to this one too now.
+            campaign_members_invitations_close(campaign=campaign, actor=owner)
             # The new campaign's first data version (an archive carries none: it is this database's count).
             campaign_data_changed(campaign_id=campaign.pk)
     except IntegrityError as exc:  # a constraint checked at commit (deferred foreign keys)
