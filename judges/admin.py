@@ -72,8 +72,8 @@ class ModelEndpointForm(forms.ModelForm):
 class ModelEndpointAdmin(admin.ModelAdmin):
     form = ModelEndpointForm
     list_display = ["name", "base_url", "models_shown", "key_source", "key_stored", "max_concurrency", "enabled",
-                    "all_campaigns"]
-    list_filter = ["enabled", "key_source", "all_campaigns"]
+                    "all_campaigns", "show_bodies"]
+    list_filter = ["enabled", "key_source", "all_campaigns", "show_bodies"]
     search_fields = ["name", "base_url"]
     filter_horizontal = ["campaigns", "groups"]
     fieldsets = [
@@ -82,6 +82,7 @@ class ModelEndpointAdmin(admin.ModelAdmin):
         ("Limits and prices", {"fields": ["max_concurrency", "price_per_1k_prompt_tokens",
                                           "price_per_1k_completion_tokens"]}),
         ("Who may use it", {"fields": ["all_campaigns", "campaigns", "groups"]}),
+        ("Debugging", {"fields": ["show_bodies"]}),
     ]
 
     @admin.display(description="models")

@@ -9,12 +9,12 @@ own URL.
 """
 
 import os
-from urllib.parse import urlsplit
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from annotate.models import Campaign
+from judges.boundary import base_url_check
 from judges.crypto import secret_decrypt, secret_encrypt, secret_rotate
 from judges.errors import JudgeConfigError
 from judges.families import family_get
@@ -92,14 +92,16 @@ def endpoint_connection(*, judge: Judge, config: dict, user) -> Connection | Non
     """Where the judge's openai backend connects, decided on the worker for each batch: the named endpoint
     (granted to the judge's campaign, or to a group of USER, who started the run) with its key, or a
     free-form base_url that JUDGE_ALLOWED_HOSTS allows (checked by the family) with no key at all. None for
-    judges that connect to nothing."""
+    judges that connect to nothing. Only a registered endpoint whose staff switched show_bodies on lets
+    failures quote what its server answered; a free-form URL never does."""
     if not _uses_endpoint(judge.family, config):
         return None
     endpoint = endpoint_for_judge(family=judge.family, config=config, campaign=judge.campaign, user=user)
     if endpoint is None:
         return Connection(base_url=config["base_url"])
     return Connection(base_url=endpoint.base_url, api_key=endpoint_key(endpoint),
-                      max_concurrency=endpoint.max_concurrency, endpoint=endpoint.name)
+                      max_concurrency=endpoint.max_concurrency, endpoint=endpoint.name,
+                      show_bodies=endpoint.show_bodies)
 
 
 def endpoint_prices(*, configs: list[dict]) -> dict[str, tuple[float, float]]:
@@ -113,16 +115,9 @@ def endpoint_prices(*, configs: list[dict]) -> dict[str, tuple[float, float]]:
 
 
 def check_base_url(base_url: str) -> str:
-    """BASE_URL stripped of its trailing slash, or JudgeConfigError when it is no http(s) URL with a host."""
-    url = (base_url or "").strip().rstrip("/")
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname
-    except ValueError:
-        parts, host = None, None
-    if parts is None or parts.scheme not in ("http", "https") or not host:
-        raise JudgeConfigError(f"base URL must be an http(s) URL with a host, e.g. http://gpu1:8000/v1, not {url!r}")
-    return url
+    """BASE_URL stripped of its trailing slash, or JudgeConfigError when it is no http(s) URL with a host, or
+    carries user info, a query or a fragment (judges.boundary.base_url_check)."""
+    return base_url_check(base_url, what="base URL")
 
 
 def check_env_name(name: str) -> str:
@@ -136,9 +131,11 @@ def endpoint_register(
     *, name: str, base_url: str, model_ids: list[str] | None = None, key: str | None = None, key_env: str = "",
     max_concurrency: int = 4, price_per_1k_prompt_tokens: float = 0.0, price_per_1k_completion_tokens: float = 0.0,
     all_campaigns: bool = False, campaigns: list[Campaign] = (), groups=(), enabled: bool = True, notes: str = "",
+    show_bodies: bool = False,
 ) -> ModelEndpoint:
     """Create endpoint NAME, or update it (its grants are added to). KEY: stored encrypted; KEY_ENV: the
-    workers' environment variable holding the key; neither: a server that needs none. Staff only."""
+    workers' environment variable holding the key; neither: a server that needs none. SHOW_BODIES: failures
+    of judges using it quote the start of what the server answered (debugging). Staff only."""
     if key and key_env:
         raise JudgeConfigError("give the key or the name of its environment variable, not both")
     if max_concurrency < 1:
@@ -160,6 +157,7 @@ def endpoint_register(
     endpoint.price_per_1k_completion_tokens = price_per_1k_completion_tokens
     endpoint.all_campaigns = all_campaigns or endpoint.all_campaigns
     endpoint.enabled = enabled
+    endpoint.show_bodies = show_bodies
     endpoint.notes = notes or endpoint.notes
     try:
         endpoint.full_clean(exclude=["campaigns", "groups"])

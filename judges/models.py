@@ -59,6 +59,12 @@ class ModelEndpoint(models.Model):
     groups = models.ManyToManyField(Group, blank=True, related_name="model_endpoints",
                                     help_text="Groups whose members may use it on any campaign they research.")
     enabled = models.BooleanField(default=True, help_text="Off: no judge may call it (runs using it fail).")
+    show_bodies = models.BooleanField(
+        default=False,
+        help_text="Debugging: failures of judges using it quote the first 200 characters of what the server answered "
+                  "(error pages, malformed replies), where every researcher it is granted to reads them. Off: a "
+                  "failure says only the status code, content type and size.",
+    )
     notes = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)

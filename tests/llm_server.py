@@ -32,6 +32,7 @@ class Reply:
     delay: float = 0.0  # seconds to wait before answering
     usage: bool = True  # the normal answer includes usage counts
     echo_authorization: bool = False  # put the request's Authorization header into the body
+    content_type: str = "application/json"
 
 
 def answer(*, delay: float = 0.0, usage: bool = True) -> Reply:
@@ -49,9 +50,11 @@ def slow(seconds: float) -> Reply:
     return Reply(delay=seconds)
 
 
-def raw(text: str, *, status: int = 200, echo_authorization: bool = False) -> Reply:
-    """A 200 (or STATUS) whose body is TEXT, verbatim: for malformed responses."""
-    return Reply(status=status, body=text.encode(), echo_authorization=echo_authorization)
+def raw(text: str, *, status: int = 200, echo_authorization: bool = False, content_type: str = "application/json",
+        headers: tuple[tuple[str, str], ...] = ()) -> Reply:
+    """A 200 (or STATUS) whose body is TEXT, verbatim: for malformed responses and internal pages."""
+    return Reply(status=status, body=text.encode(), echo_authorization=echo_authorization, content_type=content_type,
+                 headers=headers)
 
 
 @dataclass
@@ -148,7 +151,7 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 payload = reply.body
                 if reply.echo_authorization:
                     payload += b" auth=" + self.headers.get("Authorization", "").encode()
-                self._send(reply.status, payload, reply.headers)
+                self._send(reply.status, payload, reply.headers, reply.content_type)
                 return
             last_user = next((m for m in reversed(messages) if m.get("role") == "user"), {})
             text = f"echo: {' '.join(_texts([last_user]))} | seed={body.get('seed')} | model={body.get('model')}"
@@ -165,9 +168,10 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 }
             self._send(200, json.dumps(data).encode(), reply.headers)
 
-        def _send(self, status: int, payload: bytes, headers=()) -> None:
+        def _send(self, status: int, payload: bytes, headers=(), content_type: str = "application/json") -> None:
             self.send_response(status)
-            self.send_header("Content-Type", "application/json")
+            if content_type:
+                self.send_header("Content-Type", content_type)
             self.send_header("Content-Length", str(len(payload)))
             for name, value in headers:
                 self.send_header(name, value)

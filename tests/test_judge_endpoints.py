@@ -8,6 +8,7 @@ import importlib
 import io
 import json
 import os
+import re
 import sys
 
 import pytest
@@ -169,7 +170,7 @@ def test_the_endpoint_must_serve_the_model_and_allow_the_concurrency(qa_campaign
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("url", ["http://169.254.169.254/latest/v1", "http://127.0.0.1:6379/v1",
-                                 "http://internal.example.org/v1", "http://user:pw@10.0.0.1/v1"])
+                                 "http://internal.example.org/v1", "http://10.0.0.1:8080/v1"])
 def test_free_form_urls_are_refused_unless_the_operator_lists_the_host(qa_campaign, researcher, settings, url):
     settings.JUDGE_ALLOWED_HOSTS = [".lab.example.org"]
     answer = _api(researcher).post("/api/campaigns/qa/judge-runs/",
@@ -178,6 +179,107 @@ def test_free_form_urls_are_refused_unless_the_operator_lists_the_host(qa_campai
     assert "is not allowed on this installation" in answer.json()["detail"]
     assert "JUDGE_ALLOWED_HOSTS setting (.lab.example.org)" in answer.json()["detail"]
     assert family_get("llm").validate_config(_llm(base_url="http://gpu1.lab.example.org:8000/v1"))
+
+
+BAD_SHAPES = [
+    ("http://gpu1.lab.example.org/v1?", "must not have a query (?...) or a fragment"),
+    ("http://gpu1.lab.example.org/admin/secrets?x=", "must not have a query (?...) or a fragment"),
+    ("http://gpu1.lab.example.org/admin/secrets#", "must not have a query (?...) or a fragment"),
+    ("http://operator:pw-0451@gpu1.lab.example.org/v1", "must not carry user info"),
+    ("http://@gpu1.lab.example.org/v1", "must not carry user info"),
+    ("ftp://gpu1.lab.example.org/v1", "http(s) URL"),
+    ("gopher://gpu1.lab.example.org:70/_INFO", "http(s) URL"),
+    ("http://gpu1.lab.example.org:99999/v1", "is not a valid URL"),
+    ("http://gpu1.lab.example.org/v1\r\nX-Injected: 1", "must not contain spaces or control characters"),
+]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("url, refusal", BAD_SHAPES)
+def test_a_base_url_with_a_query_fragment_user_info_or_another_scheme_is_refused_when_configured(
+    qa_campaign, researcher, settings, client, url, refusal,
+):
+    settings.JUDGE_ALLOWED_HOSTS = [".lab.example.org"]  # the host itself is allowed: the shape is what is refused
+    answer = _api(researcher).post("/api/campaigns/qa/judge-runs/",
+                                   {"judge": "shape", "family": "llm", "config": _llm(base_url=url)}, format="json")
+    assert answer.status_code == 400 and refusal in answer.json()["detail"], answer.json()
+    assert "pw-0451" not in answer.json()["detail"]
+    # Staff's registrations are held to the same shape: the command, the service and the admin.
+    with pytest.raises(CommandError, match=re.escape(refusal)):
+        call_command("model_endpoint", "add", "shape", "--url", url, stdout=io.StringIO())
+    with pytest.raises(JudgeConfigError, match=re.escape(refusal)):
+        endpoint_register(name="shape", base_url=url)
+    client.force_login(UserFactory(username="operator", is_staff=True, is_superuser=True))
+    page = client.post("/admin/judges/modelendpoint/add/", {
+        "name": "shape", "base_url": url, "model_ids": "", "enabled": "on", "key_source": "none",
+        "max_concurrency": "4", "price_per_1k_prompt_tokens": "0", "price_per_1k_completion_tokens": "0"})
+    assert page.status_code == 200 and refusal in page.content.decode().replace("&#x27;", "'")
+    assert not ModelEndpoint.objects.exists() and not Judge.objects.exists()
+
+
+@pytest.mark.django_db
+def test_failures_show_no_reply_body_unless_staff_switched_it_on_for_the_endpoint(
+    qa_campaign, researcher, settings, client, eager, django_capture_on_commit_callbacks,  # noqa: F811
+):
+    """An internal page behind a judge's URL is not readable by the researcher: not in the API's failures/, not in
+    the run's error, not on the judge page. Staff debugging their own server switch bodies on for its endpoint."""
+    secret = "INTERNAL-ONLY: db_password=hunter2 on 10.0.0.7"
+    page = f"<html><title>Admin console</title>{secret}</html>"
+    settings.JUDGE_ALLOWED_HOSTS = ["127.0.0.1"]
+    api = _api(researcher)
+    runs = {}
+
+    def run(name: str, where: dict) -> None:
+        with django_capture_on_commit_callbacks(execute=True):
+            answer = api.post("/api/campaigns/qa/judge-runs/",
+                              {"judge": name, "family": "llm", "config": _llm(**where)}, format="json")
+        assert answer.status_code == 201, answer.json()
+        runs[name] = answer.json()["id"]
+
+    def failures(name: str) -> str:
+        return json.dumps(api.get(f"/api/judge-runs/{runs[name]}/failures/").json())
+
+    with chat_server() as quiet, chat_server() as debugged, chat_server() as free, chat_server() as missing:
+        for server in (quiet, debugged, free):
+            server.script(*[raw(page, status=500, content_type="text/html") for _ in range(6)])
+        missing.script(*[raw(page, status=404, content_type="text/html") for _ in range(6)])
+        call_command("model_endpoint", "add", "quiet", "--url", quiet.base_url, "--campaign", "qa",
+                     stdout=io.StringIO())
+        call_command("model_endpoint", "add", "missing", "--url", missing.base_url, "--campaign", "qa",
+                     stdout=io.StringIO())
+        run("quiet", {"endpoint": "quiet"})
+        run("free", {"base_url": free.base_url})
+        run("missing", {"endpoint": "missing"})
+
+        size = f"HTTP 500 (text/html, {len(page)} bytes)"
+        for name in ("quiet", "free"):
+            assert "hunter2" not in failures(name) and f"gave up after 1 attempt(s): {size}" in failures(name)
+        missing_run = api.get(f"/api/judge-runs/{runs['missing']}/").json()
+        assert missing_run["status"] == "failed" and "hunter2" not in missing_run["error"]
+        assert f"answered HTTP 404 (text/html, {len(page)} bytes)" in missing_run["error"]
+        client.force_login(researcher)
+        assert "hunter2" not in client.get("/campaigns/qa/judges/").content.decode()
+
+        out = io.StringIO()
+        call_command("model_endpoint", "add", "debugged", "--url", debugged.base_url, "--campaign", "qa",
+                     "--show-bodies", stdout=out)
+        assert "failure bodies shown" in out.getvalue()
+        run("debugged", {"endpoint": "debugged"})
+
+    assert f"{size}; the server said: " in failures("debugged") and secret in failures("debugged")
+    panel = client.get("/campaigns/qa/judges/").content.decode()
+    assert panel.count("hunter2") == failures("debugged").count("hunter2") == 1  # only the debugged endpoint's
+
+    # The admin has the same switch (staff only: researchers never reach the admin's forms).
+    endpoint = ModelEndpoint.objects.get(name="quiet")
+    client.force_login(UserFactory(username="operator", is_staff=True, is_superuser=True))
+    form = {"name": "quiet", "base_url": endpoint.base_url, "model_ids": "", "enabled": "on", "key_source": "none",
+            "max_concurrency": "4", "price_per_1k_prompt_tokens": "0", "price_per_1k_completion_tokens": "0",
+            "campaigns": [qa_campaign.pk]}
+    for switch, shown in (({"show_bodies": "on"}, True), ({}, False)):
+        assert client.post(f"/admin/judges/modelendpoint/{endpoint.pk}/change/", {**form, **switch}).status_code == 302
+        endpoint.refresh_from_db()
+        assert endpoint.show_bodies is shown
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 """The OpenAI-compatible HTTP backend against a real local chat-completions server (tests/llm_server.py)."""
 
 import logging
+import re
 import socket
 import threading
 import time
@@ -40,8 +41,10 @@ def make_config(server, **overrides) -> dict:
 def make_backend(config: dict, counter: TokenCount | None = None, **kwargs) -> HttpBackend:
     kwargs = {"backoff_base": 0.01, "backoff_max": 0.05, "retry_after_max": 5.0} | kwargs
     config = dict(config)
+    shown = {"show_bodies": True} if config.pop("show_bodies", False) else {}  # staff's debugging switch
     connection = Connection(base_url=config.pop("base_url"), api_key=config.pop("api_key", ""),
-                            max_concurrency=config.pop("max_concurrency", None), endpoint="test-endpoint")
+                            max_concurrency=config.pop("max_concurrency", None),
+                            endpoint=config.pop("endpoint", "test-endpoint"), **shown)
     return HttpBackend(config, counter, connection=connection, **kwargs)
 
 
@@ -169,8 +172,8 @@ def test_exhausted_retries_become_a_sample_error_not_an_exception(server, caplog
     assert time.monotonic() - started < 2  # Retry-After: 3600 was capped
     failed = samples[(1, 0)]
     assert failed.text == "" and failed.prompt_tokens is None
-    assert failed.error.startswith("gave up after 3 attempt(s): HTTP 503:")
-    assert "scripted 503" in failed.error
+    assert failed.error.startswith("gave up after 3 attempt(s): HTTP 503 (application/json, ")
+    assert "scripted 503" not in failed.error  # the body is the server's, not the researcher's to read
     assert samples[(2, 0)].error == ""
     assert counter.requests == 4 and counter.errors == [failed.error]
     assert any(r.levelno == logging.WARNING and "gave up" in r.getMessage() for r in caplog.records)
@@ -199,31 +202,101 @@ def test_connection_refused_is_retried_then_reported():
     assert counter.requests == 3
 
 
-# --- malformed and refused responses ---
+# --- malformed and refused responses: what failed, never what the server said ---
+
+INTERNAL = "INTERNAL-ONLY admin console of 10.0.0.7"
 
 
 @pytest.mark.parametrize(
     "reply, expected",
     [
-        (raw("<html>502 Bad Gateway</html>"), "malformed response (not JSON): '<html>502 Bad Gateway</html>'"),
-        (raw('{"id": "chatcmpl-1", "object": "chat.completion"}'), "malformed response (no choices): "),
-        (raw('{"choices": [{"message": {"content": null}}]}'), "malformed response (message content is not a string)"),
-        (error(400, body="maximum context length is 2048 tokens"), "HTTP 400: 'maximum context length is 2048"),
+        (raw(f"<html>{INTERNAL}</html>", content_type="text/html; charset=utf-8"),
+         "malformed response (not JSON): HTTP 200 (text/html, {n} bytes)"),
+        (raw(f'{{"id": "chatcmpl-1", "note": "{INTERNAL}"}}'),
+         "malformed response (no choices): HTTP 200 (application/json, {n} bytes)"),
+        (raw(f'{{"choices": [{{"message": {{"content": null}}}}], "x": "{INTERNAL}"}}'),
+         "malformed response (message content is not a string): HTTP 200 (application/json, {n} bytes)"),
+        (error(400, body=f"maximum context length is 2048 tokens; {INTERNAL}"),
+         "HTTP 400 (application/json, {n} bytes)"),
+        (raw(f"<p>{INTERNAL}</p>", status=302, content_type="text/html",
+             headers=(("Location", "http://10.0.0.7/admin"),)), "HTTP 302 (text/html, {n} bytes)"),
+        (raw(INTERNAL, status=418, content_type=""), "HTTP 418 (no content type, {n} bytes)"),
+        (raw(INTERNAL, status=409, content_type=f"text/plain; {INTERNAL}"), "HTTP 409 (text/plain, {n} bytes)"),
+        (raw(INTERNAL, status=409, content_type=INTERNAL), "HTTP 409 (an unreadable content type, {n} bytes)"),
     ],
 )
-def test_malformed_or_refused_body_is_a_sample_error_with_an_excerpt(server, reply, expected):
+def test_a_failed_reply_names_its_status_type_and_size_never_its_body(server, reply, expected):
     server.script(reply)
     samples = generate(make_backend(make_config(server)), [item(1)])
 
     assert samples[(1, 0)].text == ""
-    assert samples[(1, 0)].error.startswith(expected)
+    assert samples[(1, 0)].error == expected.format(n=len(reply.body))  # the body's size, in bytes
     assert len(server.requests) == 1  # none of these is retried
 
 
-def test_long_body_is_cut_to_a_short_excerpt(server):
-    server.script(raw("x" * 5000))
-    samples = generate(make_backend(make_config(server)), [item(1)])
-    assert "xxxx" in samples[(1, 0)].error and len(samples[(1, 0)].error) < 300
+def test_a_service_that_does_not_speak_http_is_named_never_quoted():
+    """A worker pointed at Redis, PostgreSQL or SMTP gets their banner back as httpx's protocol error text."""
+    banner = b"-ERR INTERNAL-BANNER redis_version:7.2.4 role:master\r\n"
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+
+        def answer_once():
+            peer, _ = listener.accept()
+            with peer:
+                peer.recv(65536)
+                peer.sendall(banner)
+
+        thread = threading.Thread(target=answer_once, daemon=True)
+        thread.start()
+        config = {"model": "m", "base_url": f"http://127.0.0.1:{listener.getsockname()[1]}/v1", "max_retries": 0}
+        samples = generate(make_backend(config), [item(1)])
+        thread.join(timeout=5)
+
+    assert samples[(1, 0)].error == ("gave up after 1 attempt(s): connection error: the server's answer is not valid "
+                                     "HTTP (RemoteProtocolError)")
+
+
+def test_bodies_show_only_where_staff_switched_them_on_for_a_registered_endpoint(server):
+    server.script(raw("x" * 5000), raw("x" * 5000))
+    shown = generate(make_backend(make_config(server, show_bodies=True)), [item(1)])[(1, 0)].error
+    assert shown.startswith("malformed response (not JSON): HTTP 200 (application/json, 5,000 bytes); the server "
+                            "said: 'xxxx") and len(shown) < 300  # cut to a short excerpt
+    # A free-form URL (no endpoint) never shows one, whatever its connection says.
+    free = generate(make_backend(make_config(server, show_bodies=True, endpoint="")), [item(2)])[(2, 0)].error
+    assert free == "malformed response (not JSON): HTTP 200 (application/json, 5,000 bytes)"
+
+
+# --- the request URL ---
+
+
+@pytest.mark.parametrize("base, path", [("{v1}", "/v1/chat/completions"), ("{v1}/", "/v1/chat/completions"),
+                                        ("{v1}//", "/v1/chat/completions"), ("{root}", "/chat/completions")])
+def test_the_request_path_is_the_base_path_joined_with_chat_completions(server, base, path):
+    base_url = base.format(v1=server.base_url, root=server.base_url.removesuffix("/v1"))
+    try:
+        generate(make_backend(make_config(server, base_url=base_url)), [item(1)])
+    except JudgeConfigError:
+        pass  # the root has no chat route on this server: 404
+    assert [request.path for request in server.requests] == [path]
+
+
+@pytest.mark.parametrize("suffix, refusal", [
+    ("?", "must not have a query"), ("?x=1", "must not have a query"), ("/admin?", "must not have a query"),
+    ("#", "must not have a query (?...) or a fragment"), ("/admin#", "or a fragment (#...)"),
+])
+def test_a_base_url_that_would_cut_the_suffix_off_is_refused_before_anything_is_sent(server, suffix, refusal):
+    # An endpoint row registered before base URLs were checked holds such a URL: the backend refuses it too.
+    with pytest.raises(JudgeConfigError, match=re.escape(refusal)):
+        generate(make_backend(make_config(server, base_url=server.base_url + suffix)), [item(1)])
+    assert server.requests == []
+
+
+def test_a_base_url_with_user_info_is_refused_without_echoing_it(server):
+    url = server.base_url.replace("http://", "http://admin:hunter2-password@")
+    with pytest.raises(JudgeConfigError, match="must not carry user info") as refused:
+        make_backend(make_config(server, base_url=url))
+    assert "hunter2" not in str(refused.value)
 
 
 def test_missing_usage_leaves_tokens_unknown(server):
@@ -239,20 +312,26 @@ def test_missing_usage_leaves_tokens_unknown(server):
 @pytest.mark.parametrize("status", [401, 403])
 def test_refused_key_raises_a_config_error_without_the_key(server, caplog, status):
     caplog.set_level(logging.DEBUG)
-    # OpenAI-style servers quote the key they refused: the message must not carry it on.
-    server.script(*[error(status, body=f"Incorrect API key provided: {KEY}") for _ in range(3)])
+    # OpenAI-style servers quote the key they refused: the message must not carry it on, not even where staff
+    # let the endpoint show bodies.
+    server.script(*[error(status, body=f"Incorrect API key provided: {KEY}") for _ in range(6)])
     with pytest.raises(JudgeConfigError) as raised:
         generate(make_backend(make_config(server)), [item(1), item(2), item(3)])
-
     message = str(raised.value)
-    assert f"refused the request (HTTP {status})" in message and "model endpoint 'test-endpoint'" in message
+    assert f"refused the request (HTTP {status} (application/json, 59 bytes))" in message
+    assert "model endpoint 'test-endpoint'" in message and "Incorrect API key" not in message
+
+    with pytest.raises(JudgeConfigError) as raised:
+        generate(make_backend(make_config(server, show_bodies=True)), [item(1), item(2), item(3)])
+    message = str(raised.value)
     assert "Incorrect API key provided: ***" in message
     assert KEY not in "".join(traceback.format_exception(raised.value))
     assert KEY not in caplog.text
 
 
 def test_unknown_url_or_model_raises_a_config_error(server):
-    with pytest.raises(JudgeConfigError, match="answered 404 Not Found: the model 'judge-model' or the URL"):
+    with pytest.raises(JudgeConfigError, match=r"answered HTTP 404 \(application/json, 39 bytes\): the model "
+                                               "'judge-model' or the URL"):
         generate(make_backend(make_config(server, base_url=server.base_url + "/wrong")), [item(1)])
 
 
@@ -294,7 +373,7 @@ def test_only_the_connections_key_is_sent_never_one_from_the_environment(server,
 
 def test_key_never_leaks_into_errors_logs_or_repr(server, caplog):
     caplog.set_level(logging.DEBUG)  # httpx and httpcore debug logging included
-    config = make_config(server, max_retries=1)
+    config = make_config(server, max_retries=1, show_bodies=True)  # bodies shown: the echoed key must not be
     # A server that echoes the Authorization header back in every kind of failure body.
     server.script(*[error(500, echo_authorization=True) for _ in range(2)], when="question 1")
     server.script(raw("not json", echo_authorization=True), when="question 2")

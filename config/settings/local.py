@@ -8,6 +8,10 @@ STATIC_ROOT.mkdir(exist_ok=True)  # whitenoise warns on every request when it is
 WHITENOISE_USE_FINDERS = True
 DEBUG = env.bool("DEBUG", default=True)
 SECRET_KEY = env("SECRET_KEY", default="concord-local-development-key-not-for-production")
-# Development: free-form judge URLs and model folders are open (the operator is the researcher here).
-JUDGE_ALLOWED_HOSTS = env.list("JUDGE_ALLOWED_HOSTS", default=["*"])
-JUDGE_MODEL_DIRS = env.list("JUDGE_MODEL_DIRS", default=["*"])
+# The judges' boundary is as closed as in production (base.py): labs run this on shared servers, where researchers
+# are not the operator. Judges call the model endpoints staff register (manage.py model_endpoint add, the admin;
+# the demo registers its own) and load the packaged models and models of the local Hugging Face cache; the
+# operator opens free-form URLs to named hosts (JUDGE_ALLOWED_HOSTS=gpu1,.lab.example.org) and local model
+# folders (JUDGE_MODEL_DIRS=/srv/models) in the environment.
+JUDGE_ALLOWED_HOSTS = env.list("JUDGE_ALLOWED_HOSTS", default=[])
+JUDGE_MODEL_DIRS = env.list("JUDGE_MODEL_DIRS", default=[])

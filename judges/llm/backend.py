@@ -37,12 +37,17 @@ class Connection:
     Built by the task layer (judges.endpoints), never from a researcher's text alone: from a model endpoint
     that staff registered (its URL, its key, its concurrency limit), or from a free-form base_url whose host
     JUDGE_ALLOWED_HOSTS lists, which never carries a key. The key stays out of repr.
+
+    Failures name the status code, content type and size of a response, never its body: a worker reaches
+    hosts the researcher who reads the failure cannot. SHOW_BODIES (a registered endpoint's staff-only switch,
+    never a free-form URL's) adds the start of the body, for debugging.
     """
 
     base_url: str
     api_key: str = field(default="", repr=False)
     max_concurrency: int | None = None  # the endpoint's limit on requests in flight per batch
     endpoint: str = ""  # the registered endpoint's name; "" for a free-form URL
+    show_bodies: bool = False
 
 
 @dataclass(frozen=True)

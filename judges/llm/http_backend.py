@@ -7,7 +7,16 @@ may write to the database from `on_sample` (Django connections are per thread) a
 
 Failures: a sample whose retries are spent, or whose response is malformed, becomes a Generation with
 `error` set; only what no retry can fix (401/403 refused key, 404 unknown model or URL, beam search asked
-of a protocol that has none) raises JudgeConfigError, which stops the batch.
+of a protocol that has none) raises JudgeConfigError, which stops the batch. Either names what failed, never
+what the server said: a response is its status code, content type and size (`described`), a transport
+error its kind. The worker reaches hosts the researcher reading the failure cannot, and a body (or the
+bytes a non-HTTP service answered, which httpx quotes in its protocol errors) would carry their content to
+the researcher. A registered endpoint whose staff switched show_bodies on (Connection.show_bodies) adds the
+first EXCERPT_CHARS characters, for debugging.
+
+The request URL is the base URL's path joined with chat/completions (chat_completions_url): a base URL with
+a query, a fragment or user info is refused (judges.boundary.base_url_check), so no base URL can cut the
+suffix off and reach another path of its host.
 
 Where requests go and which key they carry come from a Connection (judges.llm.backend) that the task layer
 resolves from a registered model endpoint, never from the judge's configuration; redirects are not followed,
@@ -20,15 +29,18 @@ response or an exception goes through `redact`, so a server that echoes the key 
 
 import email.utils
 import logging
+import posixpath
 import random
 import re
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from judges.boundary import base_url_check
 from judges.errors import JudgeConfigError
 from judges.llm.backend import Connection, Decoding, Generation, Message, OnSample, Request, TokenCount
 
@@ -38,6 +50,43 @@ EXCERPT_CHARS = 200
 # Transient by nature: rate limits, a server restarting or overloaded, a request timeout on its side.
 _RETRY_STATUSES = {408, 429, 500, 502, 503, 504}
 _BEARER = re.compile(r"(Bearer\s+)\S+", re.IGNORECASE)
+_MEDIA_TYPE = re.compile(r"^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}/[a-z0-9][a-z0-9!#$&^_.+-]{0,63}$")
+# What a failed connection is, by httpx's exception class: never the exception's text, which quotes what
+# the other side sent (h11's "illegal status line: bytearray(b'-ERR ...')" for a non-HTTP service). Timeouts
+# have their own message; redirects are not followed.
+_TRANSPORT_ERRORS = {
+    "ConnectError": "could not connect",
+    "ReadError": "the connection broke while reading the answer",
+    "WriteError": "the connection broke while sending the request",
+    "RemoteProtocolError": "the server's answer is not valid HTTP",
+    "LocalProtocolError": "the request could not be sent as HTTP",
+    "ProxyError": "the proxy refused the connection",
+    "UnsupportedProtocol": "the URL's protocol is not supported",
+    "DecodingError": "the answer's content encoding could not be decoded",
+}
+
+
+def chat_completions_url(base_url: str, *, what: str = "base_url") -> str:
+    """The request URL: BASE_URL's path joined with chat/completions (http://gpu1:8000/v1 ->
+    http://gpu1:8000/v1/chat/completions). JudgeConfigError for a base URL base_url_check refuses."""
+    parts = urlsplit(base_url_check(base_url, what=what))
+    path = posixpath.join(parts.path.rstrip("/") or "/", "chat/completions")
+    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+
+
+def described(response: httpx.Response) -> str:
+    """What a response was, never what it said: 'HTTP 502 (text/html, 1,234 bytes)'."""
+    media_type = (response.headers.get("Content-Type") or "").split(";")[0].strip().lower()
+    if not media_type:
+        media_type = "no content type"
+    elif not _MEDIA_TYPE.match(media_type):
+        media_type = "an unreadable content type"
+    return f"HTTP {response.status_code} ({media_type}, {len(response.content):,} bytes)"
+
+
+def _transport_error(exc: Exception) -> str:
+    name = type(exc).__name__
+    return f"{_TRANSPORT_ERRORS[name]} ({name})" if name in _TRANSPORT_ERRORS else name
 
 
 def redact(text: str, secret: str) -> str:
@@ -88,6 +137,7 @@ class HttpBackend:
         self.model = str(config.get("model") or "").strip()
         self.base_url = connection.base_url.strip().rstrip("/")
         self.endpoint = connection.endpoint
+        self.show_bodies = connection.show_bodies and bool(connection.endpoint)  # never a free-form URL's
         self.concurrency = int(config.get("concurrency", 4))
         if connection.max_concurrency:
             self.concurrency = min(self.concurrency, connection.max_concurrency)
@@ -103,11 +153,7 @@ class HttpBackend:
             raise JudgeConfigError(
                 f"{self.family}: model must name the model the server serves (e.g. its /v1/models id)"
             )
-        if not self.base_url.startswith(("http://", "https://")):
-            raise JudgeConfigError(
-                f"{self.family}: base_url must be an http(s) URL such as http://127.0.0.1:8000/v1, "
-                f"not {self._redact(self.base_url)!r}"
-            )
+        self.url = chat_completions_url(self.base_url, what=f"{self.family}: base_url")
         if self.concurrency < 1:
             raise JudgeConfigError(f"{self.family}: concurrency must be at least 1, not {self.concurrency}")
         if self.timeout <= 0:
@@ -116,13 +162,6 @@ class HttpBackend:
             )
         if self.max_retries < 0:
             raise JudgeConfigError(f"{self.family}: max_retries must be 0 or more, not {self.max_retries}")
-        self.url = f"{self.base_url}/chat/completions"
-        try:
-            host = httpx.URL(self.url).host
-        except httpx.InvalidURL:
-            host = ""
-        if not host:
-            raise JudgeConfigError(f"{self.family}: base_url {self._redact(self.base_url)!r} names no host")
 
     def __repr__(self) -> str:
         return f"HttpBackend(model={self.model!r}, url={self._redact(self.url)!r})"
@@ -183,9 +222,9 @@ class HttpBackend:
             except httpx.TimeoutException:
                 reason = f"no answer within the timeout of {self.timeout:g} s"
             except httpx.TransportError as exc:
-                reason = f"connection error: {self._redact(str(exc) or type(exc).__name__)}"
+                reason = f"connection error: {self._exception(exc)}"
             except httpx.RequestError as exc:  # an undecodable response, a redirect loop: no retry mends them
-                error = f"request failed: {self._redact(str(exc) or type(exc).__name__)}"
+                error = f"request failed: {self._exception(exc)}"
                 return self._failed(request, index, started, error, attempts=attempt + 1)
             else:
                 status = response.status_code
@@ -195,20 +234,18 @@ class HttpBackend:
                 if status in (401, 403):
                     where = f"model endpoint {self.endpoint!r}" if self.endpoint else "this free-form base_url (sent no key)"
                     raise JudgeConfigError(
-                        f"{self.family}: {self._redact(self.url)} refused the request (HTTP {status}); the key of "
-                        f"{where} is missing or wrong: staff set it in the endpoint's registration. "
-                        f"Server said: {self._excerpt(response.text)}"
+                        f"{self.family}: {self._redact(self.url)} refused the request ({self._described(response)}); "
+                        f"the key of {where} is missing or wrong: staff set it in the endpoint's registration"
                     )
                 if status == 404:
                     raise JudgeConfigError(
-                        f"{self.family}: {self._redact(self.url)} answered 404 Not Found: the model {self.model!r} or "
-                        f"the URL does not exist there (base_url usually ends in /v1). "
-                        f"Server said: {self._excerpt(response.text)}"
+                        f"{self.family}: {self._redact(self.url)} answered {self._described(response)}: the model "
+                        f"{self.model!r} or the URL does not exist there (base_url usually ends in /v1)"
                     )
                 if status not in _RETRY_STATUSES:
-                    error = f"HTTP {status}: {self._excerpt(response.text)}"
+                    error = self._described(response)
                     return self._failed(request, index, started, error, attempts=attempt + 1)
-                reason = f"HTTP {status}: {self._excerpt(response.text)}"
+                reason = self._described(response)
                 retry_after = self._retry_after(response.headers.get("Retry-After"))
             if attempt == self.max_retries:
                 break
@@ -241,7 +278,7 @@ class HttpBackend:
 
     def _parse(self, response: httpx.Response, seconds: float) -> Generation:
         def malformed(what: str) -> Generation:
-            error = f"malformed response ({what}): {self._excerpt(response.text)}"
+            error = f"malformed response ({what}): {self._described(response)}"
             return Generation(text="", seconds=seconds, error=error)
 
         try:
@@ -308,6 +345,18 @@ class HttpBackend:
         except (TypeError, ValueError):
             return None
         return max(0.0, when.timestamp() - time.time())
+
+    def _described(self, response: httpx.Response) -> str:
+        """described(RESPONSE), and the start of its body where staff let this endpoint show bodies."""
+        if not self.show_bodies:
+            return described(response)
+        return f"{described(response)}; the server said: {self._excerpt(response.text)}"
+
+    def _exception(self, exc: Exception) -> str:
+        """What kind of transport error EXC is; its text too where staff let this endpoint show bodies."""
+        if not self.show_bodies:
+            return _transport_error(exc)
+        return f"{_transport_error(exc)}: {self._excerpt(str(exc))}"
 
     def _excerpt(self, text: str) -> str:
         # Redact before cutting: a cut through the key would leave its first characters behind.

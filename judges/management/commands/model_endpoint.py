@@ -3,14 +3,17 @@
     model_endpoint add NAME --url URL [--model ID ...] [--key-env VAR | --key-stdin]
                    [--max-concurrency N] [--price-prompt P] [--price-completion P]
                    [--campaign SLUG ...] [--group NAME ...] [--all-campaigns] [--disabled] [--notes TEXT]
+                   [--show-bodies]
     model_endpoint list
     model_endpoint remove NAME
     model_endpoint rekey
 
 `add` creates the endpoint or updates it (grants are added to). A key is read from standard input
 (--key-stdin), never from the command line, where shell history and `ps` would keep it; it is stored
-encrypted. `list` shows each endpoint without its key. `rekey` re-encrypts the stored keys with the newest
-of ENDPOINT_ENCRYPTION_KEYS after an operator put a new key in front.
+encrypted. --show-bodies lets failures of judges using it quote the start of what the server answered, for
+debugging (every `add` without it switches that off again). `list` shows each endpoint without its key.
+`rekey` re-encrypts the stored keys with the newest of ENDPOINT_ENCRYPTION_KEYS after an operator put a new
+key in front.
 """
 
 import sys
@@ -55,6 +58,9 @@ class Command(BaseCommand):
         add.add_argument("--all-campaigns", action="store_true", help="Every campaign may use it.")
         add.add_argument("--disabled", action="store_true", help="Register it switched off.")
         add.add_argument("--notes", default="")
+        add.add_argument("--show-bodies", action="store_true",
+                         help="Debugging: failures quote the first 200 characters of the server's answers, to every "
+                              "researcher the endpoint is granted to (off: status code, content type and size only).")
         actions.add_parser("list", help="List endpoints (never their keys).")
         remove = actions.add_parser("remove", help="Remove an endpoint; judges naming it can no longer run.")
         remove.add_argument("name")
@@ -79,6 +85,7 @@ class Command(BaseCommand):
             max_concurrency=opts["max_concurrency"], price_per_1k_prompt_tokens=opts["price_prompt"],
             price_per_1k_completion_tokens=opts["price_completion"], all_campaigns=opts["all_campaigns"],
             campaigns=campaigns, groups=groups, enabled=not opts["disabled"], notes=opts["notes"],
+            show_bodies=opts["show_bodies"],
         )
         self.stdout.write(f"endpoint {endpoint.name}: {self._describe(endpoint)}")
 
@@ -105,5 +112,6 @@ class Command(BaseCommand):
         grants = (["all campaigns"] if endpoint.all_campaigns else []) + \
             [f"campaign {c.slug}" for c in endpoint.campaigns.all()] + [f"group {g.name}" for g in endpoint.groups.all()]
         return (f"{endpoint.base_url}, models {', '.join(endpoint.model_ids) or 'any'}, {key}, at most "
-                f"{endpoint.max_concurrency} in flight, {'on' if endpoint.enabled else 'OFF'}; "
+                f"{endpoint.max_concurrency} in flight, {'on' if endpoint.enabled else 'OFF'}"
+                f"{', failure bodies shown' if endpoint.show_bodies else ''}; "
                 f"for {', '.join(grants) or 'nobody yet'}")
