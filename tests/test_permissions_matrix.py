@@ -110,9 +110,11 @@ EXPECTED = {
     # The matrix's campaign is a QA campaign: its researcher is told (400) that only answer_ranking has rankings.
     "api-campaign-rankings": (401, 403, 404, 403, 400, 404),
     "api-campaign-export": API_RESEARCHER,
-    "api-campaign-archives": (401, 403, 403, 403, 403, 403),  # creates a campaign: staff only, and no role here is staff
+    # Creates a campaign: staff only, and no role here is staff.
+    "api-campaign-archives": (401, 403, 403, 403, 403, 403),
     "api-campaign-judges": API_RESEARCHER,
-    "api-campaign-endpoints": API_RESEARCHER,  # the model endpoints a researcher may name; no keys (test_judge_endpoints)
+    # The model endpoints a researcher may name; no keys (test_judge_endpoints).
+    "api-campaign-endpoints": API_RESEARCHER,
     "api-campaign-judge-runs": API_RESEARCHER,
     # By a run's id, not a campaign's slug: a run of a campaign one does not research is a 404 for everyone.
     "api-judge-run": API_RESEARCHER_BY_ID,
@@ -122,7 +124,7 @@ EXPECTED = {
     "api-judge-run-retry-failed": API_RESEARCHER_POST_ONLY,
     "api-judge-new-items": API_RESEARCHER_POST_ONLY,
     "api-agreement-report": API_RESEARCHER,
-    # qrels exist for graded campaigns only, as for agreement-qrels (tests/test_passage_relevance.py: 200 on one)
+    # qrels exist for graded campaigns only, as for agreement-qrels (test_passage_relevance.py: 200 on one)
     "api-agreement-qrels-list": (401, 403, 404, 403, 404, 404),
     "api-agreement-qrels": (401, 403, 404, 403, 404, 404),
 }
@@ -237,10 +239,9 @@ def client(module_clients):
 
 def _kwargs_for(names, world):
     values = {"slug": world["campaign"].slug, "run_id": world["run"].id, "item_id": world["image_item"].id,
-              "token_id": world["token"].id,
-              "variant": "full", "source": "consensus", "plot": "systems", "fmt": "svg", "username": COLLEAGUE,
-              "key": "no-such-link", "judge_id": world["judge"].id, "job_id": world["job"].id,
-              "unit_id": world["unit_id"]}
+              "token_id": world["token"].id, "variant": "full", "source": "consensus", "plot": "systems",
+              "fmt": "svg", "username": COLLEAGUE, "key": "no-such-link", "judge_id": world["judge"].id,
+              "job_id": world["job"].id, "unit_id": world["unit_id"]}
     return {name: values[name] for name in names}
 
 
@@ -296,6 +297,7 @@ def test_get_every_url(client, world, name, kwarg_names, role):
 UNSAFE_METHODS = ("post", "put", "patch", "delete")
 EVERYONE = frozenset(ROLES)
 SIGNED_IN = EVERYONE - {"anonymous"}
+RESEARCHERS = frozenset({"researcher"})
 ADJUDICATORS = frozenset({"adjudicator", "researcher"})
 NOBODY = frozenset()
 # Whom the unsafe methods of a URL are for; every other role's POST, PUT, PATCH and DELETE is refused (401, 403, 404,
@@ -305,7 +307,7 @@ UNSAFE_FOR = {
     "login": EVERYONE, "api-token": EVERYONE,  # signing in (and revoking the token one sends): open to all
     # One's own account and tokens (tests/test_accounts.py); another's token is a 404 (api-token-detail's row).
     "logout": SIGNED_IN, "profile": SIGNED_IN, "password-change": SIGNED_IN, "api-tokens": SIGNED_IN,
-    "api-token-detail": frozenset({"researcher"}), "api-token-rotate": frozenset({"researcher"}),
+    "api-token-detail": RESEARCHERS, "api-token-rotate": RESEARCHERS,  # the researcher's token is the matrix's
     "annotate": frozenset({"annotator"}), "annotate-submit": frozenset({"annotator"}),
     "annotate-draft": frozenset({"annotator"}),
     "adjudicate": ADJUDICATORS, "adjudicate-unit": ADJUDICATORS, "api-campaign-adjudication": ADJUDICATORS,
@@ -315,7 +317,7 @@ UNSAFE_FOR = {
     "account-welcome": NOBODY,  # only a live link's holder; the matrix's key is none (410)
 }
 UNSAFE_CASES = [(name, kwargs, role) for name, kwargs in ALL_URLS if not name.startswith("admin:")
-                for role in ROLES if role not in UNSAFE_FOR.get(name, {"researcher"})]
+                for role in ROLES if role not in UNSAFE_FOR.get(name, RESEARCHERS)]
 # What a visitor sends: the fields the campaign's forms and endpoints read, asking for as much as they would give.
 UNSAFE_DATA = {"verdict": "yes", "assignment": "1", "family": "em", "name": "x", "batch_size": "8", "format": "nq301",
                "username": "ann", "role": "researcher", "action": "add", "overlap": "5"}
