@@ -156,6 +156,10 @@ ALL_URLS = sorted({name: kwargs for name, kwargs in _url_patterns()}.items())
 def _world_build(media_root) -> dict:
     researcher, annotator = UserFactory(username="res"), UserFactory(username="ann")
     qa_campaign = qa_campaign_build(researcher=researcher, annotator=annotator)
+    # An assistance experiment whose assisted arm has no judge: arms can be set (api-campaign-member's PATCH) and no
+    # suggestion reaches an annotator's page.
+    qa_campaign.options = {**(qa_campaign.options or {}), "arms": ["blind", "assisted:nobody"]}
+    qa_campaign.save(update_fields=["options"])
     colleague = UserFactory(username=COLLEAGUE)
     MembershipFactory(campaign=qa_campaign, user=colleague, role=Role.ANNOTATOR)
     adjudicator = UserFactory(username="adj")
@@ -240,7 +244,7 @@ def client(module_clients):
 def _kwargs_for(names, world):
     values = {"slug": world["campaign"].slug, "run_id": world["run"].id, "item_id": world["image_item"].id,
               "token_id": world["token"].id, "variant": "full", "source": "consensus", "plot": "systems",
-              "fmt": "svg", "username": COLLEAGUE, "key": "no-such-link", "judge_id": world["judge"].id,
+              "fmt": "svg", "username": "ann", "key": "no-such-link", "judge_id": world["judge"].id,
               "job_id": world["job"].id, "unit_id": world["unit_id"]}
     return {name: values[name] for name in names}
 
@@ -264,7 +268,7 @@ def _db_state():
     return (HumanJudgment.objects.count(), Assignment.objects.count(), ModelJudgment.objects.count(),
             JudgeRun.objects.count(), sorted(JudgeRun.objects.values_list("status", flat=True)),
             Item.objects.count(), Judge.objects.count(), ImportJob.objects.count(),
-            sorted(Membership.objects.values_list("campaign__slug", "user__username", "role")),
+            sorted(Membership.objects.values_list("campaign__slug", "user__username", "role", "arm")),
             sorted(Campaign.objects.values_list("slug", "name", "overlap", "options")),
             CampaignGuidelines.objects.count(), Invitation.objects.count(),
             sorted(ApiToken.objects.values_list("id", "digest", "revoked_at")),
@@ -320,7 +324,8 @@ UNSAFE_CASES = [(name, kwargs, role) for name, kwargs in ALL_URLS if not name.st
                 for role in ROLES if role not in UNSAFE_FOR.get(name, RESEARCHERS)]
 # What a visitor sends: the fields the campaign's forms and endpoints read, asking for as much as they would give.
 UNSAFE_DATA = {"verdict": "yes", "assignment": "1", "family": "em", "name": "x", "batch_size": "8", "format": "nq301",
-               "username": "ann", "role": "researcher", "action": "add", "overlap": "5"}
+               "username": "ann", "role": "researcher", "action": "add", "overlap": "5",
+               "arm": "assisted:nobody"}
 
 
 def _unsafe(client, method: str, url: str):
