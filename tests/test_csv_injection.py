@@ -50,16 +50,18 @@ def test_a_cell_that_would_be_a_formula_is_text(value, cell):
     assert spreadsheet_cell(value) == cell
 
 
-def _hostile(campaign, *, systems: list[str], topic: str | None = None, annotator: str | None = None) -> None:
-    """Give CAMPAIGN's first judge, first systems, first topic and an annotator the hostile names."""
+def _hostile(campaign, *, systems: list[str], topic: str | None = None,
+             annotator: tuple[str, str] | None = None) -> None:
+    """Give CAMPAIGN's first judge, first systems and first topic the hostile names, and ANNOTATOR (old, new) its new
+    username."""
     judge = Judge.objects.filter(campaign=campaign).order_by("name").first()
     Judge.objects.filter(pk=judge.pk).update(name=JUDGE)
     names = sorted(set(SystemOutput.objects.filter(campaign=campaign).values_list("system", flat=True)))
     for old, new in zip(names, systems, strict=False):
         SystemOutput.objects.filter(campaign=campaign, system=old).update(system=new)
     if topic:
-        Topic.objects.filter(pk=Topic.objects.filter(campaign=campaign).order_by("external_id").first().pk).update(
-            external_id=topic)
+        first = Topic.objects.filter(campaign=campaign).order_by("external_id").first()
+        Topic.objects.filter(pk=first.pk).update(external_id=topic)
     if annotator:
         get_user_model().objects.filter(username=annotator[0]).update(username=annotator[1])
 
