@@ -41,6 +41,11 @@ def annotator(db):
 @pytest.fixture
 def qa_campaign(db, researcher, annotator):
     """A QA campaign of 3 questions x 2 candidate answers, one unit each, with one researcher and one annotator."""
+    return qa_campaign_build(researcher=researcher, annotator=annotator)
+
+
+def qa_campaign_build(*, researcher, annotator):
+    """The qa_campaign fixture's campaign, for fixtures of a wider scope (tests/test_permissions_matrix.py)."""
     campaign = CampaignFactory(slug="qa", task_type="qa_correctness", overlap=1)
     MembershipFactory(campaign=campaign, user=researcher, role=Role.RESEARCHER)
     MembershipFactory(campaign=campaign, user=annotator, role=Role.ANNOTATOR)

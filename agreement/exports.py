@@ -3,17 +3,54 @@
 Two files rather than one with a section column, because the two tables have different columns
 and each file should open as a plain table in a spreadsheet or pandas. Numbers unrounded; an
 undefined statistic is an empty cell.
+
+Every cell goes through spreadsheet_cell (by way of SpreadsheetCsv, the one writer here): text a spreadsheet would run
+as a formula is neutralised as the OWASP CSV Injection page recommends, since system, judge, topic and annotator names
+are whatever an import or a researcher gave them.
 """
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 
 from agreement.rank_agreement import TOP_INTERVAL_KEYS, TOP_KEYS
 from agreement.report_ranking import TAU, TAU_ANSWERS, order_text
 from agreement.stats import ALPHA_LEVELS, IR_MEASURES
 from annotate.task_types import LAYOUT_ATTRIBUTION, LAYOUT_GRADES, LAYOUT_RANKING
+
+
+# The first characters that make a spreadsheet (Excel, LibreOffice, Google Sheets) read a cell as a formula or a DDE
+# command: OWASP's CSV Injection list.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# A plain decimal number, as Python writes a float or an int ("-0.25", "1e-05", "+3"): it stays a number.
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def spreadsheet_cell(value):
+    """VALUE as a CSV cell that a spreadsheet shows as written: text beginning with =, +, -, @, a tab or a carriage
+    return gets a leading single quote (OWASP CSV Injection), unless it is a plain number; numbers and other text as
+    they are. A reader that wants the text back drops one leading quote from a cell that starts with "'" and one of
+    those characters."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS) and not _NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
+class SpreadsheetCsv:
+    """A CSV text built row by row, every cell (header included: judge names make column names) through
+    spreadsheet_cell. The only CSV writer of the downloads: tests/test_csv_injection.py fails on another."""
+
+    def __init__(self):
+        self._buffer = io.StringIO()
+        self._writer = csv.writer(self._buffer, lineterminator="\n")
+
+    def writerow(self, row) -> None:
+        self._writer.writerow([spreadsheet_cell(cell) for cell in row])
+
+    def text(self) -> str:
+        return self._buffer.getvalue()
 
 
 def _cell(value):
@@ -40,8 +77,7 @@ def systems_csv(*, report: dict) -> str:
     judges = list(report["judges"])
     ais = report["layout"] == LAYOUT_ATTRIBUTION
     extra = ["human_se", "outputs", "ties", "open"] if ais else []
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = SpreadsheetCsv()
     every = [f"{name}_{suffix}" for name in judges for suffix in ("all", "all_n", "mean_score")]
     writer.writerow(["system", "n", "human", *extra, *judges, *every])
     for row in report["systems"]:
@@ -52,7 +88,7 @@ def systems_csv(*, report: dict) -> str:
              *(value for cell in cells for value in (_cell(cell.get("accuracy")), cell.get("n", 0),
                                                     _cell(cell.get("mean_score"))))]
         )
-    return buffer.getvalue()
+    return writer.text()
 
 
 JUDGE_COLUMNS = [
@@ -80,8 +116,7 @@ def judges_csv(*, report: dict) -> str:
         return ranking_judges_csv(report=report)
     if report["layout"] == LAYOUT_GRADES:
         return graded_judges_csv(report=report)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = SpreadsheetCsv()
     writer.writerow(JUDGE_COLUMNS)
     for name, block in report["judges"].items():
         item, system = block["item"], block["system"]
@@ -99,7 +134,7 @@ def judges_csv(*, report: dict) -> str:
                 *(cell for key in TOP_INTERVAL_KEYS for cell in _bounds(system.get(f"{key}_ci95"))),
             ]
         )
-    return buffer.getvalue()
+    return writer.text()
 
 
 def _order_cells(orders: list[dict | None]) -> list:
@@ -131,8 +166,7 @@ def _mean_cells(summary: dict) -> list:
 
 def ranking_judges_csv(*, report: dict) -> str:
     """answer_ranking rows: one per (judge, dimension); the topic mean tau-b with its 95% CI, all and answers only."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = SpreadsheetCsv()
     writer.writerow(RANKING_JUDGE_COLUMNS)
     for name, block in report["judges"].items():
         for dimension, means in block["topic_mean_by_dimension"].items():
@@ -143,7 +177,7 @@ def ranking_judges_csv(*, report: dict) -> str:
                  *(cell for key in TOP_KEYS for cell in (_cell(means[key]["mean"]),
                                                          *_bounds(means[key].get("bootstrap_ci95")), means[key]["n"]))]
             )
-    return buffer.getvalue()
+    return writer.text()
 
 
 TOPIC_COLUMNS = [
@@ -162,8 +196,7 @@ def topics_csv(*, report: dict) -> str:
     """
     if report.get("layout") == LAYOUT_GRADES:
         return _grade_topics_csv(report=report)
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = SpreadsheetCsv()
     writer.writerow(TOPIC_COLUMNS)
     for name, block in report["judges"].items():
         for row in block.get("per_topic", []):
@@ -178,7 +211,7 @@ def topics_csv(*, report: dict) -> str:
                  order_text(row.get("judge_groups"), topic), row.get("note", ""),
                  *(_cell(row.get(key)) for key in TOP_KEYS), row.get("n_at_k", "")]
             )
-    return buffer.getvalue()
+    return writer.text()
 
 
 # The item-level statistics of a graded report, overall (with intervals) and per topic.
@@ -189,13 +222,12 @@ GRADE_TOPIC_COLUMNS = ["judge", "topic", "n", *GRADE_STATISTICS]
 
 def _grade_topics_csv(*, report: dict) -> str:
     """Graded relevance: one row per judge and topic, the judge's grades against the assessors' on that topic."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = SpreadsheetCsv()
     writer.writerow(GRADE_TOPIC_COLUMNS)
     for name, block in report["judges"].items():
         for row in block.get("per_topic", []):
             writer.writerow([name, row["topic"], row["n"], *(_cell(row[key]) for key in GRADE_STATISTICS)])
-    return buffer.getvalue()
+    return writer.text()
 
 
 RUN_MEASURES = tuple(IR_MEASURES)  # ndcg_cut_10, map, p_10
@@ -204,14 +236,13 @@ RUN_MEASURES = tuple(IR_MEASURES)  # ndcg_cut_10, map, p_10
 def runs_csv(*, report: dict) -> str:
     """Graded relevance: rows are runs; columns: run, tags, each measure under the human qrels, then each judge's."""
     judges = list(report["judges"])
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = SpreadsheetCsv()
     writer.writerow(["system", "tags", *(f"human_{m}" for m in RUN_MEASURES),
                      *(f"{name}_{m}" for name in judges for m in RUN_MEASURES)])
     for row in report["systems"]:
         writer.writerow([row["system"], " ".join(row["tags"]), *(_cell(row["human"][m]) for m in RUN_MEASURES),
                          *(_cell(row["judges"].get(name, {}).get(m)) for name in judges for m in RUN_MEASURES)])
-    return buffer.getvalue()
+    return writer.text()
 
 
 ITEM_STATISTICS = ("cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic", "cohen_kappa_binary",
@@ -222,8 +253,7 @@ RUN_ORDER_STATISTICS = ("kendall_tau_b", "spearman", "pearson")
 def graded_judges_csv(*, report: dict) -> str:
     """Graded relevance: rows are judges; the item-level statistics and, per measure, the run-order correlations,
     the pairs of runs compared and swapped, and Relative Δ of the bias tag; then every interval."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    writer = SpreadsheetCsv()
     writer.writerow(["judge", "family", "mapping", "n", *ITEM_STATISTICS, "failed",
                      "n_systems", *(f"{m}_{stat}" for m in RUN_MEASURES
                                     for stat in (*RUN_ORDER_STATISTICS, "n_pairs", "n_swaps", "relative_delta")),
@@ -247,4 +277,4 @@ def graded_judges_csv(*, report: dict) -> str:
                            for m in RUN_MEASURES for key in (*TOP_KEYS, "n_at_k")),
                          *(cell for m in RUN_MEASURES for key in TOP_INTERVAL_KEYS
                            for cell in _bounds(system[m].get(f"{key}_ci95")))])
-    return buffer.getvalue()
+    return writer.text()
