@@ -150,8 +150,8 @@ def test_mouse_answers_take_the_same_path_and_the_end_says_all_done(ais_campaign
 
 
 # As long as ais-demo's longest passages: three lines at 1280 px.
-DEMO_PASSAGE = ("The Stockton and Darlington Railway opened in September 1825. It was the first public railway to carry "
-                "passengers and goods using steam locomotives on part of its line. ") * 2
+DEMO_PASSAGE = ("The Stockton and Darlington Railway opened in September 1825. It was the first public railway to "
+                "carry passengers and goods using steam locomotives on part of its line. ") * 2
 
 
 @pytest.mark.browser
