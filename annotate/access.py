@@ -102,4 +102,6 @@ def check_campaign_creator(user) -> None:
     """PermissionDenied, in words, unless USER may make campaigns."""
     if not may_create_campaigns(user):
         raise PermissionDenied("This page makes new campaigns, which takes the permission “Can add campaign”; staff "
-                               "grant it in the admin.")
+                               "grant it in the admin (/admin/: your account's “User permissions”, or a group's). "
+                               "The first staff account is made on the server with "
+                               "“manage.py createsuperuser”.")

@@ -6,7 +6,8 @@ import pytest
 from playwright.sync_api import expect
 
 from annotate.models import HumanJudgment
-from tests.browser_keys import press
+from tests.browser_keys import READY, press
+from tests.browser_layout import SIZES, hidden_fields, size_id
 
 PROGRESS = "#annotate-progress .progress-text"
 SHOTS = "/tmp/ais-shots"
@@ -146,3 +147,39 @@ def test_mouse_answers_take_the_same_path_and_the_end_says_all_done(ais_campaign
     labels = sorted(label for _, label in current_values(ais_campaign).values())
     assert labels == ["no"] * 5
     assert HumanJudgment.objects.filter(unit__campaign=ais_campaign, value__supported=False).count() == 3
+
+
+# As long as ais-demo's longest passages: three lines at 1280 px.
+DEMO_PASSAGE = ("The Stockton and Darlington Railway opened in September 1825. It was the first public railway to "
+                "carry passengers and goods using steam locomotives on part of its line. ") * 2
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("size", SIZES, ids=size_id)
+def test_the_pinned_questions_never_cover_the_passage(ais_campaign, login_page, live_server, size):
+    """Question 2 makes the panel pinned to the window's bottom taller: it covered the passage's last line at
+    1280x900 and all of it at 1280x760. The page now scrolls the passage into view above the panel."""
+    item = ais_campaign.items.get(external_id="ais-1")
+    item.data = {**item.data, "passage": DEMO_PASSAGE}
+    item.save()
+    page = login_page("ann")
+    page.set_viewport_size(size)
+    page.goto(f"{live_server.url}/campaigns/{ais_campaign.slug}/annotate/")
+    page.wait_for_selector(READY, state="attached")
+    fields = ["#question", "#answer", "#passage"]
+    assert hidden_fields(page, fields) == {}
+    page.screenshot(path=f"{SHOTS}/ais-{size_id(size)}-q1.png")
+
+    press(page, "y")
+    expect(page.locator("#q-supported")).to_be_visible()
+    page.wait_for_selector(READY, state="attached")
+    page.screenshot(path=f"{SHOTS}/ais-{size_id(size)}-q2.png")
+    assert hidden_fields(page, fields) == {}
+    # The passage's last line, not only its box, lies above the panel.
+    last_line = page.evaluate("""() => { const range = document.createRange();
+        range.selectNodeContents(document.getElementById('passage'));
+        const rects = range.getClientRects(); return rects[rects.length - 1].bottom; }""")
+    assert last_line <= page.locator("#ais-form").bounding_box()["y"]
+    press(page, "n")  # the panel still answers: supported? no
+    wait_for_answer(page, "She did, the year after.")

@@ -6,7 +6,8 @@ import pytest
 from playwright.sync_api import expect
 
 from annotate.models import HumanJudgment
-from tests.browser_keys import press
+from tests.browser_keys import READY, press
+from tests.browser_layout import SIZES, hidden_fields, size_id
 
 PROGRESS = "#annotate-progress .progress-text"
 
@@ -86,3 +87,15 @@ def test_mouse_works_too_and_the_end_says_all_done(qa_campaign, login_page, live
     assert page.locator(PROGRESS).inner_text() == "6 of 6 done"
     page.screenshot(path=str(tmp_path / "annotate-done.png"), full_page=True)
     assert HumanJudgment.objects.filter(unit__campaign=qa_campaign, is_current=True).count() == 6
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("size", SIZES, ids=size_id)
+def test_the_pinned_verdicts_never_cover_the_unit(qa_campaign, login_page, live_server, size, tmp_path):
+    page = login_page("ann")
+    page.set_viewport_size(size)
+    page.goto(f"{live_server.url}/campaigns/{qa_campaign.slug}/annotate/")
+    page.wait_for_selector(READY, state="attached")
+    page.screenshot(path=str(tmp_path / f"qa-{size_id(size)}.png"))
+    assert hidden_fields(page, ["#question", "#gold-answers", "#candidate"]) == {}

@@ -8,7 +8,8 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from annotate.models import HumanJudgment, Item
-from tests.browser_keys import press
+from tests.browser_keys import READY, press
+from tests.browser_layout import SIZES, hidden_fields, size_id
 from tests.factories import PASSWORD
 
 PROGRESS = "#annotate-progress .progress-text"
@@ -152,3 +153,18 @@ def test_without_javascript_the_grade_buttons_post_the_form(image_campaign, brow
         assert current_grades(image_campaign) == {"img-1": {"grade": 2}}
     finally:
         context.close()
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("size", SIZES, ids=size_id)
+def test_the_grades_never_cover_the_section_or_the_image(image_campaign, login_page, live_server, size):
+    SHOTS.mkdir(exist_ok=True)
+    page = login_page("ann")
+    page.set_viewport_size(size)
+    page.goto(f"{live_server.url}/campaigns/{image_campaign.slug}/annotate/")
+    wait_for_image(page, "img-1")
+    page.wait_for_selector(READY, state="attached")
+    page.screenshot(path=str(SHOTS / f"image-{size_id(size)}.png"))
+    fields = ["#page-title", "#section-title", "#section-context", IMAGE]
+    assert hidden_fields(page, fields, panel="form.grades") == {}

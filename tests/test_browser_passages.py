@@ -8,7 +8,8 @@ from django.core.management import call_command
 from playwright.sync_api import expect
 
 from annotate.models import Campaign, HumanJudgment, Role
-from tests.browser_keys import press
+from tests.browser_keys import READY, press
+from tests.browser_layout import SIZES, hidden_fields, size_id
 from tests.factories import MembershipFactory
 
 SHOTS = Path("/tmp/passage-shots")
@@ -75,3 +76,21 @@ def test_assessor_grades_passages_by_keyboard(passage_campaign, login_page, live
     expect(page.locator("#help")).to_be_visible()
     expect(page.locator("#help")).to_contain_text("holds its whole answer")
     page.screenshot(path=str(SHOTS / "3-help.png"))
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("size", SIZES, ids=size_id)
+def test_the_pinned_grades_never_cover_the_query_or_the_passage(passage_campaign, login_page, live_server, size):
+    SHOTS.mkdir(exist_ok=True)
+    page = login_page("ann")
+    page.set_viewport_size(size)
+    page.goto(f"{live_server.url}/campaigns/pas/annotate/")
+    page.wait_for_selector(READY, state="attached")
+    for n in range(3):  # a short passage, another, then the long one (clamped)
+        page.screenshot(path=str(SHOTS / f"passage-{size_id(size)}-{n + 1}.png"))
+        assert hidden_fields(page, ["#question", "#passage"]) == {}, n
+        if n < 2:
+            press(page, "1")
+            expect(page.locator(PROGRESS)).to_have_text(f"{n + 1} of 3 done")
+            page.wait_for_selector(READY, state="attached")

@@ -8,7 +8,8 @@ from playwright.sync_api import expect
 
 from annotate.models import Assignment, HumanJudgment, Item
 from annotate.selectors.annotation import ranking_candidates
-from tests.browser_keys import press
+from tests.browser_keys import READY, press
+from tests.browser_layout import SIZES, hidden_fields, size_id
 from tests.test_ranking_services import ranking_campaign
 
 LIST = ".rank-list[data-dimension=overall] > .rank-item"
@@ -190,3 +191,23 @@ def test_an_untouched_ranking_is_kept_only_on_purpose(login_page, live_server, t
         assignment=Assignment.objects.get(annotator=ann, unit__topic__external_id="q2"))}
     assert [labels[group[0]] for group in second.value["rankings"]["overall"]] == [k1, k0, k2, k3]
     assert second.value["order_confirmed"] == {"overall": "moved"}
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("size", SIZES, ids=size_id)
+def test_the_pinned_submit_never_covers_the_selected_candidate(login_page, live_server, size, tmp_path):
+    """Candidates run on below the window; j selects the next one and scrolls it into view above the pinned panel,
+    not behind it."""
+    campaign, (ann,) = ranking_campaign(topics=1, slug="rank-view")
+    Item.objects.filter(campaign=campaign).update(text=LONG)
+    page = login_page(ann.username)
+    page.set_viewport_size(size)
+    page.goto(f"{live_server.url}/campaigns/{campaign.slug}/annotate/")
+    page.wait_for_selector(READY, state="attached")
+    assert hidden_fields(page, ["#query", f"{LIST}.selected"]) == {}
+    for n in range(1, 4):
+        press(page, "j")
+        assert selected_key(page) == keys_on_page(page)[n]
+        assert hidden_fields(page, [f"{LIST}.selected"]) == {}, n
+    page.screenshot(path=str(shots(tmp_path) / f"rank-{size_id(size)}-last.png"))

@@ -13,7 +13,7 @@ from judges.endpoints import endpoint_for_judge
 from judges.families import family_get
 from judges.models import JudgeRun, ModelJudgment
 from tasktypes import demo_assist
-from tasktypes.management.commands.load_demo import DEMO_ENDPOINT
+from tasktypes.management.commands.load_demo import DEMO_ENDPOINT, DEMO_PASSWORD, demo_users_ensure
 from tests.judges_support import eager  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -27,6 +27,7 @@ def test_load_demo_twice_builds_both_campaigns_and_ranks_with_bm25_and_minilm(ea
     call_command("load_demo", stdout=out)
     call_command("load_demo", stdout=io.StringIO())  # idempotent
 
+    assert get_user_model().objects.get(username="researcher").has_perm("annotate.add_campaign")
     qa = Campaign.objects.get(slug="nq301")
     assert qa.topics.count() == 301 and qa.memberships.count() == 5  # researcher, 3 annotators, adjudicator
     ranking = Campaign.objects.get(slug="health-ranking")
@@ -105,3 +106,21 @@ def test_load_demo_twice_builds_both_campaigns_and_ranks_with_bm25_and_minilm(ea
     assert len(adjudication_queue(campaign=assist, adjudicator=adjudicator).waiting) == demo_assist.LEFT_WAITING
     assert HumanJudgment.objects.filter(unit__campaign=assist, kind=JudgmentKind.ADJUDICATION).count() == \
         120 - demo_assist.LEFT_WAITING
+
+
+
+@pytest.mark.django_db
+def test_the_demo_researcher_may_make_campaigns_and_the_annotators_may_not(client):
+    """The demo's researcher sees "New campaign" and its page answers 200 (it answered 403: "takes the permission
+    'Can add campaign'", with no staff account in the demo to grant it); the others still get 403."""
+    demo_users_ensure()
+    demo_users_ensure()  # a second load changes nothing
+    assert client.login(username="researcher", password=DEMO_PASSWORD)
+    assert 'id="campaign-new"' in client.get("/").content.decode()
+    page = client.get("/campaigns/new/")
+    assert page.status_code == 200 and "<h1>New campaign</h1>" in page.content.decode()
+    for username in ("assessor1", "adjudicator"):
+        assert client.login(username=username, password=DEMO_PASSWORD)
+        assert 'id="campaign-new"' not in client.get("/").content.decode()
+        refused = client.get("/campaigns/new/")
+        assert refused.status_code == 403 and "manage.py createsuperuser" in refused.content.decode()

@@ -73,6 +73,7 @@ def test_banner_once_the_app_answers_and_a_signal_stops_everything_within_10_s(t
         log.seek(0)
         text = log.read()
         assert text.count(BANNER) == 1 and f"http://127.0.0.1:{port}/" in text and "researcher / concord-demo" in text
+        assert "Adjudicator: adjudicator / concord-demo" in text
         assert any("celery" in line for line in _group_alive(process.pid)), "the worker runs beside the web server"
         started = time.monotonic()
         if how == "ctrl-c":  # a terminal sends SIGINT to the whole foreground group

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
+from django.contrib.auth.models import Permission
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_slug
@@ -20,6 +21,7 @@ from accounts.services import (
     invited_account_close,
     invited_account_create,
 )
+from annotate.access import CREATE_PERMISSION
 from annotate.bulk import rows_insert
 from annotate.models import (
     Assignment,
@@ -236,6 +238,13 @@ def name_problem(name) -> str | None:
     if len(name.strip()) > NAME_MAX:
         return f"a name has at most {NAME_MAX} characters"
     return None
+
+
+def campaign_creator_grant(*, user) -> None:
+    """Let USER make campaigns: the permission "Can add campaign" (annotate.access.CREATE_PERMISSION) on the account
+    itself, as staff grant it in the admin. Granting it again changes nothing."""
+    app_label, codename = CREATE_PERMISSION.split(".")
+    user.user_permissions.add(Permission.objects.get(content_type__app_label=app_label, codename=codename))
 
 
 def campaign_create(*, creator, name: str, slug: str, task_type: str, overlap: int | None = None,

@@ -15,6 +15,12 @@
 //
 // Long texts. Fields marked data-clamp are clamped (static/css/annotate.css); one that overflows gets a "Show all"
 // button after it. toggleClamps opens or closes them all (key o where a page gives o no other use).
+//
+// Nothing to read under the buttons. A unit's judging buttons may be pinned to the window's bottom edge (position:
+// sticky in static/css/annotate.css), over whatever text runs on below them. The page keeps --pinned, the pinned
+// panel's height, on the root element, whose scroll-padding-bottom it is: whatever the browser scrolls into view (a
+// selected candidate, a focused control) lands above the panel. Once a unit or its next question (ais: supported?)
+// is on screen, its last field (data-clamp: the texts the annotator reads) is scrolled into view that way.
 window.ConcordUnit = (function () {
   "use strict";
 
@@ -230,6 +236,7 @@ window.ConcordUnit = (function () {
     busy = false;
     painted();
     clamps();
+    keepClearSoon();
     var keep = document.getElementById("stale-keep");
     if (keep) keep.focus();
   });
@@ -388,12 +395,44 @@ window.ConcordUnit = (function () {
   });
   container.addEventListener("toggle", function () { clamps(); }, true);  // a <details> opened
 
+  // --- Nothing to read under the pinned buttons ---
+
+  function pinnedPanel() {
+    var card = container.querySelector(".annotate-card");
+    if (!card) return null;
+    for (var i = 0; i < card.children.length; i++) {
+      if (getComputedStyle(card.children[i]).position === "sticky") return card.children[i];
+    }
+    return null;
+  }
+
+  function pinnedHeight() {
+    var panel = pinnedPanel();
+    var height = panel ? Math.ceil(panel.getBoundingClientRect().height) : 0;
+    document.documentElement.style.setProperty("--pinned", height + "px");
+    return height;
+  }
+
+  function keepClear() {
+    if (!pinnedHeight()) return;
+    var fields = Array.prototype.filter.call(container.querySelectorAll("[data-clamp]"), function (el) {
+      return el.getClientRects().length > 0;  // laid out: not in a closed <details> or a hidden block
+    });
+    if (fields.length) fields[fields.length - 1].scrollIntoView({ block: "nearest", behavior: "instant" });
+  }
+
+  // After the listeners of the same swap (annotate.js shows the first question only) have laid the unit out.
+  function keepClearSoon() { requestAnimationFrame(keepClear); }
+
+  window.addEventListener("resize", pinnedHeight);
+
   // --- Start ---
 
   function start(options) {
     clampKey = (options && options.clampKey) || "";
     painted();
     clamps();
+    keepClearSoon();
     if (pending) resend();  // a verdict kept from before a reload or a sign-in
   }
 
@@ -402,7 +441,8 @@ window.ConcordUnit = (function () {
     accepts: accepts,
     busy: function () { return busy || !!pending || signedOut; },
     toggleClamps: toggleClamps,
-    shown: painted,  // something new to answer appeared without a swap (the second question of ais)
+    // Something new to answer appeared without a swap (the second question of ais).
+    shown: function () { painted(); keepClearSoon(); },
     signInNeeded: signInNeeded,
     headers: function () { return { "X-CSRFToken": token, "X-Requested-With": "fetch" }; },
   };

@@ -16,7 +16,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from annotate.models import Campaign, Role
-from annotate.services.campaigns import membership_add
+from annotate.services.campaigns import campaign_creator_grant, membership_add
 from judges.models import Judge, ModelEndpoint
 from judges.services import judge_run_start
 from tasktypes.demo_assist import assist_demo_simulate
@@ -121,7 +121,7 @@ class Command(BaseCommand):
     help = "Create the demo users and campaigns (idempotent)."
 
     def handle(self, *args, **options):
-        users = self._users()
+        users = demo_users_ensure()
         for slug, demo in DEMOS.items():
             created = not Campaign.objects.filter(slug=slug).exists()
             if created:
@@ -158,13 +158,17 @@ class Command(BaseCommand):
                          stdout=self.stdout)
         self.stdout.write(self.style.SUCCESS(f"Demo ready: campaigns {', '.join(DEMOS)}; users {', '.join(users)}"))
 
-    def _users(self) -> dict:
-        User = get_user_model()
-        users = {}
-        for username in (DEMO_RESEARCHER, *DEMO_ANNOTATORS, DEMO_ADJUDICATOR):
-            user, created = User.objects.get_or_create(username=username)
-            if created:
-                user.set_password(DEMO_PASSWORD)
-                user.save(update_fields=["password"])
-            users[username] = user
-        return users
+
+def demo_users_ensure() -> dict:
+    """The demo's accounts by username, made with DEMO_PASSWORD when missing; the researcher may make campaigns
+    ("Can add campaign"), as staff let a researcher on a real install."""
+    User = get_user_model()
+    users = {}
+    for username in (DEMO_RESEARCHER, *DEMO_ANNOTATORS, DEMO_ADJUDICATOR):
+        user, created = User.objects.get_or_create(username=username)
+        if created:
+            user.set_password(DEMO_PASSWORD)
+            user.save(update_fields=["password"])
+        users[username] = user
+    campaign_creator_grant(user=users[DEMO_RESEARCHER])
+    return users
