@@ -262,3 +262,15 @@ def test_a_judges_confidence_runs_from_0_to_1_and_a_bare_score_has_none(client, 
     assert "score 1.000 · confidence 1.00" in page and "score 0.800 · confidence 0.60" in page
     assert "score 0.620</p>" in page.replace("</span>", "")
 
+
+def test_a_passage_unit_is_headed_by_its_query_not_a_question(client):
+    campaign = CampaignFactory(slug="pas", task_type="passage_relevance", overlap=2)
+    adjudicator = UserFactory(username="adj")
+    MembershipFactory(campaign=campaign, user=adjudicator, role=Role.ADJUDICATOR)
+    topic = TopicFactory(campaign=campaign, external_id="q1", text="how long does concrete take to cure", data={})
+    item = ItemFactory(campaign=campaign, topic=topic, external_id="q1/d1", kind="passage", data={"docid": "d1"},
+                       text="Concrete reaches most of its strength in about four weeks.")
+    unit = Unit.objects.create(campaign=campaign, topic=topic, item=item, judgments_needed=2)
+    client.force_login(adjudicator)
+    page = client.get(f"/campaigns/pas/adjudicate/{unit.pk}/").content.decode()
+    assert "<h2>Query</h2>" in page and "<h2>Question</h2>" not in page and "<h2>Passage</h2>" in page
