@@ -274,3 +274,13 @@ def test_a_passage_unit_is_headed_by_its_query_not_a_question(client):
     client.force_login(adjudicator)
     page = client.get(f"/campaigns/pas/adjudicate/{unit.pk}/").content.decode()
     assert "<h2>Query</h2>" in page and "<h2>Question</h2>" not in page and "<h2>Passage</h2>" in page
+
+
+def test_the_home_page_names_an_adjudicators_role_and_links_their_queue(client, world):
+    campaign, people, units = world
+    queue = 'href="/campaigns/adj/adjudicate/">Adjudication queue</a>'
+    for who, roles in (("adj", "adjudicator"), ("a3", "annotator, adjudicator"), ("a1", "annotator")):
+        client.force_login(people[who])
+        page = client.get("/").content.decode()
+        assert f'<td class="roles">{roles}</td>' in page, who
+        assert (queue in page) == (who != "a1"), who
