@@ -78,6 +78,10 @@ def test_progress_row_polls_while_active_and_stops_after(client, qa_campaign, pa
     assert fragment.status_code == 286  # htmx: stop polling
     body = fragment.content.decode()
     assert "6/6 judged" in body and "Succeeded" in body and "hx-trigger" not in body
+    # The Judges table no longer says the run is under way: its judge's cells come along, swapped in by their ids.
+    oob = body[body.index(f'id="new-items-{run.judge_id}"'):]
+    assert oob.startswith(f'id="new-items-{run.judge_id}" hx-swap-oob="true">') and "under way" not in body
+    assert f'<td class="num" id="judgments-{run.judge_id}" hx-swap-oob="true">6</td>' in body
 
 
 def test_cancel_and_resume_buttons(client, qa_campaign, password, eager, django_capture_on_commit_callbacks):
