@@ -110,3 +110,22 @@ def test_csrf_is_enforced_on_buttons(qa_campaign, password, django_capture_on_co
     client.login(username="res", password=password)
     assert client.post(URL, {"name": "em", "family": "em", "batch_size": 4}).status_code == 403
     assert JudgeRun.objects.count() == 0
+
+
+def test_the_start_form_shows_only_the_fields_and_help_of_the_families_that_apply(client, researcher, password, tmp_path,
+                                                                                   settings):
+    """A passage campaign is judged by rankers and llm: no F1 threshold, no EM/F1 help; a QA campaign keeps them."""
+    from annotate.models import Role
+    from tests.factories import CampaignFactory, MembershipFactory
+
+    for slug, task_type in (("pas", "passage_relevance"), ("qa2", "qa_correctness")):
+        MembershipFactory(campaign=CampaignFactory(slug=slug, task_type=task_type), user=researcher,
+                          role=Role.RESEARCHER)
+    _login(client, "res", password)
+    page = client.get("/campaigns/pas/judges/").content.decode()
+    assert 'name="threshold"' not in page and "F1" not in page and "exact match" not in page.lower()
+    help_ = page[page.index('id="family-help"'):page.index("</dl>", page.index('id="family-help"'))]
+    assert "<b>bm25</b>" in help_ and "<b>llm</b>" in help_ and "<b>em</b>" not in help_
+    assert 'name="endpoint"' in page and "llm: the OpenAI-compatible server" in page
+    page = client.get("/campaigns/qa2/judges/").content.decode()
+    assert 'name="threshold"' in page and "Threshold (f1)" in page and "<b>em</b>" in page
