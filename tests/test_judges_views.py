@@ -4,7 +4,7 @@ import pytest
 
 from annotate.models import Role
 from judges.models import Judge, JudgeRun, ModelJudgment, RunStatus
-from tests.factories import MembershipFactory, UserFactory
+from tests.factories import CampaignFactory, MembershipFactory, UserFactory
 from tests.judges_support import eager  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.django_db
@@ -112,12 +112,8 @@ def test_csrf_is_enforced_on_buttons(qa_campaign, password, django_capture_on_co
     assert JudgeRun.objects.count() == 0
 
 
-def test_the_start_form_shows_only_the_fields_and_help_of_the_families_that_apply(client, researcher, password, tmp_path,
-                                                                                   settings):
+def test_the_start_form_shows_only_the_fields_and_help_of_the_families_that_apply(client, researcher, password):
     """A passage campaign is judged by rankers and llm: no F1 threshold, no EM/F1 help; a QA campaign keeps them."""
-    from annotate.models import Role
-    from tests.factories import CampaignFactory, MembershipFactory
-
     for slug, task_type in (("pas", "passage_relevance"), ("qa2", "qa_correctness")):
         MembershipFactory(campaign=CampaignFactory(slug=slug, task_type=task_type), user=researcher,
                           role=Role.RESEARCHER)
