@@ -34,7 +34,9 @@ class QueueEntrySerializer(serializers.Serializer):
     kinds = serializers.ListField(child=serializers.CharField(), help_text="humans, judge, judges: the kinds found.")
     score = serializers.FloatField(help_text="How much the verdicts disagree: the entropy of the votes in bits, or "
                                              "1 - the mean pairwise Kendall tau-b for rankings.")
-    confidence = serializers.FloatField(allow_null=True, help_text="The judges' mean |score - threshold|.")
+    confidence = serializers.FloatField(
+        allow_null=True, help_text="The judges' mean confidence, 0 to 1: each one's |score - threshold| over the "
+                                   "farthest its score could be on that side; none for raw scores (rankers).")
     adjudicated_by = serializers.CharField()
     adjudicated_at = serializers.DateTimeField(allow_null=True)
     note = serializers.CharField()

@@ -226,6 +226,9 @@ class TaskTypeSpec:
     page: tuple[str, str] = ("annotate/annotate.html", "annotate/_unit.html")
     # What an annotator's judgment is called on the page ("verdict", "grade", "ranking").
     noun: str = "verdict"
+    # What the pages call a topic's text, in the task type's own words ("question", "query"): the heading over it
+    # where a core page shows it (the adjudication page).
+    topic_noun: str = "question"
     # The import formats that feed this task type (tasktypes.importers.service runs them), and the import page's
     # help for the formats that mean something of their own here (the others have the page's general help).
     import_formats: tuple[str, ...] = ()

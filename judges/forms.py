@@ -1,4 +1,7 @@
-"""The judge panel's start form: name, family, F1 threshold, model endpoint, a JSON configuration, batch size."""
+"""The judge panel's start form: name, family, threshold, model endpoint, a JSON configuration, batch size.
+
+The threshold and the model endpoint are there only when a family that can judge the campaign's task type takes them
+(an option `threshold`; `uses_endpoint`), and say which families those are."""
 
 import json
 
@@ -11,13 +14,8 @@ from judges.services import MAX_BATCH_SIZE
 class JudgeRunStartForm(forms.Form):
     name = forms.CharField(max_length=100, help_text="The same name always means the same configuration.")
     family = forms.ChoiceField(choices=[(name, name) for name in sorted(FAMILIES)])
-    threshold = forms.FloatField(
-        required=False, min_value=0.0, max_value=1.0, help_text="F1 only: label yes at or above (default 0.5)."
-    )
-    endpoint = forms.ChoiceField(
-        required=False, label="Model endpoint",
-        help_text="llm and vlm: the OpenAI-compatible server to ask, among those staff registered for this campaign.",
-    )
+    threshold = forms.FloatField(required=False, min_value=0.0, max_value=1.0)
+    endpoint = forms.ChoiceField(required=False, label="Model endpoint")
     config_json = forms.CharField(
         required=False, label="Configuration",
         widget=forms.Textarea(attrs={"rows": 3, "placeholder": '{"model": "/models/monot5-base", "device": "cpu"}'}),
@@ -35,17 +33,38 @@ class JudgeRunStartForm(forms.Form):
 
     def __init__(self, *args, task_type: str | None = None, endpoints=(), **kwargs):
         super().__init__(*args, **kwargs)
-        if task_type is not None:  # only the families that can judge this campaign's task type
-            self.fields["family"].choices = [(name, name) for name in families_for(task_type)]
+        # Only the families that can judge this campaign's task type, and only the fields some of them take.
+        self.families = families_for(task_type) if task_type is not None else sorted(FAMILIES)
+        self.fields["family"].choices = [(name, name) for name in self.families]
+        thresholds = {name: FAMILIES[name].options["threshold"] for name in self.families
+                      if "threshold" in FAMILIES[name].options}
+        if thresholds:
+            self.fields["threshold"].label = f"Threshold ({', '.join(thresholds)})"
+            self.fields["threshold"].help_text = " ".join(
+                f"{name}: {option.help.rstrip('.')} (default {option.default})." for name, option in thresholds.items())
+        else:
+            del self.fields["threshold"]
+        takers = [name for name in self.families if FAMILIES[name].uses_endpoint]
+        if not takers:
+            del self.fields["endpoint"]
+            return
+        self.fields["endpoint"].help_text = (f"{' and '.join(takers)}: the OpenAI-compatible server to ask, among "
+                                             "those staff registered for this campaign.")
         self.fields["endpoint"].choices = [("", "none (a local model)")] + [
             (e.name, f"{e.name} ({', '.join(e.model_ids) or 'any model'})") for e in endpoints
         ]
 
+    @property
+    def family_descriptions(self) -> list[tuple[str, str, list[str]]]:
+        """(name, what it does, its configuration keys) of each family the form offers, in the family's own words."""
+        return [(name, FAMILIES[name].description, sorted(FAMILIES[name].options)) for name in self.families]
+
     def clean(self):
         data = super().clean()
         family = data.get("family")
-        if data.get("endpoint") and family and not getattr(FAMILIES[family], "uses_endpoint", False):
-            self.add_error("endpoint", f"{family} judges run on the worker; a model endpoint is for llm and vlm")
+        if data.get("endpoint") and family and not FAMILIES[family].uses_endpoint:
+            takers = ", ".join(name for name in self.families if FAMILIES[name].uses_endpoint)
+            self.add_error("endpoint", f"{family} judges run on the worker; a model endpoint is for {takers}")
         return data
 
     def clean_config_json(self) -> dict:
@@ -61,10 +80,10 @@ class JudgeRunStartForm(forms.Form):
         return value
 
     def config(self) -> dict:
-        """The family's options: the JSON object, with the threshold field filled in for F1."""
+        """The family's options: the JSON object, with the threshold field filled in for a family that takes one."""
         data = self.cleaned_data
         config = dict(data.get("config_json") or {})
-        if data["family"] == "f1" and data.get("threshold") is not None:
+        if "threshold" in FAMILIES[data["family"]].options and data.get("threshold") is not None:
             config["threshold"] = data["threshold"]
         if data.get("endpoint"):
             config.setdefault("backend", "openai")

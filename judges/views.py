@@ -9,6 +9,7 @@ import json
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
@@ -62,6 +63,15 @@ def _with_config_text(judge, usage: dict):
     return judge
 
 
+def _judges_shown(campaign, usage: dict) -> list:
+    """The campaign's judges as the Judges table shows them: configuration, USAGE, items not judged yet."""
+    judges = [_with_config_text(judge, usage) for judge in judges_for_campaign(campaign=campaign)]
+    new_items = judges_new_items(campaign=campaign, judges=judges)
+    for judge in judges:
+        judge.new_items = new_items.get(judge.id)
+    return judges
+
+
 def judge_panel(request, slug):
     campaign = campaign_for_researcher(request.user, slug)
     if request.htmx and request.GET.get("run"):
@@ -72,7 +82,12 @@ def judge_panel(request, slug):
         row = _run_row(run)
         response = render(request, "judges/_run_row.html", {"campaign": campaign, "row": row})
         if not row["active"]:
-            return HttpResponseStopPolling(response.content)
+            # The run has ended: its judge's counts and "Not judged yet" (which said the run was under way) change
+            # too, beside the run's row.
+            judge = next(judge for judge in _judges_shown(campaign, {}) if judge.id == run.judge_id)
+            cells = render_to_string("judges/_judge_row.html", {"campaign": campaign, "judge": judge, "oob": True},
+                                     request=request)
+            return HttpResponseStopPolling(response.content + cells.encode())
         return response
     endpoints = endpoints_usable(campaign=campaign, user=request.user)
     families = families_for(campaign.task_type)
@@ -91,10 +106,7 @@ def judge_panel(request, slug):
             messages.success(request, f"Run {run.id} of judge {run.judge.name} {run.status}.")
             return redirect("judge-panel", slug=campaign.slug)
     usage = judges_usage_for_campaign(campaign=campaign)
-    judges = [_with_config_text(judge, usage) for judge in judges_for_campaign(campaign=campaign)]
-    new_items = judges_new_items(campaign=campaign, judges=judges)
-    for judge in judges:
-        judge.new_items = new_items.get(judge.id)
+    judges = _judges_shown(campaign, usage)
     context = {
         "campaign": campaign,
         "form": form,

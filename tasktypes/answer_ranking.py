@@ -73,6 +73,7 @@ class AnswerRanking(TaskTypeSpec):
     options_form = AnswerRankingOptionsForm
     page = ("annotate/ranking.html", "annotate/_ranking.html")
     noun = "ranking"
+    topic_noun = "query"
     import_formats = ("label-studio", "jsonl", "trec-qrels", "trec-run", "judge-scores")
     importer = "tasktypes.importers.service.ranking_import"
     import_lines = "ranking_lines"

@@ -245,3 +245,42 @@ def test_the_queue_page_lists_a_bounded_number_of_units_and_points_to_the_api_fo
     page = client.get("/campaigns/adj/adjudicate/").content.decode()
     assert rows(page, "queue") == 1 and "1 unit waiting." in page
     assert rows(page, "adjudicated") == 1 and "2 units adjudicated; the 1 most recent are listed" in page
+
+
+def test_a_judges_confidence_runs_from_0_to_1_and_a_bare_score_has_none(client, world):
+    """A judge that scored 1.000 (em: an exact match) is fully confident, not "confidence 0.50" (the bare distance
+    from the threshold 0.5); an LLM's 0.8 share of the vote is 0.60. A ranker's raw score, even one that lies between
+    0 and 1, is no verdict and gets no confidence."""
+    campaign, people, units = world
+    bm25 = campaign.judges.create(name="bm25", family="bm25", config={}, config_hash="bm25")
+    bm25.judgments.create(item=units[1].item, label="", score=0.62)
+    client.force_login(people["adj"])
+    judges = {row["name"]: row for row in client.get(unit_url(units[1])).json()["judges"]}
+    assert judges["em"]["confidence"] == pytest.approx(1.0) and judges["llm"]["confidence"] == pytest.approx(0.6)
+    assert judges["bm25"]["score"] == pytest.approx(0.62) and judges["bm25"]["confidence"] is None
+    page = client.get(unit_url(units[1], api=False)).content.decode()
+    assert "score 1.000 · confidence 1.00" in page and "score 0.800 · confidence 0.60" in page
+    assert "score 0.620</p>" in page.replace("</span>", "")
+
+
+def test_a_passage_unit_is_headed_by_its_query_not_a_question(client):
+    campaign = CampaignFactory(slug="pas", task_type="passage_relevance", overlap=2)
+    adjudicator = UserFactory(username="adj")
+    MembershipFactory(campaign=campaign, user=adjudicator, role=Role.ADJUDICATOR)
+    topic = TopicFactory(campaign=campaign, external_id="q1", text="how long does concrete take to cure", data={})
+    item = ItemFactory(campaign=campaign, topic=topic, external_id="q1/d1", kind="passage", data={"docid": "d1"},
+                       text="Concrete reaches most of its strength in about four weeks.")
+    unit = Unit.objects.create(campaign=campaign, topic=topic, item=item, judgments_needed=2)
+    client.force_login(adjudicator)
+    page = client.get(f"/campaigns/pas/adjudicate/{unit.pk}/").content.decode()
+    assert "<h2>Query</h2>" in page and "<h2>Question</h2>" not in page and "<h2>Passage</h2>" in page
+
+
+def test_the_home_page_names_an_adjudicators_role_and_links_their_queue(client, world):
+    campaign, people, units = world
+    queue = 'href="/campaigns/adj/adjudicate/">Adjudication queue</a>'
+    for who, roles in (("adj", "adjudicator"), ("a3", "annotator, adjudicator"), ("a1", "annotator")):
+        client.force_login(people[who])
+        page = client.get("/").content.decode()
+        assert f'<td class="roles">{roles}</td>' in page, who
+        assert (queue in page) == (who != "a1"), who

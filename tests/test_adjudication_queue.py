@@ -52,8 +52,8 @@ def test_the_judge_kind_adds_the_units_where_the_chosen_judge_contradicts_the_hu
         ("u1", ["humans", "judge"]), ("u4", ["humans"]), ("u2", ["judge"]), ("u3", ["humans"])]
     # The judge's vote counts in the entropy: u1 = yes yes no + no; u2 = no no no + yes; u3 = yes no no + no.
     assert [e.score for e in queue.waiting] == pytest.approx([1.0, H, vote_entropy("nnny"), vote_entropy("ynnn")])
-    # u2 and u3 tie on entropy: the judge's confidence (|0.9 - 0.5|) puts u2, where it contradicts, first.
-    assert queue.waiting[2].confidence == pytest.approx(0.4) and queue.waiting[3].confidence is None
+    # u2 and u3 tie on entropy: the judge's confidence ((0.9 - 0.5) / 0.5) puts u2, where it contradicts, first.
+    assert queue.waiting[2].confidence == pytest.approx(0.8) and queue.waiting[3].confidence is None
 
 
 def test_each_kind_alone(world):
@@ -66,7 +66,7 @@ def test_each_kind_alone(world):
     assert [(e.label, e.kinds) for e in queue.waiting] == [("u4", ["judges"]), ("u1", ["judges"]),
                                                            ("u2", ["judges"])]
     assert [e.score for e in queue.waiting] == pytest.approx([1.0, vote_entropy("yynny"), vote_entropy("nnnyn")])
-    assert queue.waiting[1].confidence == pytest.approx((0.3 + 0.5) / 2)
+    assert queue.waiting[1].confidence == pytest.approx((0.6 + 1.0) / 2)  # llm's 0.8 share, em's exact match
     campaign = with_options(campaign, adjudication=["humans"])
     assert [label for label, _ in waiting(campaign, people["adj"])] == ["u4", "u1", "u3"]
 
@@ -139,10 +139,16 @@ def test_an_annotator_who_adjudicates_is_never_shown_a_unit_still_open_to_them(w
     assert units[1].pk in open_to_a1  # everyone else may still take it
 
 
-def test_the_judges_confidence_is_the_distance_from_the_threshold():
-    assert judge_confidence(0.8) == pytest.approx(0.3)
-    assert judge_confidence(0.2, 0.3) == pytest.approx(0.1)
-    assert judge_confidence(7.5) is None and judge_confidence(None) is None  # a ranker's raw score says nothing
+def test_the_judges_confidence_is_the_distance_from_the_threshold_over_the_room_on_its_side():
+    assert judge_confidence(1.0, label="yes") == pytest.approx(1.0)  # a unanimous vote, an exact match
+    assert judge_confidence(0.5, label="yes") == pytest.approx(0.0)  # an even split
+    assert judge_confidence(0.8, label="no") == pytest.approx(0.6)
+    assert judge_confidence(0.2, 0.3, label="no") == pytest.approx(0.1 / 0.3)
+    assert judge_confidence(0.0, 0.3, label="no") == pytest.approx(1.0)
+    assert judge_confidence(1.0, 1.0, label="yes") == 0.0  # on a threshold of 1: no room above it
+    # A ranker's raw score says nothing, outside [0, 1] or in it: it gave no verdict (no label).
+    assert judge_confidence(7.5, label="yes") is None and judge_confidence(None, label="yes") is None
+    assert judge_confidence(0.9) is None
 
 
 # --- answer_ranking: a topic's rankings disagree by 1 - their mean pairwise Kendall tau-b ---

@@ -3,6 +3,7 @@
 import pytest
 
 from tests.test_agreement_report import small_campaign  # noqa: F401 (fixture)
+from tests.test_browser_report_tables import OVERFLOWS
 
 
 @pytest.mark.browser
@@ -21,6 +22,7 @@ def test_researcher_reads_the_report_and_downloads_csv(small_campaign, login_pag
     assert page.locator("#systems tbody tr").count() == 3
     assert page.locator("#scatter svg").is_visible()
     page.screenshot(path=str(tmp_path / "agreement-report.png"), full_page=True)
+    assert page.evaluate(OVERFLOWS) == []  # every table within its card at 1280 px (the graded report: its own test)
     with page.expect_download() as download:
         page.click("text=Download systems CSV")
     path = download.value.path()

@@ -12,6 +12,7 @@ from tests.browser_keys import press
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory
 from tests.test_arms_report import simulated  # noqa: F401 - fixture
 from tests.test_browser_ranking import keys_on_page, shots, wait_for_query
+from tests.test_browser_report_tables import OVERFLOWS
 from tests.test_ranking_services import ranking_campaign
 
 SUGGESTED = re.compile(r"\bsuggested\b")
@@ -153,3 +154,4 @@ def test_the_report_page_shows_the_arms(simulated, researcher, login_page, live_
     assert rows.nth(1).locator("td").first.inner_text() == "assisted by gpt"
     assert page.locator("#arms-differences tbody tr").count() == 2
     assert "assisted by gpt" in page.locator("#arms-suggestions tbody").inner_text()
+    assert page.evaluate(OVERFLOWS) == []  # every table, the arms' too, within its card at 1280 px

@@ -4,7 +4,7 @@ import pytest
 
 from annotate.models import Role
 from judges.models import Judge, JudgeRun, ModelJudgment, RunStatus
-from tests.factories import MembershipFactory, UserFactory
+from tests.factories import CampaignFactory, MembershipFactory, UserFactory
 from tests.judges_support import eager  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.django_db
@@ -78,6 +78,10 @@ def test_progress_row_polls_while_active_and_stops_after(client, qa_campaign, pa
     assert fragment.status_code == 286  # htmx: stop polling
     body = fragment.content.decode()
     assert "6/6 judged" in body and "Succeeded" in body and "hx-trigger" not in body
+    # The Judges table no longer says the run is under way: its judge's cells come along, swapped in by their ids.
+    oob = body[body.index(f'id="new-items-{run.judge_id}"'):]
+    assert oob.startswith(f'id="new-items-{run.judge_id}" hx-swap-oob="true">') and "under way" not in body
+    assert f'<td class="num" id="judgments-{run.judge_id}" hx-swap-oob="true">6</td>' in body
 
 
 def test_cancel_and_resume_buttons(client, qa_campaign, password, eager, django_capture_on_commit_callbacks):
@@ -106,3 +110,18 @@ def test_csrf_is_enforced_on_buttons(qa_campaign, password, django_capture_on_co
     client.login(username="res", password=password)
     assert client.post(URL, {"name": "em", "family": "em", "batch_size": 4}).status_code == 403
     assert JudgeRun.objects.count() == 0
+
+
+def test_the_start_form_shows_only_the_fields_and_help_of_the_families_that_apply(client, researcher, password):
+    """A passage campaign is judged by rankers and llm: no F1 threshold, no EM/F1 help; a QA campaign keeps them."""
+    for slug, task_type in (("pas", "passage_relevance"), ("qa2", "qa_correctness")):
+        MembershipFactory(campaign=CampaignFactory(slug=slug, task_type=task_type), user=researcher,
+                          role=Role.RESEARCHER)
+    _login(client, "res", password)
+    page = client.get("/campaigns/pas/judges/").content.decode()
+    assert 'name="threshold"' not in page and "F1" not in page and "exact match" not in page.lower()
+    help_ = page[page.index('id="family-help"'):page.index("</dl>", page.index('id="family-help"'))]
+    assert "<b>bm25</b>" in help_ and "<b>llm</b>" in help_ and "<b>em</b>" not in help_
+    assert 'name="endpoint"' in page and "llm: the OpenAI-compatible server" in page
+    page = client.get("/campaigns/qa2/judges/").content.decode()
+    assert 'name="threshold"' in page and "Threshold (f1)" in page and "<b>em</b>" in page

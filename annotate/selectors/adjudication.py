@@ -35,16 +35,20 @@ from annotate.task_types import (
 DEFAULT_THRESHOLD = 0.5
 
 
-def judge_confidence(score: float | None, threshold=None) -> float | None:
-    """A judge's confidence in a verdict: |SCORE - THRESHOLD|, the distance of a score from 0 to 1 from the judge's
-    threshold (DEFAULT_THRESHOLD unless its configuration sets one). For an LLM judge, whose score is the share of its
-    samples that gave the winning verdict, that is how far the vote was from an even split. None for no score or a
-    score outside [0, 1] (a ranker's raw score says nothing of its confidence)."""
-    if score is None or not math.isfinite(score) or not 0.0 <= score <= 1.0:
+def judge_confidence(score: float | None, threshold=None, *, label: str = "") -> float | None:
+    """A judge's confidence in a verdict, from 0 (its score on the threshold) to 1 (its score at 0 or 1): the distance
+    of a score from 0 to 1 from the judge's threshold (DEFAULT_THRESHOLD unless its configuration sets one), over the
+    farthest the score could be on that side. A score of 1.000 at threshold 0.5 is 1, not the bare distance 0.5. For
+    an LLM judge, whose score is the share of its samples that gave the winning verdict, 1 is a unanimous vote and 0
+    an even split. None for no score, a score outside [0, 1], or a verdict without a LABEL: a ranker's bare score (a
+    BM25 score that happens to lie between 0 and 1 included) is no verdict and says nothing of a confidence."""
+    if not label or score is None or not math.isfinite(score) or not 0.0 <= score <= 1.0:
         return None
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0.0 <= threshold <= 1.0:
         threshold = DEFAULT_THRESHOLD
-    return abs(float(score) - float(threshold))
+    score, threshold = float(score), float(threshold)
+    room = 1.0 - threshold if score >= threshold else threshold  # 0 only for a score on a threshold of 0 or 1
+    return abs(score - threshold) / room if room else 0.0
 
 
 @dataclass
@@ -100,7 +104,8 @@ def judge_verdicts(campaign: Campaign) -> tuple[dict[str, dict[int, JudgeVerdict
         name, config = judges[judge_id]
         item_topic[item_id] = topic_id
         verdicts[name][item_id] = JudgeVerdict(label=label or "", score=score,
-                                               confidence=judge_confidence(score, config.get("threshold")))
+                                               confidence=judge_confidence(score, config.get("threshold"),
+                                                                           label=label or ""))
     return verdicts, item_topic
 
 
@@ -215,7 +220,8 @@ def adjudication_unit_view(*, unit: Unit, adjudicator) -> dict:
     for judge_id, item_id, label, score in verdict_rows.values_list("id", "judgments__item_id", "judgments__label",
                                                                     "judgments__score"):
         by_judge.setdefault(judge_id, {})[item_id] = JudgeVerdict(
-            label=label or "", score=score, confidence=judge_confidence(score, judges[judge_id][2].get("threshold")))
+            label=label or "", score=score,
+            confidence=judge_confidence(score, judges[judge_id][2].get("threshold"), label=label or ""))
     samples: dict[int, list[str]] = {}
     if item_ids:
         for judge_id, text in unit.campaign.judges.filter(llm_samples__item_id__in=item_ids).order_by(

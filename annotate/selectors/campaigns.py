@@ -24,14 +24,18 @@ from annotate.task_types import task_type_get
 
 
 def campaign_list_for_user(*, user) -> list[dict]:
-    """The campaigns USER belongs to, each with the roles USER holds there."""
+    """The campaigns USER belongs to, each with the roles USER holds there: `roles`, their names in Role's order, and
+    `is_researcher`, `is_annotator`, `is_adjudicator` (held as a role of its own: a researcher may adjudicate too,
+    from the campaign's page)."""
     campaigns = Campaign.objects.for_user(user).order_by("-created_at").prefetch_related("memberships")
     rows = []
     for campaign in campaigns:
         roles = {m.role for m in campaign.memberships.all() if m.user_id == user.id}
         if user.is_superuser:
             roles.add(Role.RESEARCHER)
-        rows.append({"campaign": campaign, "is_researcher": Role.RESEARCHER in roles, "is_annotator": Role.ANNOTATOR in roles})
+        rows.append({"campaign": campaign, "roles": [role.label.lower() for role in Role if role in roles],
+                     "is_researcher": Role.RESEARCHER in roles, "is_annotator": Role.ANNOTATOR in roles,
+                     "is_adjudicator": Role.ADJUDICATOR in roles})
     return rows
 
 

@@ -4,7 +4,7 @@
 report's intervals most first, by what the judges say of them: most disagreement among the judges first (the task
 type's adjudication rule with only the kind "judges": the entropy of the judges' votes on an item, 1 - the mean
 Kendall tau-b between the judges' orders of a topic), then the judges' mean confidence in their verdicts, lowest
-first (annotate.selectors.adjudication.judge_confidence: how far a score from 0 to 1 is from the threshold), then the
+first (annotate.selectors.adjudication.judge_confidence: from 0 on the threshold to 1 at 0 or 1), then the
 import order. A human label where the judges disagree or hesitate is where a judge's agreement with humans is least
 predictable, so it moves kappa's resamples most; where the judges agree with confidence a label adds little that the
 others do not. Units no judge has a verdict on come after those with one, in import order.

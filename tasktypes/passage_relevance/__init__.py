@@ -35,6 +35,7 @@ class PassageRelevance(GradedRelevance):
     item_kind = "passage"
     doc_key = "docid"
     item_noun = "passage"
+    topic_noun = "query"
     page = ("annotate/passages.html", "annotate/_passages.html")
     import_formats = ("trec-topics", "trec-run", "collection", "trec-qrels", "judge-qrels", "judge-scores")
     format_help = {

@@ -1,0 +1,70 @@
+"""The graded report in Chromium at 1280 px, on screen and in print: every table fits inside its card, so no column
+(the judges' "Mean κ per topic", the run orders' "Relative Δ") is cut or hidden behind a scroll bar."""
+
+from pathlib import Path
+
+import pytest
+
+from annotate.models import Campaign
+from tasktypes.importers.runs_pool import runs_pool_import
+from tests.test_agreement_graded import HUMAN, passage_campaign  # noqa: F401 (fixture)
+
+SHOTS = Path("/tmp/report-shots")
+
+# Every table of the page whose right edge leaves its box: the nearest card (or the page's main column), or a
+# header cell outside the table's own visible part. Collapsed <details> are opened first: a reader opens them.
+OVERFLOWS = """() => {
+  for (const d of document.querySelectorAll('details')) d.open = true;
+  const out = [];
+  const main = document.querySelector('main');
+  for (const [i, table] of document.querySelectorAll('main table').entries()) {
+    const box = table.closest('.card') || main;
+    const outer = box.getBoundingClientRect();
+    const style = getComputedStyle(box);
+    const right = outer.right - parseFloat(style.borderRightWidth);
+    const t = table.getBoundingClientRect();
+    const name = table.id || table.className || `table ${i}`;
+    if (t.right > right + 0.5) out.push(`${name}: table right ${t.right} > box ${right}`);
+    // A scrolling wrapper hides what is past its own right edge.
+    let clip = right;
+    for (let el = table.parentElement; el && el !== box; el = el.parentElement) {
+      const r = el.getBoundingClientRect();
+      if (getComputedStyle(el).overflowX !== 'visible') clip = Math.min(clip, r.right);
+    }
+    for (const th of table.querySelectorAll('thead th')) {
+      const r = th.getBoundingClientRect();
+      if (r.right > clip + 0.5) out.push(`${name}: "${th.innerText.trim()}" ends at ${r.right} > ${clip}`);
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.fixture
+def tagged_runs(passage_campaign, tmp_path):  # noqa: F811
+    """The fixture's runs plus a tagged one, so Relative Δ has figures (the widest column)."""
+    runs = tmp_path / "tagged.txt"
+    runs.write_text("".join(f"{qid} Q0 {doc} {rank} {10 - rank} r4-tagged\n" for qid in HUMAN
+                            for rank, doc in enumerate(("b", "a", "d", "c"), start=1)))
+    runs_pool_import(campaign=passage_campaign, paths=[runs], depth=10, tag="clip-based")
+    return Campaign.objects.get(pk=passage_campaign.pk)
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_every_report_table_fits_its_card_at_1280_px_and_in_print(tagged_runs, login_page, live_server):
+    SHOTS.mkdir(exist_ok=True)
+    page = login_page("res")
+    page.goto(f"{live_server.url}/campaigns/{tagged_runs.slug}/report/")
+    assert page.locator("#judges thead th").last.inner_text().startswith("Mean κ per topic")
+    assert page.locator("#run-orders thead th").last.inner_text() == "Relative Δ"
+    assert "%" in page.locator("#run-orders tbody tr").first.locator("td").last.inner_text()
+    overflows = page.evaluate(OVERFLOWS)  # opens the <details> too, so that the screenshot shows every table
+    page.screenshot(path=str(SHOTS / "graded-report-1280.png"), full_page=True)
+    assert overflows == [], "\n".join(overflows)
+    page.emulate_media(media="print")
+    assert page.evaluate(OVERFLOWS) == []
+    page.set_viewport_size({"width": 718, "height": 1000})  # A4 less Chromium's print margins, in CSS px
+    overflows = page.evaluate(OVERFLOWS)
+    page.screenshot(path=str(SHOTS / "graded-report-print-a4.png"), full_page=True)
+    assert overflows == [], "\n".join(overflows)
