@@ -4,7 +4,7 @@ The app serves three CSVs, the report's systems, judges and topics tables (agree
 layout's campaign gets hostile names where users choose them (a judge, systems, a topic, an annotator): every text cell
 that starts with =, +, -, @, a tab or a carriage return comes out behind a single quote, and numbers (a negative
 kappa, a system named "-0.25") stay numbers. Nothing else the app serves is a CSV or TSV: the archive is JSON lines,
-the rankings JSON, qrels and runs TREC text (see docs/security-matrix.md).
+the rankings JSON, qrels and runs TREC text (see SECURITY.md).
 """
 
 import csv
