@@ -190,9 +190,9 @@ def json_parse(text: str, *, path: Path, line: int | None = None):
 
     Besides malformed JSON, Python refuses integers of more than 4,300 digits (ValueError) and nesting
     deeper than its recursion limit (RecursionError); neither may escape as a crash. Nesting deeper than
-    MAX_JSON_DEPTH is refused from the parser's events before anything is built (_text_depth_check).
+    MAX_JSON_DEPTH is refused from the parser's events before anything is built (json_depth_check).
     """
-    _text_depth_check(text, path=path, line=line)
+    json_depth_check(text, path=path, line=line)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -205,7 +205,7 @@ def json_parse(text: str, *, path: Path, line: int | None = None):
         raise ImportDataError(file=path, line=line or 0, field="json", message="JSON nested too deeply") from None
 
 
-def _text_depth_check(text: str, *, path: Path, line: int | None) -> None:
+def json_depth_check(text: str, *, path: Path, line: int | None) -> None:
     """Refuse TEXT when its lists and objects nest deeper than MAX_JSON_DEPTH, from the parser's plain events
     (nothing built); TEXT with fewer brackets than that cannot, and costs two counts. Malformed TEXT is left to the
     caller's parser, which names the fault."""
@@ -217,7 +217,7 @@ def _text_depth_check(text: str, *, path: Path, line: int | None) -> None:
     except ijson.JSONError:
         return
     if deep is not None:
-        raise _too_deep(path, line or 1)
+        raise _too_deep(path, 1 if line is None else line)
 
 
 class _JsonSource:
