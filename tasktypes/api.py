@@ -22,6 +22,7 @@ from tasktypes.jobs import (
     ImportQueueError,
     import_job_create,
     import_job_progress,
+    import_job_state,
     import_jobs_recent,
     import_upload_handlers,
 )
@@ -40,7 +41,8 @@ def _job_data(request, job: ImportJob) -> dict:
     return {
         "id": job.id, "url": request.build_absolute_uri(reverse("api-campaign-import-job", args=[slug, job.id])),
         "page": request.build_absolute_uri(reverse("import-job", args=[slug, job.id])), "campaign": slug,
-        "format": job.format, "parameters": job.parameters, "files": job.files, "status": job.status,
+        "format": job.format, "parameters": job.parameters, "files": job.files,
+        "status": import_job_state(job=job),
         **import_job_progress(job=job), "summary": job.summary if job.status == ImportStatus.DONE else None,
         "error": job.error, "created_by": job.created_by.username if job.created_by else None,
         "created_at": job.created_at, "started_at": job.started_at, "finished_at": job.finished_at,

@@ -120,6 +120,16 @@ IMPORT_MAX_VALUE_CHARS = env.int("IMPORT_MAX_VALUE_CHARS", default=100_000)
 IMPORT_ROOT = Path(env("IMPORT_ROOT", default=str(MEDIA_ROOT / "imports")))
 # Seconds an import job may run (a soft limit; the hard one is a minute later): longer than the judges' batches.
 IMPORT_TIME_LIMIT = env.int("IMPORT_TIME_LIMIT", default=3 * 3600)
+# Bytes of memory an import job may add to its worker child (address space, RLIMIT_AS around the import only): an
+# input that would take more fails its job ("stopped: the import used more memory than allowed") instead of
+# taking the machine. 0 sets no limit.
+IMPORT_MEMORY_LIMIT = env.int("IMPORT_MEMORY_LIMIT", default=4 * 1024**3)
+# How many times a worker may start one import job: a start whose worker is lost (killed for memory, the machine
+# gone) hands the message back, and past this many starts the job fails instead of killing the next worker.
+IMPORT_MAX_STARTS = env.int("IMPORT_MAX_STARTS", default=2)
+# Seconds between the heartbeats of a running import; the job page shows a job as stalled (no worker holds it)
+# after six missed beats.
+IMPORT_HEARTBEAT_SECONDS = env.int("IMPORT_HEARTBEAT_SECONDS", default=10)
 # Uploaded images (image_relevance): bytes per file, and pixels (width x height) read from the header before
 # any decoding, so a decompression bomb is refused without being decoded.
 IMAGE_MAX_BYTES = env.int("IMAGE_MAX_BYTES", default=40 * 1024 * 1024)
