@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from django.utils import timezone
 from rest_framework import exceptions
-from rest_framework.authentication import TokenAuthentication
+from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 
 from accounts.models import ApiToken
 from accounts.services import token_digest
@@ -29,3 +29,15 @@ class ApiTokenAuthentication(TokenAuthentication):
         if token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION:
             ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
         return token.user, token
+
+
+class SessionAuthenticationCsrfLater(SessionAuthentication):
+    """The browser session, its CSRF check left to the view (`csrf_check`): the check parses a form body, so a view
+    that takes uploads checks who may send one first, from the headers, and only then lets the body be read."""
+
+    def enforce_csrf(self, request):
+        return None
+
+    def csrf_check(self, request) -> None:
+        """The CSRF check SessionAuthentication makes (PermissionDenied when it fails); it reads the body."""
+        super().enforce_csrf(request)
