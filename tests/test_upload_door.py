@@ -99,3 +99,33 @@ def test_a_session_that_is_not_staff_is_refused_an_archive_upload_before_it_is_r
     client.get("/")
     response, read = _upload_post(client, "/api/campaign-archives/", HTTP_X_CSRFTOKEN=client.cookies["csrftoken"].value)
     assert response.status_code == 403 and read == 0
+
+
+def test_a_body_over_the_request_limit_is_refused_at_the_door_before_it_is_read(qa_campaign, researcher, settings,
+                                                                               tmp_path):
+    """A researcher who may import still meets the size limit: 413 from the Content-Length, nothing read; the
+    same URL takes a body under the limit."""
+    settings.IMPORT_ROOT = tmp_path / "imports"
+    settings.REQUEST_MAX_BYTES = 2 * 1024 * 1024
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(researcher)
+    client.get("/")
+    token = client.cookies["csrftoken"].value
+    for url in ("/api/campaigns/qa/import/", "/campaigns/qa/import/", "/no/such/page/"):
+        response, read = _upload_post(client, url, HTTP_X_CSRFTOKEN=token)
+        assert (response.status_code, read) == (413, 0), url
+        assert response.content.decode().startswith("The request body is 3,088,7")
+        assert "setting REQUEST_MAX_BYTES" in response.content.decode()
+    assert not settings.IMPORT_ROOT.exists() or not any(settings.IMPORT_ROOT.rglob("*"))
+    settings.REQUEST_MAX_BYTES = 4 * 1024 * 1024
+    response, _ = _upload_post(client, "/api/campaigns/qa/import/", HTTP_X_CSRFTOKEN=token)
+    assert response.status_code == 202
+
+
+def test_a_chunked_body_without_its_length_is_refused(qa_campaign, researcher):
+    client = Client()
+    client.force_login(researcher)
+    response, read = _upload_post(client, "/api/campaigns/qa/import/", CONTENT_LENGTH="",
+                                  HTTP_TRANSFER_ENCODING="chunked")
+    assert (response.status_code, read) == (411, 0)
+    assert "must come with its Content-Length" in response.content.decode()

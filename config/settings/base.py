@@ -34,6 +34,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.middleware.RequestSizeLimitMiddleware",  # first: a body over the limit is refused before anything reads it
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -112,6 +113,10 @@ CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
 TRUSTED_PROXY_HEADER = env("TRUSTED_PROXY_HEADER", default="")
 TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=1)
 IMPORT_MAX_BYTES = env.int("IMPORT_MAX_BYTES", default=512 * 1024 * 1024)
+# The largest request body the app takes, in bytes: a Content-Length over it is answered 413 before the body is read
+# (config.middleware.RequestSizeLimitMiddleware). One import file plus its form (multipart framing, the options).
+# In production the proxy in front should refuse the same (nginx: client_max_body_size).
+REQUEST_MAX_BYTES = env.int("REQUEST_MAX_BYTES", default=IMPORT_MAX_BYTES + 1024 * 1024)
 # The longest text value (a question, an answer, a passage, a cell) an import takes, in characters: a longer one is
 # refused with its file, line and field (tasktypes.importers.common.value_check).
 IMPORT_MAX_VALUE_CHARS = env.int("IMPORT_MAX_VALUE_CHARS", default=100_000)
