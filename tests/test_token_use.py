@@ -1,0 +1,48 @@
+"""Using an API token never waits for the database's write lock: on the embedded SQLite database an import holds
+it for minutes, and a token request that wrote last_used_at waited 30 s and answered 503 "database is locked".
+Its use is still recorded, to the minute, once the database is free (accounts.authentication.token_use_record)."""
+
+import sqlite3
+import time
+
+import pytest
+from django.db import connection
+from django.test import Client
+
+from accounts.models import ApiToken
+from accounts.services import token_create
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _get(key: str):
+    return Client().get("/api/campaigns/", HTTP_AUTHORIZATION=f"Token {key}")
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's one write lock")
+def test_a_token_request_succeeds_at_once_while_another_connection_holds_the_write_lock(researcher):
+    token, key = token_create(user=researcher, name="script")
+    holder = sqlite3.connect(connection.settings_dict["NAME"], timeout=0, isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")  # what an import's transaction holds while it runs
+        started = time.monotonic()
+        response = _get(key)
+        took = time.monotonic() - started
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert response.status_code == 200, response.content
+    assert took < 5, f"the request waited {took:.1f} s for the lock"
+    assert ApiToken.objects.get(pk=token.pk).last_used_at is None  # not recorded while the database was busy
+    assert _get(key).status_code == 200
+    assert ApiToken.objects.get(pk=token.pk).last_used_at is not None  # recorded by the next request
+
+
+def test_a_tokens_use_is_written_once_a_minute(researcher):
+    token, key = token_create(user=researcher, name="script")
+    assert _get(key).status_code == 200
+    first = ApiToken.objects.get(pk=token.pk).last_used_at
+    assert first is not None
+    for _ in range(3):
+        assert _get(key).status_code == 200
+    assert ApiToken.objects.get(pk=token.pk).last_used_at == first
