@@ -46,3 +46,30 @@ def test_a_tokens_use_is_written_once_a_minute(researcher):
     for _ in range(3):
         assert _get(key).status_code == 200
     assert ApiToken.objects.get(pk=token.pk).last_used_at == first
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's row locks")
+def test_a_token_request_does_not_wait_for_a_lock_on_its_token_row(researcher):
+    """Another transaction holds the token's row (for 10 s): the request answers at once, unrecorded."""
+    import threading
+
+    import psycopg
+
+    token, key = token_create(user=researcher, name="script")
+    settings = connection.settings_dict
+    holder = psycopg.connect(host=settings["HOST"] or "127.0.0.1", port=settings["PORT"] or 5432,
+                             user=settings["USER"], password=settings["PASSWORD"] or None, dbname=settings["NAME"])
+    holder.execute("SELECT 1 FROM accounts_apitoken WHERE id = %s FOR UPDATE", [token.pk])
+    release = threading.Timer(10, holder.rollback)
+    release.start()
+    try:
+        started = time.monotonic()
+        response = _get(key)
+        took = time.monotonic() - started
+    finally:
+        release.cancel()
+        holder.rollback()
+        holder.close()
+    assert response.status_code == 200, response.content
+    assert took < 5, f"the request waited {took:.1f} s for the lock"
+    assert ApiToken.objects.get(pk=token.pk).last_used_at is None
