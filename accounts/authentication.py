@@ -11,6 +11,7 @@ from datetime import timedelta
 from django.core.cache import cache
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
+from drf_spectacular.authentication import SessionScheme
 from rest_framework import exceptions
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 
@@ -94,3 +95,11 @@ class SessionAuthenticationCsrfLater(SessionAuthentication):
     def csrf_check(self, request) -> None:
         """The CSRF check SessionAuthentication makes (PermissionDenied when it fails); it reads the body."""
         super().enforce_csrf(request)
+
+
+class SessionCsrfLaterScheme(SessionScheme):
+    """In the OpenAPI schema: the same session cookie as SessionAuthentication's, under a name of its own (the
+    schema keeps one class per name)."""
+
+    target_class = "accounts.authentication.SessionAuthenticationCsrfLater"
+    name = "cookieAuthUpload"
