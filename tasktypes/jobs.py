@@ -218,13 +218,13 @@ def import_memory_limited():
 
     Per process, so meant for a prefork worker child, which runs one task at a time: the judges the child runs
     later get its old limit back. Counted from the current size, because a child that loaded a model maps far more
-    than it touches. 0 (or a platform without RLIMIT_AS) sets no limit."""
+    than it touches. 0 (or a platform without /proc/self/statm) sets no limit."""
     limit = settings.IMPORT_MEMORY_LIMIT
-    if not limit or not hasattr(resource, "RLIMIT_AS"):
+    size = _address_space()
+    if not limit or not size:  # no limit asked for, or no size to count it from (not Linux)
         yield
         return
     before = resource.getrlimit(resource.RLIMIT_AS)
-    size = _address_space()
     cap = size + limit
     if before[1] != resource.RLIM_INFINITY:
         cap = min(cap, before[1])
