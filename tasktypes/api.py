@@ -65,6 +65,8 @@ class UploadApiView(APIView):
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
+        if getattr(self, request.method.lower(), None) is None:
+            return  # a method the view has not: 405, whoever asks
         self.check_before_body(request, *args, **kwargs)
         if isinstance(request.successful_authenticator, SessionAuthenticationCsrfLater):
             request.successful_authenticator.csrf_check(request)
