@@ -10,6 +10,7 @@ import tracemalloc
 
 import pytest
 
+from tasktypes.importers import common
 from tasktypes.importers.common import (
     MAX_JSON_DEPTH,
     ImportDataError,
@@ -62,3 +63,31 @@ def test_nesting_up_to_the_limit_is_read(tmp_path):
     while isinstance(value, list) and value:
         value, depth = value[0], depth + 1
     assert (position, depth) == (1, MAX_JSON_DEPTH - 2)
+
+
+@pytest.mark.parametrize("reader", ["array", "values", "pairs"])
+def test_a_record_larger_than_a_line_may_be_is_refused_before_it_is_built(reader, tmp_path, monkeypatch):
+    """One record of 3 MB (a list of 1.5 million numbers) under a 1 MB record limit (MAX_LINE_BYTES, what a JSONL
+    line may hold): refused while it is read, the records before it read; the old readers built it whole."""
+    monkeypatch.setattr(common, "MAX_LINE_BYTES", 1024 * 1024)
+    big = "[" + "0," * 1_500_000 + "0]"
+    read, options, text = {
+        "array": (json_array_read, {"what": "tasks"}, '[{"data": {}},\n' + big + "]"),
+        "values": (json_values_read, {"prefix": "topics.item"}, '{"topics": [{"data": {}},\n' + big + "]}"),
+        "pairs": (json_values_read, {"prefix": "", "pairs": True}, '{"t0": {"data": {}},\n"t1": ' + big + "}"),
+    }[reader]
+    path = tmp_path / f"{reader}.json"
+    path.write_text(text, encoding="utf-8")
+    seen = []
+    tracemalloc.start()
+    try:
+        with pytest.raises(ImportDataError) as info:
+            for position, value in read(path, **options):
+                seen.append(position)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert seen == [1]
+    assert str(info.value) == (f"{path}:2: json: one record is larger than 1,048,576 bytes, the most a record (or a "
+                               f"line) may hold")
+    assert peak < PEAK_LIMIT, f"refusing a 3 MB record allocated {peak:,} bytes"

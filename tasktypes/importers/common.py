@@ -212,8 +212,8 @@ def json_depth_check(text: str, *, path: Path, line: int | None) -> None:
     if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
         return
     try:
-        deep, _ = _first_too_deep(ijson.basic_parse(io.BytesIO(text.encode("utf-8", "surrogatepass")),
-                                                    use_float=True))
+        deep, _, _ = _first_too_deep(ijson.basic_parse(io.BytesIO(text.encode("utf-8", "surrogatepass")),
+                                                       use_float=True))
     except ijson.JSONError:
         return
     if deep is not None:
@@ -223,7 +223,9 @@ def json_depth_check(text: str, *, path: Path, line: int | None) -> None:
 class _JsonSource:
     """A JSON file as the incremental parser reads it: checked as strict UTF-8 without NUL bytes, a leading BOM
     skipped, lines counted, nesting refused past MAX_JSON_DEPTH. After byte BY_LINE_FROM it hands out one line per
-    read, so that when the parser fails, `line` is the line it failed on.
+    read, so that when the parser fails, `line` is the line it failed on. With ELEMENT_DEPTH, the depth at which
+    the values the reader builds open (2 for the elements of a top-level list), a value larger than
+    MAX_LINE_BYTES is refused while it is being read, before it is built (a record may hold what a JSONL line may).
 
     Why the depth is checked here, on each chunk before the parser gets it: ijson's `parse`, `items` and `kvitems`
     parse a whole chunk before their caller sees an event, building each event's prefix (as long as the depth) and
@@ -231,7 +233,8 @@ class _JsonSource:
     too late. Each chunk is first parsed into plain events (no prefixes; at most a chunk's worth) whose depth
     is counted: the chunk that goes too deep never reaches the reader's parser."""
 
-    def __init__(self, handle, *, path: Path, by_line_from: int | None = None, depth_checked: bool = True):
+    def __init__(self, handle, *, path: Path, by_line_from: int | None = None, depth_checked: bool = True,
+                 element_depth: int | None = None):
         self.handle = handle
         self.path = path
         self.by_line_from = by_line_from
@@ -244,6 +247,8 @@ class _JsonSource:
         self._tail = b""
         self._pending = b""
         self._depth = 0
+        self._element_depth = element_depth
+        self._element_bytes = 0  # bytes since the last chunk in which no value the reader builds was open
         self._events = ijson.sendable_list() if depth_checked else None
         self._depth_parser = ijson.basic_parse_coro(self._events, use_float=True) if depth_checked else None
 
@@ -294,8 +299,14 @@ class _JsonSource:
         except ijson.JSONError:
             self._depth_parser = None
             return
-        deep, self._depth = _first_too_deep(self._events, start=self._depth)
+        deep, shallowest, self._depth = _first_too_deep(self._events, start=self._depth)
         del self._events[:]
+        if self._element_depth is not None and deep is None:
+            self._element_bytes = 0 if shallowest < self._element_depth else self._element_bytes + len(chunk)
+            if self._element_bytes > MAX_LINE_BYTES:
+                raise ImportDataError(file=self.path, line=self.newlines + chunk.count(b"\n") + 1, field="json",
+                                      message=f"one record is larger than {MAX_LINE_BYTES:,} bytes, the most a "
+                                              f"record (or a line) may hold")
         if deep is not None:
             with self.path.open("rb") as handle:  # the line: again, a line at a time from this chunk on
                 again = _JsonSource(handle, path=self.path, by_line_from=self.offset, depth_checked=False)
@@ -383,13 +394,13 @@ def _too_deep(path: Path, line: int) -> ImportDataError:
         f"JSON nested too deeply: more than {MAX_JSON_DEPTH} levels of lists and objects"))
 
 
-def _first_too_deep(basic_events, *, start: int = 0) -> tuple[int | None, int]:
+def _first_too_deep(basic_events, *, start: int = 0) -> tuple[int | None, int, int]:
     """(the depth of the first of BASIC_EVENTS, ijson.basic_parse's, that opens a list or object deeper than
-    MAX_JSON_DEPTH, or None; the depth after the events), START being the depth before them. A chain of C
-    iterators: it costs about what parsing costs."""
+    MAX_JSON_DEPTH, or None; the least depth on the way; the depth after the events), START being the depth before
+    them. A chain of C iterators: it costs about what parsing costs."""
     depths = list(accumulate(map(_DEPTH_STEP.__getitem__, map(itemgetter(0), basic_events)), initial=start))
     deepest = max(depths)
-    return (deepest if deepest > MAX_JSON_DEPTH else None), depths[-1]
+    return (deepest if deepest > MAX_JSON_DEPTH else None), min(depths), depths[-1]
 
 
 def nul_check(value, *, path: Path, line: int, where: str = "") -> None:
@@ -421,7 +432,7 @@ def json_array_read(path: Path, *, what: str) -> Iterator[tuple[int, object]]:
     file_check(path)
     empty_check(path)
     with path.open("rb") as handle:
-        source = _JsonSource(handle, path=path)
+        source = _JsonSource(handle, path=path, element_depth=2)
         try:
             if source.peek() != b"[":
                 raise ImportDataError(file=path, line=0, field="json",
@@ -442,7 +453,7 @@ def json_values_read(path: Path, prefix: str, *, pairs: bool = False) -> Iterato
     """Like json_array_read, for the values at PREFIX (ijson's: "topics.item" is each element of the top-level
     key "topics"); with PAIRS, (key, value) for each entry of the object at PREFIX ("" for the top level)."""
     with path.open("rb") as handle:
-        source = _JsonSource(handle, path=path)
+        source = _JsonSource(handle, path=path, element_depth=_element_depth(prefix, pairs=pairs))
         try:
             values = (ijson.kvitems(source, prefix, use_float=True) if pairs
                       else ijson.items(source, prefix, use_float=True))
@@ -456,6 +467,12 @@ def json_values_read(path: Path, prefix: str, *, pairs: bool = False) -> Iterato
                 progress.file_done(path)
         except ijson.JSONError as exc:
             raise _json_failure(path, exc, source) from None
+
+
+def _element_depth(prefix: str, *, pairs: bool) -> int:
+    """The depth at which a value that ijson's items (or, with PAIRS, kvitems) builds at PREFIX opens."""
+    depth = len(prefix.split(".")) + 1 if prefix else 1
+    return depth + 1 if pairs else depth
 
 
 def json_top_entries(path: Path) -> Iterator[tuple[str, str]]:
