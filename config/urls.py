@@ -22,3 +22,6 @@ urlpatterns = [
 ]
 
 handler500 = "config.db_unavailable.server_error"
+handler400 = "config.error_views.bad_request"
+handler403 = "config.error_views.permission_denied"
+handler404 = "config.error_views.page_not_found"

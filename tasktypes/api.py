@@ -12,6 +12,7 @@ from rest_framework.permissions import IsAdminUser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.authentication import ApiTokenAuthentication, SessionAuthenticationCsrfLater
 from annotate.access import campaign_for_researcher
 from annotate.services.campaigns import CampaignError
 from tasktypes.archive.web import archive_response, archive_upload_import
@@ -22,6 +23,7 @@ from tasktypes.jobs import (
     ImportQueueError,
     import_job_create,
     import_job_progress,
+    import_job_state,
     import_jobs_recent,
     import_upload_handlers,
 )
@@ -40,20 +42,42 @@ def _job_data(request, job: ImportJob) -> dict:
     return {
         "id": job.id, "url": request.build_absolute_uri(reverse("api-campaign-import-job", args=[slug, job.id])),
         "page": request.build_absolute_uri(reverse("import-job", args=[slug, job.id])), "campaign": slug,
-        "format": job.format, "parameters": job.parameters, "files": job.files, "status": job.status,
+        "format": job.format, "parameters": job.parameters, "files": job.files,
+        "status": import_job_state(job=job),
         **import_job_progress(job=job), "summary": job.summary if job.status == ImportStatus.DONE else None,
         "error": job.error, "created_by": job.created_by.username if job.created_by else None,
         "created_at": job.created_at, "started_at": job.started_at, "finished_at": job.finished_at,
     }
 
 
-class CampaignImportApi(APIView):
+class UploadApiView(APIView):
+    """A view that takes uploads: the user, the permissions and `check_before_body` (who may send here) are checked
+    from the headers alone, then a browser session's CSRF check (which parses the body) runs, then the method. So a
+    session that may not upload here is refused before a byte of its body is read (DRF's own order, the CSRF check
+    inside authentication, wrote a refused upload to disk first). Every file goes to disk, never into memory."""
+
+    authentication_classes = [ApiTokenAuthentication, SessionAuthenticationCsrfLater]
     parser_classes = [MultiPartParser, FormParser]
 
     def initialize_request(self, request, *args, **kwargs):
-        # Before anything reads the body (the CSRF check of a session request does): every file goes to disk.
         request.upload_handlers = import_upload_handlers(request)
         return super().initialize_request(request, *args, **kwargs)
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        if getattr(self, request.method.lower(), None) is None:
+            return  # a method the view has not: 405, whoever asks
+        self.check_before_body(request, *args, **kwargs)
+        if isinstance(request.successful_authenticator, SessionAuthenticationCsrfLater):
+            request.successful_authenticator.csrf_check(request)
+
+    def check_before_body(self, request, *args, **kwargs) -> None:
+        """Refuse (raise) a request this user may not send, from what is known without its body."""
+
+
+class CampaignImportApi(UploadApiView):
+    def check_before_body(self, request, slug):
+        self.campaign = campaign_for_researcher(request.user, slug)
 
     @extend_schema(
         request={"multipart/form-data": ImportRequestSerializer},
@@ -64,12 +88,11 @@ class CampaignImportApi(APIView):
     def post(self, request, slug):
         """Queue an import of files into the campaign, all or nothing (researchers only): 202 with the job, whose
         URL (also in Location) gives its progress, then its summary or the `file:line: field` error."""
-        campaign = campaign_for_researcher(request.user, slug)
         form = ImportRequestSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
         try:
-            job = import_job_create(campaign=campaign, user=request.user, fmt=data["format"], files=data["files"],
+            job = import_job_create(campaign=self.campaign, user=request.user, fmt=data["format"], files=data["files"],
                                     system=data.get("system") or None, judge=data.get("judge") or None,
                                     score_judge=data.get("score_judge") or None, depth=data.get("depth"),
                                     tag=data.get("tag") or None)
@@ -139,11 +162,10 @@ class CampaignExportApi(APIView):
         return archive_response(campaign_for_researcher(request.user, slug))
 
 
-class CampaignArchiveImportApi(APIView):
+class CampaignArchiveImportApi(UploadApiView):
     # Campaigns are made by the people who run the installation (`import_data`, `load_demo` at the command line),
     # not by a campaign's researchers: creating one from an archive is for staff accounts.
     permission_classes = [IsAdminUser]
-    parser_classes = [MultiPartParser, FormParser]
 
     @extend_schema(
         request={"multipart/form-data": ArchiveImportRequestSerializer},

@@ -15,8 +15,12 @@ ends, failed or done.
 import json
 import logging
 import os
+import resource
 import shutil
 import tempfile
+import threading
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from celery.exceptions import SoftTimeLimitExceeded
@@ -24,6 +28,7 @@ from django.conf import settings
 from django.core.files.uploadedfile import TemporaryUploadedFile
 from django.core.files.uploadhandler import TemporaryFileUploadHandler
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 from kombu.exceptions import KombuError
 
@@ -168,9 +173,13 @@ def _progress_write(folder: Path, figures: dict) -> None:
         pass
 
 
-def _job_claim(*, job_id: int) -> ImportJob | None:
-    """The job, marked running; None when it is gone, has ended, or another job of its campaign runs (it is
-    queued again when that one ends)."""
+def _job_claim(*, job_id: int) -> tuple[ImportJob, bool] | None:
+    """(the job, marked running; whether it may import): None when it is gone, has ended, or another job of its
+    campaign runs (it is queued again when that one ends). Each claim of a job not yet imported counts a start on
+    its row (one conditional UPDATE, under the campaign's lock); a job already started IMPORT_MAX_STARTS times may
+    not import: each earlier start ended with its worker lost (a start that ends, ends the job), and a message
+    that kills the worker running it must not go on killing the next one forever (acks_late and
+    reject_on_worker_lost hand it back each time)."""
     with transaction.atomic():
         job = ImportJob.objects.filter(pk=job_id).only("campaign_id").first()
         if job is None:
@@ -182,10 +191,90 @@ def _job_claim(*, job_id: int) -> ImportJob | None:
         running = ImportJob.objects.filter(campaign_id=job.campaign_id, status=ImportStatus.RUNNING)
         if running.exclude(pk=job.pk).exists():
             return None
+        may_import = job.summary is not None or ImportJob.objects.filter(
+            pk=job.pk, deliveries__lt=settings.IMPORT_MAX_STARTS).update(deliveries=F("deliveries") + 1) == 1
         if job.status == ImportStatus.QUEUED:
             job.status, job.started_at = ImportStatus.RUNNING, timezone.now()
             job.save(update_fields=["status", "started_at"])
-        return job
+        return job, may_import
+
+
+def _lost_message(starts: int) -> str:
+    return (f"stopped: the import used more memory than allowed, or its worker was lost otherwise: the worker "
+            f"running it was killed {starts} times (settings IMPORT_MEMORY_LIMIT, IMPORT_MAX_STARTS); nothing was "
+            f"imported, and it is not tried again. Check the file, or split it, and upload it again")
+
+
+def _memory_message() -> str:
+    return (f"stopped: the import used more memory than allowed ({settings.IMPORT_MEMORY_LIMIT:,} bytes, setting "
+            f"IMPORT_MEMORY_LIMIT); nothing was imported. Check the file, split it, or raise the limit")
+
+
+@contextmanager
+def import_memory_limited():
+    """Run the body with this process's address space capped at what it uses now plus settings.IMPORT_MEMORY_LIMIT
+    bytes (RLIMIT_AS, soft limit), restored after: an import that would take more gets MemoryError instead of
+    taking the machine (the kernel's OOM killer ends the worker, and the machine's other processes wait on memory).
+
+    Per process, so meant for a prefork worker child, which runs one task at a time: the judges the child runs
+    later get its old limit back. Counted from the current size, because a child that loaded a model maps far more
+    than it touches. 0 (or a platform without /proc/self/statm) sets no limit."""
+    limit = settings.IMPORT_MEMORY_LIMIT
+    size = _address_space()
+    if not limit or not size:  # no limit asked for, or no size to count it from (not Linux)
+        yield
+        return
+    before = resource.getrlimit(resource.RLIMIT_AS)
+    cap = size + limit
+    if before[1] != resource.RLIM_INFINITY:
+        cap = min(cap, before[1])
+    resource.setrlimit(resource.RLIMIT_AS, (cap, before[1]))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, before)
+
+
+def _address_space() -> int:
+    """This process's virtual memory size, in bytes (Linux /proc; 0 elsewhere)."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0
+    return pages * os.sysconf("SC_PAGE_SIZE")
+
+
+HEARTBEAT_FILE = "heartbeat"
+# A running job whose worker has not written its heartbeat for this many beats is shown as stalled.
+STALE_BEATS = 6
+
+
+@contextmanager
+def _heartbeat(folder: Path):
+    """Touch the job's heartbeat file every settings.IMPORT_HEARTBEAT_SECONDS while the body runs, from a thread of
+    its own (the import may spend minutes in one database call): the job page tells a job a worker holds from one
+    whose worker is gone. A file, because the import's transaction holds the database."""
+    beat = folder / HEARTBEAT_FILE
+    stop = threading.Event()
+
+    def touch():
+        try:
+            beat.touch()
+        except OSError:  # the folder is gone: the job ended under us
+            pass
+
+    def run():
+        while not stop.wait(settings.IMPORT_HEARTBEAT_SECONDS):
+            touch()
+
+    touch()
+    thread = threading.Thread(target=run, name="import-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 def import_job_execute(*, job_id: int) -> None:
@@ -193,16 +282,25 @@ def import_job_execute(*, job_id: int) -> None:
     runs on the new items when the campaign asks for it (option judge_new_items); end the job; queue the
     campaign's next one. Safe to run twice: an ended job returns at once, and a job whose import was committed
     (its summary stored) before its worker died is only finished, not imported again."""
-    job = _job_claim(job_id=job_id)
-    if job is None:
+    claim = _job_claim(job_id=job_id)
+    if claim is None:
         return
+    job, may_import = claim
     folder = job_folder(job.id)
     try:
+        if not may_import:
+            logger.error("import job %s: not started again after %s lost workers", job.id, job.deliveries)
+            _job_fail(job_id=job.id, message=_lost_message(job.deliveries), figures=_progress_read(folder))
+            return
         if job.summary is None:
             try:
-                _job_import(job=job, folder=folder)
+                with _heartbeat(folder), import_memory_limited():
+                    _job_import(job=job, folder=folder)
             except (ImportDataError, ImportRequestError) as exc:
                 _job_fail(job_id=job.id, message=str(exc), figures=_progress_read(folder))
+                return
+            except MemoryError:
+                _job_fail(job_id=job.id, message=_memory_message(), figures=_progress_read(folder))
                 return
             except SoftTimeLimitExceeded:
                 limit = settings.IMPORT_TIME_LIMIT
@@ -259,5 +357,30 @@ def import_job_progress(*, job: ImportJob) -> dict:
     return {"rows_read": rows, "bytes_read": read, "bytes_total": job.bytes_total, "percent": percent}
 
 
+def import_job_state(*, job: ImportJob) -> str:
+    """What to call JOB on its page and in the API: its status, except that a running job whose worker has not
+    beaten its heartbeat for STALE_BEATS beats (nor started it that long ago) is "stalled": no worker holds it
+    (its worker died, or was stopped; the next start of its message either runs it again or fails it)."""
+    if job.status != ImportStatus.RUNNING:
+        return job.status
+    seen = _heartbeat_seen(job)
+    if seen is None:
+        return ImportStatus.RUNNING
+    stale = timedelta(seconds=STALE_BEATS * settings.IMPORT_HEARTBEAT_SECONDS)
+    return "stalled" if timezone.now() - seen > stale else ImportStatus.RUNNING
+
+
+def _heartbeat_seen(job: ImportJob) -> datetime | None:
+    """When a worker last showed it holds JOB: its heartbeat file's time, else the job's start."""
+    try:
+        return datetime.fromtimestamp(os.stat(job_folder(job.id) / HEARTBEAT_FILE).st_mtime, tz=UTC)
+    except OSError:
+        return job.started_at
+
+
 def import_jobs_recent(*, campaign: Campaign, limit: int = 10) -> list[ImportJob]:
-    return list(ImportJob.objects.filter(campaign=campaign).select_related("campaign", "created_by")[:limit])
+    """The campaign's latest jobs, newest first, each with `state` set (import_job_state)."""
+    jobs = list(ImportJob.objects.filter(campaign=campaign).select_related("campaign", "created_by")[:limit])
+    for job in jobs:
+        job.state = import_job_state(job=job)
+    return jobs

@@ -40,6 +40,9 @@ class ImportJob(models.Model):
     bytes_read = models.PositiveBigIntegerField(default=0, help_text="Bytes of the files read, when the job ended.")
     summary = models.JSONField(null=True, blank=True, help_text="The import's summary (ImportSummary.as_dict()).")
     error = models.TextField(blank=True, help_text="Why the import failed: `file:line: field: what is wrong`.")
+    deliveries = models.PositiveSmallIntegerField(
+        default=0, help_text="How many times a worker has started this job. A start after a worker was lost running it "
+                             "counts again; past settings.IMPORT_MAX_DELIVERIES the job fails instead of running.")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)

@@ -82,7 +82,11 @@ class ImportJobSerializer(serializers.Serializer):
     format = serializers.CharField()
     parameters = serializers.DictField(help_text="system, judge, score_judge, depth, tag as given.")
     files = serializers.ListField(child=serializers.DictField(), help_text='[{"name", "size"}], sizes in bytes.')
-    status = serializers.ChoiceField(choices=["queued", "running", "done", "failed"])
+    status = serializers.ChoiceField(
+        choices=["queued", "running", "stalled", "done", "failed"],
+        help_text="queued: waiting for a worker; running: a worker holds it; stalled: marked running, but no worker "
+                  "has shown it holds the job for a minute (its worker died or stopped: the job runs again when a "
+                  "worker takes its message back, or fails after IMPORT_MAX_STARTS starts); done; failed.")
     rows_read = serializers.IntegerField()
     bytes_read = serializers.IntegerField()
     bytes_total = serializers.IntegerField()

@@ -14,6 +14,7 @@ from tasktypes.jobs import (
     ImportQueueError,
     import_job_create,
     import_job_progress,
+    import_job_state,
     import_jobs_recent,
     import_upload_handlers,
 )
@@ -121,6 +122,7 @@ def import_job_page(request, slug, job_id):
     campaign = campaign_for_researcher(request.user, slug)
     job = get_object_or_404(ImportJob.objects.select_related("created_by"), pk=job_id, campaign=campaign)
     context = {"campaign": campaign, "job": job, "progress": import_job_progress(job=job),
+               "state": import_job_state(job=job),
                "summary": ImportSummary.from_dict(job.summary) if job.status == ImportStatus.DONE else None}
     if request.htmx:
         response = render(request, "annotate/_import_job.html", context)

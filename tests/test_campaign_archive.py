@@ -332,6 +332,8 @@ DAMAGED = {
                       "not a zip archive"),
     "manifest not JSON": (lambda a, t: _rewritten(a, t, replace={"manifest.json": b"{not json"}),
                           "qa.zip:manifest.json:0: json: malformed JSON"),
+    "manifest nested 5,000 deep": (lambda a, t: _rewritten(a, t, replace={"manifest.json": b"[" * 5000 + b"]" * 5000}),
+                                   "qa.zip:manifest.json:0: json: JSON nested too deeply"),
     "another format": (lambda a, t: _rewritten(a, t, replace={"manifest.json": _manifest_changed(format="zip")}),
                        "manifest.json:0: format: expected 'concord-archive'"),
     "a newer version": (lambda a, t: _rewritten(a, t, replace={"manifest.json": _manifest_changed(version=2)}),

@@ -299,3 +299,69 @@ def test_a_job_whose_import_was_committed_before_its_worker_died_is_only_finishe
     job.refresh_from_db()
     assert job.status == "done" and job.summary["items_created"] == 3
     assert Item.objects.filter(campaign=qa_campaign).count() == 9  # not imported twice (the files are gone anyway)
+
+
+def test_an_import_that_takes_more_memory_than_allowed_fails_its_job_and_the_limit_is_lifted_after(
+        qa_campaign, researcher, monkeypatch, settings):
+    """An input no check foresaw (here a reader that grows by 256 MB) meets IMPORT_MEMORY_LIMIT: the job fails with
+    a message naming the setting, nothing is imported, and the process's own limit is as it was."""
+    import resource
+
+    settings.IMPORT_MEMORY_LIMIT = 64 * 1024**2
+    read = jobs.folder_import
+
+    def greedy(**kwargs):
+        held = bytearray(256 * 1024**2)
+        held[-1] = 1
+        return read(**kwargs)
+
+    monkeypatch.setattr(jobs, "folder_import", greedy)
+    before = resource.getrlimit(resource.RLIMIT_AS)
+    job = import_job_create(campaign=qa_campaign, user=researcher, fmt="qa-eval-jsonl",
+                            files=[SimpleUploadedFile("NQ_a.jsonl", qa_lines())])
+    import_job_execute(job_id=job.id)
+    job.refresh_from_db()
+    assert resource.getrlimit(resource.RLIMIT_AS) == before
+    assert job.status == "failed"
+    assert job.error == ("stopped: the import used more memory than allowed (67,108,864 bytes, setting "
+                         "IMPORT_MEMORY_LIMIT); nothing was imported. Check the file, split it, or raise the limit")
+    assert Item.objects.filter(campaign=qa_campaign).count() == 6
+    assert bytearray(256 * 1024**2)  # the limit is gone once the job has ended
+
+
+def test_a_job_started_as_often_as_allowed_is_not_imported_again(qa_campaign, researcher):
+    """The message of a job whose workers were lost at each start (tests/test_worker_kill.py kills them for real):
+    its next start fails the job, imports nothing, and queues the campaign's next job."""
+    job = import_job_create(campaign=qa_campaign, user=researcher, fmt="qa-eval-jsonl",
+                            files=[SimpleUploadedFile("NQ_a.jsonl", qa_lines())])
+    ImportJob.objects.filter(pk=job.id).update(status="running", deliveries=2)  # two starts, two lost workers
+    import_job_execute(job_id=job.id)
+    job.refresh_from_db()
+    assert (job.status, job.deliveries) == ("failed", 2)
+    assert job.error.startswith("stopped: the import used more memory than allowed, or its worker was lost "
+                                "otherwise: the worker running it was killed 2 times (settings IMPORT_MEMORY_LIMIT, "
+                                "IMPORT_MAX_STARTS)")
+    assert Item.objects.filter(campaign=qa_campaign).count() == 6 and not job_folder(job.id).exists()
+
+
+def test_a_running_job_no_worker_holds_is_shown_as_stalled(client, qa_campaign, researcher, settings):
+    """A job marked running whose worker has written no heartbeat for six beats (here: started a minute ago, none
+    since) is stalled on its page, the campaign's import page and in the API; a fresh heartbeat makes it running."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    settings.IMPORT_HEARTBEAT_SECONDS = 10
+    job = import_job_create(campaign=qa_campaign, user=researcher, fmt="qa-eval-jsonl",
+                            files=[SimpleUploadedFile("NQ_a.jsonl", qa_lines())])
+    ImportJob.objects.filter(pk=job.id).update(status="running", started_at=timezone.now() - timedelta(seconds=61))
+    client.force_login(researcher)
+    url = f"/campaigns/qa/imports/{job.id}/"
+    text = client.get(url, HTTP_HX_REQUEST="true").content.decode()
+    assert 'data-status="stalled"' in text and "Stalled: no worker holds this import" in text
+    assert 'hx-trigger="every 1s"' in text  # still polled: a worker may take it back
+    assert api(researcher).get(f"/api/campaigns/qa/imports/{job.id}/").json()["status"] == "stalled"
+    assert "<td>Stalled</td>" in client.get("/campaigns/qa/import/").content.decode()
+    (job_folder(job.id) / "heartbeat").touch()  # what the worker's heartbeat thread writes
+    assert 'data-status="running"' in client.get(url, HTTP_HX_REQUEST="true").content.decode()
+    assert api(researcher).get(f"/api/campaigns/qa/imports/{job.id}/").json()["status"] == "running"

@@ -1,4 +1,5 @@
-"""Killing Celery worker processes in the middle of a judge run loses and duplicates nothing.
+"""Killing Celery worker processes in the middle of a judge run loses and duplicates nothing; an import whose
+worker is killed at each start is not started a third time.
 
 Real worker processes (`celery -A tests.judges_slow_worker worker`: Concord's app and tasks, the
 families slowed so a run lasts several seconds), the real broker of the suite (an SQLite file via
@@ -11,8 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db.models import Count
 
+from annotate.models import Item
 from judges.models import JudgeRun, ModelJudgment, RunStatus
 from judges.selectors import run_progress
 from tests.judges_support import Worker, broker_purge, broker_url, campaign_with_items, manage, wait_until
@@ -170,3 +173,53 @@ def test_three_kills_during_one_run_lose_and_duplicate_nothing(tmp_path, two_wor
     _lose_the_machine(first)
     second.start()
     _resume_to_the_end(tmp_path, run, second)
+
+
+@pytest.fixture
+def imports_broker(tmp_path, monkeypatch):
+    """This process (which queues the job) and the worker share a broker of the test's own."""
+    from config.celery import app
+
+    url = broker_url(tmp_path)
+    broker_purge(url)
+    monkeypatch.setattr(app.conf, "broker_url", url)
+    monkeypatch.setattr(app, "_pool", None)  # connections made for another broker are not reused
+    monkeypatch.setattr(app.amqp, "_producer_pool", None)
+    return url
+
+
+def test_an_import_whose_worker_is_killed_at_each_start_fails_instead_of_killing_the_next(
+        tmp_path, qa_campaign, researcher, imports_broker, settings):
+    """SIGKILL the pool process mid-import twice, as the kernel's OOM killer did: acks_late and
+    reject_on_worker_lost hand the message back each time, and its third start fails the job instead of importing
+    (a message that kills workers would otherwise kill them forever). The worker itself lives on."""
+    from tasktypes.jobs import PROGRESS_FILE, import_job_create, job_folder
+    from tasktypes.models import ImportJob
+
+    rows = b"".join(b'{"question": "question %d", "answer": ["a %d"], "prediction": "a %d"}\n' % (n, n, n)
+                    for n in range(3000))
+    worker = Worker(tmp_path, app="tests.imports_slow_worker", queues=("imports",), concurrency=1,
+                    IMPORT_ROOT=settings.IMPORT_ROOT, CONCORD_TEST_PAUSE_SECONDS=0.3, CONCORD_TEST_PAUSE_ROWS=100,
+                    CONCORD_TEST_WORKER_LOST_WAIT=0.5)
+    items = Item.objects.filter(campaign=qa_campaign).count()
+    try:
+        worker.start()
+        job = import_job_create(campaign=qa_campaign, user=researcher, fmt="qa-eval-jsonl",
+                                files=[SimpleUploadedFile("NQ_big.jsonl", rows)])
+        progress = job_folder(job.id) / PROGRESS_FILE
+        for start in (1, 2):
+            wait_until(lambda start=start: worker.log().count("import_job_run[") >= start and progress.exists(),
+                       timeout=30, what=f"start {start} of the import to read rows")
+            progress.unlink()
+            os.kill(worker.pool_pids()[0], signal.SIGKILL)
+            wait_until(lambda start=start: worker.log().count("WorkerLostError") >= start, timeout=30,
+                       what=f"the worker to report lost pool process {start}")
+        job = wait_until(lambda: ImportJob.objects.filter(pk=job.id, status="failed").first(), timeout=30,
+                         what="the job to fail at its third start")
+        assert job.deliveries == 2
+        assert job.error.startswith("stopped: the import used more memory than allowed, or its worker was lost "
+                                    "otherwise: the worker running it was killed 2 times")
+        assert Item.objects.filter(campaign=qa_campaign).count() == items
+        assert worker.proc.poll() is None
+    finally:
+        worker.kill()

@@ -34,6 +34,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.middleware.RequestSizeLimitMiddleware",  # first: a body over the limit is refused before anything reads it
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -112,6 +113,10 @@ CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
 TRUSTED_PROXY_HEADER = env("TRUSTED_PROXY_HEADER", default="")
 TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=1)
 IMPORT_MAX_BYTES = env.int("IMPORT_MAX_BYTES", default=512 * 1024 * 1024)
+# The largest request body the app takes, in bytes: a Content-Length over it is answered 413 before the body is read
+# (config.middleware.RequestSizeLimitMiddleware). One import file plus its form (multipart framing, the options).
+# In production the proxy in front should refuse the same (nginx: client_max_body_size).
+REQUEST_MAX_BYTES = env.int("REQUEST_MAX_BYTES", default=IMPORT_MAX_BYTES + 1024 * 1024)
 # The longest text value (a question, an answer, a passage, a cell) an import takes, in characters: a longer one is
 # refused with its file, line and field (tasktypes.importers.common.value_check).
 IMPORT_MAX_VALUE_CHARS = env.int("IMPORT_MAX_VALUE_CHARS", default=100_000)
@@ -120,6 +125,16 @@ IMPORT_MAX_VALUE_CHARS = env.int("IMPORT_MAX_VALUE_CHARS", default=100_000)
 IMPORT_ROOT = Path(env("IMPORT_ROOT", default=str(MEDIA_ROOT / "imports")))
 # Seconds an import job may run (a soft limit; the hard one is a minute later): longer than the judges' batches.
 IMPORT_TIME_LIMIT = env.int("IMPORT_TIME_LIMIT", default=3 * 3600)
+# Bytes of memory an import job may add to its worker child (address space, RLIMIT_AS around the import only): an
+# input that would take more fails its job ("stopped: the import used more memory than allowed") instead of
+# taking the machine. 0 sets no limit.
+IMPORT_MEMORY_LIMIT = env.int("IMPORT_MEMORY_LIMIT", default=4 * 1024**3)
+# How many times a worker may start one import job: a start whose worker is lost (killed for memory, the machine
+# gone) hands the message back, and past this many starts the job fails instead of killing the next worker.
+IMPORT_MAX_STARTS = env.int("IMPORT_MAX_STARTS", default=2)
+# Seconds between the heartbeats of a running import; the job page shows a job as stalled (no worker holds it)
+# after six missed beats.
+IMPORT_HEARTBEAT_SECONDS = env.int("IMPORT_HEARTBEAT_SECONDS", default=10)
 # Uploaded images (image_relevance): bytes per file, and pixels (width x height) read from the header before
 # any decoding, so a decompression bomb is refused without being decoded.
 IMAGE_MAX_BYTES = env.int("IMAGE_MAX_BYTES", default=40 * 1024 * 1024)

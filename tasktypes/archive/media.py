@@ -24,7 +24,7 @@ from annotate.images import (
     image_manifest_write,
     image_stored,
 )
-from tasktypes.importers.common import ImportDataError
+from tasktypes.importers.common import ImportDataError, json_depth_check
 from tasktypes.importers.runs_pool import RUN_DIR
 from tasktypes.importers.images import image_check
 
@@ -131,7 +131,9 @@ def media_check(folder: Path) -> None:
 
 def _manifest_json_check(path: Path, *, shown: str) -> None:
     try:
-        json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        json_depth_check(text, path=shown, line=0)
+        json.loads(text)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ImportDataError(file=shown, line=0, field="json", message=f"malformed JSON: {exc}") from None
 

@@ -43,7 +43,7 @@ from tasktypes.archive.tables import (
     Table,
     is_user_field,
 )
-from tasktypes.importers.common import ImportDataError, file_check, jsonl_read, zip_extract
+from tasktypes.importers.common import ImportDataError, file_check, json_depth_check, jsonl_read, zip_extract
 
 # Models whose old ids other rows refer to: the importer keeps an old -> new map of each.
 REFERENCED = {field.related_model for table in TABLES for field in table.model._meta.concrete_fields
@@ -137,7 +137,9 @@ def _manifest_read(root: Path) -> dict:
     if not path.is_file():
         raise _manifest_error("file", "missing: this is not a Concord campaign archive")
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        json_depth_check(text, path=MANIFEST, line=0)
+        manifest = json.loads(text)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise _manifest_error("json", f"malformed JSON: {exc}") from None
     if not isinstance(manifest, dict):

@@ -16,12 +16,15 @@ Readers report each record to the import's progress (tasktypes.importers.progres
 """
 
 import codecs
+import io
 import json
 import shutil
 import zipfile
 import zlib
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import lru_cache, partial
+from itertools import accumulate
+from operator import itemgetter, lt
 from pathlib import Path, PurePosixPath
 
 import ijson
@@ -186,8 +189,10 @@ def json_parse(text: str, *, path: Path, line: int | None = None):
     """TEXT as JSON; errors name LINE, else the line the parser reports (0 where it reports none).
 
     Besides malformed JSON, Python refuses integers of more than 4,300 digits (ValueError) and nesting
-    deeper than its recursion limit (RecursionError); neither may escape as a crash.
+    deeper than its recursion limit (RecursionError); neither may escape as a crash. Nesting deeper than
+    MAX_JSON_DEPTH is refused from the parser's events before anything is built (json_depth_check).
     """
+    json_depth_check(text, path=path, line=line)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
@@ -200,12 +205,36 @@ def json_parse(text: str, *, path: Path, line: int | None = None):
         raise ImportDataError(file=path, line=line or 0, field="json", message="JSON nested too deeply") from None
 
 
+def json_depth_check(text: str, *, path: Path, line: int | None) -> None:
+    """Refuse TEXT when its lists and objects nest deeper than MAX_JSON_DEPTH, from the parser's plain events
+    (nothing built); TEXT with fewer brackets than that cannot, and costs two counts. Malformed TEXT is left to the
+    caller's parser, which names the fault."""
+    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
+        return
+    try:
+        deep, _, _ = _first_too_deep(ijson.basic_parse(io.BytesIO(text.encode("utf-8", "surrogatepass")),
+                                                       use_float=True))
+    except ijson.JSONError:
+        return
+    if deep is not None:
+        raise _too_deep(path, 1 if line is None else line)
+
+
 class _JsonSource:
     """A JSON file as the incremental parser reads it: checked as strict UTF-8 without NUL bytes, a leading BOM
-    skipped, lines counted. After byte BY_LINE_FROM it hands out one line per read, so that when the parser
-    fails, `line` is the line it failed on."""
+    skipped, lines counted, nesting refused past MAX_JSON_DEPTH. After byte BY_LINE_FROM it hands out one line per
+    read, so that when the parser fails, `line` is the line it failed on. With ELEMENT_DEPTH, the depth at which
+    the values the reader builds open (2 for the elements of a top-level list), a value larger than
+    MAX_LINE_BYTES is refused while it is being read, before it is built (a record may hold what a JSONL line may).
 
-    def __init__(self, handle, *, path: Path, by_line_from: int | None = None):
+    Why the depth is checked here, on each chunk before the parser gets it: ijson's `parse`, `items` and `kvitems`
+    parse a whole chunk before their caller sees an event, building each event's prefix (as long as the depth) and
+    each element whole: 10 million nested `[` (20 MB) cost a worker 16 GB, and a check on what they hand out comes
+    too late. Each chunk is first parsed into plain events (no prefixes; at most a chunk's worth) whose depth
+    is counted: the chunk that goes too deep never reaches the reader's parser."""
+
+    def __init__(self, handle, *, path: Path, by_line_from: int | None = None, depth_checked: bool = True,
+                 element_depth: int | None = None):
         self.handle = handle
         self.path = path
         self.by_line_from = by_line_from
@@ -217,6 +246,11 @@ class _JsonSource:
         self.escaped_nul = False  # a "\u0000" was handed out: values need a NUL check
         self._tail = b""
         self._pending = b""
+        self._depth = 0
+        self._element_depth = element_depth
+        self._element_bytes = 0  # bytes since the last chunk in which no value the reader builds was open
+        self._events = ijson.sendable_list() if depth_checked else None
+        self._depth_parser = ijson.basic_parse_coro(self._events, use_float=True) if depth_checked else None
 
     def peek(self) -> bytes:
         """The first byte that is not whitespace (b"" for none), without consuming it."""
@@ -248,12 +282,37 @@ class _JsonSource:
                 self.offset = len(_BOM)
                 chunk = chunk[len(_BOM):]
         self._check(chunk)
+        if self._depth_parser is not None and chunk:
+            self._depth_feed(chunk)
         self.chunk_starts = (self.chunk_starts[1], self.offset)
         self.offset += len(chunk)
         if chunk:
             self.line = self.newlines + chunk.count(b"\n", 0, len(chunk) - 1) + 1
             self.newlines += chunk.count(b"\n")
         return chunk
+
+    def _depth_feed(self, chunk: bytes) -> None:
+        """Count the depth CHUNK reaches; refuse it, on the line where it goes too deep, past MAX_JSON_DEPTH.
+        Malformed JSON is left to the reader's parser, which names its line."""
+        try:
+            self._depth_parser.send(chunk)
+        except ijson.JSONError:
+            self._depth_parser = None
+            return
+        deep, shallowest, self._depth = _first_too_deep(self._events, start=self._depth)
+        del self._events[:]
+        if self._element_depth is not None and deep is None:
+            self._element_bytes = 0 if shallowest < self._element_depth else self._element_bytes + len(chunk)
+            if self._element_bytes > MAX_LINE_BYTES:
+                raise ImportDataError(file=self.path, line=self.newlines + chunk.count(b"\n") + 1, field="json",
+                                      message=f"one record is larger than {MAX_LINE_BYTES:,} bytes, the most a "
+                                              f"record (or a line) may hold")
+        if deep is not None:
+            with self.path.open("rb") as handle:  # the line: again, a line at a time from this chunk on
+                again = _JsonSource(handle, path=self.path, by_line_from=self.offset, depth_checked=False)
+                for _ in _until_too_deep(ijson.basic_parse(again, use_float=True)):
+                    pass
+            raise _too_deep(self.path, again.line)
 
     def _check(self, chunk: bytes) -> None:
         try:
@@ -270,6 +329,16 @@ class _JsonSource:
         self._tail = chunk[-5:]
 
 
+def _until_too_deep(basic_events):
+    """BASIC_EVENTS up to the one that goes deeper than MAX_JSON_DEPTH (the parser reads no further)."""
+    depth = 0
+    for event in basic_events:
+        depth += _DEPTH_STEP[event[0]]
+        yield event
+        if depth > MAX_JSON_DEPTH:
+            return
+
+
 def _json_failure(path: Path, exc: Exception, source: _JsonSource) -> ImportDataError:
     """The error for a parser failure: its line, found by parsing again line by line from the chunk before
     the one the parser failed in (the parser names no position; a second pass costs time only on bad input)."""
@@ -278,7 +347,7 @@ def _json_failure(path: Path, exc: Exception, source: _JsonSource) -> ImportData
         return ImportDataError(file=path, line=0, field="json", message="unreadable JSON: a number too long to convert")
     line = source.line
     with path.open("rb") as handle:
-        again = _JsonSource(handle, path=path, by_line_from=source.chunk_starts[0])
+        again = _JsonSource(handle, path=path, by_line_from=source.chunk_starts[0], depth_checked=False)
         try:
             for _ in ijson.basic_parse(again):
                 pass
@@ -288,34 +357,50 @@ def _json_failure(path: Path, exc: Exception, source: _JsonSource) -> ImportData
 
 
 def json_check(value, *, path: Path, line: int, nul: bool) -> None:
-    """Refuse VALUE nested deeper than MAX_JSON_DEPTH, a string or key longer than the value limit and, when NUL,
-    a NUL character in any of its strings or keys (the field is the string's path, `items[2].text`). Walked with
-    a list, not recursion."""
+    """Refuse a string or key of VALUE longer than the value limit and, when NUL, a NUL character in any of its
+    strings or keys (the field is the string's path, `items[2].text`). Walked with a list, not recursion. (Depth
+    is refused earlier, from the parser's events, before VALUE is built: _depth_checked.)"""
     if nul:
         nul_check(value, path=path, line=line)
     limit = settings.IMPORT_MAX_VALUE_CHARS
     if isinstance(value, str) and len(value) > limit:
         value_check(value, path=path, line=line, field="json")
     root = value
-    pending = [(value, 0)] if isinstance(value, (dict, list)) else []
+    pending = [value] if isinstance(value, (dict, list)) else []
     too_long = False
-    while pending:
-        value, depth = pending.pop()
-        if depth >= MAX_JSON_DEPTH:
-            # Line 0, as when Python's parser gives up: the depth, not a place, is what is wrong.
-            raise ImportDataError(file=path, line=0, field="json", message="JSON nested too deeply")
+    while pending and not too_long:
+        value = pending.pop()
         if isinstance(value, dict):
-            too_long = too_long or any(len(key) > limit for key in value)
+            too_long = any(len(key) > limit for key in value)
             inner = value.values()
         else:
             inner = value
         for item in inner:
             if isinstance(item, (dict, list)):
-                pending.append((item, depth + 1))
+                pending.append(item)
             elif isinstance(item, str) and len(item) > limit:
                 too_long = True
     if too_long:  # walked again, with paths, to name the value
         _long_value_check(root, path=path, line=line)
+
+
+# Each parser event's change to the nesting depth.
+_DEPTH_STEP = {"start_map": 1, "start_array": 1, "end_map": -1, "end_array": -1,
+               "map_key": 0, "string": 0, "number": 0, "boolean": 0, "null": 0}
+
+
+def _too_deep(path: Path, line: int) -> ImportDataError:
+    return ImportDataError(file=path, line=line, field="json", message=(
+        f"JSON nested too deeply: more than {MAX_JSON_DEPTH} levels of lists and objects"))
+
+
+def _first_too_deep(basic_events, *, start: int = 0) -> tuple[int | None, int, int]:
+    """(the depth of the first of BASIC_EVENTS, ijson.basic_parse's, that opens a list or object deeper than
+    MAX_JSON_DEPTH, or None; the least depth on the way; the depth after the events), START being the depth before
+    them. A chain of C iterators: it costs about what parsing costs."""
+    depths = list(accumulate(map(_DEPTH_STEP.__getitem__, map(itemgetter(0), basic_events)), initial=start))
+    deepest = max(depths)
+    return (deepest if deepest > MAX_JSON_DEPTH else None), min(depths), depths[-1]
 
 
 def nul_check(value, *, path: Path, line: int, where: str = "") -> None:
@@ -347,7 +432,7 @@ def json_array_read(path: Path, *, what: str) -> Iterator[tuple[int, object]]:
     file_check(path)
     empty_check(path)
     with path.open("rb") as handle:
-        source = _JsonSource(handle, path=path)
+        source = _JsonSource(handle, path=path, element_depth=2)
         try:
             if source.peek() != b"[":
                 raise ImportDataError(file=path, line=0, field="json",
@@ -368,7 +453,7 @@ def json_values_read(path: Path, prefix: str, *, pairs: bool = False) -> Iterato
     """Like json_array_read, for the values at PREFIX (ijson's: "topics.item" is each element of the top-level
     key "topics"); with PAIRS, (key, value) for each entry of the object at PREFIX ("" for the top level)."""
     with path.open("rb") as handle:
-        source = _JsonSource(handle, path=path)
+        source = _JsonSource(handle, path=path, element_depth=_element_depth(prefix, pairs=pairs))
         try:
             values = (ijson.kvitems(source, prefix, use_float=True) if pairs
                       else ijson.items(source, prefix, use_float=True))
@@ -382,6 +467,12 @@ def json_values_read(path: Path, prefix: str, *, pairs: bool = False) -> Iterato
                 progress.file_done(path)
         except ijson.JSONError as exc:
             raise _json_failure(path, exc, source) from None
+
+
+def _element_depth(prefix: str, *, pairs: bool) -> int:
+    """The depth at which a value that ijson's items (or, with PAIRS, kvitems) builds at PREFIX opens."""
+    depth = len(prefix.split(".")) + 1 if prefix else 1
+    return depth + 1 if pairs else depth
 
 
 def json_top_entries(path: Path) -> Iterator[tuple[str, str]]:
@@ -407,7 +498,7 @@ def json_start(path: Path) -> bytes:
 
 def _top_type(source: _JsonSource) -> str:
     """The Python type name of the document SOURCE holds (not a list): read from its first event only."""
-    _, event, value = next(ijson.parse(source, use_float=True))
+    event, value = next(ijson.basic_parse(source, use_float=True))  # not `parse`: see _JsonSource
     return {"start_map": "dict", "start_array": "list"}.get(event, type(value).__name__)
 
 
