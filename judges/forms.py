@@ -75,6 +75,8 @@ class JudgeRunStartForm(forms.Form):
             value = json.loads(text)
         except json.JSONDecodeError as exc:
             raise forms.ValidationError(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from exc
+        except RecursionError:
+            raise forms.ValidationError("not a judge configuration: its lists and objects nest too deeply") from None
         if not isinstance(value, dict):
             raise forms.ValidationError("the configuration must be a JSON object, e.g. {\"device\": \"cpu\"}")
         return value

@@ -314,7 +314,7 @@ def _ranking_from_labels(raw: str, *, assignment) -> dict:
     """
     try:
         posted = json.loads(raw)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):  # RecursionError: nested past Python's parser's depth
         raise JudgmentValueError("The ranking could not be read; reload the page and try again.") from None
     if not isinstance(posted, dict) or not isinstance(posted.get("rankings"), dict):
         return posted

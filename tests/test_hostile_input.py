@@ -129,3 +129,19 @@ def test_every_stored_file_is_there_and_the_corpus_stays_small():
             assert (CORPUS / name).is_symlink() or (CORPUS / name).exists(), f"{case['name']}: {name}"
     stored = sum(path.lstat().st_size for path in CORPUS.rglob("*") if path.is_file() or path.is_symlink())
     assert stored < STORED_LIMIT
+
+
+DEEP = "[" * 100_000 + "]" * 100_000  # past Python's JSON parser's depth, well inside the request size limits
+
+
+def test_json_nested_past_the_parsers_depth_is_a_refusal_not_a_server_error(client, researcher):
+    """The API's JSON bodies and the judge form's configuration refuse it as malformed input (a 500 before)."""
+    from judges.forms import JudgeRunStartForm
+
+    client.force_login(researcher)
+    response = client.post("/api/tokens/", DEEP, content_type="application/json")
+    assert response.status_code == 400
+    assert "nest too deeply" in response.json()["detail"]
+    form = JudgeRunStartForm({"name": "deep", "family": "em", "config_json": DEEP}, task_type="qa_correctness")
+    assert not form.is_valid()
+    assert "nest too deeply" in str(form.errors["config_json"])

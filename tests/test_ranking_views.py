@@ -130,6 +130,9 @@ def test_a_refused_ranking_keeps_the_topic_and_the_arrangement_with_the_error_in
     assert "Place every candidate: 2 are missing." in fragment
     fragment = client.post(submit, {"assignment": assignment.pk, "ranking": "{not json"}, **HTMX).content.decode()
     assert "The ranking could not be read" in fragment
+    deep = "[" * 100_000 + "]" * 100_000  # past Python's parser's depth: refused, not a server error
+    response = client.post(submit, {"assignment": assignment.pk, "ranking": deep}, **HTMX)
+    assert response.status_code < 500 and "The ranking could not be read" in response.content.decode()
     unknown = {"rankings": {"overall": [[k] for k in keys] + [["Q"]]}, "order_confirmed": {"overall": "kept"}}
     fragment = post_ranking(client, submit, assignment, unknown)
     assert "There is no Candidate Q in this topic." in fragment
