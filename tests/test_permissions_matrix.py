@@ -27,6 +27,10 @@ LOGIN = "login"  # 302 to the login page
 # member without the page's role gets 403 with a page (or `detail`) saying what it is for (annotate.access).
 PAGE_RESEARCHER = (LOGIN, 403, 404, 200, 404)
 API_RESEARCHER = (401, 403, 404, 200, 404)
+# The report's downloads and API while no report is stored (the matrix builds none): 202 to the researcher, with the
+# status URL to poll (tests/test_stored_reports.py opens them built).
+PAGE_RESEARCHER_BUILDING = (LOGIN, 403, 404, 202, 404)
+API_RESEARCHER_BUILDING = (401, 403, 404, 202, 404)
 API_RESEARCHER_BY_ID = (401, 404, 404, 200, 404)
 API_RESEARCHER_POST_ONLY = (401, 405, 405, 405, 405)  # GET is refused before any lookup, for everyone alike
 EXPECTED = {
@@ -68,14 +72,14 @@ EXPECTED = {
     "judge-new-items": (LOGIN, 405, 405, 405, 405),
     "import-job": PAGE_RESEARCHER,
     "agreement-report": PAGE_RESEARCHER,
-    "agreement-report-json": PAGE_RESEARCHER,
-    "agreement-report-status": PAGE_RESEARCHER,  # what the report page polls while its report is updating
-    "agreement-systems-csv": PAGE_RESEARCHER,
-    "agreement-judges-csv": PAGE_RESEARCHER,
-    "agreement-topics-csv": PAGE_RESEARCHER,
-    # A plot exists where the report has data for it: the matrix's QA campaign has no systems, so even its researcher
-    # gets 404 (tests/test_agreement_plots.py checks the researcher's 200 on campaigns with systems).
-    "agreement-plot": (LOGIN, 403, 404, 404, 404),
+    "agreement-report-json": PAGE_RESEARCHER_BUILDING,
+    "agreement-report-status": PAGE_RESEARCHER,  # what the report page polls while its report is building or updating
+    "agreement-systems-csv": PAGE_RESEARCHER_BUILDING,
+    "agreement-judges-csv": PAGE_RESEARCHER_BUILDING,
+    "agreement-topics-csv": PAGE_RESEARCHER_BUILDING,
+    # A plot exists where the report has data for it (tests/test_agreement_plots.py checks the researcher's 200 on
+    # campaigns with systems, and 404 for a plot the report does not have); before the report is built, 202.
+    "agreement-plot": PAGE_RESEARCHER_BUILDING,
     # qrels exist for image_relevance campaigns only: on the matrix's QA campaign even its researcher gets 404
     # (tests/test_agreement_images.py checks the researcher's 200 on an image campaign).
     "agreement-qrels": (LOGIN, 403, 404, 404, 404),
@@ -106,7 +110,8 @@ EXPECTED = {
     "api-judge-run-failures": API_RESEARCHER_BY_ID,
     "api-judge-run-retry-failed": API_RESEARCHER_POST_ONLY,
     "api-judge-new-items": API_RESEARCHER_POST_ONLY,
-    "api-agreement-report": API_RESEARCHER,
+    "api-agreement-report": API_RESEARCHER_BUILDING,
+    "api-agreement-status": API_RESEARCHER,  # what a script polls after a 202 from the report or its qrels
     # qrels exist for graded campaigns only, as for agreement-qrels (tests/test_passage_relevance.py: 200 on one)
     "api-agreement-qrels-list": (401, 403, 404, 404, 404),
     "api-agreement-qrels": (401, 403, 404, 404, 404),
