@@ -7,7 +7,11 @@ BM25 run are queued on
 the first load; `scripts/start`'s worker judges them as soon as it starts. One model endpoint is registered
 the way staff register theirs (`manage.py model_endpoint add`): "local-llm", an OpenAI-compatible server on
 this machine's port 8080 (llama.cpp's server, vLLM or Ollama started there), no key, for every demo campaign.
+Each demo's report is built and stored at the end, in this process (no worker runs yet), so that its first open
+shows it at once.
 """
+
+import io
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -156,6 +160,9 @@ class Command(BaseCommand):
                          *[arg for slug in DEMOS for arg in ("--campaign", slug)],
                          "--notes", "A server you start on this machine's port 8080 (llama.cpp server, vLLM, Ollama).",
                          stdout=self.stdout)
+        for slug in DEMOS:  # agreement_report --stored builds and stores the report where none is stored
+            call_command("agreement_report", "--campaign", slug, "--stored", "--json", stdout=io.StringIO())
+        self.stdout.write(f"reports stored: {', '.join(DEMOS)}")
         self.stdout.write(self.style.SUCCESS(f"Demo ready: campaigns {', '.join(DEMOS)}; users {', '.join(users)}"))
 
     def _users(self) -> dict:
