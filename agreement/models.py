@@ -30,6 +30,10 @@ class StoredReport(models.Model):
         null=True, blank=True,
         help_text="When the running build took the lock; a lock older than agreement.stored.BUILD_TIMEOUT may be "
                   "taken over (its worker died).")
+    building_step = models.CharField(
+        max_length=40, blank=True,
+        help_text="The step the running build is at (agreement.build_steps: humans, judges, system level...), for the "
+                  "page that waits on a first build; empty when none runs.")
     queued_at = models.DateTimeField(
         null=True, blank=True, help_text="When a background rebuild was queued and not yet started.")
     queue_error = models.TextField(blank=True, help_text="Why the last rebuild could not be queued; empty when it was.")

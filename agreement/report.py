@@ -10,6 +10,7 @@ from __future__ import annotations
 
 
 from agreement import stats, system_tests
+from agreement.build_steps import HUMANS, JUDGES, READING, SYSTEM_LEVEL, build_step
 from agreement.counting import COUNTING_RULES, POSITIVE, RULE_CONCORD, RULE_QA_EVAL, Output, counting_for
 from agreement.system_level import (
     MIN_SYSTEM_COVERAGE,
@@ -78,6 +79,7 @@ def ais_report_build(*, campaign: Campaign) -> dict:
 
 
 def _verdict_report_build(*, campaign: Campaign, ais: bool) -> dict:
+    build_step(READING)
     options = report_options(campaign)
     humans = human_labels_get(campaign=campaign)
     judges = judge_labels_get(campaign=campaign)
@@ -94,11 +96,14 @@ def _verdict_report_build(*, campaign: Campaign, ais: bool) -> dict:
         systems = _systems(humans=humans, outputs=outputs, coverage=coverage, counting=counting)
     for index, row in enumerate(systems):
         row["judges_all"] = {name: _all_outputs_cell(sides[index]) for name, sides in everything.items()}
+    build_step(HUMANS)
+    humans_part = humans_block(humans, small_sample=options["small_sample"])
+    build_step(JUDGES)
     report = {
         "campaign": campaign.slug,
         "task_type": campaign.task_type,
         "options": options,
-        "humans": humans_block(humans, small_sample=options["small_sample"]),
+        "humans": humans_part,
         "judges": {judge.name: _judge_block(judge=judge, humans=humans, system_rows=coverage[judge.name],
                                             everything=everything[judge.name], options=options) for judge in judges},
         "systems": systems,
@@ -109,6 +114,7 @@ def _verdict_report_build(*, campaign: Campaign, ais: bool) -> dict:
     }
     report["adjudication"] = adjudication_items_block(
         humans=humans, judges=[(judge.name, judge.family, judge.labels) for judge in judges])
+    build_step(SYSTEM_LEVEL)
     report["budget"] = verdict_budget(report=report, humans=humans, judges=judges, coverage=coverage, options=options,
                                       target=target_width(campaign.options))
     report["system_tests"] = _system_tests(humans=humans, judges=judges, outputs=outputs, counting=counting,

@@ -29,6 +29,7 @@ import numpy as np
 
 from agreement import grades as grading
 from agreement import rank_agreement, stats
+from agreement.build_steps import HUMANS, JUDGES, READING, SYSTEM_LEVEL, build_step
 from agreement.report_adjudication import adjudication_items_block
 from agreement.report_budget import graded_budget
 from agreement.budget import target_width
@@ -60,6 +61,7 @@ def _grades(labels: dict[int, str], items: dict, levels: list[int]) -> dict[int,
 
 def graded_report_build(*, campaign: Campaign) -> dict:
     """The report document of a graded relevance campaign (see the module's docstring), JSON-ready."""
+    build_step(READING)
     humans = human_labels_get(campaign=campaign)
     items = graded_items_get(campaign=campaign)
     judges = judge_scores_get(campaign=campaign)
@@ -71,6 +73,7 @@ def graded_report_build(*, campaign: Campaign) -> dict:
     top = rank_agreement.rank_options(options)
     tag = options.get("bias_tag") or next(iter(sorted({t for run in runs.values() for t in run["tags"]})), None)
 
+    build_step(HUMANS)
     consensus = _qrels(human_grade, items)
     assessors = _assessor_qrels(humans, items, levels)
     per_topic_human = {name: stats.run_measures_per_topic(consensus, run["run"], relevant_from=rel)
@@ -82,6 +85,7 @@ def graded_report_build(*, campaign: Campaign) -> dict:
                       "judges": {}}
                for name, run in sorted(runs.items())}
     cuts = input_cuts_get(campaign=campaign, family="clipscore") if any(j.family == "clipscore" for j in judges) else {}
+    build_step(JUDGES)
     judge_blocks = {}
     judge_labels = []  # (name, family, {item: grade as a label}): the adjudication block compares them
     per_topic_judges = {}  # judge -> run -> measure -> topic -> value: the budget block resamples them
@@ -126,6 +130,7 @@ def graded_report_build(*, campaign: Campaign) -> dict:
         # Each judge by the grades above (its own, or mapped from its scores) against the adjudicated grades.
         "adjudication": adjudication_items_block(humans=humans, judges=judge_labels),
     }
+    build_step(SYSTEM_LEVEL)
     report["budget"] = graded_budget(report=report, human_grade=human_grade, judge_labels=judge_labels, items=items,
                                      levels=levels, per_topic_human=per_topic_human,
                                      per_topic_judges=per_topic_judges, target=target_width(options))

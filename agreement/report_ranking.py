@@ -47,6 +47,7 @@ from __future__ import annotations
 from itertools import combinations
 
 from agreement import rank_agreement, stats
+from agreement.build_steps import HUMANS, JUDGES, READING, SYSTEM_LEVEL, build_step
 from agreement.report_adjudication import adjudication_ranking_block
 from agreement.report_budget import ranking_budget
 from agreement.budget import target_width
@@ -63,18 +64,23 @@ TOP = ("tau_ap", "rbo", "overlap_at_k", "kendall_tau_b_at_k")
 
 def ranking_report_build(*, campaign: Campaign) -> dict:
     """The DESIGN.md §5 document for an answer_ranking CAMPAIGN; a fixed number of queries (see ranking_data_get)."""
+    build_step(READING)
     data = ranking_data_get(campaign=campaign)
     options = rank_agreement.rank_options(campaign.options)
+    build_step(HUMANS)
+    humans = _humans_block(data, options)
+    build_step(JUDGES)
     report = {
         "campaign": campaign.slug,
         "task_type": campaign.task_type,
         "rank_agreement": options,
-        "humans": _humans_block(data, options),
+        "humans": humans,
         "judges": {judge.name: _judge_block(judge=judge, data=data, options=options) for judge in data.judges},
         "systems": _systems(data),
         "qrels": _qrels_block(data),
         "adjudication": adjudication_ranking_block(data),
     }
+    build_step(SYSTEM_LEVEL)
     report["budget"] = ranking_budget(report=report, target=target_width(campaign.options))
     return report
 

@@ -9,8 +9,10 @@
 - Opening a stale report answers with the stored one ("updating") and queues agreement.tasks.report_rebuild after
   commit, at most one queued at a time. A broker that cannot be reached is said ("queue-failed") and the stale report
   still shown: a stale report is never rebuilt inline in the request (STYLE.md, Celery tasks).
-- The first open of a campaign with nothing stored builds inline, as before this module (the user waits once), and
-  stores what it built.
+- The first open of a campaign with nothing stored queues the same task and answers at once with no document (state
+  BUILDING): the page says "Building…" with the build's step (agreement.build_steps, recorded on the lock row) and how
+  long it has run, the API and downloads answer 202. Nothing is ever built inline in a request. Where no worker runs
+  (manage.py load_demo, agreement_report --stored) they call the task's body, stored_report_rebuild, in the process.
 """
 
 import json
@@ -25,6 +27,7 @@ from django.db.models import Q
 from django.utils import timezone
 from kombu.exceptions import KombuError
 
+from agreement.build_steps import PLOTS, build_step, build_steps_reported
 from agreement.models import StoredReport
 from agreement.plots import report_plot, report_plot_names
 from agreement.report import agreement_report_build
@@ -39,16 +42,13 @@ logger = logging.getLogger(__name__)
 BUILD_TIMEOUT = timedelta(minutes=15)
 # A rebuild queued this long ago and never started (its message was lost) is queued again by the next open.
 QUEUE_TIMEOUT = timedelta(minutes=15)
-# A first open that finds another first build running waits this long for it instead of building twice at once.
-FIRST_BUILD_WAIT_S = 120.0
-FIRST_BUILD_POLL_S = 0.25
 # How long queueing waits for an unreachable broker before the page says the update could not be queued.
 PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
 
 CURRENT = "current"  # the stored report is of the campaign's data version
 UPDATING = "updating"  # the stored report is older; a rebuild is queued or running
-BUILT = "built"  # nothing was stored: built in this request, and stored
-QUEUE_FAILED = "queue-failed"  # the stored report is older and the rebuild could not be queued (broker unreachable)
+BUILDING = "building"  # nothing is stored yet: the first build is queued or running; no document to show
+QUEUE_FAILED = "queue-failed"  # the (re)build could not be queued (broker unreachable); the stored report if any
 QUEUED_NOW = "queued-now"  # internal to _rebuild_queue's caller: published here, read the row once more
 
 
@@ -62,21 +62,28 @@ def _unpack(blob) -> dict:
 
 @dataclass
 class OpenedReport:
-    """A report as opened: its document, the state of the stored copy and, on demand, the extras stored with it."""
+    """A report as opened: its document, the state of the stored copy and, on demand, the extras stored with it.
+    Before the first build is stored (not `ready`) there is no document: version and document are None."""
 
-    document: dict
+    document: dict | None
     state: str
-    version: int  # the data version the document was built from
+    version: int | None  # the data version the document was built from
     data_version: int  # the campaign's data version when it was opened
     built_at: datetime | None
     build_seconds: float | None
     building: bool = False
+    building_step: str = ""  # the running build's step (agreement.build_steps), "" when none runs
+    building_seconds: float | None = None  # how long the running build has run
     queue_error: str = ""
     _extras: bytes | dict | None = field(default=None, repr=False)
 
     @property
+    def ready(self) -> bool:
+        return self.version is not None
+
+    @property
     def updating(self) -> bool:
-        return self.version < self.data_version
+        return self.version is None or self.version < self.data_version
 
     def extras(self) -> dict:
         """{"plots": {name: inline SVG}, "qrels": {source: qrels}} as stored with the document."""
@@ -85,11 +92,14 @@ class OpenedReport:
         return self._extras
 
 
-def _opened(row: StoredReport, *, state: str, data_version: int, document: dict | None = None) -> OpenedReport:
-    return OpenedReport(document=document if document is not None else _unpack(row.document), state=state,
+def _opened(row: StoredReport, *, state: str, data_version: int) -> OpenedReport:
+    held = _lock_held(row)
+    return OpenedReport(document=_unpack(row.document) if row.version is not None else None, state=state,
                         version=row.version, data_version=data_version, built_at=row.built_at,
-                        build_seconds=row.build_seconds, building=_lock_held(row), queue_error=row.queue_error,
-                        _extras=row.extras)
+                        build_seconds=row.build_seconds, building=held,
+                        building_step=row.building_step if held else "",
+                        building_seconds=(timezone.now() - row.building_since).total_seconds() if held else None,
+                        queue_error=row.queue_error, _extras=row.extras)
 
 
 def _lock_held(row: StoredReport) -> bool:
@@ -100,13 +110,15 @@ def _lock_held(row: StoredReport) -> bool:
 
 def report_for_open(*, campaign: Campaign) -> OpenedReport:
     """The campaign's report for a reader: the stored one while current; the stored one with a rebuild queued when
-    the data changed since (state UPDATING, or QUEUE_FAILED when the broker cannot be reached); built here and
-    stored when none is stored yet (state BUILT). Call outside a transaction: the rebuild is queued on commit."""
+    the data changed since (state UPDATING, or QUEUE_FAILED when the broker cannot be reached); no document, with
+    the first build queued, when none is stored yet (state BUILDING, or QUEUE_FAILED). Never builds. Call outside a
+    transaction: the build is queued on commit."""
     data_version = campaign_data_version(campaign_id=campaign.pk)
     row = StoredReport.objects.filter(campaign_id=campaign.pk).first()
-    if row is None or row.version is None:
-        return _first_build(campaign=campaign)
-    if row.version >= data_version:
+    if row is None:
+        _row(campaign.pk)
+        row = StoredReport.objects.get(campaign_id=campaign.pk)
+    if row.version is not None and row.version >= data_version:
         return _opened(row, state=CURRENT, data_version=data_version)
     state = _rebuild_queue(row=row)
     if state == QUEUE_FAILED:
@@ -114,24 +126,30 @@ def report_for_open(*, campaign: Campaign) -> OpenedReport:
     elif state == QUEUED_NOW:
         # Read once more: a worker that took the task at once (or Celery eager, in tests) may have stored it.
         row.refresh_from_db()
-        if row.version >= data_version:
+        if row.version is not None and row.version >= data_version:
             return _opened(row, state=CURRENT, data_version=data_version)
         state = UPDATING
+    if state == UPDATING and row.version is None:
+        state = BUILDING
     return _opened(row, state=state, data_version=data_version)
 
 
 def stored_report_status(*, campaign: Campaign) -> dict:
-    """What the updating page polls: the stored report's version, the campaign's data version, whether a build runs.
-    Reads two rows; never builds or queues."""
+    """What a page waiting on a build polls: the stored report's version (null before the first build), the
+    campaign's data version, whether a build runs, its step and seconds so far. Reads two rows; never builds or
+    queues."""
     data_version = campaign_data_version(campaign_id=campaign.pk)
     row = (StoredReport.objects.filter(campaign_id=campaign.pk)
-           .only("version", "built_at", "build_seconds", "building_since", "building_version", "queued_at",
-                 "queue_error").first())
+           .only("version", "built_at", "build_seconds", "building_since", "building_version", "building_step",
+                 "queued_at", "queue_error").first())
     if row is None:
         return {"report_version": None, "data_version": data_version, "updating": True, "building": False,
-                "queue_error": None, "built_at": None}
+                "step": None, "building_seconds": None, "queue_error": None, "built_at": None}
+    held = _lock_held(row)
     return {"report_version": row.version, "data_version": data_version,
-            "updating": row.version is None or row.version < data_version, "building": _lock_held(row),
+            "updating": row.version is None or row.version < data_version, "building": held,
+            "step": (row.building_step or None) if held else None,
+            "building_seconds": round((timezone.now() - row.building_since).total_seconds(), 1) if held else None,
             "queue_error": row.queue_error or None, "built_at": row.built_at.isoformat() if row.built_at else None}
 
 
@@ -142,6 +160,7 @@ def _build(*, campaign: Campaign) -> tuple[int, dict, dict, float]:
     version = campaign_data_version(campaign_id=campaign.pk)
     started = time.perf_counter()
     document = agreement_report_build(campaign=campaign)
+    build_step(PLOTS)
     plots = {}
     for name in report_plot_names(report=document):
         drawn = report_plot(report=document, name=name)
@@ -161,13 +180,21 @@ def _lock_take(*, campaign_id: int, version: int) -> datetime | None:
     now = timezone.now()
     taken = (StoredReport.objects.filter(campaign_id=campaign_id)
              .filter(Q(building_since__isnull=True) | Q(building_since__lt=now - BUILD_TIMEOUT))
-             .update(building_version=version, building_since=now, queued_at=None))
+             .update(building_version=version, building_since=now, building_step="", queued_at=None))
     return now if taken else None
 
 
 def _lock_release(*, campaign_id: int, token: datetime) -> None:
     StoredReport.objects.filter(campaign_id=campaign_id, building_since=token).update(
-        building_version=None, building_since=None)
+        building_version=None, building_since=None, building_step="")
+
+
+def _step_record(*, campaign_id: int, token: datetime):
+    """A build_steps listener that writes each step on the lock row while the lock TOKEN is held (one UPDATE each;
+    a worker runs in autocommit, so the page's poll sees it at once)."""
+    def record(step: str) -> None:
+        StoredReport.objects.filter(campaign_id=campaign_id, building_since=token).update(building_step=step)
+    return record
 
 
 def _store(*, campaign_id: int, token: datetime, version: int, document: dict, extras: dict, seconds: float) -> None:
@@ -176,7 +203,7 @@ def _store(*, campaign_id: int, token: datetime, version: int, document: dict, e
     values = {"version": version, "document": _pack(document), "extras": _pack(extras), "built_at": timezone.now(),
               "build_seconds": seconds}
     if not StoredReport.objects.filter(campaign_id=campaign_id, building_since=token).update(
-            building_version=None, building_since=None, **values):
+            building_version=None, building_since=None, building_step="", **values):
         StoredReport.objects.filter(campaign_id=campaign_id).filter(
             Q(version__isnull=True) | Q(version__lt=version)).update(**values)
 
@@ -184,7 +211,8 @@ def _store(*, campaign_id: int, token: datetime, version: int, document: dict, e
 def _build_store(*, campaign: Campaign, token: datetime) -> tuple[int, dict]:
     """Build under the lock TOKEN and store; the lock is released whatever happens."""
     try:
-        version, document, extras, seconds = _build(campaign=campaign)
+        with build_steps_reported(_step_record(campaign_id=campaign.pk, token=token)):
+            version, document, extras, seconds = _build(campaign=campaign)
     except BaseException:
         _lock_release(campaign_id=campaign.pk, token=token)
         raise
@@ -193,30 +221,11 @@ def _build_store(*, campaign: Campaign, token: datetime) -> tuple[int, dict]:
     return version, document
 
 
-def _first_build(*, campaign: Campaign) -> OpenedReport:
-    _row(campaign.pk)
-    token = _lock_take(campaign_id=campaign.pk, version=campaign_data_version(campaign_id=campaign.pk))
-    if token is None:
-        # Another first open (or a worker) is building: wait for its report rather than build a second at once.
-        deadline = time.monotonic() + FIRST_BUILD_WAIT_S
-        while time.monotonic() < deadline:
-            time.sleep(FIRST_BUILD_POLL_S)
-            row = StoredReport.objects.get(campaign_id=campaign.pk)
-            if row.version is not None:
-                return _opened(row, state=BUILT, data_version=campaign_data_version(campaign_id=campaign.pk))
-            if not _lock_held(row):
-                break  # the other build failed: build here
-        token = _lock_take(campaign_id=campaign.pk, version=campaign_data_version(campaign_id=campaign.pk))
-        if token is None:
-            raise TimeoutError("the campaign's first report is still being built elsewhere; open it again shortly")
-    version, document = _build_store(campaign=campaign, token=token)
-    row = StoredReport.objects.get(campaign_id=campaign.pk)
-    return _opened(row, state=BUILT, data_version=version, document=document)
-
-
 def stored_report_rebuild(*, campaign_id: int) -> bool:
-    """Build and store the campaign's report if it is stale and no other build runs (the background task's body).
-    Returns whether it built. When the data version moved during the build, queues one more rebuild."""
+    """Build and store the campaign's report if it is stale (or none is stored) and no other build runs: the
+    background task's body, which commands that run where no worker may (load_demo, agreement_report --stored) call
+    in their own process; requests never do. Returns whether it built. When
+    the data version moved during the build, queues one more rebuild."""
     campaign = Campaign.objects.filter(pk=campaign_id).first()
     if campaign is None:
         return False  # deleted since it was queued
@@ -225,7 +234,7 @@ def stored_report_rebuild(*, campaign_id: int) -> bool:
     row = StoredReport.objects.get(campaign_id=campaign_id)
     if row.version is not None and row.version >= current:
         StoredReport.objects.filter(campaign_id=campaign_id).update(queued_at=None)
-        return False  # already current: a second delivery, or a first open built it
+        return False  # already current: a second delivery, or built meanwhile
     token = _lock_take(campaign_id=campaign_id, version=current)
     if token is None:
         # The holder queues one more build when it ends if the version moved; it must find none marked queued.
@@ -240,7 +249,7 @@ def stored_report_rebuild(*, campaign_id: int) -> bool:
 # --- Queueing ---
 
 def _rebuild_queue(*, row: StoredReport) -> str:
-    """Queue a rebuild of ROW's campaign unless one is queued or running: UPDATING (QUEUED_NOW when published here
+    """Queue a (re)build of ROW's campaign unless one is queued or running: UPDATING (QUEUED_NOW when published here
     and now, outside a transaction), or QUEUE_FAILED when the broker cannot be reached (recorded on the row). The mark (queued_at) is one conditional UPDATE, so of many readers
     opening the stale report at once one publishes."""
     now = timezone.now()
@@ -267,7 +276,7 @@ def _rebuild_publish(*, campaign_id: int) -> bool:
         report_rebuild.apply_async(args=(campaign_id,), retry=True, retry_policy=PUBLISH_RETRY_POLICY)
         return True
     except (KombuError, OSError) as exc:
-        message = f"the update could not be queued: the Celery broker is unreachable ({exc})"
+        message = f"the build could not be queued: the Celery broker is unreachable ({exc})"
         logger.error("report of campaign %s: %s", campaign_id, message)
         StoredReport.objects.filter(campaign_id=campaign_id).update(queued_at=None, queue_error=message)
         return False

@@ -2,8 +2,10 @@
 
 All of them read the campaign's stored report (agreement.stored.report_for_open): the one document
 `agreement_report_build` makes, kept per data version, so that opening an unchanged report reads one row. A report whose
-data changed since is shown as it was, marked updating, while a worker rebuilds it. Researchers of the campaign only
-(anyone else gets a 404, as if the campaign did not exist).
+data changed since is shown as it was, marked updating, while a worker rebuilds it. Before the first build is stored
+nothing waits on it: the page answers at once with "Building…" and polls, the API and the downloads answer 202 with a
+status URL (503 when the build could not be queued). Researchers of the campaign only (anyone else gets a 404, as if
+the campaign did not exist).
 """
 
 import json
@@ -22,7 +24,7 @@ from agreement.counting import RULE_QA_EVAL
 from agreement.exports import judges_csv, systems_csv, topics_csv
 from agreement.plots import FORMATS, report_plot, report_plot_names
 from agreement.report_graded import MEASURE_NAMES, qrels_text
-from agreement.stored import report_for_open, stored_report_status
+from agreement.stored import QUEUE_FAILED, OpenedReport, report_for_open, stored_report_status
 from annotate.access import campaign_for_researcher
 from annotate.task_types import LAYOUT_ATTRIBUTION, LAYOUT_GRADES, LAYOUT_RANKING, task_type_get
 
@@ -38,10 +40,46 @@ def _run_orders(system: dict) -> list[dict]:
              "relative_delta_ci95": delta.get(f"{key}_ci95")} for key, label in MEASURE_NAMES.items()]
 
 
+# How long a client that got a 202 is asked to wait before asking again (the page polls every 3 s).
+RETRY_AFTER_S = 5
+
+
+def _not_built(campaign, opened: OpenedReport, status_url: str) -> JsonResponse:
+    """The answer to a download or API request while no report is stored: 202 with where to poll (Location,
+    Retry-After), or 503 when the build could not be queued, saying why and what to start."""
+    if opened.state == QUEUE_FAILED:
+        body = {"status": "not queued", "detail": f"No report of campaign {campaign.slug!r} is stored yet, and "
+                f"{opened.queue_error}. Start the worker (or the broker named by CELERY_BROKER_URL), then retry.",
+                "status_url": status_url}
+        response = JsonResponse(body, status=503)
+    else:
+        step = f" (step: {opened.building_step})" if opened.building_step else ""
+        body = {"status": "building", "step": opened.building_step or None,
+                "building_seconds": opened.building_seconds,
+                "detail": f"The first report of campaign {campaign.slug!r} is being built{step}; poll status_url until "
+                          f"its report_version is not null, then ask again.",
+                "status_url": status_url}
+        response = JsonResponse(body, status=202)
+        response["Location"] = status_url
+    response["Retry-After"] = str(RETRY_AFTER_S)
+    return response
+
+
+def _page_status_url(request, campaign) -> str:
+    return request.build_absolute_uri(reverse("agreement-report-status", args=[campaign.slug]))
+
+
+def _api_status_url(request, campaign) -> str:
+    return request.build_absolute_uri(reverse("api-agreement-status", args=[campaign.slug]))
+
+
 @require_GET
 def agreement_report(request, slug):
     campaign = campaign_for_researcher(request.user, slug)
     opened = report_for_open(campaign=campaign)
+    if not opened.ready:
+        # Answered at once; the page polls status.json and reloads when the worker has stored the report.
+        return render(request, "agreement/report_building.html", {"campaign": campaign, "opened": opened})
     report = opened.document
     ranking = report["layout"] == LAYOUT_RANKING
     graded = report["layout"] == LAYOUT_GRADES
@@ -151,7 +189,10 @@ def _attachment(content: str | bytes, *, content_type: str, filename: str) -> Ht
 @require_GET
 def agreement_report_json(request, slug):
     campaign = campaign_for_researcher(request.user, slug)
-    report = report_for_open(campaign=campaign).document
+    opened = report_for_open(campaign=campaign)
+    if not opened.ready:
+        return _not_built(campaign, opened, _page_status_url(request, campaign))
+    report = opened.document
     return _attachment(
         json.dumps(report, indent=2, ensure_ascii=False) + "\n",
         content_type="application/json",
@@ -162,7 +203,10 @@ def agreement_report_json(request, slug):
 @require_GET
 def agreement_systems_csv(request, slug):
     campaign = campaign_for_researcher(request.user, slug)
-    report = report_for_open(campaign=campaign).document
+    opened = report_for_open(campaign=campaign)
+    if not opened.ready:
+        return _not_built(campaign, opened, _page_status_url(request, campaign))
+    report = opened.document
     return _attachment(
         systems_csv(report=report), content_type="text/csv; charset=utf-8", filename=f"{campaign.slug}-systems.csv"
     )
@@ -171,7 +215,10 @@ def agreement_systems_csv(request, slug):
 @require_GET
 def agreement_judges_csv(request, slug):
     campaign = campaign_for_researcher(request.user, slug)
-    report = report_for_open(campaign=campaign).document
+    opened = report_for_open(campaign=campaign)
+    if not opened.ready:
+        return _not_built(campaign, opened, _page_status_url(request, campaign))
+    report = opened.document
     return _attachment(
         judges_csv(report=report), content_type="text/csv; charset=utf-8", filename=f"{campaign.slug}-judges.csv"
     )
@@ -180,7 +227,10 @@ def agreement_judges_csv(request, slug):
 @require_GET
 def agreement_topics_csv(request, slug):
     campaign = campaign_for_researcher(request.user, slug)
-    report = report_for_open(campaign=campaign).document
+    opened = report_for_open(campaign=campaign)
+    if not opened.ready:
+        return _not_built(campaign, opened, _page_status_url(request, campaign))
+    report = opened.document
     return _attachment(
         topics_csv(report=report), content_type="text/csv; charset=utf-8", filename=f"{campaign.slug}-topics.csv"
     )
@@ -188,8 +238,8 @@ def agreement_topics_csv(request, slug):
 
 @require_GET
 def agreement_report_status(request, slug):
-    """What the page polls while its report is updating: {report_version, data_version, updating, building,
-    queue_error, built_at}. Reads two rows; never builds."""
+    """What the page polls while its report is building or updating: {report_version, data_version, updating,
+    building, step, building_seconds, queue_error, built_at}. Reads two rows; never builds."""
     campaign = campaign_for_researcher(request.user, slug)
     return JsonResponse(stored_report_status(campaign=campaign))
 
@@ -200,21 +250,28 @@ def agreement_plot(request, slug, plot, fmt):
     campaign = campaign_for_researcher(request.user, slug)
     if fmt not in FORMATS:
         raise Http404("no such format")
-    drawn = report_plot(report=report_for_open(campaign=campaign).document, name=plot)
+    opened = report_for_open(campaign=campaign)
+    if not opened.ready:
+        return _not_built(campaign, opened, _page_status_url(request, campaign))
+    drawn = report_plot(report=opened.document, name=plot)
     if drawn is None:
         raise Http404("no such plot")
     return _attachment(drawn.render(fmt), content_type=FORMATS[fmt], filename=f"{campaign.slug}-{plot}.{fmt}")
 
 
-def _qrels_sets(campaign) -> dict:
-    """The campaign's qrels by source when its report is a graded one, else {}: those stored with its report."""
+def _qrels_sets(campaign) -> tuple[OpenedReport | None, dict]:
+    """The campaign's report as opened and its qrels by source when its report is a graded one, else (None, {}):
+    those stored with its report ({} while none is stored)."""
     if task_type_get(campaign.task_type).report_layout != LAYOUT_GRADES:
-        return {}
-    return report_for_open(campaign=campaign).extras().get("qrels", {})
+        return None, {}
+    opened = report_for_open(campaign=campaign)
+    return opened, opened.extras().get("qrels", {}) if opened.ready else {}
 
 
-def _qrels_download(campaign, source: str) -> HttpResponse:
-    sets = _qrels_sets(campaign)
+def _qrels_download(campaign, source: str, status_url: str) -> HttpResponse:
+    opened, sets = _qrels_sets(campaign)
+    if opened is not None and not opened.ready:
+        return _not_built(campaign, opened, status_url)
     if source not in sets:
         raise Http404("no such qrels")
     return _attachment(qrels_text(sets[source]), content_type="text/plain; charset=utf-8",
@@ -225,7 +282,8 @@ def _qrels_download(campaign, source: str) -> HttpResponse:
 def agreement_qrels(request, slug, source):
     """Graded relevance: the TREC qrels the report scored runs with (consensus, assessor-NAME or judge-NAME), graded
     on the campaign's scale."""
-    return _qrels_download(campaign_for_researcher(request.user, slug), source)
+    campaign = campaign_for_researcher(request.user, slug)
+    return _qrels_download(campaign, source, _page_status_url(request, campaign))
 
 
 class AgreementQrelsListAPI(APIView):
@@ -233,11 +291,13 @@ class AgreementQrelsListAPI(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT},
+    @extend_schema(responses={200: OpenApiTypes.OBJECT, 202: OpenApiTypes.OBJECT},
                    summary="The qrels of a graded campaign by source (consensus, assessor-NAME, judge-NAME)")
     def get(self, request, slug):
         campaign = campaign_for_researcher(request.user, slug)
-        sets = _qrels_sets(campaign)
+        opened, sets = _qrels_sets(campaign)
+        if opened is not None and not opened.ready:
+            return _not_built(campaign, opened, _api_status_url(request, campaign))
         if not sets:
             raise Http404("this campaign's report has no qrels (graded relevance campaigns only)")
         return Response({"sources": [
@@ -251,23 +311,41 @@ class AgreementQrelsAPI(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR}, summary="One source's TREC qrels")
+    @extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR, 202: OpenApiTypes.OBJECT},
+                   summary="One source's TREC qrels")
     def get(self, request, slug, source):
-        return _qrels_download(campaign_for_researcher(request.user, slug), source)
+        campaign = campaign_for_researcher(request.user, slug)
+        return _qrels_download(campaign, source, _api_status_url(request, campaign))
+
+
+class AgreementStatusAPI(APIView):
+    """GET: the state of the campaign's stored report, to poll after a 202: {report_version (null until the first
+    build is stored), data_version, updating, building, step, building_seconds, queue_error, built_at}."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT}, summary="The state of the campaign's stored report")
+    def get(self, request, slug):
+        return Response(stored_report_status(campaign=campaign_for_researcher(request.user, slug)))
 
 
 class AgreementReportAPI(APIView):
     """GET: the agreement report of the campaign (DESIGN.md §5), as stored for its data version. Researchers of the
     campaign only; 404 otherwise. The body is the document itself, as the command and report.json give it; the state
     of the stored copy comes in headers: X-Report-Version (the data version it was built from), X-Data-Version (the
-    campaign's now) and X-Report-Updating ("true" while a newer one builds in the background)."""
+    campaign's now) and X-Report-Updating ("true" while a newer one builds in the background). Before the first build
+    is stored: 202 with the status URL (also in Location) and Retry-After, never a request held while it builds; 503
+    when the build could not be queued."""
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT}, summary="The campaign's agreement report (DESIGN.md §5)")
+    @extend_schema(responses={200: OpenApiTypes.OBJECT, 202: OpenApiTypes.OBJECT, 503: OpenApiTypes.OBJECT},
+                   summary="The campaign's agreement report (DESIGN.md §5)")
     def get(self, request, slug):
         campaign = campaign_for_researcher(request.user, slug)
         opened = report_for_open(campaign=campaign)
+        if not opened.ready:
+            return _not_built(campaign, opened, _api_status_url(request, campaign))
         response = Response(opened.document)
         response["X-Report-Version"] = str(opened.version)
         response["X-Data-Version"] = str(opened.data_version)

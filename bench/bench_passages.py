@@ -166,6 +166,8 @@ def browser_import(paths: dict, env: dict, *, slug: str) -> tuple[list[tuple[str
                     raise SystemExit(f"browser import of {name} failed: {text[:2000]}")
             started = time.perf_counter()
             page.goto(f"{base}/campaigns/{slug}/report/", timeout=600_000)
+            # The first open answers "Building…" at once; the worker builds it and the page fills in.
+            page.wait_for_selector("#report-building", state="detached", timeout=600_000)
             report_s = time.perf_counter() - started
             page.screenshot(path=str(Path(tempfile.gettempdir()) / "bench-passages-report.png"), full_page=True)
             browser.close()

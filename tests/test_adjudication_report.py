@@ -13,6 +13,7 @@ from judges.models import Judge, ModelJudgment
 from tasktypes.archive import campaign_export, campaign_import
 from tests.adjudication_support import disagreement_campaign
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UserFactory
+from tests.reports import report_stored
 
 pytestmark = pytest.mark.django_db
 
@@ -75,6 +76,7 @@ def test_without_adjudications_the_block_says_so(researcher):
 
 def test_the_report_page_shows_the_block_with_its_n(client, settled, researcher):
     client.force_login(researcher)
+    report_stored("adj")
     page = client.get("/campaigns/adj/report/").content.decode()
     assert 'id="adjudication"' in page
     assert "The human label: adjudicated where present, else the majority of the current annotations." in page

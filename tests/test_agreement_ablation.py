@@ -6,6 +6,7 @@ from agreement.report import agreement_report_build
 from agreement.report_ablation import ablation_build
 from agreement.selectors import HumanLabels, JudgeLabels, LlmJudgeCost
 from judges.models import Judge, LLMSample, ModelJudgment
+from tests.reports import report_stored
 
 
 def cost(name, **config):
@@ -58,6 +59,7 @@ def test_report_and_page_show_the_ablation(qa_campaign, researcher, client):
     assert block["items"] == 6 and rows["smol-direct"]["cohen_kappa"] == pytest.approx(1.0)
     assert rows["smol-cot"]["accuracy"] == pytest.approx(0.5) and rows["smol-cot"]["seconds_per_item"] == 0.5
     client.force_login(researcher)
+    report_stored(qa_campaign)
     page = client.get("/campaigns/qa/report/").content.decode()
     assert 'id="ablation"' in page and "smol-direct" in page and "sk-x" not in page
     assert 'id="ablation-systems"' in page and "Agreement vs smol-cot, points" in page  # the first row is the base

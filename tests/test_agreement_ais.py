@@ -14,6 +14,7 @@ from annotate.models import HumanJudgment, Role, SystemOutput, TaskType
 from judges.families.base import NOTE_TRUNCATED
 from judges.models import Judge, ModelJudgment
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory, UserFactory
+from tests.reports import report_stored
 
 YES_YES = {"interpretable": True, "supported": True}
 YES_NO = {"interpretable": True, "supported": False}
@@ -163,6 +164,7 @@ def test_report_reads_a_bounded_number_of_queries(ais_report_campaign):
 
 def test_report_page_shows_the_ais_tables(ais_report_campaign, client, researcher):
     client.force_login(researcher)
+    report_stored(ais_report_campaign)
     page = client.get(f"/campaigns/{ais_report_campaign.slug}/report/").content.decode()
     for text in ('id="ais-questions"', "Q2 supported (asked after a yes to Q1)", "AIS accuracy", "± SE",
                  "Where autoais-t5 and the humans disagree most", "answer c2", "(2 of 3 yes)",

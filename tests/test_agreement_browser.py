@@ -2,6 +2,7 @@
 
 import pytest
 
+from tests.reports import report_stored
 from tests.test_agreement_report import small_campaign  # noqa: F401 (fixture)
 from tests.test_browser_report_tables import OVERFLOWS
 
@@ -10,6 +11,7 @@ from tests.test_browser_report_tables import OVERFLOWS
 @pytest.mark.django_db(transaction=True)
 def test_researcher_reads_the_report_and_downloads_csv(small_campaign, login_page, live_server, tmp_path):  # noqa: F811
     page = login_page("res")
+    report_stored(small_campaign)
     page.goto(f"{live_server.url}/campaigns/small/report/")
     judges = page.locator("#judges tbody tr")
     assert judges.count() == 2

@@ -15,6 +15,7 @@ from annotate.services.campaigns import campaign_get_or_create
 from judges.models import Judge, ModelJudgment
 from tasktypes.importers.runs_pool import runs_pool_import
 from tests.factories import MembershipFactory, TopicFactory, UserFactory
+from tests.reports import report_stored
 
 LEVELS = [0, 1, 2, 3]
 DOCS = ("a", "b", "c", "d")
@@ -167,6 +168,7 @@ def test_graded_items_read_the_doc_id_from_the_task_types_key(passage_campaign):
 
 def test_the_report_page_says_passages_and_the_qrels_download_per_source(passage_campaign, client, researcher,
                                                                           annotator):
+    report_stored(passage_campaign)
     client.force_login(researcher)
     response = client.get("/campaigns/dl-passages/report/")
     assert response.status_code == 200

@@ -14,6 +14,7 @@ from judges.families.base import NOTE_TRUNCATED
 from judges.models import Judge, ModelJudgment
 from tasktypes.importers.runs_pool import runs_pool_import
 from tests.factories import CampaignFactory, MembershipFactory, TopicFactory, UserFactory
+from tests.reports import report_stored
 
 HUMAN = {"A": {"a1": 2, "a2": 1, "a3": 0, "a4": 0}, "B": {"b1": 0, "b2": 2, "b3": 1}}
 SCORES = {"a1": 0.9, "a2": 0.2, "a3": 0.5, "a4": 0.1, "b1": 0.3, "b2": 0.8, "b3": 0.7}
@@ -148,6 +149,7 @@ def test_fitted_mapping_from_the_campaign_options(image_report_campaign):
 
 def test_report_page_csvs_and_qrels_downloads(image_report_campaign, client, researcher, annotator):
     client.force_login(researcher)
+    report_stored(image_report_campaign)
     page = client.get("/campaigns/imgs/report/").content.decode()
     for text in ("Judges against the human grades", "NDCG@10 clip", "clip-based", "Runs by NDCG@10",
                  "Judges' scores (CDF) and the human grades", "human \\ clip",

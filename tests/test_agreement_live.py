@@ -7,6 +7,7 @@ from scipy import stats as scipy_stats
 from agreement.report import agreement_report_build
 from annotate.models import SystemOutput
 from tests.factories import CampaignFactory, ItemFactory, TopicFactory, UnitFactory, UserFactory
+from tests.reports import report_stored
 from tests.test_agreement_report import _annotate, _judge
 
 pytestmark = pytest.mark.django_db
@@ -88,6 +89,7 @@ def test_the_page_names_what_was_left_out_and_greys_small_samples(client, live_c
 
     Membership.objects.create(campaign=live_campaign, user=researcher, role=Role.RESEARCHER)
     client.force_login(researcher)
+    report_stored(live_campaign)
     html = client.get("/campaigns/live/report/").content.decode()
     assert "tiny: 1 of its 2 outputs labelled by both" in html
     assert "items still open (fewer than k annotations, majority not decided): 1" in html

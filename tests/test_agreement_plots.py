@@ -16,6 +16,7 @@ from annotate.task_types import task_type_get
 from judges.models import Judge, ModelJudgment
 from tests.factories import (CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory,
                              UserFactory)
+from tests.reports import report_stored
 from tests.test_agreement_ais import ais_report_campaign  # noqa: F401 (fixture)
 from tests.test_agreement_images import image_report_campaign  # noqa: F401 (fixture)
 from tests.test_agreement_report import small_campaign  # noqa: F401 (fixture)
@@ -213,6 +214,7 @@ def test_nrp_plot_names_the_measure_and_each_point(nrp_campaign):
 
 def test_png_download_is_a_300_dpi_png(client, small_campaign, researcher):  # noqa: F811
     client.force_login(researcher)
+    report_stored(small_campaign)
     response = client.get("/campaigns/small/report/plots/systems.png")
     assert response.status_code == 200 and response["Content-Type"] == "image/png"
     assert response["Content-Disposition"] == 'attachment; filename="small-systems.png"'
@@ -224,6 +226,7 @@ def test_png_download_is_a_300_dpi_png(client, small_campaign, researcher):  # n
 
 def test_svg_download_is_a_standalone_svg_document(client, small_campaign, researcher):  # noqa: F811
     client.force_login(researcher)
+    report_stored(small_campaign)
     response = client.get("/campaigns/small/report/plots/systems.svg")
     assert response.status_code == 200 and response["Content-Type"] == "image/svg+xml"
     assert response["Content-Disposition"] == 'attachment; filename="small-systems.svg"'
@@ -234,6 +237,8 @@ def test_svg_download_is_a_standalone_svg_document(client, small_campaign, resea
 
 def test_image_and_ranking_plots_download(client, image_report_campaign, nrp_campaign, researcher):  # noqa: F811
     client.force_login(researcher)
+    report_stored(image_report_campaign)
+    report_stored(nrp_campaign)
     for url in ("/campaigns/imgs/report/plots/runs.png", "/campaigns/imgs/report/plots/cdf.svg",
                 "/campaigns/nrp-plot/report/plots/nrp.svg"):
         assert client.get(url).status_code == 200, url
@@ -261,6 +266,7 @@ def test_report_pages_link_each_plot_download(client, small_campaign, image_repo
     client.force_login(researcher)
     expected = {"small": ["systems"], "imgs": ["runs", "cdf"], "nrp-plot": ["nrp"]}
     for slug, plots in expected.items():
+        report_stored(slug)
         page = client.get(f"/campaigns/{slug}/report/").content.decode()
         for plot in plots:
             for fmt in ("svg", "png"):

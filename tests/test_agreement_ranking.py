@@ -25,6 +25,7 @@ from agreement.report import agreement_report_build
 from annotate.models import HumanJudgment, Role
 from judges.models import Judge, ModelJudgment
 from tests.factories import PASSWORD, CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory, UserFactory
+from tests.reports import report_stored
 
 CANDIDATES = [("a1", "answer"), ("a2", "answer"), ("a3", "answer"), ("d1", "document"), ("d2", "document")]
 RANKINGS = {
@@ -259,6 +260,7 @@ def test_several_dimensions(db):
 
 def test_json_document_fields(client, ranking_campaign):
     client.login(username="res", password=PASSWORD)
+    report_stored(ranking_campaign)
     document = json.loads(client.get("/campaigns/rank/report/report.json").content)
     assert set(document) == {"campaign", "task_type", "layout", "rank_agreement", "humans", "judges", "systems", "qrels",
                              "adjudication", "budget"}
@@ -285,6 +287,7 @@ def test_command_summary_text(ranking_campaign):
 
 def test_page_shows_means_ceiling_and_topic_table(client, ranking_campaign):
     client.login(username="res", password=PASSWORD)
+    report_stored(ranking_campaign)
     html = client.get("/campaigns/rank/report/").content.decode()
     assert 'id="ranking-summary"' in html and "Humans (ceiling)" in html
     assert f"{mean(GOOD_TAU.values()):.3f}" in html
@@ -305,6 +308,7 @@ def test_page_shows_means_ceiling_and_topic_table(client, ranking_campaign):
 
 def test_topics_csv(client, ranking_campaign):
     client.login(username="res", password=PASSWORD)
+    report_stored(ranking_campaign)
     response = client.get("/campaigns/rank/report/topics.csv")
     assert response["Content-Type"].startswith("text/csv")
     assert response["Content-Disposition"] == 'attachment; filename="rank-topics.csv"'
@@ -321,6 +325,7 @@ def test_topics_csv(client, ranking_campaign):
 
 def test_judges_csv_for_rankings(client, ranking_campaign):
     client.login(username="res", password=PASSWORD)
+    report_stored(ranking_campaign)
     rows = list(csv.DictReader(io.StringIO(client.get("/campaigns/rank/report/judges.csv").content.decode())))
     assert [(row["judge"], row["dimension"]) for row in rows] == [("bm25", "overall"), ("good", "overall")]
     assert float(rows[1]["tau_b_mean"]) == pytest.approx(mean(GOOD_TAU.values())) and rows[1]["tau_b_topics"] == "4"
@@ -362,6 +367,7 @@ def test_annotators_get_403_on_the_topics_csv(client, ranking_campaign, annotato
 @pytest.mark.django_db(transaction=True)
 def test_researcher_reads_the_ranking_report_in_chromium(ranking_campaign, login_page, live_server, tmp_path):
     page = login_page("res")
+    report_stored(ranking_campaign)
     page.goto(f"{live_server.url}/campaigns/rank/report/")
     summary = page.locator("#ranking-summary tbody tr")
     assert summary.count() == 3  # the human ceiling, then the two rankers
@@ -422,5 +428,6 @@ def test_page_shows_rankers_against_qrels(client, ranking_campaign):
     item.data = {**item.data, "qrels": {"relevance": 2}}
     item.save(update_fields=["data"])
     client.login(username="res", password=PASSWORD)
+    report_stored(ranking_campaign)
     html = client.get("/campaigns/rank/report/").content.decode()
     assert 'id="ranker-qrels"' in html and "<td>relevance</td>" in html and "1.000" in html  # good puts d1 first

@@ -13,6 +13,7 @@ from agreement.stored import stored_report_rebuild
 from annotate.services.data_version import campaign_data_changed
 from annotate.models import Role
 from tests.factories import PASSWORD, MembershipFactory, UserFactory
+from tests.reports import report_stored
 from tests.test_agreement_report import small_campaign  # noqa: F401 (fixture)
 
 PAGES = ["/campaigns/small/report/", "/campaigns/small/report/report.json",
@@ -47,6 +48,7 @@ def test_anonymous_is_sent_to_login(client, small_campaign, url):  # noqa: F811
 
 
 def test_page_shows_the_report(client, small_campaign):  # noqa: F811
+    report_stored(small_campaign)
     html = _client(client, "res").get("/campaigns/small/report/").content.decode()
     assert "Agreement report" in html
     assert "-0.500" in html  # judge-a's kappa, three decimals
@@ -59,6 +61,7 @@ def test_page_shows_the_report(client, small_campaign):  # noqa: F811
 
 
 def test_page_shows_the_system_orders_tests_and_counting_rule(client, small_campaign):  # noqa: F811
+    report_stored(small_campaign)
     html = _client(client, "res").get("/campaigns/small/report/").content.decode()
     assert 'id="system-orders"' in html and "each side over every output it decided" in html
     assert 'id="system-tests"' in html and 'class="pair-matrix"' in html and 'id="judge-pairs"' in html
@@ -74,6 +77,7 @@ def test_page_shows_the_system_orders_tests_and_counting_rule(client, small_camp
 
 
 def test_judges_csv_has_the_other_system_orders(client, small_campaign):  # noqa: F811
+    report_stored(small_campaign)
     text = _client(client, "res").get("/campaigns/small/report/judges.csv").content.decode()
     rows = {row["judge"]: row for row in csv.DictReader(io.StringIO(text))}
     assert rows["judge-b"]["all_n_systems"] != "" and rows["judge-b"]["mean_score_n_systems"] == ""
@@ -81,11 +85,13 @@ def test_judges_csv_has_the_other_system_orders(client, small_campaign):  # noqa
 
 def test_page_for_a_campaign_without_judges_or_systems(client, researcher, db):
     campaign = MembershipFactory(user=researcher, role=Role.RESEARCHER).campaign
+    report_stored(campaign)
     html = _client(client, "res").get(f"/campaigns/{campaign.slug}/report/").content.decode()
     assert "No judges yet" in html and "<svg" not in html
 
 
 def test_json_download_is_the_report_document(client, small_campaign):  # noqa: F811
+    report_stored(small_campaign)
     response = _client(client, "res").get("/campaigns/small/report/report.json")
     assert response["Content-Disposition"] == 'attachment; filename="small-agreement.json"'
     document = json.loads(response.content)
@@ -93,6 +99,7 @@ def test_json_download_is_the_report_document(client, small_campaign):  # noqa: 
 
 
 def test_systems_csv(client, small_campaign):  # noqa: F811
+    report_stored(small_campaign)
     response = _client(client, "res").get("/campaigns/small/report/systems.csv")
     assert response["Content-Type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
@@ -106,6 +113,7 @@ def test_systems_csv(client, small_campaign):  # noqa: F811
 
 
 def test_judges_csv_leaves_undefined_cells_empty(client, small_campaign):  # noqa: F811
+    report_stored(small_campaign)
     text = _client(client, "res").get("/campaigns/small/report/judges.csv").content.decode()
     rows = {row["judge"]: row for row in csv.DictReader(io.StringIO(text))}
     assert float(rows["judge-a"]["cohen_kappa"]) == pytest.approx(-0.5)
@@ -114,6 +122,7 @@ def test_judges_csv_leaves_undefined_cells_empty(client, small_campaign):  # noq
 
 
 def test_api_serves_the_same_document_with_a_token(client, small_campaign, researcher):  # noqa: F811
+    report_stored(small_campaign)
     _, token = token_create(user=researcher, name="report")
     response = client.get("/api/campaigns/small/agreement/", HTTP_AUTHORIZATION=f"Token {token}")
     assert response.status_code == 200

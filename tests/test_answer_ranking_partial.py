@@ -17,6 +17,7 @@ from annotate.models import Campaign, HumanJudgment, Item, Role, Unit
 from annotate.services.annotation import JudgmentValueError
 from judges.models import Judge, ModelJudgment
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory, UserFactory
+from tests.reports import report_stored
 from tests.test_ranking_services import check, pks, ranked, ranking_campaign
 
 
@@ -126,6 +127,7 @@ def test_report_says_its_rule_and_how_many_rankings_were_partial(partial_report)
 
 def test_report_page_states_the_rule(client, researcher, partial_campaign):
     client.force_login(researcher)
+    report_stored(partial_campaign)
     html = client.get("/campaigns/top2/report/").content.decode()
     assert ("Partial rankings (rank depth 2): 2 of 3 rankings leave candidates unranked; unranked candidates are "
             "tied below every ranked one") in html

@@ -21,6 +21,7 @@ from annotate.models import HumanJudgment, Item, JudgmentKind, JudgmentSource, R
 from annotate.services.annotation import judgment_submit, unit_lease_next
 from judges.models import Judge, ModelJudgment
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory, UserFactory
+from tests.reports import report_stored
 from tests.test_ranking_services import ranking_campaign
 
 UNITS = 150
@@ -114,6 +115,7 @@ def test_the_report_recovers_the_simulated_annotators_behaviour(simulated):
     MembershipFactory(campaign=simulated, user=researcher, role=Role.RESEARCHER)
     client = Client()
     client.force_login(researcher)
+    report_stored(simulated)
     page = client.get("/campaigns/sim/report/").content.decode()
     assert 'id="arms"' in page and "assisted by gpt" in page
     assert f"{blind['reference']['value']:.3f}" in page

@@ -10,6 +10,7 @@ from annotate.models import HumanJudgment, Item, Membership, Role
 from judges.models import Judge, ModelJudgment
 from tests.browser_keys import press
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory
+from tests.reports import report_stored
 from tests.test_arms_report import simulated  # noqa: F401 - fixture
 from tests.test_browser_ranking import keys_on_page, shots, wait_for_query
 from tests.test_browser_report_tables import OVERFLOWS
@@ -144,6 +145,7 @@ def test_each_task_types_assisted_page(ais_campaign, image_campaign, login_page,
 def test_the_report_page_shows_the_arms(simulated, researcher, login_page, live_server, tmp_path):
     MembershipFactory(campaign=simulated, user=researcher, role=Role.RESEARCHER)
     page = login_page("res")
+    report_stored(simulated)
     page.goto(f"{live_server.url}/campaigns/sim/report/")
     section = page.locator("#arms")
     section.scroll_into_view_if_needed()

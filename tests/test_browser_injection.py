@@ -29,6 +29,7 @@ from tasktypes.importers.service import import_run
 from tests.browser_keys import press
 from tests.factories import UserFactory
 from tests.image_synthetic import images_write
+from tests.reports import report_stored
 
 PWNED = "window.__pwned=1"
 # Each tries to break out of one context: element content, a quoted attribute, a raw-text element, a template,
@@ -487,6 +488,7 @@ def plot_texts(campaign) -> list[str]:
 
 @browser
 def test_report_page(injected, visit, task_type):
+    report_stored(injected)
     page, _ = visit("res", url("agreement-report", injected))
     assert_shown(shown_text(page), report_texts(injected))
     # SVG built in Python (matplotlib) and inlined with |safe: its labels are text nodes, not markup
@@ -547,6 +549,7 @@ def cells(kind: str, body: str) -> str:
 @browser
 def test_downloads(injected, visit, live_server, task_type):
     """The JSON and CSV downloads keep every name exactly, and no browser would render them as HTML."""
+    report_stored(injected)
     page, _ = visit("res", url("agreement-report", injected))
     for path, kind, expected in downloads(injected):
         response = page.request.get(live_server.url + path)
@@ -563,6 +566,7 @@ def test_downloads(injected, visit, live_server, task_type):
 @pytest.mark.parametrize("task_type", GRADED)
 def test_qrels_links_survive_names_that_cannot_be_urls(injected, visit, live_server, task_type):
     """Every judge and assessor gets a qrels link, names with "/" and markup included, and each link downloads."""
+    report_stored(injected)
     page, _ = visit("res", url("agreement-report", injected))
     links = page.locator("a[href*='/report/qrels/']")
     hrefs = [links.nth(n).get_attribute("href") for n in range(links.count())]

@@ -16,6 +16,7 @@ from annotate.services.campaigns import campaign_options_set
 from annotate.services.queue_order import unit_positions_renumber
 from judges.models import Judge, ModelJudgment
 from tests.factories import CampaignFactory, MembershipFactory, UserFactory
+from tests.reports import report_stored
 
 
 def verdicts(n: int, rate: float, seed: int) -> tuple[list[str], list[str]]:
@@ -169,6 +170,7 @@ def test_the_report_carries_a_budget_row_per_headline_statistic(qa_campaign):
 
 def test_the_report_page_json_and_plot_show_the_budget(client, qa_campaign, researcher):
     client.force_login(researcher)
+    report_stored("budget")
     page = client.get("/campaigns/budget/report/").content.decode()
     assert 'id="budget"' in page and "Labelling budget" in page and 'id="budget-plot"' in page
     assert 'href="/campaigns/budget/report/plots/budget.svg" download' in page

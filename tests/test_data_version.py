@@ -29,6 +29,7 @@ from tasktypes.archive import campaign_export, campaign_import
 from tests.factories import MembershipFactory, UserFactory
 from tests.import_jobs_support import api_import, imports_inline  # noqa: F401 (a fixture)
 from tests.judges_support import eager  # noqa: F401 (a fixture)
+from tests.reports import report_stored
 from tests.test_annotation_services import make_campaign
 from tests.threads import run_at_once
 
@@ -129,6 +130,7 @@ def test_reading_the_report_the_items_and_leasing_or_drafting_make_no_version(cl
     api = APIClient()
     api.force_authenticate(researcher)
     client.force_login(researcher)
+    report_stored(qa_campaign)
     with Bumps(qa_campaign) as read:
         assert client.get(reverse("agreement-report", args=[qa_campaign.slug])).status_code == 200
         assert api.get(f"/api/campaigns/{qa_campaign.slug}/agreement/").status_code == 200

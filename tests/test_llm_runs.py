@@ -16,6 +16,7 @@ from judges.services import judge_run_resume, judge_run_start
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory
 from tests.judges_support import eager  # noqa: F401 - fixture
 from tests.llm_server import chat_server, error, raw
+from tests.reports import report_stored
 
 KEY = "sk-test-4f9a1c77e2"
 
@@ -82,6 +83,7 @@ def test_run_votes_caches_samples_and_counts_tokens(campaign, researcher, eager,
     assert (usage["samples"], usage["prompt_tokens"], usage["completion_tokens"]) == (12, 800, 104)
     assert usage["cost"] == pytest.approx((800 * 0.5 + 104 * 1.5) / 1000) and usage["seconds"] > 0
     client.force_login(researcher)
+    report_stored("llm-qa")
     for url in ("/api/campaigns/llm-qa/judges/", f"/api/judge-runs/{run.id}/", "/campaigns/llm-qa/judges/",
                 "/campaigns/llm-qa/report/", "/campaigns/llm-qa/report/report.json"):
         page = client.get(url)

@@ -5,6 +5,7 @@ import io
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.test import Client
 
 from agreement.report import agreement_report_build
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, Unit
@@ -13,7 +14,7 @@ from judges.endpoints import endpoint_for_judge
 from judges.families import family_get
 from judges.models import JudgeRun, ModelJudgment
 from tasktypes import demo_assist
-from tasktypes.management.commands.load_demo import DEMO_ENDPOINT, DEMO_PASSWORD, demo_users_ensure
+from tasktypes.management.commands.load_demo import DEMO_ENDPOINT, DEMO_PASSWORD, DEMOS, demo_users_ensure
 from tests.judges_support import eager  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -28,6 +29,16 @@ def test_load_demo_twice_builds_both_campaigns_and_ranks_with_bm25_and_minilm(ea
     call_command("load_demo", stdout=io.StringIO())  # idempotent
 
     assert get_user_model().objects.get(username="researcher").has_perm("annotate.add_campaign")
+    # Every demo's report was built and stored by load_demo: a newcomer's first open shows it, current.
+    client = Client()
+    client.force_login(get_user_model().objects.get(username="researcher"))
+    for slug in DEMOS:
+        status = client.get(f"/campaigns/{slug}/report/status.json").json()
+        assert status["report_version"] is not None and status["updating"] is False, (slug, status)
+        html = client.get(f"/campaigns/{slug}/report/").content.decode()
+        assert 'id="report-building"' not in html and 'id="report-updating"' not in html, slug
+        assert 'id="report-built"' in html, slug
+
     qa = Campaign.objects.get(slug="nq301")
     assert qa.topics.count() == 301 and qa.memberships.count() == 5  # researcher, 3 annotators, adjudicator
     ranking = Campaign.objects.get(slug="health-ranking")

@@ -7,6 +7,7 @@ from agreement.stats import normalised_rank_position, spread
 from annotate.models import HumanJudgment, SystemOutput
 from judges.models import Judge, ModelJudgment
 from tests.factories import CampaignFactory, ItemFactory, TopicFactory, UnitFactory, UserFactory
+from tests.reports import report_stored
 
 
 @pytest.mark.parametrize("answer,documents,expected", [
@@ -72,6 +73,7 @@ def test_report_page_shows_the_nrp_table_and_plot(client, db):
 
     Membership.objects.create(campaign=Campaign.objects.get(slug="nrp"), user=researcher, role=Role.RESEARCHER)
     client.force_login(researcher)
+    report_stored("nrp")
     page = client.get("/campaigns/nrp/report/").content.decode()
     assert "Generated answers among the documents (NRP)" in page
     assert "sysA" in page and "0.875" in page and "<svg" in page

@@ -19,6 +19,7 @@ from judges.models import Judge, ModelJudgment
 from tests.import_jobs_support import api_import, imports_inline  # noqa: F401 (a fixture)
 from tests.factories import MembershipFactory
 from tests.judges_support import eager  # noqa: F401 - fixture
+from tests.reports import report_stored
 
 pytestmark = pytest.mark.django_db
 
@@ -249,6 +250,7 @@ def test_the_qrels_of_every_source_download_by_token(researcher, tmp_path, poole
     MembershipFactory(campaign=pooled, user=researcher, role=Role.RESEARCHER)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {token_create(user=researcher, name='script')[1]}")
+    report_stored(pooled)
     listed = client.get("/api/campaigns/pas/agreement/qrels/")
     assert listed.status_code == 200, listed.content
     sources = {row["source"]: row for row in listed.json()["sources"]}

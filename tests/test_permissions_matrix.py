@@ -44,6 +44,10 @@ API_RESEARCHER_POST_ONLY = (401, 405, 405, 405, 405, 405)  # GET is refused befo
 # The adjudication queue: its adjudicators and the researchers (who may settle disagreements too).
 PAGE_ADJUDICATOR = (LOGIN, 403, 404, 200, 200, 404)
 API_ADJUDICATOR = (401, 403, 404, 200, 200, 404)
+# The report's downloads and API while no report is stored (the matrix builds none): 202 to the researcher, with the
+# status URL to poll (tests/test_stored_reports.py opens them built).
+PAGE_RESEARCHER_BUILDING = (LOGIN, 403, 404, 403, 202, 404)
+API_RESEARCHER_BUILDING = (401, 403, 404, 403, 202, 404)
 EXPECTED = {
     "login": (200, 200, 200, 200, 200, 200),
     "logout": (LOGIN, 405, 405, 405, 405, 405),
@@ -83,14 +87,14 @@ EXPECTED = {
     "judge-new-items": (LOGIN, 405, 405, 405, 405, 405),
     "import-job": PAGE_RESEARCHER,
     "agreement-report": PAGE_RESEARCHER,
-    "agreement-report-json": PAGE_RESEARCHER,
-    "agreement-report-status": PAGE_RESEARCHER,  # what the report page polls while its report is updating
-    "agreement-systems-csv": PAGE_RESEARCHER,
-    "agreement-judges-csv": PAGE_RESEARCHER,
-    "agreement-topics-csv": PAGE_RESEARCHER,
-    # A plot exists where the report has data for it: the matrix's QA campaign has no systems, so even its researcher
-    # gets 404 (tests/test_agreement_plots.py checks the researcher's 200 on campaigns with systems).
-    "agreement-plot": (LOGIN, 403, 404, 403, 404, 404),
+    "agreement-report-json": PAGE_RESEARCHER_BUILDING,
+    "agreement-report-status": PAGE_RESEARCHER,  # what the report page polls while its report is building or updating
+    "agreement-systems-csv": PAGE_RESEARCHER_BUILDING,
+    "agreement-judges-csv": PAGE_RESEARCHER_BUILDING,
+    "agreement-topics-csv": PAGE_RESEARCHER_BUILDING,
+    # A plot exists where the report has data for it (tests/test_agreement_plots.py checks the researcher's 200 on
+    # campaigns with systems, and 404 for a plot the report does not have); before the report is built, 202.
+    "agreement-plot": PAGE_RESEARCHER_BUILDING,
     # qrels exist for image_relevance campaigns only: on the matrix's QA campaign even its researcher gets 404
     # (tests/test_agreement_images.py checks the researcher's 200 on an image campaign).
     "agreement-qrels": (LOGIN, 403, 404, 403, 404, 404),
@@ -123,8 +127,9 @@ EXPECTED = {
     "api-judge-run-failures": API_RESEARCHER_BY_ID,
     "api-judge-run-retry-failed": API_RESEARCHER_POST_ONLY,
     "api-judge-new-items": API_RESEARCHER_POST_ONLY,
-    "api-agreement-report": API_RESEARCHER,
-    # qrels exist for graded campaigns only, as for agreement-qrels (test_passage_relevance.py: 200 on one)
+    "api-agreement-report": API_RESEARCHER_BUILDING,
+    "api-agreement-status": API_RESEARCHER,  # what a script polls after a 202 from the report or its qrels
+    # qrels exist for graded campaigns only, as for agreement-qrels (tests/test_passage_relevance.py: 200 on one)
     "api-agreement-qrels-list": (401, 403, 404, 403, 404, 404),
     "api-agreement-qrels": (401, 403, 404, 403, 404, 404),
 }

@@ -44,6 +44,7 @@ from judges.models import Judge, JudgeRun, LLMSample, ModelJudgment
 from tasktypes.importers.service import ImportSummary
 from tasktypes.models import ImportJob
 from tests.factories import CampaignFactory, MembershipFactory, UserFactory
+from tests.reports import report_stored
 from tests.test_permissions_matrix import ALL_URLS
 
 TASK_TYPES = ("qa_correctness", "answer_ranking", "ais", "image_relevance", "passage_relevance")
@@ -128,7 +129,7 @@ BOUNDS = {  # (qa_correctness, answer_ranking, ais, image_relevance, passage_rel
     ("api-campaign-import-job", "researcher"): (6, 6, 6, 6, 6),
     ("judge-panel?run= (htmx row)", "researcher"): (11, 11, 11, 11, 11),
     # The report and its downloads read the stored report (agreement.stored): the data version and one row, whatever
-    # the number of judgments; this test's second GET finds it stored by the first.
+    # the number of judgments (the world's report is built as the worker builds it: tests/reports.py).
     ("agreement-report", "researcher"): (6, 6, 6, 6, 6),
     ("agreement-report-json", "researcher"): (5, 5, 5, 5, 5),
     # The stored report's state: the data version and the stored row, never the judgments (agreement.stored).
@@ -154,6 +155,7 @@ BOUNDS = {  # (qa_correctness, answer_ranking, ais, image_relevance, passage_rel
     ("api-judge-run", "researcher"): (9, 9, 9, 9, 9),
     ("api-judge-run-failures", "researcher"): (11, 11, 11, 11, 11),
     ("api-agreement-report", "researcher"): (5, 5, 5, 5, 5),
+    ("api-agreement-status", "researcher"): (5, 5, 5, 5, 5),
     ("api-agreement-qrels-list", "researcher"): (None, None, None, 5, 5),
     ("api-agreement-qrels", "researcher"): (None, None, None, 5, 5),
 }
@@ -340,6 +342,7 @@ def _campaign_build(task_type, *, topics, tag, media_root):
                                    rows_read=len(items), summary=summary.as_dict(), finished_at=now)
     ImportJob.objects.create(campaign=campaign, created_by=researcher, format="judge-scores", status="failed",
                              files=[{"name": "bad.tsv", "size": 10}], bytes_total=10, error="bad.tsv:2: score: x")
+    report_stored(campaign)  # as the worker leaves it: the report pages read the stored report
     return {"campaign": campaign, "users": {"researcher": researcher, "annotator": annotator},
             "run": runs[1], "judge": runs[1].judge.name, "image_item": image_item, "token": token, "job": job,
             "judge_id": runs[0].judge.id, "welcome_key": welcome_key, "unit_id": units[1].pk}

@@ -5,6 +5,7 @@ import pytest
 from agreement.report import agreement_report_build
 from annotate.models import Role
 from tests.factories import PASSWORD, CampaignFactory, MembershipFactory, UserFactory
+from tests.reports import report_stored
 from tests.test_agreement_graded import passage_campaign  # noqa: F401 (a fixture)
 from tests.test_agreement_ranking import _groups, _judge, _rank, _topic
 from tests.test_agreement_report import small_campaign  # noqa: F401 (a fixture)
@@ -85,6 +86,7 @@ def test_the_options_change_p_and_k(top_campaign):
 
 def test_the_ranking_page_shows_the_top_measures(client, top_campaign):
     client.login(username="res", password=PASSWORD)
+    report_stored(top_campaign)
     page = client.get("/campaigns/top/report/").content.decode()
     assert 'id="ranking-top"' in page and "τ<sub>AP</sub>" in page and "RBO (p = 0.9)" in page
     assert "overlap@2" in page and "τ<sub>b</sub>@2" in page
@@ -125,6 +127,7 @@ def test_system_orders_top_measures_and_swaps_by_hand():
 
 def test_the_qa_report_page_shows_the_system_orders_at_the_top(client, small_campaign):
     client.login(username="res", password=PASSWORD)
+    report_stored(small_campaign)
     page = client.get(f"/campaigns/{small_campaign.slug}/report/").content.decode()
     assert "τ<sub>AP</sub>" in page and "RBO (p = 0.9)" in page and "overlap@5" in page
     document = client.get(f"/api/campaigns/{small_campaign.slug}/agreement/").json()

@@ -1,6 +1,7 @@
-"""Stored reports (agreement.stored): an unchanged report opens from the store; a changed one shows the last report,
-says it is updating and queues one background rebuild; downloads read the same stored report; two racing rebuilds
-build once; a broker that cannot be reached is said on the page.
+"""Stored reports (agreement.stored): a first open answers at once, "Building…", and queues the build (the API and
+downloads answer 202 with a status URL); an unchanged report opens from the store; a changed one shows the last
+report, says it is updating and queues one background rebuild; downloads read the same stored report; two racing
+rebuilds build once; a broker that cannot be reached is said on the page and by the API.
 
 A change of the campaign's data is simulated as every write path makes it: the write, then
 annotate.services.data_version.campaign_data_changed.
@@ -19,6 +20,7 @@ from agreement.stored import stored_report_rebuild
 from agreement.tasks import report_rebuild
 from annotate.services.data_version import campaign_data_changed
 from tests.factories import PASSWORD
+from tests.reports import report_stored
 from tests.test_agreement_report import small_campaign  # noqa: F401 (fixture)
 from tests.threads import run_at_once
 
@@ -60,7 +62,76 @@ def _counting_rule_changed(campaign, rule="qa-eval"):
     campaign_data_changed(campaign_id=campaign.pk)
 
 
+def test_a_first_open_answers_at_once_building_and_queues_one_build(res, small_campaign, builds, queued,  # noqa: F811
+                                                                     monkeypatch, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        first = res.get(PAGE)
+    # The page at once, saying the report is being built; nothing built in the request, one build queued.
+    html = first.content.decode()
+    assert first.status_code == 200 and 'id="report-building"' in html and "Building…" in html
+    assert "(queued, waiting for a worker)" in html and 'id="headline"' not in html
+    assert builds == [] and queued == [([small_campaign.pk], queued[0][1])]
+    with django_capture_on_commit_callbacks(execute=True):
+        assert "Building…" in res.get(PAGE).content.decode()  # the build already queued: not a second one
+    assert len(queued) == 1
+    status = res.get("/campaigns/small/report/status.json").json()
+    assert (status["report_version"], status["updating"], status["building"]) == (None, True, False)
+
+    # A worker's build records its step on the lock row; the page and status.json say it, with the time so far.
+    steps = []
+    build = stored.agreement_report_build
+
+    def watched(*, campaign):
+        document = build(campaign=campaign)
+        steps.append(StoredReport.objects.get(campaign=campaign).building_step)
+        return document
+
+    monkeypatch.setattr(stored, "agreement_report_build", watched)
+    report_rebuild(*queued[0][0])
+    assert steps == ["system level"] and builds == ["small"]
+    row = StoredReport.objects.get(campaign=small_campaign)
+    assert row.building_step == "" and row.building_since is None and row.version == 0
+    StoredReport.objects.filter(campaign=small_campaign).update(version=None)  # as before it was stored
+    StoredReport.objects.filter(campaign=small_campaign).update(
+        building_version=0, building_since=timezone.now() - timedelta(seconds=12), building_step="judges")
+    assert "(judges, 12 s so far)" in res.get(PAGE).content.decode()
+    status = res.get("/campaigns/small/report/status.json").json()
+    assert (status["step"], status["building"], round(status["building_seconds"])) == ("judges", True, 12)
+    StoredReport.objects.filter(campaign=small_campaign).update(  # the lock's holder stores its report
+        version=0, building_version=None, building_since=None, building_step="")
+    html = res.get(PAGE).content.decode()
+    assert 'id="report-building"' not in html and "Counting rule <strong>concord</strong>" in html
+
+
+def test_the_api_and_downloads_answer_202_with_a_status_url_until_built(client, small_campaign, researcher,  # noqa: F811
+                                                                       builds, queued,
+                                                                       django_capture_on_commit_callbacks):
+    from accounts.services import token_create
+
+    token = token_create(user=researcher, name="script")[1]
+    auth = {"HTTP_AUTHORIZATION": f"Token {token}"}
+    with django_capture_on_commit_callbacks(execute=True):
+        api = client.get("/api/campaigns/small/agreement/", **auth)
+    status_url = "http://testserver/api/campaigns/small/agreement/status/"
+    assert api.status_code == 202 and api["Location"] == status_url and api["Retry-After"] == "5"
+    assert api.json()["status"] == "building" and api.json()["status_url"] == status_url
+    assert "is being built" in api.json()["detail"] and builds == [] and len(queued) == 1
+    assert client.get(status_url, **auth).json()["report_version"] is None
+    client.login(username="res", password=PASSWORD)
+    for download in ("report.json", "systems.csv", "judges.csv", "plots/systems.svg"):
+        response = client.get(f"/campaigns/small/report/{download}")
+        assert response.status_code == 202, download
+        assert response["Location"] == "http://testserver/campaigns/small/report/status.json"
+    assert builds == [] and len(queued) == 1
+    report_rebuild(*queued[0][0])  # the worker
+    assert client.get(status_url, **auth).json()["report_version"] == 0
+    api = client.get("/api/campaigns/small/agreement/", **auth)
+    assert api.status_code == 200 and api.json()["counting"]["rule"] == "concord" and builds == ["small"]
+    assert client.get("/campaigns/small/report/report.json").json() == api.json()
+
+
 def test_an_unchanged_report_opens_from_the_store(res, small_campaign, builds, django_assert_max_num_queries):  # noqa: F811
+    report_stored(small_campaign)
     first = res.get(PAGE)
     assert first.status_code == 200 and builds == ["small"]
     assert "Counting rule <strong>concord</strong>" in first.content.decode()
@@ -82,7 +153,7 @@ def test_an_unchanged_report_opens_from_the_store(res, small_campaign, builds, d
 
 def test_a_changed_report_is_shown_updating_then_replaced(res, small_campaign, builds, queued,  # noqa: F811
                                                           django_capture_on_commit_callbacks):
-    res.get(PAGE)
+    report_stored(small_campaign)
     _counting_rule_changed(small_campaign)
     with django_capture_on_commit_callbacks(execute=True):
         html = res.get(PAGE).content.decode()
@@ -110,7 +181,7 @@ def test_a_changed_report_is_shown_updating_then_replaced(res, small_campaign, b
 
 def test_downloads_and_the_api_read_the_stored_report(res, small_campaign, builds, queued,  # noqa: F811
                                                       django_capture_on_commit_callbacks):
-    res.get(PAGE)
+    report_stored(small_campaign)
     _counting_rule_changed(small_campaign)
     with django_capture_on_commit_callbacks(execute=True):
         document = res.get("/campaigns/small/report/report.json").json()
@@ -138,7 +209,7 @@ def test_a_change_during_the_build_queues_one_more(small_campaign, builds, queue
         return document
 
     monkeypatch.setattr(stored, "agreement_report_build", changed_meanwhile)
-    stored.report_for_open(campaign=small_campaign)
+    report_stored(small_campaign)
     _counting_rule_changed(small_campaign)
     with django_capture_on_commit_callbacks(execute=True):
         assert stored_report_rebuild(campaign_id=small_campaign.pk) is True
@@ -151,7 +222,7 @@ def test_a_change_during_the_build_queues_one_more(small_campaign, builds, queue
 
 @pytest.mark.django_db(transaction=True)
 def test_two_racing_rebuilds_build_once(small_campaign, monkeypatch):  # noqa: F811
-    stored.report_for_open(campaign=small_campaign)
+    report_stored(small_campaign)
     _counting_rule_changed(small_campaign)
     built, one_returned, results = [], threading.Event(), []
     build = stored.agreement_report_build
@@ -181,7 +252,7 @@ def test_a_dead_builds_lock_is_taken_over(small_campaign, builds):  # noqa: F811
 
     from django.utils import timezone
 
-    stored.report_for_open(campaign=small_campaign)
+    report_stored(small_campaign)
     _counting_rule_changed(small_campaign)
     StoredReport.objects.filter(campaign=small_campaign).update(building_version=1, building_since=timezone.now())
     assert stored_report_rebuild(campaign_id=small_campaign.pk) is False  # a live build holds it
@@ -200,8 +271,14 @@ def test_a_broker_that_cannot_be_reached_is_said_and_the_last_report_shown(clien
         raise OperationalError("[Errno 111] Connection refused")
 
     client.login(username="res", password=PASSWORD)
-    client.get(PAGE)
     monkeypatch.setattr(report_rebuild, "apply_async", unreachable)
+    # The first open, nothing stored: the page and the API say so, and nothing is built in the request.
+    html = client.get(PAGE).content.decode()
+    assert "Not built" in html and "the Celery broker is unreachable ([Errno 111] Connection refused)" in html
+    api = client.get("/api/campaigns/small/agreement/")
+    assert api.status_code == 503 and "broker is unreachable" in api.json()["detail"]
+    assert "CELERY_BROKER_URL" in api.json()["detail"] and builds == []
+    report_stored(small_campaign)  # a worker, once one runs
     _counting_rule_changed(small_campaign)
     html = client.get(PAGE).content.decode()
     assert "Not up to date" in html and "the Celery broker is unreachable ([Errno 111] Connection refused)" in html
@@ -217,7 +294,7 @@ def test_a_rebuild_run_as_soon_as_queued_is_shown_at_once(client, small_campaign
     monkeypatch.setattr(app.conf, "task_always_eager", True)  # the worker takes the task before the page is read
     monkeypatch.setattr(app.conf, "task_eager_propagates", True)
     client.login(username="res", password=PASSWORD)
-    client.get(PAGE)
+    report_stored(small_campaign)
     _counting_rule_changed(small_campaign)
     html = client.get(PAGE).content.decode()
     assert "Counting rule <strong>qa-eval</strong>" in html and 'id="report-updating"' not in html
@@ -230,7 +307,7 @@ def test_the_command_builds_fresh_unless_asked_for_the_stored_report(small_campa
 
     from django.core.management import call_command
 
-    stored.report_for_open(campaign=small_campaign)
+    report_stored(small_campaign)
     _counting_rule_changed(small_campaign)
     out, err = io.StringIO(), io.StringIO()
     call_command("agreement_report", "--campaign", "small", "--json", stdout=out)
@@ -247,6 +324,7 @@ def test_the_command_builds_fresh_unless_asked_for_the_stored_report(small_campa
 @pytest.mark.django_db(transaction=True)
 def test_the_page_says_updating_then_swaps_in_the_new_report(small_campaign, login_page, live_server, queued,  # noqa: F811
                                                              tmp_path):
+    report_stored(small_campaign)
     page = login_page("res")
     page.goto(f"{live_server.url}{PAGE}")
     assert page.locator("#report-updating").count() == 0
@@ -264,3 +342,45 @@ def test_the_page_says_updating_then_swaps_in_the_new_report(small_campaign, log
     page.wait_for_function("window.scrollY > 0", timeout=5_000)
     assert 450 <= page.evaluate("window.scrollY") <= 600  # where the reader was, less the banner gone above
     page.screenshot(path=str(tmp_path / "report-updated.png"))
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_the_page_says_building_with_its_step_then_fills_in(small_campaign, login_page, live_server, queued,  # noqa: F811
+                                                            monkeypatch, tmp_path):
+    from django.db import connection
+
+    page = login_page("res")
+    page.goto(f"{live_server.url}{PAGE}")  # nothing stored: answered at once
+    banner = page.locator("#report-building")
+    assert banner.inner_text().startswith("Building…") and "(queued, waiting for a worker)" in banner.inner_text()
+    assert len(queued) == 1 and page.locator("#headline").count() == 0
+
+    # A worker takes the build; it holds at its last step until let go, so the page can be seen following it.
+    build, let_go = stored.agreement_report_build, threading.Event()
+
+    def held(*, campaign):
+        document = build(campaign=campaign)
+        let_go.wait(30)
+        return document
+
+    monkeypatch.setattr(stored, "agreement_report_build", held)
+
+    def worker():
+        try:
+            report_rebuild(*queued[0][0])
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    try:
+        page.wait_for_function("document.getElementById('report-building-progress').textContent"
+                               ".startsWith('(system level, ')", timeout=20_000)
+        assert page.locator("#report-building-progress").inner_text().endswith(" s so far)")
+        page.screenshot(path=str(tmp_path / "report-building.png"))
+    finally:
+        let_go.set()
+        thread.join(30)
+    page.wait_for_selector("#report-building", state="detached", timeout=15_000)  # polled, then reloaded
+    assert "Counting rule concord" in page.inner_text("main") and page.locator("#headline").count() == 1

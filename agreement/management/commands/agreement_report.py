@@ -2,14 +2,15 @@
 
 Built fresh from the data by default: a script gets the report of the data as it is now, with no worker needed, and
 the stored copy is left alone. With --stored, the report the page shows (agreement.stored): read from the store when
-current, else the stored one while a rebuild is queued (said on stderr), or built and stored when none is."""
+current, else the stored one while a rebuild is queued (said on stderr), or built here and stored when none is (a
+script needs no worker)."""
 
 import json
 
 from django.core.management.base import BaseCommand, CommandError
 
 from agreement.report import agreement_report_build
-from agreement.stored import report_for_open
+from agreement.stored import report_for_open, stored_report_rebuild, stored_report_status
 from annotate.models import Campaign
 from annotate.task_types import LAYOUT_RANKING
 
@@ -33,7 +34,12 @@ class Command(BaseCommand):
         except Campaign.DoesNotExist:
             raise CommandError(f"no campaign {campaign!r}") from None
         if stored:
+            if stored_report_status(campaign=found)["report_version"] is None:
+                stored_report_rebuild(campaign_id=found.pk)  # the first build, here: no worker needed
             opened = report_for_open(campaign=found)
+            if not opened.ready:
+                raise CommandError(f"the first report of {campaign!r} is being built elsewhere (a worker holds its "
+                                   "build lock); run again shortly, or without --stored for one built from the data now")
             report = opened.document
             if opened.updating:
                 self.stderr.write(f"stored report of data version {opened.version}, the data is at {opened.data_version}"

@@ -7,7 +7,11 @@ BM25 run are queued on
 the first load; `scripts/start`'s worker judges them as soon as it starts. One model endpoint is registered
 the way staff register theirs (`manage.py model_endpoint add`): "local-llm", an OpenAI-compatible server on
 this machine's port 8080 (llama.cpp's server, vLLM or Ollama started there), no key, for every demo campaign.
+Each demo's report is built and stored at the end, in this process (no worker runs yet), so that its first open
+shows it at once.
 """
+
+import io
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -120,7 +124,12 @@ DEMOS = {
 class Command(BaseCommand):
     help = "Create the demo users and campaigns (idempotent)."
 
-    def handle(self, *args, **options):
+    def add_arguments(self, parser):
+        parser.add_argument("--no-reports", action="store_true",
+                            help="do not build the demo reports (for tests that open none): each first open then "
+                                 "queues its build")
+
+    def handle(self, *args, no_reports: bool = False, **options):
         users = demo_users_ensure()
         for slug, demo in DEMOS.items():
             created = not Campaign.objects.filter(slug=slug).exists()
@@ -156,6 +165,9 @@ class Command(BaseCommand):
                          *[arg for slug in DEMOS for arg in ("--campaign", slug)],
                          "--notes", "A server you start on this machine's port 8080 (llama.cpp server, vLLM, Ollama).",
                          stdout=self.stdout)
+        for slug in () if no_reports else DEMOS:  # agreement_report --stored builds and stores where none is
+            call_command("agreement_report", "--campaign", slug, "--stored", "--json", stdout=io.StringIO())
+            self.stdout.write(f"report of {slug} stored")
         self.stdout.write(self.style.SUCCESS(f"Demo ready: campaigns {', '.join(DEMOS)}; users {', '.join(users)}"))
 
 
