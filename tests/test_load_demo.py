@@ -62,6 +62,8 @@ def test_load_demo_twice_builds_both_campaigns_and_ranks_with_bm25_and_minilm(ea
     ais_report = agreement_report_build(campaign=ais)
     assert ais_report["humans"]["items_labelled"] == 13
     assert ais_report["judges"]["auto-ais"]["item"]["n"] == 13
+    # Three simulated raters on each rated answer (tasktypes.demo_ais): the report compares people, not only a judge.
+    assert (ais_report["humans"]["annotators"], ais_report["humans"]["fleiss_items"]) == (3, 13)
 
     images = Campaign.objects.get(slug="image-demo")
     assert images.task_type == "image_relevance" and images.topics.count() == 3
