@@ -23,9 +23,9 @@ from scipy.stats import hypergeom
 
 SELECTED_RATIO = 2.0
 SELECTED_P = 0.001
-SELECTED_RULE = (f"split share of the annotator's items at least {SELECTED_RATIO:g} times the campaign's, and a "
-                 f"one-sided hypergeometric p below {SELECTED_P:g} (would a random sample of as many items find as "
-                 f"many split ones?)")
+SELECTED_RULE = (f"split share of the annotator's items is at least {SELECTED_RATIO:g} times the campaign's and a "
+                 f"one-sided hypergeometric test gives p below {SELECTED_P:g} (could a random sample of as many items "
+                 f"find as many split ones?)")
 
 
 def annotator_samples(units: Iterable[Mapping[str, Hashable]]) -> list[dict]:

@@ -46,7 +46,7 @@ def test_the_report_page_says_which_annotator_judged_a_selected_sample(client, p
     assert html.count(">selected sample</span>") == 2  # first-third and second-third; not first-second
     assert ("third judged a selected sample, not a random one:</b> of the 8 items they judged that two other "
             "annotators also judged, 8 (1.000) were items the others disagreed on, against 8 of 30 (0.267)") in html
-    assert "and a one-sided hypergeometric p below 0.001" in html
+    assert "and a one-sided hypergeometric test gives p below 0.001" in html
 
 
 def test_an_annotator_who_judged_the_whole_pool_or_a_random_share_is_not_flagged():
