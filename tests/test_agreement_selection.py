@@ -9,7 +9,15 @@ import pytest
 from agreement.report import agreement_report_build
 from agreement.selection import annotator_samples
 from annotate.models import Role
-from tests.factories import PASSWORD, CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory, UserFactory
+from tests.factories import (
+    PASSWORD,
+    CampaignFactory,
+    ItemFactory,
+    MembershipFactory,
+    TopicFactory,
+    UnitFactory,
+    UserFactory,
+)
 from tests.test_agreement_report import _annotate
 
 ITEMS, SPLIT = 30, 8
