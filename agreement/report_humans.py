@@ -6,6 +6,7 @@ from collections import Counter, defaultdict
 from itertools import chain, combinations
 
 from agreement import stats
+from agreement.selection import SELECTED_RULE, annotator_samples
 from agreement.selectors import HumanLabels
 
 
@@ -33,6 +34,9 @@ def humans_block(humans: HumanLabels, *, levels: list[int] | None = None, small_
         else:
             for pair in combinations(sorted(labels), 2):
                 shared_units[pair].append(unit)
+    # An annotator sent mostly items the others split on (a selected sample): their pairs' kappa is over hard items.
+    samples = [row for row in annotator_samples(humans.by_unit[unit] for unit in units) if row["selected"]]
+    selected = {row["annotator"] for row in samples}
     pairwise = []
     # Every pair's bootstrap shares one budget: twenty raters make 190 pairs, and their resamples together
     # should cost what one statistic over all the shared units would.
@@ -43,7 +47,7 @@ def humans_block(humans: HumanLabels, *, levels: list[int] | None = None, small_
             continue
         left, right = values(a, shared), values(b, shared)
         pair = {"a": a, "b": b, "kappa": stats.cohen_kappa(left, right, labels=levels), "n": len(shared),
-                "small": len(shared) < small_sample}
+                "small": len(shared) < small_sample, "selected_sample": [name for name in (a, b) if name in selected]}
         intervals = stats.item_agreement_intervals(left, right, shared, levels=levels, weighted=bool(levels),
                                                    resamples=pair_resamples)
         pair["kappa_ci95"] = intervals["cohen_kappa"] if pair["kappa"] is not None else None
@@ -70,6 +74,8 @@ def humans_block(humans: HumanLabels, *, levels: list[int] | None = None, small_
         "ci_method": stats.bootstrap_method("the items rated", resamples=resamples),
         "pairwise_ci_method": stats.bootstrap_method("the items both rated", resamples=pair_resamples),
         "pairwise_cohen_kappa": pairwise,
+        "selected_samples": samples,
+        "selected_sample_rule": SELECTED_RULE,
         "items_labelled": len(humans.item_label),
         "adjudicated": humans.adjudicated,
         "ties": len(humans.ties),

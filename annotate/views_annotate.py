@@ -10,7 +10,9 @@ POST annotate/submit/     assignment=ID and verdict=yes|no (qa_correctness), int
                           of the unit the form was shown with, empty for none) and the page adds submission (its
                           own id for the verdict, the same on every resend): a resend records nothing twice, and a
                           verdict from a view another tab has overtaken answers 409 with the choice between the two
-POST annotate/draft/      assignment=ID, draft=JSON: keeps a ranking in progress for the next page load (204)
+POST annotate/draft/      assignment=ID, draft=JSON: keeps a ranking in progress for the next page load (204);
+                          409 once the unit is submitted (a draft that raced its own submit), 400 for a
+                          malformed draft, each with the reason as text
 
 A ranking page names candidates by neutral labels ("A", "B", ...), never by item id; the posted
 ranking {"rankings": {dimension: [[label, ...], ...]}} is translated to item ids by the task type
@@ -33,6 +35,7 @@ from annotate.selectors.annotation import (
 )
 from annotate.services.annotation import (
     UNCHECKED,
+    DraftSuperseded,
     JudgmentError,
     JudgmentStale,
     JudgmentValueError,
@@ -116,7 +119,7 @@ def _lease_next(*, campaign, annotator):
 
 @require_POST
 def annotate_draft(request, slug):
-    """Keep the annotator's ranking in progress; 204, or 400 with the reason as text."""
+    """Keep the annotator's ranking in progress; 204, or 409 (already submitted) or 400 with the reason as text."""
     campaign = campaign_for_annotator(request.user, slug)
     assignment = assignment_of_annotator(
         campaign=campaign, annotator=request.user, assignment_id=request.POST.get("assignment")
@@ -124,6 +127,8 @@ def annotate_draft(request, slug):
     try:
         draft = task_type_get(campaign.task_type).draft_from_post(request.POST, assignment=assignment)
         assignment_draft_save(assignment=assignment, annotator=request.user, draft=draft)
+    except DraftSuperseded as exc:
+        return HttpResponse(str(exc), status=409, content_type="text/plain; charset=utf-8")
     except JudgmentError as exc:
         return HttpResponse(str(exc), status=400, content_type="text/plain; charset=utf-8")
     return HttpResponse(status=204)

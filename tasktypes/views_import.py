@@ -1,15 +1,18 @@
 """The import page: a researcher uploads files in one of the import formats into their campaign; a worker imports
 them (tasktypes.jobs) while the job page shows the progress, then the summary."""
 
+import re
+
 from django import forms
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.html import format_html, format_html_join
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django_htmx.http import HttpResponseStopPolling
 
 from annotate.access import campaign_for_researcher
 from annotate.task_types import task_type_get
 from tasktypes.importers.common import ImportDataError
-from tasktypes.importers.service import ImportRequestError, ImportSummary
+from tasktypes.importers.service import JUDGE_NAME_REQUIRED, ImportRequestError, ImportSummary
 from tasktypes.jobs import (
     ImportQueueError,
     import_job_create,
@@ -81,6 +84,26 @@ class ImportForm(forms.Form):
         # Only the formats that feed this campaign's task type, in the order it lists them.
         self.fields["format"].choices = [(name, name) for name in task_type_get(task_type).import_formats]
 
+    def clean(self):
+        """A judge's verdicts need the name they go under; the page says which field takes it (the service's own
+        message names the command line's --judge)."""
+        data = super().clean()
+        if data.get("format") in JUDGE_NAME_REQUIRED and not data.get("judge"):
+            self.add_error("judge", f"Format {data['format']} needs a judge name: type the name its verdicts go "
+                                    f"under (gpt-4, say) in Judge name.")
+        return data
+
+
+# `text` in a format's help is a line of the file as typed: shown as code.
+_CODE_SPAN = re.compile(r"`([^`]+)`")
+
+
+def help_html(text: str):
+    """TEXT, escaped, with each `span` in backticks as <code>span</code>."""
+    pieces = _CODE_SPAN.split(text)  # even positions are prose, odd ones were in backticks
+    return format_html_join("", "{}", ((format_html("<code>{}</code>", piece) if odd % 2 else piece,)
+                                       for odd, piece in enumerate(pieces)))
+
 
 @csrf_exempt  # the CSRF check reads the body: it runs below, once the upload handlers are set
 def campaign_import(request, slug):
@@ -112,8 +135,10 @@ def _campaign_import(request, campaign):
     return render(request, "annotate/import.html",
                   {"campaign": campaign, "form": form, "error": error, "pools_runs": spec.pools_runs,
                    "jobs": import_jobs_recent(campaign=campaign),
-                   "format_help": {name: spec.format_help.get(name) or FORMAT_HELP.get(name, "")
-                                   for name, _ in form.fields["format"].choices}},
+                   "format_help": {name: help_html(spec.format_help.get(name) or FORMAT_HELP.get(name, ""))
+                                   for name, _ in form.fields["format"].choices},
+                   "judge_required": [name for name, _ in form.fields["format"].choices
+                                      if name in JUDGE_NAME_REQUIRED]},
                   status=status)
 
 

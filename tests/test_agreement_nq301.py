@@ -69,6 +69,19 @@ def test_annotator1_vs_annotator2(report):
     assert report["humans"]["annotators"] == 3
 
 
+def test_annotator3_is_named_a_selected_sample_and_their_kappa_is_unchanged(report):
+    """Annotator 3 judged 223 answers, almost only ones annotators 1 and 2 had split on: of the 216 that both others
+    also judged, 195 were split, against 195 of the 1,482 the two judged together. The report says so beside the
+    pairs' -0.361 and 0.243 instead of leaving a reader to think annotator 3 careless."""
+    humans = report["humans"]
+    (row,) = humans["selected_samples"]
+    assert (row["annotator"], row["items"], row["split"], row["pool"], row["pool_split"]) == \
+        ("nq301-annotator3", 216, 195, 1482, 195)
+    pairs = {(p["a"].rsplit("-", 1)[-1], p["b"].rsplit("-", 1)[-1]): p for p in humans["pairwise_cohen_kappa"]}
+    assert round(pairs[("annotator2", "annotator3")]["kappa"], 3) == -0.361
+    assert [pair["selected_sample"] != [] for pair in pairs.values()] == [False, True, True]
+
+
 def test_judges_vs_final_human_verdict(report):
     gpt4, davinci = report["judges"]["gpt-4"]["item"], report["judges"]["text-davinci-003"]["item"]
     assert round(gpt4["cohen_kappa"], 3) == 0.696

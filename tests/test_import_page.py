@@ -5,7 +5,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from judges.models import ModelJudgment
 from tasktypes.models import ImportJob
-from tests.factories import UserFactory
+from annotate.models import Role
+from tests.factories import CampaignFactory, MembershipFactory, UserFactory
 from tests.import_jobs_support import imports_inline  # noqa: F401 (a fixture)
 
 
@@ -43,7 +44,28 @@ def test_bad_upload_shows_the_error_line(client, qa_campaign, password, imports_
     # A request no file can serve is refused at once, on the import page.
     upload = SimpleUploadedFile("scores.tsv", b"topic\titem\tscore\n")
     response = client.post("/campaigns/qa/import/", {"format": "judge-scores", "files": upload})
-    assert response.status_code == 400 and "format judge-scores needs a judge name" in response.content.decode()
+    assert response.status_code == 400 and "Format judge-scores needs a judge name" in response.content.decode()
+
+
+def test_the_page_asks_for_a_judge_name_where_a_format_needs_one_and_shows_file_lines_as_code(client, researcher,
+                                                                                             password):
+    """It called the judge name "optional" and then answered "needs a judge name (--judge NAME)", a command-line
+    option the page has no field for; its help showed raw backticks; its breadcrumb ended in "›"."""
+    campaign = CampaignFactory(slug="pas", task_type="passage_relevance")
+    MembershipFactory(campaign=campaign, user=researcher, role=Role.RESEARCHER)
+    client.login(username="res", password=password)
+    page = client.get("/campaigns/pas/import/").content.decode()
+    assert "› Import data</p>" in page
+    assert "Judge name <span class=\"muted\">(needed for judge-qrels and judge-scores)</span>" in page
+    assert "<code>qid 0 docid grade</code> lines on the campaign&#x27;s scale" in page
+    assert "`" not in page.split('id="recent-imports"')[0]
+
+    upload = SimpleUploadedFile("j.qrels", b"q1 0 d1 2\n")
+    response = client.post("/campaigns/pas/import/", {"format": "judge-qrels", "files": upload})
+    page = response.content.decode()
+    assert response.status_code == 400 and '<p class="error" id="judge-error">Format judge-qrels needs a judge name: ' \
+        "type the name its verdicts go under (gpt-4, say) in Judge name.</p>" in page
+    assert "--judge" not in page
 
 
 @pytest.mark.browser

@@ -67,12 +67,14 @@ def test_load_demo_twice_builds_both_campaigns_and_ranks_with_bm25_and_minilm(ea
         assert mean["n"] == 6 and -1.0 <= mean["mean"] <= 1.0
 
     ais = Campaign.objects.get(slug="ais-demo")
-    assert (ais.task_type, ais.overlap, ais.memberships.count()) == ("ais", 3, 5)
+    assert (ais.task_type, ais.overlap, ais.memberships.count()) == ("ais", 3, 8)  # and the 3 simulated raters
     assert Item.objects.filter(campaign=ais).count() == 24
-    assert Unit.objects.filter(campaign=ais, judgments_needed=3).count() == 11  # unrated: waiting for 3 raters
+    assert Unit.objects.filter(campaign=ais, judgments_needed=3, judgments_done=0).count() == 11  # waiting for 3 raters
     ais_report = agreement_report_build(campaign=ais)
     assert ais_report["humans"]["items_labelled"] == 13
     assert ais_report["judges"]["auto-ais"]["item"]["n"] == 13
+    # Three simulated raters on each rated answer (tasktypes.demo_ais): the report compares people, not only a judge.
+    assert (ais_report["humans"]["annotators"], ais_report["humans"]["fleiss_items"]) == (3, 13)
 
     images = Campaign.objects.get(slug="image-demo")
     assert images.task_type == "image_relevance" and images.topics.count() == 3

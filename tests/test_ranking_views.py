@@ -158,6 +158,25 @@ def test_a_draft_survives_a_reload(client, setup):
     assert response.status_code == 400 and "could not be read" in response.content.decode()
 
 
+def test_a_draft_that_arrives_after_its_submit_is_a_conflict_not_a_bad_request(client, setup):
+    """The page's draft of a topic can reach the server after the topic's submit (a click on Submit while the draft
+    waited or was on its way): it was answered 400, as if the page had sent a malformed draft. It is 409 now, with a
+    reason, and nothing is kept; rank.js drops a waiting draft on any submit."""
+    campaign, ann = setup
+    client.force_login(ann)
+    page, submit_url, draft_url = urls(campaign)
+    keys = shown_keys(client.get(page).content.decode())
+    assignment = Assignment.objects.get(annotator=ann)
+    ranking = {"rankings": {"overall": [[k] for k in keys]}}
+    post_ranking(client, submit_url, assignment, {**ranking, "order_confirmed": {"overall": "kept"}})
+    assert HumanJudgment.objects.filter(annotator=ann, unit=assignment.unit).count() == 1
+    response = client.post(draft_url, {"assignment": assignment.pk, "draft": json.dumps(ranking)})
+    assert response.status_code == 409
+    assert response.content.decode() == ("This unit is already submitted, so its draft was not kept; submit again to "
+                                         "change it.")
+    assert Assignment.objects.get(pk=assignment.pk).draft is None
+
+
 def test_nobody_else_saves_a_draft_on_my_topic(client, setup):
     campaign, ann = setup
     client.force_login(ann)

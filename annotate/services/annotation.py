@@ -48,6 +48,11 @@ class JudgmentValueError(JudgmentError):
     """The verdict itself is malformed (nothing was recorded); the annotator can fix it on the same unit."""
 
 
+class DraftSuperseded(JudgmentError):
+    """A draft for a unit its annotator has submitted: the judgment holds the work now, so the draft is not kept. A
+    page's own draft can arrive after its submit (the requests race), so this is a conflict, not a bad draft."""
+
+
 class JudgmentStale(JudgmentError):
     """The verdict was made on a view of the unit that is out of date: since it was shown, the annotator's verdict on
     the unit was given or changed elsewhere (another tab or window) to something else. Nothing was recorded; CURRENT
@@ -240,7 +245,7 @@ def assignment_draft_save(*, assignment: Assignment, annotator, draft: dict) -> 
     """Keep DRAFT, ANNOTATOR's unsubmitted arrangement of ASSIGNMENT's unit, for the next page load.
 
     A draft is not a judgment: it takes no slot, is not validated beyond its shape and size, and
-    is refused (JudgmentError) once the assignment is submitted, when edits go through judgment_edit.
+    is refused (DraftSuperseded) once the assignment is submitted, when edits go through judgment_edit.
     The write is one conditional UPDATE, so a draft racing a submit never lands on a submitted row.
     """
     if assignment.annotator_id != annotator.pk:
@@ -255,7 +260,7 @@ def assignment_draft_save(*, assignment: Assignment, annotator, draft: dict) -> 
         .update(draft=draft)
     )
     if not saved:
-        raise JudgmentError("This unit is already submitted; submit again to change it.")
+        raise DraftSuperseded("This unit is already submitted, so its draft was not kept; submit again to change it.")
 
 
 def _leases_expire(*, campaign: Campaign, now) -> int:

@@ -37,6 +37,11 @@
   var unit = window.ConcordUnit;
   function busy() { return unit ? unit.busy() : false; }
   container.addEventListener("htmx:afterSwap", function () { init(); });
+  // However the ranking is submitted (Enter, c, or a click on the button), a draft still waiting to be sent is
+  // dropped: sent after the submit it would reach a submitted unit (answered 409) and say nothing useful.
+  container.addEventListener("submit", function () {
+    if (draftTimer) { clearTimeout(draftTimer); draftTimer = null; }
+  }, true);
 
   function items(list) { return Array.prototype.slice.call(list.querySelectorAll(":scope > .rank-item")); }
   function activeList() { return panel ? panel.querySelector(".rank-list") : null; }

@@ -39,6 +39,8 @@ logger = logging.getLogger(__name__)
 
 # Formats whose paths may be folders.
 FOLDER_FORMATS = {"nq301", "images"}
+# Formats that are an external judge's verdicts and name no judge themselves: the import needs a judge name.
+JUDGE_NAME_REQUIRED = ("judge-scores", "judge-qrels")
 
 
 def formats() -> dict[str, set[str]]:
@@ -223,7 +225,7 @@ def import_request_check(*, campaign: Campaign, fmt: str, paths: list[Path], jud
                                  f"not {campaign.task_type}")
     if not paths:
         raise ImportRequestError("no files to import")
-    if fmt in ("judge-scores", "judge-qrels") and not judge:
+    if fmt in JUDGE_NAME_REQUIRED and not judge:
         raise ImportRequestError(f"format {fmt} needs a judge name (--judge NAME)")
     if score_judge and fmt != "label-studio":
         raise ImportRequestError("--score-judge reads the scores of a label-studio export; format "

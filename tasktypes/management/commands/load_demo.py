@@ -23,6 +23,7 @@ from annotate.models import Campaign, Role
 from annotate.services.campaigns import campaign_creator_grant, membership_add
 from judges.models import Judge, ModelEndpoint
 from judges.services import judge_run_start
+from tasktypes.demo_ais import ais_demo_simulate
 from tasktypes.demo_assist import assist_demo_simulate
 
 DEMO_PASSWORD = "concord-demo"
@@ -60,10 +61,13 @@ DEMOS = {
         "name": "Attribution: is the answer supported by its passage?",
         "description": (
             "Eight questions written for this demo, each answered by three made-up systems with an evidence passage. "
-            "Thirteen answers come with a human rating; the other eleven wait for three raters each. The made-up "
-            "nli_score column is imported as the external judge auto-ais."
+            "Thirteen answers come with a human rating, and three simulated raters have judged each of them; the "
+            "other eleven wait for three raters each. The made-up nli_score column is imported as the external judge "
+            "auto-ais."
         ),
         "rankers": (),
+        # Run once, when the campaign is first made: tasktypes.demo_ais.
+        "raters": True,
     },
     "image-demo": {
         "task_type": "image_relevance", "format": "jsonl", "path": FIXTURES / "image_demo" / "topics.jsonl",
@@ -160,6 +164,8 @@ class Command(BaseCommand):
                 made = assist_demo_simulate(campaign=campaign, truth_path=demo["simulate"],
                                             adjudicator=users[DEMO_ADJUDICATOR])
                 self.stdout.write(f"simulated {made} judgments on {slug}")
+            if created and demo.get("raters"):
+                self.stdout.write(f"simulated {ais_demo_simulate(campaign=campaign)} ratings on {slug}")
         if not ModelEndpoint.objects.filter(name=DEMO_ENDPOINT).exists():
             call_command("model_endpoint", "add", DEMO_ENDPOINT, "--url", "http://127.0.0.1:8080/v1",
                          *[arg for slug in DEMOS for arg in ("--campaign", slug)],

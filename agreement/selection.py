@@ -1,0 +1,58 @@
+"""Whether an annotator judged a selected sample rather than a random one: pure functions, no Django.
+
+A study may send a third annotator only the items the first two disagreed on (NQ-open 301: annotator 3 judged 216
+items with two other verdicts, 195 of them items annotators 1 and 2 had split on). Kappa of such an annotator against
+the others is computed over hard items only and reads far lower than the others' kappa; the number is right, but the
+report must say why. For each annotator X:
+
+- the pool: the units rated by at least two annotators other than X (whether or not X rated them);
+- the pool's split units: those on which the others' labels are not all the same;
+- X's sample: the pool's units X rated, and how many of them are split.
+
+X judged a selected sample when the split share of X's sample is at least SELECTED_RATIO times the pool's and a random
+sample of that size from the pool would find that many split units with probability below SELECTED_P (one-sided
+hypergeometric test, scipy.stats.hypergeom: sampling without replacement from the pool). An annotator who rated the
+whole pool is the pool, and never flagged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping
+
+from scipy.stats import hypergeom
+
+SELECTED_RATIO = 2.0
+SELECTED_P = 0.001
+SELECTED_RULE = (f"split share of the annotator's items is at least {SELECTED_RATIO:g} times the campaign's and a "
+                 f"one-sided hypergeometric test gives p below {SELECTED_P:g} (could a random sample of as many items "
+                 f"find as many split ones?)")
+
+
+def annotator_samples(units: Iterable[Mapping[str, Hashable]]) -> list[dict]:
+    """For each annotator in UNITS (one mapping annotator -> label per unit), how their units compare with the pool
+    of units that at least two other annotators rated: `items` (X's units in the pool), `split` (of those, units the
+    others did not agree on), `share` and `pool_share` (split shares; None on an empty sample or pool), `pool`,
+    `p_value` (the chance that a random sample finds at least `split` split units) and `selected` (see the module)."""
+    units = list(units)
+    names = sorted({name for labels in units for name in labels})
+    rows = []
+    for name in names:
+        pool = pool_split = items = split = 0
+        for labels in units:
+            others = [label for other, label in labels.items() if other != name]
+            if len(others) < 2:
+                continue
+            disagreed = len(set(others)) > 1
+            pool += 1
+            pool_split += disagreed
+            if name in labels:
+                items += 1
+                split += disagreed
+        share = split / items if items else None
+        pool_share = pool_split / pool if pool else None
+        p_value = float(hypergeom.sf(split - 1, pool, pool_split, items)) if items else None
+        selected = (share is not None and pool_share is not None and items < pool
+                    and share >= SELECTED_RATIO * pool_share and p_value < SELECTED_P)
+        rows.append({"annotator": name, "items": items, "split": split, "share": share, "pool": pool,
+                     "pool_split": pool_split, "pool_share": pool_share, "p_value": p_value, "selected": selected})
+    return rows
