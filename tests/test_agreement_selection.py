@@ -18,6 +18,7 @@ from tests.factories import (
     UnitFactory,
     UserFactory,
 )
+from tests.reports import report_stored
 from tests.test_agreement_report import _annotate
 
 ITEMS, SPLIT = 30, 8
@@ -50,6 +51,7 @@ def test_the_report_page_says_which_annotator_judged_a_selected_sample(client, p
     assert pairs[("first", "third")]["n"] == SPLIT  # the statistic itself is over the same items as before
 
     client.login(username="res", password=PASSWORD)
+    report_stored("picked")  # as the worker leaves it: a first open never builds
     html = client.get("/campaigns/picked/report/").content.decode()
     assert html.count(">selected sample</span>") == 2  # first-third and second-third; not first-second
     assert ("third judged a selected sample, not a random one:</b> of the 8 items they judged that two other "
