@@ -203,8 +203,9 @@ def test_topic_means_with_t_interval(ranking_campaign):
     assert bm25["kendall_tau_b_answers_only"]["n"] == 2  # undefined topics left out
     assert bm25["kendall_tau_b_answers_only"]["mean"] == pytest.approx(-2 / 3)
     assert bm25["kendall_tau_b_answers_only"]["ci95"] == pytest.approx(_t_interval(defined))
-    # The t interval leaves the range of tau-b on two topics; the bootstrap one cannot.
-    assert -1 <= bm25["kendall_tau_b_answers_only"]["bootstrap_ci95"][0] <= bm25["kendall_tau_b_answers_only"]["bootstrap_ci95"][1] <= 1
+    # The t interval leaves the range of tau-b on two topics; two topics are too few to resample, and it says so.
+    assert bm25["kendall_tau_b_answers_only"]["bootstrap_ci95"] is None
+    assert bm25["kendall_tau_b_answers_only"]["ci_note"] == "too few topics to resample: 2 (an interval needs at least 4)"
     assert report["judges"]["good"]["topic_mean_by_dimension"] == {"overall": good}
 
 
@@ -268,7 +269,7 @@ def test_json_document_fields(client, ranking_campaign):
     assert set(document["judges"]["good"]["topic_mean"]) == {"kendall_tau_b", "kendall_tau_b_answers_only", "tau_ap",
                                                               "rbo", "overlap_at_k", "kendall_tau_b_at_k"}
     assert set(document["judges"]["good"]["topic_mean"]["kendall_tau_b"]) == {"mean", "ci95", "n", "bootstrap_ci95",
-                                                                              "ci_method", "small"}
+                                                                              "ci_method", "small", "ci_note"}
     # the API and the command serve the same document
     assert client.get("/api/campaigns/rank/agreement/").json() == document
     out = io.StringIO()
@@ -401,7 +402,8 @@ def test_rankers_against_document_qrels_and_nrp_among_judged_documents(ranking_c
     assert good["map"]["mean"] == pytest.approx(0.75)
     # bm25 the other way round on each topic.
     assert bm25["ndcg_cut_10"]["mean"] == pytest.approx((1 / math.log2(3) + 1) / 2)
-    assert good["ndcg_cut_10"]["bootstrap_ci95"] is not None
+    assert good["ndcg_cut_10"]["bootstrap_ci95"] is None  # two topics: too few to resample, and said
+    assert good["ndcg_cut_10"]["ci_note"] == "too few topics to resample: 2 (an interval needs at least 4)"
     (row,) = report["systems"]
     # Among all documents a3 sits above d2 only in 101 (NRP 0.5) and above both in 102 (1); among the judged ones
     # 101 has only d1, above a3 (0).
