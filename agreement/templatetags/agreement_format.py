@@ -54,7 +54,10 @@ def _interval_html(bounds, note, *, inline: bool) -> str:
         return format_html('<{} class="{}" title="95% interval">[{}, {}]</{}>', tag, css, f"{float(bounds[0]):.3f}",
                            f"{float(bounds[1]):.3f}", tag)
     if note:
-        return format_html('<{} class="{} ci-note">no interval: {}</{}>', tag, css, note, tag)
+        # Under a number in a table cell: the note's first clause ("too few runs to resample: 3"), the whole of it
+        # on hover, so a column of notes stays as narrow as its numbers.
+        shown = note if inline else note.split(" (an interval", 1)[0]
+        return format_html('<{} class="{} ci-note" title="{}">no interval: {}</{}>', tag, css, note, shown, tag)
     return ""
 
 
