@@ -256,6 +256,38 @@ def rater_agreement(ratings: Sequence[Sequence[Hashable]], *, raters: int, resam
     return block
 
 
+def rank_alpha(topics: Sequence[Sequence[Sequence[int]]], *, raters: int, resamples: int = 1000,
+               seed: int = 0) -> dict:
+    """Krippendorff's alpha, ordinal level (krippendorff package), among annotators' rankings: TOPICS[t][c] holds
+    the rank positions (tie-group index, best 0) the annotators gave candidate c of topic t. A candidate ranked
+    twice or more is a unit; n is those units (krippendorff_alpha_items) over their topics, and the 95% interval a
+    percentile bootstrap over topics (a topic's candidates are ranked together, not independently), or None and
+    why (interval_checked). Fleiss' kappa has no counterpart here: rank positions are ordered, not names."""
+    rows, cluster = [], []
+    for t, topic in enumerate(topics):
+        for unit in topic:
+            if len(unit) >= 2:
+                rows.append(unit)
+                cluster.append(t)
+    levels = sorted({value for unit in rows for value in unit})
+    block: dict = {"raters": raters, "krippendorff_alpha_items": len(rows), "topics": len(set(cluster)),
+                   "krippendorff_alpha_ordinal": None}
+    interval = None
+    if rows and len(levels) >= 2:
+        index = {level: i for i, level in enumerate(levels)}
+        counts = np.zeros((len(rows), len(levels)))
+        for row, unit in enumerate(rows):
+            for value in unit:
+                counts[row, index[value]] += 1
+        block["krippendorff_alpha_ordinal"] = _alpha_of_value_counts(counts, levels, "ordinal")
+        by_topic = [np.flatnonzero(np.asarray(cluster) == t) for t in sorted(set(cluster))]
+        interval = bootstrap_interval(
+            len(by_topic), lambda idx: _alpha_of_value_counts(counts[np.concatenate([by_topic[i] for i in idx])],
+                                                              levels, "ordinal"), resamples=resamples, seed=seed)
+    put_interval(block, "krippendorff_alpha_ordinal", interval, units=block["topics"], noun="topics")
+    return block
+
+
 ALPHA_LEVELS = ("ordinal", "nominal")
 
 

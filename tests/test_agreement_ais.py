@@ -86,7 +86,8 @@ def test_rater_agreement_per_question(ais_report_campaign):
     assert questions["interpretable"]["ratings"] == 26
     assert -1 <= questions["attributable"]["krippendorff_alpha"] <= 1
     # Each with its n (items read: Fleiss the modal panel, alpha every item rated twice), its raters, an interval.
-    assert questions["attributable"]["krippendorff_alpha_items"] == 9 and questions["supported"]["krippendorff_alpha_items"] == 7
+    assert questions["attributable"]["krippendorff_alpha_items"] == 9
+    assert questions["supported"]["krippendorff_alpha_items"] == 7
     for block in questions.values():
         assert block["raters"] == 3
         for key in ("fleiss_kappa", "krippendorff_alpha"):

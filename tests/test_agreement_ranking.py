@@ -17,6 +17,7 @@ import math
 from statistics import mean
 
 import numpy as np
+import krippendorff
 import pytest
 from django.core.management import call_command
 from statsmodels.stats.weightstats import DescrStatsW
@@ -205,7 +206,8 @@ def test_topic_means_with_t_interval(ranking_campaign):
     assert bm25["kendall_tau_b_answers_only"]["ci95"] == pytest.approx(_t_interval(defined))
     # The t interval leaves the range of tau-b on two topics; two topics are too few to resample, and it says so.
     assert bm25["kendall_tau_b_answers_only"]["bootstrap_ci95"] is None
-    assert bm25["kendall_tau_b_answers_only"]["ci_note"] == "too few topics to resample: 2 (an interval needs at least 4)"
+    assert bm25["kendall_tau_b_answers_only"]["ci_note"] == ("too few topics to resample: 2 "
+                                                             "(an interval needs at least 4)")
     assert report["judges"]["good"]["topic_mean_by_dimension"] == {"overall": good}
 
 
@@ -222,6 +224,24 @@ def test_human_ceiling(ranking_campaign):
     assert humans["pairwise_kendall_tau_b"] == [
         {"a": "ann1", "b": "ann2", "kendall_tau_b": pytest.approx(mean(HUMAN_TAU.values())), "n": 3}
     ]
+
+
+def test_rank_alpha_among_annotators_with_n_and_why_no_interval(ranking_campaign, client):
+    alpha = agreement_report_build(campaign=ranking_campaign)["humans"]["rank_alpha"]
+    # Rank positions (tie-group index) per candidate, annotators as raters, over the topics both ranked.
+    position = {qid: {who: {name: i for i, group in enumerate(spec.split()) for name in group.split("=")}
+                      for who, spec in by.items()} for qid, by in RANKINGS.items() if len(by) == 2}
+    reliability = [[position[qid][who][name] for qid in sorted(position) for name, _ in CANDIDATES]
+                   for who in ("ann1", "ann2")]
+    expected = krippendorff.alpha(reliability_data=reliability, level_of_measurement="ordinal")
+    assert alpha["krippendorff_alpha_ordinal"] == pytest.approx(expected)
+    assert (alpha["krippendorff_alpha_items"], alpha["topics"], alpha["raters"]) == (15, 3, 2)
+    assert alpha["krippendorff_alpha_ordinal_ci95"] is None
+    assert alpha["krippendorff_alpha_ordinal_ci_note"] == "too few topics to resample: 3 (an interval needs at least 4)"
+    client.login(username="res", password=PASSWORD)
+    html = client.get("/campaigns/rank/report/").content.decode()
+    assert "n = 15 candidates over 3 topics, 2 annotators" in html
+    assert "no interval: too few topics to resample: 3" in html
 
 
 def test_one_annotator_has_no_ceiling_and_unranked_topics_are_null(db):

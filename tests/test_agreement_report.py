@@ -121,7 +121,8 @@ def test_judge_item_level_against_the_human_label(small_campaign):
     # Counted next to n, by why; and two questions are too few to resample: no interval, and why.
     assert judges["judge-b"]["item"]["dropped"] == {"ties": 0, "failed": 1}
     assert judges["judge-b"]["item"]["cohen_kappa_ci95"] is None
-    assert judges["judge-b"]["item"]["cohen_kappa_ci_note"] == "too few questions to resample: 2 (an interval needs at least 4)"
+    assert judges["judge-b"]["item"]["cohen_kappa_ci_note"] == ("too few questions to resample: 2 "
+                                                                "(an interval needs at least 4)")
     assert judges["judge-b"]["item"]["accuracy"] == pytest.approx(0.5)
 
 

@@ -2,6 +2,7 @@
 (another generator, many more resamples) and the libraries' point statistics. Percentile intervals agree to the
 Monte Carlo error of 1,000 resamples; each must stay within its statistic's range."""
 
+import krippendorff
 import numpy as np
 import pytest
 from scipy import stats as scipy_stats
@@ -57,8 +58,6 @@ def test_fleiss_and_krippendorff_by_a_bootstrap_over_units():
     draws = np.random.default_rng(5).integers(0, 80, size=(3000, 80))
     fleiss = [fleiss_kappa(table[d]) for d in draws]
     assert stats.fleiss_kappa_interval(ratings) == pytest.approx(_percentiles(fleiss), abs=TOLERANCE)
-    import krippendorff
-
     counts = np.stack([np.bincount(row, minlength=3) for row in coded]).astype(float)
     alphas = [krippendorff.alpha(value_counts=counts[d], level_of_measurement="nominal") for d in draws[:1500]]
     low, high = stats.krippendorff_alpha_interval(ratings)
@@ -170,3 +169,21 @@ def test_topic_mean_of_equal_values_has_no_bootstrap_interval_but_a_note():
     summary = stats.topic_mean_summary([1.0, 1.0, 1.0, 1.0, 1.0])
     assert summary["bootstrap_ci95"] is None
     assert summary["ci_note"] == "all resamples equal (1.000): no spread to show"
+
+
+def test_rank_alpha_has_an_interval_over_topics_when_there_are_enough():
+    rng = np.random.default_rng(7)
+    topics = []
+    for _ in range(12):  # two annotators who mostly agree on five candidates
+        order = rng.permutation(5)
+        other = order.copy()
+        i = rng.integers(0, 4)
+        other[[i, i + 1]] = other[[i + 1, i]]
+        topics.append([[int(order[c]), int(other[c])] for c in range(5)])
+    block = stats.rank_alpha(topics, raters=2)
+    assert (block["krippendorff_alpha_items"], block["topics"]) == (60, 12)
+    reliability = [[unit[r] for topic in topics for unit in topic] for r in (0, 1)]
+    assert block["krippendorff_alpha_ordinal"] == pytest.approx(
+        krippendorff.alpha(reliability_data=reliability, level_of_measurement="ordinal"))
+    low, high = block["krippendorff_alpha_ordinal_ci95"]
+    assert -1 <= low < block["krippendorff_alpha_ordinal"] < high <= 1
