@@ -163,8 +163,12 @@ def budget_estimate(item: BudgetInput, *, target: float, resamples: int = BUDGET
            "n_units": item.n_units, "n_labels": item.n_labels, "ci95": item.current, "width": width,
            "target": target, "curve": [], "fit": None, "fitted": [], "units_needed": None, "labels_needed": None,
            "more_labels": None, "why": None}
-    if width is None:
-        row["why"] = item.why or "the statistic has no interval yet"
+    if width is None or width == 0:
+        # No interval, or one that degenerated (stats.interval_checked): no width to extrapolate, so no estimate,
+        # never "0 more labels" read off an interval that only looks certain.
+        row["why"] = item.why or ("the statistic has no interval yet" if width is None
+                                  else "all resamples equal: the interval shows no spread to narrow")
+        row["width"] = row["ci95"] = None
         return row
     if item.n_units < MIN_UNITS:
         row["why"] = f"{item.n_units} {item.unit_noun} so far; an estimate needs at least {MIN_UNITS}"

@@ -232,18 +232,21 @@ def _judge_block(*, judge: JudgeLabels, humans: HumanLabels, system_rows: list[S
     resamples = stats.resamples_for(len(shared))
     intervals = stats.item_agreement_intervals(human, model, topics, resamples=resamples)
     kappa = stats.cohen_kappa(human, model)
+    item = {"n": len(shared), "cohen_kappa": kappa, "accuracy": stats.agreement_rate(human, model)}
+    for key in ("cohen_kappa", "accuracy"):  # an interval, or None and why (ci_note)
+        stats.put_interval(item, key, intervals[key], units=len(set(topics)), noun="questions")
     return {
         "family": judge.family,
         "item": {
-            "n": len(shared),
-            "cohen_kappa": kappa,
-            "cohen_kappa_ci95": intervals["cohen_kappa"] if kappa is not None else None,
-            "accuracy": stats.agreement_rate(human, model),
-            "accuracy_ci95": intervals["accuracy"],
+            **item,
             "ci_method": stats.bootstrap_method("questions (the items of a question together)", resamples=resamples),
             "small": len(shared) < options["small_sample"],
             "why": _kappa_why(human, model) if kappa is None else None,
             "failed": len(judge.failed),
+            # Items left out of n, by why: the raters tied (no human label; an even k invites it), or the judge was
+            # asked and gave no readable verdict on an item with a human label.
+            "dropped": {"ties": len(humans.ties & (judge.labels.keys() | judge.failed)),
+                        "failed": len(judge.failed & humans.item_label.keys())},
             # Items with a human label the judge was asked about, out of all of them.
             "coverage": [len(shared) + len(judge.failed & humans.item_label.keys()), len(humans.item_label)],
         },

@@ -37,15 +37,9 @@ def ais_humans_block(answers: AisAnswers) -> dict:
 
         reliability = [[label(unit, name) for unit in units] for name in annotators]
         ratings = [[value for value in column if value is not None] for column in zip(*reliability, strict=True)]
-        fleiss, fleiss_ci95 = stats.fleiss_kappa_with_interval(ratings)
-        alpha = stats.krippendorff_alpha(reliability)
         block[question] = {
-            "fleiss_kappa": fleiss,
-            "fleiss_kappa_ci95": fleiss_ci95,
-            "fleiss_items": stats.fleiss_kappa_items(ratings),
-            "krippendorff_alpha": alpha,
-            # The same alpha from each unit's labels (krippendorff_alpha_units): what the bootstrap resamples.
-            "krippendorff_alpha_ci95": stats.krippendorff_alpha_interval(ratings) if alpha is not None else None,
+            # Each with its n (items read), its interval or why there is none (ci_note), and the raters.
+            **stats.rater_agreement(ratings, raters=len(annotators)),
             "ci_method": stats.bootstrap_method("the items rated"),
             "yes_share": stats.mean_defined([1.0 if v == "yes" else 0.0 for row in ratings for v in row]),
             "ratings": sum(len(row) for row in ratings),

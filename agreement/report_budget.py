@@ -48,14 +48,15 @@ def verdict_budget(*, report: dict, humans, judges, coverage: dict[str, list[Sys
         inputs.append(_kappa_input(judge.name, [humans.item_label[i] for i in shared],
                                    [judge.labels[i] for i in shared],
                                    [humans.item_topic.get(i, i) for i in shared],
-                                   current=block["item"]["cohen_kappa_ci95"], why=block["item"]["why"],
+                                   current=block["item"]["cohen_kappa_ci95"],
+                                   why=block["item"]["why"] or block["item"]["cohen_kappa_ci_note"],
                                    unit_noun="questions"))
         included = [rows for rows in coverage[judge.name]
                     if rows.exclusion(min_outputs=options["min_system_outputs"],
                                       min_coverage=options["min_system_coverage"]) is None]
         system = block["system"]
         inputs.append(_tau_input(judge.name, topic_matrices(included), current=system["kendall_tau_b_ci95"],
-                                 why=system["why"]))
+                                 why=system["why"] or system["kendall_tau_b_ci_note"]))
     return budget.budget_block(inputs, target=target)
 
 
@@ -70,14 +71,16 @@ def graded_budget(*, report: dict, human_grade: dict[int, int], judge_labels: li
         shared = sorted(item for item in labels if item in human_grade)
         inputs.append(_kappa_input(name, [human_grade[i] for i in shared], [int(labels[i]) for i in shared],
                                    [items[i][0] for i in shared], current=block["item"]["cohen_kappa_ci95"],
-                                   why=None if shared else "no item graded by both", unit_noun="topics",
+                                   why=block["item"]["cohen_kappa_ci_note"] if shared else "no item graded by both",
+                                   unit_noun="topics",
                                    levels=levels))
         system = block["system"][measure]
         inputs.append(_tau_input(name, _run_matrices({run: values[measure] for run, values in per_topic_human.items()},
                                                      {run: values[measure] for run, values in
                                                       per_topic_judges[name].items()}),
                                  current=system["kendall_tau_b_ci95"],
-                                 why=None if system["kendall_tau_b"] is not None else "tau-b undefined on the runs"))
+                                 why=system["kendall_tau_b_ci_note"] if system["kendall_tau_b"] is not None
+                                 else "tau-b undefined on the runs"))
     return budget.budget_block(inputs, target=target)
 
 
@@ -106,5 +109,5 @@ def ranking_budget(*, report: dict, target: float) -> dict:
         inputs.append(budget.BudgetInput(
             judge=name, statistic_key=TOPIC_TAU, title=TITLES[TOPIC_TAU], unit_noun="topics", n_units=units,
             n_labels=units, statistic=statistic, current=summary.get("bootstrap_ci95"),
-            why=None if units >= 2 else f"{units} topic(s) with a defined tau-b, at least 2 needed"))
+            why=summary.get("ci_note") if units >= 2 else f"{units} topic(s) with a defined tau-b, at least 2 needed"))
     return budget.budget_block(inputs, target=target)

@@ -102,7 +102,8 @@ def graded_report_build(*, campaign: Campaign) -> dict:
         judge_blocks[judge.name] = {
             "family": judge.family,
             "mapping": mapping,
-            "item": _item_block(judge_grade, human_grade, failed=judge.failed, items=items, levels=levels, rel=rel,
+            "item": _item_block(judge_grade, human_grade, failed=judge.failed, ties=humans.ties, items=items,
+                                levels=levels, rel=rel,
                                 small_sample=options.get("small_sample", SMALL_SAMPLE), noun=spec.item_noun),
             "per_topic": _per_topic(judge_grade, human_grade, items, levels, rel),
             "topic_mean": {},
@@ -220,8 +221,8 @@ def _agreement(human: list[int], model: list[int], levels: list[int], rel: int) 
     }
 
 
-def _item_block(judge: dict[int, int], human: dict[int, int], *, failed: set[int], items: dict, levels: list[int],
-                rel: int, small_sample: int, noun: str) -> dict:
+def _item_block(judge: dict[int, int], human: dict[int, int], *, failed: set[int], ties: set[int], items: dict,
+                levels: list[int], rel: int, small_sample: int, noun: str) -> dict:
     """Agreement over the items both graded, with 95% intervals by a bootstrap over topics (an item's
     neighbours in a pool are not independent of it)."""
     shared = sorted(item for item in judge if item in human)
@@ -238,12 +239,15 @@ def _item_block(judge: dict[int, int], human: dict[int, int], *, failed: set[int
     intervals.update(stats.pair_alpha_intervals(first, second, clusters, levels=levels, resamples=alpha_resamples))
     for key in ("cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic", "cohen_kappa_binary", "accuracy",
                 *(f"krippendorff_alpha_{level}" for level in stats.ALPHA_LEVELS)):
-        block[f"{key}_ci95"] = intervals[key] if block[key] is not None else None
+        stats.put_interval(block, key, intervals[key], units=len(set(clusters)), noun="topics")
     over = f"topics (the {noun}s of a topic together)"
     return {**block, "ci_method": stats.bootstrap_method(over, resamples=resamples),
             # Alpha's own resamples: the package reads every item in every resample (stats.ALPHA_FULL_ITEMS).
             "alpha_ci_method": stats.bootstrap_method(over, resamples=alpha_resamples),
             "small": len(shared) < small_sample, "failed": len(failed),
+            # Items left out of n, by why: the assessors tied (no human grade; an even k invites it), or the judge
+            # was asked and gave no readable verdict on an item with a human grade.
+            "dropped": {"ties": len(ties & (judge.keys() | failed)), "failed": len(failed & human.keys())},
             "coverage": [len(shared) + len(failed & human.keys()), len(human)]}
 
 
@@ -273,12 +277,15 @@ def _system_block(systems: dict, judge: str, tag: str | None, *, per_topic_human
         block[measure].update(rank_agreement.order_agreement(
             {row["system"]: row["human"][measure] for row in rows},
             {row["system"]: row["judges"][judge][measure] for row in rows}, p=top["rbo_p"], k=top["top_k"]))
-        intervals = stats.run_correlation_intervals(
-            {name: values[measure] for name, values in per_topic_human.items()},
-            {name: values[measure] for name, values in per_topic_judge.items()},
-            top={"p": top["rbo_p"], "k": top["top_k"]}) if len(pairs) >= 2 else {}
-        for key in ("kendall_tau_b", "spearman", "pearson", *rank_agreement.TOP_KEYS):
-            block[measure][f"{key}_ci95"] = intervals.get(key) if block[measure][key] is not None else None
+        human_topics = {name: values[measure] for name, values in per_topic_human.items()}
+        judge_topics = {name: values[measure] for name, values in per_topic_judge.items()}
+        intervals = stats.run_correlation_intervals(human_topics, judge_topics, top={"p": top["rbo_p"],
+                                                    "k": top["top_k"]}) if len(pairs) >= 2 else {}
+        block[measure]["topics"] = len(stats.shared_topics(human_topics, judge_topics))
+        # Each with its interval, or None and why (too few runs or topics, all resamples equal): *_ci_note.
+        stats.put_order_intervals(block[measure], intervals, ("kendall_tau_b", "spearman", "pearson",
+                                                              *rank_agreement.TOP_KEYS),
+                                  systems=len(pairs), topics=block[measure]["topics"], systems_word="runs")
         block[measure]["kendall_tau_b_at_k_why_no_interval"] = rank_agreement.TOP_NO_INTERVAL
         block[measure]["small"] = 0 < len(pairs) < SMALL_SYSTEMS
         swapped = stats.swapped_pairs({row["system"]: row["human"][measure] for row in rows},

@@ -50,10 +50,10 @@ def humans_block(humans: HumanLabels, *, levels: list[int] | None = None, small_
                 "small": len(shared) < small_sample, "selected_sample": [name for name in (a, b) if name in selected]}
         intervals = stats.item_agreement_intervals(left, right, shared, levels=levels, weighted=bool(levels),
                                                    resamples=pair_resamples)
-        pair["kappa_ci95"] = intervals["cohen_kappa"] if pair["kappa"] is not None else None
+        stats.put_interval(pair, "kappa", intervals["cohen_kappa"], units=len(shared), noun="items")
         if levels:
             pair["kappa_linear"] = stats.cohen_kappa(left, right, weights="linear", labels=levels)
-            pair["kappa_linear_ci95"] = intervals["cohen_kappa_linear"] if pair["kappa_linear"] is not None else None
+            stats.put_interval(pair, "kappa_linear", intervals["cohen_kappa_linear"], units=len(shared), noun="items")
         pairwise.append(pair)
     # Fleiss takes each unit's first m ratings, m >= 2 (see stats.fleiss_kappa): the most prolific annotators
     # first. Only a unit with more than two ratings can have more than m, so only those need that order.
@@ -62,15 +62,10 @@ def humans_block(humans: HumanLabels, *, levels: list[int] | None = None, small_
     ratings = [list(labels.values()) if len(labels) <= 2 else [labels[name] for name in sorted(labels, key=rank.get)]
                for labels in (humans.by_unit[unit] for unit in units)]
     resamples = stats.resamples_for(len(ratings))
-    fleiss, fleiss_ci95 = stats.fleiss_kappa_with_interval(ratings, resamples=resamples)
-    alpha, alpha_ci95 = stats.krippendorff_alpha_with_interval(ratings, resamples=resamples)
     return {
         "annotators": len(humans.annotators),
-        "fleiss_kappa": fleiss,
-        "fleiss_kappa_ci95": fleiss_ci95,
-        "fleiss_items": stats.fleiss_kappa_items(ratings),
-        "krippendorff_alpha": alpha,
-        "krippendorff_alpha_ci95": alpha_ci95,
+        # fleiss_kappa, krippendorff_alpha: each with its n, its interval or why there is none (ci_note), raters.
+        **stats.rater_agreement(ratings, raters=len(humans.annotators), resamples=resamples),
         "ci_method": stats.bootstrap_method("the items rated", resamples=resamples),
         "pairwise_ci_method": stats.bootstrap_method("the items both rated", resamples=pair_resamples),
         "pairwise_cohen_kappa": pairwise,

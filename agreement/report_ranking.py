@@ -326,6 +326,12 @@ def _humans_block(data: RankingData, options: dict) -> dict:
                 }
             )
     ceiling = _topic_means(per_topic, data.dimensions) if len(data.annotators) > 1 else None
+    # Every candidate's rank positions (tie-group index) from each annotator, first dimension: alpha among them.
+    positions = []
+    for topic in data.topics:
+        at = [{pk: i for i, group in enumerate(ranking.get(primary) or []) for pk in group}
+              for ranking in topic.rankings.values()]
+        positions.append([[where[c.pk] for where in at if c.pk in where] for c in topic.candidates])
     return {
         "annotators": len(data.annotators),
         "annotator_names": data.annotators,
@@ -334,6 +340,8 @@ def _humans_block(data: RankingData, options: dict) -> dict:
         "topics_ranked": sum(1 for topic in data.topics if topic.rankings or topic.adjudicated),
         "adjudicated": sum(1 for topic in data.topics if topic.adjudicated),
         "ceiling": ceiling[primary] if ceiling else None,
+        # Krippendorff's alpha (ordinal) on the rank positions, with n, the raters and an interval over topics.
+        "rank_alpha": stats.rank_alpha(positions, raters=len(data.annotators)),
         "ceiling_by_dimension": ceiling,
         "per_topic": per_topic,
         "pairwise_kendall_tau_b": [

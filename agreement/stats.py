@@ -236,6 +236,58 @@ def krippendorff_alpha_interval(ratings: Sequence[Sequence[Hashable]], *, resamp
     return krippendorff_alpha_with_interval(ratings, resamples=resamples, seed=seed)[1]
 
 
+def krippendorff_alpha_items(ratings: Sequence[Sequence[Hashable]]) -> int:
+    """How many units Krippendorff's alpha reads (and its bootstrap resamples): those rated at least twice."""
+    return sum(1 for labels in ratings if len(labels) >= 2)
+
+
+def rater_agreement(ratings: Sequence[Sequence[Hashable]], *, raters: int, resamples: int = 1000,
+                    seed: int = 0) -> dict:
+    """Fleiss' kappa and Krippendorff's alpha (nominal) among RATERS raters, from one list of labels per item (see
+    fleiss_kappa for their order), each with its n (fleiss_items, krippendorff_alpha_items: the items it reads)
+    and its 95% percentile bootstrap interval over those items, or None and a note when it degenerates
+    (interval_checked). Every report type's block on its raters is this."""
+    fleiss, fleiss_ci95 = fleiss_kappa_with_interval(ratings, resamples=resamples, seed=seed)
+    alpha, alpha_ci95 = krippendorff_alpha_with_interval(ratings, resamples=resamples, seed=seed)
+    block = {"raters": raters, "fleiss_kappa": fleiss, "fleiss_items": fleiss_kappa_items(ratings),
+             "krippendorff_alpha": alpha, "krippendorff_alpha_items": krippendorff_alpha_items(ratings)}
+    put_interval(block, "fleiss_kappa", fleiss_ci95, units=block["fleiss_items"], noun="items")
+    put_interval(block, "krippendorff_alpha", alpha_ci95, units=block["krippendorff_alpha_items"], noun="items")
+    return block
+
+
+def rank_alpha(topics: Sequence[Sequence[Sequence[int]]], *, raters: int, resamples: int = 1000,
+               seed: int = 0) -> dict:
+    """Krippendorff's alpha, ordinal level (krippendorff package), among annotators' rankings: TOPICS[t][c] holds
+    the rank positions (tie-group index, best 0) the annotators gave candidate c of topic t. A candidate ranked
+    twice or more is a unit; n is those units (krippendorff_alpha_items) over their topics, and the 95% interval a
+    percentile bootstrap over topics (a topic's candidates are ranked together, not independently), or None and
+    why (interval_checked). Fleiss' kappa has no counterpart here: rank positions are ordered, not names."""
+    rows, cluster = [], []
+    for t, topic in enumerate(topics):
+        for unit in topic:
+            if len(unit) >= 2:
+                rows.append(unit)
+                cluster.append(t)
+    levels = sorted({value for unit in rows for value in unit})
+    block: dict = {"raters": raters, "krippendorff_alpha_items": len(rows), "topics": len(set(cluster)),
+                   "krippendorff_alpha_ordinal": None}
+    interval = None
+    if rows and len(levels) >= 2:
+        index = {level: i for i, level in enumerate(levels)}
+        counts = np.zeros((len(rows), len(levels)))
+        for row, unit in enumerate(rows):
+            for value in unit:
+                counts[row, index[value]] += 1
+        block["krippendorff_alpha_ordinal"] = _alpha_of_value_counts(counts, levels, "ordinal")
+        by_topic = [np.flatnonzero(np.asarray(cluster) == t) for t in sorted(set(cluster))]
+        interval = bootstrap_interval(
+            len(by_topic), lambda idx: _alpha_of_value_counts(counts[np.concatenate([by_topic[i] for i in idx])],
+                                                              levels, "ordinal"), resamples=resamples, seed=seed)
+    put_interval(block, "krippendorff_alpha_ordinal", interval, units=block["topics"], noun="topics")
+    return block
+
+
 ALPHA_LEVELS = ("ordinal", "nominal")
 
 
@@ -486,13 +538,18 @@ def run_measures_per_topic(qrels: dict[str, dict[str, int]], run: dict[str, dict
     return out
 
 
+def shared_topics(human: dict[str, dict[str, float]], judge: dict[str, dict[str, float]]) -> list[str]:
+    """The topics run_correlation_intervals resamples: those with a value under both qrels for some run."""
+    return sorted({t for run in set(human) & set(judge) for t in human[run] if t in judge[run]})
+
+
 def run_correlation_intervals(human: dict[str, dict[str, float]], judge: dict[str, dict[str, float]], *,
                               resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED,
                               top: dict | None = None) -> dict:
     """Intervals of tau-b, rho and r between runs' scores under two qrels, resampling topics and recomputing each
     run's mean (system_correlation_intervals). HUMAN[run][topic] and JUDGE[run][topic] are per-topic values."""
     runs = sorted(set(human) & set(judge))
-    topics = sorted({t for run in runs for t in human[run] if t in judge[run]})
+    topics = shared_topics(human, judge)
     h = np.zeros((len(runs), len(topics)))
     j = np.zeros_like(h)
     counts = np.zeros_like(h)
@@ -627,6 +684,54 @@ def bootstrap_intervals(
         low, high = np.percentile(defined, [2.5, 97.5])
         intervals.append([float(low), float(high)])
     return intervals
+
+
+# Fewer units than this make a percentile bootstrap a handful of distinct resamples (3 units: 10 of them, 4: 35),
+# whose 2.5th and 97.5th percentiles describe the data's few arrangements, not the statistic's uncertainty.
+MIN_RESAMPLE_UNITS = 4
+# Fewer systems than this give a correlation between system orders so few values (3 systems: tau-b is -1, -1/3,
+# 1/3 or 1) that an interval of it says nothing.
+MIN_INTERVAL_SYSTEMS = 4
+
+
+def interval_checked(interval: list[float] | None, *, value: float | None, units: int, noun: str,
+                     minimum: int = MIN_RESAMPLE_UNITS) -> tuple[list[float] | None, str | None]:
+    """(the interval to show, or None; why there is none): the one rule for an interval that degenerates.
+
+    UNITS are what the bootstrap resampled (NOUN names them: "topics", "items"); fewer than MINIMUM, or resamples
+    that all give one value (a [0.412, 0.412] interval), give no interval and a note saying so, never a zero-width
+    interval that reads as certainty. A VALUE that is undefined has neither (its own why says why)."""
+    if value is None:
+        return None, None
+    if units < minimum:
+        return None, f"too few {noun} to resample: {units} (an interval needs at least {minimum})"
+    if interval is None:
+        return None, "too few resamples with a defined value for an interval"
+    if interval[0] == interval[1]:
+        return None, f"all resamples equal ({interval[0]:.3f}): no spread to show"
+    return interval, None
+
+
+def put_interval(block: dict, key: str, interval: list[float] | None, *, units: int, noun: str,
+                 minimum: int = MIN_RESAMPLE_UNITS) -> None:
+    """Set BLOCK[KEY_ci95] and BLOCK[KEY_ci_note] for the statistic BLOCK[KEY] by interval_checked."""
+    block[f"{key}_ci95"], block[f"{key}_ci_note"] = interval_checked(interval, value=block[key], units=units,
+                                                                     noun=noun, minimum=minimum)
+
+
+def put_order_intervals(block: dict, intervals: dict, keys: Sequence[str], *, systems: int, topics: int,
+                        systems_word: str = "systems", topics_word: str = "topics") -> None:
+    """put_interval for each of KEYS, statistics between two orders of SYSTEMS systems whose intervals resample
+    TOPICS topics: fewer than MIN_INTERVAL_SYSTEMS systems give no interval either, and say so."""
+    for key in keys:
+        if intervals and key not in intervals:  # a statistic the resamples do not recompute: its own why says so
+            block[f"{key}_ci95"] = None
+            continue
+        put_interval(block, key, intervals.get(key), units=topics, noun=topics_word)
+        if block[key] is not None and systems < MIN_INTERVAL_SYSTEMS:
+            block[f"{key}_ci95"] = None
+            block[f"{key}_ci_note"] = (f"too few {systems_word} to resample: {systems} (an interval needs at least "
+                                       f"{MIN_INTERVAL_SYSTEMS})")
 
 
 def bootstrap_interval(n: int, statistic: Callable[[np.ndarray], float | None], *,
@@ -766,10 +871,11 @@ SMALL_TOPICS = 10  # per-topic means over fewer topics are flagged as small samp
 def topic_mean_summary(values: Sequence[float | None]) -> dict:
     """A mean of per-topic statistics as the reports give it: mean_ci95's mean, t-based "ci95" (the interval the
     published studies report, kept so their figures reproduce) and n, plus "bootstrap_ci95", a percentile
-    bootstrap over topics that stays within the statistic's range (the one the pages show), its method, and
-    whether n is a small sample."""
+    bootstrap over topics that stays within the statistic's range (the one the pages show; None with "ci_note"
+    saying why when it degenerates, interval_checked), its method, and whether n is a small sample."""
     summary = mean_ci95(values)
-    summary["bootstrap_ci95"] = mean_interval(values) if summary["n"] >= 2 else None
+    summary["bootstrap_ci95"], summary["ci_note"] = interval_checked(
+        mean_interval(values) if summary["n"] >= 2 else None, value=summary["mean"], units=summary["n"], noun="topics")
     summary["ci_method"] = bootstrap_method("topics")
     summary["small"] = 0 < summary["n"] < SMALL_TOPICS
     return summary

@@ -152,11 +152,12 @@ def system_level_block(systems: list[SystemRows] | list[SystemSides], *, min_out
     block.update(n_pairs=swapped["n_pairs"], n_swaps=swapped["n_swaps"],
                  swaps=[{"systems": swap["runs"], "human": swap["first"], "judge": swap["second"]}
                         for swap in swapped["swaps"]])
-    intervals = (stats.system_correlation_intervals(*topic_matrices(included), resamples=resamples,
-                                                    top={"p": rbo_p, "k": top_k})
+    matrices = topic_matrices(included)
+    intervals = (stats.system_correlation_intervals(*matrices, resamples=resamples, top={"p": rbo_p, "k": top_k})
                  if len(included) >= 2 else {})
-    for key in ("kendall_tau_b", "spearman", "pearson", *rank_agreement.TOP_KEYS):
-        block[f"{key}_ci95"] = intervals.get(key) if block[key] is not None else None
+    # Each with its interval, or None and why (too few systems or topics, all resamples equal): *_ci_note.
+    stats.put_order_intervals(block, intervals, ("kendall_tau_b", "spearman", "pearson", *rank_agreement.TOP_KEYS),
+                              systems=len(included), topics=matrices[0].shape[1], topics_word=topics_word)
     block["kendall_tau_b_at_k_why_no_interval"] = rank_agreement.TOP_NO_INTERVAL
     return block
 

@@ -86,6 +86,14 @@ def test_rater_agreement_per_question(ais_report_campaign):
     assert questions["supported"]["ratings"] == sum(len(row) for row in q2)
     assert questions["interpretable"]["ratings"] == 26
     assert -1 <= questions["attributable"]["krippendorff_alpha"] <= 1
+    # Each with its n (items read: Fleiss the modal panel, alpha every item rated twice), its raters, an interval.
+    assert questions["attributable"]["krippendorff_alpha_items"] == 9
+    assert questions["supported"]["krippendorff_alpha_items"] == 7
+    for block in questions.values():
+        assert block["raters"] == 3
+        for key in ("fleiss_kappa", "krippendorff_alpha"):
+            low, high = block[f"{key}_ci95"]
+            assert -1 <= low <= block[key] <= high <= 1 and block[f"{key}_ci_note"] is None
 
 
 def test_systems_accuracy_bootstrap_se_and_judge_accuracy(ais_report_campaign):
@@ -168,7 +176,8 @@ def test_report_page_shows_the_ais_tables(ais_report_campaign, client, researche
     page = client.get(f"/campaigns/{ais_report_campaign.slug}/report/").content.decode()
     for text in ('id="ais-questions"', "Q2 supported (asked after a yes to Q1)", "AIS accuracy", "± SE",
                  "Where autoais-t5 and the humans disagree most", "answer c2", "(2 of 3 yes)",
-                 "AIS accuracy under human labels", "7 read whole, 2 truncated, 0 read in windows"):
+                 "AIS accuracy under human labels", "7 read whole, 2 truncated, 0 read in windows",
+                 "n = 9 items, 3 raters", "n = 7 items, 3 raters"):
         assert text in page
     csv_text = client.get(f"/campaigns/{ais_report_campaign.slug}/report/systems.csv").content.decode()
     assert csv_text.splitlines()[0] == ("system,n,human,human_se,outputs,ties,open,autoais-t5,autoais-t5_all,"

@@ -201,3 +201,49 @@ def test_the_report_page_says_passages_and_the_qrels_download_per_source(passage
         agreement_report_build(campaign=passage_campaign)["judges"]["grader"]["item"]["krippendorff_alpha_ordinal"])
     client.force_login(annotator)
     assert client.get("/campaigns/dl-passages/report/qrels/consensus.qrels").status_code == 404
+
+
+def _second_assessor(campaign, *, split: set[str]) -> None:
+    """A second assessor grades every passage (k = 2), one grade lower on the passages in SPLIT: those tie."""
+    other = UserFactory(username="nist2")
+    for unit in Unit.objects.filter(campaign=campaign).select_related("item"):
+        grade = HUMAN[unit.item.topic.external_id][unit.item.data["docid"]]
+        grade = max(0, grade - 1) if unit.item.external_id in split else grade
+        if unit.item.external_id in split and grade == HUMAN[unit.item.topic.external_id][unit.item.data["docid"]]:
+            grade = 1
+        HumanJudgment.objects.create(unit=unit, annotator=other, value={"grade": grade}, label=str(grade))
+    Unit.objects.filter(campaign=campaign).update(judgments_needed=2)
+
+
+SPLIT = {"q1/a", "q2/b", "q3/c", "q4/d", "q1/c"}
+
+
+def test_every_number_has_its_n_and_an_interval_or_why_not(passage_campaign, client, researcher):
+    _second_assessor(passage_campaign, split=SPLIT)
+    report = agreement_report_build(campaign=passage_campaign)
+    humans = report["humans"]
+    # Fleiss' kappa and alpha between the two assessors: n (items, raters) and an interval over the 16 passages.
+    assert (humans["fleiss_items"], humans["krippendorff_alpha_items"], humans["raters"]) == (16, 16, 2)
+    for key in ("fleiss_kappa", "krippendorff_alpha"):
+        low, high = humans[f"{key}_ci95"]
+        assert low < humans[key] < high and humans[f"{key}_ci_note"] is None
+    # The 5 passages the two split have no human grade: counted next to each judge's n, not silently gone.
+    item = report["judges"]["grader"]["item"]
+    assert item["n"] == 11 and item["dropped"] == {"ties": 5, "failed": 0}
+    # Three runs over four topics: no interval for the run order, and why; the budget gives no estimate, and why.
+    ndcg = report["judges"]["grader"]["system"]["ndcg_cut_10"]
+    assert (ndcg["n"], ndcg["topics"], ndcg["kendall_tau_b_ci95"]) == (3, 4, None)
+    assert ndcg["kendall_tau_b_ci_note"] == "too few runs to resample: 3 (an interval needs at least 4)"
+    (tau_row,) = [row for row in report["budget"]["rows"]
+                  if row["judge"] == "grader" and row["statistic"] == "system_kendall_tau_b"]
+    assert tau_row["more_labels"] is None and tau_row["why"] == ndcg["kendall_tau_b_ci_note"]
+    # The page shows the same: n beside Fleiss' kappa and alpha, their intervals, the tiles, the dropped, the notes.
+    client.force_login(researcher)
+    page = client.get("/campaigns/dl-passages/report/").content.decode()
+    fleiss = f"[{humans['fleiss_kappa_ci95'][0]:.3f}, {humans['fleiss_kappa_ci95'][1]:.3f}]"
+    for text in ("n = 16 passages, 2 assessors", fleiss,
+                 f"[{humans['krippendorff_alpha_ci95'][0]:.3f}, {humans['krippendorff_alpha_ci95'][1]:.3f}]",
+                 "Fleiss' κ, n = 16 passages, 2 assessors", "n = 3 runs over 4 topics", "dropped: 5 tied",
+                 "no interval: too few runs to resample: 3"):
+        assert text in page, text
+    assert "[1.000, 1.000]" not in page

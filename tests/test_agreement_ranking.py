@@ -17,6 +17,7 @@ import math
 from statistics import mean
 
 import numpy as np
+import krippendorff
 import pytest
 from django.core.management import call_command
 from statsmodels.stats.weightstats import DescrStatsW
@@ -204,8 +205,10 @@ def test_topic_means_with_t_interval(ranking_campaign):
     assert bm25["kendall_tau_b_answers_only"]["n"] == 2  # undefined topics left out
     assert bm25["kendall_tau_b_answers_only"]["mean"] == pytest.approx(-2 / 3)
     assert bm25["kendall_tau_b_answers_only"]["ci95"] == pytest.approx(_t_interval(defined))
-    # The t interval leaves the range of tau-b on two topics; the bootstrap one cannot.
-    assert -1 <= bm25["kendall_tau_b_answers_only"]["bootstrap_ci95"][0] <= bm25["kendall_tau_b_answers_only"]["bootstrap_ci95"][1] <= 1
+    # The t interval leaves the range of tau-b on two topics; two topics are too few to resample, and it says so.
+    assert bm25["kendall_tau_b_answers_only"]["bootstrap_ci95"] is None
+    assert bm25["kendall_tau_b_answers_only"]["ci_note"] == ("too few topics to resample: 2 "
+                                                             "(an interval needs at least 4)")
     assert report["judges"]["good"]["topic_mean_by_dimension"] == {"overall": good}
 
 
@@ -222,6 +225,24 @@ def test_human_ceiling(ranking_campaign):
     assert humans["pairwise_kendall_tau_b"] == [
         {"a": "ann1", "b": "ann2", "kendall_tau_b": pytest.approx(mean(HUMAN_TAU.values())), "n": 3}
     ]
+
+
+def test_rank_alpha_among_annotators_with_n_and_why_no_interval(ranking_campaign, client):
+    alpha = agreement_report_build(campaign=ranking_campaign)["humans"]["rank_alpha"]
+    # Rank positions (tie-group index) per candidate, annotators as raters, over the topics both ranked.
+    position = {qid: {who: {name: i for i, group in enumerate(spec.split()) for name in group.split("=")}
+                      for who, spec in by.items()} for qid, by in RANKINGS.items() if len(by) == 2}
+    reliability = [[position[qid][who][name] for qid in sorted(position) for name, _ in CANDIDATES]
+                   for who in ("ann1", "ann2")]
+    expected = krippendorff.alpha(reliability_data=reliability, level_of_measurement="ordinal")
+    assert alpha["krippendorff_alpha_ordinal"] == pytest.approx(expected)
+    assert (alpha["krippendorff_alpha_items"], alpha["topics"], alpha["raters"]) == (15, 3, 2)
+    assert alpha["krippendorff_alpha_ordinal_ci95"] is None
+    assert alpha["krippendorff_alpha_ordinal_ci_note"] == "too few topics to resample: 3 (an interval needs at least 4)"
+    client.login(username="res", password=PASSWORD)
+    html = client.get("/campaigns/rank/report/").content.decode()
+    assert "n = 15 candidates over 3 topics, 2 annotators" in html
+    assert "no interval: too few topics to resample: 3" in html
 
 
 def test_one_annotator_has_no_ceiling_and_unranked_topics_are_null(db):
@@ -270,7 +291,7 @@ def test_json_document_fields(client, ranking_campaign):
     assert set(document["judges"]["good"]["topic_mean"]) == {"kendall_tau_b", "kendall_tau_b_answers_only", "tau_ap",
                                                               "rbo", "overlap_at_k", "kendall_tau_b_at_k"}
     assert set(document["judges"]["good"]["topic_mean"]["kendall_tau_b"]) == {"mean", "ci95", "n", "bootstrap_ci95",
-                                                                              "ci_method", "small"}
+                                                                              "ci_method", "small", "ci_note"}
     # the API and the command serve the same document
     assert client.get("/api/campaigns/rank/agreement/").json() == document
     out = io.StringIO()
@@ -407,7 +428,8 @@ def test_rankers_against_document_qrels_and_nrp_among_judged_documents(ranking_c
     assert good["map"]["mean"] == pytest.approx(0.75)
     # bm25 the other way round on each topic.
     assert bm25["ndcg_cut_10"]["mean"] == pytest.approx((1 / math.log2(3) + 1) / 2)
-    assert good["ndcg_cut_10"]["bootstrap_ci95"] is not None
+    assert good["ndcg_cut_10"]["bootstrap_ci95"] is None  # two topics: too few to resample, and said
+    assert good["ndcg_cut_10"]["ci_note"] == "too few topics to resample: 2 (an interval needs at least 4)"
     (row,) = report["systems"]
     # Among all documents a3 sits above d2 only in 101 (NRP 0.5) and above both in 102 (1); among the judged ones
     # 101 has only d1, above a3 (0).

@@ -82,7 +82,10 @@ def test_report_has_the_documented_shape(small_campaign):
                 # Agreement at the top of the system orders, and the swaps (agreement.rank_agreement).
                 "tau_ap", "rbo", "overlap_at_k", "kendall_tau_b_at_k", "n_at_k", "tau_ap_ci95", "rbo_ci95",
                 "overlap_at_k_ci95", "kendall_tau_b_at_k_ci95", "kendall_tau_b_at_k_why_no_interval", "n_pairs",
-                "n_swaps", "swaps"} == set(block["system"])
+                "n_swaps", "swaps",
+                # Why an interval is missing where it degenerated (too few systems or topics, resamples equal).
+                "kendall_tau_b_ci_note", "spearman_ci_note", "pearson_ci_note", "tau_ap_ci_note", "rbo_ci_note",
+                "overlap_at_k_ci_note"} == set(block["system"])
         assert set(block["system_all"]) == set(block["system"])
         assert {"cohen_kappa_ci95", "accuracy_ci95", "ci_method", "small"} <= set(block["item"])
         assert block["per_topic"] == [] and block["topic_mean"] == {}  # not computed for qa_correctness
@@ -94,10 +97,16 @@ def test_humans_block(small_campaign):
     # ann1 [no, yes, no, yes] vs ann2 all no: observed 1/2, chance 1/2
     (pair,) = humans["pairwise_cohen_kappa"]
     assert (pair["a"], pair["b"], pair["kappa"], pair["n"], pair["small"]) == ("ann1", "ann2", pytest.approx(0.0), 4, True)
-    assert -1 <= pair["kappa_ci95"][0] <= pair["kappa_ci95"][1] <= 1
+    # ann2 says no throughout: kappa is 0 in every resample, an interval [0, 0] that only looks certain.
+    assert pair["kappa_ci95"] is None and pair["kappa_ci_note"] == "all resamples equal (0.000): no spread to show"
     # p(yes) = 1/4: P_e = 1/16 + 9/16 = 5/8; P-bar = 1/2; (1/2 - 5/8) / (3/8)
     assert humans["fleiss_kappa"] == pytest.approx(-1 / 3)
     assert humans["krippendorff_alpha"] is not None
+    # Each with its n (the items it reads, the raters) and an interval over those items.
+    assert (humans["fleiss_items"], humans["krippendorff_alpha_items"], humans["raters"]) == (4, 4, 2)
+    for key in ("fleiss_kappa", "krippendorff_alpha"):
+        low, high = humans[f"{key}_ci95"]
+        assert -1 <= low <= humans[key] <= high <= 1 and humans[f"{key}_ci_note"] is None
     assert humans["items_labelled"] == 3 and humans["adjudicated"] == 1 and humans["ties"] == 1
 
 
@@ -109,6 +118,11 @@ def test_judge_item_level_against_the_human_label(small_campaign):
     assert judges["judge-a"]["item"]["cohen_kappa"] == pytest.approx(-0.5)  # (1/3 - 5/9) / (4/9)
     # judge-b's failed judgment of "5" is left out and counted
     assert judges["judge-b"]["item"]["n"] == 2 and judges["judge-b"]["item"]["failed"] == 1
+    # Counted next to n, by why; and two questions are too few to resample: no interval, and why.
+    assert judges["judge-b"]["item"]["dropped"] == {"ties": 0, "failed": 1}
+    assert judges["judge-b"]["item"]["cohen_kappa_ci95"] is None
+    assert judges["judge-b"]["item"]["cohen_kappa_ci_note"] == ("too few questions to resample: 2 "
+                                                                "(an interval needs at least 4)")
     assert judges["judge-b"]["item"]["accuracy"] == pytest.approx(0.5)
 
 

@@ -1,13 +1,14 @@
 """The graded report in Chromium at 1280 px, on screen and in print: every table fits inside its card, so no column
 (the judges' "Mean κ per topic", the run orders' "Relative Δ") is cut or hidden behind a scroll bar."""
 
+import re
 from pathlib import Path
 
 import pytest
 
 from annotate.models import Campaign
 from tasktypes.importers.runs_pool import runs_pool_import
-from tests.test_agreement_graded import HUMAN, passage_campaign  # noqa: F401 (fixture)
+from tests.test_agreement_graded import HUMAN, SPLIT, _second_assessor, passage_campaign  # noqa: F401 (fixture)
 
 SHOTS = Path("/tmp/report-shots")
 
@@ -54,8 +55,15 @@ def tagged_runs(passage_campaign, tmp_path):  # noqa: F811
 @pytest.mark.django_db(transaction=True)
 def test_every_report_table_fits_its_card_at_1280_px_and_in_print(tagged_runs, login_page, live_server):
     SHOTS.mkdir(exist_ok=True)
+    _second_assessor(tagged_runs, split=SPLIT)  # k = 2: Fleiss' kappa and alpha, and 5 tied passages dropped
     page = login_page("res")
     page.goto(f"{live_server.url}/campaigns/{tagged_runs.slug}/report/")
+    # Every number with its n and its interval, the tiles too; the tied passages counted beside each judge's n.
+    tile = page.locator("#headline-fleiss").inner_text()
+    assert "n = 16 passages, 2 assessors" in tile and re.search(r"\[-?\d\.\d{3}, -?\d\.\d{3}\]", tile), tile
+    humans = page.locator("#humans").inner_text()
+    assert humans.count("(n = 16 passages, 2 assessors)") == 2, humans
+    assert "dropped: 5 tied" in page.locator("#judges").inner_text()
     assert page.locator("#judges thead th").last.inner_text().startswith("Mean κ per topic")
     assert page.locator("#run-orders thead th").last.inner_text() == "Relative Δ"
     assert "%" in page.locator("#run-orders tbody tr").first.locator("td").last.inner_text()

@@ -90,6 +90,17 @@ def test_a_target_already_met_needs_no_more_labels():
     assert row["width"] == pytest.approx(item.current[1] - item.current[0])
 
 
+def test_a_degenerate_interval_gives_no_estimate_and_says_why_not_zero_more_labels():
+    # 3 runs over 4 topics: tau-b 1 in every resample, the interval [1, 1]; the report gives no interval and a note.
+    flat = budget.BudgetInput("j", "system_kendall_tau_b", "tau-b", "topics", 4, 12, lambda idx: 1.0, [1.0, 1.0])
+    row = budget.budget_estimate(flat, target=0.2)
+    assert row["more_labels"] is None and row["width"] is None
+    assert row["why"] == "all resamples equal: the interval shows no spread to narrow"
+    noted = budget.BudgetInput("j", "system_kendall_tau_b", "tau-b", "topics", 4, 12, lambda idx: 1.0, None,
+                               why="too few runs to resample: 3 (an interval needs at least 4)")
+    assert budget.budget_estimate(noted, target=0.2)["why"] == noted.why
+
+
 def test_an_unusable_fit_gives_no_answer_and_says_why():
     assert budget.width_fit([{"units": 10, "width": 0.5}, {"units": 20, "width": None}, {"units": 30, "width": 0.0}]) \
         == {"c": None, "exponent": None, "usable": False, "note": None,

@@ -164,6 +164,16 @@ def test_editing_the_guidelines_keeps_the_earlier_version(client, qa_campaign, r
     assert 'id="id_guidelines"' in page and "Version *two*.</textarea>" in page
 
 
+def test_an_even_overlap_warns_that_it_invites_ties_and_what_ties_do(client, qa_campaign, researcher):
+    client.force_login(researcher)
+    assert 'id="even-k-warning"' not in client.get("/campaigns/qa/settings/").content.decode()  # k = 1
+    client.post("/campaigns/qa/settings/", {"name": qa_campaign.name, "overlap": "2", "guidelines": ""})
+    page = client.get("/campaigns/qa/settings/").content.decode()
+    assert "Overlap k = 2 is even: it invites ties." in page
+    assert "drops out of every judge comparison" in " ".join(page.split())
+    assert "An odd k, such as 3, cannot tie between two labels." in page
+
+
 def test_each_judgment_records_the_guidelines_it_was_made_under(qa_campaign, researcher, annotator):
     first = judgment_submit(assignment=unit_lease_next(campaign=qa_campaign, annotator=annotator),
                             annotator=annotator, value={"correct": True})

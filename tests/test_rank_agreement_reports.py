@@ -65,7 +65,8 @@ def test_ranking_report_top_measures_by_hand(top_campaign):
     assert rows["3"]["kendall_tau_b_at_k"] == pytest.approx(1 / 3) and rows["3"]["n_at_k"] == 3
     mean = report["judges"]["good"]["topic_mean"]["tau_ap"]
     assert mean["n"] == 3 and mean["mean"] == pytest.approx((0.9375 + 0.75 + rows["3"]["tau_ap"]) / 3)
-    assert mean["bootstrap_ci95"] is not None and mean["ci_method"].startswith("95% percentile bootstrap over topics")
+    assert mean["bootstrap_ci95"] is None and mean["ci_method"].startswith("95% percentile bootstrap over topics")
+    assert mean["ci_note"] == "too few topics to resample: 3 (an interval needs at least 4)"
     assert report["judges"]["good"]["topic_mean"]["kendall_tau_b_at_k"]["n"] == 2  # topic 2's is undefined
     # The ceiling: ann1 against ann2 on topic 1 only, tau-AP both ways (the same here: 0.875).
     humans = report["humans"]
@@ -117,9 +118,9 @@ def test_system_orders_top_measures_and_swaps_by_hand():
     assert block["kendall_tau_b_at_k"] == pytest.approx(-1.0) and block["n_at_k"] == 2
     assert (block["n_pairs"], block["n_swaps"]) == (3, 1)
     assert block["swaps"] == [{"systems": ["A", "B"], "human": [1.0, 0.75], "judge": [0.5, 1.0]}]
-    for key in ("tau_ap", "rbo", "overlap_at_k"):
-        low, high = block[f"{key}_ci95"]
-        assert (-1 if key == "tau_ap" else 0) <= low <= high <= 1
+    for key in ("tau_ap", "rbo", "overlap_at_k"):  # three systems: no interval, and why
+        assert block[f"{key}_ci95"] is None
+        assert block[f"{key}_ci_note"] == "too few systems to resample: 3 (an interval needs at least 4)"
     assert block["kendall_tau_b_at_k_ci95"] is None and "no interval" in block["kendall_tau_b_at_k_why_no_interval"]
     # k = 1: A against B at the top.
     assert system_level_block(systems, min_outputs=1, min_coverage=0.0, top_k=1)["overlap_at_k"] == 0.0
@@ -144,5 +145,6 @@ def test_graded_run_orders_top_measures(passage_campaign):
     # (2/2 (C(2) + C(3)/2) - 1 with C = 0, 2 or 1, 1).
     human_order = sorted(rows, key=lambda name: -rows[name]["human"]["ndcg_cut_10"])
     assert ndcg["tau_ap"] == pytest.approx(0.0 if set(human_order[:2]) == {"r1", "r2"} else 0.5)
-    assert 0 < ndcg["rbo"] < 1 and ndcg["tau_ap_ci95"] is not None
+    assert 0 < ndcg["rbo"] < 1 and ndcg["tau_ap_ci95"] is None
+    assert ndcg["tau_ap_ci_note"] == "too few runs to resample: 3 (an interval needs at least 4)"
     assert report["rank_agreement"] == {"rbo_p": 0.9, "top_k": 5}

@@ -2,6 +2,7 @@
 (another generator, many more resamples) and the libraries' point statistics. Percentile intervals agree to the
 Monte Carlo error of 1,000 resamples; each must stay within its statistic's range."""
 
+import krippendorff
 import numpy as np
 import pytest
 from scipy import stats as scipy_stats
@@ -57,8 +58,6 @@ def test_fleiss_and_krippendorff_by_a_bootstrap_over_units():
     draws = np.random.default_rng(5).integers(0, 80, size=(3000, 80))
     fleiss = [fleiss_kappa(table[d]) for d in draws]
     assert stats.fleiss_kappa_interval(ratings) == pytest.approx(_percentiles(fleiss), abs=TOLERANCE)
-    import krippendorff
-
     counts = np.stack([np.bincount(row, minlength=3) for row in coded]).astype(float)
     alphas = [krippendorff.alpha(value_counts=counts[d], level_of_measurement="nominal") for d in draws[:1500]]
     low, high = stats.krippendorff_alpha_interval(ratings)
@@ -120,3 +119,71 @@ def test_relative_delta_interval_by_resampling_topics():
     point = stats.relative_delta(list(table[group].mean(1)), list(table[~group].mean(1)))
     assert got[0] <= point <= got[1]
     assert stats.relative_delta_interval(runs, set()) is None  # no tagged run: nothing to compare
+
+
+# --- An interval that degenerates says so (stats.interval_checked), never a zero-width [x, x] ---
+
+
+def test_an_interval_whose_resamples_are_all_equal_is_none_with_a_note():
+    assert stats.interval_checked([1.0, 1.0], value=1.0, units=12, noun="topics") == (
+        None, "all resamples equal (1.000): no spread to show")
+    assert stats.interval_checked([0.2, 0.6], value=0.4, units=12, noun="topics") == ([0.2, 0.6], None)
+    # An undefined statistic has its own why; no note about an interval it never had.
+    assert stats.interval_checked(None, value=None, units=1, noun="topics") == (None, None)
+
+
+def test_too_few_units_to_resample_give_no_interval_and_say_how_many():
+    interval, note = stats.interval_checked([0.1, 0.9], value=0.5, units=3, noun="topics")
+    assert interval is None and note == "too few topics to resample: 3 (an interval needs at least 4)"
+
+
+def test_three_runs_over_four_topics_give_no_system_order_interval():
+    # Three runs that every topic orders alike: tau-b is 1 in every resample of the four topics.
+    per_topic = {run: {t: base + 0.01 * i for i, t in enumerate("abcd")} for run, base in
+                 (("r1", 0.2), ("r2", 0.5), ("r3", 0.8))}
+    intervals = stats.run_correlation_intervals(per_topic, per_topic)
+    assert intervals["kendall_tau_b"] == [1.0, 1.0]  # what the page used to print as [1.000, 1.000]
+    block = {"kendall_tau_b": 1.0, "spearman": 1.0}
+    stats.put_order_intervals(block, intervals, ("kendall_tau_b", "spearman"), systems=3, topics=4, systems_word="runs")
+    assert block["kendall_tau_b_ci95"] is None and block["spearman_ci95"] is None
+    assert block["kendall_tau_b_ci_note"] == "too few runs to resample: 3 (an interval needs at least 4)"
+
+
+def test_rater_agreement_carries_n_raters_and_intervals_of_fleiss_and_alpha():
+    ratings = [list(RNG.choice(["a", "b"], size=3, p=[0.7, 0.3])) for _ in range(60)] + [["a"]] * 5
+    block = stats.rater_agreement(ratings, raters=3)
+    assert block["raters"] == 3
+    assert block["fleiss_items"] == 60 and block["krippendorff_alpha_items"] == 60  # single ratings read by neither
+    assert block["fleiss_kappa"] == pytest.approx(stats.fleiss_kappa(ratings))
+    assert block["krippendorff_alpha"] == pytest.approx(stats.krippendorff_alpha_units(ratings))
+    for key in ("fleiss_kappa", "krippendorff_alpha"):
+        low, high = block[f"{key}_ci95"]
+        assert -1 <= low < block[key] < high <= 1 and block[f"{key}_ci_note"] is None
+    # Three items rated twice: too few to resample, said with the count.
+    few = stats.rater_agreement([["a", "b"], ["a", "a"], ["b", "b"]], raters=2)
+    assert few["fleiss_kappa"] is not None and few["fleiss_kappa_ci95"] is None
+    assert few["fleiss_kappa_ci_note"] == "too few items to resample: 3 (an interval needs at least 4)"
+
+
+def test_topic_mean_of_equal_values_has_no_bootstrap_interval_but_a_note():
+    summary = stats.topic_mean_summary([1.0, 1.0, 1.0, 1.0, 1.0])
+    assert summary["bootstrap_ci95"] is None
+    assert summary["ci_note"] == "all resamples equal (1.000): no spread to show"
+
+
+def test_rank_alpha_has_an_interval_over_topics_when_there_are_enough():
+    rng = np.random.default_rng(7)
+    topics = []
+    for _ in range(12):  # two annotators who mostly agree on five candidates
+        order = rng.permutation(5)
+        other = order.copy()
+        i = rng.integers(0, 4)
+        other[[i, i + 1]] = other[[i + 1, i]]
+        topics.append([[int(order[c]), int(other[c])] for c in range(5)])
+    block = stats.rank_alpha(topics, raters=2)
+    assert (block["krippendorff_alpha_items"], block["topics"]) == (60, 12)
+    reliability = [[unit[r] for topic in topics for unit in topic] for r in (0, 1)]
+    assert block["krippendorff_alpha_ordinal"] == pytest.approx(
+        krippendorff.alpha(reliability_data=reliability, level_of_measurement="ordinal"))
+    low, high = block["krippendorff_alpha_ordinal_ci95"]
+    assert -1 <= low < block["krippendorff_alpha_ordinal"] < high <= 1

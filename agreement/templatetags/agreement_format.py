@@ -40,17 +40,50 @@ def ci95(summary) -> str:
     summary = summary or {}
     interval = summary.get("bootstrap_ci95") or (None if "bootstrap_ci95" in summary else summary.get("ci95"))
     if not interval:
+        if summary.get("ci_note"):
+            return format_html('<span class="ci-inline muted ci-note">no interval: {}</span>', summary["ci_note"])
         return format_html('<span class="undefined" title="{}">—</span>', "undefined: fewer than two topics with a value")
     method = summary.get("ci_method") or "t-based 95% interval"
     return format_html('<span class="ci-inline" title="{}">[{}, {}]</span>', method, f"{float(interval[0]):.3f}",
                        f"{float(interval[1]):.3f}")
 
 
+def _interval_html(bounds, note, *, inline: bool) -> str:
+    tag, css = ("span", "ci-inline muted") if inline else ("div", "ci-under muted")
+    if bounds:
+        return format_html('<{} class="{}" title="95% interval">[{}, {}]</{}>', tag, css, f"{float(bounds[0]):.3f}",
+                           f"{float(bounds[1]):.3f}", tag)
+    if note:
+        # Under a number in a table cell: the note's first clause ("too few runs to resample: 3"), the whole of it
+        # on hover, so a column of notes stays as narrow as its numbers.
+        shown = note if inline else note.split(" (an interval", 1)[0]
+        return format_html('<{} class="{} ci-note" title="{}">no interval: {}</{}>', tag, css, note, shown, tag)
+    return ""
+
+
+@register.filter
+def ci(block, key: str) -> str:
+    """BLOCK's interval of the statistic KEY (BLOCK[KEY_ci95]) under its number, or, when it degenerated, why there
+    is none (BLOCK[KEY_ci_note], agreement.stats.interval_checked); nothing when the statistic has neither."""
+    block = block or {}
+    return _interval_html(block.get(f"{key}_ci95"), block.get(f"{key}_ci_note"), inline=False)
+
+
+@register.filter
+def ci_inline(block, key: str) -> str:
+    """`ci` within a line of text."""
+    block = block or {}
+    return _interval_html(block.get(f"{key}_ci95"), block.get(f"{key}_ci_note"), inline=True)
+
+
 @register.filter
 def interval(bounds) -> str:
-    """[lo, hi] -> a small "[0.500, 0.780]" under the number it belongs to; nothing when there is none."""
+    """[lo, hi] -> a small "[0.500, 0.780]" under the number it belongs to; nothing when there is none; a note in
+    place of an interval whose resamples were all equal (zero width: no spread, not certainty)."""
     if not bounds:
         return ""
+    if float(bounds[0]) == float(bounds[1]):
+        return _interval_html(None, f"all resamples equal ({float(bounds[0]):.3f}): no spread to show", inline=False)
     return format_html('<div class="ci-under muted" title="95% interval">[{}, {}]</div>', f"{float(bounds[0]):.3f}",
                        f"{float(bounds[1]):.3f}")
 
