@@ -238,6 +238,7 @@ def test_every_number_has_its_n_and_an_interval_or_why_not(passage_campaign, cli
                   if row["judge"] == "grader" and row["statistic"] == "system_kendall_tau_b"]
     assert tau_row["more_labels"] is None and tau_row["why"] == ndcg["kendall_tau_b_ci_note"]
     # The page shows the same: n beside Fleiss' kappa and alpha, their intervals, the tiles, the dropped, the notes.
+    report_stored(passage_campaign)  # as the worker leaves it: a first open never builds
     client.force_login(researcher)
     page = client.get("/campaigns/dl-passages/report/").content.decode()
     fleiss = f"[{humans['fleiss_kappa_ci95'][0]:.3f}, {humans['fleiss_kappa_ci95'][1]:.3f}]"
