@@ -8,6 +8,7 @@ import pytest
 
 from annotate.models import Campaign
 from tasktypes.importers.runs_pool import runs_pool_import
+from tests.reports import report_stored
 from tests.test_agreement_graded import HUMAN, SPLIT, _second_assessor, passage_campaign  # noqa: F401 (fixture)
 
 SHOTS = Path("/tmp/report-shots")
@@ -56,6 +57,7 @@ def tagged_runs(passage_campaign, tmp_path):  # noqa: F811
 def test_every_report_table_fits_its_card_at_1280_px_and_in_print(tagged_runs, login_page, live_server):
     SHOTS.mkdir(exist_ok=True)
     _second_assessor(tagged_runs, split=SPLIT)  # k = 2: Fleiss' kappa and alpha, and 5 tied passages dropped
+    report_stored(tagged_runs)  # as the worker leaves it: a first open never builds
     page = login_page("res")
     page.goto(f"{live_server.url}/campaigns/{tagged_runs.slug}/report/")
     # Every number with its n and its interval, the tiles too; the tied passages counted beside each judge's n.

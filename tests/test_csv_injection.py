@@ -20,6 +20,7 @@ from annotate.services.campaigns import campaign_get_or_create
 from judges.models import Judge, ModelJudgment
 from tasktypes.importers.runs_pool import runs_pool_import
 from tests.factories import PASSWORD, MembershipFactory, TopicFactory, UserFactory
+from tests.reports import report_stored
 from tests.test_agreement_ranking import ranking_campaign  # noqa: F401 (fixture)
 from tests.test_agreement_report import small_campaign  # noqa: F401 (fixture)
 
@@ -68,6 +69,7 @@ def _hostile(campaign, *, systems: list[str], topic: str | None = None,
 
 def _downloads(client, campaign) -> list[str]:
     """Every cell of the campaign's three CSV downloads, as its researcher gets them."""
+    report_stored(campaign)  # as the worker leaves it: a first open never builds
     assert client.login(username="res", password=PASSWORD)
     cells = []
     for table in ("systems", "judges", "topics"):
