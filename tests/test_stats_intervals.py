@@ -187,3 +187,10 @@ def test_rank_alpha_has_an_interval_over_topics_when_there_are_enough():
         krippendorff.alpha(reliability_data=reliability, level_of_measurement="ordinal"))
     low, high = block["krippendorff_alpha_ordinal_ci95"]
     assert -1 <= low < block["krippendorff_alpha_ordinal"] < high <= 1
+
+
+def test_the_page_prints_a_bound_a_hair_below_zero_as_zero_not_minus_zero():
+    from agreement.templatetags.agreement_format import interval, num3
+
+    assert "[0.000, 0.429]" in interval([-1e-12, 0.4291])
+    assert num3(-0.0001) == "0.000" and num3(-0.0006) == "-0.001"

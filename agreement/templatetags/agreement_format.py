@@ -14,6 +14,12 @@ register = template.Library()
 UNDEFINED = "undefined on this data"
 
 
+def _three(value) -> str:
+    """VALUE to three decimals, without the "-0.000" that a bound a hair below zero would print."""
+    text = f"{float(value):.3f}"
+    return "0.000" if text == "-0.000" else text
+
+
 @register.filter
 def num3(value, why: str = UNDEFINED):
     """0.73457 -> "0.735"; None -> an em dash whose tooltip (title) gives WHY.
@@ -23,7 +29,7 @@ def num3(value, why: str = UNDEFINED):
     """
     if value is None or value == "":
         return format_html('<span class="undefined" title="{}">—</span>', why)
-    return f"{float(value):.3f}"
+    return _three(value)
 
 
 @register.filter
@@ -44,15 +50,15 @@ def ci95(summary) -> str:
             return format_html('<span class="ci-inline muted ci-note">no interval: {}</span>', summary["ci_note"])
         return format_html('<span class="undefined" title="{}">—</span>', "undefined: fewer than two topics with a value")
     method = summary.get("ci_method") or "t-based 95% interval"
-    return format_html('<span class="ci-inline" title="{}">[{}, {}]</span>', method, f"{float(interval[0]):.3f}",
-                       f"{float(interval[1]):.3f}")
+    return format_html('<span class="ci-inline" title="{}">[{}, {}]</span>', method, _three(interval[0]),
+                       _three(interval[1]))
 
 
 def _interval_html(bounds, note, *, inline: bool) -> str:
     tag, css = ("span", "ci-inline muted") if inline else ("div", "ci-under muted")
     if bounds:
-        return format_html('<{} class="{}" title="95% interval">[{}, {}]</{}>', tag, css, f"{float(bounds[0]):.3f}",
-                           f"{float(bounds[1]):.3f}", tag)
+        return format_html('<{} class="{}" title="95% interval">[{}, {}]</{}>', tag, css, _three(bounds[0]),
+                           _three(bounds[1]), tag)
     if note:
         # Under a number in a table cell: the note's first clause ("too few runs to resample: 3"), the whole of it
         # on hover, so a column of notes stays as narrow as its numbers.
@@ -83,9 +89,9 @@ def interval(bounds) -> str:
     if not bounds:
         return ""
     if float(bounds[0]) == float(bounds[1]):
-        return _interval_html(None, f"all resamples equal ({float(bounds[0]):.3f}): no spread to show", inline=False)
-    return format_html('<div class="ci-under muted" title="95% interval">[{}, {}]</div>', f"{float(bounds[0]):.3f}",
-                       f"{float(bounds[1]):.3f}")
+        return _interval_html(None, f"all resamples equal ({_three(bounds[0])}): no spread to show", inline=False)
+    return format_html('<div class="ci-under muted" title="95% interval">[{}, {}]</div>', _three(bounds[0]),
+                       _three(bounds[1]))
 
 
 @register.filter
