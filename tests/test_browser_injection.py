@@ -507,6 +507,7 @@ def test_judge_panel(injected, visit, task_type):
 @browser
 def test_browsable_api(injected, visit, task_type):
     """DRF's HTML view of the report API shows the JSON document, names JSON-escaped but not HTML-interpreted."""
+    report_stored(injected)  # as the worker leaves it: before, the API answers 202 with a status URL
     page, _ = visit("res", f"/api/campaigns/{injected.slug}/agreement/")
     assert_shown(shown_text(page), [json.dumps(name, ensure_ascii=False)[1:-1] for name in JUDGE_NAMES])
 
