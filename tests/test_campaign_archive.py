@@ -56,7 +56,8 @@ SCHEMA_APPS = ("annotate", "judges", "agreement")
 def _report(campaign) -> str:
     """The report document as the report.json download and the API serve it, but for the item ids it names (the
     AIS disagreements point at their items by id): those are given as the items' external ids, since ids belong
-    to one database and an import makes new ones."""
+    to one database and an import makes new ones. Numbers are compared to 12 significant digits: PostgreSQL may hand
+    the imported rows back in another order, and a mean summed in another order can differ in its last bit."""
     external = dict(Item.objects.filter(campaign=campaign).values_list("pk", "external_id"))
 
     def ids_named(value):
@@ -65,6 +66,8 @@ def _report(campaign) -> str:
                     for key, inner in value.items()}
         if isinstance(value, list):
             return [ids_named(inner) for inner in value]
+        if type(value) is float:
+            return float(f"{value:.12g}")
         return value
     return json.dumps(ids_named(agreement_report_build(campaign=campaign)), sort_keys=True, ensure_ascii=False)
 
