@@ -37,6 +37,12 @@ class StoredReport(models.Model):
     queued_at = models.DateTimeField(
         null=True, blank=True, help_text="When a background rebuild was queued and not yet started.")
     queue_error = models.TextField(blank=True, help_text="Why the last rebuild could not be queued; empty when it was.")
+    failed_version = models.BigIntegerField(
+        null=True, blank=True,
+        help_text="The data version whose build failed; null once a build succeeds. Opens at that version queue no "
+                  "other build (it would fail the same way): the next change of the campaign's data tries again.")
+    build_error = models.TextField(
+        blank=True, help_text="Why the last build failed (the exception's type and message); empty once one succeeds.")
 
     class Meta:
         constraints = [

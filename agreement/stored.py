@@ -13,6 +13,9 @@
   BUILDING): the page says "Building…" with the build's step (agreement.build_steps, recorded on the lock row) and how
   long it has run, the API and downloads answer 202. Nothing is ever built inline in a request. Where no worker runs
   (manage.py load_demo, agreement_report --stored) they call the task's body, stored_report_rebuild, in the process.
+- A build that raises records the data version it failed at and why (FAILED): the page and the API say so, with the
+  stored report if there is one, instead of waiting forever, and opens at that version queue nothing more (the same
+  data would fail the same way). The next change of the campaign's data, or agreement_report --stored, tries again.
 """
 
 import json
@@ -23,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 from kombu.exceptions import KombuError
 
@@ -42,6 +45,8 @@ logger = logging.getLogger(__name__)
 BUILD_TIMEOUT = timedelta(minutes=15)
 # A rebuild queued this long ago and never started (its message was lost) is queued again by the next open.
 QUEUE_TIMEOUT = timedelta(minutes=15)
+# The longest build error kept for the page (the whole traceback is in the worker's log).
+BUILD_ERROR_CHARS = 500
 # How long queueing waits for an unreachable broker before the page says the update could not be queued.
 PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
 
@@ -49,6 +54,7 @@ CURRENT = "current"  # the stored report is of the campaign's data version
 UPDATING = "updating"  # the stored report is older; a rebuild is queued or running
 BUILDING = "building"  # nothing is stored yet: the first build is queued or running; no document to show
 QUEUE_FAILED = "queue-failed"  # the (re)build could not be queued (broker unreachable); the stored report if any
+FAILED = "failed"  # the build at the campaign's data version failed (build_error); the stored report if any
 QUEUED_NOW = "queued-now"  # internal to _rebuild_queue's caller: published here, read the row once more
 
 
@@ -75,6 +81,7 @@ class OpenedReport:
     building_step: str = ""  # the running build's step (agreement.build_steps), "" when none runs
     building_seconds: float | None = None  # how long the running build has run
     queue_error: str = ""
+    build_error: str = ""  # why the build at this data version failed (state FAILED), else ""
     _extras: bytes | dict | None = field(default=None, repr=False)
 
     @property
@@ -99,7 +106,13 @@ def _opened(row: StoredReport, *, state: str, data_version: int) -> OpenedReport
                         build_seconds=row.build_seconds, building=held,
                         building_step=row.building_step if held else "",
                         building_seconds=(timezone.now() - row.building_since).total_seconds() if held else None,
-                        queue_error=row.queue_error, _extras=row.extras)
+                        queue_error=row.queue_error,
+                        build_error=row.build_error if state == FAILED else "", _extras=row.extras)
+
+
+def _failed_here(row: StoredReport, data_version: int) -> bool:
+    """Whether the build at DATA_VERSION failed and none runs now: opening it again must not queue the same failure."""
+    return row.failed_version is not None and row.failed_version >= data_version and not _lock_held(row)
 
 
 def _lock_held(row: StoredReport) -> bool:
@@ -120,6 +133,8 @@ def report_for_open(*, campaign: Campaign) -> OpenedReport:
         row = StoredReport.objects.get(campaign_id=campaign.pk)
     if row.version is not None and row.version >= data_version:
         return _opened(row, state=CURRENT, data_version=data_version)
+    if _failed_here(row, data_version):
+        return _opened(row, state=FAILED, data_version=data_version)
     state = _rebuild_queue(row=row)
     if state == QUEUE_FAILED:
         row.refresh_from_db(fields=["queue_error"])
@@ -128,6 +143,8 @@ def report_for_open(*, campaign: Campaign) -> OpenedReport:
         row.refresh_from_db()
         if row.version is not None and row.version >= data_version:
             return _opened(row, state=CURRENT, data_version=data_version)
+        if _failed_here(row, data_version):
+            return _opened(row, state=FAILED, data_version=data_version)
         state = UPDATING
     if state == UPDATING and row.version is None:
         state = BUILDING
@@ -141,16 +158,18 @@ def stored_report_status(*, campaign: Campaign) -> dict:
     data_version = campaign_data_version(campaign_id=campaign.pk)
     row = (StoredReport.objects.filter(campaign_id=campaign.pk)
            .only("version", "built_at", "build_seconds", "building_since", "building_version", "building_step",
-                 "queued_at", "queue_error").first())
+                 "queued_at", "queue_error", "failed_version", "build_error").first())
     if row is None:
         return {"report_version": None, "data_version": data_version, "updating": True, "building": False,
-                "step": None, "building_seconds": None, "queue_error": None, "built_at": None}
+                "step": None, "building_seconds": None, "queue_error": None, "build_error": None, "built_at": None}
     held = _lock_held(row)
     return {"report_version": row.version, "data_version": data_version,
             "updating": row.version is None or row.version < data_version, "building": held,
             "step": (row.building_step or None) if held else None,
             "building_seconds": round((timezone.now() - row.building_since).total_seconds(), 1) if held else None,
-            "queue_error": row.queue_error or None, "built_at": row.built_at.isoformat() if row.built_at else None}
+            "queue_error": row.queue_error or None,
+            "build_error": (row.build_error or None) if _failed_here(row, data_version) else None,
+            "built_at": row.built_at.isoformat() if row.built_at else None}
 
 
 # --- Building ---
@@ -189,6 +208,14 @@ def _lock_release(*, campaign_id: int, token: datetime) -> None:
         building_version=None, building_since=None, building_step="")
 
 
+def _failure_record(*, campaign_id: int, token: datetime, exc: BaseException) -> None:
+    """Release the lock TOKEN, recording that the build at its data version failed and why."""
+    reason = f"{type(exc).__name__}: {exc}"[:BUILD_ERROR_CHARS]
+    StoredReport.objects.filter(campaign_id=campaign_id, building_since=token).update(
+        failed_version=F("building_version"), build_error=reason, building_version=None, building_since=None,
+        building_step="")
+
+
 def _step_record(*, campaign_id: int, token: datetime):
     """A build_steps listener that writes each step on the lock row while the lock TOKEN is held (one UPDATE each;
     a worker runs in autocommit, so the page's poll sees it at once)."""
@@ -201,7 +228,7 @@ def _store(*, campaign_id: int, token: datetime, version: int, document: dict, e
     """Store the build and release its lock, in one UPDATE. A build whose lock was taken over still stores what it
     built where nothing newer is stored."""
     values = {"version": version, "document": _pack(document), "extras": _pack(extras), "built_at": timezone.now(),
-              "build_seconds": seconds}
+              "build_seconds": seconds, "failed_version": None, "build_error": ""}
     if not StoredReport.objects.filter(campaign_id=campaign_id, building_since=token).update(
             building_version=None, building_since=None, building_step="", **values):
         StoredReport.objects.filter(campaign_id=campaign_id).filter(
@@ -213,6 +240,9 @@ def _build_store(*, campaign: Campaign, token: datetime) -> tuple[int, dict]:
     try:
         with build_steps_reported(_step_record(campaign_id=campaign.pk, token=token)):
             version, document, extras, seconds = _build(campaign=campaign)
+    except Exception as exc:  # a defect, or the task's soft time limit: said on the page, logged by Celery
+        _failure_record(campaign_id=campaign.pk, token=token, exc=exc)
+        raise
     except BaseException:
         _lock_release(campaign_id=campaign.pk, token=token)
         raise

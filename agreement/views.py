@@ -24,7 +24,7 @@ from agreement.counting import RULE_QA_EVAL
 from agreement.exports import judges_csv, systems_csv, topics_csv
 from agreement.plots import FORMATS, report_plot, report_plot_names
 from agreement.report_graded import MEASURE_NAMES, qrels_text
-from agreement.stored import QUEUE_FAILED, OpenedReport, report_for_open, stored_report_status
+from agreement.stored import FAILED, QUEUE_FAILED, OpenedReport, report_for_open, stored_report_status
 from annotate.access import campaign_for_researcher
 from annotate.task_types import LAYOUT_ATTRIBUTION, LAYOUT_GRADES, LAYOUT_RANKING, task_type_get
 
@@ -46,7 +46,14 @@ RETRY_AFTER_S = 5
 
 def _not_built(campaign, opened: OpenedReport, status_url: str) -> JsonResponse:
     """The answer to a download or API request while no report is stored: 202 with where to poll (Location,
-    Retry-After), or 503 when the build could not be queued, saying why and what to start."""
+    Retry-After), 503 when the build could not be queued, saying why and what to start, or 500 when the build failed,
+    saying why."""
+    if opened.state == FAILED:
+        body = {"status": "failed", "detail": f"The report of campaign {campaign.slug!r} could not be built: "
+                f"{opened.build_error}. This is a fault in Concord, not in the data; the worker's log has the whole "
+                f"traceback. The build is tried again when the campaign's data changes.",
+                "build_error": opened.build_error, "status_url": status_url}
+        return JsonResponse(body, status=500)
     if opened.state == QUEUE_FAILED:
         body = {"status": "not queued", "detail": f"No report of campaign {campaign.slug!r} is stored yet, and "
                 f"{opened.queue_error}. Start the worker (or the broker named by CELERY_BROKER_URL), then retry.",
@@ -335,11 +342,13 @@ class AgreementReportAPI(APIView):
     of the stored copy comes in headers: X-Report-Version (the data version it was built from), X-Data-Version (the
     campaign's now) and X-Report-Updating ("true" while a newer one builds in the background). Before the first build
     is stored: 202 with the status URL (also in Location) and Retry-After, never a request held while it builds; 503
-    when the build could not be queued."""
+    when the build could not be queued; 500 when it failed (build_error says why). A stale report whose rebuild
+    failed is served with X-Report-Build-Error."""
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(responses={200: OpenApiTypes.OBJECT, 202: OpenApiTypes.OBJECT, 503: OpenApiTypes.OBJECT},
+    @extend_schema(responses={200: OpenApiTypes.OBJECT, 202: OpenApiTypes.OBJECT, 500: OpenApiTypes.OBJECT,
+                              503: OpenApiTypes.OBJECT},
                    summary="The campaign's agreement report (DESIGN.md §5)")
     def get(self, request, slug):
         campaign = campaign_for_researcher(request.user, slug)
@@ -349,5 +358,7 @@ class AgreementReportAPI(APIView):
         response = Response(opened.document)
         response["X-Report-Version"] = str(opened.version)
         response["X-Data-Version"] = str(opened.data_version)
-        response["X-Report-Updating"] = "true" if opened.updating else "false"
+        response["X-Report-Updating"] = "true" if opened.updating and opened.state != FAILED else "false"
+        if opened.state == FAILED:
+            response["X-Report-Build-Error"] = opened.build_error.encode("ascii", "backslashreplace").decode()[:200]
         return response

@@ -13,14 +13,25 @@ from annotate.selectors.adjudication import adjudication_queue
 from judges.endpoints import endpoint_for_judge
 from judges.families import family_get
 from judges.models import JudgeRun, ModelJudgment
+from judges.tasks import judge_batch
 from tasktypes import demo_assist
 from tasktypes.management.commands.load_demo import DEMO_ENDPOINT, DEMO_PASSWORD, DEMOS, demo_users_ensure
-from tests.judges_support import eager  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_load_demo_twice_builds_both_campaigns_and_ranks_with_bm25_and_minilm(eager, settings):
+@pytest.fixture
+def no_worker(monkeypatch):
+    """As right after ./scripts/start's load_demo, before its worker has taken anything: the judge batches published
+    are kept here, never delivered."""
+    from judges import services
+
+    published = []
+    monkeypatch.setattr(services, "_batches_publish", lambda **batches: published.append(batches))
+    return published
+
+
+def test_load_demo_twice_builds_both_campaigns_and_ranks_with_bm25_and_minilm(no_worker, settings):
     # The judges' boundary of a fresh ./scripts/start (config.settings.local with no environment; checked in
     # tests/test_judge_safe_defaults.py): the demo's judges run with the packaged models and its registered endpoint.
     settings.JUDGE_ALLOWED_HOSTS, settings.JUDGE_MODEL_DIRS = [], []
@@ -29,7 +40,12 @@ def test_load_demo_twice_builds_both_campaigns_and_ranks_with_bm25_and_minilm(ea
     call_command("load_demo", stdout=io.StringIO())  # idempotent
 
     assert get_user_model().objects.get(username="researcher").has_perm("annotate.add_campaign")
-    # Every demo's report was built and stored by load_demo: a newcomer's first open shows it, current.
+    # The rankers judged in load_demo's process, before the reports were built; their queued batches, taken by a
+    # worker later, find the runs finished and judge nothing.
+    assert sorted(batches["run_id"] for batches in no_worker) == sorted(JudgeRun.objects.values_list("id", flat=True))
+    assert all(judge_batch(batches["run_id"], batches["batches"][0]) == 0 for batches in no_worker)
+    # Every demo's report was built and stored by load_demo, with the rankers' verdicts: a newcomer's first open
+    # shows it, current.
     client = Client()
     client.force_login(get_user_model().objects.get(username="researcher"))
     for slug in DEMOS:

@@ -320,6 +320,67 @@ def test_the_command_builds_fresh_unless_asked_for_the_stored_report(small_campa
     assert len(queued) == 1
 
 
+def _build_fails(monkeypatch, builds):
+    """Every build raises from now on; returns what puts the (counted) build back."""
+    build = stored.agreement_report_build
+
+    def fails(*, campaign):
+        builds.append(campaign.slug)
+        raise ValueError("no such column: demo")
+
+    monkeypatch.setattr(stored, "agreement_report_build", fails)
+    return lambda: monkeypatch.setattr(stored, "agreement_report_build", build)
+
+
+def test_a_build_that_fails_is_said_and_not_queued_again_until_the_data_changes(  # noqa: F811
+        res, small_campaign, builds, queued, monkeypatch, django_capture_on_commit_callbacks):
+    mended = _build_fails(monkeypatch, builds)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert "Building…" in res.get(PAGE).content.decode()
+    with pytest.raises(ValueError):
+        report_rebuild(*queued[0][0])  # the worker's task fails; Celery logs the traceback
+    row = StoredReport.objects.get(campaign=small_campaign)
+    assert (row.failed_version, row.build_error, row.building_since) == (0, "ValueError: no such column: demo", None)
+
+    # The page says why instead of "Building…" for ever; the API answers 500 with the reason; nothing more queued.
+    with django_capture_on_commit_callbacks(execute=True):
+        html = res.get(PAGE).content.decode()
+        api = res.get("/api/campaigns/small/agreement/")
+        download = res.get("/campaigns/small/report/systems.csv")
+    assert "Could not be built:" in html and "ValueError: no such column: demo" in html and "Building…" not in html
+    assert api.status_code == 500 and api.json()["build_error"] == "ValueError: no such column: demo"
+    assert download.status_code == 500 and len(queued) == 1 and builds == ["small"]
+    status = res.get("/campaigns/small/report/status.json").json()
+    assert (status["report_version"], status["build_error"]) == (None, "ValueError: no such column: demo")
+
+    # A change of the data tries again; a build that succeeds clears the failure.
+    mended()
+    _counting_rule_changed(small_campaign)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert "Building…" in res.get(PAGE).content.decode()
+    assert len(queued) == 2
+    report_rebuild(*queued[1][0])
+    html = res.get(PAGE).content.decode()
+    assert 'id="headline"' in html and "Could not be built" not in html
+    row = StoredReport.objects.get(campaign=small_campaign)
+    assert (row.version, row.failed_version, row.build_error) == (1, None, "")
+
+
+def test_a_failed_rebuild_keeps_the_last_report_and_says_why(res, small_campaign, builds, queued,  # noqa: F811
+                                                              monkeypatch, django_capture_on_commit_callbacks):
+    report_stored(small_campaign)
+    _counting_rule_changed(small_campaign)
+    _build_fails(monkeypatch, builds)
+    with pytest.raises(ValueError):
+        stored_report_rebuild(campaign_id=small_campaign.pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        html = res.get(PAGE).content.decode()
+        api = res.get("/api/campaigns/small/agreement/")
+    assert "Counting rule <strong>concord</strong>" in html and "could not be built" in html and "Updating…" not in html
+    assert api.status_code == 200 and api["X-Report-Updating"] == "false"
+    assert api["X-Report-Build-Error"] == "ValueError: no such column: demo" and queued == []
+
+
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_the_page_says_updating_then_swaps_in_the_new_report(small_campaign, login_page, live_server, queued,  # noqa: F811

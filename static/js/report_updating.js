@@ -31,7 +31,8 @@
     fetch(url, {credentials: "same-origin", headers: {"Accept": "application/json"}})
       .then(function (response) { return response.ok ? response.json() : null; })
       .then(function (status) {
-        if (status && status.report_version !== null && status.report_version > shown) {
+        // A newer report is stored, or the build failed (the page then says why and stops waiting).
+        if (status && ((status.report_version !== null && status.report_version > shown) || status.build_error)) {
           sessionStorage.setItem(KEY, String(window.scrollY));
           window.location.reload();
           return;

@@ -43,7 +43,7 @@ class Command(BaseCommand):
             report = opened.document
             if opened.updating:
                 self.stderr.write(f"stored report of data version {opened.version}, the data is at {opened.data_version}"
-                                  f": {opened.queue_error or 'a rebuild is queued'}")
+                                  f": {opened.build_error or opened.queue_error or 'a rebuild is queued'}")
         else:
             report = agreement_report_build(campaign=found)
         if as_json:

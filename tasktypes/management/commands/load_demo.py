@@ -23,6 +23,7 @@ from annotate.models import Campaign, Role
 from annotate.services.campaigns import campaign_creator_grant, membership_add
 from judges.models import Judge, ModelEndpoint
 from judges.services import judge_run_start
+from judges.tasks import judge_run_here
 from tasktypes.demo_ais import ais_demo_simulate
 from tasktypes.demo_assist import assist_demo_simulate
 
@@ -135,6 +136,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, no_reports: bool = False, **options):
         users = demo_users_ensure()
+        runs = []  # the demo rankers' runs started now
         for slug, demo in DEMOS.items():
             created = not Campaign.objects.filter(slug=slug).exists()
             if created:
@@ -159,7 +161,7 @@ class Command(BaseCommand):
                     if not Judge.objects.filter(campaign=campaign, name=name).exists():
                         run = judge_run_start(campaign=campaign, name=name, family=family, config={},
                                               created_by=users[DEMO_RESEARCHER])
-                        self.stdout.write(f"queued run {run.id} of judge {name} ({family}) on {slug}")
+                        runs.append((run, name, slug))
             if created and demo.get("simulate"):
                 made = assist_demo_simulate(campaign=campaign, truth_path=demo["simulate"],
                                             adjudicator=users[DEMO_ADJUDICATOR])
@@ -171,6 +173,10 @@ class Command(BaseCommand):
                          *[arg for slug in DEMOS for arg in ("--campaign", slug)],
                          "--notes", "A server you start on this machine's port 8080 (llama.cpp server, vLLM, Ollama).",
                          stdout=self.stdout)
+        # The rankers judge here, before the reports are built, so that a newcomer's first open shows them, current,
+        # rather than an update under way once the worker has caught up (their queued batches then do nothing).
+        for run, name, slug in runs:
+            self.stdout.write(f"judge {name} on {slug}: {judge_run_here(run.id)} verdicts (run {run.id})")
         for slug in () if no_reports else DEMOS:  # agreement_report --stored builds and stores where none is
             call_command("agreement_report", "--campaign", slug, "--stored", "--json", stdout=io.StringIO())
             self.stdout.write(f"report of {slug} stored")
