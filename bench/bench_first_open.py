@@ -50,7 +50,9 @@ def main() -> None:
             response = client.get(f"/campaigns/{slug}/report/")
             timings.append(time.perf_counter() - started)
         assert response.status_code == 200, (slug, response.status_code)
-        shown = "Building…" if 'id="report-building"' in response.content.decode() else "the report"
+        html = response.content.decode()
+        shown = ("Building…" if 'id="report-building"' in html else
+                 "the report, Updating…" if 'id="report-updating"' in html else "the report, current")
         print(f"{slug:<16} first open {timings[0]:6.2f} s, second {timings[1]:6.2f} s ({shown})")
 
 
