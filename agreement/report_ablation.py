@@ -4,7 +4,9 @@ Several `llm` judges of one campaign differ in one or more settings (chain of th
 decoding, model). Compared on their whole verdict sets they would be compared on different items (a run
 stopped early, failures), so every row is computed over the SAME items: those with a human label that
 every LLM judge has been asked about. A failed verdict there counts as a disagreement in `accuracy`
-and is left out of kappa (reported as `failed`).
+and is left out of kappa (reported as `failed`). A judge asked about none of the items with a human label (a run
+that failed before any verdict, one still queued) is left out of that intersection, and listed in `left_out` with
+its latest run, rather than leaving every row with no items.
 
 In the study's terms each row also carries its system-level figures (`system`: Kendall's tau-b and Spearman's rho
 between the systems' human and judge accuracies, with intervals, and `mae`, the mean absolute difference of the two
@@ -30,14 +32,23 @@ SETTINGS = ("backend", "model", "cot", "n", "decoding", "temperature", "top_p", 
 
 def ablation_build(*, judges: list[JudgeLabels], humans: HumanLabels, costs: list[LlmJudgeCost],
                    outputs: SystemOutputs | None = None, base: str | None = None) -> dict | None:
-    """{"items": n, "settings": [...], "rows": [...], "base", "sample"} over the LLM judges; None when the campaign
-    has none. With OUTPUTS each row gets its system-level figures; BASE names the row the others are compared with."""
+    """{"items": n, "settings": [...], "rows": [...], "left_out": [...], "base", "sample"} over the LLM judges; None
+    when the campaign has none. With OUTPUTS each row gets its system-level figures; BASE names the row the others are compared with."""
     by_name = {judge.name: judge for judge in judges}
     costs = [cost for cost in costs if cost.name in by_name]
     if not costs:
         return None
-    asked = [set(by_name[cost.name].labels) | by_name[cost.name].failed for cost in costs]
-    items = sorted(set(humans.item_label).intersection(*asked))
+    labelled = set(humans.item_label)
+    asked = {cost.name: (set(by_name[cost.name].labels) | by_name[cost.name].failed) & labelled for cost in costs}
+    left_out = [{"judge": cost.name, "settings": {key: cost.config.get(key) for key in SETTINGS if key in cost.config},
+                 "why": f"asked about none of the {len(labelled)} items with a human label"
+                        + (f" ({cost.last_run})" if cost.last_run else " (never run)")}
+                for cost in costs if not asked[cost.name]]
+    costs = [cost for cost in costs if asked[cost.name]]
+    if not costs:
+        return {"items": 0, "settings": _varied(left_out), "rows": [], "left_out": left_out, "base": None,
+                "base_why": None, "sample": False, "labelled": len(labelled)}
+    items = sorted(labelled.intersection(*(asked[cost.name] for cost in costs)))
     rows = []
     for cost in costs:
         judge = by_name[cost.name]
@@ -69,7 +80,8 @@ def ablation_build(*, judges: list[JudgeLabels], humans: HumanLabels, costs: lis
     for row in rows:
         row["vs_base"] = None if row is base_row else _versus(row, base_row, judges=by_name, humans=humans,
                                                               items=items)
-    return {"items": len(items), "settings": _varied(rows), "rows": rows, "base": base_row["judge"],
+    return {"items": len(items), "settings": _varied(rows + left_out), "rows": rows, "left_out": left_out,
+            "base": base_row["judge"],
             "base_why": f"{base!r} is not an LLM judge of this campaign (those: {', '.join(names)}); the first row is "
                         f"the base" if base and base not in names else None,
             # The rows' items are a sample of the items with a human label (judges run on --sample).

@@ -484,10 +484,11 @@ class LlmJudgeCost:
     prompt_tokens: int
     completion_tokens: int
     run_seconds: float  # wall-clock time of its finished runs, queueing included
+    last_run: str = ""  # its latest run as a phrase ("run 12 failed: ...", "run 3 running"), "" when never run
 
 
 def llm_judge_costs_get(*, campaign: Campaign) -> list[LlmJudgeCost]:
-    """The campaign's LLM judges by name, with totals over their samples (judges.selectors) and runs. Three queries."""
+    """The campaign's LLM judges by name, with totals over their samples (judges.selectors) and runs. Four queries."""
     from judges.models import JudgeRun
     from judges.secrets import config_public
     from judges.selectors import judges_usage_for_campaign
@@ -499,12 +500,16 @@ def llm_judge_costs_get(*, campaign: Campaign) -> list[LlmJudgeCost]:
                                    finished_at__isnull=False).values_list("judge_id", "started_at", "finished_at")
     for judge_id, started, finished in runs:
         run_seconds[judge_id] += (finished - started).total_seconds()
+    last_run = {}
+    for judge_id, run_id, status, error in (JudgeRun.objects.filter(judge__campaign=campaign, judge__family="llm")
+                                            .order_by("judge_id", "id").values_list("judge_id", "id", "status", "error")):
+        last_run[judge_id] = f"run {run_id} {status}" + (f": {error}" if error else "")
     costs = []
     for judge_id, name, config in judges:
         totals = usage[judge_id]
         costs.append(LlmJudgeCost(
             name=name, config=config_public(config), samples=totals.samples, seconds=totals.seconds,
             prompt_tokens=totals.prompt_tokens, completion_tokens=totals.completion_tokens,
-            run_seconds=run_seconds[judge_id],
+            run_seconds=run_seconds[judge_id], last_run=last_run.get(judge_id, ""),
         ))
     return costs

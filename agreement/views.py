@@ -170,6 +170,10 @@ def agreement_report(request, slug):
             {**row, "setting_values": [row["settings"].get(key) for key in report["ablation"]["settings"]]}
             for row in report["ablation"]["rows"]
         ] if report.get("ablation") else [],
+        "ablation_left_out": [
+            {**row, "setting_values": [row["settings"].get(key) for key in report["ablation"]["settings"]]}
+            for row in report["ablation"].get("left_out", ())
+        ] if report.get("ablation") else [],
     }
     return render(request, "agreement/report.html", context)
 

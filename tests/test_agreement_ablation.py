@@ -5,7 +5,7 @@ import pytest
 from agreement.report import agreement_report_build
 from agreement.report_ablation import ablation_build
 from agreement.selectors import HumanLabels, JudgeLabels, LlmJudgeCost
-from judges.models import Judge, LLMSample, ModelJudgment
+from judges.models import Judge, JudgeRun, LLMSample, ModelJudgment
 from tests.reports import report_stored
 
 
@@ -54,15 +54,26 @@ def test_report_and_page_show_the_ablation(qa_campaign, researcher, client):
             ModelJudgment.objects.create(judge=judge, item=item, label={"y": "yes", "n": "no"}[letter], score=1.0)
             LLMSample.objects.create(judge=judge, item=item, index=0, text="…", prompt_tokens=100,
                                      completion_tokens=10, seconds=0.5)
+    # A configuration whose only run failed before any verdict (a beam search past the task's time limit on a CPU):
+    # left out and said, not an intersection of no items that empties every row.
+    beam = Judge.objects.create(campaign=qa_campaign, name="smol-beam", family="llm", config={"num_beams": 4},
+                                config_hash="smol-beam")
+    JudgeRun.objects.create(judge=beam, batch_size=8, total=6, status="failed",
+                            error="a batch of 6 items ran past the time limit; use smaller batches and resume")
     block = agreement_report_build(campaign=qa_campaign)["ablation"]
     rows = {row["judge"]: row for row in block["rows"]}
     assert block["items"] == 6 and rows["smol-direct"]["cohen_kappa"] == pytest.approx(1.0)
+    assert [row["judge"] for row in block["left_out"]] == ["smol-beam"] and "smol-beam" not in rows
+    assert block["left_out"][0]["why"] == (
+        f"asked about none of the 6 items with a human label (run {beam.runs.get().id} failed: a batch of 6 items "
+        "ran past the time limit; use smaller batches and resume)")
     assert rows["smol-cot"]["accuracy"] == pytest.approx(0.5) and rows["smol-cot"]["seconds_per_item"] == 0.5
     client.force_login(researcher)
     report_stored(qa_campaign)
     page = client.get("/campaigns/qa/report/").content.decode()
     assert 'id="ablation"' in page and "smol-direct" in page and "sk-x" not in page
     assert 'id="ablation-systems"' in page and "Agreement vs smol-cot, points" in page  # the first row is the base
+    assert "Left out: asked about none of the 6 items" in page and "but the 1 left out" in page
 
 
 def test_rows_carry_system_figures_over_the_sampled_items_and_compare_with_the_base():
