@@ -67,6 +67,7 @@ def ranking_report_build(*, campaign: Campaign) -> dict:
     build_step(READING)
     data = ranking_data_get(campaign=campaign)
     options = rank_agreement.rank_options(campaign.options)
+    nrp_rule = (campaign.options or {}).get("nrp_rule") or stats.NRP_PAPER
     build_step(HUMANS)
     humans = _humans_block(data, options)
     build_step(JUDGES)
@@ -76,7 +77,8 @@ def ranking_report_build(*, campaign: Campaign) -> dict:
         "rank_agreement": options,
         "humans": humans,
         "judges": {judge.name: _judge_block(judge=judge, data=data, options=options) for judge in data.judges},
-        "systems": _systems(data),
+        "nrp": {"rule": nrp_rule, "formula": stats.NRP_RULES[nrp_rule]},
+        "systems": _systems(data, rule=nrp_rule),
         "qrels": _qrels_block(data),
         "adjudication": adjudication_ranking_block(data),
     }
@@ -175,17 +177,18 @@ def _references(topic: RankingTopic, dimension: str) -> tuple[str | None, dict[s
     return ("annotator" if len(ranked_by) == 1 else "annotator_mean"), references
 
 
-def _systems(data: RankingData) -> list[dict]:
+def _systems(data: RankingData, *, rule: str = stats.NRP_PAPER) -> list[dict]:
     """Mean NRP per (system, prompt): under the human reference rankings and under each ranker.
 
-    A generated answer's NRP places it among its topic's documents (stats.normalised_rank_position);
+    A generated answer's NRP places it among its topic's documents (stats.normalised_rank_position, under RULE);
     for humans the score is the answer's tie group (better group = higher), averaged over the
-    reference rankings when several annotators ranked the topic. First dimension only.
+    reference rankings when several annotators ranked the topic. First dimension only. Each value is kept with its
+    topic: a system's answers to one topic (several prompts' samples) are resampled together.
     """
     primary = data.dimensions[0]
     # Over all the topic's documents, and over those some qrels set graded (only topics that have such documents).
-    human: dict[str, dict[tuple[str, str], list[float | None]]] = {"all": {}, "judged": {}}
-    judged: dict[str, dict[str, dict[tuple[str, str], list[float | None]]]] = {
+    human: dict[str, dict[tuple[str, str], list[tuple[str, float | None]]]] = {"all": {}, "judged": {}}
+    judged: dict[str, dict[str, dict[tuple[str, str], list[tuple[str, float | None]]]]] = {
         among: {judge.name: {} for judge in data.judges} for among in human}
     for topic in data.topics:
         all_documents = [c.pk for c in topic.candidates if c.kind == "document"]
@@ -199,16 +202,16 @@ def _systems(data: RankingData) -> list[dict]:
             for among, documents in (("all", all_documents), ("judged", graded)):
                 if among == "judged" and not graded:
                     continue
-                human[among].setdefault(key, []).append(stats.mean_defined([
-                    stats.normalised_rank_position(-pos[candidate.pk], [-pos[d] for d in documents if d in pos])
+                human[among].setdefault(key, []).append((topic.external_id, stats.mean_defined([
+                    stats.normalised_rank_position(-pos[candidate.pk], [-pos[d] for d in documents if d in pos],
+                                                   rule=rule)
                     for pos in positions if candidate.pk in pos
-                ]))
+                ])))
                 for judge in data.judges:
                     if candidate.pk in judge.scores:
                         document_scores = [judge.scores[d] for d in documents if d in judge.scores]
-                        judged[among][judge.name].setdefault(key, []).append(
-                            stats.normalised_rank_position(judge.scores[candidate.pk], document_scores)
-                        )
+                        judged[among][judge.name].setdefault(key, []).append((topic.external_id, (
+                            stats.normalised_rank_position(judge.scores[candidate.pk], document_scores, rule=rule))))
     rows = []
     for system, prompt in sorted(human["all"]):
         human_nrp = _nrp_summary(human["all"][(system, prompt)])
@@ -232,9 +235,18 @@ def _systems(data: RankingData) -> list[dict]:
     return rows
 
 
-def _nrp_summary(values: list) -> dict:
-    """Mean, sd, min, max and n of NRP values (one per topic), and the mean's 95% bootstrap interval over topics."""
-    return {**stats.spread(values), "ci95": stats.mean_interval(values), "ci_method": stats.bootstrap_method("topics")}
+def _nrp_summary(values: list[tuple[str, float | None]]) -> dict:
+    """Mean, sd, min, max and n of NRP values (one per answer), the number of topics they come from, and the mean's
+    95% bootstrap interval resampling topics whole (each with all its answers; `mean_ci_note` where it degenerates;
+    `ci95` is the same interval)."""
+    by_topic: dict[str, list[float | None]] = {}
+    for topic, value in values:
+        if value is not None:
+            by_topic.setdefault(topic, []).append(value)
+    block = {**stats.spread([value for _, value in values]), "topics": len(by_topic)}
+    stats.put_interval(block, "mean", stats.cluster_mean_interval(list(by_topic.values())), units=len(by_topic),
+                       noun="topics")
+    return {**block, "ci95": block["mean_ci95"], "ci_method": stats.bootstrap_method("topics, each with its answers")}
 
 
 def _as_ranked(topic: RankingTopic, who: str, dimension: str, groups: list[list[int]]) -> list[list[int]]:

@@ -468,17 +468,26 @@ def bootstrap_se(
 # --- NRP (answer_ranking): where a generated answer lands among the topic's documents ---
 
 
-def normalised_rank_position(answer_score: float, document_scores: Sequence[float]) -> float | None:
-    """NRP = 1 - r / |D| (Heineking et al., ECIR 2025), r = the answer's zero-based position among the documents.
+# NRP's denominator, the campaign option nrp_rule: the paper's |D| (the default), or |D| + 1 as the study's released
+# code computes it (its published figures use that one).
+NRP_PAPER, NRP_STUDY_CODE = "paper", "study-code"
+NRP_RULES = {NRP_PAPER: "1 − r/|D|, as the paper defines it",
+             NRP_STUDY_CODE: "1 − r/(|D| + 1), as the study's released code computes it"}
+
+
+def normalised_rank_position(answer_score: float, document_scores: Sequence[float], *,
+                             rule: str = NRP_PAPER) -> float | None:
+    """NRP = 1 - r / |D| (Heineking et al., ECIR 2025), r = the answer's zero-based position among the documents;
+    1 - r / (|D| + 1) under RULE "study-code".
 
     The answer is ranked together with the documents D by score (higher = better); r counts the
     documents scored strictly higher, so a tie with a document goes in the answer's favour. 1 means
-    above every document, 0 below all of them. None without documents.
+    above every document, 0 below all of them (under the paper's rule). None without documents.
     """
     if not document_scores:
         return None
     above = int(np.sum(np.asarray(document_scores, dtype=float) > float(answer_score)))
-    return 1.0 - above / len(document_scores)
+    return 1.0 - above / (len(document_scores) + (1 if rule == NRP_STUDY_CODE else 0))
 
 
 def spread(values: Sequence[float | None]) -> dict:
@@ -746,6 +755,22 @@ def mean_interval(values: Sequence[float | None], *, resamples: int = BOOTSTRAP_
     topic): within [min, max] of the values, so within the statistic's range."""
     data = np.asarray([float(v) for v in values if v is not None and math.isfinite(float(v))], dtype=float)
     return bootstrap_interval(data.size, lambda idx: float(data[idx].mean()), resamples=resamples, seed=seed)
+
+
+def cluster_mean_interval(clusters: Sequence[Sequence[float | None]], *, resamples: int = BOOTSTRAP_RESAMPLES,
+                          seed: int = BOOTSTRAP_SEED) -> list[float] | None:
+    """95% percentile bootstrap interval of the mean of every defined value, resampling CLUSTERS (each topic's
+    values) whole: several answers of one topic are not independent, so resampling them one by one would give too
+    narrow an interval. A resample's mean is its values' sum over their count."""
+    sums, counts = [], []
+    for values in clusters:
+        data = [float(v) for v in values if v is not None and math.isfinite(float(v))]
+        if data:
+            sums.append(sum(data))
+            counts.append(len(data))
+    sums_array, counts_array = np.asarray(sums, dtype=float), np.asarray(counts, dtype=float)
+    return bootstrap_interval(len(sums), lambda idx: float(sums_array[idx].sum() / counts_array[idx].sum()),
+                              resamples=resamples, seed=seed)
 
 
 def cluster_tables(first: Sequence[Hashable], second: Sequence[Hashable], clusters: Sequence[Hashable],

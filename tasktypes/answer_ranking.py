@@ -3,7 +3,14 @@ dimensions. One ranking per topic (docs/answer_ranking.md)."""
 
 import json
 
-from annotate.forms import CampaignOptionsForm, LinesOptionField, NumberOptionField, YesNoOptionField
+from agreement.stats import NRP_RULES
+from annotate.forms import (
+    CampaignOptionsForm,
+    ChoiceOptionField,
+    LinesOptionField,
+    NumberOptionField,
+    YesNoOptionField,
+)
 from annotate.models import Campaign, Item, Unit
 from annotate.selectors.arms import judge_topic_scores
 from annotate.selectors.annotation import (
@@ -44,6 +51,12 @@ def _rank_depth(key: str, value) -> str | None:
     return None
 
 
+def _nrp_rule(key: str, value) -> str | None:
+    if value not in NRP_RULES:
+        return f"{key} is one of {', '.join(NRP_RULES)}, not {value!r}"
+    return None
+
+
 def rank_depth(campaign: Campaign) -> int | None:
     """How many candidates a ranking of CAMPAIGN must place at least (the best ones); None: every candidate."""
     depth = (campaign.options or {}).get("rank_depth")
@@ -63,13 +76,18 @@ class AnswerRankingOptionsForm(CampaignOptionsForm):
         help_text="Rank only the best k: an annotator places at least the best k candidates of a topic (all of them "
                   "when it has fewer) and may leave the rest unranked; the unranked count as tied below every "
                   "ranked one. Empty: every candidate is ranked.")
+    nrp_rule = ChoiceOptionField(
+        label="NRP rule", choices=NRP_RULES, unset="not set: paper",
+        help_text="How a generated answer's normalised rank position among its topic's documents is computed: the "
+                  "paper's 1 − r/|D|, or 1 − r/(|D| + 1) as the study's released code does (its published figures "
+                  "use that one). Empty: paper.")
 
 
 @register
 class AnswerRanking(TaskTypeSpec):
     name = "answer_ranking"
     unit = UNIT_TOPIC
-    options = {"dimensions": _dimensions, "ties": _ties, "rank_depth": _rank_depth}
+    options = {"dimensions": _dimensions, "ties": _ties, "rank_depth": _rank_depth, "nrp_rule": _nrp_rule}
     options_form = AnswerRankingOptionsForm
     page = ("annotate/ranking.html", "annotate/_ranking.html")
     noun = "ranking"

@@ -3,7 +3,7 @@
 import pytest
 
 from agreement.report import agreement_report_build
-from agreement.stats import normalised_rank_position, spread
+from agreement.stats import mean_interval, normalised_rank_position, spread
 from annotate.models import HumanJudgment, SystemOutput
 from judges.models import Judge, ModelJudgment
 from tests.factories import CampaignFactory, ItemFactory, TopicFactory, UnitFactory, UserFactory
@@ -19,6 +19,30 @@ from tests.reports import report_stored
 ])
 def test_normalised_rank_position(answer, documents, expected):
     assert normalised_rank_position(answer, documents) == expected
+
+
+@pytest.mark.parametrize("answer,documents,expected", [
+    (9.0, [1.0, 2.0, 3.0, 4.0], 1.0),
+    (0.0, [1.0, 2.0, 3.0, 4.0], 0.2),  # below all four: 1 - 4/5
+    (2.5, [1.0, 2.0, 3.0, 4.0], 0.6),
+])
+def test_normalised_rank_position_as_the_study_code_computes_it(answer, documents, expected):
+    assert normalised_rank_position(answer, documents, rule="study-code") == pytest.approx(expected)
+
+
+def test_the_nrp_interval_resamples_topics_whole():
+    """Ten answers a topic, all alike within a topic: resampling answers one by one would see 40 values and a narrow
+    interval; resampling the 4 topics whole sees 4 and says so, and with 8 topics gives the topics' spread."""
+    from agreement.report_ranking import _nrp_summary
+
+    four = [(str(topic), value) for topic, value in enumerate([0.1, 0.4, 0.6, 0.9]) for _ in range(10)]
+    block = _nrp_summary(four)
+    assert (block["n"], block["topics"], block["mean"]) == (40, 4, pytest.approx(0.5))
+    assert block["mean_ci95"] is not None and block["mean_ci95"][0] < 0.3 and block["mean_ci95"][1] > 0.7
+    answers_alone = mean_interval([value for _, value in four])
+    assert answers_alone[1] - answers_alone[0] < (block["mean_ci95"][1] - block["mean_ci95"][0]) / 2
+    three = _nrp_summary(four[:30])
+    assert three["mean_ci95"] is None and three["mean_ci_note"].startswith("too few topics to resample: 3")
 
 
 def test_spread():
@@ -65,6 +89,17 @@ def test_report_gives_mean_nrp_per_system_and_prompt(db):
     assert systems["sysA"]["human"] == 1.0 and systems["sysB"]["human"] == 0.5
     assert systems["sysA"]["human_nrp"]["n"] == 1  # the unranked topic does not count for humans
 
+    # The study code's rule, as an option: 1 - r/(|D| + 1); the report says which rule it used.
+    campaign.options = {**campaign.options, "nrp_rule": "study-code"}
+    campaign.save(update_fields=["options"])
+    report = agreement_report_build(campaign=campaign)
+    systems = {row["system"]: row for row in report["systems"]}
+    assert report["nrp"]["rule"] == "study-code" and report["nrp"]["formula"].startswith("1 − r/(|D| + 1)")
+    assert systems["sysA"]["judges"]["ranker"] == pytest.approx((0.8 + 1.0) / 2)
+    assert systems["sysB"]["judges"]["ranker"] == pytest.approx((0.2 + 0.6) / 2)
+    campaign.options = {key: value for key, value in campaign.options.items() if key != "nrp_rule"}
+    campaign.save(update_fields=["options"])
+
 
 def test_report_page_shows_the_nrp_table_and_plot(client, db):
     test_report_gives_mean_nrp_per_system_and_prompt(db)
@@ -77,4 +112,5 @@ def test_report_page_shows_the_nrp_table_and_plot(client, db):
     page = client.get("/campaigns/nrp/report/").content.decode()
     assert "Generated answers among the documents (NRP)" in page
     assert "sysA" in page and "0.875" in page and "<svg" in page
+    assert "NRP = 1 − r/|D|, as the paper defines it (option nrp_rule: paper)" in page
     assert client.get("/campaigns/nrp/report/systems.csv").status_code == 200
