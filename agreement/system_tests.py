@@ -10,11 +10,15 @@ answered and the rater decided; the items with a human label both judges labelle
   (scipy.stats.permutation_test, signs of the differences flipped);
 - p-values are Holm-corrected over all the pairs of one block (statsmodels.stats.multitest.multipletests); a pair is
   significant when its corrected p is under 0.05.
+Beside the paired test each pair carries Welch's t-test (`welch`: scipy.stats.ttest_ind with unequal variances) on
+each side's OWN units, shared or not: the comparison studies make when their systems answered different question
+sets, with its t statistic and degrees of freedom, to set beside a paper's figures (not Holm-corrected).
 """
 
 from __future__ import annotations
 
 import gc
+import warnings
 from collections.abc import Sequence
 from itertools import combinations
 
@@ -67,6 +71,22 @@ def paired_test(first: Sequence[float], second: Sequence[float], *, interval: bo
     return result
 
 
+def welch_test(first: Sequence[float], second: Sequence[float]) -> dict:
+    """Welch's t-test of two independent samples (each side's own units): {n_a, n_b, mean_a, mean_b, t, df, p};
+    t, df and p None where undefined (fewer than two units a side, or no variance on either)."""
+    a, b = np.asarray(first, dtype=float), np.asarray(second, dtype=float)
+    result = {"n_a": int(a.size), "n_b": int(b.size), "mean_a": float(a.mean()) if a.size else None,
+              "mean_b": float(b.mean()) if b.size else None, "t": None, "df": None, "p": None}
+    if a.size < 2 or b.size < 2 or (a.var() == 0 and b.var() == 0):
+        return result
+    with warnings.catch_warnings():  # one side of equal outcomes (all right) warns of precision loss; t is exact
+        warnings.simplefilter("ignore", RuntimeWarning)
+        test = scipy_stats.ttest_ind(a, b, equal_var=False)
+    result.update({key: float(value) if np.isfinite(value) else None
+                   for key, value in (("t", test.statistic), ("df", test.df), ("p", test.pvalue))})
+    return result
+
+
 def holm(pairs: list[dict]) -> None:
     """Add `p_holm` and `significant` to each pair that has a p-value, corrected over all of them."""
     tested = [pair for pair in pairs if pair["p"] is not None]
@@ -99,7 +119,8 @@ def pairs_block(outcomes: dict[str, dict[object, float]], *, order: list[str] | 
         shared = [unit for unit in outcomes[first] if unit in outcomes[second]]
         test = paired_test([outcomes[first][unit] for unit in shared], [outcomes[second][unit] for unit in shared],
                            interval=False)
-        pairs.append({"a": first, "b": second, **test})
+        pairs.append({"a": first, "b": second, **test,
+                      "welch": welch_test(list(outcomes[first].values()), list(outcomes[second].values()))})
         row, seen = np.zeros(len(units)), np.zeros(len(units))
         for unit in shared:
             row[units[unit]] = outcomes[first][unit] - outcomes[second][unit]

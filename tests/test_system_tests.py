@@ -66,3 +66,23 @@ def test_pairs_are_tested_on_the_units_both_have():
 
 def test_several_outcomes_on_one_unit_are_averaged_not_dropped():
     assert per_unit([("q1", 1.0), ("q1", 0.0), ("q2", 1.0)]) == {"q1": 0.5, "q2": 1.0}
+
+
+def test_welch_compares_each_side_on_its_own_units():
+    """A answered units 1-6, B units 4-12: the paired test sees the 3 shared, Welch all 6 and 9, with the
+    Welch-Satterthwaite t and degrees of freedom computed by hand here."""
+    a = {unit: value for unit, value in zip(range(1, 7), [1, 1, 1, 0, 1, 1])}
+    b = {unit: value for unit, value in zip(range(4, 13), [0, 1, 0, 0, 1, 0, 0, 1, 0])}
+    pair = pairs_block({"A": a, "B": b})["pairs"][0]
+    assert pair["n"] == 3
+    welch = pair["welch"]
+    xa, xb = np.array(list(a.values()), dtype=float), np.array(list(b.values()), dtype=float)
+    va, vb = xa.var(ddof=1) / xa.size, xb.var(ddof=1) / xb.size
+    t = (xa.mean() - xb.mean()) / np.sqrt(va + vb)
+    df = (va + vb) ** 2 / (va ** 2 / (xa.size - 1) + vb ** 2 / (xb.size - 1))
+    assert (welch["n_a"], welch["n_b"]) == (6, 9)
+    assert welch["t"] == pytest.approx(t) and welch["df"] == pytest.approx(df)
+    assert welch["p"] == pytest.approx(2 * scipy_stats.t.sf(abs(t), df))
+    # Undefined with one unit a side, or no variance anywhere: said as None, never a division by zero.
+    assert pairs_block({"A": {1: 1.0}, "B": {2: 0.0}})["pairs"][0]["welch"]["t"] is None
+    assert pairs_block({"A": {1: 1.0, 2: 1.0}, "B": {3: 1.0, 4: 1.0}})["pairs"][0]["welch"]["p"] is None
