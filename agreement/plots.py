@@ -1,4 +1,5 @@
-"""The report's plots: system accuracy (humans vs each judge), NRP per system, runs by NDCG@10 and MAP, score CDFs.
+"""The report's plots: system accuracy (humans vs each judge), NRP per system, runs by NDCG@10 and MAP, score CDFs,
+confusion heatmaps.
 
 Rendered on the server by matplotlib (Agg backend) through `Figure` directly, never pyplot's global state, so
 concurrent requests cannot draw on each other's figure; the page inlines the SVG (no script, no CDN), and each plot
@@ -25,6 +26,7 @@ matplotlib.use("Agg")  # no display on servers; must precede pyplot
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.patches import Rectangle  # noqa: E402
 
 from annotate.task_types import LAYOUT_ATTRIBUTION, LAYOUT_GRADES, LAYOUT_RANKING  # noqa: E402
 
@@ -377,8 +379,8 @@ def runs_scatter_plot(*, report: dict) -> Plot | None:
 
 
 def nrp_plot(*, report: dict) -> Plot | None:
-    """answer_ranking: mean NRP per (system, prompt) with ±1 sd bars, humans and each ranker side by side. None
-    without systems."""
+    """answer_ranking: mean NRP per (system, prompt) with ±1 sd bars over each single answer's NRP (faint dots),
+    humans and each ranker side by side. None without systems."""
     systems = report["systems"]
     if not systems:
         return None
@@ -397,6 +399,11 @@ def nrp_plot(*, report: dict) -> Plot | None:
             if mean is None:
                 continue
             y = row_index - 0.4 + step * (index + 0.5)
+            values = block.get("values") or []
+            if values:  # every answer, faint, behind its mean: the spread the mean summarises
+                dots = axes.scatter(values, [y] * len(values), s=9, color=colour, alpha=0.3, linewidths=0)
+                plot.tooltip(dots, f"{names[row_index]}, {name}: {len(values)} answers, NRP "
+                                   + ", ".join(f"{value:.2f}" for value in sorted(values)))
             # NRP lives in [0, 1]: a bar past either end would claim positions that do not exist.
             spread = [[min(sd or 0.0, mean)], [min(sd or 0.0, 1 - mean)]]
             axes.errorbar([mean], [y], xerr=spread, fmt="none", ecolor=colour, capsize=3, linewidth=1)
@@ -409,7 +416,7 @@ def nrp_plot(*, report: dict) -> Plot | None:
     axes.set_yticklabels([_literal(name) for name in names])
     axes.invert_yaxis()
     axes.set_xlim(-0.05, 1.05)
-    axes.set_xlabel("mean NRP (1 = above every document, 0 = below all); bars: ±1 sd, cut at 0 and 1")
+    axes.set_xlabel("NRP (1 = above every document): mean, ±1 sd cut at 0 and 1, and each answer (faint)")
     axes.set_title("Generated answers among the documents")
     axes.grid(True, axis="x", color="#e5e7eb", linewidth=0.6)
     if handles:
@@ -424,36 +431,80 @@ def _grade_order(grade) -> tuple:
 
 
 def scores_cdf_plot(*, report: dict) -> Plot | None:
-    """Graded relevance: each judge's raw scores as a CDF (scores scaled to [0, 1] per judge, so judges on other
-    scales share the axis), with the human grades' cumulative shares as steps. None without scores."""
+    """Graded relevance: each judge's raw scores as a CDF, one panel per judge on its own score axis (judges score on
+    other scales: a shared, rescaled axis would hide where their scores lie), with the human grades' cumulative
+    shares as dotted levels. None without scores."""
     cdfs = {name: block["cdf"] for name, block in report["judges"].items() if block.get("cdf")}
     if not cdfs:
         return None
-    plot = Plot("cdf", _figure(6.4, 4.6))
-    axes = plot.figure.subplots()
+    rows, columns = _grid(len(cdfs), columns=2)
+    plot = Plot("cdf", _figure(0.6 + 4.0 * columns, 1.2 + 3.0 * rows))
+    axes_list = plot.figure.subplots(rows, columns, squeeze=False).ravel()
     colours = matplotlib.colormaps["tab10"]
     shares = [index / 100 for index in range(101)]
-    for index, (name, cdf) in enumerate(cdfs.items()):
-        low, high = cdf["quantiles"][0], cdf["quantiles"][-1]
-        scaled = [(q - low) / (high - low) if high > low else 0.5 for q in cdf["quantiles"]]
-        line, = axes.plot(scaled, shares, color=colours(index % 10),
-                          label=f"{_literal(name)} ({low:.3g} to {high:.3g}, n {cdf['n']})")
-        plot.tooltip(line, f"{name}: {cdf['n']} scores from {low:.3g} to {high:.3g}")
     grades = report["humans"].get("grades") or {}
     total = sum(grades.values())
-    if total:
+    for index, (axes, (name, cdf)) in enumerate(zip(axes_list, cdfs.items())):
+        low, high = cdf["quantiles"][0], cdf["quantiles"][-1]
+        line, = axes.plot(cdf["quantiles"], shares, color=colours(index % 10), drawstyle="steps-post")
+        plot.tooltip(line, f"{name}: {cdf['n']} scores from {low:.3g} to {high:.3g}")
         cumulative = 0.0
-        for grade in sorted(grades, key=_grade_order):
+        for grade in sorted(grades, key=_grade_order) if total else ():
             cumulative += grades[grade] / total
             axes.axhline(cumulative, color="#888888", linestyle=":", linewidth=1)
             axes.text(1.01, cumulative, f"humans ≤ {_literal(grade)}", fontsize=7, va="center", color="#555555",
                       transform=axes.get_yaxis_transform())
-    axes.set_xlabel("judge's score, scaled to its range (0 = lowest, 1 = highest)")
-    axes.set_ylabel(f"share of {report.get('item_noun', 'item')}s scored at or below")
-    axes.set_title("Judges' scores (CDF) and the human grades")
-    axes.grid(True, color="#e5e7eb", linewidth=0.6)
-    handles, labels = axes.get_legend_handles_labels()
-    _legend_below(plot.figure, handles, labels, ncol=1)
+        axes.set_title(f"{_literal(name)} (n {cdf['n']})", fontsize=9)
+        axes.set_xlabel("raw score")
+        axes.set_ylabel(f"share of {report.get('item_noun', 'item')}s at or below")
+        axes.set_ylim(-0.02, 1.02)
+        axes.grid(True, color="#e5e7eb", linewidth=0.6)
+    for axes in axes_list[len(cdfs):]:
+        axes.set_visible(False)
+    plot.figure.suptitle("Judges' raw scores (CDF) and the human grades' cumulative shares", fontsize=10)
+    return plot
+
+
+def confusion_plot(*, report: dict) -> Plot | None:
+    """Graded relevance: each judge's grades against the human consensus as a heatmap, one panel per judge; each
+    cell gives its count and is shaded by its share of the row (the human grade), so a row's mass shows where the
+    judge put that grade's items. None without a judge with a confusion matrix."""
+    matrices = {name: block["item"]["confusion"] for name, block in report["judges"].items()
+                if (block.get("item") or {}).get("confusion")}
+    if not matrices:
+        return None
+    scale = report.get("scale") or []
+    rows, columns = _grid(len(matrices), columns=3)
+    plot = Plot("confusion", _figure(0.6 + 3.3 * columns, 1.3 + 3.1 * rows))
+    axes_list = plot.figure.subplots(rows, columns, squeeze=False).ravel()
+    image = None
+    for axes, (name, matrix) in zip(axes_list, matrices.items()):
+        size = len(matrix)
+        totals = [sum(row) for row in matrix]
+        shares = [[cell / totals[r] if totals[r] else 0.0 for cell in row] for r, row in enumerate(matrix)]
+        image = axes.imshow(shares, cmap="Blues", vmin=0.0, vmax=1.0)
+        # An SVG image takes no <title>: an unfilled frame over the panel carries the tooltip.
+        frame = axes.add_patch(Rectangle((-0.5, -0.5), size, size, fill=False, linewidth=0))
+        plot.tooltip(frame, f"{name}: rows are the human consensus grade, columns the judge's; "
+                            + "; ".join(f"human {r}: " + ", ".join(str(cell) for cell in row)
+                                        for r, row in enumerate(matrix)))
+        for r in range(size):
+            for c in range(size):
+                axes.text(c, r, str(matrix[r][c]), ha="center", va="center", fontsize=8,
+                          color="white" if shares[r][c] > 0.6 else "#111111")
+        grades = [str(entry["grade"]) for entry in scale] if len(scale) == size else [str(i) for i in range(size)]
+        axes.set_xticks(range(size), grades)
+        axes.set_yticks(range(size), grades)
+        axes.set_xlabel(f"{_literal(name)}'s grade")
+        axes.set_ylabel("human consensus grade")
+        axes.set_title(f"{_literal(name)} (n {sum(totals)})", fontsize=9)
+    for axes in axes_list[len(matrices):]:
+        axes.set_visible(False)
+    if image is not None:
+        plot.figure.colorbar(image, ax=list(axes_list[:len(matrices)]), shrink=0.8, label="share of the human grade's items")
+    legend = ", ".join(f"{entry['grade']} {_literal(entry['name'])}" for entry in scale)
+    plot.figure.suptitle("Judges' grades against the human consensus" + (f" (grades: {legend})" if legend else ""),
+                         fontsize=10)
     return plot
 
 
@@ -507,10 +558,10 @@ def budget_plot(*, report: dict) -> Plot | None:
 
 PLOTS: dict[str, Callable[..., Plot | None]] = {
     "systems": system_accuracy_plot, "nrp": nrp_plot, "runs": runs_scatter_plot, "cdf": scores_cdf_plot,
-    "budget": budget_plot,
+    "confusion": confusion_plot, "budget": budget_plot,
 }
 # The plots each report shows, in page order; a task type not named here has the system accuracy scatter.
-REPORT_PLOTS = {LAYOUT_RANKING: ("nrp",), LAYOUT_GRADES: ("runs", "cdf")}
+REPORT_PLOTS = {LAYOUT_RANKING: ("nrp",), LAYOUT_GRADES: ("runs", "cdf", "confusion")}
 
 
 def report_plot_names(*, report: dict) -> tuple[str, ...]:

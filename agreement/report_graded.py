@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 import numpy as np
+from sklearn.metrics import confusion_matrix
 
 from agreement import grades as grading
 from agreement import rank_agreement, stats
@@ -198,10 +199,10 @@ def _judge_grades(judge: JudgeScores, human: dict[int, int], *, rule: str | None
 
 
 def _confusion(human: list[int], model: list[int], levels: list[int]) -> list[list[int]]:
-    table = [[0] * len(levels) for _ in levels]
-    for h, m in zip(human, model, strict=True):
-        table[h][m] += 1
-    return table
+    """Rows: the human grade; columns: the judge's (scikit-learn's confusion_matrix over the scale's levels)."""
+    if not human:
+        return [[0] * len(levels) for _ in levels]
+    return confusion_matrix(human, model, labels=levels).tolist()
 
 
 def _agreement(human: list[int], model: list[int], levels: list[int], rel: int) -> dict:

@@ -243,7 +243,9 @@ def _nrp_summary(values: list[tuple[str, float | None]]) -> dict:
     for topic, value in values:
         if value is not None:
             by_topic.setdefault(topic, []).append(value)
-    block = {**stats.spread([value for _, value in values]), "topics": len(by_topic)}
+    block = {**stats.spread([value for _, value in values]), "topics": len(by_topic),
+             # each answer's NRP (4 decimals), which the plot draws behind the mean
+             "values": [round(value, 4) for _, value in values if value is not None]}
     stats.put_interval(block, "mean", stats.cluster_mean_interval(list(by_topic.values())), units=len(by_topic),
                        noun="topics")
     return {**block, "ci95": block["mean_ci95"], "ci_method": stats.bootstrap_method("topics, each with its answers")}

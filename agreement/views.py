@@ -165,6 +165,7 @@ def agreement_report(request, slug):
         "plot_name": names[0],
         "plot_svg": plots.get(names[0]),
         "cdf_svg": plots.get("cdf"),
+        "confusion_svg": plots.get("confusion"),
         "budget_svg": plots.get("budget"),
         "ablation_rows": [
             {**row, "setting_values": [row["settings"].get(key) for key in report["ablation"]["settings"]]}

@@ -152,7 +152,7 @@ def test_report_page_csvs_and_qrels_downloads(image_report_campaign, client, res
     report_stored(image_report_campaign)
     page = client.get("/campaigns/imgs/report/").content.decode()
     for text in ("Judges against the human grades", "NDCG@10 clip", "clip-based", "Runs by NDCG@10",
-                 "Judges' scores (CDF) and the human grades", "human \\ clip",
+                 "Judges' raw scores (CDF) and the human grades", "Judges' grades against the human consensus", "human \\ clip",
                  "clip: 1 of 7 section texts were cut to the model's token limit"):
         assert text in page, text
     runs_csv = client.get("/campaigns/imgs/report/systems.csv").content.decode().splitlines()

@@ -175,10 +175,29 @@ def test_image_runs_scatter_has_y_equals_x_on_both_measures(image_report_campaig
     _legends_clear_of_axes(plot.figure)
 
 
-def test_image_cdf_legend_outside(image_report_campaign):  # noqa: F811
-    plot = report_plot(report=agreement_report_build(campaign=image_report_campaign), name="cdf")
-    assert plot.figure.axes[0].get_ylabel() == "share of images scored at or below"
-    _legends_clear_of_axes(plot.figure)
+def test_image_cdf_is_on_each_judges_raw_scores(image_report_campaign):  # noqa: F811
+    report = agreement_report_build(campaign=image_report_campaign)
+    plot = report_plot(report=report, name="cdf")
+    panels = [axes for axes in plot.figure.axes if axes.get_visible()]
+    assert len(panels) == sum(1 for block in report["judges"].values() if block.get("cdf"))
+    for axes, (name, block) in zip(panels, ((n, b) for n, b in report["judges"].items() if b.get("cdf"))):
+        assert axes.get_ylabel() == "share of images at or below" and axes.get_xlabel() == "raw score"
+        assert axes.get_title().startswith(name)
+        xs = axes.get_lines()[0].get_xdata()  # the raw quantiles, not scaled to [0, 1]
+        assert list(xs) == block["cdf"]["quantiles"]
+
+
+def test_image_confusion_heatmap_gives_each_cell_its_count(image_report_campaign):  # noqa: F811
+    report = agreement_report_build(campaign=image_report_campaign)
+    plot = report_plot(report=report, name="confusion")
+    judges = [name for name, block in report["judges"].items() if block["item"].get("confusion")]
+    axes = plot.figure.axes[0]
+    matrix = report["judges"][judges[0]]["item"]["confusion"]
+    counts = [[int(text.get_text()) for text in axes.texts[row * len(matrix):(row + 1) * len(matrix)]]
+              for row in range(len(matrix))]
+    assert counts == matrix and axes.get_ylabel() == "human consensus grade"
+    assert [label.get_text() for label in axes.get_xticklabels()] == [str(e["grade"]) for e in report["scale"]]
+    assert any(title.startswith(f"{judges[0]}: rows are the human consensus grade") for title in _titles(plot.svg()))
 
 
 @pytest.fixture
@@ -202,11 +221,12 @@ def nrp_campaign(db, researcher):
 def test_nrp_plot_names_the_measure_and_each_point(nrp_campaign):
     plot = report_plot(report=agreement_report_build(campaign=nrp_campaign), name="nrp")
     axes = plot.figure.axes[0]
-    assert axes.get_xlabel().startswith("mean NRP")
+    assert axes.get_xlabel().startswith("NRP (1 = above every document): mean, ±1 sd")
     assert [label.get_text() for label in axes.get_yticklabels()] == ["sysA · p1", "sysB · p1"]
     titles = _titles(plot.svg())
     assert any(title.startswith("sysA · p1, ranker: mean NRP 1.000") for title in titles)
     assert any(title.startswith("sysB · p1, ranker: mean NRP 0.000") for title in titles)
+    assert "sysA · p1, ranker: 1 answers, NRP 1.00" in titles  # each answer drawn behind its mean
     _legends_clear_of_axes(plot.figure)
 
 
@@ -240,6 +260,7 @@ def test_image_and_ranking_plots_download(client, image_report_campaign, nrp_cam
     report_stored(image_report_campaign)
     report_stored(nrp_campaign)
     for url in ("/campaigns/imgs/report/plots/runs.png", "/campaigns/imgs/report/plots/cdf.svg",
+                "/campaigns/imgs/report/plots/confusion.svg", "/campaigns/imgs/report/plots/confusion.png",
                 "/campaigns/nrp-plot/report/plots/nrp.svg"):
         assert client.get(url).status_code == 200, url
     # a plot another task type's report has, an unknown plot, an unknown format
