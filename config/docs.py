@@ -23,7 +23,8 @@ from django.views.static import serve
 def docs_page(request, path: str = ""):
     root = Path(settings.DOCS_ROOT)
     if not (root / "index.html").is_file():
-        return render(request, "docs_missing.html", {"docs_root": root}, status=404)
+        # Says how to build them, not where: the server's folders are nobody's business on a public page.
+        return render(request, "docs_missing.html", status=404)
     try:
         target = Path(safe_join(root, path))
     except (SuspiciousFileOperation, ValueError):  # outside DOCS_ROOT, or a NUL byte in the name
