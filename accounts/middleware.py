@@ -7,8 +7,9 @@ from django.urls import reverse
 from accounts.selectors import password_change_required
 from config.middleware import made_by_page_script
 
-# The welcome link too: it sets the first password of an account made for its person (accounts.views).
-ALLOWED = ("/accounts/password/", "/accounts/logout/", "/accounts/welcome/", "/static/")
+# The welcome link too: it sets the first password of an account made for its person (accounts.views); and the
+# documentation, which is public anyway (config.docs).
+ALLOWED = ("/accounts/password/", "/accounts/logout/", "/accounts/welcome/", "/static/", "/docs/")
 
 
 class PasswordChangeRequiredMiddleware:

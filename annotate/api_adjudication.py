@@ -1,4 +1,4 @@
-"""REST API for adjudication (README "Adjudication"): the queue, one unit with every verdict on it, a verdict.
+"""REST API for adjudication (docs/adjudication.md): the queue, one unit with every verdict on it, a verdict.
 
 GET  api/campaigns/SLUG/adjudication/             the queue (?status=waiting, the default, or adjudicated), paginated
 GET  api/campaigns/SLUG/adjudication/UNIT_ID/     the unit, its raters' verdicts (Rater A, B, ...) and judges' verdicts

@@ -170,7 +170,7 @@ class CampaignOptionsForm(forms.Form):
         label="Small sample below",
         help_text="A statistic over fewer shared items is greyed on the report and marked small. A whole number. "
                   "Empty: 30.")
-    # Ranking agreement at the top (agreement.rank_agreement; README "Ranking agreement at the top").
+    # Ranking agreement at the top (agreement.rank_agreement; docs/statistics/ranking-at-the-top.md).
     rbo_p = NumberOptionField(
         label="Persistence p of rank-biased overlap",
         help_text="How much of RBO's weight goes to the top of a ranking: the chance a reader goes on to the next "
@@ -183,7 +183,7 @@ class CampaignOptionsForm(forms.Form):
         label="Judge new items",
         unset="not set: no (the judge page offers to judge them)",
         help_text="After an import that adds items, start each configured judge on them at once. Empty: no.")
-    # The assistance experiment (README "Assistance experiments"; annotate.services.arms).
+    # The assistance experiment (docs/arms.md; annotate.services.arms).
     arms = LinesOptionField(
         label="Arms of an assistance experiment",
         help_text="One arm per line: blind (the page as it is), or assisted:JUDGE (judge JUDGE's verdict shown "
@@ -196,14 +196,14 @@ class CampaignOptionsForm(forms.Form):
         help_text="Whether an annotator keeps one arm, or each unit gets its own. Empty: annotator.")
     adjudication = ChecklistOptionField(
         label="Adjudicate units where", choices=ADJUDICATION_KINDS,
-        help_text="The kinds of disagreement that put a unit in the adjudication queue (README \"Adjudication\"). "
+        help_text="The kinds of disagreement that put a unit in the adjudication queue (docs/adjudication.md). "
                   "None ticked: where the human verdicts disagree.")
     adjudication_judge = JudgeOptionField(
         label="Judge compared with the human label", unset="none",
         help_text="The judge whose disagreement with the human label puts a unit in the adjudication queue; "
                   "required when that kind is ticked above.")
 
-    # The labelling budget (README "Labelling budget"; agreement.budget, annotate.services.queue_order).
+    # The labelling budget (docs/budget.md; agreement.budget, annotate.services.queue_order).
     budget_width = NumberOptionField(
         label="Interval width to aim at",
         help_text="The report's budget says how many more human labels would narrow each headline statistic's 95% "
@@ -211,7 +211,7 @@ class CampaignOptionsForm(forms.Form):
     queue_order = ChoiceOptionField(
         label="Queue order", choices=QUEUE_ORDERS, unset="not set: position",
         help_text="The order open units are offered in, applied to the open units when you save; after imports and "
-                  "judge runs, manage.py order_queue applies it again (README \"Labelling budget\"). Empty: position.")
+                  "judge runs, manage.py order_queue applies it again (docs/budget.md). Empty: position.")
 
     def __init__(self, data=None, *, campaign, **kwargs):
         super().__init__(data, initial=campaign_options_editable(campaign), **kwargs)

@@ -56,7 +56,7 @@ class CampaignOptionsSerializer(serializers.Serializer):
     context."""
 
     options = serializers.DictField(help_text="Option name -> JSON value; the task type says which options it takes "
-                                              "(README: campaign options).")
+                                              "(docs/campaigns.md, Options).")
 
     def validate_options(self, options: dict) -> dict:
         campaign = self.context["campaign"]

@@ -178,7 +178,7 @@ COMMON_OPTIONS: dict[str, Callable[[str, object], str | None]] = {
     "top_k": _whole_number,
     # After an import that adds items, start each configured judge on them (tasktypes.jobs).
     "judge_new_items": _yes_no,
-    # The assistance experiment (README "Assistance experiments"; annotate.services.arms, agreement.report_arms).
+    # The assistance experiment (docs/arms.md; annotate.services.arms, agreement.report_arms).
     "arms": _arms,
     "arm_assignment": _choice(ARM_ASSIGNMENTS),
     "arm_per": _choice(ARM_PER),
@@ -361,7 +361,7 @@ class TaskTypeSpec:
             report["arms"] = arms
         return report
 
-    # --- Adjudication (annotate.selectors.adjudication, annotate.services.adjudication, README "Adjudication") ---
+    # --- Adjudication (annotate.selectors.adjudication, annotate.services.adjudication, docs/adjudication.md) ---
 
     def adjudication_disagreement(self, *, humans: list[tuple[str, object]], judges: dict[str, dict[int, JudgeVerdict]],
                                   kinds: Collection[str], judge: str | None, needed: int) -> dict | None:

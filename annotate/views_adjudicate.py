@@ -1,4 +1,4 @@
-"""The adjudicator's pages (README "Adjudication"): the queue of units whose verdicts disagree, and one unit.
+"""The adjudicator's pages (docs/adjudication.md): the queue of units whose verdicts disagree, and one unit.
 
 GET      campaigns/SLUG/adjudicate/            the queue, most disagreement first, and the units adjudicated already
 GET/POST campaigns/SLUG/adjudicate/UNIT_ID/    one unit with every verdict on it (raters anonymised); POST the

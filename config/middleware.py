@@ -1,12 +1,12 @@
 """Login everywhere but the login page, the one-time links that let a new person choose a password (accounts.views),
-the static files and the token-authenticated API."""
+the static files, the documentation site (config.docs) and the token-authenticated API."""
 
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpResponse
 from django.shortcuts import resolve_url
 
-OPEN_PREFIXES = ("/accounts/login/", "/accounts/welcome/", "/static/", "/api/")
+OPEN_PREFIXES = ("/accounts/login/", "/accounts/welcome/", "/static/", "/docs/", "/api/")
 SIGNED_OUT = "Your session has ended: sign in again. Nothing was carried out."
 
 
@@ -46,7 +46,7 @@ class RequestSizeLimitMiddleware:
     A body sent chunked, without a Content-Length, is refused with 411: Django under WSGI reads a request body only
     up to its Content-Length, so such a body would reach the view empty; a proxy in front (nginx buffers a chunked
     body and forwards it with a Content-Length) is where such clients are served, within its own
-    client_max_body_size (README "Running in production")."""
+    client_max_body_size (docs/production.md)."""
 
     def __init__(self, get_response):
         self.get_response = get_response

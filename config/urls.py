@@ -1,10 +1,11 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from config.auth_views import ThrottledLoginView
+from config.docs import docs_page
 
 urlpatterns = [
     path("accounts/login/", ThrottledLoginView.as_view(), name="login"),
@@ -14,6 +15,8 @@ urlpatterns = [
     # The docs page for people: an anonymous visitor is sent to the sign-in page (and back), not shown a bare 403.
     path("api/docs/", login_required(SpectacularSwaggerView.as_view(url_name="api-schema")), name="api-docs"),
     path("api/", include("config.api_urls")),
+    # The manual (MkDocs, built by scripts/docs), public: anyone may read it, signed in or not.
+    re_path(r"^docs/(?P<path>.*)$", docs_page, name="docs"),
     path("", include("accounts.urls")),
     path("", include("annotate.urls")),
     path("", include("tasktypes.urls")),

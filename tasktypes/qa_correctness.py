@@ -32,8 +32,8 @@ class QaOptionsForm(CampaignOptionsForm):
     counting_rule = ChoiceOptionField(
         label="Counting rule", choices=COUNTING_RULES,
         unset=f"not set: {RULE_CONCORD} (an nq301 import sets qa-eval)",
-        help_text="How a system's output counts as correct for its accuracy (README \"Counting rules\"). qa-eval "
-                  "scores every system as the NQ-open 301 study's code did, so its published table comes out.")
+        help_text="How a system's output counts as correct for its accuracy (docs/task-types/qa_correctness.md). "
+                  "qa-eval scores every system as the NQ-open 301 study's code did, so its published table comes out.")
     ablation_base = TextOptionField(
         label="Ablation base",
         help_text="The LLM judge the report's ablation table compares every other LLM judge with. Empty: the first, "

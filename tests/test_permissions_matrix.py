@@ -61,6 +61,9 @@ EXPECTED = {
     "api-tokens": (401, 200, 200, 200, 200, 200),
     "api-token-detail": (401, 404, 404, 404, 200, 404),  # the researcher's token: a 404 for everyone else
     "api-token-rotate": (401, 405, 405, 405, 405, 405),
+    # The manual (config.docs), public: the matrix's world serves a built site of one page (tests/test_docs.py
+    # builds the real one).
+    "docs": (200, 200, 200, 200, 200, 200),
     "api-schema": (401, 200, 200, 200, 200, 200),
     "api-docs": (LOGIN, 200, 200, 200, 200, 200),  # people read it: an anonymous visitor goes to the sign-in page
     "home": (LOGIN, 200, 200, 200, 200, 200),
@@ -210,8 +213,10 @@ def matrix_world(django_db_setup, django_db_blocker, tmp_path_factory):
     """The campaigns, people and objects of the matrix, built once for the module inside a transaction that is rolled
     back at its end (nothing reaches the next module); MEDIA_ROOT points at the module's own folder meanwhile."""
     media_root = tmp_path_factory.mktemp("matrix-media")
+    docs_root = tmp_path_factory.mktemp("matrix-docs")
+    (docs_root / "index.html").write_text("<!doctype html><title>Concord</title><h1>Concord</h1>")
     with ExitStack() as stack:
-        stack.enter_context(override_settings(MEDIA_ROOT=str(media_root)))
+        stack.enter_context(override_settings(MEDIA_ROOT=str(media_root), DOCS_ROOT=docs_root))
         with django_db_blocker.unblock():
             outer = transaction.atomic()
             outer.__enter__()
@@ -250,7 +255,7 @@ def _kwargs_for(names, world):
     values = {"slug": world["campaign"].slug, "run_id": world["run"].id, "item_id": world["image_item"].id,
               "token_id": world["token"].id, "variant": "full", "source": "consensus", "plot": "systems",
               "fmt": "svg", "username": "ann", "key": "no-such-link", "judge_id": world["judge"].id,
-              "job_id": world["job"].id, "unit_id": world["unit_id"]}
+              "job_id": world["job"].id, "unit_id": world["unit_id"], "path": ""}
     return {name: values[name] for name in names}
 
 
@@ -324,6 +329,7 @@ UNSAFE_FOR = {
     # Making campaigns: the "Can add campaign" permission, or staff for archives; no role here holds either.
     "campaign-new": NOBODY, "api-campaigns": NOBODY, "api-campaign-archives": NOBODY,
     "account-welcome": NOBODY,  # only a live link's holder; the matrix's key is none (410)
+    "docs": NOBODY,  # read by anyone, written by nobody: every unsafe method is a 405
 }
 UNSAFE_CASES = [(name, kwargs, role) for name, kwargs in ALL_URLS if not name.startswith("admin:")
                 for role in ROLES if role not in UNSAFE_FOR.get(name, RESEARCHERS)]

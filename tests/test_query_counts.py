@@ -56,7 +56,8 @@ SYSTEMS = 3
 # - admin: Django's own admin, for staff only (no campaign role is staff); its queries are Django's, not ours.
 # - api-schema, api-docs: the OpenAPI document and its viewer are made from the code, never from a campaign.
 # - static files are served by whitenoise's middleware, outside the URL configuration (no queries).
-SKIPPED = {"api-schema", "api-docs"}
+# - docs: the manual's built files (config.docs), the same for every campaign and visitor; no campaign is read.
+SKIPPED = {"api-schema", "api-docs", "docs"}
 # URLs that exist for every campaign but answer only for some task types (elsewhere a 404 or 400, by design).
 ONLY_FOR = {
     "campaign-image": {"image_relevance"},  # the image files of image items

@@ -1,4 +1,4 @@
-"""Reads for the queue order (campaign option queue_order; annotate.services.queue_order, README "Labelling budget").
+"""Reads for the queue order (campaign option queue_order; annotate.services.queue_order, docs/budget.md).
 
 "position": the order the units were imported in (their ids). "informative": the units where human labels narrow the
 report's intervals most first, by what the judges say of them: most disagreement among the judges first (the task

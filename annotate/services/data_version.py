@@ -11,7 +11,7 @@ never close a deadlock: on PostgreSQL a submit (unit, assignment, then version) 
 SKIP LOCKED, then version only when it gave the annotator an arm) queue on it only for the moment between the other's
 last statement and its commit. The price is that a campaign's writers commit one after the other.
 
-The writes that bump it (README "Agreement report"): human judgments (annotate.services.annotation and .adjudication),
+The writes that bump it (docs/stored-reports.md): human judgments (annotate.services.annotation and .adjudication),
 every import (tasktypes.importers.service.import_run, the one funnel of the command, the page, the API and import
 jobs), archive restores, model judgments (judges.tasks stores each batch's verdicts with one), judge runs started,
 cancelled, resumed or retried (judges.services), options, overlap k, and arms given or taken (annotate.services).

@@ -1,5 +1,5 @@
-"""Re-number the open units' queue positions in the campaign's queue order (option queue_order; README "Labelling
-budget"). The lease (annotate.services.annotation.unit_lease_next) offers the first open unit by position, so the
+"""Re-number the open units' queue positions in the campaign's queue order (option queue_order; docs/budget.md). The
+lease (annotate.services.annotation.unit_lease_next) offers the first open unit by position, so the
 order annotators meet the units in follows; its logic is untouched.
 """
 

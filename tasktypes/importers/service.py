@@ -335,7 +335,7 @@ def qa_import(*, campaign: Campaign, fmt: str, paths: list[Path], system: str | 
         summary.units_created = result.units_created
         if counting_rule_default(campaign=campaign, rule=RULE_QA_EVAL):
             summary.notes.append(f"counting rule set to {RULE_QA_EVAL}: systems are scored as the NQ-open 301 study's "
-                                 f"code scored them (option counting_rule; README \"Counting rules\")")
+                                 f"code scored them (option counting_rule; docs/task-types/qa_correctness.md)")
     else:
         writer = qa_eval_jsonl_import(index=index, paths=paths, system=system)
     summary.units_created += units_ensure(campaign=campaign)

@@ -1,5 +1,5 @@
-"""Put a campaign's open units in its queue order (option queue_order: position or informative; README "Labelling
-budget"), or in the order given:
+"""Put a campaign's open units in its queue order (option queue_order: position or informative; docs/budget.md), or in
+the order given:
 
     manage.py order_queue --campaign SLUG [--order informative]
 """
