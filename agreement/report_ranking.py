@@ -44,6 +44,7 @@ documents, each answer's NRP is also computed among the judged documents only (`
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from itertools import combinations
 
 from agreement import rank_agreement, stats
@@ -71,6 +72,7 @@ def ranking_report_build(*, campaign: Campaign) -> dict:
     build_step(HUMANS)
     humans = _humans_block(data, options)
     build_step(JUDGES)
+    qrels = _qrels_block(data)
     report = {
         "campaign": campaign.slug,
         "task_type": campaign.task_type,
@@ -79,7 +81,9 @@ def ranking_report_build(*, campaign: Campaign) -> dict:
         "judges": {judge.name: _judge_block(judge=judge, data=data, options=options) for judge in data.judges},
         "nrp": {"rule": nrp_rule, "formula": stats.NRP_RULES[nrp_rule]},
         "systems": _systems(data, rule=nrp_rule),
-        "qrels": _qrels_block(data),
+        "qrels": qrels,
+        "nrp_dimensions": _dimension_nrp(data, qrels, rule=nrp_rule,
+                                         weights=(campaign.options or {}).get("nrp_weights")),
         "adjudication": adjudication_ranking_block(data),
     }
     build_step(SYSTEM_LEVEL)
@@ -177,62 +181,142 @@ def _references(topic: RankingTopic, dimension: str) -> tuple[str | None, dict[s
     return ("annotator" if len(ranked_by) == 1 else "annotator_mean"), references
 
 
-def _systems(data: RankingData, *, rule: str = stats.NRP_PAPER) -> list[dict]:
-    """Mean NRP per (system, prompt): under the human reference rankings and under each ranker.
+@dataclass
+class AnswerNrps:
+    """Each generated answer's NRP under one dimension's human references and under each ranker, by candidate pk;
+    `where[pk]` = ((system, prompt), topic id)."""
 
-    A generated answer's NRP places it among its topic's documents (stats.normalised_rank_position, under RULE);
-    for humans the score is the answer's tie group (better group = higher), averaged over the
-    reference rankings when several annotators ranked the topic. First dimension only. Each value is kept with its
-    topic: a system's answers to one topic (several prompts' samples) are resampled together.
-    """
-    primary = data.dimensions[0]
-    # Over all the topic's documents, and over those some qrels set graded (only topics that have such documents).
-    human: dict[str, dict[tuple[str, str], list[tuple[str, float | None]]]] = {"all": {}, "judged": {}}
-    judged: dict[str, dict[str, dict[tuple[str, str], list[tuple[str, float | None]]]]] = {
-        among: {judge.name: {} for judge in data.judges} for among in human}
+    human: dict[int, float | None] = field(default_factory=dict)
+    judges: dict[str, dict[int, float | None]] = field(default_factory=dict)
+    where: dict[int, tuple[tuple[str, str], str]] = field(default_factory=dict)
+
+    def by_system(self, values: dict[int, float | None]) -> dict[tuple[str, str], list[tuple[str, float | None]]]:
+        """VALUES (one of human, judges[name]) as (topic, NRP) lists per (system, prompt)."""
+        out: dict[tuple[str, str], list[tuple[str, float | None]]] = {}
+        for pk, value in values.items():
+            key, topic = self.where[pk]
+            out.setdefault(key, []).append((topic, value))
+        return out
+
+
+def _answer_nrps(data: RankingData, *, dimension: str, rule: str, judged_only: bool = False) -> AnswerNrps:
+    """Every generated answer's NRP among its topic's documents (all of them, or with JUDGED_ONLY those some qrels
+    set graded, on the topics that have such documents; stats.normalised_rank_position under RULE): for humans the
+    answer's tie group in DIMENSION's reference rankings (better group = higher), averaged over them when several
+    annotators ranked the topic; for each ranker its scores."""
+    nrps = AnswerNrps(judges={judge.name: {} for judge in data.judges})
     for topic in data.topics:
-        all_documents = [c.pk for c in topic.candidates if c.kind == "document"]
-        graded = [c.pk for c in topic.candidates if c.kind == "document" and c.qrels]
-        _, references = _references(topic, primary)
+        documents = [c.pk for c in topic.candidates if c.kind == "document" and (c.qrels or not judged_only)]
+        if not documents and judged_only:
+            continue
+        _, references = _references(topic, dimension)
         positions = [stats.tie_group_positions(groups) for groups in references.values()]
         for candidate in topic.candidates:
             key = data.answer_system.get(candidate.pk)
             if candidate.kind != "answer" or key is None:
                 continue
-            for among, documents in (("all", all_documents), ("judged", graded)):
-                if among == "judged" and not graded:
-                    continue
-                human[among].setdefault(key, []).append((topic.external_id, stats.mean_defined([
-                    stats.normalised_rank_position(-pos[candidate.pk], [-pos[d] for d in documents if d in pos],
-                                                   rule=rule)
-                    for pos in positions if candidate.pk in pos
-                ])))
-                for judge in data.judges:
-                    if candidate.pk in judge.scores:
-                        document_scores = [judge.scores[d] for d in documents if d in judge.scores]
-                        judged[among][judge.name].setdefault(key, []).append((topic.external_id, (
-                            stats.normalised_rank_position(judge.scores[candidate.pk], document_scores, rule=rule))))
+            nrps.where[candidate.pk] = (key, topic.external_id)
+            nrps.human[candidate.pk] = stats.mean_defined([
+                stats.normalised_rank_position(-pos[candidate.pk], [-pos[d] for d in documents if d in pos], rule=rule)
+                for pos in positions if candidate.pk in pos])
+            for judge in data.judges:
+                if candidate.pk in judge.scores:
+                    nrps.judges[judge.name][candidate.pk] = stats.normalised_rank_position(
+                        judge.scores[candidate.pk], [judge.scores[d] for d in documents if d in judge.scores],
+                        rule=rule)
+    return nrps
+
+
+def _systems(data: RankingData, *, rule: str = stats.NRP_PAPER) -> list[dict]:
+    """Mean NRP per (system, prompt): under the human reference rankings and under each ranker (_answer_nrps), first
+    dimension only; where documents have grades, also among the graded documents only. Each value is kept with its
+    topic: a system's answers to one topic (several prompts' samples) are resampled together."""
+    every = _answer_nrps(data, dimension=data.dimensions[0], rule=rule)
+    graded = _answer_nrps(data, dimension=data.dimensions[0], rule=rule, judged_only=True)
+    human, judged_human = every.by_system(every.human), graded.by_system(graded.human)
+    judges = {name: every.by_system(values) for name, values in every.judges.items()}
+    judges_graded = {name: graded.by_system(values) for name, values in graded.judges.items()}
     rows = []
-    for system, prompt in sorted(human["all"]):
-        human_nrp = _nrp_summary(human["all"][(system, prompt)])
-        judges_nrp = {name: _nrp_summary(values.get((system, prompt), [])) for name, values in judged["all"].items()}
+    for system, prompt in sorted(human):
+        human_nrp = _nrp_summary(human[(system, prompt)])
+        judges_nrp = {name: _nrp_summary(values.get((system, prompt), [])) for name, values in judges.items()}
         row = {
             "system": system,
             "prompt": prompt,
-            "n": len(human["all"][(system, prompt)]),
+            "n": len(human[(system, prompt)]),
             "human": human_nrp["mean"],
             "judges": {name: block["mean"] for name, block in judges_nrp.items()},
             "human_nrp": human_nrp,
             "judges_nrp": judges_nrp,
         }
-        if human["judged"]:
+        if judged_human:
             # Its answers on the topics that have judged documents.
-            row["n_judged"] = len(human["judged"].get((system, prompt), []))
-            row["human_nrp_judged"] = _nrp_summary(human["judged"].get((system, prompt), []))
+            row["n_judged"] = len(judged_human.get((system, prompt), []))
+            row["human_nrp_judged"] = _nrp_summary(judged_human.get((system, prompt), []))
             row["judges_nrp_judged"] = {name: _nrp_summary(values.get((system, prompt), []))
-                                        for name, values in judged["judged"].items()}
+                                        for name, values in judges_graded.items()}
         rows.append(row)
     return rows
+
+
+def _dimension_nrp(data: RankingData, qrels: dict | None, *, rule: str, weights: dict | None) -> dict | None:
+    """The study's dimension-specific NRP: for each dimension that has a qrels set, the ranker with the best mean
+    nDCG@10 against it (the selection step, with the scores that decided it: ties go to the first name), each answer's
+    NRP under that ranker and under the humans' rankings of that dimension, and their combination over the dimensions
+    weighted by WEIGHTS (option nrp_weights; equal weights where unset), as a weighted mean. None without a
+    dimension that has a qrels set and a ranker scored against it."""
+    if not qrels or len(data.dimensions) < 2 and not any(qset["dimension"] for qset in qrels["sets"]):
+        return None
+    selection = []
+    for qset in qrels["sets"]:
+        dimension = qset["dimension"]
+        if dimension is None or any(step["dimension"] == dimension for step in selection):
+            continue
+        scores = {name: by_set[qset["name"]]["ndcg_cut_10"]["mean"] for name, by_set in qrels["judges"].items()}
+        scored = {name: value for name, value in scores.items() if value is not None}
+        if not scored:
+            continue
+        best = max(sorted(scored), key=lambda name: scored[name])
+        selection.append({"dimension": dimension, "qrels": qset["name"], "ranker": best, "ndcg_cut_10": scores})
+    if not selection:
+        return None
+    weights = {step["dimension"]: float((weights or {}).get(step["dimension"], 1.0)) for step in selection}
+    total = sum(weights.values())
+    per_dimension, combined_human, combined_ranker = {}, {}, {}
+    where: dict[int, tuple[tuple[str, str], str]] = {}
+    for step in selection:
+        nrps = _answer_nrps(data, dimension=step["dimension"], rule=rule)
+        where.update(nrps.where)
+        per_dimension[step["dimension"]] = nrps
+        for side, values in ((combined_human, nrps.human), (combined_ranker, nrps.judges[step["ranker"]])):
+            for pk, value in values.items():
+                side.setdefault(pk, []).append((weights[step["dimension"]], value))
+    merged = AnswerNrps(where=where)
+
+    def weighted(parts: list[tuple[float, float | None]]) -> float | None:
+        # An answer counts where every selected dimension gives it an NRP.
+        if len(parts) < len(selection) or any(value is None for _, value in parts) or not total:
+            return None
+        return sum(weight * value for weight, value in parts) / total
+
+    human = merged.by_system({pk: weighted(parts) for pk, parts in combined_human.items()})
+    ranker = merged.by_system({pk: weighted(parts) for pk, parts in combined_ranker.items()})
+    rows = []
+    for key in sorted(set(human) | set(ranker)):
+        rows.append({
+            "system": key[0], "prompt": key[1],
+            "by_dimension": {
+                step["dimension"]: {
+                    "ranker": step["ranker"],
+                    "human_nrp": _nrp_summary(per_dimension[step["dimension"]].by_system(
+                        per_dimension[step["dimension"]].human).get(key, [])),
+                    "ranker_nrp": _nrp_summary(per_dimension[step["dimension"]].by_system(
+                        per_dimension[step["dimension"]].judges[step["ranker"]]).get(key, [])),
+                } for step in selection},
+            "human_nrp": _nrp_summary(human.get(key, [])),
+            "ranker_nrp": _nrp_summary(ranker.get(key, [])),
+        })
+    return {"selection": selection, "weights": weights, "rule": rule, "systems": rows}
 
 
 def _nrp_summary(values: list[tuple[str, float | None]]) -> dict:

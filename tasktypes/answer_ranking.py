@@ -4,11 +4,14 @@ dimensions. One ranking per topic (docs/answer_ranking.md)."""
 import json
 
 from agreement.stats import NRP_RULES
+from django import forms
+
 from annotate.forms import (
     CampaignOptionsForm,
     ChoiceOptionField,
     LinesOptionField,
     NumberOptionField,
+    OptionField,
     YesNoOptionField,
 )
 from annotate.models import Campaign, Item, Unit
@@ -57,6 +60,40 @@ def _nrp_rule(key: str, value) -> str | None:
     return None
 
 
+def _nrp_weights(key: str, value) -> str | None:
+    if not isinstance(value, dict) or not value or not all(
+            isinstance(name, str) and name.strip() and isinstance(weight, (int, float)) and not isinstance(weight, bool)
+            and weight >= 0 for name, weight in value.items()) or not any(weight > 0 for weight in value.values()):
+        return (f"{key} must map dimensions to weights, numbers from 0 up, at least one above 0 "
+                '(one "dimension: weight" per line)')
+    return None
+
+
+class WeightsOptionField(OptionField):
+    """Names with a number each, one "name: number" per line; a line without a number is kept for the check to
+    refuse."""
+
+    def __init__(self, **kwargs):
+        super().__init__(widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false"}), **kwargs)
+
+    def read(self, text: str):
+        weights = {}
+        for line in (line.strip() for line in text.splitlines()):
+            if not line:
+                continue
+            name, _, number = line.rpartition(":")
+            try:
+                weights[name.strip()] = float(number) if "." in number else int(number)
+            except ValueError:
+                return text
+        return weights
+
+    def show(self, value) -> str:
+        if isinstance(value, dict):
+            return "\n".join(f"{name}: {weight}" for name, weight in value.items())
+        return super().show(value)
+
+
 def rank_depth(campaign: Campaign) -> int | None:
     """How many candidates a ranking of CAMPAIGN must place at least (the best ones); None: every candidate."""
     depth = (campaign.options or {}).get("rank_depth")
@@ -81,13 +118,19 @@ class AnswerRankingOptionsForm(CampaignOptionsForm):
         help_text="How a generated answer's normalised rank position among its topic's documents is computed: the "
                   "paper's 1 − r/|D|, or 1 − r/(|D| + 1) as the study's released code does (its published figures "
                   "use that one). Empty: paper.")
+    nrp_weights = WeightsOptionField(
+        label="NRP weights of the dimensions",
+        help_text="For the NRP by dimension (each dimension's best ranker by nDCG@10 against its qrels set): one "
+                  '"dimension: weight" per line; the dimensions\' NRPs are combined as a mean with these weights. '
+                  "Empty: equal weights.")
 
 
 @register
 class AnswerRanking(TaskTypeSpec):
     name = "answer_ranking"
     unit = UNIT_TOPIC
-    options = {"dimensions": _dimensions, "ties": _ties, "rank_depth": _rank_depth, "nrp_rule": _nrp_rule}
+    options = {"dimensions": _dimensions, "ties": _ties, "rank_depth": _rank_depth, "nrp_rule": _nrp_rule,
+               "nrp_weights": _nrp_weights}
     options_form = AnswerRankingOptionsForm
     page = ("annotate/ranking.html", "annotate/_ranking.html")
     noun = "ranking"

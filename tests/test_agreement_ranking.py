@@ -284,7 +284,7 @@ def test_json_document_fields(client, ranking_campaign):
     client.login(username="res", password=PASSWORD)
     report_stored(ranking_campaign)
     document = json.loads(client.get("/campaigns/rank/report/report.json").content)
-    assert set(document) == {"campaign", "task_type", "layout", "rank_agreement", "nrp", "humans", "judges", "systems", "qrels",
+    assert set(document) == {"campaign", "task_type", "layout", "rank_agreement", "nrp", "nrp_dimensions", "humans", "judges", "systems", "qrels",
                              "adjudication", "budget"}
     assert document["task_type"] == "answer_ranking" and document["layout"] == "ranking" and document["systems"] == []
     row = document["judges"]["good"]["per_topic"][0]

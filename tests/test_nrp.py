@@ -114,3 +114,68 @@ def test_report_page_shows_the_nrp_table_and_plot(client, db):
     assert "sysA" in page and "0.875" in page and "<svg" in page
     assert "NRP = 1 − r/|D|, as the paper defines it (option nrp_rule: paper)" in page
     assert client.get("/campaigns/nrp/report/systems.csv").status_code == 200
+
+
+def test_nrp_by_dimension_selects_each_dimensions_best_ranker_and_weights_them(db):
+    """Two dimensions, each with its qrels set: ranker r1 orders the documents as "relevance" grades them, r2 as
+    "correctness" does, so each dimension selects its own ranker (by nDCG@10), and the answers' NRPs under the two
+    are combined with the weights 3 and 1 (option nrp_weights).
+
+    Documents d1..d4; r1 scores dn = n, A 3.5, B 0; r2 scores dn = 5 - n, A 0, B 4.5.
+    r1: A below d4 only -> 0.75, B below all -> 0;  r2: A below all -> 0, B above all -> 1.
+    Humans: relevance  A d4 d3 B d2 d1 -> A 1.0, B 0.5;  correctness  B d1 A d2 d3 d4 -> B 1.0, A 0.75.
+    """
+    campaign = CampaignFactory(slug="nrp-dims", task_type="answer_ranking",
+                               options={"dimensions": ["relevance", "correctness"],
+                                        "nrp_weights": {"relevance": 3, "correctness": 1}})
+    topic = TopicFactory(campaign=campaign, external_id="1")
+    unit = UnitFactory(campaign=campaign, topic=topic, item=None)
+    judges = {name: Judge.objects.create(campaign=campaign, name=name, family="external", config={"x": name},
+                                      config_hash=name)
+              for name in ("r1", "r2")}
+    grades = {"relevance": {1: 0, 2: 0, 3: 1, 4: 2}, "correctness": {1: 2, 2: 1, 3: 0, 4: 0}}
+    items = {}
+    for system, r1, r2 in (("A", 3.5, 0.0), ("B", 0.0, 4.5)):
+        item = ItemFactory(campaign=campaign, topic=topic, external_id=f"1/{system}", kind="answer")
+        SystemOutput.objects.create(campaign=campaign, system=f"sys{system}", topic=topic, item=item,
+                                    data={"prompt": "p1"})
+        ModelJudgment.objects.create(judge=judges["r1"], item=item, score=r1)
+        ModelJudgment.objects.create(judge=judges["r2"], item=item, score=r2)
+        items[system] = item
+    for n in range(1, 5):
+        doc = ItemFactory(campaign=campaign, topic=topic, external_id=f"1/d{n}", kind="document",
+                          data={"qrels": {dimension: grades[dimension][n] for dimension in grades}})
+        ModelJudgment.objects.create(judge=judges["r1"], item=doc, score=float(n))
+        ModelJudgment.objects.create(judge=judges["r2"], item=doc, score=float(5 - n))
+        items[f"d{n}"] = doc
+    orders = {"relevance": ["A", "d4", "d3", "B", "d2", "d1"], "correctness": ["B", "d1", "A", "d2", "d3", "d4"]}
+    HumanJudgment.objects.create(unit=unit, annotator=UserFactory(username="expert2"), label="ranked", value={
+        "rankings": {dimension: [[items[key].pk] for key in order] for dimension, order in orders.items()}})
+    unit.judgments_done = 1
+    unit.save()
+
+    block = agreement_report_build(campaign=campaign)["nrp_dimensions"]
+    selection = {step["dimension"]: step for step in block["selection"]}
+    assert selection["relevance"]["ranker"] == "r1" and selection["correctness"]["ranker"] == "r2"
+    assert selection["relevance"]["ndcg_cut_10"]["r1"] == pytest.approx(1.0)
+    assert selection["relevance"]["ndcg_cut_10"]["r2"] < 1.0  # the score that decided it, shown
+    assert block["weights"] == {"relevance": 3.0, "correctness": 1.0}
+    rows = {row["system"]: row for row in block["systems"]}
+    assert rows["sysA"]["by_dimension"]["relevance"]["ranker_nrp"]["mean"] == pytest.approx(0.75)
+    assert rows["sysA"]["by_dimension"]["correctness"]["ranker_nrp"]["mean"] == pytest.approx(0.0)
+    assert rows["sysA"]["ranker_nrp"]["mean"] == pytest.approx((3 * 0.75 + 0.0) / 4)
+    assert rows["sysB"]["ranker_nrp"]["mean"] == pytest.approx((3 * 0.0 + 1.0) / 4)
+    assert rows["sysA"]["human_nrp"]["mean"] == pytest.approx((3 * 1.0 + 0.75) / 4)
+    assert rows["sysB"]["human_nrp"]["mean"] == pytest.approx((3 * 0.5 + 1.0) / 4)
+
+    researcher = UserFactory(username="dims-researcher")
+    from annotate.models import Membership, Role
+    from django.test import Client
+
+    Membership.objects.create(campaign=campaign, user=researcher, role=Role.RESEARCHER)
+    client = Client()
+    client.force_login(researcher)
+    report_stored(campaign)
+    page = client.get("/campaigns/nrp-dims/report/").content.decode()
+    assert 'id="nrp-selection"' in page and "<b>r1</b>" in page and "relevance (r1)" in page
+    assert "0.562" in page and "0.938" in page  # sysA combined: rankers, humans
