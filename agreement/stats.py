@@ -828,8 +828,9 @@ def system_correlation_intervals(
     human: np.ndarray, judge: np.ndarray, counts: np.ndarray, judge_counts: np.ndarray | None = None, *,
     resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED, top: dict | None = None,
 ) -> dict[str, list[float] | None]:
-    """Intervals of Kendall's tau-b, Spearman's rho and Pearson's r between two system orders, by resampling
-    topics and recomputing every system's score (the meta-evaluation practice of IR).
+    """Intervals of Kendall's tau-b, Spearman's rho and Pearson's r between two system orders, and of the mean
+    absolute difference of the systems' two scores ("mae"), by resampling topics and recomputing every system's
+    score (the meta-evaluation practice of IR).
 
     HUMAN[s, t] and JUDGE[s, t] are system s's summed per-output scores (e.g. correct outputs) on topic t under
     each rater, COUNTS[s, t] its outputs there; a system's score in a resample is its sum over the drawn topics
@@ -843,7 +844,7 @@ def system_correlation_intervals(
     """
     from agreement.rank_agreement import TOP_INTERVAL_KEYS, order_agreement_values
 
-    keys = ["kendall_tau_b", "spearman", "pearson"] + (list(TOP_INTERVAL_KEYS) if top else [])
+    keys = ["kendall_tau_b", "spearman", "pearson"] + (list(TOP_INTERVAL_KEYS) if top else []) + ["mae"]
 
     def at_top(x, y) -> list[float | None]:
         if not top:
@@ -860,7 +861,8 @@ def system_correlation_intervals(
         keep = (n > 0) & (m > 0)
         x = human[keep][:, idx].sum(axis=1) / n[keep]
         y = judge[keep][:, idx].sum(axis=1) / m[keep]
-        return [kendall_tau_b(x, y), spearman(x, y), pearson(x, y), *at_top(x, y)]
+        return [kendall_tau_b(x, y), spearman(x, y), pearson(x, y), *at_top(x, y),
+                float(np.mean(np.abs(x - y))) if x.size else None]
 
     def statistic(idx: np.ndarray) -> np.ndarray:  # idx: (batch, topics)
         n = counts[:, idx].sum(axis=-1)  # (systems, batch)
@@ -875,6 +877,7 @@ def system_correlation_intervals(
             out[2, whole] = scipy_stats.pearsonr(x[whole], y[whole], axis=1).statistic
             out[1, whole] = scipy_stats.pearsonr(scipy_stats.rankdata(x[whole], axis=1),
                                                  scipy_stats.rankdata(y[whole], axis=1), axis=1).statistic
+            out[-1, whole] = np.abs(x[whole] - y[whole]).mean(axis=1)
         for b in range(idx.shape[0]):
             if whole[b]:
                 for row, value in enumerate([kendall_tau_b(x[b], y[b]), *at_top(x[b], y[b])]):

@@ -156,7 +156,8 @@ def system_level_block(systems: list[SystemRows] | list[SystemSides], *, min_out
     intervals = (stats.system_correlation_intervals(*matrices, resamples=resamples, top={"p": rbo_p, "k": top_k})
                  if len(included) >= 2 else {})
     # Each with its interval, or None and why (too few systems or topics, all resamples equal): *_ci_note.
-    stats.put_order_intervals(block, intervals, ("kendall_tau_b", "spearman", "pearson", *rank_agreement.TOP_KEYS),
+    stats.put_order_intervals(block, intervals, ("kendall_tau_b", "spearman", "pearson", *rank_agreement.TOP_KEYS,
+                                               "mae"),
                               systems=len(included), topics=matrices[0].shape[1], topics_word=topics_word)
     block["kendall_tau_b_at_k_why_no_interval"] = rank_agreement.TOP_NO_INTERVAL
     return block

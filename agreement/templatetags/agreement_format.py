@@ -54,11 +54,12 @@ def ci95(summary) -> str:
                        _three(interval[1]))
 
 
-def _interval_html(bounds, note, *, inline: bool) -> str:
+def _interval_html(bounds, note, *, inline: bool, digits: int = 3) -> str:
     tag, css = ("span", "ci-inline muted") if inline else ("div", "ci-under muted")
     if bounds:
-        return format_html('<{} class="{}" title="95% interval">[{}, {}]</{}>', tag, css, _three(bounds[0]),
-                           _three(bounds[1]), tag)
+        shown = _three if digits == 3 else (lambda value: f"{value:.{digits}f}")
+        return format_html('<{} class="{}" title="95% interval">[{}, {}]</{}>', tag, css, shown(bounds[0]),
+                           shown(bounds[1]), tag)
     if note:
         # Under a number in a table cell: the note's first clause ("too few runs to resample: 3"), the whole of it
         # on hover, so a column of notes stays as narrow as its numbers.
@@ -119,6 +120,15 @@ def points(difference) -> str:
 def in_points(share) -> str:
     """A share (or a mean absolute difference of shares) in percentage points: "3.1"; "—" when undefined."""
     return "—" if share is None else f"{100 * share:.1f}"
+
+
+@register.filter
+def ci_points(block, key: str) -> str:
+    """`ci` for a statistic the page shows in percentage points (in_points): its interval in points too."""
+    block = block or {}
+    bounds = block.get(f"{key}_ci95")
+    return _interval_html([100 * bounds[0], 100 * bounds[1]] if bounds else None, block.get(f"{key}_ci_note"),
+                          inline=False, digits=1)
 
 
 @register.filter
