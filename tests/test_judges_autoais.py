@@ -1,4 +1,4 @@
-"""AutoAIS (family autoais): P(entailment) of "the answer to the question q is a" given the evidence passage.
+"""AutoAIS (family autoais): P(entailment) of "The answer to the question q is a" given the evidence passage.
 
 Tiny NLI models with random weights are built here (a T5 for the seq2seq path, a BERT with entailment /
 neutral / contradiction labels for the classification path), so the real loading and scoring code runs;
@@ -84,13 +84,39 @@ def test_seq2seq_score_is_the_probability_of_decoding_the_positive_label(tiny_t5
     [verdict] = AUTOAIS.judge_batch([_item("jane austen")], config)
     tokenizer = AutoTokenizer.from_pretrained(tiny_t5_nli)
     model = AutoModelForSeq2SeqLM.from_pretrained(tiny_t5_nli).eval()
-    text = f"premise: {PASSAGE} hypothesis: the answer to the question '{QUESTION}' is 'jane austen'"
+    text = f"premise: {PASSAGE} hypothesis: The answer to the question '{QUESTION}' is 'jane austen'"
     target = tokenizer("1", add_special_tokens=False, return_tensors="pt").input_ids
     with torch.no_grad():
         logits = model(**tokenizer([text], return_tensors="pt"), labels=target).logits
     expected = torch.softmax(logits[0, 0], dim=-1)[target[0, 0]].item()
     assert verdict.score == pytest.approx(expected, rel=1e-4) and 0 < verdict.score < 1
     assert verdict.label == "yes" and "whole" in verdict.raw  # threshold 0: every score is attributable
+
+
+def test_the_premise_and_hypothesis_are_built_as_the_released_autoais_code_builds_them(tiny_t5_nli):
+    """A passage imported from "« Pride and Prejudice » « Pride and Prejudice, Authorship » text" keeps its section:
+    the premise is "<section>. <passage>" and the hypothesis starts with a capital T; option headings off gives the
+    passage alone."""
+    import torch
+    from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
+
+    section = "Pride and Prejudice, Authorship"
+    item = ItemInput(item_id=1, topic_text=QUESTION, gold_answers=[], text="jane austen",
+                     data={"passage": PASSAGE, "title": "Pride and Prejudice", "section": section})
+    tokenizer = AutoTokenizer.from_pretrained(tiny_t5_nli)
+    model = AutoModelForSeq2SeqLM.from_pretrained(tiny_t5_nli).eval()
+    target = tokenizer("1", add_special_tokens=False, return_tensors="pt").input_ids
+
+    def expected(premise):
+        text = f"premise: {premise} hypothesis: The answer to the question '{QUESTION}' is 'jane austen'"
+        with torch.no_grad():
+            logits = model(**tokenizer([text], return_tensors="pt"), labels=target).logits
+        return torch.softmax(logits[0, 0], dim=-1)[target[0, 0]].item()
+
+    [kept] = AUTOAIS.judge_batch([item], AUTOAIS.validate_config({"model": tiny_t5_nli}))
+    [bare] = AUTOAIS.judge_batch([item], AUTOAIS.validate_config({"model": tiny_t5_nli, "headings": False}))
+    assert kept.score == pytest.approx(expected(f"{section}. {PASSAGE}"), rel=1e-4)
+    assert bare.score == pytest.approx(expected(PASSAGE), rel=1e-4) and bare.score != pytest.approx(kept.score)
 
 
 def test_classification_score_is_the_softmax_of_the_entailment_class(tiny_bert_nli):
@@ -102,7 +128,7 @@ def test_classification_score_is_the_softmax_of_the_entailment_class(tiny_bert_n
     tokenizer = AutoTokenizer.from_pretrained(tiny_bert_nli)
     model = AutoModelForSequenceClassification.from_pretrained(tiny_bert_nli).eval()
     for verdict, answer in zip(verdicts, ("jane austen", "charles dickens")):
-        hypothesis = f"the answer to the question '{QUESTION}' is '{answer}'"
+        hypothesis = f"The answer to the question '{QUESTION}' is '{answer}'"
         with torch.no_grad():
             logits = model(**tokenizer([PASSAGE], [hypothesis], return_tensors="pt")).logits
         assert verdict.score == pytest.approx(torch.softmax(logits, -1)[0, 1].item(), rel=1e-4)  # entailment = 1

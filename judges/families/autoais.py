@@ -1,7 +1,10 @@
 """AutoAIS: does the evidence passage entail the answer? An NLI model's probability of entailment.
 
-Premise = the item's passage (`Item.data["passage"]`); hypothesis = `template` filled with the question (the
-topic's text) and the answer (the item's text); by default "the answer to the question '<q>' is '<a>'".
+Premise = the item's passage (`Item.data["passage"]`), after its headings ("<section>. <passage>") where the passage
+came with them (`Item.data["section"]`: the Attributed QA corpus writes "« title » « section » text", the importer
+keeps the section) and option `headings` is on; hypothesis = `template` filled with the question (the topic's text)
+and the answer (the item's text). By default both are built as the Attributed QA study's released AutoAIS code builds
+them: "The answer to the question '<q>' is '<a>'" beside "<section>. <passage>".
 The score is P(entailment):
 - seq2seq NLI models (T5 NLI checkpoints such as google/t5_xxl_true_nli_mixture): the probability of
   force-decoding `positive_label` (default "1") after `seq2seq_prompt`, over the whole vocabulary;
@@ -24,7 +27,7 @@ from judges.families.batching import ITEMS_PER_TASK, by_length
 from judges.families.hf import check_model_config, model_cached, model_options, torch_device
 from judges.templates import template_fill
 
-TEMPLATE = "the answer to the question '{question}' is '{answer}'"
+TEMPLATE = "The answer to the question '{question}' is '{answer}'"
 TEMPLATE_FIELDS = ("question", "answer")
 SEQ2SEQ_PROMPT = "premise: {premise} hypothesis: {hypothesis}"
 SEQ2SEQ_FIELDS = ("premise", "hypothesis")
@@ -53,6 +56,8 @@ class AutoAIS(JudgeFamily):
         "kind": Option((str,), "auto", "auto (from the checkpoint), seq2seq or classification."),
         "template": Option((str,), TEMPLATE, "The hypothesis, from {question} and {answer}.",
                            placeholders=TEMPLATE_FIELDS),
+        "headings": Option((bool,), True, "Put the passage's headings before it (\"<section>. <passage>\"), as the "
+                                          "released AutoAIS code does, where the import kept a section."),
         "seq2seq_prompt": Option((str,), SEQ2SEQ_PROMPT, "seq2seq models: the input, from {premise} and {hypothesis}.",
                                  placeholders=SEQ2SEQ_FIELDS),
         "positive_label": Option((str, int), "", "The entailment label: seq2seq, the text decoded (default \"1\"); "
@@ -89,6 +94,9 @@ class AutoAIS(JudgeFamily):
                 verdicts[index] = Verdict.failure("no evidence passage for this item")
                 continue
             hypothesis = template_fill(config["template"], question=item.topic_text, answer=item.text)
+            section = item.data.get("section")
+            if config["headings"] and isinstance(section, str) and section.strip():
+                passage = f"{section}. {passage}"
             pieces, notes[index] = self._premises(tokenizer, passage, hypothesis, config, seq2seq)
             pairs += [(index, piece, hypothesis) for piece in pieces]
         scores = self._scores(tokenizer, network, seq2seq, [(p, h) for _, p, h in pairs], config)
