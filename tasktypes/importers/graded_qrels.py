@@ -15,6 +15,7 @@ earlier import) is refused at its line.
 import re
 from pathlib import Path
 
+from annotate.ids import json_text
 from annotate.models import Campaign, Item, JudgmentKind, Topic
 from annotate.services.campaigns import units_ensure, user_get_or_create_imported
 from annotate.task_types import or_list, task_type_get
@@ -91,7 +92,7 @@ def judge_qrels_import(*, campaign: Campaign, paths: list[Path], judge: str) -> 
     topics = dict(Topic.objects.filter(campaign=campaign).values_list("external_id", "id"))
     lines = _graded_lines(campaign=campaign, paths=paths, topics=topics, source=lambda path: judge)
     items = {(qid, doc): pk for pk, qid, doc in Item.objects.filter(campaign=campaign, kind=spec.item_kind)
-             .values_list("id", "topic__external_id", f"data__{spec.doc_key}")}
+             .values_list("id", "topic__external_id", json_text(f"data__{spec.doc_key}"))}
     writer = JudgeVerdictWriter(judge=external_judge_get(
         campaign=campaign, name=judge, config={"format": "judge-qrels", "name": judge}, path=paths[0]))
     outside = 0

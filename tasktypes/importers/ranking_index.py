@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from annotate.ids import json_text
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, SystemOutput, Topic
 from tasktypes.importers.common import ImportDataError, fits
 
@@ -33,7 +34,7 @@ def item_keys(campaign: Campaign):
     """(topic id, item external id, candidate source id, docno, pk) of every item of CAMPAIGN, streamed from the
     database: what a file's lines are matched by, without loading the items' texts."""
     rows = (Item.objects.filter(campaign=campaign).order_by("id")
-            .values_list("topic__external_id", "external_id", "data__source_id", "data__docno", "id"))
+            .values_list("topic__external_id", "external_id", json_text("data__source_id"), json_text("data__docno"), "id"))
     for qid, external_id, source_id, docno, pk in rows.iterator(chunk_size=5000):
         yield qid, external_id, source_id_of(external_id, source_id), docno, pk
 

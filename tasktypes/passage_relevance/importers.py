@@ -14,6 +14,7 @@ every graded type takes (trec-run, trec-qrels, judge-qrels) are tasktypes.import
 
 from pathlib import Path
 
+from annotate.ids import json_text
 from annotate.models import Campaign, Item, Topic
 from annotate.services.campaigns import units_ensure
 from annotate.task_types import task_type_get
@@ -101,7 +102,7 @@ def collection_import(*, campaign: Campaign, paths: list[Path]) -> dict[str, int
     wanted: dict[str, list[int]] = {}
     texts: dict[str, str] = {}
     for pk, docid, text in (Item.objects.filter(campaign=campaign, kind=spec.item_kind)
-                            .values_list("id", f"data__{spec.doc_key}", "text").iterator(chunk_size=5000)):
+                            .values_list("id", json_text(f"data__{spec.doc_key}"), "text").iterator(chunk_size=5000)):
         wanted.setdefault(docid, []).append(pk)
         if text:
             texts[docid] = text
