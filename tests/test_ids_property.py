@@ -71,7 +71,7 @@ def folder(settings, tmp_path) -> Path:
 
 
 @pytest.fixture
-def browser(client, researcher):
+def signed_in(client, researcher):
     client.force_login(researcher)
     return client
 
@@ -94,18 +94,18 @@ def _csv_rows(text: str) -> list[list[str]]:
              for cell in row] for row in csv.reader(io.StringIO(text))]
 
 
-def _report(browser, researcher, slug: str) -> dict:
+def _report(signed_in, researcher, slug: str) -> dict:
     """What a researcher downloads of the report: the JSON, the systems and topics CSV, every source's qrels."""
     campaign = Campaign.objects.get(slug=slug)
     Membership.objects.get_or_create(campaign=campaign, user=researcher, role=Role.RESEARCHER)
     report_stored(campaign)
-    listed = browser.get(f"/api/campaigns/{slug}/agreement/qrels/")
-    qrels = {row["source"]: {tuple(line.split()[i] for i in (0, 2, 3)) for line in browser.get(
+    listed = signed_in.get(f"/api/campaigns/{slug}/agreement/qrels/")
+    qrels = {row["source"]: {tuple(line.split()[i] for i in (0, 2, 3)) for line in signed_in.get(
         f"/campaigns/{slug}/report/qrels/{row['source']}.qrels").content.decode().splitlines()}
         for row in (listed.json()["sources"] if listed.status_code == 200 else [])}
-    return {"json": browser.get(f"/campaigns/{slug}/report/report.json").json(), "qrels": qrels,
-            "systems": _csv_rows(browser.get(f"/campaigns/{slug}/report/systems.csv").content.decode())[1:],
-            "topics": _csv_rows(browser.get(f"/campaigns/{slug}/report/topics.csv").content.decode())[1:]}
+    return {"json": signed_in.get(f"/campaigns/{slug}/report/report.json").json(), "qrels": qrels,
+            "systems": _csv_rows(signed_in.get(f"/campaigns/{slug}/report/systems.csv").content.decode())[1:],
+            "topics": _csv_rows(signed_in.get(f"/campaigns/{slug}/report/topics.csv").content.decode())[1:]}
 
 
 def _moved(slug: str, folder: Path) -> None:
@@ -140,7 +140,7 @@ GRADED = {"passage_relevance": "docid", "image_relevance": "image_id"}
 @EXAMPLES
 @given(qids=distinct_ids(2), docids=distinct_ids(3), runs=distinct_ids(2))
 @one_example
-def test_graded_ids_round_trip(folder, browser, researcher, task_type, qids, docids, runs):
+def test_graded_ids_round_trip(folder, signed_in, researcher, task_type, qids, docids, runs):
     """Topics, runs, (passage texts), an assessor's and a judge's qrels: the items, grades, report, downloads and a
     moved copy name every topic, document and run as the files did."""
     slug, doc_key = f"graded-{next(_slugs)}", GRADED[task_type]
@@ -165,23 +165,29 @@ def test_graded_ids_round_trip(folder, browser, researcher, task_type, qids, doc
         f"{qid} 0 {doc} {value}\n" for (qid, doc), value in grade.items())))
     imp(slug, task_type, "judge-qrels", write(folder, "llm.qrels", "".join(
         f"{qid} 0 {doc} {value}\n" for (qid, doc), value in judged.items())), "--judge", "llm")
+    scores = {key: float(n) for n, key in enumerate(grade)}
+    imp(slug, task_type, "judge-scores", write(folder, "scores.tsv", "topic\titem\tscore\n" + "".join(
+        f"{qid}\t{doc}\t{score}\n" for (qid, doc), score in scores.items())), "--judge", "scorer")
 
     state = _graded_state(slug, doc_key)
     assert state["topics"] == sorted(qids)
     assert state["items"] == sorted((qid, doc, texts[doc]) for qid in qids for doc in docids)
     assert state["human"] == sorted((qid, doc, str(value)) for (qid, doc), value in grade.items())
-    assert state["judge"] == sorted(("llm", qid, doc, str(value)) for (qid, doc), value in judged.items())
+    assert state["judge"] == sorted([("llm", qid, doc, str(value)) for (qid, doc), value in judged.items()]
+                                    + [("scorer", qid, doc, "") for qid, doc in scores])
     assert {name: {qid: sorted(docs) for qid, docs in run.items()} for name, run in state["runs"].items()} == {
         tag: {qid: sorted(docids) for qid in qids} for tag in runs}
 
-    report = _report(browser, researcher, slug)
+    report = _report(signed_in, researcher, slug)
     human = {(qid, doc, str(value)) for (qid, doc), value in grade.items()}
-    assert report["qrels"] == {"consensus": human, "assessor-qrels-nist": human,
-                               "judge-llm": {(qid, doc, str(value)) for (qid, doc), value in judged.items()}}
+    assert {source: qrels for source, qrels in report["qrels"].items() if source != "judge-scorer"} == {
+        "consensus": human, "assessor-qrels-nist": human,
+        "judge-llm": {(qid, doc, str(value)) for (qid, doc), value in judged.items()}}
+    assert {(qid, doc) for qid, doc, _ in report["qrels"]["judge-scorer"]} == set(scores)  # grades from its scores
     assert sorted(row["system"] for row in report["json"]["systems"]) == sorted(runs)
     assert sorted(row[0] for row in report["systems"]) == sorted(runs)
     assert sorted(row["topic"] for row in report["json"]["judges"]["llm"]["per_topic"]) == sorted(qids)
-    assert sorted(row[1] for row in report["topics"]) == sorted(qids)
+    assert sorted({row[1] for row in report["topics"]}) == sorted(qids)
 
     _moved(slug, folder)
     assert _graded_state(slug, doc_key) == state
@@ -200,7 +206,7 @@ def _rankings(text: str) -> list[dict]:
 @given(qids=distinct_ids(2), names=distinct_ids(6), systems=distinct_ids(2), annotator=TREC_ID.filter(
     lambda name: len(name) <= 100))
 @one_example
-def test_ranking_ids_round_trip(folder, browser, researcher, qids, names, systems, annotator):
+def test_ranking_ids_round_trip(folder, signed_in, researcher, qids, names, systems, annotator):
     """answer_ranking: candidate ids, docnos, system and annotator names through jsonl, trec-qrels, trec-run and
     judge-scores, out through the rankings exports (jsonl, Label Studio, a judge's run), the report and a moved
     copy."""
@@ -229,7 +235,7 @@ def test_ranking_ids_round_trip(folder, browser, researcher, qids, names, system
 
     campaign = Campaign.objects.get(slug=slug)
     Membership.objects.get_or_create(campaign=campaign, user=researcher, role=Role.RESEARCHER)
-    exported = _rankings(browser.get(f"/api/campaigns/{slug}/rankings/?shape=jsonl").content.decode())
+    exported = _rankings(signed_in.get(f"/api/campaigns/{slug}/rankings/?shape=jsonl").content.decode())
     assert [topic["qid"] for topic in exported] == sorted(qids)
     for topic in exported:
         n = qids.index(topic["qid"])
@@ -239,18 +245,18 @@ def test_ranking_ids_round_trip(folder, browser, researcher, qids, names, system
         expected = (answers + documents)[::1 if n == 0 else -1]
         assert topic["rankings"] == [{"annotator": annotator, "dimension": "overall",
                                       "ranking": [[candidate] for candidate in expected]}]
-    studio = browser.get(f"/api/campaigns/{slug}/rankings/?shape=label-studio").json()
+    studio = signed_in.get(f"/api/campaigns/{slug}/rankings/?shape=label-studio").json()
     assert sorted(task["data"]["qid"] for task in studio) == sorted(qids)
     for task in studio:
         assert sorted(item["id"] for item in task["data"]["items"]) == sorted(answers + documents)
         user = task["annotations"][0]["completed_by"]
         assert (str(user) if isinstance(user, int) else user["id"]) == annotator
     for judge in ("bm25", "scorer"):
-        run = browser.get(f"/api/campaigns/{slug}/rankings/?shape=trec-run&judge={judge}").content.decode()
+        run = signed_in.get(f"/api/campaigns/{slug}/rankings/?shape=trec-run&judge={judge}").content.decode()
         assert sorted((fields[0], fields[2]) for fields in map(str.split, run.splitlines())) == sorted(scores)
-    report = _report(browser, researcher, slug)
+    report = _report(signed_in, researcher, slug)
     assert sorted({row["topic"] for row in report["json"]["judges"]["bm25"]["per_topic"]}) == sorted(qids)
     assert sorted({row[1] for row in report["topics"]}) == sorted(qids)
 
     _moved(slug, folder)
-    assert _rankings(browser.get(f"/api/campaigns/{slug}/rankings/?shape=jsonl").content.decode()) == exported
+    assert _rankings(signed_in.get(f"/api/campaigns/{slug}/rankings/?shape=jsonl").content.decode()) == exported
