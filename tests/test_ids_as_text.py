@@ -33,9 +33,9 @@ def write(tmp_path, name, text) -> Path:
     return path
 
 
-def imp(*args, slug="marco") -> str:
+def imp(*args, slug="marco", task_type="passage_relevance") -> str:
     out = StringIO()
-    call_command("import_data", "--campaign", slug, "--task-type", "passage_relevance", *map(str, args), stdout=out)
+    call_command("import_data", "--campaign", slug, "--task-type", task_type, *map(str, args), stdout=out)
     return out.getvalue()
 
 
@@ -99,12 +99,12 @@ def _state(slug="marco"):
             HumanJudgment.objects.count(), ModelJudgment.objects.count())
 
 
-def _refused(*args, slug="marco") -> str:
+def _refused(*args, slug="marco", task_type="passage_relevance") -> str:
     from django.core.management import CommandError
 
     before = _state(slug)
     with pytest.raises(CommandError) as info:
-        imp(*args, slug=slug)
+        imp(*args, slug=slug, task_type=task_type)
     assert _state(slug) == before
     return str(info.value)
 
@@ -180,3 +180,24 @@ def test_the_job_page_and_the_api_give_the_lines_not_used(tmp_path, researcher, 
         "format": "judge-qrels", "judge": "other", "files": [SimpleUploadedFile("o.qrels", b"19335 0 100000 1\n")]})
     assert job["status"] == "failed" and job["error"].startswith(
         "o.qrels:1: docid: none of the 1 lines read is used, nothing was imported: 1 line naming no passage")
+
+
+def test_other_formats_count_their_unused_lines_too(tmp_path):
+    out = imp("--format", "trec-topics", write(tmp_path, "topics.tsv", TOPICS + TOPICS.splitlines()[0] + "\n"))
+    assert "  1 line repeating a topic an earlier line gave (same text) (first: topics.tsv:3: qid '19335')" in out
+    imp("--format", "trec-run", write(tmp_path, "bm25.run", run_text()))
+    # judge-scores names an item by its external id or its docid: two rows for one passage, the first one kept
+    out = imp("--format", "judge-scores", "--judge", "ce", write(
+        tmp_path, "ce.tsv", "topic\titem\tscore\n19335\t19335/007\t0.5\n19335\t007\t0.5\n19335\t1e5\t0.25\n"))
+    assert "  1 line naming an item an earlier line gave a verdict on (the first line's is kept) (first: ce.tsv:3: " \
+           "item '007')" in out
+    assert ModelJudgment.objects.filter(judge__name="ce").count() == 2
+
+    # gold answers for questions an ais campaign does not hold are refused, not passed over
+    call_command("import_data", "--campaign", "aqa", "--task-type", "ais", "--format", "attributed-qa",
+                 "fixtures/ais_demo/ratings.csv", stdout=StringIO())
+    gold = write(tmp_path, "gold.jsonl", '{"question": "who painted the mona lisa", "answers": ["Leonardo"]}\n')
+    message = _refused("--format", "gold-answers", gold, slug="aqa", task_type="ais")
+    assert message.endswith("gold.jsonl:1: question: none of the 1 lines read is used, nothing was imported: 1 line "
+                            "naming no question of the campaign (first: gold.jsonl:1, question 'who painted the mona "
+                            "lisa')")
