@@ -70,8 +70,8 @@ class UnusedLines:
         self.used += lines
 
     def skip(self, reason: str, *, path: Path, line: int, field: str, value: str) -> None:
-        """Count one line not used for REASON ("names no passage of the campaign"); FIELD and VALUE name what in it
-        made it so (the docid and its text)."""
+        """Count one line not used for REASON, worded to follow "3 lines" ("naming no passage of the campaign");
+        FIELD and VALUE name what in it made it so (the docid and its text)."""
         entry = self._reasons.get(reason)
         if entry is None:
             self._reasons[reason] = {"reason": reason, "lines": 1, "file": Path(path).name, "line": line,
