@@ -32,8 +32,10 @@ def spreadsheet_cell(value):
     """VALUE as a CSV cell that a spreadsheet shows as written: text beginning with =, +, -, @, a tab or a carriage
     return gets a leading single quote (OWASP CSV Injection), unless it is a plain number; numbers and other text as
     they are. A reader that wants the text back drops one leading quote from a cell that starts with "'" and one of
-    those characters."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS) and not _NUMBER.fullmatch(value):
+    those characters or another "'": so text that itself begins so (an id "'=1", "''") gets a quote too, and every
+    name comes back exactly."""
+    if isinstance(value, str) and ((value.startswith(FORMULA_STARTS) and not _NUMBER.fullmatch(value))
+                                   or (value[:1] == "'" and value[1:2] in (*FORMULA_STARTS, "'"))):
         return "'" + value
     return value
 

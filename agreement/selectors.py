@@ -12,6 +12,7 @@ from itertools import chain
 
 from django.db.models import Count, Q
 
+from annotate.ids import external_id_tail, json_text
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, SystemOutput, Topic
 from annotate.task_types import OPEN, TIE, task_type_get
 from annotate.textnorm import answer_key
@@ -251,7 +252,7 @@ def input_cuts_get(*, campaign: Campaign, family: str) -> dict[str, dict]:
 
 def items_brief_get(*, item_ids: set[int]) -> dict[int, dict]:
     """{item id: {"external_id", "question", "answer", "system"}} for a few listed items. One query."""
-    rows = Item.objects.filter(pk__in=item_ids).values_list("pk", "external_id", "topic__text", "text", "data__system")
+    rows = Item.objects.filter(pk__in=item_ids).values_list("pk", "external_id", "topic__text", "text", json_text("data__system"))
     return {pk: {"external_id": external_id, "question": question, "answer": answer, "system": system or ""}
             for pk, external_id, question, answer, system in rows}
 
@@ -302,8 +303,9 @@ def graded_items_get(*, campaign: Campaign) -> dict[int, tuple[str, str]]:
     the doc id (what runs and qrels name the item by) from Item.data[doc_key], else the external id's part after
     "<qid>/". One query."""
     spec = task_type_get(campaign.task_type)
-    fields = ["id", "topic__external_id", "external_id"] + ([f"data__{spec.doc_key}"] if spec.doc_key else [])
-    return {pk: (qid, (doc[0] if doc else None) or external_id.split("/", 1)[-1]) for pk, qid, external_id, *doc in
+    fields = ["id", "topic__external_id", "external_id"] + ([json_text(f"data__{spec.doc_key}")] if spec.doc_key else [])
+    return {pk: (qid, (doc[0] if doc else None) or external_id_tail(external_id, qid))
+            for pk, qid, external_id, *doc in
             Item.objects.filter(campaign=campaign, kind=spec.item_kind).values_list(*fields)}
 
 
@@ -361,8 +363,9 @@ class RankingData:
 
 
 def _topic_sort_key(external_id: str):
-    # qids are usually numbers: "2" before "10"
-    return (0, int(external_id), "") if external_id.isdigit() else (1, 0, external_id)
+    # qids are usually numbers: "2" before "10" ("007" beside "7", each kept as it is; other digits than 0-9 are text)
+    return (0, int(external_id), external_id) if external_id.isascii() and external_id.isdigit() \
+        else (1, 0, external_id)
 
 
 def _pk(value) -> int | None:

@@ -111,7 +111,8 @@ class Item(models.Model):
 
     campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="items")
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="items")
-    external_id = models.CharField(max_length=200)
+    # Room for `<qid>/<doc id>` with both ids as long as a topic's (200 characters each): graded items are named so.
+    external_id = models.CharField(max_length=401, help_text="The item's id in the campaign, e.g. `<qid>/<doc id>`.")
     kind = models.CharField(max_length=32, default="answer", help_text="answer, document, image, ...")
     text = models.TextField(blank=True)
     data = models.JSONField(default=dict, blank=True, help_text="Task-type fields, e.g. evidence passage.")

@@ -80,7 +80,7 @@ def rankings_label_studio(*, campaign: Campaign) -> list[dict]:
                 raise ExportError(f"topic {topic.external_id}: {name}'s ranking has ties, which Label Studio's "
                                   "ranker cannot hold; export jsonl")
             annotations.append({
-                "completed_by": int(name) if name.isdigit() else {"id": name},
+                "completed_by": _label_studio_user(name),
                 "was_cancelled": False,
                 "result": [{"type": "ranker", "from_name": "rank", "to_name": "items",
                             "value": {"ranker": {"rank": [group[0] for group in groups]}}}],
@@ -96,6 +96,12 @@ def rankings_label_studio(*, campaign: Campaign) -> list[dict]:
             "annotations": annotations,
         })
     return tasks
+
+
+def _label_studio_user(name: str) -> int | dict:
+    """Label Studio's `completed_by` for an annotator NAME: the int id it was imported from when NAME is one as
+    Label Studio writes it, else {"id": NAME}, so that "007" or "1e5" come back as they are."""
+    return int(name) if name.isascii() and name.isdigit() and str(int(name)) == name else {"id": name}
 
 
 def judge_trec_run(*, campaign: Campaign, judge: str) -> str:

@@ -63,6 +63,10 @@ class ImportSummarySerializer(serializers.Serializer):
     pool_sizes = serializers.DictField(child=serializers.IntegerField())
     judge_lines_outside = serializers.IntegerField(help_text="judge-qrels: lines naming no item of the campaign, "
                                                               "not imported.")
+    lines_unused = serializers.ListField(child=serializers.DictField(), help_text=(
+        'The lines read and not used, by reason, the most frequent first: {"reason", "lines", "example"}, the '
+        'example being the first such line as `file:line: field \'value\'`. Empty when every line was used; an '
+        'import that would use none of its lines is refused.'))
     notes = serializers.ListField(child=serializers.CharField(),
                                   help_text="What a task type's own formats report beside the figures (collection: "
                                             "lines read, passages given their text, passages still without text).")

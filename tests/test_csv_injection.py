@@ -45,7 +45,8 @@ def _is_number(cell: str) -> bool:
     ('=HYPERLINK("http://x","y")', '\'=HYPERLINK("http://x","y")'), ("+1 555", "'+1 555"), ("-x", "'-x"),
     ("@SUM(A1)", "'@SUM(A1)"), ("\tx", "'\tx"), ("\r=1", "'\r=1"),
     ("-0.25", "-0.25"), ("+3", "+3"), ("1e-05", "1e-05"), (-0.25, -0.25), (-3, -3), ("", ""), ("a=b", "a=b"),
-    ("'=already", "'=already"),
+    # text that begins as an escaped cell does is escaped too, so that dropping one quote gives it back
+    ("'=already", "''=already"), ("''", "'''"), ("'a", "'a"), ("'", "'"),
 ])
 def test_a_cell_that_would_be_a_formula_is_text(value, cell):
     assert spreadsheet_cell(value) == cell

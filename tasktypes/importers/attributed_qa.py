@@ -26,6 +26,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from annotate.bulk import rows_insert
+from annotate.ids import json_text
 from annotate.models import (
     Assignment,
     AssignmentStatus,
@@ -239,7 +240,7 @@ class _Importer:
                          Topic.objects.filter(campaign=campaign).values_list("id", "text")}
         # external id -> (pk, content key) of items already in the campaign
         self.items = {external_id: (pk, content) for external_id, pk, content in
-                      Item.objects.filter(campaign=campaign).values_list("external_id", "id", "data__content_key")}
+                      Item.objects.filter(campaign=campaign).values_list("external_id", "id", json_text("data__content_key"))}
         self.seen: dict[str, tuple[int, str, bool | None, bool | None, float | None]] = {}
         self.systems: set[str] = set(SystemOutput.objects.filter(campaign=campaign)
                                      .values_list("system", flat=True).distinct())
@@ -304,7 +305,7 @@ class _Importer:
         )
         batch = {external_id: row for row, _, external_id, _ in self.pending}
         for external_id, pk, content in (Item.objects.filter(campaign=self.campaign, external_id__in=list(batch))
-                                         .values_list("external_id", "id", "data__content_key")):
+                                         .values_list("external_id", "id", json_text("data__content_key"))):
             self.items[external_id] = (pk, content)
         self.systems.update(row.system for row in batch.values())
         self.result.system_outputs_created += rows_insert(

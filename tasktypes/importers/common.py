@@ -53,6 +53,58 @@ class ImportDataError(Exception):
         super().__init__(f"{self.file}:{line}: {field}: {message}")
 
 
+class UnusedLines:
+    """What an import did with its lines: how many it used (imported, or found in the campaign as they are) and,
+    counted by reason, those it read and did not use, each reason with its first line as an example. No line is
+    passed over unsaid: the summary lists the reasons (`rows`), and an import that would use none of its lines is
+    refused (`check_some_used`), since it can only be a mismatch (ids the campaign does not hold, the wrong campaign,
+    the wrong order of imports).
+
+    A format that counts lines here calls `use` or `skip` for each line it reads (blank lines and comments aside)."""
+
+    def __init__(self):
+        self.used = 0
+        self._reasons: dict[str, dict] = {}
+
+    def use(self, lines: int = 1) -> None:
+        self.used += lines
+
+    def skip(self, reason: str, *, path: Path, line: int, field: str, value: str) -> None:
+        """Count one line not used for REASON, worded to follow "3 lines" ("naming no passage of the campaign");
+        FIELD and VALUE name what in it made it so (the docid and its text)."""
+        entry = self._reasons.get(reason)
+        if entry is None:
+            self._reasons[reason] = {"reason": reason, "lines": 1, "file": Path(path).name, "line": line,
+                                     "field": field, "value": value, "path": str(path), "order": len(self._reasons)}
+        else:
+            entry["lines"] += 1
+
+    @property
+    def skipped(self) -> int:
+        return sum(entry["lines"] for entry in self._reasons.values())
+
+    def rows(self) -> list[dict]:
+        """[{"reason", "lines", "example"}] by reason, the most frequent first; the example is the first such line,
+        `file:line: field 'value'`."""
+        return [{"reason": entry["reason"], "lines": entry["lines"],
+                 "example": f"{entry['file']}:{entry['line']}: {entry['field']} {entry['value']!r}"}
+                for entry in sorted(self._reasons.values(), key=lambda entry: -entry["lines"])]
+
+    def check_some_used(self) -> None:
+        """Refuse the import when it read lines and used none: the error names each reason with its count and first
+        line, at the first of them."""
+        if self.used or not self._reasons:
+            return
+        entries = sorted(self._reasons.values(), key=lambda entry: -entry["lines"])
+        first = min(entries, key=lambda entry: entry["order"])  # the first line not used
+        reasons = "; ".join(
+            f"{entry['lines']:,} line{'s' if entry['lines'] != 1 else ''} {entry['reason']} (first: "
+            f"{entry['file']}:{entry['line']}, {entry['field']} {entry['value']!r})" for entry in entries)
+        raise ImportDataError(file=first["path"], line=first["line"], field=first["field"],
+                              message=f"none of the {self.skipped:,} lines read is used, nothing was imported: "
+                                      f"{reasons}")
+
+
 def file_check(path: Path) -> None:
     """Refuse a missing file or one larger than settings.IMPORT_MAX_BYTES before reading a byte of it."""
     if not path.is_file():

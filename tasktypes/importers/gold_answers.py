@@ -12,7 +12,7 @@ from pathlib import Path
 
 from annotate.models import Campaign, Topic
 from annotate.textnorm import question_key
-from tasktypes.importers.common import ImportDataError, jsonl_read
+from tasktypes.importers.common import ImportDataError, UnusedLines, jsonl_read
 
 ANSWER_KEYS = ("answers", "gold_answers")
 
@@ -29,10 +29,11 @@ def _answers(obj: dict, *, path: Path, line: int) -> list[str]:
     return [answer.strip() for answer in answers]
 
 
-def gold_answers_import(*, campaign: Campaign, paths: list[Path]) -> dict[str, int]:
+def gold_answers_import(*, campaign: Campaign, paths: list[Path], unused: UnusedLines) -> dict[str, int]:
     """Give the campaign's questions their gold answers from PATHS. Returns {"read": lines, "given": topics given
     answers, "same": topics that had the same answers already, "outside": lines naming no question of the
-    campaign}. Call inside the import's transaction."""
+    campaign}; those lines, and lines repeating a question an earlier line gave, are counted in UNUSED. Call inside
+    the import's transaction."""
     topics = {question_key(topic.text): topic for topic in Topic.objects.filter(campaign=campaign).only("text", "data")}
     counts = {"read": 0, "given": 0, "same": 0, "outside": 0}
     seen: dict[str, tuple[Path, int]] = {}
@@ -47,6 +48,8 @@ def gold_answers_import(*, campaign: Campaign, paths: list[Path]) -> dict[str, i
             topic = topics.get(question_key(question))
             if topic is None:
                 counts["outside"] += 1
+                unused.skip("naming no question of the campaign", path=path, line=line, field="question",
+                            value=question[:80])
                 continue
             earlier = (topic.data or {}).get("gold_answers")
             if earlier:
@@ -58,7 +61,12 @@ def gold_answers_import(*, campaign: Campaign, paths: list[Path]) -> dict[str, i
                 if topic.external_id not in seen:
                     counts["same"] += 1
                     seen[topic.external_id] = (path, line)
+                    unused.use()
+                else:
+                    unused.skip("repeating a question an earlier line gave (same answers)", path=path, line=line,
+                                field="question", value=question[:80])
                 continue
+            unused.use()
             topic.data = {**(topic.data or {}), "gold_answers": answers}
             seen[topic.external_id] = (path, line)
             changed.append(topic)

@@ -2,6 +2,7 @@
 qrels name them."""
 
 from annotate.bulk import rows_insert
+from annotate.ids import json_text
 from annotate.models import Campaign, Item
 from annotate.task_types import task_type_get
 
@@ -15,7 +16,7 @@ def graded_items_ensure(*, campaign: Campaign, topics: dict[str, int],
     spec = task_type_get(campaign.task_type)
     kind, key = spec.item_kind, spec.doc_key
     items = {(qid, doc): pk for pk, qid, doc in Item.objects.filter(campaign=campaign, kind=kind)
-             .values_list("id", "topic__external_id", f"data__{key}")}
+             .values_list("id", "topic__external_id", json_text(f"data__{key}"))}
     missing = sorted(pairs - items.keys())
     created = rows_insert(
         Item, ["campaign", "topic", "external_id", "kind", "text", "data"],
@@ -23,5 +24,5 @@ def graded_items_ensure(*, campaign: Campaign, topics: dict[str, int],
     if missing:
         new = Item.objects.filter(campaign=campaign, kind=kind, external_id__in=[f"{q}/{d}" for q, d in missing])
         spec.items_created(campaign=campaign, items=new)
-        items.update({(qid, doc): pk for pk, qid, doc in new.values_list("id", "topic__external_id", f"data__{key}")})
+        items.update({(qid, doc): pk for pk, qid, doc in new.values_list("id", "topic__external_id", json_text(f"data__{key}"))})
     return items, created

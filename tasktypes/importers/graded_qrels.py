@@ -15,10 +15,11 @@ earlier import) is refused at its line.
 import re
 from pathlib import Path
 
+from annotate.ids import json_text
 from annotate.models import Campaign, Item, JudgmentKind, Topic
 from annotate.services.campaigns import units_ensure, user_get_or_create_imported
 from annotate.task_types import or_list, task_type_get
-from tasktypes.importers.common import ImportDataError, fits
+from tasktypes.importers.common import ImportDataError, UnusedLines, fits
 from tasktypes.importers.graded_items import graded_items_ensure
 from tasktypes.importers.trec_qrels import qrels_read
 from tasktypes.importers.writes import (
@@ -37,10 +38,11 @@ def assessor_name(path: Path) -> str:
     return ("qrels-" + re.sub(r"[^\w.@+-]", "-", path.stem))[:150]
 
 
-def _graded_lines(*, campaign: Campaign, paths: list[Path], topics: dict[str, int],
-                  source) -> list[tuple[Path, int, str, str, str, int]]:
+def _graded_lines(*, campaign: Campaign, paths: list[Path], topics: dict[str, int], source,
+                  unused: UnusedLines) -> list[tuple[Path, int, str, str, str, int]]:
     """(path, line, source, qid, docid, grade) of every distinct line, checked: the grade on the campaign's scale,
-    a known topic, one grade per (source, document). SOURCE(path) names whose grades a file holds."""
+    a known topic, one grade per (source, document). SOURCE(path) names whose grades a file holds. A line repeating
+    an earlier one is counted in UNUSED."""
     grades = task_type_get(campaign.task_type).levels(campaign)
     expected = or_list([str(grade) for grade in grades])
     lines = []
@@ -59,17 +61,20 @@ def _graded_lines(*, campaign: Campaign, paths: list[Path], topics: dict[str, in
                 if earlier[1] != grade:
                     raise ImportDataError(file=path, line=number, field="grade", message=(
                         f"{docid!r} under topic {qid!r} has grade {earlier[1]} on line {earlier[0]}"))
+                unused.skip("repeating an earlier line's grade of the same document", path=path, line=number,
+                            field="docid", value=docid)
                 continue
             seen[(who, qid, docid)] = (number, grade)
             lines.append((path, number, who, qid, docid, grade))
     return lines
 
 
-def human_qrels_import(*, campaign: Campaign, paths: list[Path]) -> tuple[int, int, int]:
+def human_qrels_import(*, campaign: Campaign, paths: list[Path], unused: UnusedLines) -> tuple[int, int, int]:
     """trec-qrels: import the assessors' grades; returns (judgments, items, units) created. Call inside the import's
     transaction."""
     topics = dict(Topic.objects.filter(campaign=campaign).values_list("external_id", "id"))
-    lines = _graded_lines(campaign=campaign, paths=paths, topics=topics, source=assessor_name)
+    lines = _graded_lines(campaign=campaign, paths=paths, topics=topics, source=assessor_name, unused=unused)
+    unused.use(len(lines))  # every distinct line grades its document (made an item when the pool lacks it)
     items, created_items = graded_items_ensure(campaign=campaign, topics=topics,
                                                pairs={(qid, docid) for _, _, _, qid, docid, _ in lines})
     created_units = units_ensure(campaign=campaign)
@@ -84,23 +89,25 @@ def human_qrels_import(*, campaign: Campaign, paths: list[Path]) -> tuple[int, i
     return created, created_items, created_units
 
 
-def judge_qrels_import(*, campaign: Campaign, paths: list[Path], judge: str) -> tuple[int, int]:
+def judge_qrels_import(*, campaign: Campaign, paths: list[Path], judge: str, unused: UnusedLines) -> tuple[int, int]:
     """judge-qrels: import JUDGE's grades of the campaign's items; returns (verdicts created, lines naming no item of
-    the campaign). Call inside the import's transaction."""
+    the campaign), those lines counted in UNUSED. Call inside the import's transaction."""
     spec = task_type_get(campaign.task_type)
     topics = dict(Topic.objects.filter(campaign=campaign).values_list("external_id", "id"))
-    lines = _graded_lines(campaign=campaign, paths=paths, topics=topics, source=lambda path: judge)
+    lines = _graded_lines(campaign=campaign, paths=paths, topics=topics, source=lambda path: judge, unused=unused)
     items = {(qid, doc): pk for pk, qid, doc in Item.objects.filter(campaign=campaign, kind=spec.item_kind)
-             .values_list("id", "topic__external_id", f"data__{spec.doc_key}")}
+             .values_list("id", "topic__external_id", json_text(f"data__{spec.doc_key}"))}
     writer = JudgeVerdictWriter(judge=external_judge_get(
-        campaign=campaign, name=judge, config={"format": "judge-qrels", "name": judge}, path=paths[0]))
+        campaign=campaign, name=judge, config={"format": "judge-qrels", "name": judge}, path=paths[0]), unused=unused)
     outside = 0
     for path, number, _, qid, docid, grade in lines:
         item = items.get((qid, docid))
         if item is None:
             outside += 1
+            unused.skip(f"naming no {spec.item_noun} of the campaign (a judge grades the pooled or graded ones)",
+                        path=path, line=number, field="docid", value=docid)
             continue
         writer.add(JudgeVerdict(path=path, line=number, item=ItemRef(item), score=None, label=str(grade),
-                                raw=f"{path.name}:{number}", failed=False))
+                                raw=f"{path.name}:{number}", failed=False, key=docid))
     writer.flush()
     return writer.created, outside

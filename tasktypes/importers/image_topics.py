@@ -16,6 +16,7 @@ from pathlib import Path
 from annotate.models import Campaign, Topic
 from tasktypes.importers.common import (
     ImportDataError,
+    UnusedLines,
     file_check,
     fits,
     json_start,
@@ -105,8 +106,9 @@ def _atomic_values(path: Path) -> Iterator[tuple[int, object]]:
             yield position, {"text_id": key, **value} if not any(k in value for k in ID_KEYS) else value
 
 
-def image_topics_import(*, campaign: Campaign, paths: list[Path], atomic: bool) -> int:
-    """Create the topics (AToMiC JSON when ATOMIC, else JSONL); returns how many were created.
+def image_topics_import(*, campaign: Campaign, paths: list[Path], atomic: bool, unused: UnusedLines) -> int:
+    """Create the topics (AToMiC JSON when ATOMIC, else JSONL); returns how many were created. A topic repeating one
+    an earlier line of the import gave is counted in UNUSED.
 
     Errors name the line (JSONL) or the topic's position in the list (AToMiC JSON) as `line`.
     """
@@ -114,6 +116,7 @@ def image_topics_import(*, campaign: Campaign, paths: list[Path], atomic: bool) 
                 Topic.objects.filter(campaign=campaign).values_list("external_id", "data")}
     names = ATOMIC_FIELDS if atomic else {field: (field,) for field in FIELDS}
     new: dict[str, Topic] = {}
+    named: set[str] = set()  # the topics the lines read so far gave
     for path in paths:
         rows = _atomic_objects(path) if atomic else jsonl_read(path)
         for line, obj in rows:
@@ -125,7 +128,15 @@ def image_topics_import(*, campaign: Campaign, paths: list[Path], atomic: bool) 
                 if {field: earlier.get(field, "") for field in FIELDS} != data:
                     raise ImportDataError(file=path, line=line, field="id",
                                           message=f"topic {topic_id!r} is already there with other text")
+                if topic_id in named:
+                    unused.skip("repeating a topic an earlier line gave (same text)", path=path, line=line,
+                                field="id", value=topic_id)
+                else:  # as an earlier import gave it
+                    named.add(topic_id)
+                    unused.use()
                 continue
+            named.add(topic_id)
+            unused.use()
             new[topic_id] = Topic(campaign=campaign, external_id=topic_id,
                                   text=data["section_title"] or data["page_title"], data=data)
     Topic.objects.bulk_create(list(new.values()), batch_size=1000)

@@ -13,13 +13,14 @@ from pathlib import Path
 
 from annotate.models import Campaign
 from judges.models import ModelJudgment
-from tasktypes.importers.common import ImportDataError, fits, tsv_read
+from tasktypes.importers.common import ImportDataError, UnusedLines, fits, tsv_read
 from tasktypes.importers.ranking_index import item_keys
 from tasktypes.importers.writes import ItemRef, JudgeVerdict, JudgeVerdictWriter, external_judge_get
 
 
-def judge_scores_import(*, campaign: Campaign, paths: list[Path], judge: str) -> dict[str, int]:
-    """Import each file's rows as verdicts of the external judge JUDGE. Returns {judge: judgments created}."""
+def judge_scores_import(*, campaign: Campaign, paths: list[Path], judge: str, unused: UnusedLines) -> dict[str, int]:
+    """Import each file's rows as verdicts of the external judge JUDGE. Returns {judge: judgments created}. A row
+    naming an item an earlier row scored is counted in UNUSED (the first row's verdict is kept)."""
     items: dict[tuple[str, str], int] = {}
     for qid, external_id, source_id, _, pk in item_keys(campaign):
         # An item by its external id, or by the id it was imported with (an image's id, a candidate's id).
@@ -27,7 +28,8 @@ def judge_scores_import(*, campaign: Campaign, paths: list[Path], judge: str) ->
         items.setdefault((qid, source_id), pk)
     topics = {topic for topic, _ in items}
     writer = JudgeVerdictWriter(judge=external_judge_get(
-        campaign=campaign, name=judge, config={"format": "judge-scores", "name": judge}, path=paths[0]))
+        campaign=campaign, name=judge, config={"format": "judge-scores", "name": judge}, path=paths[0]),
+        unused=unused)
     for path in paths:
         for line, row in tsv_read(path, required=["topic", "item", "score"], optional=("label",)):
             topic, item_id = row["topic"].strip(), row["item"].strip()
@@ -45,6 +47,6 @@ def judge_scores_import(*, campaign: Campaign, paths: list[Path], judge: str) ->
             label = fits(row.get("label", "").strip(), model=ModelJudgment, column="label", path=path, line=line,
                          field="label")
             writer.add(JudgeVerdict(path=path, line=line, item=ItemRef(item), score=score, label=label, raw="",
-                                    failed=False))
+                                    failed=False, key=item_id))
     writer.flush()
     return {judge: writer.created}

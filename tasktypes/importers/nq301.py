@@ -21,7 +21,7 @@ from pathlib import Path
 
 from annotate.models import Item, JudgmentKind, Topic
 from annotate.services.campaigns import units_ensure, user_get_or_create_imported
-from tasktypes.importers.common import ImportDataError, fits, tsv_read
+from tasktypes.importers.common import ImportDataError, UnusedLines, fits, tsv_read
 from tasktypes.importers.qa_eval_jsonl import SystemOutputWriter, predictions_read, system_name_for
 from tasktypes.importers.qa_index import QaIndex
 from tasktypes.importers.writes import (
@@ -90,8 +90,9 @@ def system_files(folder: Path) -> list[Path]:
     return paths + [path for path in (_find(folder, name) for name in EXTRA_SYSTEM_FILES) if path]
 
 
-def nq301_import(*, index: QaIndex, folder: Path) -> Nq301Result:
-    """Import the folder into INDEX's campaign. Call inside the import's transaction."""
+def nq301_import(*, index: QaIndex, folder: Path, unused: UnusedLines) -> Nq301Result:
+    """Import the folder into INDEX's campaign. Call inside the import's transaction. The human judgments' rows are
+    used; the systems' predictions of questions the judgments do not hold are counted in UNUSED."""
     campaign = index.campaign
     if not folder.is_dir():
         raise ImportDataError(file=folder, line=0, field="folder", message="the nq301 format takes the data folder")
@@ -107,13 +108,14 @@ def nq301_import(*, index: QaIndex, folder: Path) -> Nq301Result:
     predictions = [(path, predictions_read(path)) for path in system_files(folder)]
 
     # Items: one per distinct (id, answer string) of the human file.
-    result = Nq301Result(systems=SystemOutputWriter(index=index))
+    result = Nq301Result(systems=SystemOutputWriter(index=index, unused=unused))
     annotators = {column: user_get_or_create_imported(username=f"nq301-{column}") for column in ANNOTATOR_COLUMNS}
     adjudicator = user_get_or_create_imported(username=ADJUDICATOR)
     verdicts: list[HumanVerdict] = []
     seen_pairs = set()
     item_at_line = {}
     for line, row in human_rows:
+        unused.use()
         question_id = row["id"].strip()
         if not question_id:
             raise ImportDataError(file=human_path, line=line, field="id", message="missing value")

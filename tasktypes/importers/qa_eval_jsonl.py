@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from annotate.models import SystemOutput
-from tasktypes.importers.common import ImportDataError, fits, jsonl_read, str_field, str_list_field
+from tasktypes.importers.common import ImportDataError, UnusedLines, fits, jsonl_read, str_field, str_list_field
 from tasktypes.importers.qa_index import QaIndex
 
 _SYSTEM_PREFIXES = ("NQ301_", "NQ_")
@@ -54,10 +54,13 @@ def predictions_read(path: Path) -> Iterator[Prediction]:
 
 
 class SystemOutputWriter:
-    """Collects system outputs for bulk creation; an output already imported is skipped, a changed one refused."""
+    """Collects system outputs for bulk creation; an output already imported is skipped, a changed one refused. Each
+    prediction is counted in UNUSED: used, or not (its question is not the campaign's, or it repeats an earlier
+    line's answer)."""
 
-    def __init__(self, *, index: QaIndex):
+    def __init__(self, *, index: QaIndex, unused: UnusedLines):
         self.index = index
+        self.unused = unused
         self.existing = {
             (system, topic_id): item_id
             for system, topic_id, item_id in SystemOutput.objects.filter(campaign=index.campaign).values_list(
@@ -83,6 +86,8 @@ class SystemOutputWriter:
             if known_topics_only:
                 topic = self.index.topic_find(question=prediction.question)
                 if topic is None:
+                    self.unused.skip("naming a question the campaign does not hold", path=path,
+                                     line=prediction.line, field="question", value=prediction.question[:80])
                     continue
             else:
                 topic = self.index.topic_get_or_add(question=prediction.question)
@@ -99,7 +104,10 @@ class SystemOutputWriter:
                         message=f"system {system!r} already answered this question differently at line {earlier_line}",
                     )
                 self.skipped += 1
+                self.unused.skip("repeating an earlier line's answer of the same system to the same question",
+                                 path=path, line=prediction.line, field="question", value=prediction.question[:80])
                 continue
+            self.unused.use()
             self.pending[where] = (prediction.line, path, item, topic, prediction.raw, prediction.gold)
 
     def flush(self) -> None:
@@ -128,13 +136,14 @@ class SystemOutputWriter:
         self.pending = {}
 
 
-def qa_eval_jsonl_import(*, index: QaIndex, paths: list[Path], system: str | None) -> SystemOutputWriter:
+def qa_eval_jsonl_import(*, index: QaIndex, paths: list[Path], system: str | None,
+                         unused: UnusedLines) -> SystemOutputWriter:
     if system and len(paths) > 1:
         raise ImportDataError(
             file=paths[1], line=0, field="system",
             message="--system names the system of one file; import one file at a time or name systems by file",
         )
-    writer = SystemOutputWriter(index=index)
+    writer = SystemOutputWriter(index=index, unused=unused)
     for path in paths:
         predictions = predictions_read(path)
         writer.predictions_add(system=system or system_name_for(path), path=path, predictions=predictions,

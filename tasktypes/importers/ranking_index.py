@@ -13,15 +13,19 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from annotate.ids import external_id_tail, json_text
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, SystemOutput, Topic
 from tasktypes.importers.common import ImportDataError, fits
 
 ANSWER, DOCUMENT = "answer", "document"
 
 
-def source_id_of(external_id: str, source_id) -> str:
-    """The id a candidate was imported with: SOURCE_ID (its `data["source_id"]`), else the tail of its external id."""
-    return str(source_id or external_id.split("/", 1)[-1])
+def source_id_of(external_id: str, source_id, qid: str | None = None) -> str:
+    """The id a candidate was imported with: SOURCE_ID (its `data["source_id"]`), else the tail of its external id
+    after `<QID>/` (QID, its topic's id, may hold a `/`), or after the first `/` when QID is not known."""
+    if source_id:
+        return str(source_id)
+    return external_id_tail(external_id, qid) if qid is not None else external_id.split("/", 1)[-1]
 
 
 def candidate_source_id(item: Item) -> str:
@@ -33,9 +37,9 @@ def item_keys(campaign: Campaign):
     """(topic id, item external id, candidate source id, docno, pk) of every item of CAMPAIGN, streamed from the
     database: what a file's lines are matched by, without loading the items' texts."""
     rows = (Item.objects.filter(campaign=campaign).order_by("id")
-            .values_list("topic__external_id", "external_id", "data__source_id", "data__docno", "id"))
+            .values_list("topic__external_id", "external_id", json_text("data__source_id"), json_text("data__docno"), "id"))
     for qid, external_id, source_id, docno, pk in rows.iterator(chunk_size=5000):
-        yield qid, external_id, source_id_of(external_id, source_id), docno, pk
+        yield qid, external_id, source_id_of(external_id, source_id, qid), docno, pk
 
 
 # Item.data keys that describe the candidate itself; other keys (e.g. "qrels") are added by later imports.
@@ -106,7 +110,7 @@ class RankingIndex:
         rows = (Item.objects.filter(campaign=campaign).order_by("id")
                 .values_list("topic__external_id", "external_id", "id", "kind", "text", "data"))
         for qid, external_id, pk, kind, text, data in rows.iterator(chunk_size=2000):
-            self.candidates.setdefault(qid, {})[source_id_of(external_id, data.get("source_id"))] = KnownCandidate(
+            self.candidates.setdefault(qid, {})[source_id_of(external_id, data.get("source_id"), qid)] = KnownCandidate(
                 pk=pk, fingerprint=_fingerprint(kind, text, data))
         self._ranked_topic_ids = set(
             HumanJudgment.objects.filter(unit__campaign=campaign, kind=JudgmentKind.ANNOTATION, is_current=True)

@@ -33,7 +33,7 @@ from django.conf import settings
 from annotate.bulk import rows_insert
 from annotate.images import image_key
 from annotate.models import Campaign, Item, SystemOutput, Topic
-from tasktypes.importers.common import ImportDataError, fits
+from tasktypes.importers.common import ImportDataError, UnusedLines, fits
 from tasktypes.importers.graded_items import graded_items_ensure
 from tasktypes.importers.trec_run import run_scores_read, trec_run_read
 
@@ -62,8 +62,11 @@ class _IncomingRun:
     lines: int = 0
 
 
-def runs_pool_import(*, campaign: Campaign, paths: list[Path], depth: int | None, tag: str | None) -> PoolResult:
-    """Store, pool and link the runs in PATHS. Call inside the import's transaction."""
+def runs_pool_import(*, campaign: Campaign, paths: list[Path], depth: int | None, tag: str | None,
+                     unused: UnusedLines | None = None) -> PoolResult:
+    """Store, pool and link the runs in PATHS; every line is used (kept in its stored run), and counted so in
+    UNUSED when given. Call inside the import's transaction."""
+    unused = UnusedLines() if unused is None else unused
     depth = DEFAULT_DEPTH if depth is None else depth
     if depth < 1:
         raise ImportDataError(file=paths[0], line=0, field="depth", message=f"expected 1 or more, got {depth}")
@@ -86,6 +89,7 @@ def runs_pool_import(*, campaign: Campaign, paths: list[Path], depth: int | None
                                           message=f"run {row.tag!r} is also in {incoming[row.tag].path.name}")
                 run = here[row.tag] = _IncomingRun(path=path, line=row.line)
             run.lines += 1
+            unused.use()
         incoming.update(here)
 
     written: list[Path] = []

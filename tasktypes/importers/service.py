@@ -16,7 +16,7 @@ from annotate.task_types import import_formats, task_type_get, task_type_names
 from judges.models import Judge
 from tasktypes.importers.attributed_qa import DEFAULT_JUDGE as DEFAULT_AIS_JUDGE
 from tasktypes.importers.attributed_qa import attributed_qa_import
-from tasktypes.importers.common import ImportDataError, file_check
+from tasktypes.importers.common import ImportDataError, UnusedLines, file_check
 from tasktypes.importers.gold_answers import gold_answers_import
 from tasktypes.importers.graded_qrels import human_qrels_import, judge_qrels_import
 from tasktypes.importers.image_topics import image_topics_import
@@ -78,6 +78,8 @@ class ImportSummary:
     runs_already_there: list[str] = field(default_factory=list)
     pool_sizes: dict[str, int] = field(default_factory=dict)
     judge_lines_outside: int = 0
+    # Lines read and not used, by reason: [{"reason", "lines", "example"}] (tasktypes.importers.common.UnusedLines).
+    lines_unused: list[dict] = field(default_factory=list)
     # What a task type's own formats have to say beside the figures above, a line each.
     notes: list[str] = field(default_factory=list)
     # answer_ranking imports
@@ -113,7 +115,17 @@ class ImportSummary:
 
     def lines(self) -> list[str]:
         """The summary as lines of text, in the words of the campaign's task type (its import_lines)."""
-        return getattr(self, task_type_get(self.task_type).import_lines)() + self.judge_run_lines()
+        return (getattr(self, task_type_get(self.task_type).import_lines)() + self.unused_lines()
+                + self.judge_run_lines())
+
+    def unused_lines(self) -> list[str]:
+        """The lines read and not used, a line per reason with its first example."""
+        if not self.lines_unused:
+            return []
+        total = sum(row["lines"] for row in self.lines_unused)
+        return [f"lines read and not used: {total}"] + [
+            f"  {row['lines']} line{'s' if row['lines'] != 1 else ''} {row['reason']} (first: {row['example']})"
+            for row in self.lines_unused]
 
     def judge_run_lines(self) -> list[str]:
         out = []
@@ -279,14 +291,18 @@ def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str |
             file_check(path)
     summary = ImportSummary(campaign=campaign.slug, format=fmt, files=[str(path) for path in paths],
                             task_type=campaign.task_type)
+    unused = UnusedLines()
     with transaction.atomic():
         if fmt == "judge-scores":
-            summary.model_judgments_created = judge_scores_import(campaign=campaign, paths=paths, judge=judge)
+            summary.model_judgments_created = judge_scores_import(campaign=campaign, paths=paths, judge=judge,
+                                                                  unused=unused)
             summary.units_created = units_ensure(campaign=campaign)
         else:
             importer = import_string(task_type_get(campaign.task_type).importer)
             importer(campaign=campaign, fmt=fmt, paths=paths, system=system, judge=judge, score_judge=score_judge,
-                     depth=depth, tag=tag, summary=summary)
+                     depth=depth, tag=tag, summary=summary, unused=unused)
+        unused.check_some_used()
+        summary.lines_unused = unused.rows()
         for key, value in campaign_counts(campaign=campaign).items():
             setattr(summary, key, value)
         # One new data version for the whole import, committed with it (the report's stored copy is then out of date).
@@ -320,13 +336,13 @@ def counting_rule_default(*, campaign: Campaign, rule: str) -> bool:
 
 
 def qa_import(*, campaign: Campaign, fmt: str, paths: list[Path], system: str | None, summary: ImportSummary,
-              **_) -> None:
+              unused: UnusedLines, **_) -> None:
     """The qa_correctness formats (nq301 folder, qa-eval-jsonl); call inside import_run's transaction."""
     index = QaIndex(campaign=campaign)
     if fmt == "nq301":
         if len(paths) != 1:
             raise ImportRequestError("the nq301 format takes one folder")
-        result = nq301_import(index=index, folder=paths[0])
+        result = nq301_import(index=index, folder=paths[0], unused=unused)
         writer = result.systems
         summary.human_judgments_created = result.human_created
         summary.model_judgments_created = result.judges
@@ -337,7 +353,7 @@ def qa_import(*, campaign: Campaign, fmt: str, paths: list[Path], system: str | 
             summary.notes.append(f"counting rule set to {RULE_QA_EVAL}: systems are scored as the NQ-open 301 study's "
                                  f"code scored them (option counting_rule; docs/task-types/qa_correctness.md)")
     else:
-        writer = qa_eval_jsonl_import(index=index, paths=paths, system=system)
+        writer = qa_eval_jsonl_import(index=index, paths=paths, system=system, unused=unused)
     summary.units_created += units_ensure(campaign=campaign)
     summary.topics_created = index.topics_created
     summary.items_created = index.items_created
@@ -345,35 +361,38 @@ def qa_import(*, campaign: Campaign, fmt: str, paths: list[Path], system: str | 
     summary.systems = writer.systems
 
 
-def image_import(*, campaign: Campaign, fmt: str, paths: list[Path], summary: ImportSummary, **kwargs) -> None:
+def image_import(*, campaign: Campaign, fmt: str, paths: list[Path], summary: ImportSummary, unused: UnusedLines,
+                 **kwargs) -> None:
     """The image_relevance formats; call inside import_run's transaction."""
     if fmt in ("jsonl", "atomic-topics"):
-        summary.topics_created = image_topics_import(campaign=campaign, paths=paths, atomic=fmt == "atomic-topics")
+        summary.topics_created = image_topics_import(campaign=campaign, paths=paths, atomic=fmt == "atomic-topics",
+                                                     unused=unused)
     elif fmt == "images":
         stored = images_import(campaign=campaign, paths=paths)
         summary.images_stored, summary.images_already_there = stored["stored"], stored["already_there"]
         summary.images_attached = stored["attached"]
     else:
-        graded_import(campaign=campaign, fmt=fmt, paths=paths, summary=summary, **kwargs)
+        graded_import(campaign=campaign, fmt=fmt, paths=paths, summary=summary, unused=unused, **kwargs)
         return
     summary.units_created += units_ensure(campaign=campaign)
 
 
 def graded_import(*, campaign: Campaign, fmt: str, paths: list[Path], depth: int | None, tag: str | None,
-                  judge: str | None, summary: ImportSummary, **_) -> None:
+                  judge: str | None, summary: ImportSummary, unused: UnusedLines, **_) -> None:
     """The formats every graded relevance task type takes (trec-run pooled, trec-qrels, judge-qrels); call inside
     import_run's transaction."""
     if fmt == "trec-run":
-        pooled = runs_pool_import(campaign=campaign, paths=paths, depth=depth, tag=tag)
+        pooled = runs_pool_import(campaign=campaign, paths=paths, depth=depth, tag=tag, unused=unused)
         summary.runs, summary.runs_already_there = pooled.runs, pooled.runs_already_there
         summary.items_created, summary.system_outputs_created = pooled.items_created, pooled.system_outputs_created
         summary.pool_sizes = pooled.pool_sizes
         summary.systems = pooled.runs
     elif fmt == "trec-qrels":
         summary.human_judgments_created, summary.items_created, summary.units_created = human_qrels_import(
-            campaign=campaign, paths=paths)
+            campaign=campaign, paths=paths, unused=unused)
     elif fmt == "judge-qrels":
-        created, summary.judge_lines_outside = judge_qrels_import(campaign=campaign, paths=paths, judge=judge)
+        created, summary.judge_lines_outside = judge_qrels_import(campaign=campaign, paths=paths, judge=judge,
+                                                                  unused=unused)
         summary.model_judgments_created = {judge: created}
     else:
         raise ImportRequestError(f"format {fmt} is not a graded relevance format")
@@ -381,10 +400,10 @@ def graded_import(*, campaign: Campaign, fmt: str, paths: list[Path], depth: int
 
 
 def ais_import(*, campaign: Campaign, fmt: str, paths: list[Path], judge: str | None, summary: ImportSummary,
-               **_) -> None:
+               unused: UnusedLines, **_) -> None:
     """The ais formats (attributed-qa CSV, jsonl, gold-answers); call inside import_run's transaction."""
     if fmt == "gold-answers":
-        counts = gold_answers_import(campaign=campaign, paths=paths)
+        counts = gold_answers_import(campaign=campaign, paths=paths, unused=unused)
         summary.notes.append(f"lines read: {counts['read']}; questions given gold answers: {counts['given']}; "
                              f"already with the same ones: "
                              f"{counts['same']}; lines naming no question of the campaign, not imported: "
@@ -399,13 +418,13 @@ def ais_import(*, campaign: Campaign, fmt: str, paths: list[Path], judge: str | 
 
 
 def ranking_import(*, campaign: Campaign, fmt: str, paths: list[Path], score_judge: str | None,
-                   judge: str | None, summary: ImportSummary, **_) -> None:
+                   judge: str | None, summary: ImportSummary, unused: UnusedLines, **_) -> None:
     """The answer_ranking formats; call inside import_run's transaction."""
     if fmt == "trec-qrels":
-        summary.qrels_added = trec_qrels_import(campaign=campaign, paths=paths)
+        summary.qrels_added = trec_qrels_import(campaign=campaign, paths=paths, unused=unused)
         return
     if fmt == "trec-run":
-        summary.model_judgments_created = trec_run_import(campaign=campaign, paths=paths, judge=judge)
+        summary.model_judgments_created = trec_run_import(campaign=campaign, paths=paths, judge=judge, unused=unused)
         return
     index = RankingIndex(campaign=campaign)
     if fmt == "label-studio":

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from annotate.models import Campaign, Item
-from tasktypes.importers.common import ImportDataError, lines_read
+from tasktypes.importers.common import ImportDataError, UnusedLines, lines_read
 
 
 def qrels_read(path: Path) -> Iterator[tuple[int, str, str, int]]:
@@ -33,8 +33,9 @@ def qrels_read(path: Path) -> Iterator[tuple[int, str, str, int]]:
         yield number, qid, docid, grade
 
 
-def trec_qrels_import(*, campaign: Campaign, paths: list[Path]) -> int:
-    """Store the grades; returns how many (document, assessor) grades were added."""
+def trec_qrels_import(*, campaign: Campaign, paths: list[Path], unused: UnusedLines) -> int:
+    """Store the grades; returns how many (document, assessor) grades were added. A line repeating a grade an
+    earlier line of the import gave is counted in UNUSED."""
     documents: dict[tuple[str, str], Item] = {}
     topics = set()
     for item in Item.objects.filter(campaign=campaign).select_related("topic").defer("text"):
@@ -43,6 +44,7 @@ def trec_qrels_import(*, campaign: Campaign, paths: list[Path]) -> int:
             documents[(item.topic.external_id, item.data["docno"])] = item
     changed: dict[int, Item] = {}
     added = 0
+    named: set[tuple[int, str]] = set()  # (item, assessor) of the lines read so far
     for path in paths:
         assessor = path.stem
         for number, qid, docno, grade in qrels_read(path):
@@ -57,7 +59,15 @@ def trec_qrels_import(*, campaign: Campaign, paths: list[Path]) -> int:
                 if qrels[assessor] != grade:
                     raise ImportDataError(file=path, line=number, field="grade", message=(
                         f"{docno} already has grade {qrels[assessor]} from {assessor!r}, not {grade}"))
+                if (item.pk, assessor) in named:
+                    unused.skip("repeating an earlier line's grade of the same document", path=path, line=number,
+                                field="docno", value=docno)
+                else:  # the grade an earlier import gave
+                    named.add((item.pk, assessor))
+                    unused.use()
                 continue
+            named.add((item.pk, assessor))
+            unused.use()
             qrels[assessor] = grade
             changed[item.pk] = item
             added += 1

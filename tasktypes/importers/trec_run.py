@@ -20,7 +20,7 @@ import numpy as np
 
 from annotate.models import Campaign
 from judges.models import Judge
-from tasktypes.importers.common import ImportDataError, fits, lines_read
+from tasktypes.importers.common import ImportDataError, UnusedLines, fits, lines_read
 from tasktypes.importers.ranking_index import item_keys
 from tasktypes.importers.writes import ItemRef, JudgeVerdict, JudgeVerdictWriter, external_judge_get
 
@@ -159,8 +159,10 @@ def _candidates(campaign: Campaign) -> tuple[set[str], dict[tuple[str, str], int
     return topics, candidates
 
 
-def trec_run_import(*, campaign: Campaign, paths: list[Path], judge: str | None) -> dict[str, int]:
-    """Import each run file as an external judge's scores. Returns {judge name: judgments created}."""
+def trec_run_import(*, campaign: Campaign, paths: list[Path], judge: str | None,
+                    unused: UnusedLines) -> dict[str, int]:
+    """Import each run file as an external judge's scores. Returns {judge name: judgments created}. A line naming a
+    candidate an earlier line scored (by its docno, say, after its id) is counted in UNUSED."""
     topics, candidates = _candidates(campaign)
     created: dict[str, int] = {}
     for path in paths:
@@ -169,7 +171,8 @@ def trec_run_import(*, campaign: Campaign, paths: list[Path], judge: str | None)
             if writer is None:
                 name = judge or fits(row.tag, model=Judge, column="name", path=path, line=row.line, field="tag")
                 writer = JudgeVerdictWriter(judge=external_judge_get(
-                    campaign=campaign, name=name, config={"format": "trec-run", "name": name}, path=path))
+                    campaign=campaign, name=name, config={"format": "trec-run", "name": name}, path=path),
+                    unused=unused)
             elif not judge and row.tag != name:
                 raise ImportDataError(file=path, line=row.line, field="tag", message=(
                     f"the file holds more than one run ({name}, {row.tag}); import one at a time or name the judge"))
@@ -181,7 +184,7 @@ def trec_run_import(*, campaign: Campaign, paths: list[Path], judge: str | None)
                                       message=f"no candidate {row.docid!r} under topic {row.qid!r}")
             # raw stays empty, as for judge-scores: re-importing the same scores is a no-op whatever the ranks.
             writer.add(JudgeVerdict(path=path, line=row.line, item=ItemRef(item), score=row.score, label="", raw="",
-                                    failed=False))
+                                    failed=False, key=row.docid))
         writer.flush()
         created[name] = created.get(name, 0) + writer.created
     return created

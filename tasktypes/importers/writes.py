@@ -15,7 +15,7 @@ from annotate.bulk import rows_insert
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, JudgmentSource, Unit
 from judges.identity import JudgeConfigError, judge_get_or_create
 from judges.models import Judge, ModelJudgment
-from tasktypes.importers.common import ImportDataError
+from tasktypes.importers.common import ImportDataError, UnusedLines
 
 EXTERNAL_FAMILY = "external"
 
@@ -49,6 +49,8 @@ class JudgeVerdict:
     failed: bool
     # A failed verdict's label as its file's own column gives it (ModelJudgment.fallback_label); "" when none.
     fallback_label: str = ""
+    # How the line named its item (its docid, candidate id), for the summary's count of lines not used.
+    key: str = ""
 
 
 def yes_no(flag: bool) -> str:
@@ -130,14 +132,17 @@ def external_judge_get(*, campaign: Campaign, name: str, config: dict, path: Pat
 class JudgeVerdictWriter:
     """An external judge's verdicts written in batches as a streaming import reads them, checked as they come.
 
-    The first row for an item wins within the writer (later ones are skipped); a verdict that differs from one
-    already stored is refused at its line. What is held is the judge's stored (label, score) per item and the
-    items seen, never the rows. Call inside the import's transaction; `flush` at the end.
+    The first row for an item wins within the writer (later ones are skipped, and counted in UNUSED when given); a
+    verdict that differs from one already stored is refused at its line. What is held is the judge's stored (label,
+    score) per item and the items seen, never the rows. Call inside the import's transaction; `flush` at the end.
+    With UNUSED, every row added counts there: used (written, or stored already the same) or not (its item had a
+    row before).
     """
 
-    def __init__(self, *, judge: Judge, batch: int = 5000):
+    def __init__(self, *, judge: Judge, batch: int = 5000, unused: UnusedLines | None = None):
         self.judge = judge
         self.batch = batch
+        self.unused = unused
         # A verdict is its label and score; raw is provenance (another file format may word it otherwise).
         self.existing = {
             item_id: (label, score)
@@ -155,8 +160,13 @@ class JudgeVerdictWriter:
         item_id = verdict.item.pk
         if item_id in self.seen:
             self.skipped += 1
+            if self.unused is not None:
+                self.unused.skip("naming an item an earlier line gave a verdict on (the first line's is kept)",
+                                 path=verdict.path, line=verdict.line, field="item", value=verdict.key)
             return
         self.seen.add(item_id)
+        if self.unused is not None:
+            self.unused.use()
         if item_id in self.existing:
             if self.existing[item_id] != (verdict.label, verdict.score):
                 raise ImportDataError(

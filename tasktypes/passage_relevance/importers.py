@@ -14,10 +14,19 @@ every graded type takes (trec-run, trec-qrels, judge-qrels) are tasktypes.import
 
 from pathlib import Path
 
+from annotate.ids import json_text
 from annotate.models import Campaign, Item, Topic
 from annotate.services.campaigns import units_ensure
 from annotate.task_types import task_type_get
-from tasktypes.importers.common import ImportDataError, fits, json_start, jsonl_read, lines_read, value_check
+from tasktypes.importers.common import (
+    ImportDataError,
+    UnusedLines,
+    fits,
+    json_start,
+    jsonl_read,
+    lines_read,
+    value_check,
+)
 from tasktypes.importers.service import ImportSummary, graded_import
 
 QID_KEYS = ("qid", "query_id", "id", "topic_id")
@@ -27,19 +36,20 @@ PASSAGE_KEYS = ("text", "contents", "passage")
 FLUSH = 1000
 
 
-def passage_import(*, campaign: Campaign, fmt: str, paths: list[Path], summary: ImportSummary, **kwargs) -> None:
+def passage_import(*, campaign: Campaign, fmt: str, paths: list[Path], summary: ImportSummary,
+                   unused: UnusedLines, **kwargs) -> None:
     """The passage_relevance formats; call inside import_run's transaction."""
     if fmt == "trec-topics":
-        summary.topics_created = topics_import(campaign=campaign, paths=paths)
+        summary.topics_created = topics_import(campaign=campaign, paths=paths, unused=unused)
         summary.units_created += units_ensure(campaign=campaign)
     elif fmt == "collection":
-        counts = collection_import(campaign=campaign, paths=paths)
+        counts = collection_import(campaign=campaign, paths=paths, unused=unused)
         summary.rows_read = counts["read"]
         summary.notes.append(
             f"collection lines read: {counts['read']}; passages given their text: {counts['filled']}; already "
             f"there with the same text: {counts['same']}; pooled passages still without text: {counts['missing']}")
     else:
-        graded_import(campaign=campaign, fmt=fmt, paths=paths, summary=summary, **kwargs)
+        graded_import(campaign=campaign, fmt=fmt, paths=paths, summary=summary, unused=unused, **kwargs)
 
 
 def _records(path: Path, *, ids: tuple[str, ...], texts: tuple[str, ...], what: str):
@@ -71,10 +81,12 @@ def _records(path: Path, *, ids: tuple[str, ...], texts: tuple[str, ...], what: 
         yield line, record_id.strip(), value_check(body.strip(), path=path, line=line, field=what)
 
 
-def topics_import(*, campaign: Campaign, paths: list[Path]) -> int:
-    """Create the topics of PATHS; returns how many were created."""
+def topics_import(*, campaign: Campaign, paths: list[Path], unused: UnusedLines) -> int:
+    """Create the topics of PATHS; returns how many were created. A line repeating a topic an earlier line of the
+    import gave is counted in UNUSED."""
     existing = dict(Topic.objects.filter(campaign=campaign).values_list("external_id", "text"))
     new: dict[str, Topic] = {}
+    repeated: set[str] = set()  # topics of the campaign a line of this import named already
     for path in paths:
         for line, qid, text in _records(path, ids=QID_KEYS, texts=QUERY_KEYS, what="query"):
             fits(qid, model=Topic, column="external_id", path=path, line=line, field="qid")
@@ -85,14 +97,22 @@ def topics_import(*, campaign: Campaign, paths: list[Path]) -> int:
                 if earlier != text:
                     raise ImportDataError(file=path, line=line, field="text",
                                           message=f"topic {qid!r} is already there with another text")
+                if qid in new or qid in repeated:
+                    unused.skip("repeating a topic an earlier line gave (same text)", path=path, line=line, field="qid",
+                                value=qid)
+                else:
+                    repeated.add(qid)  # already in the campaign: this line agrees with it
+                    unused.use()
                 continue
             new[qid] = Topic(campaign=campaign, external_id=qid, text=text, data={})
+            unused.use()
     Topic.objects.bulk_create(list(new.values()), batch_size=1000)
     return len(new)
 
 
-def collection_import(*, campaign: Campaign, paths: list[Path]) -> dict[str, int]:
-    """Give the campaign's passages their texts from the collection files PATHS, streamed.
+def collection_import(*, campaign: Campaign, paths: list[Path], unused: UnusedLines) -> dict[str, int]:
+    """Give the campaign's passages their texts from the collection files PATHS, streamed. Lines naming no passage
+    of the campaign, and lines repeating one an earlier line gave, are counted in UNUSED.
 
     Returns {"read": collection lines read, "filled": passages given their text, "same": passages whose text was
     there already and matched, "missing": the campaign's passages still without text}.
@@ -101,7 +121,7 @@ def collection_import(*, campaign: Campaign, paths: list[Path]) -> dict[str, int
     wanted: dict[str, list[int]] = {}
     texts: dict[str, str] = {}
     for pk, docid, text in (Item.objects.filter(campaign=campaign, kind=spec.item_kind)
-                            .values_list("id", f"data__{spec.doc_key}", "text").iterator(chunk_size=5000)):
+                            .values_list("id", json_text(f"data__{spec.doc_key}"), "text").iterator(chunk_size=5000)):
         wanted.setdefault(docid, []).append(pk)
         if text:
             texts[docid] = text
@@ -112,6 +132,8 @@ def collection_import(*, campaign: Campaign, paths: list[Path]) -> dict[str, int
         for line, docid, text in _records(path, ids=DOCID_KEYS, texts=PASSAGE_KEYS, what="passage"):
             counts["read"] += 1
             if docid not in wanted:
+                unused.skip(f"naming no {spec.item_noun} of the campaign (none pooled or graded has that docid)",
+                            path=path, line=line, field="docid", value=docid)
                 continue
             if not text:
                 raise ImportDataError(file=path, line=line, field="text", message=f"passage {docid!r} has no text")
@@ -125,7 +147,12 @@ def collection_import(*, campaign: Campaign, paths: list[Path]) -> dict[str, int
                 if docid not in seen:
                     counts["same"] += 1
                     seen[docid] = (path, line)
+                    unused.use()
+                else:
+                    unused.skip(f"repeating a {spec.item_noun} an earlier line gave (same text)", path=path, line=line,
+                                field="docid", value=docid)
                 continue
+            unused.use()
             texts[docid], seen[docid] = text, (path, line)
             counts["filled"] += 1
             pending.extend(Item(pk=pk, text=text) for pk in wanted[docid])
