@@ -37,11 +37,13 @@ def test_gold_answers_reach_the_questions_and_em_and_f1_judge_them(
     # The first question in other case and spacing, the second under the other key, and one the campaign lacks.
     rows = [{"question": "  " + questions[0].upper() + "?", "answers": ["1825", "September 1825"]},
             {"question": questions[1], "gold_answers": ["Mount Everest"]},
+            # NQ-open's own JSONL names them "answer".
+            {"question": questions[2], "answer": ["Jane Austen"]},
             {"question": "who painted the mona lisa", "answers": ["Leonardo da Vinci"]}]
     imp("gold-answers", gold_file(tmp_path, "gold.jsonl", rows))
     golds = dict(Topic.objects.filter(campaign=campaign).values_list("text", "data__gold_answers"))
     assert golds[questions[0]] == ["1825", "September 1825"] and golds[questions[1]] == ["Mount Everest"]
-    assert sum(1 for answers in golds.values() if answers) == 2
+    assert golds[questions[2]] == ["Jane Austen"] and sum(1 for answers in golds.values() if answers) == 3
     imp("gold-answers", gold_file(tmp_path, "gold.jsonl", rows))  # the same again: a no-op
 
     with django_capture_on_commit_callbacks(execute=True):
