@@ -17,7 +17,8 @@ import re
 
 from agreement.rank_agreement import TOP_INTERVAL_KEYS, TOP_KEYS
 from agreement.report_ranking import TAU, TAU_ANSWERS, order_text
-from agreement.stats import ALPHA_LEVELS, IR_MEASURES
+from agreement.report_graded import report_measures
+from agreement.stats import ALPHA_LEVELS
 from annotate.task_types import LAYOUT_ATTRIBUTION, LAYOUT_GRADES, LAYOUT_RANKING
 
 
@@ -232,18 +233,22 @@ def _grade_topics_csv(*, report: dict) -> str:
     return writer.text()
 
 
-RUN_MEASURES = tuple(IR_MEASURES)  # ndcg_cut_10, map, p_10
+def _run_measures(report: dict) -> list[str]:
+    """The keys of the measures a graded report scored its runs with (ndcg_cut_10, map, p_10, then the track's:
+    ndcg_cut_20, ndcg_cut_100, recall_100, recall_1000, judged_10, compat), in its order."""
+    return [measure["key"] for measure in report_measures(report)]
 
 
 def runs_csv(*, report: dict) -> str:
     """Graded relevance: rows are runs; columns: run, tags, each measure under the human qrels, then each judge's."""
     judges = list(report["judges"])
+    measures = _run_measures(report)
     writer = SpreadsheetCsv()
-    writer.writerow(["system", "tags", *(f"human_{m}" for m in RUN_MEASURES),
-                     *(f"{name}_{m}" for name in judges for m in RUN_MEASURES)])
+    writer.writerow(["system", "tags", *(f"human_{m}" for m in measures),
+                     *(f"{name}_{m}" for name in judges for m in measures)])
     for row in report["systems"]:
-        writer.writerow([row["system"], " ".join(row["tags"]), *(_cell(row["human"][m]) for m in RUN_MEASURES),
-                         *(_cell(row["judges"].get(name, {}).get(m)) for name in judges for m in RUN_MEASURES)])
+        writer.writerow([row["system"], " ".join(row["tags"]), *(_cell(row["human"].get(m)) for m in measures),
+                         *(_cell(row["judges"].get(name, {}).get(m)) for name in judges for m in measures)])
     return writer.text()
 
 
@@ -255,28 +260,29 @@ RUN_ORDER_STATISTICS = ("kendall_tau_b", "spearman", "pearson")
 def graded_judges_csv(*, report: dict) -> str:
     """Graded relevance: rows are judges; the item-level statistics and, per measure, the run-order correlations,
     the pairs of runs compared and swapped, and Relative Δ of the bias tag; then every interval."""
+    measures = _run_measures(report)
     writer = SpreadsheetCsv()
     writer.writerow(["judge", "family", "mapping", "n", *ITEM_STATISTICS, "failed",
-                     "n_systems", *(f"{m}_{stat}" for m in RUN_MEASURES
+                     "n_systems", *(f"{m}_{stat}" for m in measures
                                     for stat in (*RUN_ORDER_STATISTICS, "n_pairs", "n_swaps", "relative_delta")),
                      *_bound_columns(*ITEM_STATISTICS),
-                     *_bound_columns(*(f"{m}_{stat}" for m in RUN_MEASURES for stat in RUN_ORDER_STATISTICS)),
+                     *_bound_columns(*(f"{m}_{stat}" for m in measures for stat in RUN_ORDER_STATISTICS)),
                      # Agreement at the top of each measure's run order (agreement.rank_agreement), then intervals.
-                     *(f"{m}_{key}" for m in RUN_MEASURES for key in (*TOP_KEYS, "n_at_k")),
-                     *_bound_columns(*(f"{m}_{key}" for m in RUN_MEASURES for key in TOP_INTERVAL_KEYS))])
+                     *(f"{m}_{key}" for m in measures for key in (*TOP_KEYS, "n_at_k")),
+                     *_bound_columns(*(f"{m}_{key}" for m in measures for key in TOP_INTERVAL_KEYS))])
     for name, block in report["judges"].items():
         item, system = block["item"], block["system"]
         delta = system.get("relative_delta") or {}
         writer.writerow([name, block["family"], block["mapping"]["rule"], item["n"],
                          *(_cell(item[key]) for key in ITEM_STATISTICS), item["failed"], system["n_systems"],
-                         *(_cell(value) for m in RUN_MEASURES for value in (
+                         *(_cell(value) for m in measures for value in (
                              *(system[m][stat] for stat in RUN_ORDER_STATISTICS), system[m]["n_pairs"],
                              system[m]["n_swaps"], delta.get(m))),
                          *(cell for key in ITEM_STATISTICS for cell in _bounds(item.get(f"{key}_ci95"))),
-                         *(cell for m in RUN_MEASURES for key in RUN_ORDER_STATISTICS
+                         *(cell for m in measures for key in RUN_ORDER_STATISTICS
                            for cell in _bounds(system[m].get(f"{key}_ci95"))),
                          *(_cell(system[m].get(key)) if key != "n_at_k" else system[m].get("n_at_k", "")
-                           for m in RUN_MEASURES for key in (*TOP_KEYS, "n_at_k")),
-                         *(cell for m in RUN_MEASURES for key in TOP_INTERVAL_KEYS
+                           for m in measures for key in (*TOP_KEYS, "n_at_k")),
+                         *(cell for m in measures for key in TOP_INTERVAL_KEYS
                            for cell in _bounds(system[m].get(f"{key}_ci95")))])
     return writer.text()

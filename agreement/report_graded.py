@@ -11,9 +11,11 @@ LLM4Eval 2024) or passages for a query (§1.5, TREC Deep Learning). The task typ
   and quadratic-weighted), Krippendorff's alpha (ordinal and nominal, the two as raters), kappa on relevant or
   not (from the campaign's relevant_from grade up), the agreement rate, and the confusion matrix (rows: the human
   grade, columns: the judge's); overall with 95% intervals from a bootstrap over topics, and per topic.
-- System level: every stored run is scored with NDCG@10, MAP and P@10 (ir_measures; MAP and P@10 binary from
-  relevant_from) under the consensus qrels (the human grades), under each assessor's qrels, and under each judge's
-  qrels (its grades of every item it scored); Kendall's tau-b, Spearman and Pearson between the run orders, and the
+- System level: every stored run is scored with NDCG@10, MAP and P@10, and with the measures a TREC DL / RAG track
+  reports (nDCG@20, nDCG@100, R@100, R@1000, Judged@10: ir_measures; the binary ones from relevant_from; and Clarke's
+  compatibility with the persistence option compat_p, agreement.compatibility), per topic and as the mean, under
+  the consensus qrels (the human grades), under each assessor's qrels, and under each judge's qrels (its grades of
+  every item it scored); per measure, Kendall's tau-b, Spearman and Pearson between the run orders, and the
   pairs of runs the two orders swap; agreement at the top of the two orders (agreement.rank_agreement: tau-AP of the
   judge's order against the humans', RBO with the option rbo_p, overlap@k and tau-b@k with top_k) with intervals
   from the same resamples; Relative Δ of the runs carrying the bias tag (the campaign's `"bias_tag"`
@@ -23,6 +25,7 @@ LLM4Eval 2024) or passages for a query (§1.5, TREC Deep Learning). The task typ
 
 from __future__ import annotations
 
+import json
 from collections import Counter, defaultdict
 
 import numpy as np
@@ -49,9 +52,25 @@ from annotate.models import Campaign
 from annotate.task_types import task_type_get
 
 SMALL_SAMPLE = 30  # fewer shared items than this: a small sample (campaign option small_sample)
-MEASURES = list(stats.IR_MEASURES)
-# How the page and the CSVs name the measures (MAP and P@10 binary from the campaign's relevant_from grade).
-MEASURE_NAMES = {"ndcg_cut_10": "NDCG@10", "map": "MAP", "p_10": "P@10"}
+# Every measure the runs are scored with, in the report's order, and how the page and the CSVs name it (the binary
+# ones count from the campaign's relevant_from grade). The published studies' three lead (the runs table, the
+# scatter); the track's follow, each in its own table on the page.
+MEASURES = list(stats.RUN_MEASURES)
+MEASURE_NAMES = {"ndcg_cut_10": "NDCG@10", "map": "MAP", "p_10": "P@10", "ndcg_cut_20": "NDCG@20",
+                 "ndcg_cut_100": "NDCG@100", "recall_100": "R@100", "recall_1000": "R@1000", "judged_10": "Judged@10",
+                 stats.COMPAT: "Compat"}
+MAIN, TRACK = "main", "track"
+# The statistics between two run orders that resampling topics gives intervals for.
+ORDER_INTERVAL_KEYS = ("kendall_tau_b", "spearman", "pearson", *rank_agreement.TOP_INTERVAL_KEYS)
+MEASURE_GROUPS = {**dict.fromkeys(stats.IR_MEASURES, MAIN), **dict.fromkeys(stats.TRACK_MEASURES, TRACK),
+                  stats.COMPAT: TRACK}
+
+
+def report_measures(report: dict) -> list[dict]:
+    """The measures a graded REPORT scored its runs with: [{"key", "label", "group"}] (group MAIN or TRACK). A report
+    stored before the track's measures were added has none listed: its three."""
+    return report.get("measures") or [{"key": key, "label": MEASURE_NAMES[key], "group": MAIN}
+                                      for key in stats.IR_MEASURES]
 
 
 def _grades(labels: dict[int, str], items: dict, levels: list[int]) -> dict[int, int]:
@@ -74,17 +93,24 @@ def graded_report_build(*, campaign: Campaign) -> dict:
     top = rank_agreement.rank_options(options)
     tag = options.get("bias_tag") or next(iter(sorted({t for run in runs.values() for t in run["tags"]})), None)
 
+    compat_p = float(options.get("compat_p", stats.COMPAT_P))
+    measure = {"relevant_from": rel, "measures": MEASURES, "compat_p": compat_p}  # run_measures' arguments
+
     build_step(HUMANS)
     consensus = _qrels(human_grade, items)
     assessors = _assessor_qrels(humans, items, levels)
-    per_topic_human = {name: stats.run_measures_per_topic(consensus, run["run"], relevant_from=rel)
+    per_topic_human = {name: stats.run_measures_per_topic(consensus, run["run"], **measure)
                        for name, run in runs.items()}
     systems = {name: {"system": name, "tags": run["tags"],
-                      "human": stats.run_measures(consensus, run["run"], relevant_from=rel),
-                      "assessors": {who: stats.run_measures(qrels, run["run"], relevant_from=rel)
+                      "human": stats.run_measures_mean(per_topic_human[name]),
+                      "assessors": {who: stats.run_measures(qrels, run["run"], **measure)
                                     for who, qrels in assessors.items()},
-                      "judges": {}}
+                      "judges": {},
+                      # Each mean with its n (topics) and 95% interval, under the humans' qrels and each judge's.
+                      "means": {"human": None, "judges": {}}}
                for name, run in sorted(runs.items())}
+    for name, block in _run_means(per_topic_human).items():
+        systems[name]["means"]["human"] = block
     cuts = input_cuts_get(campaign=campaign, family="clipscore") if any(j.family == "clipscore" for j in judges) else {}
     build_step(JUDGES)
     judge_blocks = {}
@@ -97,9 +123,11 @@ def graded_report_build(*, campaign: Campaign) -> dict:
         qrels = _qrels(judge_grade, items)
         per_topic_judge = {}
         for name, run in runs.items():
-            systems[name]["judges"][judge.name] = stats.run_measures(qrels, run["run"], relevant_from=rel)
-            per_topic_judge[name] = stats.run_measures_per_topic(qrels, run["run"], relevant_from=rel)
+            per_topic_judge[name] = stats.run_measures_per_topic(qrels, run["run"], **measure)
+            systems[name]["judges"][judge.name] = stats.run_measures_mean(per_topic_judge[name])
         per_topic_judges[judge.name] = per_topic_judge
+        for name, block in _run_means(per_topic_judge).items():
+            systems[name]["means"]["judges"][judge.name] = block
         judge_blocks[judge.name] = {
             "family": judge.family,
             "mapping": mapping,
@@ -122,6 +150,12 @@ def graded_report_build(*, campaign: Campaign) -> dict:
         "item_noun": spec.item_noun,  # what the graded items are ("image", "passage"), for the page and the plots
         "scale": spec.scale(campaign),
         "relevant_from": rel,
+        # The measures the runs were scored with (MEASURES, named and grouped for the page), and compatibility's p.
+        "measures": [{"key": key, "group": MEASURE_GROUPS[key],
+                      "label": MEASURE_NAMES[key] + (f" (p = {compat_p:g})" if key == stats.COMPAT else "")}
+                     for key in MEASURES],
+        "compat_p": compat_p,
+        "run_means_ci_method": stats.bootstrap_method("topics, the same draws for every run"),
         "humans": {**_humans_block(humans, human_grade, levels), "relative_delta": _relative_delta(systems, tag, None,
                                                                                      per_topic=per_topic_human)},
         "judges": judge_blocks,
@@ -267,6 +301,7 @@ def _system_block(systems: dict, judge: str, tag: str | None, *, per_topic_human
     topics and recomputing every run's measure, and the pairs of runs the two orders swap."""
     rows = [row for row in systems.values()]
     block: dict = {"n_systems": len(rows), "ci_method": stats.bootstrap_method("topics, every run's measure recomputed")}
+    drawn: dict[str, dict] = {}  # the intervals of each per-topic table resampled so far (see _order_intervals)
     for measure in MEASURES:
         pairs = [(row["human"][measure], row["judges"][judge][measure]) for row in rows
                  if row["human"][measure] is not None and row["judges"][judge][measure] is not None]
@@ -280,8 +315,7 @@ def _system_block(systems: dict, judge: str, tag: str | None, *, per_topic_human
             {row["system"]: row["judges"][judge][measure] for row in rows}, p=top["rbo_p"], k=top["top_k"]))
         human_topics = {name: values[measure] for name, values in per_topic_human.items()}
         judge_topics = {name: values[measure] for name, values in per_topic_judge.items()}
-        intervals = stats.run_correlation_intervals(human_topics, judge_topics, top={"p": top["rbo_p"],
-                                                    "k": top["top_k"]}) if len(pairs) >= 2 else {}
+        intervals = _order_intervals(human_topics, judge_topics, runs=len(pairs), top=top, drawn=drawn)
         block[measure]["topics"] = len(stats.shared_topics(human_topics, judge_topics))
         # Each with its interval, or None and why (too few runs or topics, all resamples equal): *_ci_note.
         stats.put_order_intervals(block[measure], intervals, ("kendall_tau_b", "spearman", "pearson",
@@ -296,6 +330,34 @@ def _system_block(systems: dict, judge: str, tag: str | None, *, per_topic_human
                                      for swap in swapped["swaps"]])
     block["relative_delta"] = _relative_delta(systems, tag, judge, per_topic=per_topic_judge)
     return block
+
+
+def _order_intervals(human_topics: dict, judge_topics: dict, *, runs: int, top: dict, drawn: dict) -> dict:
+    """stats.run_correlation_intervals of one measure's per-topic values (run -> topic -> value) under the two qrels,
+    the resamples being most of a report's time: none with fewer runs than an interval needs (put_order_intervals
+    then says why), and once only for tables an earlier measure had already (DRAWN: R@100 and R@1000 of runs
+    shorter than 100, nDCG at every cut of runs shorter than 10); seeded, the same table gives the same intervals."""
+    if runs < stats.MIN_INTERVAL_SYSTEMS:
+        return dict.fromkeys(ORDER_INTERVAL_KEYS) if runs >= 2 else {}
+    table = json.dumps([human_topics, judge_topics], sort_keys=True)
+    if table not in drawn:
+        drawn[table] = stats.run_correlation_intervals(human_topics, judge_topics,
+                                                       top={"p": top["rbo_p"], "k": top["top_k"]})
+    return drawn[table]
+
+
+def _run_means(per_topic: dict[str, dict[str, dict[str, float]]]) -> dict[str, dict[str, dict]]:
+    """run -> measure -> {"mean", "n" (topics), "mean_ci95", "mean_ci_note"}, from PER_TOPIC (run -> measure -> topic
+    -> value, under one qrels), with intervals from resampling topics (stats.run_mean_intervals)."""
+    out: dict[str, dict[str, dict]] = {name: {} for name in per_topic}
+    for measure in MEASURES:
+        values = {name: by_measure[measure] for name, by_measure in per_topic.items()}
+        intervals = stats.run_mean_intervals(values)
+        for name, topics in values.items():
+            block = {"mean": float(np.mean(list(topics.values()))) if topics else None, "n": len(topics)}
+            stats.put_interval(block, "mean", intervals[name], units=len(topics), noun="topics")
+            out[name][measure] = block
+    return out
 
 
 def _relative_delta(systems: dict, tag: str | None, judge: str | None, *, per_topic: dict) -> dict | None:

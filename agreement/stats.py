@@ -22,6 +22,8 @@ from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import cohens_kappa as _statsmodels_cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as _statsmodels_fleiss_kappa
 
+from agreement.compatibility import COMPAT_P, compatibility_per_topic
+
 
 # Intervals: percentile bootstrap (scipy.stats.bootstrap) with a fixed, reported number of resamples and seed.
 BOOTSTRAP_RESAMPLES = 1000
@@ -506,45 +508,63 @@ def spread(values: Sequence[float | None]) -> dict:
 
 # --- IR measures of runs (graded relevance): trec_eval's definitions through ir_measures / pytrec_eval ---
 
-IR_MEASURES = {"ndcg_cut_10": "nDCG@10", "map": "AP", "p_10": "P@10"}
+# Report key -> the ir_measures measure it is; "{rel}" stands for the lowest relevant grade (the binary measures:
+# trec_eval's -l, 1 by default on a 0/1/2 scale, 2 on TREC's 0-3). nDCG uses the grades as gains.
+IR_MEASURES = {"ndcg_cut_10": "nDCG@10", "map": "AP(rel={rel})", "p_10": "P(rel={rel})@10"}
+# What a TREC Deep Learning or RAG organiser reports beside those: deeper nDCG, recall, and Judged@10, the share of a
+# run's first 10 documents (of those it ranks, if fewer) that have a grade in the qrels, where holes in a pool show.
+TRACK_MEASURES = {"ndcg_cut_20": "nDCG@20", "ndcg_cut_100": "nDCG@100", "recall_100": "R(rel={rel})@100",
+                  "recall_1000": "R(rel={rel})@1000", "judged_10": "Judged@10"}
+# Clarke et al.'s compatibility, as its authors' script computes it (agreement.compatibility; ir_measures' Compat
+# gives other numbers), with the persistence the caller gives.
+COMPAT = "compat"
+RUN_MEASURES = (*IR_MEASURES, *TRACK_MEASURES, COMPAT)  # every measure run_measures knows, in the reports' order
 
 
-def _ir_measures(relevant_from: int) -> dict:
-    """ir_measures measure -> report key. nDCG@10 uses the grades as gains; AP and P@10 are binary, a document
-    relevant from grade RELEVANT_FROM up (trec_eval's -l: 1, its default, on a 0/1/2 scale; TREC uses 2 on 0-3)."""
-    return {ir_measures.parse_measure("nDCG@10"): "ndcg_cut_10",
-            ir_measures.parse_measure(f"AP(rel={relevant_from})"): "map",
-            ir_measures.parse_measure(f"P(rel={relevant_from})@10"): "p_10"}
-
-
-def run_measures(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]], *,
-                 relevant_from: int = 1) -> dict[str, float | None]:
-    """{"ndcg_cut_10", "map", "p_10"} of RUN ({topic: {doc: score}}) under QRELS ({topic: {doc: grade}}), averaged over
-    the topics that have qrels (trec_eval's rule: a topic without judgments is left out; unjudged documents
-    are not relevant). None for each when no topic of the run has qrels."""
-    measures = _ir_measures(relevant_from)
-    judged = {topic: docs for topic, docs in qrels.items() if docs and topic in run}
-    if not judged:
-        return {key: None for key in IR_MEASURES}
-    values = ir_measures.calc_aggregate(list(measures), judged, {topic: run[topic] for topic in judged})
-    by_key = {measures[measure]: value for measure, value in values.items()}
-    return {key: _finite(by_key.get(key)) for key in IR_MEASURES}
+def _ir_measures(keys: Sequence[str], relevant_from: int) -> dict:
+    """ir_measures measure -> report key, for the ir_measures ones among KEYS."""
+    specs = {**IR_MEASURES, **TRACK_MEASURES}
+    return {ir_measures.parse_measure(specs[key].format(rel=relevant_from)): key for key in keys if key in specs}
 
 
 def run_measures_per_topic(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]], *,
-                           relevant_from: int = 1) -> dict[str, dict[str, float]]:
-    """{"ndcg_cut_10": {topic: value}, "map": {...}, "p_10": {...}} of RUN per judged topic (ir_measures.iter_calc):
-    what a bootstrap over topics resamples. Topics without qrels are left out, as run_measures does."""
-    measures = _ir_measures(relevant_from)
+                           relevant_from: int = 1, measures: Sequence[str] = tuple(IR_MEASURES),
+                           compat_p: float = COMPAT_P) -> dict[str, dict[str, float]]:
+    """{measure: {topic: value}} of RUN ({topic: {doc: score}}) under QRELS ({topic: {doc: grade}}) for each of
+    MEASURES (keys of RUN_MEASURES; default nDCG@10, MAP and P@10), per topic: what a bootstrap over topics resamples.
+
+    trec_eval's rule for the ir_measures ones (ir_measures.iter_calc): a topic counts when the run ranks it and the
+    qrels grade some document of it; unjudged documents are not relevant. Compatibility (COMPAT, persistence
+    COMPAT_P) keeps its reference's rule: a topic counts when the qrels grade some document of it above 0."""
+    unknown = [key for key in measures if key not in RUN_MEASURES]
+    if unknown:
+        raise ValueError(f"no such run measure: {', '.join(unknown)}")
+    out: dict[str, dict[str, float]] = {key: {} for key in measures}
     judged = {topic: docs for topic, docs in qrels.items() if docs and topic in run}
-    out: dict[str, dict[str, float]] = {key: {} for key in IR_MEASURES}
-    if not judged:
-        return out
-    for metric in ir_measures.iter_calc(list(measures), judged, {topic: run[topic] for topic in judged}):
-        value = _finite(metric.value)
-        if value is not None:
-            out[measures[metric.measure]][metric.query_id] = value
+    by_measure = _ir_measures(measures, relevant_from)
+    if judged and by_measure:
+        for metric in ir_measures.iter_calc(list(by_measure), judged, {topic: run[topic] for topic in judged}):
+            value = _finite(metric.value)
+            if value is not None:
+                out[by_measure[metric.measure]][metric.query_id] = value
+    if COMPAT in out:
+        out[COMPAT] = {topic: value for topic, value in compatibility_per_topic(judged, run, p=compat_p).items()
+                       if _finite(value) is not None}
     return out
+
+
+def run_measures_mean(per_topic: dict[str, dict[str, float]]) -> dict[str, float | None]:
+    """Each measure's mean over its topics (run_measures_per_topic's PER_TOPIC); None where no topic counts."""
+    return {key: float(np.mean(list(values.values()))) if values else None for key, values in per_topic.items()}
+
+
+def run_measures(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]], *,
+                 relevant_from: int = 1, measures: Sequence[str] = tuple(IR_MEASURES),
+                 compat_p: float = COMPAT_P) -> dict[str, float | None]:
+    """{measure: mean} of RUN under QRELS for each of MEASURES: the mean over the topics that count
+    (run_measures_per_topic says which), as trec_eval's summary line gives it; None where no topic counts."""
+    return run_measures_mean(run_measures_per_topic(qrels, run, relevant_from=relevant_from, measures=measures,
+                                                    compat_p=compat_p))
 
 
 def shared_topics(human: dict[str, dict[str, float]], judge: dict[str, dict[str, float]]) -> list[str]:
@@ -593,6 +613,32 @@ def relative_delta_interval(values: dict[str, dict[str, float]], tagged: set[str
         return relative_delta(list(means[group & defined]), list(means[~group & defined]))
 
     return bootstrap_interval(len(topics), statistic, resamples=resamples, seed=seed)
+
+
+def run_mean_intervals(values: dict[str, dict[str, float]], *, resamples: int = BOOTSTRAP_RESAMPLES,
+                       seed: int = BOOTSTRAP_SEED) -> dict[str, list[float] | None]:
+    """95% intervals of each run's mean measure, resampling topics (the same draws for every run, as the run orders'
+    intervals do) and averaging each run over the drawn topics it has: VALUES[run][topic] is a run's per-topic
+    measure. A resample that draws none of a run's topics leaves it out of that run's interval."""
+    runs = sorted(values)
+    topics = sorted({topic for run in runs for topic in values[run]})
+    if not runs or len(topics) < 2:
+        return {run: None for run in runs}
+    column = {topic: i for i, topic in enumerate(topics)}
+    table = np.full((len(runs), len(topics)), np.nan)
+    for row, run in enumerate(runs):
+        for topic, value in values[run].items():
+            table[row, column[topic]] = value
+
+    def statistic(idx: np.ndarray) -> np.ndarray:  # idx: (batch, topics) -> (runs, batch)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return np.nanmean(table[:, idx], axis=-1)
+
+    batch = max(1, min(resamples, 4_000_000 // table.size))
+    intervals = bootstrap_intervals(len(topics), statistic, width=len(runs), resamples=resamples, seed=seed,
+                                    vectorized=True, batch=batch)
+    return dict(zip(runs, intervals, strict=True))
 
 
 def relative_delta(group: Sequence[float], others: Sequence[float]) -> float | None:

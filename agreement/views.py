@@ -23,7 +23,7 @@ from rest_framework.views import APIView
 from agreement.counting import RULE_QA_EVAL
 from agreement.exports import judges_csv, systems_csv, topics_csv
 from agreement.plots import FORMATS, report_plot, report_plot_names
-from agreement.report_graded import MEASURE_NAMES, qrels_text
+from agreement.report_graded import MAIN, TRACK, qrels_text, report_measures
 from agreement.stored import FAILED, QUEUE_FAILED, OpenedReport, report_for_open, stored_report_status
 from annotate.access import campaign_for_researcher
 from annotate.task_types import LAYOUT_ATTRIBUTION, LAYOUT_GRADES, LAYOUT_RANKING, task_type_get
@@ -33,11 +33,23 @@ def _partial(coverage):
     return coverage if coverage and coverage[0] < coverage[1] else None
 
 
-def _run_orders(system: dict) -> list[dict]:
+def _run_orders(system: dict, measures: list[dict]) -> list[dict]:
     """A graded report judge's system block as one row per measure, with the measure's name and its Relative Δ."""
     delta = system.get("relative_delta") or {}
-    return [{**system[key], "key": key, "label": label, "relative_delta": delta.get(key),
-             "relative_delta_ci95": delta.get(f"{key}_ci95")} for key, label in MEASURE_NAMES.items()]
+    return [{**system[m["key"]], "key": m["key"], "label": m["label"], "relative_delta": delta.get(m["key"]),
+             "relative_delta_ci95": delta.get(f"{m['key']}_ci95")} for m in measures if m["key"] in system]
+
+
+def _track_tables(report: dict, measures: list[dict], judge_names: list[str]) -> list[dict]:
+    """A graded report's track measures, one table each: every run's mean under the humans' qrels and each judge's,
+    with its n (topics) and interval (report_graded._run_means)."""
+    def cells(row: dict, key: str) -> list[dict | None]:
+        means = row.get("means") or {}
+        return [(means.get("human") or {}).get(key),
+                *(((means.get("judges") or {}).get(name) or {}).get(key) for name in judge_names)]
+
+    return [{**m, "rows": [{"system": row["system"], "cells": cells(row, m["key"])} for row in report["systems"]]}
+            for m in measures if m["group"] == TRACK]
 
 
 # How long a client that got a 202 is asked to wait before asking again (the page polls every 3 s).
@@ -95,6 +107,8 @@ def agreement_report(request, slug):
     # The report's plots, inline, as drawn when it was built: the first is the main one (scatter or NRP), a graded
     # report's second its CDF.
     names = report_plot_names(report=report)
+    measures = report_measures(report) if graded else []
+    main = [m for m in measures if m["group"] == MAIN]
     plots = opened.extras().get("plots", {})
     context = {
         "campaign": campaign,
@@ -137,15 +151,16 @@ def agreement_report(request, slug):
         ] if (report.get("counting") or {}).get("rule") == RULE_QA_EVAL else [],
         "ranking": ranking,
         "ais": report["layout"] == LAYOUT_ATTRIBUTION,
-        # Graded reports: each run's measures in MEASURE_NAMES' order, under the humans and then judge by judge.
-        "run_measures": [{"key": key, "label": label} for key, label in MEASURE_NAMES.items()] if graded else [],
+        # Graded reports: each run's main measures (the studies' three), under the humans and then judge by judge;
+        # the track's measures in a table each; the run orders under every measure.
+        "run_measures": main,
         "run_rows": [
-            {**row, "human_values": [row["human"].get(key) for key in MEASURE_NAMES],
-             "judge_values": [(row["judges"].get(name) or {}).get(key)
-                              for name in judge_names for key in MEASURE_NAMES]}
+            {**row, "human_values": [row["human"].get(m["key"]) for m in main],
+             "judge_values": [(row["judges"].get(name) or {}).get(m["key"]) for name in judge_names for m in main]}
             for row in report["systems"]
         ] if graded else [],
-        "run_orders": [{"name": name, "measures": _run_orders(block["system"])}
+        "track_tables": _track_tables(report, measures, judge_names) if graded else [],
+        "run_orders": [{"name": name, "measures": _run_orders(block["system"], measures)}
                        for name, block in report["judges"].items()] if graded else [],
         "nrp_rows": [
             {**row, "judge_nrp": [row["judges_nrp"].get(name, {}) for name in judge_names]} for row in report["systems"]

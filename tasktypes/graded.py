@@ -15,7 +15,7 @@ from annotate.forms import CampaignOptionsForm, NumberOptionField, OptionField, 
 from annotate.models import HumanJudgment
 from annotate.selectors.arms import judge_item_verdicts, judge_scores_all
 from annotate.services.annotation import JudgmentValueError
-from annotate.task_types import LAYOUT_GRADES, TaskTypeSpec, or_list
+from annotate.task_types import LAYOUT_GRADES, TaskTypeSpec, _persistence, or_list
 
 MAX_GRADES = 10  # keys 0-9
 
@@ -126,6 +126,12 @@ class GradedOptionsForm(CampaignOptionsForm):
         label="Bias tag",
         help_text="The run tag whose runs the report compares with the others (Relative Δ). Empty: the first tag of "
                   "the pooled runs, alphabetically.")
+    # Clarke et al.'s compatibility (agreement.compatibility; docs/statistics/compatibility.md).
+    compat_p = NumberOptionField(
+        label="Persistence p of compatibility",
+        help_text="How deep compatibility looks: the chance a reader goes on to the next rank of a run. A number "
+                  "strictly between 0 and 1; 0.95, the authors' default, weighs about the first 20 ranks. "
+                  "Empty: 0.95.")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -136,8 +142,8 @@ class GradedOptionsForm(CampaignOptionsForm):
             f"order, 2 to {MAX_GRADES} grades (keys 0-9 grade on the page). Empty: the default, {names}.")
         self.fields["scale"].widget.attrs["placeholder"] = self.fields["scale"].show(default)
         self.fields["relevant_from"].help_text = (
-            f"The lowest grade that counts as relevant where a statistic is binary (MAP, P@10, the binary kappa). "
-            f"Empty: {self.spec.DEFAULT_RELEVANT_FROM}.")
+            f"The lowest grade that counts as relevant where a statistic is binary (MAP, P@10, R@100, R@1000, the "
+            f"binary kappa). Empty: {self.spec.DEFAULT_RELEVANT_FROM}.")
 
 
 class GradedRelevance(TaskTypeSpec):
@@ -151,7 +157,7 @@ class GradedRelevance(TaskTypeSpec):
     # (annotate.task_types) say what the items are.
     doc_key = ""
     options = {"scale": _scale_problem, "relevant_from": _relevant_from_problem, "grade_mapping": _grade_mapping,
-               "bias_tag": _bias_tag}
+               "bias_tag": _bias_tag, "compat_p": _persistence}
     options_form = GradedOptionsForm
     # trec-run files are pooled to a depth (--depth, --tag) into the items to grade.
     pools_runs = True

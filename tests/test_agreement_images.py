@@ -156,7 +156,8 @@ def test_report_page_csvs_and_qrels_downloads(image_report_campaign, client, res
                  "clip: 1 of 7 section texts were cut to the model's token limit"):
         assert text in page, text
     runs_csv = client.get("/campaigns/imgs/report/systems.csv").content.decode().splitlines()
-    assert runs_csv[0] == "system,tags,human_ndcg_cut_10,human_map,human_p_10,clip_ndcg_cut_10,clip_map,clip_p_10"
+    measures = "ndcg_cut_10,map,p_10,ndcg_cut_20,ndcg_cut_100,recall_100,recall_1000,judged_10,compat".split(",")
+    assert runs_csv[0] == ",".join(["system", "tags", *(f"{source}_{m}" for source in ("human", "clip") for m in measures)])
     assert runs_csv[1].startswith("r1,clip-based,")
     judges_csv = client.get("/campaigns/imgs/report/judges.csv").content.decode().splitlines()
     assert judges_csv[1].startswith("clip,clipscore,quantile,7,")
@@ -173,8 +174,7 @@ def test_report_page_csvs_and_qrels_downloads(image_report_campaign, client, res
     assert client.get("/campaigns/imgs/report/qrels/assessor-nist.qrels").status_code == 200
     assert client.get("/campaigns/imgs/report/qrels/judge-nobody.qrels").status_code == 404
     document = client.get("/api/campaigns/imgs/agreement/").json()
-    assert set(document["judges"]["clip"]["system"]) == {"n_systems", "ndcg_cut_10", "map", "p_10", "relative_delta",
-                                                          "ci_method"}
+    assert set(document["judges"]["clip"]["system"]) == {"n_systems", *measures, "relative_delta", "ci_method"}
     assert set(document["systems"][0]) >= {"system", "human", "judges"}
     client.force_login(annotator)
     assert client.get("/campaigns/imgs/report/qrels/consensus.qrels").status_code == 404

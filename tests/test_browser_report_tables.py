@@ -69,6 +69,16 @@ def test_every_report_table_fits_its_card_at_1280_px_and_in_print(tagged_runs, l
     assert page.locator("#judges thead th").last.inner_text().startswith("Mean κ per topic")
     assert page.locator("#run-orders thead th").last.inner_text() == "Relative Δ"
     assert "%" in page.locator("#run-orders tbody tr").first.locator("td").last.inner_text()
+    # The track's measures: one closed table each, a value with its n (topics) and interval (or why none) per cell;
+    # the run orders list every measure, nine rows per judge.
+    assert page.locator("details.track-measure").count() == 6
+    assert page.locator("#run-orders tbody tr").count() == 2 * 9
+    page.locator("#track-compat summary").click()
+    compat = page.locator("#track-compat table")
+    assert compat.locator("thead th").all_inner_texts() == ["Run", "Compat (p = 0.95) humans", "Compat (p = 0.95) bm25",
+                                                          "Compat (p = 0.95) grader"]
+    first = compat.locator("tbody tr").first.locator("td").nth(1).inner_text()
+    assert re.search(r"\d\.\d{3} n=4\s*\[\d\.\d{3}, \d\.\d{3}\]", first), first
     overflows = page.evaluate(OVERFLOWS)  # opens the <details> too, so that the screenshot shows every table
     page.screenshot(path=str(SHOTS / "graded-report-1280.png"), full_page=True)
     assert overflows == [], "\n".join(overflows)

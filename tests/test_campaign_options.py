@@ -39,6 +39,8 @@ def test_set_show_and_unset():
     ("min_system_coverage=1.5", "option min_system_coverage: min_system_coverage must be a share from 0 to 1"),
     ("small_sample=true", "option small_sample: small_sample must be a whole number, at least 1"),
     ("rbo_p=1", "option rbo_p: rbo_p must be a number strictly between 0 and 1, e.g. 0.9"),
+    ("compat_p=0", "option compat_p: compat_p must be a number strictly between 0 and 1, e.g. 0.9"),
+    ('compat_p="0.95"', "option compat_p: compat_p must be a number strictly between 0 and 1, e.g. 0.9"),
     ("top_k=0", "option top_k: top_k must be a whole number, at least 1"),
     ('arms=["blind", "shown"]', "option arms: 'shown' is not an arm: an arm is \"blind\" or \"assisted:\" followed by"),
     ('arms=["blind"]', "option arms: arms needs two arms or more to compare"),
@@ -122,7 +124,7 @@ ROUND_TRIPS = {
                        "top_k": 3},
     "image_relevance": {"scale": DEFINED, "relevant_from": 2, "grade_mapping": {"clip": "fitted", "vlm:b": "quantile"},
                         "bias_tag": "clip-based"},
-    "passage_relevance": {"scale": SCALE, "relevant_from": 3, "small_sample": 40},
+    "passage_relevance": {"scale": SCALE, "relevant_from": 3, "small_sample": 40, "compat_p": 0.8},
 }
 
 
@@ -216,6 +218,9 @@ BAD = [
     ("qa_correctness", "counting_rule", "study", "counting_rule is one of concord, qa-eval, not 'study'"),
     ("ais", "small_sample", "0", "small_sample must be a whole number, at least 1"),
     ("answer_ranking", "rbo_p", "0", "rbo_p must be a number strictly between 0 and 1, e.g. 0.9"),
+    ("passage_relevance", "compat_p", "1", "compat_p must be a number strictly between 0 and 1, e.g. 0.9"),
+    ("image_relevance", "compat_p", "-0.5", "compat_p must be a number strictly between 0 and 1, e.g. 0.9"),
+    ("image_relevance", "compat_p", "high", "compat_p must be a number strictly between 0 and 1, e.g. 0.9"),
     ("image_relevance", "top_k", "2.5", "top_k must be a whole number, at least 1"),
     ("qa_correctness", "judge_new_items", "often", "judge_new_items must be true or false"),
     ("qa_correctness", "budget_width", "-0.1",
@@ -261,7 +266,7 @@ def test_the_api_checks_its_json_as_it_is_and_names_every_problem(client, resear
         "option min_system_coverage: min_system_coverage must be a share from 0 to 1; "
         "option ties: ties apply to answer_ranking campaigns; option colour: unknown option (known: "
         "ablation_base, adjudication, adjudication_judge, arm_assignment, arm_per, arms, bias_tag, budget_width, "
-        "counting_rule, dimensions, grade_mapping, judge_new_items, min_system_coverage, min_system_outputs, "
+        "compat_p, counting_rule, dimensions, grade_mapping, judge_new_items, min_system_coverage, min_system_outputs, "
         "nrp_rule, nrp_weights, queue_order, rank_depth, rbo_p, relevant_from, scale, small_sample, ties, top_k)")
     assert refused({"scale": "0 | No\n1 | Yes"}).startswith("option scale: scale must be a list of")
     assert client.put(url, {"options": [1]}, content_type="application/json").status_code == 400

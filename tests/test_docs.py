@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SHOTS = Path("/tmp/docs-shots")
 # Every statistic a report shows has its page (issue 30): definition, library, interval, reference.
 STATISTICS = ("cohen-kappa", "fleiss-kappa", "krippendorff-alpha", "kendall-tau", "spearman", "pearson", "tau-ap",
-              "rbo", "overlap-at-k", "ndcg", "map", "precision-at-10", "accuracy", "em-f1", "nrp", "relative-delta",
+              "rbo", "overlap-at-k", "ndcg", "map", "precision-at-10", "ndcg-at-20", "ndcg-at-100", "recall-at-100",
+              "recall-at-1000", "judged-at-10", "compatibility", "accuracy", "em-f1", "nrp", "relative-delta",
               "system-tests", "arm-tests", "selected-samples", "disagreement", "budget-fit", "intervals")
 PAGES = ("index.md", "getting-started.md", "demo.md", "annotating.md", "campaigns.md", "command-line.md",
          "answer_ranking.md", "judges.md", "judge-families.md", "model-endpoints.md", "reports.md",
