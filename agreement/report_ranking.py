@@ -54,6 +54,7 @@ from agreement.report_budget import ranking_budget
 from agreement.budget import target_width
 from agreement.selectors import JudgeScores, RankingData, RankingTopic, ranking_data_get
 from annotate.models import Campaign
+from tasktypes.answer_ranking import NRP_PAPER, NRP_RULES, NRP_STUDY_CODE
 
 TAU = "kendall_tau_b"
 TAU_ANSWERS = "kendall_tau_b_answers_only"
@@ -68,7 +69,7 @@ def ranking_report_build(*, campaign: Campaign) -> dict:
     build_step(READING)
     data = ranking_data_get(campaign=campaign)
     options = rank_agreement.rank_options(campaign.options)
-    nrp_rule = (campaign.options or {}).get("nrp_rule") or stats.NRP_PAPER
+    nrp_rule = (campaign.options or {}).get("nrp_rule") or NRP_PAPER
     build_step(HUMANS)
     humans = _humans_block(data, options)
     build_step(JUDGES)
@@ -79,7 +80,7 @@ def ranking_report_build(*, campaign: Campaign) -> dict:
         "rank_agreement": options,
         "humans": humans,
         "judges": {judge.name: _judge_block(judge=judge, data=data, options=options) for judge in data.judges},
-        "nrp": {"rule": nrp_rule, "formula": stats.NRP_RULES[nrp_rule]},
+        "nrp": {"rule": nrp_rule, "formula": NRP_RULES[nrp_rule]},
         "systems": _systems(data, rule=nrp_rule),
         "qrels": qrels,
         "nrp_dimensions": _dimension_nrp(data, qrels, rule=nrp_rule,
@@ -217,17 +218,18 @@ def _answer_nrps(data: RankingData, *, dimension: str, rule: str, judged_only: b
                 continue
             nrps.where[candidate.pk] = (key, topic.external_id)
             nrps.human[candidate.pk] = stats.mean_defined([
-                stats.normalised_rank_position(-pos[candidate.pk], [-pos[d] for d in documents if d in pos], rule=rule)
+                stats.normalised_rank_position(-pos[candidate.pk], [-pos[d] for d in documents if d in pos],
+                                               plus_one=rule == NRP_STUDY_CODE)
                 for pos in positions if candidate.pk in pos])
             for judge in data.judges:
                 if candidate.pk in judge.scores:
                     nrps.judges[judge.name][candidate.pk] = stats.normalised_rank_position(
                         judge.scores[candidate.pk], [judge.scores[d] for d in documents if d in judge.scores],
-                        rule=rule)
+                        plus_one=rule == NRP_STUDY_CODE)
     return nrps
 
 
-def _systems(data: RankingData, *, rule: str = stats.NRP_PAPER) -> list[dict]:
+def _systems(data: RankingData, *, rule: str = NRP_PAPER) -> list[dict]:
     """Mean NRP per (system, prompt): under the human reference rankings and under each ranker (_answer_nrps), first
     dimension only; where documents have grades, also among the graded documents only. Each value is kept with its
     topic: a system's answers to one topic (several prompts' samples) are resampled together."""

@@ -470,17 +470,10 @@ def bootstrap_se(
 # --- NRP (answer_ranking): where a generated answer lands among the topic's documents ---
 
 
-# NRP's denominator, the campaign option nrp_rule: the paper's |D| (the default), or |D| + 1 as the study's released
-# code computes it (its published figures use that one).
-NRP_PAPER, NRP_STUDY_CODE = "paper", "study-code"
-NRP_RULES = {NRP_PAPER: "1 − r/|D|, as the paper defines it",
-             NRP_STUDY_CODE: "1 − r/(|D| + 1), as the study's released code computes it"}
-
-
 def normalised_rank_position(answer_score: float, document_scores: Sequence[float], *,
-                             rule: str = NRP_PAPER) -> float | None:
+                             plus_one: bool = False) -> float | None:
     """NRP = 1 - r / |D| (Heineking et al., ECIR 2025), r = the answer's zero-based position among the documents;
-    1 - r / (|D| + 1) under RULE "study-code".
+    1 - r / (|D| + 1) with PLUS_ONE, as the study's released code computes it (option nrp_rule).
 
     The answer is ranked together with the documents D by score (higher = better); r counts the
     documents scored strictly higher, so a tie with a document goes in the answer's favour. 1 means
@@ -489,7 +482,7 @@ def normalised_rank_position(answer_score: float, document_scores: Sequence[floa
     if not document_scores:
         return None
     above = int(np.sum(np.asarray(document_scores, dtype=float) > float(answer_score)))
-    return 1.0 - above / (len(document_scores) + (1 if rule == NRP_STUDY_CODE else 0))
+    return 1.0 - above / (len(document_scores) + (1 if plus_one else 0))
 
 
 def spread(values: Sequence[float | None]) -> dict:

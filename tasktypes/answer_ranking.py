@@ -3,7 +3,6 @@ dimensions. One ranking per topic (docs/answer_ranking.md)."""
 
 import json
 
-from agreement.stats import NRP_RULES
 from django import forms
 
 from annotate.forms import (
@@ -30,6 +29,12 @@ from annotate.task_types import (
     register,
     view_assignment,
 )
+
+# NRP's denominator, the option nrp_rule (agreement.report_ranking): the paper's |D| (the default), or |D| + 1 as the
+# study's released code computes it (its published figures use that one).
+NRP_PAPER, NRP_STUDY_CODE = "paper", "study-code"
+NRP_RULES = {NRP_PAPER: "1 − r/|D|, as the paper defines it",
+             NRP_STUDY_CODE: "1 − r/(|D| + 1), as the study's released code computes it"}
 
 # The label of a ranking judgment for agreement: the order itself lives in the value (docs/answer_ranking.md).
 RANKED_LABEL = "ranked"

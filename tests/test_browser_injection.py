@@ -493,7 +493,7 @@ def test_report_page(injected, visit, task_type):
     assert_shown(shown_text(page), report_texts(injected))
     # SVG built in Python (matplotlib) and inlined with |safe: its labels are text nodes, not markup
     plots = page.locator(".plot svg")
-    assert plots.count() == (2 if task_type in GRADED else 1)
+    assert plots.count() == (3 if task_type in GRADED else 1)  # graded: runs, score CDFs, confusion heatmaps
     assert_shown("\n".join(plots.all_text_contents()), plot_texts(injected))
 
 

@@ -27,7 +27,7 @@ def test_normalised_rank_position(answer, documents, expected):
     (2.5, [1.0, 2.0, 3.0, 4.0], 0.6),
 ])
 def test_normalised_rank_position_as_the_study_code_computes_it(answer, documents, expected):
-    assert normalised_rank_position(answer, documents, rule="study-code") == pytest.approx(expected)
+    assert normalised_rank_position(answer, documents, plus_one=True) == pytest.approx(expected)
 
 
 def test_the_nrp_interval_resamples_topics_whole():
