@@ -487,7 +487,7 @@ class LlmJudgeCost:
     prompt_tokens: int
     completion_tokens: int
     run_seconds: float  # wall-clock time of its finished runs, queueing included
-    last_run: str = ""  # its latest run as a phrase ("run 12 failed: ...", "run 3 running"), "" when never run
+    last_run: str = ""  # its latest run as a phrase ("latest run failed: ..."), "" when never run
 
 
 def llm_judge_costs_get(*, campaign: Campaign) -> list[LlmJudgeCost]:
@@ -504,9 +504,10 @@ def llm_judge_costs_get(*, campaign: Campaign) -> list[LlmJudgeCost]:
     for judge_id, started, finished in runs:
         run_seconds[judge_id] += (finished - started).total_seconds()
     last_run = {}
-    for judge_id, run_id, status, error in (JudgeRun.objects.filter(judge__campaign=campaign, judge__family="llm")
-                                            .order_by("judge_id", "id").values_list("judge_id", "id", "status", "error")):
-        last_run[judge_id] = f"run {run_id} {status}" + (f": {error}" if error else "")
+    # No run id in the phrase: the report must read the same after an archive restores the runs under other ids.
+    for judge_id, status, error in (JudgeRun.objects.filter(judge__campaign=campaign, judge__family="llm")
+                                    .order_by("judge_id", "id").values_list("judge_id", "status", "error")):
+        last_run[judge_id] = f"latest run {status}" + (f": {error}" if error else "")
     costs = []
     for judge_id, name, config in judges:
         totals = usage[judge_id]
