@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from annotate.models import Item, JudgmentKind, Topic
+from annotate.models import JudgmentKind, Topic
 from annotate.services.campaigns import units_ensure, user_get_or_create_imported
 from tasktypes.importers.common import ImportDataError, UnusedLines, fits, tsv_read
 from tasktypes.importers.qa_eval_jsonl import SystemOutputWriter, predictions_read, system_name_for
@@ -40,8 +40,8 @@ SYSTEM_GLOB = "NQ_*.jsonl"
 EXTRA_SYSTEM_FILES = ("NQ301_text-davinci-003_zeroshot.jsonl", "NQ301_text-davinci-003_fewshot-n64.jsonl")
 ANNOTATOR_COLUMNS = ("annotator1", "annotator2", "annotator3")
 ADJUDICATOR = "nq301-adjudicator"
-# A question's answers become items "<id>-<n>": room for "-" and seven digits within Item.external_id.
-QUESTION_ID_CHARS = Item._meta.get_field("external_id").max_length - 8
+# A question's answers become items "<id>-<n>": a question id that fits Topic.external_id (200) leaves room for them
+# within Item.external_id (401).
 _FIRST_WORD = re.compile(r"\W*(\w+)")
 
 
@@ -120,10 +120,6 @@ def nq301_import(*, index: QaIndex, folder: Path, unused: UnusedLines) -> Nq301R
         if not question_id:
             raise ImportDataError(file=human_path, line=line, field="id", message="missing value")
         fits(question_id, model=Topic, column="external_id", path=human_path, line=line, field="id")
-        if len(question_id) > QUESTION_ID_CHARS:
-            raise ImportDataError(file=human_path, line=line, field="id",
-                                  message=f"{len(question_id):,} characters; at most {QUESTION_ID_CHARS} (the answers' "
-                                          f"items are named <id>-<n>, and Item.external_id holds 200)")
         final = _yes_no(row["Acceptable?"], path=human_path, line=line, column="Acceptable?", blank_ok=False)
         labels = {
             column: _yes_no(row.get(column, ""), path=human_path, line=line, column=column, blank_ok=True)
