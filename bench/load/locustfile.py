@@ -26,7 +26,9 @@ ANSWERS = {
     "load-qa": lambda page: {"verdict": "yes"},
     "load-ais": lambda page: {"interpretable": "yes", "supported": "yes"},
     "load-images": lambda page: {"grade": "2"},
-    "load-ranking": lambda page: {"ranking": json.dumps({"rankings": {"overall": [[k] for k in _keys(page)]}})},
+    # The page's order kept, as "Keep this order" sends it: a first ranking must say how its order was settled.
+    "load-ranking": lambda page: {"ranking": json.dumps({"rankings": {"overall": [[k] for k in _keys(page)]},
+                                                         "order_confirmed": {"overall": "kept"}})},
 }
 ASSIGNMENT = re.compile(r'name="assignment" value="(\d+)"')
 RANK_KEY = re.compile(r'class="rank-item[^"]*"[^>]*data-key="([^"]+)"')
