@@ -49,15 +49,20 @@ def data_write(folder: Path, *, topics: int, runs: int, lines: int, extra: int, 
             for qid in qids:
                 top = rng.sample(good[qid], DEPTH)
                 pool[qid].update(top)
-                tail = [str(pid) for pid in rng.sample(range(MSMARCO_PASSAGES), lines - DEPTH)]
+                # A run names a passage once a topic: the tail leaves out its top (and draws one more if it hit it).
+                chosen = set(top)
+                tail = [pid for pid in map(str, rng.sample(range(MSMARCO_PASSAGES), lines)) if pid not in chosen]
+                tail = tail[:lines - DEPTH]
                 handle.write("".join(f"{qid} Q0 {pid} {rank} {lines - rank:.1f} run{run:02d}\n"
                                      for rank, pid in enumerate(top + tail, start=1)))
     pooled = sorted({pid for pids in pool.values() for pid in pids})
     with open(paths["collection.tsv"], "w") as handle:
         for pid in pooled:
             handle.write(f"{pid}\t{' '.join(rng.choice(WORDS) for _ in range(50))}\n")
+        pooled_set = set(pooled)
         for pid in rng.sample(range(MSMARCO_PASSAGES), extra):
-            handle.write(f"{pid}\t{' '.join(rng.choice(WORDS) for _ in range(50))}\n")
+            if str(pid) not in pooled_set:  # a passage has one text
+                handle.write(f"{pid}\t{' '.join(rng.choice(WORDS) for _ in range(50))}\n")
     human = {(qid, pid): rng.choice((0, 0, 1, 1, 2, 3)) for qid, pids in pool.items() for pid in sorted(pids)}
 
     def qrels(name: str, grades: dict) -> None:
