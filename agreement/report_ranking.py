@@ -284,12 +284,13 @@ def _dimension_nrp(data: RankingData, qrels: dict | None, *, rule: str, weights:
         return None
     weights = {step["dimension"]: float((weights or {}).get(step["dimension"], 1.0)) for step in selection}
     total = sum(weights.values())
+    # Per dimension, its (human, chosen ranker) NRP lists by (system, prompt), grouped once for every row below.
     per_dimension, combined_human, combined_ranker = {}, {}, {}
     where: dict[int, tuple[tuple[str, str], str]] = {}
     for step in selection:
         nrps = _answer_nrps(data, dimension=step["dimension"], rule=rule)
         where.update(nrps.where)
-        per_dimension[step["dimension"]] = nrps
+        per_dimension[step["dimension"]] = (nrps.by_system(nrps.human), nrps.by_system(nrps.judges[step["ranker"]]))
         for side, values in ((combined_human, nrps.human), (combined_ranker, nrps.judges[step["ranker"]])):
             for pk, value in values.items():
                 side.setdefault(pk, []).append((weights[step["dimension"]], value))
@@ -310,10 +311,8 @@ def _dimension_nrp(data: RankingData, qrels: dict | None, *, rule: str, weights:
             "by_dimension": {
                 step["dimension"]: {
                     "ranker": step["ranker"],
-                    "human_nrp": _nrp_summary(per_dimension[step["dimension"]].by_system(
-                        per_dimension[step["dimension"]].human).get(key, [])),
-                    "ranker_nrp": _nrp_summary(per_dimension[step["dimension"]].by_system(
-                        per_dimension[step["dimension"]].judges[step["ranker"]]).get(key, [])),
+                    "human_nrp": _nrp_summary(per_dimension[step["dimension"]][0].get(key, [])),
+                    "ranker_nrp": _nrp_summary(per_dimension[step["dimension"]][1].get(key, [])),
                 } for step in selection},
             "human_nrp": _nrp_summary(human.get(key, [])),
             "ranker_nrp": _nrp_summary(ranker.get(key, [])),
