@@ -40,7 +40,7 @@ def ablation_build(*, judges: list[JudgeLabels], humans: HumanLabels, costs: lis
         return None
     labelled = set(humans.item_label)
     asked = {cost.name: (set(by_name[cost.name].labels) | by_name[cost.name].failed) & labelled for cost in costs}
-    left_out = [{"judge": cost.name, "settings": {key: cost.config.get(key) for key in SETTINGS if key in cost.config},
+    left_out = [{"judge": cost.name, "settings": _settings(cost),
                  "why": f"asked about none of the {len(labelled)} items with a human label"
                         + (f" ({cost.last_run})" if cost.last_run else " (never run)")}
                 for cost in costs if not asked[cost.name]]
@@ -59,7 +59,7 @@ def ablation_build(*, judges: list[JudgeLabels], humans: HumanLabels, costs: lis
         n_asked = len(judge.labels) + len(judge.failed)
         rows.append({
             "judge": cost.name,
-            "settings": {key: cost.config.get(key) for key in SETTINGS if key in cost.config},
+            "settings": _settings(cost),
             "n": len(items),
             "cohen_kappa": stats.cohen_kappa(human, model),
             "accuracy": agree / len(items) if items else None,
@@ -86,6 +86,11 @@ def ablation_build(*, judges: list[JudgeLabels], humans: HumanLabels, costs: lis
                         f"the base" if base and base not in names else None,
             # The rows' items are a sample of the items with a human label (judges run on --sample).
             "sample": sample, "labelled": len(humans.item_label)}
+
+
+def _settings(cost: LlmJudgeCost) -> dict:
+    """The judge's configuration in SETTINGS' order, those it sets only."""
+    return {key: cost.config.get(key) for key in SETTINGS if key in cost.config}
 
 
 def _system_figures(*, judge: JudgeLabels, humans: HumanLabels, outputs: SystemOutputs, items: set) -> dict:

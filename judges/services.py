@@ -38,6 +38,16 @@ def _batches(item_ids: list[int], size: int) -> list[list[int]]:
     return [item_ids[start:start + size] for start in range(0, len(item_ids), size)]
 
 
+def judge_run_here(run_id: int) -> int:
+    """Judge every item run RUN_ID still lacks in this process, batch by batch as a worker would: for commands that
+    run where no worker may be started yet (load_demo, whose reports are then built with the run's verdicts). The
+    batches the run queued, when a worker takes them later, find it finished and do nothing. Returns the verdicts
+    written."""
+    run = JudgeRun.objects.select_related("judge").get(pk=run_id)
+    pending = judge_pending_item_ids(judge=run.judge, item_ids=run.sample_item_ids)
+    return sum(judge_batch(run_id, batch) for batch in _batches(pending, run.batch_size))
+
+
 def _batches_publish(*, run_id: int, campaign_id: int, batches: list[list[int]], queue: str) -> None:
     """Publish one judge_batch task per batch, on one broker connection. Runs after commit.
 

@@ -26,7 +26,7 @@ from judges.families import ItemInput, Verdict, family_get
 from judges.families.batching import BatchMeter, metered
 from judges.models import ACTIVE_RUN_STATUSES, JudgeRun, ModelJudgment, RunStatus
 from judges.samples import DbSampleStore
-from judges.selectors import judge_failed_count, judge_judged_count, judge_pending_item_ids
+from judges.selectors import judge_failed_count, judge_judged_count
 
 logger = logging.getLogger(__name__)
 
@@ -242,14 +242,3 @@ def judge_batch(run_id: int, item_ids: list[int]) -> int:
         _run_finish_if_done(run_id)
         campaign_data_changed(campaign_id=judge.campaign_id)
     return len(inputs)
-
-
-def judge_run_here(run_id: int) -> int:
-    """Judge every item run RUN_ID still lacks in this process, batch by batch as a worker would: for commands that
-    run where no worker may be started yet (load_demo, whose reports are then built with the run's verdicts). The
-    batches the run queued, when a worker takes them later, find it finished and do nothing. Returns the verdicts
-    written."""
-    run = JudgeRun.objects.select_related("judge").get(pk=run_id)
-    pending = judge_pending_item_ids(judge=run.judge, item_ids=run.sample_item_ids)
-    size = run.batch_size
-    return sum(judge_batch(run_id, pending[start:start + size]) for start in range(0, len(pending), size))

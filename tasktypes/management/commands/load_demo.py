@@ -22,8 +22,7 @@ from django.db import transaction
 from annotate.models import Campaign, Role
 from annotate.services.campaigns import campaign_creator_grant, membership_add
 from judges.models import Judge, ModelEndpoint
-from judges.services import judge_run_start
-from judges.tasks import judge_run_here
+from judges.services import judge_run_here, judge_run_start
 from tasktypes.demo_ais import ais_demo_simulate
 from tasktypes.demo_assist import assist_demo_simulate
 
