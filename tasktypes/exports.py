@@ -23,9 +23,10 @@ def _campaign_rankings(campaign: Campaign):
     if task_type_get(campaign.task_type).unit != UNIT_TOPIC:  # rankings are judgments of whole topics
         raise ExportError(f"campaign {campaign.slug!r} is a {campaign.task_type} campaign, not answer_ranking")
     items_by_topic: dict[int, list[Item]] = {}
-    for item in Item.objects.filter(campaign=campaign).order_by("id"):
+    for item in Item.objects.filter(campaign=campaign).select_related("topic").order_by("id"):
         items_by_topic.setdefault(item.topic_id, []).append(item)
-    source_of = {item.pk: candidate_source_id(item) for items in items_by_topic.values() for item in items}
+    source_of = {item.pk: candidate_source_id(item, qid=item.topic.external_id)
+                 for items in items_by_topic.values() for item in items}
     rankings_by_topic: dict[int, list] = {}
     judgments = (HumanJudgment.objects.filter(unit__campaign=campaign, unit__item__isnull=True,
                                               kind=JudgmentKind.ANNOTATION, is_current=True)
@@ -54,7 +55,7 @@ def rankings_jsonl(*, campaign: Campaign) -> str:
         lines.append(json.dumps({
             "qid": topic.external_id,
             "query": topic.text,
-            "candidates": [{"id": candidate_source_id(item), "kind": item.kind, "text": item.text,
+            "candidates": [{"id": candidate_source_id(item, qid=topic.external_id), "kind": item.kind, "text": item.text,
                             **_candidate_fields(item)} for item in items],
             "rankings": [{"annotator": name, "dimension": dimension, "ranking": groups}
                          for name, by_dimension in rankings for dimension, groups in by_dimension.items()],
@@ -90,7 +91,7 @@ def rankings_label_studio(*, campaign: Campaign) -> list[dict]:
             "data": {
                 "qid": topic.external_id,
                 "query": topic.text,
-                "items": [{"id": candidate_source_id(item), "kind": item.kind, "query": topic.text, "body": item.text,
+                "items": [{"id": candidate_source_id(item, qid=topic.external_id), "kind": item.kind, "query": topic.text, "body": item.text,
                            "text": item.text, **_candidate_fields(item)} for item in items],
             },
             "annotations": annotations,
@@ -122,7 +123,7 @@ def judge_trec_run(*, campaign: Campaign, judge: str) -> str:
                  .select_related("item", "item__topic"))
     for judgment in judgments:
         by_topic.setdefault(judgment.item.topic.external_id, []).append(
-            (judgment.score, candidate_source_id(judgment.item)))
+            (judgment.score, candidate_source_id(judgment.item, qid=judgment.item.topic.external_id)))
     tag = "_".join(judge.split())
     lines = []
     for qid in sorted(by_topic):

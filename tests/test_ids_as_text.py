@@ -201,3 +201,16 @@ def test_other_formats_count_their_unused_lines_too(tmp_path):
     assert message.endswith("gold.jsonl:1: question: none of the 1 lines read is used, nothing was imported: 1 line "
                             "naming no question of the campaign (first: gold.jsonl:1, question 'who painted the mona "
                             "lisa')")
+
+
+def test_a_candidate_stored_without_its_source_id_exports_its_own_id_when_the_topic_id_holds_a_slash():
+    """Candidates written before the source id was kept are named by the tail of `<qid>/<id>`, cut after the topic's
+    id: with qid "dl/19" the candidate "dl/19/a/1" is "a/1", not "19/a/1"."""
+    from tasktypes.exports import rankings_jsonl
+    from tests.factories import CampaignFactory, ItemFactory, TopicFactory
+
+    campaign = CampaignFactory(slug="slashes", task_type="answer_ranking")
+    topic = TopicFactory(campaign=campaign, external_id="dl/19", text="q")
+    ItemFactory(campaign=campaign, topic=topic, external_id="dl/19/a/1", kind="document", data={"docno": "a/1"})
+    line = rankings_jsonl(campaign=campaign)
+    assert '"id": "a/1"' in line and '"qid": "dl/19"' in line

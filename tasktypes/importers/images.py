@@ -26,7 +26,6 @@ from PIL import Image, UnidentifiedImageError
 from annotate.images import EXTENSIONS, THUMB_SIZE, image_manifest_write, image_paths, image_stored
 from annotate.models import Campaign, Item
 from tasktypes.importers.common import ImportDataError, zip_extract
-from tasktypes.importers.ranking_index import candidate_source_id
 
 SUFFIX_FORMATS = {".jpg": "JPEG", ".jpeg": "JPEG", ".png": "PNG", ".webp": "WEBP", ".gif": "GIF"}
 IMAGE_FIELDS = ("image", "thumbnail", "width", "height", "format", "bytes", "sha256")
@@ -173,7 +172,7 @@ def image_items_attach(*, items, store: dict[str, dict]) -> int:
     """Set the file fields of ITEMS (an iterable of image Items) from STORE; saves those that changed."""
     changed = []
     for item in items:
-        fields = store.get(item.data.get("image_id") or candidate_source_id(item))
+        fields = store.get(item.data.get("image_id"))  # every graded item holds its doc id (graded_items)
         if fields and any(item.data.get(key) != fields[key] for key in IMAGE_FIELDS):
             item.data.update({key: fields[key] for key in IMAGE_FIELDS})
             changed.append(item)

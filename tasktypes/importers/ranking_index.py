@@ -28,9 +28,10 @@ def source_id_of(external_id: str, source_id, qid: str | None = None) -> str:
     return external_id_tail(external_id, qid) if qid is not None else external_id.split("/", 1)[-1]
 
 
-def candidate_source_id(item: Item) -> str:
-    """The id a candidate was imported with (`data["source_id"]`, else the tail of its external id)."""
-    return source_id_of(item.external_id, item.data.get("source_id"))
+def candidate_source_id(item: Item, *, qid: str) -> str:
+    """The id a candidate of the topic QID was imported with (`data["source_id"]`, else the tail of its external id
+    after `<QID>/`: a topic id may hold a `/`, so the tail is not what follows the first one)."""
+    return source_id_of(item.external_id, item.data.get("source_id"), qid)
 
 
 def item_keys(campaign: Campaign):
