@@ -106,6 +106,10 @@ class Topic(models.Model):
         return f"{self.campaign_id}:{self.external_id}"
 
 
+# An item's category is a short label, not a description: long enough for "stale reference" or "inexact match".
+CATEGORY_MAX_LENGTH = 100
+
+
 class Item(models.Model):
     """One thing to judge for a topic: a candidate answer, a document, an image, an attributed answer."""
 
@@ -116,6 +120,12 @@ class Item(models.Model):
     kind = models.CharField(max_length=32, default="answer", help_text="answer, document, image, ...")
     text = models.TextField(blank=True)
     data = models.JSONField(default=dict, blank=True, help_text="Task-type fields, e.g. evidence passage.")
+    category = models.CharField(
+        max_length=CATEGORY_MAX_LENGTH, blank=True, default="", db_default="",
+        help_text="The researcher's kind of item (e.g. semantic, symbolic, granularity), which the agreement report "
+                  "breaks down by (agreement.report_categories); empty: none given. Set by an import or by the "
+                  "researcher or an adjudicator (annotate.services.items.item_category_set).",
+    )
 
     class Meta:
         constraints = [
