@@ -250,6 +250,13 @@ def input_cuts_get(*, campaign: Campaign, family: str) -> dict[str, dict]:
     }
 
 
+def item_rows_get(*, campaign: Campaign):
+    """(item id, topic id, item external id, kind, category) of every item of CAMPAIGN in id order, streamed (the
+    items CSV)."""
+    return (Item.objects.filter(campaign=campaign).order_by("id")
+            .values_list("id", "topic__external_id", "external_id", "kind", "category").iterator(chunk_size=5000))
+
+
 def item_categories_get(*, campaign: Campaign) -> dict[int, str]:
     """{item: its category, "" for none} of every item of CAMPAIGN, or {} when no item has a category (one cheap
     query then, the usual case: the report's block by category is null)."""

@@ -1,6 +1,9 @@
 """The report's block by item category (agreement.report_categories): its figures against scikit-learn, statsmodels
 and krippendorff on the same data, the reports that carry it, and its page."""
 
+import csv
+import io
+
 import krippendorff
 import numpy as np
 import pytest
@@ -11,7 +14,9 @@ from statsmodels.stats.proportion import proportion_confint
 from agreement.report import agreement_report_build
 from agreement.report_categories import WITHOUT, agreement_by_category
 from annotate.models import Item
+from tasktypes.archive import campaign_export, campaign_import
 from tests.categories_support import CATEGORY, JUDGE, RATER_A, RATER_B, categories_campaign
+from tests.factories import UserFactory
 from tests.reports import report_stored
 
 
@@ -76,3 +81,26 @@ def test_the_verdict_report_carries_the_block_and_the_page_shows_it(client, camp
     assert "8 of 10" in page
     Item.objects.filter(campaign=campaign).update(category="")
     assert agreement_report_build(campaign=campaign)["categories"] is None
+
+
+def test_the_items_csv_carries_the_category(client, campaign, researcher):
+    client.force_login(researcher)
+    response = client.get("/campaigns/cats/report/items.csv")
+    assert response.status_code == 200 and response["Content-Disposition"] == 'attachment; filename="cats-items.csv"'
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert rows[0] == ["topic", "item", "kind", "category", "human_label", "llm_label", "llm_score"]
+    assert rows[1] == ["t0", "i0", "answer", "semantic", "yes", "yes", ""]
+    assert rows[4] == ["t0", "i3", "answer", "semantic", "", "no", ""]  # the raters split: no human label
+    assert rows[13][3] == "symbolic" and rows[21][3] == ""
+    assert len(rows) == 25
+    client.force_login(UserFactory(username="stranger"))
+    assert client.get("/campaigns/cats/report/items.csv").status_code == 404
+
+
+def test_the_archive_keeps_the_categories(campaign, researcher, tmp_path):
+    path = tmp_path / "cats.zip"
+    campaign_export(campaign, path)
+    campaign_import(path, slug="cats-copy", owner=researcher)
+    copied = dict(Item.objects.filter(campaign__slug="cats-copy").values_list("external_id", "category"))
+    assert copied == dict(Item.objects.filter(campaign=campaign).values_list("external_id", "category"))
+    assert copied["i0"] == "semantic" and copied["i12"] == "symbolic" and copied["i20"] == ""
