@@ -7,13 +7,14 @@ import io
 import krippendorff
 import numpy as np
 import pytest
+from django.core.management import call_command
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 from statsmodels.stats.proportion import proportion_confint
 
 from agreement.report import agreement_report_build
 from agreement.report_categories import WITHOUT, agreement_by_category
-from annotate.models import Item
+from annotate.models import Campaign, Item
 from tasktypes.archive import campaign_export, campaign_import
 from tests.categories_support import CATEGORY, JUDGE, RATER_A, RATER_B, categories_campaign
 from tests.factories import UserFactory
@@ -104,3 +105,28 @@ def test_the_archive_keeps_the_categories(campaign, researcher, tmp_path):
     copied = dict(Item.objects.filter(campaign__slug="cats-copy").values_list("external_id", "category"))
     assert copied == dict(Item.objects.filter(campaign=campaign).values_list("external_id", "category"))
     assert copied["i0"] == "semantic" and copied["i12"] == "symbolic" and copied["i20"] == ""
+
+
+def test_the_graded_report_carries_the_block_on_its_judges_grades(db, tmp_path):
+    def run(fmt, name, text, *extra):
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        call_command("import_data", "--campaign", "pr", "--task-type", "passage_relevance", "--format", fmt, *extra,
+                     str(path), stdout=io.StringIO())
+
+    run("trec-topics", "topics.tsv", "101\tis coffee healthy\n102\tbest tea\n")
+    docs = [f"d{n}" for n in range(8)]
+    human = [3, 2, 0, 1, 3, 0, 2, 1]
+    judge = [3, 2, 1, 1, 2, 0, 2, 0]
+    run("trec-qrels", "human.qrels", "".join(f"{100 + 1 + n % 2} 0 {doc} {grade}\n"
+                                             for n, (doc, grade) in enumerate(zip(docs, human))))
+    run("judge-qrels", "judge.qrels", "".join(f"{100 + 1 + n % 2} 0 {doc} {grade}\n"
+                                              for n, (doc, grade) in enumerate(zip(docs, judge))), "--judge", "umbrela")
+    run("item-categories", "cats.tsv", "".join(f"{100 + 1 + n % 2}\t{doc}\t{'long' if n < 5 else 'short'}\n"
+                                              for n, doc in enumerate(docs)))
+    block = agreement_report_build(campaign=Campaign.objects.get(slug="pr"))["categories"]
+    assert [(row["category"], row["items"]) for row in block["rows"]] == [("long", 5), ("short", 3)]
+    long = block["rows"][0]["judges"][0]
+    assert long["name"] == "umbrela" and long["n"] == 5 and long["agree"] == 3
+    assert long["kappa"] == pytest.approx(cohen_kappa_score([str(g) for g in judge[:5]], [str(g) for g in human[:5]]))
+    assert block["rows"][0]["humans"]["krippendorff_alpha"] is None  # one assessor: no item rated twice
