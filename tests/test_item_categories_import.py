@@ -2,11 +2,15 @@
 
 import io
 import json
+import shutil
+from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
 
 from annotate.models import Item
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 
 def run(path, fmt, slug="qa", task_type="qa_correctness", *extra):
@@ -115,3 +119,32 @@ def test_item_categories_names_graded_items_by_doc_id(db, tmp_path):
     run(write(tmp_path, "c.tsv", "101\td1\tlexical\n101\t101/d2\tsemantic\n"), "item-categories", "pr",
         "passage_relevance")
     assert categories("pr") == {"101/d1": "lexical", "101/d2": "semantic"}
+
+
+def test_nq301_human_tsv_category_column(db, tmp_path):
+    folder = tmp_path / "nq301"
+    shutil.copytree(FIXTURES / "nq301", folder)
+    human = folder / "NQ301_human.tsv"
+    lines = human.read_text(encoding="utf-8").splitlines()
+    header = lines[0].split("\t")
+    rows = [header + ["category"]] + [line.split("\t") + (["semantic"] if n == 1 else [""])
+                                      for n, line in enumerate(lines[1:], start=1)]
+    human.write_text("".join("\t".join(row) + "\n" for row in rows), encoding="utf-8")
+    output = run(folder, "nq301", "nq")
+    first = rows[1]
+    item = Item.objects.get(campaign__slug="nq", topic__external_id=first[0], text=first[2])
+    assert item.category == "semantic"
+    assert Item.objects.filter(campaign__slug="nq").exclude(category="").count() == 1
+    assert "items given a category (or another one): 1" in output
+
+
+def test_label_studio_item_category(db, tmp_path):
+    task = {"id": 1, "data": {"qid": "q1", "query": "is coffee bad for you", "items": [
+        {"id": "d1", "docno": "doc-1", "body": "Coffee is fine.", "category": "web page"},
+        {"id": "a1", "docno": "gpt-3.5_p1_s1", "body": "No, it is not.", "category": "generated"}]},
+        "annotations": [{"completed_by": 1, "result": [{"value": {"ranker": {"rank": ["a1", "d1"]}}}]}]}
+    run(write(tmp_path, "export.json", json.dumps([task])), "label-studio", "ls", "answer_ranking")
+    assert categories("ls") == {"q1/d1": "web page", "q1/a1": "generated"}
+    bad = dict(task, data=dict(task["data"], items=[dict(task["data"]["items"][0], category=["x"])]))
+    with pytest.raises(CommandError, match=r"export2.json:1: data.items\[0\].category: a category is text, not list"):
+        run(write(tmp_path, "export2.json", json.dumps([bad])), "label-studio", "ls2", "answer_ranking")
