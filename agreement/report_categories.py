@@ -21,6 +21,7 @@ The statistics are the pure functions below (no Django); the builders hand them 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING
 
@@ -55,13 +56,14 @@ def judge_against_humans(labels: Sequence[Hashable], reference: Sequence[Hashabl
 
 
 def agreement_by_category(*, categories: dict[int, str], item_label: dict[int, str],
-                          ratings: dict[int, list[Hashable]],
+                          ratings: dict[int, dict[str, Hashable]],
                           judges: list[tuple[str, str, dict[int, Hashable]]]) -> list[dict] | None:
     """The block's rows: one per category, the largest first, then the items without one (category WITHOUT) when
     there are any; None when no item has a category. CATEGORIES: every item's category ("" for none).
 
-    ITEM_LABEL: the human label of each labelled item; RATINGS: each item's current annotation labels (the raters'
-    agreement reads those rated twice or more); JUDGES: (name, family, {item: label})."""
+    ITEM_LABEL: the human label of each labelled item; RATINGS: each item's current annotation labels by annotator
+    (the raters' agreement reads the items rated twice or more; Fleiss' kappa takes an item's first m ratings, the
+    most prolific annotators' first, as the report's humans block does); JUDGES: (name, family, {item: label})."""
     members: dict[str | None, list[int]] = {}
     for item, category in sorted(categories.items()):
         members.setdefault(category or WITHOUT, []).append(item)
@@ -73,12 +75,15 @@ def agreement_by_category(*, categories: dict[int, str], item_label: dict[int, s
         order.append(WITHOUT)
     # Every row's bootstraps share one budget, as the pairwise kappas do (agreement.report_humans).
     resamples = category_resamples(items=len(categories), judges=len(judges))
+    rated = Counter(name for labels in ratings.values() for name in labels)
+    rank = {name: position for position, name in enumerate(sorted(rated, key=lambda name: (-rated[name], name)))}
     rows = []
     for category in order:
         group = members[category]
         labelled = [item for item in group if item in item_label]
-        panel = [ratings[item] for item in group if len(ratings.get(item, ())) >= 2]
-        raters = max((len(labels) for labels in panel), default=0)
+        rated_twice = [ratings[item] for item in group if len(ratings.get(item, ())) >= 2]
+        panel = [[labels[name] for name in sorted(labels, key=rank.get)] for labels in rated_twice]
+        raters = len({name for labels in rated_twice for name in labels})
         judge_rows = []
         for name, family, labels in judges:
             both = [item for item in labelled if item in labels]
@@ -104,11 +109,11 @@ def categories_block(*, humans: HumanLabels, judges: list[tuple[str, str, dict[i
     """The block from the campaign's HUMANS labels, its JUDGES as (name, family, {item: label}) (the same list the
     adjudication block takes) and every item's category (agreement.selectors.item_categories_get: {} when no item
     has one); None when no item has a category."""
-    ratings: dict[int, list[Hashable]] = {}
+    ratings: dict[int, dict[str, Hashable]] = {}
     for unit, labels in humans.by_unit.items():
         item = humans.unit_item.get(unit)
         if item is not None:
-            ratings.setdefault(item, []).extend(labels.values())
+            ratings.setdefault(item, {}).update(labels)
     rows = agreement_by_category(categories=categories, item_label=humans.item_label, ratings=ratings, judges=judges)
     if rows is None:
         return None

@@ -148,3 +148,9 @@ def test_label_studio_item_category(db, tmp_path):
     bad = dict(task, data=dict(task["data"], items=[dict(task["data"]["items"][0], category=["x"])]))
     with pytest.raises(CommandError, match=r"export2.json:1: data.items\[0\].category: a category is text, not list"):
         run(write(tmp_path, "export2.json", json.dumps([bad])), "label-studio", "ls2", "answer_ranking")
+
+
+def test_item_categories_jsonl_needs_every_key(qa_campaign, tmp_path):
+    path = write(tmp_path, "cats.jsonl", json.dumps({"topic": "1", "item": "1-0"}) + "\n")
+    with pytest.raises(CommandError, match=r"cats.jsonl:1: category: missing key"):
+        run(path, "item-categories")

@@ -26,7 +26,7 @@ def test_the_figures_are_the_libraries_figures():
     # The human label: rater A's where the raters agree; items where they split have none (left out of the judges').
     label = {item: a for item, (a, b) in enumerate(zip(RATER_A, RATER_B)) if a == b}
     rows = agreement_by_category(categories=dict(enumerate(CATEGORY)), item_label=label,
-                                 ratings={item: [a, b] for item, (a, b) in enumerate(zip(RATER_A, RATER_B))},
+                                 ratings={item: {"a": a, "b": b} for item, (a, b) in enumerate(zip(RATER_A, RATER_B))},
                                  judges=[("llm", "llm", dict(enumerate(JUDGE)))])
     assert [row["category"] for row in rows] == ["semantic", "symbolic", WITHOUT]
     spans = {"semantic": range(0, 12), "symbolic": range(12, 20), WITHOUT: range(20, 24)}
@@ -46,7 +46,7 @@ def test_the_figures_are_the_libraries_figures():
             krippendorff.alpha(reliability_data=reliability, level_of_measurement="nominal"))
         table, _ = aggregate_raters(np.array([[codes[RATER_A[i]], codes[RATER_B[i]]] for i in span]))
         assert humans["fleiss_kappa"] == pytest.approx(fleiss_kappa(table))
-        assert humans["krippendorff_alpha_items"] == len(span)
+        assert humans["krippendorff_alpha_items"] == len(span) and humans["raters"] == 2
     semantic, symbolic, without = rows
     for row in (semantic, symbolic):  # enough items: intervals around the figures
         kappa = row["judges"][0]

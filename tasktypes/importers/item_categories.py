@@ -6,40 +6,49 @@ from pathlib import Path
 
 from annotate.models import Item
 from tasktypes.importers.categories import CATEGORY, CHUNK, category_read
-from tasktypes.importers.common import ImportDataError, UnusedLines, jsonl_read, lines_read, value_check
+from tasktypes.importers.common import (
+    ImportDataError,
+    UnusedLines,
+    empty_check,
+    file_check,
+    json_start,
+    jsonl_read,
+    lines_read,
+    value_check,
+)
 from tasktypes.importers.ranking_index import item_keys
 
 COLUMNS = ("topic", "item", "category")
 
 
 def _rows(path: Path):
-    """(line, {"topic", "item", "category"}) of an item-categories file: JSONL when its first line is a JSON object,
-    else CSV (a .csv file) or TSV, three columns, an optional header line `topic item category`."""
-    lines = lines_read(path)
-    first = next(((number, text) for number, text in lines if text.strip()), None)
-    if first is None:
-        return
-    if first[1].lstrip().startswith("{"):
+    """(line, {"topic", "item", "category"}) of an item-categories file: JSONL when its document starts with a JSON
+    object, else CSV (a .csv file) or TSV, three columns, an optional header line `topic item category`."""
+    file_check(path)
+    empty_check(path)
+    if json_start(path) == b"{":
         for line, obj in jsonl_read(path):
-            yield line, {name: obj.get(name) for name in COLUMNS}, obj
+            missing = next((name for name in COLUMNS if name not in obj), None)
+            if missing:  # a line without its category would take the item's away unasked
+                raise ImportDataError(file=path, line=line, field=missing, message="missing key")
+            yield line, {name: obj[name] for name in COLUMNS}
         return
     comma = path.suffix.lower() == ".csv"
-
-    def cells_of(number: int, text: str) -> list[str]:
+    first = True
+    for number, text in lines_read(path):
+        if not text.strip():
+            continue
         cells = next(csv.reader([text])) if comma else text.split("\t")
-        if len(cells) != 3:
+        if len(cells) != len(COLUMNS):
             raise ImportDataError(file=path, line=number, field="line",
                                   message=f"{len(cells)} fields; a line is topic, item and category "
                                           f"({'comma' if comma else 'tab'}-separated)")
-        return [value_check(cell, path=path, line=number, field=name) for cell, name in zip(cells, COLUMNS)]
-
-    number, text = first
-    cells = cells_of(number, text)
-    if [cell.strip().lower() for cell in cells] != list(COLUMNS):  # not a header: a line to read
-        yield number, dict(zip(COLUMNS, cells)), None
-    for number, text in lines:
-        if text.strip():
-            yield number, dict(zip(COLUMNS, cells_of(number, text))), None
+        if first and [cell.strip().lower() for cell in cells] == list(COLUMNS):
+            first = False
+            continue  # the header
+        first = False
+        yield number, {name: value_check(cell, path=path, line=number, field=name)
+                       for cell, name in zip(cells, COLUMNS)}
 
 
 def _id(value, *, path: Path, line: int, field: str) -> str:
@@ -71,11 +80,13 @@ def item_categories_import(*, campaign, paths: list[Path], unused: UnusedLines) 
     wanted: dict[int, tuple[str, Path, int]] = {}
     read = 0
     for path in paths:
-        for line, row, _ in _rows(path):
+        for line, row in _rows(path):
             read += 1
             topic = _id(row["topic"], path=path, line=line, field="topic")
             item = _id(row["item"], path=path, line=line, field="item")
-            category = category_read(row["category"] if row["category"] is not None else "", path=path, line=line)
+            category = category_read(row["category"], path=path, line=line)
+            if row["category"] is None:
+                raise ImportDataError(file=path, line=line, field=CATEGORY, message="expected text, got null")
             if topic not in topics:
                 unused.skip("naming a topic the campaign does not hold", path=path, line=line, field="topic",
                             value=topic[:80])
