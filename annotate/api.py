@@ -12,7 +12,13 @@ from rest_framework import generics, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotate.access import campaign_for_adjudicator, campaign_for_member, campaign_for_researcher, check_campaign_creator, is_researcher
+from annotate.access import (
+    campaign_for_adjudicator,
+    campaign_for_member,
+    campaign_for_researcher,
+    check_campaign_creator,
+    is_researcher,
+)
 from annotate.models import Campaign, Item, Role
 from annotate.selectors.arms import member_arms_add
 from annotate.selectors.campaigns import campaign_members, campaign_overview, guidelines_versions

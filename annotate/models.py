@@ -131,7 +131,13 @@ class Item(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["campaign", "external_id"], name="item_unique_external_id"),
         ]
-        indexes = [models.Index(fields=["topic", "kind"], name="item_topic_kind")]
+        indexes = [
+            models.Index(fields=["topic", "kind"], name="item_topic_kind"),
+            # Every report asks whether any item of the campaign has a category (agreement.selectors.
+            # item_categories_get), and the Items page filters and counts by it: without this, a campaign of millions
+            # of items would be read whole to answer "none".
+            models.Index(fields=["campaign", "category"], name="item_campaign_category"),
+        ]
 
     def __str__(self):
         return f"{self.campaign_id}:{self.external_id}"
