@@ -1,4 +1,5 @@
-"""The report's tables as CSV: one file for the systems table, one for the judges table, one for topics.
+"""The report's tables as CSV: one file for the systems table, one for the judges table, one for topics; and the
+items CSV, one row per item with its category, its human label and every judge's verdict (items_csv).
 
 Two files rather than one with a section column, because the two tables have different columns
 and each file should open as a plain table in a spreadsheet or pandas. Numbers unrounded; an
@@ -67,6 +68,21 @@ def _bounds(interval) -> list:
 
 def _bound_columns(*names: str) -> list[str]:
     return [f"{name}_ci95_{end}" for name in names for end in ("low", "high")]
+
+
+def items_csv(*, rows, human_label: dict[int, str], judges: list) -> str:
+    """The items CSV: ROWS of (item id, topic, item, kind, category) (agreement.selectors.item_rows_get), each with
+    its human label (HUMAN_LABEL, the label the report uses: adjudicated, else the decided majority; empty where
+    there is none) and, per judge of JUDGES (agreement.selectors.JudgeLabels), its label and score as the judge
+    gave them (empty where it gave none; a graded report may map scores to grades on top). Columns: topic, item,
+    kind, category, human_label, then `<judge>_label` and `<judge>_score` per judge."""
+    out = SpreadsheetCsv()
+    out.writerow(["topic", "item", "kind", "category", "human_label"]
+                 + [f"{judge.name}_{what}" for judge in judges for what in ("label", "score")])
+    for pk, topic, external_id, kind, category in rows:
+        out.writerow([topic, external_id, kind, category, human_label.get(pk, "")]
+                     + [cell for judge in judges for cell in (judge.labels.get(pk, ""), _cell(judge.scores.get(pk)))])
+    return out.text()
 
 
 def systems_csv(*, report: dict) -> str:

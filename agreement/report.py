@@ -23,6 +23,7 @@ from agreement.system_level import (
 from agreement.rank_agreement import rank_options
 from agreement.report_ablation import ablation_build
 from agreement.report_adjudication import adjudication_items_block
+from agreement.report_categories import categories_block
 from agreement.report_budget import verdict_budget
 from agreement.budget import target_width
 from agreement.report_ais import ais_humans_block, ais_judge_extras, ais_systems
@@ -34,6 +35,7 @@ from agreement.selectors import (
     ais_answers_get,
     input_cuts_get,
     human_labels_get,
+    item_categories_get,
     items_brief_get,
     judge_labels_get,
     llm_judge_costs_get,
@@ -112,8 +114,11 @@ def _verdict_report_build(*, campaign: Campaign, ais: bool) -> dict:
                                    if any(judge.family == "llm" for judge in judges) else [], outputs=outputs,
                                    base=(campaign.options or {}).get("ablation_base")),
     }
-    report["adjudication"] = adjudication_items_block(
-        humans=humans, judges=[(judge.name, judge.family, judge.labels) for judge in judges])
+    judge_labels = [(judge.name, judge.family, judge.labels) for judge in judges]
+    report["adjudication"] = adjudication_items_block(humans=humans, judges=judge_labels)
+    # Agreement within each item category (null when no item has one).
+    report["categories"] = categories_block(humans=humans, judges=judge_labels,
+                                            categories=item_categories_get(campaign=campaign))
     build_step(SYSTEM_LEVEL)
     report["budget"] = verdict_budget(report=report, humans=humans, judges=judges, coverage=coverage, options=options,
                                       target=target_width(campaign.options))

@@ -19,27 +19,17 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 
-from statsmodels.stats.proportion import proportion_confint
-
 from agreement import stats
+from agreement.stats import WILSON, share_with_interval
 from agreement.selectors import HumanLabels, RankingData, human_labels_get, judge_labels_get, ranking_data_get
 from annotate.models import Campaign
 
 LABEL_RULE_ITEMS = "adjudicated where present, else the majority of the current annotations"
 LABEL_RULE_RANKING = ("the adjudicated ranking where present, else the annotators' rankings (one annotator's, or the "
                       "mean over several)")
-WILSON = "95% Wilson interval (statsmodels proportion_confint)"
 
 
 # --- Pure statistics ---
-
-
-def share_with_interval(agree: int, n: int) -> dict:
-    """{"share", "share_ci95"}: AGREE of N as a share with its 95% Wilson interval; None for n = 0."""
-    if n == 0:
-        return {"share": None, "share_ci95": None}
-    low, high = proportion_confint(agree, n, alpha=0.05, method="wilson")
-    return {"share": agree / n, "share_ci95": [float(low), float(high)]}
 
 
 def agreement_with_reference(labels: Sequence[Hashable], reference: Sequence[Hashable],

@@ -35,6 +35,7 @@ from agreement import grades as grading
 from agreement import rank_agreement, stats
 from agreement.build_steps import HUMANS, JUDGES, READING, SYSTEM_LEVEL, build_step
 from agreement.report_adjudication import adjudication_items_block
+from agreement.report_categories import categories_block
 from agreement.report_budget import graded_budget
 from agreement.budget import target_width
 from agreement.report_humans import humans_block
@@ -43,6 +44,7 @@ from agreement.selectors import (
     JudgeScores,
     graded_items_get,
     human_labels_get,
+    item_categories_get,
     input_cuts_get,
     judge_scores_get,
     runs_get,
@@ -165,6 +167,9 @@ def graded_report_build(*, campaign: Campaign) -> dict:
         "ablation": None,
         # Each judge by the grades above (its own, or mapped from its scores) against the adjudicated grades.
         "adjudication": adjudication_items_block(humans=humans, judges=judge_labels),
+        # The same judges' grades within each item category (null when no item has one).
+        "categories": categories_block(humans=humans, judges=judge_labels,
+                                       categories=item_categories_get(campaign=campaign)),
     }
     build_step(SYSTEM_LEVEL)
     report["budget"] = graded_budget(report=report, human_grade=human_grade, judge_labels=judge_labels, items=items,

@@ -250,6 +250,22 @@ def input_cuts_get(*, campaign: Campaign, family: str) -> dict[str, dict]:
     }
 
 
+def item_rows_get(*, campaign: Campaign):
+    """(item id, topic id, item external id, kind, category) of every item of CAMPAIGN in id order, streamed (the
+    items CSV)."""
+    return (Item.objects.filter(campaign=campaign).order_by("id")
+            .values_list("id", "topic__external_id", "external_id", "kind", "category").iterator(chunk_size=5000))
+
+
+def item_categories_get(*, campaign: Campaign) -> dict[int, str]:
+    """{item: its category, "" for none} of every item of CAMPAIGN, or {} when no item has a category (one cheap
+    query then, the usual case: the report's block by category is null)."""
+    items = Item.objects.filter(campaign=campaign)
+    if not items.exclude(category="").exists():
+        return {}
+    return dict(items.values_list("id", "category").iterator(chunk_size=10_000))
+
+
 def items_brief_get(*, item_ids: set[int]) -> dict[int, dict]:
     """{item id: {"external_id", "question", "answer", "system"}} for a few listed items. One query."""
     rows = Item.objects.filter(pk__in=item_ids).values_list("pk", "external_id", "topic__text", "text", json_text("data__system"))

@@ -21,6 +21,7 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import cohens_kappa as _statsmodels_cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as _statsmodels_fleiss_kappa
+from statsmodels.stats.proportion import proportion_confint
 
 from agreement.compatibility import COMPAT_P, compatibility_per_topic
 
@@ -79,6 +80,17 @@ def sorted_as_sklearn(labels: set) -> list:
         return sorted(labels)
     except TypeError:  # mixed types: sklearn refuses them too; any fixed order keeps kappa unweighted-equal
         return sorted(labels, key=str)
+
+
+WILSON = "95% Wilson interval (statsmodels proportion_confint)"
+
+
+def share_with_interval(agree: int, n: int) -> dict:
+    """{"share", "share_ci95"}: AGREE of N as a share with its 95% Wilson interval (WILSON); None for n = 0."""
+    if n == 0:
+        return {"share": None, "share_ci95": None}
+    low, high = proportion_confint(agree, n, alpha=0.05, method="wilson")
+    return {"share": agree / n, "share_ci95": [float(low), float(high)]}
 
 
 def agreement_rate(a: Sequence[Hashable], b: Sequence[Hashable]) -> float | None:

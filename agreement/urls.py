@@ -8,6 +8,7 @@ urlpatterns = [
     path("campaigns/<slug:slug>/report/report.json", views.agreement_report_json, name="agreement-report-json"),
     path("campaigns/<slug:slug>/report/systems.csv", views.agreement_systems_csv, name="agreement-systems-csv"),
     path("campaigns/<slug:slug>/report/judges.csv", views.agreement_judges_csv, name="agreement-judges-csv"),
+    path("campaigns/<slug:slug>/report/items.csv", views.agreement_items_csv, name="agreement-items-csv"),
     path("campaigns/<slug:slug>/report/topics.csv", views.agreement_topics_csv, name="agreement-topics-csv"),
     path("campaigns/<slug:slug>/report/plots/<slug:plot>.<slug:fmt>", views.agreement_plot, name="agreement-plot"),
     path("campaigns/<slug:slug>/report/qrels/<path:source>.qrels", views.agreement_qrels, name="agreement-qrels"),

@@ -21,9 +21,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agreement.counting import RULE_QA_EVAL
-from agreement.exports import judges_csv, systems_csv, topics_csv
+from agreement.exports import items_csv, judges_csv, systems_csv, topics_csv
 from agreement.plots import FORMATS, report_plot, report_plot_names
 from agreement.report_graded import MAIN, TRACK, qrels_text, report_measures
+from agreement.selectors import human_labels_get, item_rows_get, judge_labels_get
 from agreement.stored import FAILED, QUEUE_FAILED, OpenedReport, report_for_open, stored_report_status
 from annotate.access import campaign_for_researcher
 from annotate.task_types import LAYOUT_ATTRIBUTION, LAYOUT_GRADES, LAYOUT_RANKING, task_type_get
@@ -249,6 +250,15 @@ def agreement_judges_csv(request, slug):
     return _attachment(
         judges_csv(report=report), content_type="text/csv; charset=utf-8", filename=f"{campaign.slug}-judges.csv"
     )
+
+
+@require_GET
+def agreement_items_csv(request, slug):
+    """Every item with its category, human label and judges' verdicts, read now (not from the stored report)."""
+    campaign = campaign_for_researcher(request.user, slug)
+    text = items_csv(rows=item_rows_get(campaign=campaign), human_label=human_labels_get(campaign=campaign).item_label,
+                     judges=judge_labels_get(campaign=campaign))
+    return _attachment(text, content_type="text/csv; charset=utf-8", filename=f"{campaign.slug}-items.csv")
 
 
 @require_GET

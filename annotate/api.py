@@ -12,7 +12,13 @@ from rest_framework import generics, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotate.access import campaign_for_member, campaign_for_researcher, check_campaign_creator, is_researcher
+from annotate.access import (
+    campaign_for_adjudicator,
+    campaign_for_member,
+    campaign_for_researcher,
+    check_campaign_creator,
+    is_researcher,
+)
 from annotate.models import Campaign, Item, Role
 from annotate.selectors.arms import member_arms_add
 from annotate.selectors.campaigns import campaign_members, campaign_overview, guidelines_versions
@@ -24,6 +30,7 @@ from annotate.serializers import (
     CampaignUpdateSerializer,
     GuidelinesVersionSerializer,
     InvitationSerializer,
+    ItemCategorySerializer,
     ItemSerializer,
     MemberAddedSerializer,
     MemberAddSerializer,
@@ -31,6 +38,7 @@ from annotate.serializers import (
     MemberSerializer,
 )
 from annotate.services.arms import ArmError, member_arm_set
+from annotate.services.items import ItemCategoryError, item_category_set
 from annotate.services.campaigns import (
     CampaignError,
     campaign_create,
@@ -219,6 +227,24 @@ class CampaignItemsApi(generics.ListAPIView):
         campaign = campaign_for_researcher(self.request.user, self.kwargs["slug"])
         return (Item.objects.filter(campaign=campaign).select_related("topic")
                 .prefetch_related("system_outputs").order_by("id"))
+
+
+class CampaignItemApi(APIView):
+    @extend_schema(request=ItemCategorySerializer, responses={200: ItemCategorySerializer})
+    def patch(self, request, slug, item_id):
+        """Set the item's category (the campaign's researchers and adjudicators; 403 for its annotators): {"category":
+        text of one line, at most 100 characters, "" for none}. The agreement report breaks agreement down by it."""
+        campaign = campaign_for_adjudicator(request.user, slug)
+        item = Item.objects.filter(campaign=campaign, pk=item_id).select_related("campaign").first()
+        if item is None:
+            raise Http404("No such item in this campaign.")
+        form = ItemCategorySerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        try:
+            item = item_category_set(item=item, user=request.user, category=form.validated_data["category"])
+        except ItemCategoryError as exc:
+            return _refused(exc)
+        return Response({"category": item.category})
 
 
 class CampaignOptionsApi(APIView):

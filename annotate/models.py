@@ -106,6 +106,10 @@ class Topic(models.Model):
         return f"{self.campaign_id}:{self.external_id}"
 
 
+# An item's category is a short label, not a description: long enough for "stale reference" or "inexact match".
+CATEGORY_MAX_LENGTH = 100
+
+
 class Item(models.Model):
     """One thing to judge for a topic: a candidate answer, a document, an image, an attributed answer."""
 
@@ -116,12 +120,24 @@ class Item(models.Model):
     kind = models.CharField(max_length=32, default="answer", help_text="answer, document, image, ...")
     text = models.TextField(blank=True)
     data = models.JSONField(default=dict, blank=True, help_text="Task-type fields, e.g. evidence passage.")
+    category = models.CharField(
+        max_length=CATEGORY_MAX_LENGTH, blank=True, default="", db_default="",
+        help_text="The researcher's kind of item (e.g. semantic, symbolic, granularity), which the agreement report "
+                  "breaks down by (agreement.report_categories); empty: none given. Set by an import or by the "
+                  "researcher or an adjudicator (annotate.services.items.item_category_set).",
+    )
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["campaign", "external_id"], name="item_unique_external_id"),
         ]
-        indexes = [models.Index(fields=["topic", "kind"], name="item_topic_kind")]
+        indexes = [
+            models.Index(fields=["topic", "kind"], name="item_topic_kind"),
+            # Every report asks whether any item of the campaign has a category (agreement.selectors.
+            # item_categories_get), and the Items page filters and counts by it: without this, a campaign of millions
+            # of items would be read whole to answer "none".
+            models.Index(fields=["campaign", "category"], name="item_campaign_category"),
+        ]
 
     def __str__(self):
         return f"{self.campaign_id}:{self.external_id}"

@@ -43,11 +43,17 @@ class ItemSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Item
-        fields = ["id", "external_id", "topic", "topic_text", "kind", "text", "data", "systems"]
+        fields = ["id", "external_id", "topic", "topic_text", "kind", "text", "data", "category", "systems"]
 
     @extend_schema_field(serializers.ListField(child=serializers.CharField()))
     def get_systems(self, item) -> list[str]:
         return sorted({output.system for output in item.system_outputs.all()})
+
+
+class ItemCategorySerializer(serializers.Serializer):
+    category = serializers.CharField(allow_blank=True, trim_whitespace=False, max_length=1000,
+                                     help_text="The item's category, which the agreement report breaks agreement "
+                                               "down by; \"\" takes it away.")
 
 
 class CampaignOptionsSerializer(serializers.Serializer):

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotate import views, views_adjudicate, views_annotate, views_campaigns, views_images
+from annotate import views, views_adjudicate, views_annotate, views_campaigns, views_images, views_items
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -16,5 +16,8 @@ urlpatterns = [
     path("campaigns/<slug:slug>/adjudicate/", views_adjudicate.adjudication_queue_page, name="adjudicate"),
     path("campaigns/<slug:slug>/adjudicate/<int:unit_id>/", views_adjudicate.adjudication_unit_page,
          name="adjudicate-unit"),
+    path("campaigns/<slug:slug>/items/", views_items.campaign_items_page, name="campaign-items"),
+    path("campaigns/<slug:slug>/items/<int:item_id>/category/", views_items.item_category_post,
+         name="item-category"),
     path("campaigns/<slug:slug>/images/<int:item_id>/<variant>/", views_images.campaign_image, name="campaign-image"),
 ]

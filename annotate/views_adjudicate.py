@@ -13,6 +13,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from annotate.access import campaign_for_adjudicator
+from annotate.models import CATEGORY_MAX_LENGTH
 from annotate.selectors.adjudication import (
     adjudication_queue,
     adjudication_unit_get,
@@ -67,7 +68,7 @@ def adjudication_unit_page(request, slug, unit_id):
     following = next((e for e in queue.waiting if e.unit_id != unit.pk), None)
     view = adjudication_unit_view(unit=unit, adjudicator=request.user)
     context = {"campaign": campaign, "unit": unit, "name": _unit_name(unit), "view": view, "entry": entry,
-               "topic_noun": spec.topic_noun,
+               "topic_noun": spec.topic_noun, "category_max_length": CATEGORY_MAX_LENGTH,
                "next_url": reverse("adjudicate-unit", kwargs={"slug": campaign.slug, "unit_id": following.unit_id})
                if following else "", "waiting": len(queue.waiting), "error": error,
                "posted_note": posted.get("note", "") if posted else "",

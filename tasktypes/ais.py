@@ -16,7 +16,7 @@ class Ais(TaskTypeSpec):
     # A panel whose majority is the item's label: three raters (DESIGN.md §1.3).
     default_overlap = 3
     page = ("annotate/ais.html", "annotate/_ais.html")
-    import_formats = ("jsonl", "attributed-qa", "gold-answers", "judge-scores")
+    import_formats = ("jsonl", "attributed-qa", "gold-answers", "judge-scores", "item-categories")
     # EM and F1 judge an ais campaign once its questions have gold answers (format gold-answers).
     judge_families = ("em", "f1")
     format_help = {

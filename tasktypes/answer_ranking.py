@@ -140,7 +140,7 @@ class AnswerRanking(TaskTypeSpec):
     page = ("annotate/ranking.html", "annotate/_ranking.html")
     noun = "ranking"
     topic_noun = "query"
-    import_formats = ("label-studio", "jsonl", "trec-qrels", "trec-run", "judge-scores")
+    import_formats = ("label-studio", "jsonl", "trec-qrels", "trec-run", "judge-scores", "item-categories")
     importer = "tasktypes.importers.service.ranking_import"
     import_lines = "ranking_lines"
     report_builder = "agreement.report_ranking.ranking_report_build"

@@ -45,7 +45,7 @@ class QaCorrectness(TaskTypeSpec):
     name = "qa_correctness"
     options = {"counting_rule": _counting_rule, "ablation_base": _ablation_base}
     options_form = QaOptionsForm
-    import_formats = ("qa-eval-jsonl", "nq301", "judge-scores")
+    import_formats = ("qa-eval-jsonl", "nq301", "judge-scores", "item-categories")
     importer = "tasktypes.importers.service.qa_import"
     import_lines = "verdict_lines"
     report_builder = "agreement.report.qa_report_build"

@@ -33,6 +33,8 @@ class ImportSummarySerializer(serializers.Serializer):
     human_judgments_created = serializers.IntegerField()
     model_judgments_created = serializers.DictField(child=serializers.IntegerField())
     units_created = serializers.IntegerField()
+    items_categorised = serializers.IntegerField(help_text="Items the import put in a category or another one (a "
+                                                           "category key or column, or the item-categories format).")
     duplicate_rows = serializers.IntegerField()
     judge_rows_matched_by_position = serializers.IntegerField()
     topics = serializers.IntegerField()

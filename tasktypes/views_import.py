@@ -45,6 +45,9 @@ FORMAT_HELP = {
                    "are, under the judge name below.",
     "gold-answers": "JSONL, one question per line: {\"question\", \"answers\": [...]}: the questions' reference "
                     "answers, for the EM and F1 judges; questions the campaign lacks are counted and skipped.",
+    "item-categories": "topic, item, category lines (TSV, a .csv file as CSV, or JSONL {\"topic\", \"item\", "
+                       "\"category\"}): the categories of items already in the campaign, which the report breaks "
+                       "agreement down by; an empty category takes an item's away.",
     "attributed-qa": "The Attributed QA ratings.csv: system_name, question, answer, attribution, passage, "
                      "human_rating (Y/N, blank when unrated), auto_ais, nli_score. Ratings become the items' human "
                      "labels (those items skip the queue); nli_score an external AutoAIS judge named below "

@@ -83,6 +83,9 @@ EXPECTED = {
     # Adjudicators and researchers; an annotator is told (403) that it is the adjudicators' (tests/test_adjudication_api)
     "adjudicate": PAGE_ADJUDICATOR,
     "adjudicate-unit": PAGE_ADJUDICATOR,
+    # The Items page, where items' categories are set: the adjudicators' and the researchers' (never annotators').
+    "campaign-items": PAGE_ADJUDICATOR,
+    "item-category": (LOGIN, 405, 405, 405, 405, 405),  # POST only
     "judge-panel": PAGE_RESEARCHER,
     "judge-run-cancel": (LOGIN, 405, 405, 405, 405, 405),
     "judge-run-resume": (LOGIN, 405, 405, 405, 405, 405),
@@ -95,6 +98,7 @@ EXPECTED = {
     "agreement-systems-csv": PAGE_RESEARCHER_BUILDING,
     "agreement-judges-csv": PAGE_RESEARCHER_BUILDING,
     "agreement-topics-csv": PAGE_RESEARCHER_BUILDING,
+    "agreement-items-csv": PAGE_RESEARCHER,  # read from the database as it is, not from the stored report
     # A plot exists where the report has data for it (tests/test_agreement_plots.py checks the researcher's 200 on
     # campaigns with systems, and 404 for a plot the report does not have); before the report is built, 202.
     "agreement-plot": PAGE_RESEARCHER_BUILDING,
@@ -104,6 +108,7 @@ EXPECTED = {
     "api-campaigns": (401, 200, 200, 200, 200, 200),
     "api-campaign": (401, 200, 404, 200, 200, 404),
     "api-campaign-items": API_RESEARCHER,
+    "api-campaign-item": API_RESEARCHER_POST_ONLY,  # PATCH only (an item's category)
     "api-campaign-options": API_RESEARCHER,
     "api-campaign-guidelines": (401, 200, 404, 200, 200, 404),  # the guidelines are the annotators' too
     "api-campaign-members": API_RESEARCHER,
@@ -326,6 +331,7 @@ UNSAFE_FOR = {
     "annotate-draft": frozenset({"annotator"}),
     "adjudicate": ADJUDICATORS, "adjudicate-unit": ADJUDICATORS, "api-campaign-adjudication": ADJUDICATORS,
     "api-campaign-adjudication-unit": ADJUDICATORS,
+    "campaign-items": ADJUDICATORS, "item-category": ADJUDICATORS, "api-campaign-item": ADJUDICATORS,
     # Making campaigns: the "Can add campaign" permission, or staff for archives; no role here holds either.
     "campaign-new": NOBODY, "api-campaigns": NOBODY, "api-campaign-archives": NOBODY,
     "account-welcome": NOBODY,  # only a live link's holder; the matrix's key is none (410)

@@ -123,6 +123,8 @@ BOUNDS = {  # (qa_correctness, answer_ranking, ais, image_relevance, passage_rel
     ("adjudicate-unit", "researcher"): (16, 20, 16, 18, 16),
     ("api-campaign-adjudication", "researcher"): (9, 9, 9, 9, 9),
     ("api-campaign-adjudication-unit", "researcher"): (11, 15, 11, 13, 11),
+    # The Items page: a page of items with their topics, the count, the categories with theirs.
+    ("campaign-items", "researcher"): (7, 7, 7, 7, 7),
     ("judge-panel", "researcher"): (16, 16, 16, 16, 16),
     ("import-job", "researcher"): (6, 6, 6, 6, 6),
     ("import-job (htmx)", "researcher"): (6, 6, 6, 6, 6),
@@ -139,6 +141,8 @@ BOUNDS = {  # (qa_correctness, answer_ranking, ais, image_relevance, passage_rel
     ("agreement-judges-csv", "researcher"): (5, 5, 5, 5, 5),
     ("agreement-topics-csv", "researcher"): (5, 5, 5, 5, 5),
     ("agreement-plot", "researcher"): (5, 5, 5, 5, 5),
+    # The items CSV reads the database as it is (human labels, judges and verdicts, items), not the stored report.
+    ("agreement-items-csv", "researcher"): (7, 7, 7, 7, 7),
     ("agreement-qrels", "researcher"): (None, None, None, 5, 5),
     ("api-campaigns", "researcher"): (9, 9, 9, 9, 9),
     ("api-campaigns", "annotator"): (9, 9, 9, 9, 9),

@@ -68,6 +68,7 @@
       }
       return;
     }
+    if (typing(active) && !form.contains(active)) return;  // another form's field (the item's category)
     if (typing(active)) {
       if (event.key === "Escape") { active.blur(); event.preventDefault(); }
       else if (event.key === "Enter" && (active.tagName === "INPUT" || event.ctrlKey)) {

@@ -11,6 +11,8 @@ auto_ais (Y/N, may be blank), nli_score (a probability, may be blank).
   more judgments); unrated rows go to the queue with the campaign's overlap k.
 - nli_score (and auto_ais) is an external AutoAIS judge: score = nli_score, label = auto_ais, or
   score >= 0.5 when auto_ais is blank.
+- category (optional; the study's kinds of disagreement, e.g. "inexact match", "stale reference") becomes the
+  item's category (tasktypes.importers.categories); blank leaves it as it is.
 
 The file is streamed: rows are read one at a time and written in batches of BATCH rows, so an 83,000-row,
 68 MB file is never held in memory; what is kept per row is a few integers and a float.
@@ -40,6 +42,7 @@ from annotate.models import (
 )
 from annotate.services.campaigns import units_ensure, user_get_or_create_imported
 from annotate.textnorm import question_key
+from tasktypes.importers.categories import ItemCategories, category_read
 from tasktypes.importers.common import ImportDataError, file_check, fits, jsonl_read, value_check
 from tasktypes.importers.progress import progress_current
 from tasktypes.importers.qa_index import topic_external_id_for
@@ -53,7 +56,8 @@ from tasktypes.importers.writes import (
     yes_no,
 )
 
-COLUMNS = ("system_name", "question", "answer", "attribution", "passage", "human_rating", "auto_ais", "nli_score")
+COLUMNS = ("system_name", "question", "answer", "attribution", "passage", "human_rating", "auto_ais", "nli_score",
+           "category")
 REQUIRED = ("system_name", "question", "answer", "passage")
 KEY_COLUMNS = ("system_name", "question")  # a row is known by these; an empty answer or passage is kept as it is
 RATER = "attributed-qa-rating"
@@ -82,6 +86,7 @@ class AttributedQaResult:
     topics_created: int = 0
     items_created: int = 0
     system_outputs_created: int = 0
+    items_categorised: int = 0
 
 
 @dataclass(frozen=True)
@@ -95,6 +100,7 @@ class AisRow:
     rating: bool | None
     auto_ais: bool | None
     score: float | None
+    category: str = ""
 
 
 def source_fields(*, attribution: str, passage: str) -> dict:
@@ -170,6 +176,7 @@ def _row(row: dict, *, path: Path, line: int) -> AisRow:
         rating=_flag(row.get("human_rating"), path=path, line=line, column="human_rating"),
         auto_ais=_flag(row.get("auto_ais"), path=path, line=line, column="auto_ais"),
         score=_score(row.get("nli_score"), path=path, line=line),
+        category=category_read(row.get("category"), path=path, line=line),
     )
 
 
@@ -250,12 +257,15 @@ class _Importer:
         # (item external id, file, line, label, score, raw)
         self.scores: list[tuple[str, Path, int, str, float | None, str]] = []
         self.rater = user_get_or_create_imported(username=RATER)
+        self.categories = ItemCategories()
 
     def add(self, row: AisRow, *, path: Path) -> None:
         self.result.rows_read += 1
         key = question_key(row.question)
         external_id = "aqa-" + hashlib.sha1(f"{row.system}\x1f{key}".encode()).hexdigest()[:16]
         content = hashlib.sha1(f"{row.answer}\x1f{row.attribution}\x1f{row.passage}".encode()).hexdigest()[:16]
+        # Before the duplicate check: a repeated row that gives its item another category is refused, not merged.
+        self.categories.give(external_id, row.category, path=path, line=row.line)
         earlier = self.seen.get(external_id)
         if earlier is not None:
             line, earlier_content, rating, auto_ais, score = earlier
@@ -314,6 +324,7 @@ class _Importer:
              for row, key, external_id, _ in self.pending),
         )
         self.pending = []
+        self.result.items_categorised += self.categories.write(campaign=self.campaign)
 
     def finish(self, *, path: Path) -> AttributedQaResult:
         """Write what is left, the units, the human labels and the judge's verdicts; PATH names the judge's source."""

@@ -20,6 +20,7 @@ that is not UTF-8 or a NUL byte names the line of the file.
   (other non-empty buckets are refused: they are not an order). Annotator: `completed_by`, an int id or a
   dict with `id` (or `email`), imported as user `"<campaign slug>-annotator-<id>"`. Annotations with
   `was_cancelled: true` are skipped and counted. Dimension `"overall"`.
+- A candidate's optional `category` (text) becomes its item's category (tasktypes.importers.categories).
 - With `score_judge=NAME` (`--score-judge NAME`) every item's `score` is imported as external judge NAME
   (higher = better); without it the scores are ignored.
 """
@@ -31,6 +32,7 @@ from pathlib import Path
 
 from annotate.models import Topic
 from annotate.services.campaigns import user_get_or_create_imported
+from tasktypes.importers.categories import category_read
 from tasktypes.importers.common import ImportDataError, fits, json_array_read
 from tasktypes.importers.ranking_index import ANSWER, DOCUMENT, Candidate, RankingIndex
 from tasktypes.importers.rankings import (
@@ -194,7 +196,9 @@ def label_studio_import(*, index: RankingIndex, paths: list[Path], score_judge: 
                     raise ImportDataError(file=path, line=line, field=f"{where}.id",
                                           message=f"candidate id {candidate.source_id!r} repeated in this task")
                 seen.add(candidate.source_id)
-                item = index.candidate_add(topic=topic, candidate=candidate, path=path, line=line, field=where)
+                item = index.candidate_add(topic=topic, candidate=candidate, path=path, line=line, field=where,
+                                           category=category_read(raw.get("category"), path=path, line=line,
+                                                                  field=f"{where}.category"))
                 if writer:
                     scores.append(JudgeVerdict(path=path, line=line, item=item, score=score_read(
                         raw, path=path, line=line, where=where), label="", raw="label-studio score", failed=False))

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from annotate.models import JudgmentKind, Topic
 from annotate.services.campaigns import units_ensure, user_get_or_create_imported
+from tasktypes.importers.categories import CATEGORY, category_read
 from tasktypes.importers.common import ImportDataError, UnusedLines, fits, tsv_read
 from tasktypes.importers.qa_eval_jsonl import SystemOutputWriter, predictions_read, system_name_for
 from tasktypes.importers.qa_index import QaIndex
@@ -99,7 +100,7 @@ def nq301_import(*, index: QaIndex, folder: Path, unused: UnusedLines) -> Nq301R
     human_path = folder / HUMAN_FILE
     # Every file is read a row at a time, in the order its rows are needed.
     human_rows = tsv_read(human_path, required=["id", "Question", "Model answer", "Acceptable?"],
-                          optional=ANNOTATOR_COLUMNS)
+                          optional=(*ANNOTATOR_COLUMNS, CATEGORY))
     judge_rows = {}
     for name, file_name in JUDGE_FILES.items():
         path = _find(folder, file_name)
@@ -132,6 +133,9 @@ def nq301_import(*, index: QaIndex, folder: Path, unused: UnusedLines) -> Nq301R
         seen_pairs.add((question_id, answer))
         item = index.item_by_text(topic=topic, text=answer) or index.item_add(topic=topic, text=answer)
         item_at_line[line] = item
+        # An optional `category` column (not in the study's file) gives the answer its category.
+        index.categories.give(item.external_id, category_read(row.get(CATEGORY), path=human_path, line=line),
+                              path=human_path, line=line)
         verdicts.append(HumanVerdict(path=human_path, line=line, item=item, annotator=adjudicator,
                                      kind=JudgmentKind.ADJUDICATION, value={"correct": final}, label=yes_no(final)))
         for column, correct in labels.items():

@@ -1,4 +1,5 @@
 """qa-eval JSONL: one line per question, {"question", "answer": [gold...], "prediction"}, one file per system.
+An optional "category" names the kind of answer (tasktypes.importers.categories), given to the line's item.
 
 Format of castorini/qa-eval's model_outputs. "prediction" is a string, or in some files a list of
 strings (text-davinci-003 few-shot): the first element is the answer, the whole list is kept.
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from annotate.models import SystemOutput
+from tasktypes.importers.categories import category_read
 from tasktypes.importers.common import ImportDataError, UnusedLines, fits, jsonl_read, str_field, str_list_field
 from tasktypes.importers.qa_index import QaIndex
 
@@ -22,6 +24,7 @@ class Prediction:
     gold: list[str]
     answer: str
     raw: str | list[str]
+    category: str = ""
 
 
 def system_name_for(path: Path) -> str:
@@ -50,7 +53,8 @@ def predictions_read(path: Path) -> Iterator[Prediction]:
                 file=path, line=line, field="prediction",
                 message=f"expected a string or a non-empty list of strings, got {type(raw).__name__}",
             )
-        yield Prediction(line=line, question=question, gold=gold, answer=answer, raw=raw)
+        yield Prediction(line=line, question=question, gold=gold, answer=answer, raw=raw,
+                         category=category_read(obj.get("category"), path=path, line=line))
 
 
 class SystemOutputWriter:
@@ -108,6 +112,7 @@ class SystemOutputWriter:
                                  path=path, line=prediction.line, field="question", value=prediction.question[:80])
                 continue
             self.unused.use()
+            self.index.categories.give(item.external_id, prediction.category, path=path, line=prediction.line)
             self.pending[where] = (prediction.line, path, item, topic, prediction.raw, prediction.gold)
 
     def flush(self) -> None:

@@ -9,6 +9,7 @@ import hashlib
 
 from annotate.models import Campaign, Item, Topic
 from annotate.textnorm import answer_key, question_key
+from tasktypes.importers.categories import ItemCategories
 
 
 def topic_external_id_for(question: str) -> str:
@@ -27,6 +28,9 @@ class QaIndex:
         self._gold_changed: dict[str, Topic] = {}
         self.topics_created = 0
         self.items_created = 0
+        # Categories the lines give their items, written by flush once the items are.
+        self.categories = ItemCategories()
+        self.items_categorised = 0
         for topic in Topic.objects.filter(campaign=campaign).order_by("id"):
             self._topic_register(topic)
         for item in Item.objects.filter(campaign=campaign).select_related("topic").order_by("id"):
@@ -98,3 +102,4 @@ class QaIndex:
             Item.objects.bulk_create(self._new_items, batch_size=1000)
             self.items_created += len(self._new_items)
             self._new_items = []
+        self.items_categorised += self.categories.write(campaign=self.campaign)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from annotate.ids import external_id_tail, json_text
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, SystemOutput, Topic
+from tasktypes.importers.categories import ItemCategories
 from tasktypes.importers.common import ImportDataError, fits
 
 ANSWER, DOCUMENT = "answer", "document"
@@ -105,6 +106,9 @@ class RankingIndex:
         self.documents_created = 0
         self.system_outputs_created = 0
         self.systems: list[str] = []
+        # Categories the lines give their candidates, written by flush once the candidates are.
+        self.categories = ItemCategories()
+        self.items_categorised = 0
         for topic in Topic.objects.filter(campaign=campaign).order_by("id"):
             self.topics[topic.external_id] = topic
             self.candidates[topic.external_id] = {}
@@ -135,12 +139,14 @@ class RankingIndex:
         return topic
 
     def candidate_add(self, *, topic: Topic, candidate: Candidate, path: Path, line: int,
-                      field: str) -> Item | KnownCandidate:
+                      field: str, category: str = "") -> Item | KnownCandidate:
         """The item for CANDIDATE under TOPIC: the existing one when it is the same, else a new one (an Item whose
-        primary key is set by the next `flush`)."""
+        primary key is set by the next `flush`). CATEGORY, when given, becomes the item's category."""
         qid = topic.external_id
         known = self.candidates[qid]
         item = known.get(candidate.source_id)
+        self.categories.give(f"{qid}/{candidate.source_id}", category, path=path, line=line,
+                             field=f"{field}.category")
         if item is not None:
             had = item.fingerprint if isinstance(item, KnownCandidate) else _fingerprint(item.kind, item.text, item.data)
             if had != _fingerprint(candidate.kind, candidate.text, candidate.data()):
@@ -199,3 +205,4 @@ class RankingIndex:
         SystemOutput.objects.bulk_create(outputs, batch_size=1000)
         self.system_outputs_created += len(outputs)
         self._new_outputs = {}
+        self.items_categorised += self.categories.write(campaign=self.campaign)

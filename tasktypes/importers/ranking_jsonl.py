@@ -17,6 +17,7 @@ from pathlib import Path
 
 from annotate.models import Topic
 from annotate.services.campaigns import user_get_or_create_imported
+from tasktypes.importers.categories import category_read
 from tasktypes.importers.common import ImportDataError, fits, jsonl_read, str_field
 from tasktypes.importers.ranking_index import ANSWER, DOCUMENT, Candidate, RankingIndex
 from tasktypes.importers.rankings import (
@@ -102,7 +103,9 @@ def ranking_jsonl_import(*, index: RankingIndex, paths: list[Path]) -> RankingJs
                     raise ImportDataError(file=path, line=line, field=f"{where}.id",
                                           message=f"candidate id {candidate.source_id!r} repeated in this topic")
                 seen.add(candidate.source_id)
-                index.candidate_add(topic=topic, candidate=candidate, path=path, line=line, field=where)
+                category = category_read(raw.get("category"), path=path, line=line, field=f"{where}.category")
+                index.candidate_add(topic=topic, candidate=candidate, path=path, line=line, field=where,
+                                    category=category)
             rankings = obj.get("rankings") or []
             if not isinstance(rankings, list):
                 raise ImportDataError(file=path, line=line, field="rankings", message="expected a list")

@@ -20,6 +20,7 @@ from tasktypes.importers.common import ImportDataError, UnusedLines, file_check
 from tasktypes.importers.gold_answers import gold_answers_import
 from tasktypes.importers.graded_qrels import human_qrels_import, judge_qrels_import
 from tasktypes.importers.image_topics import image_topics_import
+from tasktypes.importers.item_categories import item_categories_import
 from tasktypes.importers.images import images_import
 from tasktypes.importers.judge_scores import judge_scores_import
 from tasktypes.importers.label_studio import label_studio_import
@@ -64,6 +65,8 @@ class ImportSummary:
     human_judgments_created: int = 0
     model_judgments_created: dict[str, int] = field(default_factory=dict)
     units_created: int = 0
+    # Items whose category the import set or changed (a `category` key or column, or the item-categories format).
+    items_categorised: int = 0
     duplicate_rows: int = 0
     judge_rows_matched_by_position: int = 0
     # ais imports
@@ -115,8 +118,15 @@ class ImportSummary:
 
     def lines(self) -> list[str]:
         """The summary as lines of text, in the words of the campaign's task type (its import_lines)."""
-        return (getattr(self, task_type_get(self.task_type).import_lines)() + self.unused_lines()
-                + self.judge_run_lines())
+        return (getattr(self, task_type_get(self.task_type).import_lines)() + self.category_lines()
+                + self.unused_lines() + self.judge_run_lines())
+
+    def category_lines(self) -> list[str]:
+        """How many items a format's `category` key or column put in a category (item-categories says it in its
+        own note)."""
+        if not self.items_categorised or self.format == "item-categories":
+            return []
+        return [f"items given a category (or another one): {self.items_categorised}"]
 
     def unused_lines(self) -> list[str]:
         """The lines read and not used, a line per reason with its first example."""
@@ -297,6 +307,11 @@ def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str |
             summary.model_judgments_created = judge_scores_import(campaign=campaign, paths=paths, judge=judge,
                                                                   unused=unused)
             summary.units_created = units_ensure(campaign=campaign)
+        elif fmt == "item-categories":
+            counts = item_categories_import(campaign=campaign, paths=paths, unused=unused)
+            summary.items_categorised = counts["changed"]
+            summary.notes.append(f"lines read: {counts['read']}; items given a new category: {counts['changed']}; "
+                                 f"already in that category: {counts['same']}")
         else:
             importer = import_string(task_type_get(campaign.task_type).importer)
             importer(campaign=campaign, fmt=fmt, paths=paths, system=system, judge=judge, score_judge=score_judge,
@@ -357,6 +372,7 @@ def qa_import(*, campaign: Campaign, fmt: str, paths: list[Path], system: str | 
     summary.units_created += units_ensure(campaign=campaign)
     summary.topics_created = index.topics_created
     summary.items_created = index.items_created
+    summary.items_categorised = index.items_categorised
     summary.system_outputs_created = writer.created
     summary.systems = writer.systems
 
@@ -440,6 +456,7 @@ def ranking_import(*, campaign: Campaign, fmt: str, paths: list[Path], score_jud
     units_done_refresh(campaign=campaign)
     summary.topics_created = index.topics_created
     summary.items_created = index.items_created
+    summary.items_categorised = index.items_categorised
     summary.answers_created = index.answers_created
     summary.documents_created = index.documents_created
     summary.system_outputs_created = index.system_outputs_created

@@ -226,6 +226,11 @@ def files() -> dict[str, bytes]:
         "judge-scores/utf16.tsv": utf16(lines("topic\titem\tscore", "r1\ta1\t0.5")),
         "judge-scores/long-label.tsv": lines("topic\titem\tscore\tlabel", "r1\ta1\t0.5\t" + "relevant " * 8),
         "judge-scores/infinite.tsv": lines("topic\titem\tscore", "r1\ta1\t-inf"),
+        # item-categories
+        "item-categories/two-categories.tsv": lines("r1\ta1\tsemantic", "r1\ta1\tsymbolic"),
+        "item-categories/multiline.jsonl": jl({"topic": "r1", "item": "a1", "category": "one\ntwo"}),
+        "item-categories/no-such-topic.tsv": lines("topic\titem\tcategory", "zz\ta1\tsemantic"),
+        "item-categories/two-fields.csv": lines("r1,a1"),
         # label-studio
         "label-studio/truncated.json": cut_ls[: len(cut_ls) // 2],
         "label-studio/not-a-list.json": json.dumps({"tasks": [LS_TASK]}).encode(),
@@ -400,6 +405,16 @@ def cases() -> list[dict]:
         case("nq301-zip-lying-size", "nq301", QA, ["nq301/zips/bad-crc.zip"], 0, "nq301/NQ301_human.tsv",
              "damaged", via="upload", why="an entry declares 200 bytes and inflates to 16 MiB"),
 
+        case("item-categories-two-categories", "item-categories", RANK, ["item-categories/two-categories.tsv"], 2,
+             "category", "gives the same item the category 'semantic'", setup=[SETUP_RANKING],
+             why="one item given two categories"),
+        case("item-categories-multiline", "item-categories", RANK, ["item-categories/multiline.jsonl"], 1,
+             "category", "one line", setup=[SETUP_RANKING], why="a category that breaks the line"),
+        case("item-categories-no-such-topic", "item-categories", RANK, ["item-categories/no-such-topic.tsv"], 2,
+             "topic", "none of the 1 lines read is used", setup=[SETUP_RANKING],
+             why="every line names a topic the campaign lacks: nothing would be used"),
+        case("item-categories-two-fields", "item-categories", QA, ["item-categories/two-fields.csv"], 1, "line",
+             "2 fields", setup=[SETUP_QA], why="a CSV line without its category"),
         case("judge-scores-nan", "judge-scores", RANK, ["judge-scores/nan.tsv"], 3, "score", "finite number",
              options={"judge": "ext"}, setup=[SETUP_RANKING], why="NaN where a score belongs"),
         case("judge-scores-infinite", "judge-scores", RANK, ["judge-scores/infinite.tsv"], 2, "score",
