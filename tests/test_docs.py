@@ -158,3 +158,18 @@ def test_the_docs_in_chromium(site, researcher, login_page, live_server, browser
         app.get_by_role("link", name="Docs", exact=True).click()
         app.wait_for_load_state("networkidle")
         assert app.url == f"{live_server.url}/docs/" and app.locator("h1").first.inner_text().startswith("Concord")
+
+
+def test_no_file_keeps_a_merge_conflicts_markers():
+    """A merge's conflict left in a page builds without a warning (the markers read as text and a rule), so it is
+    looked for here: in every file git tracks."""
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    marked = []
+    for name in filter(None, tracked.decode().split("\0")):
+        path = ROOT / name
+        if path.suffix in {".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".woff2", ".gz", ".zip"} or not path.is_file():
+            continue
+        text = path.read_bytes()
+        if re.search(rb"^(<{7}|>{7}) ", text, re.MULTILINE):
+            marked.append(name)
+    assert marked == []
