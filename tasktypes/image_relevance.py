@@ -37,7 +37,7 @@ class ImageRelevance(GradedRelevance):
     doc_key = "image_id"
     item_noun = "image"
     page = ("annotate/images.html", "annotate/_images.html")
-    import_formats = ("jsonl", "trec-qrels", "trec-run", "atomic-topics", "images", "judge-qrels", "judge-scores")
+    import_formats = ("jsonl", "trec-qrels", "trec-run", "atomic-topics", "images", "judge-qrels", "judge-scores", "trec-leaderboard")
     format_help = {
         "jsonl": "One text section per line: id, page_title, page_context, section_title, section_context.",
         "trec-run": "Systems' runs, `qid Q0 docid rank score tag`: each run is kept whole and pooled to the depth "

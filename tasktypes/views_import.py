@@ -43,6 +43,10 @@ FORMAT_HELP = {
               "stored with a thumbnail, and given to the pooled items of that id.",
     "judge-qrels": "`qid 0 docid grade` lines on the campaign's scale: an external judge's grades, used as they "
                    "are, under the judge name below.",
+    "trec-leaderboard": "`run measure topic value` lines (TREC AutoJudge; topic `all` for the run's mean): an "
+                        "automatic judge's leaderboard computed elsewhere, under the judge name below; measures by "
+                        "their ir_measures or trec_eval names (nDCG@10, AP, ndcg_cut_10, map). Importing a name again "
+                        "replaces its leaderboard.",
     "gold-answers": "JSONL, one question per line: {\"question\", \"answers\": [...]}: the questions' reference "
                     "answers, for the EM and F1 judges; questions the campaign lacks are counted and skipped.",
     "attributed-qa": "The Attributed QA ratings.csv: system_name, question, answer, attribution, passage, "
@@ -73,7 +77,8 @@ class ImportForm(forms.Form):
     files = MultipleFileField()
     system = forms.CharField(required=False, max_length=200, help_text="qa-eval-jsonl: the system's name.")
     judge = forms.CharField(required=False, max_length=100,
-                            help_text="judge-scores, judge-qrels, trec-run, attributed-qa: the external judge's name.")
+                            help_text="judge-scores, judge-qrels, trec-leaderboard, trec-run, attributed-qa: the external "
+                                      "judge's name.")
     score_judge = forms.CharField(required=False, max_length=100,
                                   help_text="label-studio: import the items' scores as this external judge.")
     depth = forms.IntegerField(required=False, min_value=1, help_text="trec-run: pool depth per run (default 25).")

@@ -23,6 +23,7 @@ from tasktypes.importers.image_topics import image_topics_import
 from tasktypes.importers.images import images_import
 from tasktypes.importers.judge_scores import judge_scores_import
 from tasktypes.importers.label_studio import label_studio_import
+from tasktypes.importers.leaderboard import leaderboard_import
 from tasktypes.importers.nq301 import nq301_import
 from tasktypes.importers.qa_eval_jsonl import qa_eval_jsonl_import
 from tasktypes.importers.qa_index import QaIndex
@@ -40,7 +41,7 @@ logger = logging.getLogger(__name__)
 # Formats whose paths may be folders.
 FOLDER_FORMATS = {"nq301", "images"}
 # Formats that are an external judge's verdicts and name no judge themselves: the import needs a judge name.
-JUDGE_NAME_REQUIRED = ("judge-scores", "judge-qrels")
+JUDGE_NAME_REQUIRED = ("judge-scores", "judge-qrels", "trec-leaderboard")
 
 
 def formats() -> dict[str, set[str]]:
@@ -379,7 +380,8 @@ def image_import(*, campaign: Campaign, fmt: str, paths: list[Path], summary: Im
 
 def graded_import(*, campaign: Campaign, fmt: str, paths: list[Path], depth: int | None, tag: str | None,
                   judge: str | None, summary: ImportSummary, unused: UnusedLines, **_) -> None:
-    """The formats every graded relevance task type takes (trec-run pooled, trec-qrels, judge-qrels); call inside
+    """The formats every graded relevance task type takes (trec-run pooled, trec-qrels, judge-qrels,
+    trec-leaderboard); call inside
     import_run's transaction."""
     if fmt == "trec-run":
         pooled = runs_pool_import(campaign=campaign, paths=paths, depth=depth, tag=tag, unused=unused)
@@ -394,6 +396,8 @@ def graded_import(*, campaign: Campaign, fmt: str, paths: list[Path], depth: int
         created, summary.judge_lines_outside = judge_qrels_import(campaign=campaign, paths=paths, judge=judge,
                                                                   unused=unused)
         summary.model_judgments_created = {judge: created}
+    elif fmt == "trec-leaderboard":
+        summary.notes.extend(leaderboard_import(campaign=campaign, paths=paths, judge=judge, unused=unused))
     else:
         raise ImportRequestError(f"format {fmt} is not a graded relevance format")
     summary.units_created += units_ensure(campaign=campaign)

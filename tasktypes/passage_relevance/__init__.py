@@ -37,7 +37,7 @@ class PassageRelevance(GradedRelevance):
     item_noun = "passage"
     topic_noun = "query"
     page = ("annotate/passages.html", "annotate/_passages.html")
-    import_formats = ("trec-topics", "trec-run", "collection", "trec-qrels", "judge-qrels", "judge-scores")
+    import_formats = ("trec-topics", "trec-run", "collection", "trec-qrels", "judge-qrels", "judge-scores", "trec-leaderboard")
     format_help = {
         "trec-topics": "Queries, `qid<TAB>text` lines (a TREC topics file) or JSONL objects {qid, text}.",
         "collection": "Passages, `docid<TAB>text` lines or JSONL objects {docid, text}: only the passages the "

@@ -20,7 +20,7 @@ class Command(BaseCommand):
         parser.add_argument("--task-type", required=True, help=f"one of {', '.join(task_type_names())}")
         parser.add_argument("--format", required=True, dest="fmt", help=f"one of {', '.join(formats())}")
         parser.add_argument("--system", help="system name for a qa-eval-jsonl file (default: from the file name)")
-        parser.add_argument("--judge", help="external judge name (judge-scores, judge-qrels; trec-run, default: the run tag; "
+        parser.add_argument("--judge", help="external judge name (judge-scores, judge-qrels, trec-leaderboard; trec-run, default: the run tag; "
                             "attributed-qa / ais jsonl, default: auto-ais)")
         parser.add_argument("--score-judge", help="import a label-studio export's item scores as this external judge")
         parser.add_argument("--overlap", type=int, default=None,
