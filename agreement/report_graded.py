@@ -372,8 +372,7 @@ def _system_block(systems: dict, judge_means: dict[str, dict], tag: str | None, 
 
 
 # Why a leaderboard of means only has no intervals: put_order_intervals would say "too few topics: 0".
-ONLY_MEANS_NOTE = ("the leaderboard gives each run's mean only (topic all): no per-topic values to resample, so no "
-                   "interval")
+ONLY_MEANS_NOTE = "the leaderboard gives means only (topic all): no topics to resample"
 
 
 def _leaderboard_block(board: dict[str, dict[str, dict[str, float]]], systems: dict, tag: str | None, *,

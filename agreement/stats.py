@@ -791,7 +791,8 @@ def interval_checked(interval: list[float] | None, *, value: float | None, units
         return None, f"too few {noun} to resample: {units} (an interval needs at least {minimum})"
     if interval is None:
         return None, "too few resamples with a defined value for an interval"
-    if interval[0] == interval[1]:
+    # Equal up to rounding: a mean over resampled topics can differ from itself in its last bits ([0.726, 0.726]).
+    if math.isclose(interval[0], interval[1], rel_tol=1e-9, abs_tol=1e-12):
         return None, f"all resamples equal ({interval[0]:.3f}): no spread to show"
     return interval, None
 

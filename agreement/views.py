@@ -167,9 +167,11 @@ def agreement_report(request, slug):
         "leaderboard_orders": [
             {"name": name, "runs_not_in_report": block["runs_not_in_report"],
              "measures": _run_orders(block["system"], [m for m in measures if m["key"] in block["measures"]]),
+             # Each run's figures under its first three measures (the JSON has them all), beside the humans'.
+             "shown": [m for m in measures if m["key"] in block["measures"]][:3],
              "rows": [{"system": row["system"],
                        "cells": [(row["human"].get(m["key"]), (block["values"].get(row["system"]) or {}).get(m["key"]))
-                                 for m in measures if m["key"] in block["measures"]]}
+                                 for m in measures if m["key"] in block["measures"]][:3]}
                       for row in report["systems"]]}
             for name, block in (report.get("leaderboards") or {}).items()] if graded else [],
         "nrp_rows": [
