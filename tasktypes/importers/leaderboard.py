@@ -17,7 +17,8 @@ system level (judges.models.Leaderboard); the report sets its run orders beside 
 import math
 from pathlib import Path
 
-from agreement import stats
+from django.utils.module_loading import import_string
+
 from annotate.models import Campaign, Topic
 from annotate.task_types import task_type_get
 from judges.models import Leaderboard, LeaderboardValue
@@ -28,7 +29,12 @@ def leaderboard_import(*, campaign: Campaign, paths: list[Path], judge: str, unu
     """Store PATHS as JUDGE's leaderboard of CAMPAIGN (replacing an earlier one of that name); returns the summary's
     lines. Call inside the import's transaction."""
     rel = task_type_get(campaign.task_type).relevant_from(campaign)
-    compat_p = float((campaign.options or {}).get("compat_p", stats.COMPAT_P))
+    # The report's names of its measures (agreement.stats, the pure statistics floor: the one mapping the leaderboard
+    # downloads write), its topic for a run's mean and compatibility's default persistence, named as a task type's
+    # report_builder is: agreement sits above the task types, which import none of it.
+    leaderboard_measure, mean_topic, default_p = (
+        import_string(f"agreement.stats.{name}") for name in ("leaderboard_measure", "LEADERBOARD_ALL", "COMPAT_P"))
+    compat_p = float((campaign.options or {}).get("compat_p", default_p))
     runs = set(((campaign.options or {}).get("runs") or {}))
     topics = set(Topic.objects.filter(campaign=campaign).values_list("external_id", flat=True))
     values: dict[tuple[str, str, str], tuple[float, Path, int]] = {}
@@ -49,7 +55,7 @@ def leaderboard_import(*, campaign: Campaign, paths: list[Path], judge: str, unu
             if not math.isfinite(value):
                 raise ImportDataError(file=path, line=number, field="value",
                                       message=f"expected a finite number, got {text!r}")
-            measure, why = stats.leaderboard_measure(name, relevant_from=rel, compat_p=compat_p)
+            measure, why = leaderboard_measure(name, relevant_from=rel, compat_p=compat_p)
             if measure is None:
                 unused.skip(why, path=path, line=number, field="measure", value=name)
                 continue
@@ -57,7 +63,7 @@ def leaderboard_import(*, campaign: Campaign, paths: list[Path], judge: str, unu
                 unused.skip("naming no run of the campaign (import the runs first, as trec-run)", path=path,
                             line=number, field="run", value=run)
                 continue
-            if topic != stats.LEADERBOARD_ALL and topic not in topics:
+            if topic != mean_topic and topic not in topics:
                 unused.skip("naming no topic of the campaign", path=path, line=number, field="topic", value=topic)
                 continue
             earlier = values.get((run, measure, topic))
@@ -80,10 +86,10 @@ def leaderboard_import(*, campaign: Campaign, paths: list[Path], judge: str, unu
         [LeaderboardValue(leaderboard=board, run=run, measure=measure, topic=topic, value=value)
          for (run, measure, topic), (value, _, _) in values.items()], batch_size=2000)
     keys = values.keys()
-    per_topic = {topic for _, _, topic in keys if topic != stats.LEADERBOARD_ALL}
+    per_topic = {topic for _, _, topic in keys if topic != mean_topic}
     lines = [f"leaderboard of {judge}: {len(values)} values, {len({k[0] for k in keys})} runs, "
              f"{len({k[1] for k in keys})} measures, {len(per_topic)} topics"
-             + (" and the means (topic all)" if any(k[2] == stats.LEADERBOARD_ALL for k in keys) else "")]
+             + (" and the means (topic all)" if any(k[2] == mean_topic for k in keys) else "")]
     if replaced is not None:
         lines.append(f"the earlier leaderboard of {judge} ({replaced} values) was replaced")
     return lines
