@@ -37,7 +37,7 @@ def leaderboard_import(*, campaign: Campaign, paths: list[Path], judge: str, unu
     compat_p = float((campaign.options or {}).get("compat_p", default_p))
     runs = set(((campaign.options or {}).get("runs") or {}))
     topics = set(Topic.objects.filter(campaign=campaign).values_list("external_id", flat=True))
-    values: dict[tuple[str, str, str], tuple[float, Path, int]] = {}
+    values: dict[tuple[str, str, str], tuple[float, str, int]] = {}  # (run, measure, topic) -> (value, name, line)
     for path in paths:
         for number, line in lines_read(path):
             if not line.strip() or line.lstrip().startswith("#"):
@@ -70,10 +70,10 @@ def leaderboard_import(*, campaign: Campaign, paths: list[Path], judge: str, unu
             if earlier is not None:
                 if earlier[0] != value:
                     raise ImportDataError(file=path, line=number, field="value", message=(
-                        f"run {run!r} has {name} {earlier[0]!r} on topic {topic!r} on line {earlier[2]}"))
+                        f"run {run!r} has {earlier[1]} {earlier[0]!r} on topic {topic!r} on line {earlier[2]}"))
                 unused.skip("repeating an earlier line", path=path, line=number, field="value", value=text)
                 continue
-            values[(run, measure, topic)] = (value, path, number)
+            values[(run, measure, topic)] = (value, name, number)
             unused.use()
     if not values:
         return []  # the import's check_some_used refuses it, naming why each line was not used
