@@ -7,6 +7,7 @@ same figures), and a judge's qrels leaderboard imported back gives the judge's o
 import io
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
@@ -15,6 +16,7 @@ from agreement.report import agreement_report_build
 from agreement.report_graded import ONLY_MEANS_NOTE
 from judges.models import Leaderboard, LeaderboardValue
 from tasktypes.importers.runs_pool import runs_pool_import
+from tests.import_jobs_support import api_import, imports_inline  # noqa: F401 (a fixture)
 from tests.reports import report_stored
 from tests.test_agreement_graded import HUMAN, passage_campaign  # noqa: F401 (fixture)
 
@@ -187,3 +189,22 @@ def test_refusals_leave_nothing_and_a_name_imported_again_is_replaced(board_camp
     board = Leaderboard.objects.get()
     assert board.source == "second.txt"
     assert list(board.values.values_list("run", "measure", "value")) == [("r1", "ndcg_cut_10", 0.7)]
+
+
+def test_the_import_page_and_the_api_take_a_leaderboard(client, researcher, board_campaign, imports_inline):
+    from rest_framework.test import APIClient
+
+    client.force_login(researcher)
+    url = reverse("campaign-import", args=[board_campaign.slug])
+    assert 'value="trec-leaderboard"' in client.get(url).content.decode()
+    page = imports_inline(client.post, url, {"format": "trec-leaderboard", "judge": "page-j", "files": SimpleUploadedFile(
+        "board.txt", b"r1 nDCG@10 all 0.9\nr2 nDCG@10 all 0.8\nr7 nDCG@10 all 0.1\n")}, follow=True).content.decode()
+    assert 'data-status="done"' in page and "leaderboard of page-j: 2 values, 2 runs, 1 measure, 0 topics" in page
+    assert "1 line naming no run of the campaign" in page
+    api = APIClient()
+    api.force_authenticate(researcher)
+    job = api_import(imports_inline, api, f"/api/campaigns/{board_campaign.slug}/import/", {
+        "format": "trec-leaderboard", "judge": "api-j", "files": [SimpleUploadedFile("b.txt", b"r1 map all 0.5\n")]})
+    assert job["status"] == "done" and job["summary"]["notes"] == [
+        "leaderboard of api-j: 1 value, 1 run, 1 measure, 0 topics and the means (topic all)"]
+    assert set(Leaderboard.objects.values_list("name", flat=True)) == {"page-j", "api-j"}

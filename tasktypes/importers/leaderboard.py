@@ -87,8 +87,9 @@ def leaderboard_import(*, campaign: Campaign, paths: list[Path], judge: str, unu
          for (run, measure, topic), (value, _, _) in values.items()], batch_size=2000)
     keys = values.keys()
     per_topic = {topic for _, _, topic in keys if topic != mean_topic}
-    lines = [f"leaderboard of {judge}: {len(values)} values, {len({k[0] for k in keys})} runs, "
-             f"{len({k[1] for k in keys})} measures, {len(per_topic)} topics"
+    counts = {"value": len(values), "run": len({k[0] for k in keys}), "measure": len({k[1] for k in keys}),
+              "topic": len(per_topic)}
+    lines = [f"leaderboard of {judge}: " + ", ".join(f"{n} {noun}{'s' if n != 1 else ''}" for noun, n in counts.items())
              + (" and the means (topic all)" if any(k[2] == mean_topic for k in keys) else "")]
     if replaced is not None:
         lines.append(f"the earlier leaderboard of {judge} ({replaced} values) was replaced")
