@@ -20,6 +20,9 @@ LLM4Eval 2024) or passages for a query (§1.5, TREC Deep Learning). The task typ
   judge's order against the humans', RBO with the option rbo_p, overlap@k and tau-b@k with top_k) with intervals
   from the same resamples; Relative Δ of the runs carrying the bias tag (the campaign's `"bias_tag"`
   option, else the first tag of any run).
+- Leaderboards imported from automatic judges (format trec-leaderboard, judges.models.Leaderboard): each against
+  the humans' (consensus) figures by the same system-level block, per measure both have, with intervals where the
+  leaderboard gives per-topic values (a leaderboard of means only says why it has none).
 - Each judge's raw scores as a CDF (101 quantiles) beside the human grades' shares.
 """
 
@@ -384,8 +387,9 @@ def _leaderboard_block(board: dict[str, dict[str, dict[str, float]]], systems: d
     means = {run: {key: values[stats.LEADERBOARD_ALL] if stats.LEADERBOARD_ALL in values
                    else float(np.mean(list(values.values())))
                    for key, values in by_measure.items()} for run, by_measure in board.items()}
+    # Runs the report does not have (a run removed since) count nowhere: not in the intervals, not in Relative Δ.
     per_topic = {run: {key: {topic: value for topic, value in values.items() if topic != stats.LEADERBOARD_ALL}
-                       for key, values in by_measure.items()} for run, by_measure in board.items()}
+                       for key, values in by_measure.items()} for run, by_measure in board.items() if run in systems}
     topics = {topic for by_measure in per_topic.values() for values in by_measure.values() for topic in values}
     block = _system_block(systems, means, tag, per_topic_human=per_topic_human, per_topic_judge=per_topic, top=top,
                           measures=measures)
