@@ -9,4 +9,6 @@ urlpatterns = [
          name="api-agreement-qrels-list"),
     path("campaigns/<slug:slug>/agreement/qrels/<path:source>.qrels", views.AgreementQrelsAPI.as_view(),
          name="api-agreement-qrels"),
+    path("campaigns/<slug:slug>/agreement/leaderboards/<path:source>/trec-leaderboard.txt",
+         views.AgreementLeaderboardAPI.as_view(), name="api-agreement-leaderboard"),
 ]

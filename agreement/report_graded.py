@@ -20,6 +20,9 @@ LLM4Eval 2024) or passages for a query (§1.5, TREC Deep Learning). The task typ
   judge's order against the humans', RBO with the option rbo_p, overlap@k and tau-b@k with top_k) with intervals
   from the same resamples; Relative Δ of the runs carrying the bias tag (the campaign's `"bias_tag"`
   option, else the first tag of any run).
+- Leaderboards imported from automatic judges (format trec-leaderboard, judges.models.Leaderboard): each against
+  the humans' (consensus) figures by the same system-level block, per measure both have, with intervals where the
+  leaderboard gives per-topic values (a leaderboard of means only says why it has none).
 - Each judge's raw scores as a CDF (101 quantiles) beside the human grades' shares.
 """
 
@@ -47,6 +50,7 @@ from agreement.selectors import (
     item_categories_get,
     input_cuts_get,
     judge_scores_get,
+    leaderboards_get,
     runs_get,
 )
 from agreement.system_level import SMALL_SYSTEMS
@@ -138,7 +142,8 @@ def graded_report_build(*, campaign: Campaign) -> dict:
                                 small_sample=options.get("small_sample", SMALL_SAMPLE), noun=spec.item_noun),
             "per_topic": _per_topic(judge_grade, human_grade, items, levels, rel),
             "topic_mean": {},
-            "system": _system_block(systems, judge.name, tag, per_topic_human=per_topic_human,
+            "system": _system_block(systems, {name: row["judges"][judge.name] for name, row in systems.items()}, tag,
+                                    per_topic_human=per_topic_human,
                                     per_topic_judge=per_topic_judge, top=top),
             "cdf": _cdf(judge.scores),
             # CLIPScore: how many section texts were cut to the model's token limit (null for other judges).
@@ -160,6 +165,9 @@ def graded_report_build(*, campaign: Campaign) -> dict:
         "run_means_ci_method": stats.bootstrap_method("topics, the same draws for every run"),
         "humans": {**_humans_block(humans, human_grade, levels), "relative_delta": _relative_delta(systems, tag, None,
                                                                                      per_topic=per_topic_human)},
+        # Leaderboards imported from automatic judges (format trec-leaderboard) against the human one.
+        "leaderboards": {name: _leaderboard_block(board, systems, tag, per_topic_human=per_topic_human, top=top)
+                         for name, board in leaderboards_get(campaign=campaign).items()},
         "judges": judge_blocks,
         "systems": list(systems.values()),
         "bias_tag": tag,
@@ -198,6 +206,31 @@ def qrels_text(qrels: dict[str, dict[str, int]]) -> str:
     """TREC qrels lines, `qid 0 docid grade`, by topic then doc id."""
     return "".join(f"{topic} 0 {doc} {grade}\n"
                    for topic in sorted(qrels) for doc, grade in sorted(qrels[topic].items()))
+
+
+def graded_leaderboard(*, campaign: Campaign, qrels: dict[str, dict[str, int]], relevant_from: int,
+                       compat_p: float) -> dict[str, dict[str, dict[str, float]]]:
+    """Every stored run of CAMPAIGN scored under QRELS (one source of graded_qrels_sets) with every measure, per
+    topic: run -> measure -> topic -> value, as the report scores them."""
+    return {name: stats.run_measures_per_topic(qrels, run["run"], relevant_from=relevant_from, measures=MEASURES,
+                                               compat_p=compat_p)
+            for name, run in sorted(runs_get(campaign=campaign).items())}
+
+
+def leaderboard_text(per_topic: dict[str, dict[str, dict[str, float]]], *, relevant_from: int,
+                     compat_p: float) -> str:
+    """A TREC AutoJudge leaderboard: `run measure topic value` lines, one per (run, measure, topic) and one with
+    topic `all` for the run's mean over its topics (what the report shows), measures by their ir_measures names
+    (stats.leaderboard_names); values at full precision, so an import gives back the same figures."""
+    names = stats.leaderboard_names(relevant_from=relevant_from, compat_p=compat_p)
+    lines = []
+    for run, by_measure in sorted(per_topic.items()):
+        for key in MEASURES:
+            values = by_measure.get(key) or {}
+            lines.extend(f"{run} {names[key]} {topic} {value!r}\n" for topic, value in sorted(values.items()))
+            if values:
+                lines.append(f"{run} {names[key]} {stats.LEADERBOARD_ALL} {float(np.mean(list(values.values())))!r}\n")
+    return "".join(lines)
 
 
 def _qrels(grade: dict[int, int], items: dict[int, tuple[str, str]]) -> dict[str, dict[str, int]]:
@@ -300,16 +333,22 @@ def _per_topic(judge: dict[int, int], human: dict[int, int], items: dict, levels
             for topic, shared in sorted(by_topic.items())]
 
 
-def _system_block(systems: dict, judge: str, tag: str | None, *, per_topic_human: dict, per_topic_judge: dict,
-                  top: dict) -> dict:
-    """The runs' order under the human qrels against the judge's, per measure, with 95% intervals from resampling
-    topics and recomputing every run's measure, and the pairs of runs the two orders swap."""
+def _system_block(systems: dict, judge_means: dict[str, dict], tag: str | None, *, per_topic_human: dict,
+                  per_topic_judge: dict, top: dict, measures: list[str] = MEASURES) -> dict:
+    """The runs' order under the human qrels against a judge's, per measure of MEASURES, with 95% intervals from
+    resampling topics and recomputing every run's measure, and the pairs of runs the two orders swap. JUDGE_MEANS
+    (run -> measure -> value) and PER_TOPIC_JUDGE (run -> measure -> topic -> value) are the judge's: from its qrels,
+    or from its imported leaderboard (_leaderboard_block)."""
     rows = [row for row in systems.values()]
+
+    def judged(row: dict, measure: str) -> float | None:
+        return (judge_means.get(row["system"]) or {}).get(measure)
+
     block: dict = {"n_systems": len(rows), "ci_method": stats.bootstrap_method("topics, every run's measure recomputed")}
     drawn: dict[str, dict] = {}  # the intervals of each per-topic table resampled so far (see _order_intervals)
-    for measure in MEASURES:
-        pairs = [(row["human"][measure], row["judges"][judge][measure]) for row in rows
-                 if row["human"][measure] is not None and row["judges"][judge][measure] is not None]
+    for measure in measures:
+        pairs = [(row["human"][measure], judged(row, measure)) for row in rows
+                 if row["human"][measure] is not None and judged(row, measure) is not None]
         human = [h for h, _ in pairs]
         model = [m for _, m in pairs]
         block[measure] = {"n": len(pairs), "kendall_tau_b": stats.kendall_tau_b(human, model),
@@ -317,11 +356,14 @@ def _system_block(systems: dict, judge: str, tag: str | None, *, per_topic_human
         # Runs ranked by the measure, best first: the judge's order against the humans' (tau-AP, RBO, top k).
         block[measure].update(rank_agreement.order_agreement(
             {row["system"]: row["human"][measure] for row in rows},
-            {row["system"]: row["judges"][judge][measure] for row in rows}, p=top["rbo_p"], k=top["top_k"]))
+            {row["system"]: judged(row, measure) for row in rows}, p=top["rbo_p"], k=top["top_k"]))
         human_topics = {name: values[measure] for name, values in per_topic_human.items()}
-        judge_topics = {name: values[measure] for name, values in per_topic_judge.items()}
-        intervals = _order_intervals(human_topics, judge_topics, runs=len(pairs), top=top, drawn=drawn)
-        block[measure]["topics"] = len(stats.shared_topics(human_topics, judge_topics))
+        judge_topics = {name: values.get(measure, {}) for name, values in per_topic_judge.items()}
+        shared = stats.shared_topics(human_topics, judge_topics)
+        # No topic with values on both sides (a leaderboard of means only): nothing to resample.
+        intervals = _order_intervals(human_topics, judge_topics, runs=len(pairs), top=top,
+                                     drawn=drawn) if shared else {}
+        block[measure]["topics"] = len(shared)
         # Each with its interval, or None and why (too few runs or topics, all resamples equal): *_ci_note.
         stats.put_order_intervals(block[measure], intervals, ("kendall_tau_b", "spearman", "pearson",
                                                               *rank_agreement.TOP_KEYS),
@@ -329,12 +371,40 @@ def _system_block(systems: dict, judge: str, tag: str | None, *, per_topic_human
         block[measure]["kendall_tau_b_at_k_why_no_interval"] = rank_agreement.TOP_NO_INTERVAL
         block[measure]["small"] = 0 < len(pairs) < SMALL_SYSTEMS
         swapped = stats.swapped_pairs({row["system"]: row["human"][measure] for row in rows},
-                                      {row["system"]: row["judges"][judge][measure] for row in rows})
+                                      {row["system"]: judged(row, measure) for row in rows})
         block[measure].update(n_pairs=swapped["n_pairs"], n_swaps=swapped["n_swaps"],
                               swaps=[{"runs": swap["runs"], "human": swap["first"], "judge": swap["second"]}
                                      for swap in swapped["swaps"]])
-    block["relative_delta"] = _relative_delta(systems, tag, judge, per_topic=per_topic_judge)
+    block["relative_delta"] = _relative_delta(systems, tag, judge_means, per_topic=per_topic_judge, measures=measures)
     return block
+
+
+# Why a leaderboard of means only has no intervals: put_order_intervals would say "too few topics: 0".
+ONLY_MEANS_NOTE = "the leaderboard gives means only (topic all): no topics to resample"
+
+
+def _leaderboard_block(board: dict[str, dict[str, dict[str, float]]], systems: dict, tag: str | None, *,
+                       per_topic_human: dict, top: dict) -> dict:
+    """An imported leaderboard (run -> measure -> topic -> value, topic "all" the mean) against the human one, per
+    measure both have, by _system_block: a run's figure is its "all" line, else the mean of its topics' values;
+    intervals resample the topics both give per-topic values for."""
+    measures = [key for key in MEASURES if any(key in by_measure for by_measure in board.values())]
+    means = {run: {key: values[stats.LEADERBOARD_ALL] if stats.LEADERBOARD_ALL in values
+                   else float(np.mean(list(values.values())))
+                   for key, values in by_measure.items()} for run, by_measure in board.items()}
+    # Runs the report does not have (a run removed since) count nowhere: not in the intervals, not in Relative Δ.
+    per_topic = {run: {key: {topic: value for topic, value in values.items() if topic != stats.LEADERBOARD_ALL}
+                       for key, values in by_measure.items()} for run, by_measure in board.items() if run in systems}
+    topics = {topic for by_measure in per_topic.values() for values in by_measure.values() for topic in values}
+    block = _system_block(systems, means, tag, per_topic_human=per_topic_human, per_topic_judge=per_topic, top=top,
+                          measures=measures)
+    if not topics:
+        for key in measures:
+            for name in ("kendall_tau_b", "spearman", "pearson", *rank_agreement.TOP_INTERVAL_KEYS):
+                if block[key].get(f"{name}_ci_note"):
+                    block[key][f"{name}_ci_note"] = ONLY_MEANS_NOTE
+    return {"runs": len(board), "runs_not_in_report": sorted(set(board) - set(systems)), "topics": len(topics),
+            "only_means": not topics, "measures": measures, "values": means, "system": block}
 
 
 def _order_intervals(human_topics: dict, judge_topics: dict, *, runs: int, top: dict, drawn: dict) -> dict:
@@ -365,22 +435,25 @@ def _run_means(per_topic: dict[str, dict[str, dict[str, float]]]) -> dict[str, d
     return out
 
 
-def _relative_delta(systems: dict, tag: str | None, judge: str | None, *, per_topic: dict) -> dict | None:
-    """Relative Δ of the runs tagged TAG against the others, under the judge's qrels (JUDGE None: the humans'),
-    with a 95% interval from resampling topics (PER_TOPIC: run -> measure -> topic -> value, under those qrels)."""
+def _relative_delta(systems: dict, tag: str | None, judge_means: dict | None, *, per_topic: dict,
+                    measures: list[str] = MEASURES) -> dict | None:
+    """Relative Δ of the runs tagged TAG against the others, under a judge's figures (JUDGE_MEANS: run -> measure ->
+    value; None: the humans'), with a 95% interval from resampling topics (PER_TOPIC: run -> measure -> topic ->
+    value, under the same side)."""
     if tag is None:
         return None
     out: dict = {"tag": tag, "ci_method": stats.bootstrap_method("topics, every run's measure recomputed")}
     tagged = {name for name, row in systems.items() if tag in row["tags"]}
-    for measure in MEASURES:
+    for measure in measures:
         group, others = [], []
-        for row in systems.values():
-            value = (row["human"] if judge is None else row["judges"][judge])[measure]
+        for name, row in systems.items():
+            value = row["human"][measure] if judge_means is None else (judge_means.get(name) or {}).get(measure)
             if value is not None:
                 (group if tag in row["tags"] else others).append(value)
         out[measure] = stats.relative_delta(group, others)
         out[f"{measure}_ci95"] = stats.relative_delta_interval(
-            {name: values[measure] for name, values in per_topic.items()}, tagged) if out[measure] is not None else None
+            {name: values.get(measure, {}) for name, values in per_topic.items()}, tagged
+        ) if out[measure] is not None else None
     return out
 
 

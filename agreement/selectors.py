@@ -16,7 +16,7 @@ from annotate.ids import external_id_tail, json_text
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, SystemOutput, Topic
 from annotate.task_types import OPEN, TIE, task_type_get
 from annotate.textnorm import answer_key
-from judges.models import Judge, ModelJudgment
+from judges.models import Judge, LeaderboardValue, ModelJudgment
 
 
 
@@ -323,6 +323,18 @@ def graded_items_get(*, campaign: Campaign) -> dict[int, tuple[str, str]]:
     return {pk: (qid, (doc[0] if doc else None) or external_id_tail(external_id, qid))
             for pk, qid, external_id, *doc in
             Item.objects.filter(campaign=campaign, kind=spec.item_kind).values_list(*fields)}
+
+
+def leaderboards_get(*, campaign: Campaign) -> dict[str, dict[str, dict[str, dict[str, float]]]]:
+    """The campaign's imported leaderboards (format trec-leaderboard): {judge: {run: {measure: {topic: value}}}}, the
+    topic "all" holding a run's mean over topics; by judge name."""
+    boards: dict = defaultdict(lambda: defaultdict(lambda: defaultdict(dict)))
+    rows = (LeaderboardValue.objects.filter(leaderboard__campaign=campaign)
+            .order_by("leaderboard__name", "run", "measure", "topic")
+            .values_list("leaderboard__name", "run", "measure", "topic", "value"))
+    for name, run, measure, topic, value in rows.iterator(chunk_size=5000):
+        boards[name][run][measure][topic] = value
+    return {name: {run: dict(measures) for run, measures in runs.items()} for name, runs in boards.items()}
 
 
 def runs_get(*, campaign: Campaign) -> dict[str, dict]:

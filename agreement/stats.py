@@ -9,6 +9,7 @@ statsmodels and krippendorff; this module only shapes inputs and catches the deg
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
@@ -524,6 +525,41 @@ TRACK_MEASURES = {"ndcg_cut_20": "nDCG@20", "ndcg_cut_100": "nDCG@100", "recall_
 # gives other numbers), with the persistence the caller gives.
 COMPAT = "compat"
 RUN_MEASURES = (*IR_MEASURES, *TRACK_MEASURES, COMPAT)  # every measure run_measures knows, in the reports' order
+# trec_eval's names of the measures it shares with RUN_MEASURES. Its relevance level (-l) is not in its output: a
+# trec_eval leaderboard is read at the campaign's relevant_from, as is an ir_measures name without `rel=`.
+TREC_EVAL_NAMES = {"ndcg_cut_10": "ndcg_cut_10", "map": "map", "p_10": "P_10", "ndcg_cut_20": "ndcg_cut_20",
+                   "ndcg_cut_100": "ndcg_cut_100", "recall_100": "recall_100", "recall_1000": "recall_1000"}
+LEADERBOARD_ALL = "all"  # a leaderboard line's topic for the run's mean over topics (TREC AutoJudge)
+
+
+def leaderboard_names(*, relevant_from: int, compat_p: float = COMPAT_P) -> dict[str, str]:
+    """Report key -> the measure's name as ir_measures writes it (nDCG@10, AP(rel=2), P(rel=2)@10, R(rel=2)@100,
+    Judged@10, Compat(p=0.8)): the names a leaderboard file (TREC AutoJudge) gives its measures, so other tools read
+    it. The one mapping: the report's export and the trec-leaderboard import both use it."""
+    specs = {**IR_MEASURES, **TRACK_MEASURES, COMPAT: f"Compat(p={compat_p:g})"}
+    return {key: str(ir_measures.parse_measure(specs[key].format(rel=relevant_from))) for key in RUN_MEASURES}
+
+
+def leaderboard_measure(name: str, *, relevant_from: int, compat_p: float = COMPAT_P) -> tuple[str | None, str]:
+    """(report key, "") for a leaderboard's measure NAME: its ir_measures name (leaderboard_names), the same
+    without `rel=` or `p=`, or its trec_eval name, in any case; else (None, why it is not one Concord computes,
+    worded to follow "lines")."""
+    names = leaderboard_names(relevant_from=relevant_from, compat_p=compat_p)
+    known = {}
+    for key, exact in names.items():
+        bare = re.sub(r"\((rel|p)=[^)]*\)", "", exact)
+        for alias in (exact, bare, TREC_EVAL_NAMES.get(key, exact)):
+            known[alias.lower()] = key
+    key = known.get(name.lower())
+    if key is not None:
+        return key, ""
+    level = re.search(r"rel=(\d+)", name)
+    if level and known.get(re.sub(r"\(rel=\d+\)", "", name).lower()):
+        return None, (f"naming a measure at relevance level {level.group(1)}, not the campaign's relevant_from "
+                      f"({relevant_from})")
+    if name.lower().startswith("compat"):
+        return None, f"naming compatibility at another persistence than the campaign's compat_p ({compat_p:g})"
+    return None, "naming a measure Concord does not compute"
 
 
 def _ir_measures(keys: Sequence[str], relevant_from: int) -> dict:
@@ -767,7 +803,8 @@ def interval_checked(interval: list[float] | None, *, value: float | None, units
         return None, f"too few {noun} to resample: {units} (an interval needs at least {minimum})"
     if interval is None:
         return None, "too few resamples with a defined value for an interval"
-    if interval[0] == interval[1]:
+    # Equal up to rounding: a mean over resampled topics can differ from itself in its last bits ([0.726, 0.726]).
+    if math.isclose(interval[0], interval[1], rel_tol=1e-9, abs_tol=1e-12):
         return None, f"all resamples equal ({interval[0]:.3f}): no spread to show"
     return interval, None
 

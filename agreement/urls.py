@@ -12,4 +12,6 @@ urlpatterns = [
     path("campaigns/<slug:slug>/report/topics.csv", views.agreement_topics_csv, name="agreement-topics-csv"),
     path("campaigns/<slug:slug>/report/plots/<slug:plot>.<slug:fmt>", views.agreement_plot, name="agreement-plot"),
     path("campaigns/<slug:slug>/report/qrels/<path:source>.qrels", views.agreement_qrels, name="agreement-qrels"),
+    path("campaigns/<slug:slug>/report/leaderboards/<path:source>/trec-leaderboard.txt", views.agreement_leaderboard,
+         name="agreement-leaderboard"),
 ]

@@ -23,7 +23,8 @@ from rest_framework.views import APIView
 from agreement.counting import RULE_QA_EVAL
 from agreement.exports import items_csv, judges_csv, systems_csv, topics_csv
 from agreement.plots import FORMATS, report_plot, report_plot_names
-from agreement.report_graded import MAIN, TRACK, qrels_text, report_measures
+from agreement import stats
+from agreement.report_graded import MAIN, TRACK, graded_leaderboard, leaderboard_text, qrels_text, report_measures
 from agreement.selectors import human_labels_get, item_rows_get, judge_labels_get
 from agreement.stored import FAILED, QUEUE_FAILED, OpenedReport, report_for_open, stored_report_status
 from annotate.access import campaign_for_researcher
@@ -163,6 +164,17 @@ def agreement_report(request, slug):
         "track_tables": _track_tables(report, measures, judge_names) if graded else [],
         "run_orders": [{"name": name, "measures": _run_orders(block["system"], measures)}
                        for name, block in report["judges"].items()] if graded else [],
+        # Imported leaderboards (format trec-leaderboard) against the human one, and each run's figures on both.
+        "leaderboard_orders": [
+            {"name": name, "runs_not_in_report": block["runs_not_in_report"],
+             "measures": _run_orders(block["system"], [m for m in measures if m["key"] in block["measures"]]),
+             # Each run's figures under its first three measures (the JSON has them all), beside the humans'.
+             "shown": [m for m in measures if m["key"] in block["measures"]][:3],
+             "rows": [{"system": row["system"],
+                       "cells": [(row["human"].get(m["key"]), (block["values"].get(row["system"]) or {}).get(m["key"]))
+                                 for m in measures if m["key"] in block["measures"]][:3]}
+                      for row in report["systems"]]}
+            for name, block in (report.get("leaderboards") or {}).items()] if graded else [],
         "nrp_rows": [
             {**row, "judge_nrp": [row["judges_nrp"].get(name, {}) for name in judge_names]} for row in report["systems"]
         ] if ranking else [],
@@ -315,6 +327,32 @@ def _qrels_download(campaign, source: str, status_url: str) -> HttpResponse:
                        filename=f"{campaign.slug}-{source}.qrels")
 
 
+LEADERBOARD_FILE = "trec-leaderboard.txt"
+
+
+def _leaderboard_download(campaign, source: str, status_url: str) -> HttpResponse:
+    """SOURCE's qrels' leaderboard (TREC AutoJudge): every run's measures per topic and their means, under the qrels
+    stored with the report, with its relevance level and compatibility persistence."""
+    opened, sets = _qrels_sets(campaign)
+    if opened is not None and not opened.ready:
+        return _not_built(campaign, opened, status_url)
+    if source not in sets:
+        raise Http404("no such qrels")
+    report = opened.document
+    scoring = {"relevant_from": report["relevant_from"], "compat_p": report.get("compat_p", stats.COMPAT_P)}
+    text = leaderboard_text(graded_leaderboard(campaign=campaign, qrels=sets[source], **scoring), **scoring)
+    return _attachment(text, content_type="text/plain; charset=utf-8",
+                       filename=f"{campaign.slug}-{source}-{LEADERBOARD_FILE}")
+
+
+@require_GET
+def agreement_leaderboard(request, slug, source):
+    """Graded relevance: the leaderboard of the runs under one qrels source (consensus, assessor-NAME, judge-NAME),
+    as `run measure topic value` lines (TREC AutoJudge), what `--format trec-leaderboard` reads back."""
+    campaign = campaign_for_researcher(request.user, slug)
+    return _leaderboard_download(campaign, source, _page_status_url(request, campaign))
+
+
 @require_GET
 def agreement_qrels(request, slug, source):
     """Graded relevance: the TREC qrels the report scored runs with (consensus, assessor-NAME or judge-NAME), graded
@@ -339,7 +377,9 @@ class AgreementQrelsListAPI(APIView):
             raise Http404("this campaign's report has no qrels (graded relevance campaigns only)")
         return Response({"sources": [
             {"source": source, "topics": len(qrels), "grades": sum(len(docs) for docs in qrels.values()),
-             "url": request.build_absolute_uri(reverse("api-agreement-qrels", args=[campaign.slug, source]))}
+             "url": request.build_absolute_uri(reverse("api-agreement-qrels", args=[campaign.slug, source])),
+             "leaderboard_url": request.build_absolute_uri(reverse("api-agreement-leaderboard",
+                                                                   args=[campaign.slug, source]))}
             for source, qrels in sets.items()]})
 
 
@@ -353,6 +393,19 @@ class AgreementQrelsAPI(APIView):
     def get(self, request, slug, source):
         campaign = campaign_for_researcher(request.user, slug)
         return _qrels_download(campaign, source, _api_status_url(request, campaign))
+
+
+class AgreementLeaderboardAPI(APIView):
+    """GET: the runs' leaderboard under one source's qrels, `run measure topic value` lines (TREC AutoJudge; topic
+    `all` for the mean), measures by their ir_measures names, as text."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR, 202: OpenApiTypes.OBJECT},
+                   summary="One source's leaderboard (TREC AutoJudge)")
+    def get(self, request, slug, source):
+        campaign = campaign_for_researcher(request.user, slug)
+        return _leaderboard_download(campaign, source, _api_status_url(request, campaign))
 
 
 class AgreementStatusAPI(APIView):

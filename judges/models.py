@@ -207,3 +207,35 @@ class LLMSample(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["judge", "item", "index"], name="llm_sample_unique"),
         ]
+
+
+class Leaderboard(models.Model):
+    """A system-level judgment computed elsewhere: an automatic judge's leaderboard (TREC AutoJudge), each run's
+    measures per topic and/or their mean, imported as the judge NAME of a graded campaign (format
+    trec-leaderboard). The report sets its run orders beside the human (consensus) leaderboard's. Importing the
+    same name again replaces it (a judge rerun elsewhere sends its new leaderboard)."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="leaderboards")
+    name = models.CharField(max_length=100, help_text="The judge whose leaderboard this is (--judge NAME).")
+    source = models.CharField(max_length=255, blank=True, help_text="The file it was imported from.")
+    imported_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["campaign", "name"], name="leaderboard_unique_name")]
+
+    def __str__(self):
+        return self.name
+
+
+class LeaderboardValue(models.Model):
+    """One line of a leaderboard: RUN's MEASURE on TOPIC, or its mean over topics when TOPIC is "all"."""
+
+    leaderboard = models.ForeignKey(Leaderboard, on_delete=models.CASCADE, related_name="values")
+    run = models.CharField(max_length=200, help_text="A run of the campaign (its trec-run tag).")
+    measure = models.CharField(max_length=32, help_text="The report's key of the measure (ndcg_cut_10, map, ...).")
+    topic = models.CharField(max_length=200, help_text='A topic id of the campaign, or "all" for the mean.')
+    value = models.FloatField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["leaderboard", "run", "measure", "topic"],
+                                               name="leaderboard_value_unique")]

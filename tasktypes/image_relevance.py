@@ -38,7 +38,7 @@ class ImageRelevance(GradedRelevance):
     item_noun = "image"
     page = ("annotate/images.html", "annotate/_images.html")
     import_formats = ("jsonl", "trec-qrels", "trec-run", "atomic-topics", "images", "judge-qrels", "judge-scores",
-                      "item-categories")
+                      "trec-leaderboard", "item-categories")
     format_help = {
         "jsonl": "One text section per line: id, page_title, page_context, section_title, section_context.",
         "trec-run": "Systems' runs, `qid Q0 docid rank score tag`: each run is kept whole and pooled to the depth "

@@ -46,7 +46,7 @@ PUBLISH_RETRY_POLICY = {"max_retries": 3, "interval_start": 0, "interval_step": 
 PROGRESS_FILE = "progress.json"
 FILES = "files"
 INCOMING = "incoming"
-PARAMETERS = ("system", "judge", "score_judge", "depth", "tag")
+PARAMETERS = ("system", "judge", "score_judge", "depth", "tag", "clip")
 
 
 class ImportQueueError(Exception):
@@ -88,12 +88,14 @@ def job_folder(job_id: int) -> Path:
 
 def import_job_create(*, campaign: Campaign, user, fmt: str, files: list, system: str | None = None,
                       judge: str | None = None, score_judge: str | None = None, depth: int | None = None,
-                      tag: str | None = None) -> ImportJob:
+                      tag: str | None = None, clip: bool = False) -> ImportJob:
     """A job importing the uploaded FILES into CAMPAIGN, queued for a worker (after commit); the files are moved
     into the job's folder. Raises ImportRequestError (or ImportDataError for a file over the size limit) for an
     import that cannot be served, before anything is stored; ImportQueueError, after marking the job failed,
     when the broker is unreachable. Must not be called inside an outer transaction."""
-    parameters = {"system": system, "judge": judge, "score_judge": score_judge, "depth": depth, "tag": tag}
+    # clip is stored only when asked for (None is left out), as a job's parameters were before it existed.
+    parameters = {"system": system, "judge": judge, "score_judge": score_judge, "depth": depth, "tag": tag,
+                  "clip": clip or None}
     names = uploads_check(files)
     import_request_check(campaign=campaign, fmt=fmt, paths=[Path(name) for name in names], **parameters)
     folder = None

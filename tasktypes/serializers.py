@@ -16,6 +16,9 @@ class ImportRequestSerializer(serializers.Serializer):
                                      help_text="trec-run into image_relevance: pool depth per run (default 25).")
     tag = serializers.CharField(required=False, allow_blank=True, max_length=100,
                                 help_text="trec-run into image_relevance: a tag for these runs, e.g. clip-based.")
+    clip = serializers.BooleanField(required=False, default=False,
+                                    help_text="judge-qrels: set grades off the campaign's scale to its nearest end "
+                                              "(counted in grades_clipped) instead of refusing the file.")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -65,6 +68,8 @@ class ImportSummarySerializer(serializers.Serializer):
     pool_sizes = serializers.DictField(child=serializers.IntegerField())
     judge_lines_outside = serializers.IntegerField(help_text="judge-qrels: lines naming no item of the campaign, "
                                                               "not imported.")
+    grades_clipped = serializers.IntegerField(help_text="judge-qrels with clip: grades off the campaign's scale set "
+                                                        "to its nearest end.")
     lines_unused = serializers.ListField(child=serializers.DictField(), help_text=(
         'The lines read and not used, by reason, the most frequent first: {"reason", "lines", "example"}, the '
         'example being the first such line as `file:line: field \'value\'`. Empty when every line was used; an '

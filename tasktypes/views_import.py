@@ -43,6 +43,10 @@ FORMAT_HELP = {
               "stored with a thumbnail, and given to the pooled items of that id.",
     "judge-qrels": "`qid 0 docid grade` lines on the campaign's scale: an external judge's grades, used as they "
                    "are, under the judge name below.",
+    "trec-leaderboard": "`run measure topic value` lines (TREC AutoJudge; topic `all` for the run's mean): an "
+                        "automatic judge's leaderboard computed elsewhere, under the judge name below; measures by "
+                        "their ir_measures or trec_eval names (nDCG@10, AP, ndcg_cut_10, map). Importing a name again "
+                        "replaces its leaderboard.",
     "gold-answers": "JSONL, one question per line: {\"question\", \"answers\": [...]}: the questions' reference "
                     "answers, for the EM and F1 judges; questions the campaign lacks are counted and skipped.",
     "item-categories": "topic, item, category lines (TSV, a .csv file as CSV, or JSONL {\"topic\", \"item\", "
@@ -76,11 +80,14 @@ class ImportForm(forms.Form):
     files = MultipleFileField()
     system = forms.CharField(required=False, max_length=200, help_text="qa-eval-jsonl: the system's name.")
     judge = forms.CharField(required=False, max_length=100,
-                            help_text="judge-scores, judge-qrels, trec-run, attributed-qa: the external judge's name.")
+                            help_text="judge-scores, judge-qrels, trec-leaderboard, trec-run, attributed-qa: the external "
+                                      "judge's name.")
     score_judge = forms.CharField(required=False, max_length=100,
                                   help_text="label-studio: import the items' scores as this external judge.")
     depth = forms.IntegerField(required=False, min_value=1, help_text="trec-run: pool depth per run (default 25).")
     tag = forms.CharField(required=False, max_length=100, help_text="trec-run: a tag for these runs, e.g. clip-based.")
+    clip = forms.BooleanField(required=False, help_text="judge-qrels: set grades off the campaign's scale to its "
+                                                        "nearest end (counted) instead of refusing the file.")
 
     def __init__(self, *args, task_type: str, **kwargs):
         super().__init__(*args, **kwargs)
@@ -126,7 +133,7 @@ def _campaign_import(request, campaign):
                 job = import_job_create(campaign=campaign, user=request.user, fmt=data["format"], files=data["files"],
                                         system=data["system"] or None, judge=data["judge"] or None,
                                         score_judge=data["score_judge"] or None, depth=data["depth"],
-                                        tag=data["tag"] or None)
+                                        tag=data["tag"] or None, clip=data["clip"])
             except (ImportDataError, ImportRequestError, ImportQueueError) as exc:
                 error = str(exc)
             else:
@@ -137,6 +144,7 @@ def _campaign_import(request, campaign):
     spec = task_type_get(campaign.task_type)
     return render(request, "annotate/import.html",
                   {"campaign": campaign, "form": form, "error": error, "pools_runs": spec.pools_runs,
+                   "clips": "judge-qrels" in spec.import_formats,
                    "jobs": import_jobs_recent(campaign=campaign),
                    "format_help": {name: help_html(spec.format_help.get(name) or FORMAT_HELP.get(name, ""))
                                    for name, _ in form.fields["format"].choices},

@@ -8,6 +8,7 @@ import pytest
 
 from annotate.models import Campaign
 from tasktypes.importers.runs_pool import runs_pool_import
+from tasktypes.importers.service import import_run
 from tests.reports import report_stored
 from tests.test_agreement_graded import HUMAN, SPLIT, _second_assessor, passage_campaign  # noqa: F401 (fixture)
 
@@ -54,9 +55,16 @@ def tagged_runs(passage_campaign, tmp_path):  # noqa: F811
 
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
-def test_every_report_table_fits_its_card_at_1280_px_and_in_print(tagged_runs, login_page, live_server):
+def test_every_report_table_fits_its_card_at_1280_px_and_in_print(tagged_runs, login_page, live_server, tmp_path):
     SHOTS.mkdir(exist_ok=True)
     _second_assessor(tagged_runs, split=SPLIT)  # k = 2: Fleiss' kappa and alpha, and 5 tied passages dropped
+    # An automatic judge's leaderboard (trec-leaderboard): its run orders against the humans' have a table too.
+    board = tmp_path / "board.txt"
+    board.write_text("".join(f"{run} {measure} {qid} {0.1 * i + 0.01 * j}\n"
+                             for i, run in enumerate(["r3", "r2", "r1", "r4-tagged"])
+                             for measure in ("nDCG@10", "AP(rel=2)", "P(rel=2)@10", "nDCG@20")
+                             for j, qid in enumerate(sorted(HUMAN))))
+    import_run(campaign=tagged_runs, fmt="trec-leaderboard", paths=[board], judge="autojudge")
     report_stored(tagged_runs)  # as the worker leaves it: a first open never builds
     page = login_page("res")
     page.goto(f"{live_server.url}/campaigns/{tagged_runs.slug}/report/")
@@ -73,6 +81,7 @@ def test_every_report_table_fits_its_card_at_1280_px_and_in_print(tagged_runs, l
     # the run orders list every measure, nine rows per judge.
     assert page.locator("details.track-measure").count() == 6
     assert page.locator("#run-orders tbody tr").count() == 2 * 9
+    assert page.locator("#leaderboard-orders tbody tr").count() == 4  # the four measures the leaderboard gives
     page.locator("#track-compat summary").click()
     compat = page.locator("#track-compat table")
     assert compat.locator("thead th").all_inner_texts() == ["Run", "Compat (p = 0.95) humans", "Compat (p = 0.95) bm25",

@@ -30,7 +30,7 @@ from annotate.services.annotation import (
 )
 from annotate.services.campaigns import CampaignError
 from judges.identity import judge_get_or_create
-from judges.models import Judge, JudgeRun, LLMSample, ModelEndpoint, ModelJudgment
+from judges.models import Judge, JudgeRun, Leaderboard, LeaderboardValue, LLMSample, ModelEndpoint, ModelJudgment
 from tasktypes.answer_ranking import ranking_dimensions
 from tasktypes.archive import campaign_export, campaign_import
 from tasktypes.archive.media import media_files
@@ -209,6 +209,12 @@ def _demo_enriched(task_type: str) -> Campaign:
     if Judge.objects.filter(campaign=campaign).count() < 2:
         _external_judge_add(campaign, "second-opinion")
     _llm_judge_add(campaign)
+    runs = sorted((campaign.options or {}).get("runs") or {})
+    if runs:  # graded campaigns: an automatic judge's leaderboard (format trec-leaderboard) comes along too
+        board = Leaderboard.objects.create(campaign=campaign, name="autojudge", source="board.txt")
+        LeaderboardValue.objects.bulk_create([LeaderboardValue(leaderboard=board, run=run, measure="ndcg_cut_10",
+                                                               topic="all", value=0.1 * n)
+                                              for n, run in enumerate(runs)])
     return campaign
 
 

@@ -56,7 +56,7 @@ def test_the_page_asks_for_a_judge_name_where_a_format_needs_one_and_shows_file_
     client.login(username="res", password=password)
     page = client.get("/campaigns/pas/import/").content.decode()
     assert "› Import data</p>" in page
-    assert "Judge name <span class=\"muted\">(needed for judge-qrels and judge-scores)</span>" in page
+    assert "Judge name <span class=\"muted\">(needed for judge-qrels, judge-scores and trec-leaderboard)</span>" in page
     assert "<code>qid 0 docid grade</code> lines on the campaign&#x27;s scale" in page
     assert "`" not in page.split('id="recent-imports"')[0]
 

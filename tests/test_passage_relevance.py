@@ -260,3 +260,37 @@ def test_the_qrels_of_every_source_download_by_token(researcher, tmp_path, poole
     assert body.status_code == 200 and body["Content-Type"].startswith("text/plain")
     assert body.content.decode() == "q1 0 d1 2\nq2 0 e1 1\n"
     assert client.get("/api/campaigns/pas/agreement/qrels/judge-nobody.qrels").status_code == 404
+
+
+def test_judge_qrels_off_the_scale_are_refused_or_clipped_when_asked(tmp_path, pooled, client, researcher,
+                                                                     imports_inline):
+    off = write(tmp_path, "off.qrels", "q1 0 d1 4\nq1 0 d2 -1\nq1 0 d4 2\n")
+    assert "off.qrels:1: grade: expected 0, 1, 2 or 3 (the campaign's scale), got 4" in fails(
+        "--format", "judge-qrels", "--judge", "llm-c", off)
+    assert "--clip clips the grades of a judge-qrels file" in fails("--format", "trec-qrels", "--clip", off)
+    out = _stdout("--format", "judge-qrels", "--judge", "llm-c", "--clip", off)
+    assert "grades off the campaign's scale clipped to its nearest end (clip): 2" in out
+    grades = dict(ModelJudgment.objects.filter(judge__name="llm-c").values_list("item__external_id", "label"))
+    assert grades == {"q1/d1": "3", "q1/d2": "0", "q1/d4": "2"}
+
+    # The import page: a checkbox; the job's summary says how many were clipped.
+    MembershipFactory(campaign=pooled, user=researcher, role=Role.RESEARCHER)
+    client.force_login(researcher)
+    url = reverse("campaign-import", args=[pooled.slug])
+    assert 'name="clip"' in client.get(url).content.decode()
+    response = imports_inline(client.post, url, {"format": "judge-qrels", "judge": "llm-d", "clip": "on",
+                                                 "files": SimpleUploadedFile("d.qrels", b"q2 0 e1 7\n")}, follow=True)
+    assert "grades off the campaign&#x27;s scale clipped to its nearest end (clip): 1" in response.content.decode()
+    # The API: a field, and grades_clipped in the summary; without it, refused as before.
+    from rest_framework.test import APIClient
+
+    api = APIClient()
+    api.force_authenticate(researcher)
+    job = api_import(imports_inline, api, "/api/campaigns/pas/import/", {
+        "format": "judge-qrels", "judge": "llm-e", "files": [SimpleUploadedFile("e.qrels", b"q2 0 e1 9\n")]})
+    assert (job["status"], job["error"]) == ("failed", "e.qrels:1: grade: expected 0, 1, 2 or 3 (the campaign's "
+                                                       "scale), got 9")
+    job = api_import(imports_inline, api, "/api/campaigns/pas/import/", {
+        "format": "judge-qrels", "judge": "llm-e", "clip": "true",
+        "files": [SimpleUploadedFile("e.qrels", b"q2 0 e1 9\n")]})
+    assert job["status"] == "done" and job["summary"]["grades_clipped"] == 1

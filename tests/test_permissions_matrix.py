@@ -105,6 +105,7 @@ EXPECTED = {
     # qrels exist for image_relevance campaigns only: on the matrix's QA campaign even its researcher gets 404
     # (tests/test_agreement_images.py checks the researcher's 200 on an image campaign).
     "agreement-qrels": (LOGIN, 403, 404, 403, 404, 404),
+    "agreement-leaderboard": (LOGIN, 403, 404, 403, 404, 404),  # each qrels source's leaderboard, as its qrels
     "api-campaigns": (401, 200, 200, 200, 200, 200),
     "api-campaign": (401, 200, 404, 200, 200, 404),
     "api-campaign-items": API_RESEARCHER,
@@ -140,6 +141,7 @@ EXPECTED = {
     # qrels exist for graded campaigns only, as for agreement-qrels (tests/test_passage_relevance.py: 200 on one)
     "api-agreement-qrels-list": (401, 403, 404, 403, 404, 404),
     "api-agreement-qrels": (401, 403, 404, 403, 404, 404),
+    "api-agreement-leaderboard": (401, 403, 404, 403, 404, 404),
 }
 # Django's admin: staff only, and none of our roles is staff; anonymous visitors meet our own login first.
 ADMIN_EXPECTED = (LOGIN,) + ("admin_login",) * 5

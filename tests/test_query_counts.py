@@ -64,6 +64,8 @@ ONLY_FOR = {
     "agreement-qrels": {"image_relevance", "passage_relevance"},  # the qrels a graded report scores runs with
     "api-agreement-qrels-list": {"image_relevance", "passage_relevance"},
     "api-agreement-qrels": {"image_relevance", "passage_relevance"},
+    "agreement-leaderboard": {"image_relevance", "passage_relevance"},  # each qrels source's runs leaderboard
+    "api-agreement-leaderboard": {"image_relevance", "passage_relevance"},
     "api-campaign-rankings": {"answer_ranking"},  # the human rankings, in the importers' shapes
 }
 # A page that fails outright for a task type cannot be counted; the test checks it still fails the same way, so
@@ -144,6 +146,8 @@ BOUNDS = {  # (qa_correctness, answer_ranking, ais, image_relevance, passage_rel
     # The items CSV reads the database as it is (human labels, judges and verdicts, items), not the stored report.
     ("agreement-items-csv", "researcher"): (7, 7, 7, 7, 7),
     ("agreement-qrels", "researcher"): (None, None, None, 5, 5),
+    # The stored qrels, and the runs scored under them: read from their files (campaign.options), no query.
+    ("agreement-leaderboard", "researcher"): (None, None, None, 5, 5),
     ("api-campaigns", "researcher"): (9, 9, 9, 9, 9),
     ("api-campaigns", "annotator"): (9, 9, 9, 9, 9),
     ("api-campaign", "researcher"): (15, 15, 15, 15, 15),
@@ -163,6 +167,7 @@ BOUNDS = {  # (qa_correctness, answer_ranking, ais, image_relevance, passage_rel
     ("api-agreement-status", "researcher"): (5, 5, 5, 5, 5),
     ("api-agreement-qrels-list", "researcher"): (None, None, None, 5, 5),
     ("api-agreement-qrels", "researcher"): (None, None, None, 5, 5),
+    ("api-agreement-leaderboard", "researcher"): (None, None, None, 5, 5),
 }
 
 

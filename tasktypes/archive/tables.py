@@ -27,7 +27,7 @@ from annotate.models import (
     Topic,
     Unit,
 )
-from judges.models import Judge, JudgeRun, LLMSample, ModelJudgment
+from judges.models import Judge, JudgeRun, Leaderboard, LeaderboardValue, LLMSample, ModelJudgment
 
 ARCHIVE_FORMAT = "concord-archive"
 ARCHIVE_VERSION = 1
@@ -65,11 +65,13 @@ TABLES = (
     Table("judge_runs", JudgeRun, "judge__campaign"),
     Table("model_judgments", ModelJudgment, "judge__campaign"),
     Table("llm_samples", LLMSample, "judge__campaign"),
+    Table("leaderboards", Leaderboard, "campaign"),
+    Table("leaderboard_values", LeaderboardValue, "leaderboard__campaign"),
 )
 TABLE_NAMES = {table.model: table.name for table in TABLES} | {Campaign: "campaign"}
 # Tables added to TABLES after archives of version 1 were first written: an archive whose manifest does not count one
 # was written before it existed, and has no rows of it.
-LATER_TABLES = ("guidelines",)
+LATER_TABLES = ("guidelines", "leaderboards", "leaderboard_values")
 
 
 class RowError(Exception):

@@ -6,7 +6,9 @@
   grades count towards the units' overlap like any annotation.
 - judge-qrels (`--judge NAME`): an external judge's grades (an LLM's, say), kept as they are: verdicts with the grade
   as label and no score, so the report uses them without mapping. A judge grades the campaign's items; lines naming
-  a document the campaign does not hold are not imported, and the summary counts them.
+  a document the campaign does not hold are not imported, and the summary counts them. A grade off the campaign's
+  scale is refused, unless the import asks to clip (`--clip`): then it is set to the scale's nearest end (a judge
+  asked for 0-3 that answered 4 meant the top) and the summary counts how many were.
 
 Either way, the same grade imported again is a no-op; another grade for the same document (in the files or from an
 earlier import) is refused at its line.
@@ -38,11 +40,12 @@ def assessor_name(path: Path) -> str:
     return ("qrels-" + re.sub(r"[^\w.@+-]", "-", path.stem))[:150]
 
 
-def _graded_lines(*, campaign: Campaign, paths: list[Path], topics: dict[str, int], source,
-                  unused: UnusedLines) -> list[tuple[Path, int, str, str, str, int]]:
+def _graded_lines(*, campaign: Campaign, paths: list[Path], topics: dict[str, int], source, unused: UnusedLines,
+                  clipped: list[int] | None = None) -> list[tuple[Path, int, str, str, str, int]]:
     """(path, line, source, qid, docid, grade) of every distinct line, checked: the grade on the campaign's scale,
     a known topic, one grade per (source, document). SOURCE(path) names whose grades a file holds. A line repeating
-    an earlier one is counted in UNUSED."""
+    an earlier one is counted in UNUSED. With CLIPPED (a list), a grade off the scale is set to its nearest end and
+    its line number appended there, instead of refused."""
     grades = task_type_get(campaign.task_type).levels(campaign)
     expected = or_list([str(grade) for grade in grades])
     lines = []
@@ -50,6 +53,9 @@ def _graded_lines(*, campaign: Campaign, paths: list[Path], topics: dict[str, in
     for path in paths:
         who = source(path)
         for number, qid, docid, grade in qrels_read(path):
+            if grade not in grades and clipped is not None and not min(grades) < grade < max(grades):
+                grade = min(max(grade, min(grades)), max(grades))
+                clipped.append(number)
             if grade not in grades:
                 raise ImportDataError(file=path, line=number, field="grade",
                                       message=f"expected {expected} (the campaign's scale), got {grade}")
@@ -89,12 +95,16 @@ def human_qrels_import(*, campaign: Campaign, paths: list[Path], unused: UnusedL
     return created, created_items, created_units
 
 
-def judge_qrels_import(*, campaign: Campaign, paths: list[Path], judge: str, unused: UnusedLines) -> tuple[int, int]:
+def judge_qrels_import(*, campaign: Campaign, paths: list[Path], judge: str, unused: UnusedLines,
+                       clip: bool = False) -> tuple[int, int, int]:
     """judge-qrels: import JUDGE's grades of the campaign's items; returns (verdicts created, lines naming no item of
-    the campaign), those lines counted in UNUSED. Call inside the import's transaction."""
+    the campaign, grades clipped to the scale), those lines counted in UNUSED. CLIP: a grade off the scale is set to
+    its nearest end instead of refused. Call inside the import's transaction."""
     spec = task_type_get(campaign.task_type)
     topics = dict(Topic.objects.filter(campaign=campaign).values_list("external_id", "id"))
-    lines = _graded_lines(campaign=campaign, paths=paths, topics=topics, source=lambda path: judge, unused=unused)
+    clipped: list[int] | None = [] if clip else None
+    lines = _graded_lines(campaign=campaign, paths=paths, topics=topics, source=lambda path: judge, unused=unused,
+                          clipped=clipped)
     items = {(qid, doc): pk for pk, qid, doc in Item.objects.filter(campaign=campaign, kind=spec.item_kind)
              .values_list("id", "topic__external_id", json_text(f"data__{spec.doc_key}"))}
     writer = JudgeVerdictWriter(judge=external_judge_get(
@@ -110,4 +120,4 @@ def judge_qrels_import(*, campaign: Campaign, paths: list[Path], judge: str, unu
         writer.add(JudgeVerdict(path=path, line=number, item=ItemRef(item), score=None, label=str(grade),
                                 raw=f"{path.name}:{number}", failed=False, key=docid))
     writer.flush()
-    return writer.created, outside
+    return writer.created, outside, len(clipped or [])

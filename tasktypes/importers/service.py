@@ -24,6 +24,7 @@ from tasktypes.importers.item_categories import item_categories_import
 from tasktypes.importers.images import images_import
 from tasktypes.importers.judge_scores import judge_scores_import
 from tasktypes.importers.label_studio import label_studio_import
+from tasktypes.importers.leaderboard import leaderboard_import
 from tasktypes.importers.nq301 import nq301_import
 from tasktypes.importers.qa_eval_jsonl import qa_eval_jsonl_import
 from tasktypes.importers.qa_index import QaIndex
@@ -41,7 +42,7 @@ logger = logging.getLogger(__name__)
 # Formats whose paths may be folders.
 FOLDER_FORMATS = {"nq301", "images"}
 # Formats that are an external judge's verdicts and name no judge themselves: the import needs a judge name.
-JUDGE_NAME_REQUIRED = ("judge-scores", "judge-qrels")
+JUDGE_NAME_REQUIRED = ("judge-scores", "judge-qrels", "trec-leaderboard")
 
 
 def formats() -> dict[str, set[str]]:
@@ -81,6 +82,8 @@ class ImportSummary:
     runs_already_there: list[str] = field(default_factory=list)
     pool_sizes: dict[str, int] = field(default_factory=dict)
     judge_lines_outside: int = 0
+    # judge-qrels with clip: grades off the campaign's scale set to its nearest end, counted.
+    grades_clipped: int = 0
     # Lines read and not used, by reason: [{"reason", "lines", "example"}] (tasktypes.importers.common.UnusedLines).
     lines_unused: list[dict] = field(default_factory=list)
     # What a task type's own formats have to say beside the figures above, a line each.
@@ -205,6 +208,8 @@ class ImportSummary:
             for name, count in self.model_judgments_created.items():
                 out.append(f"grades of {name} imported: {count}; lines naming no {noun} of the campaign, not "
                            f"imported: {self.judge_lines_outside}")
+            if self.grades_clipped:
+                out.append(f"grades off the campaign's scale clipped to its nearest end (clip): {self.grades_clipped}")
         out.extend(self.notes)
         out.append(f"campaign now: {self.topics} topics, {self.items} {noun}s, "
                    f"{self.items_with_human_verdict} with a human grade")
@@ -236,7 +241,7 @@ class ImportSummary:
 
 def import_request_check(*, campaign: Campaign, fmt: str, paths: list[Path], judge: str | None,
                          score_judge: str | None = None, depth: int | None = None, tag: str | None = None,
-                         **_) -> None:
+                         clip: bool = False, **_) -> None:
     """Refuse, with ImportRequestError, an import that cannot be served whatever the files hold."""
     known = formats()
     if fmt not in known:
@@ -257,6 +262,9 @@ def import_request_check(*, campaign: Campaign, fmt: str, paths: list[Path], jud
         pooled = ", ".join(name for name in task_type_names() if task_type_get(name).pools_runs)
         raise ImportRequestError(f"--depth and --tag pool the runs of a graded relevance campaign (format trec-run: "
                                  f"{pooled})")
+    if clip and fmt != "judge-qrels":
+        raise ImportRequestError(f"--clip clips the grades of a judge-qrels file to the campaign's scale; format "
+                                 f"{fmt} has none to clip")
     if depth is not None and depth < 1:
         raise ImportRequestError(f"--depth must be 1 or more, not {depth}")
 
@@ -286,8 +294,9 @@ def campaign_counts(*, campaign: Campaign) -> dict:
 
 def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str | None = None,
                judge: str | None = None, score_judge: str | None = None, depth: int | None = None,
-               tag: str | None = None) -> ImportSummary:
-    """Import PATHS into CAMPAIGN, all or nothing.
+               tag: str | None = None, clip: bool = False) -> ImportSummary:
+    """Import PATHS into CAMPAIGN, all or nothing. CLIP (judge-qrels): grades off the campaign's scale are set to
+    its nearest end and counted, instead of refused.
 
     Raises ImportRequestError for a request that cannot be served and ImportDataError (file, line,
     field) for bad input; either way the database is as before.
@@ -295,7 +304,7 @@ def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str |
     started = time.perf_counter()
     paths = [Path(path) for path in paths]
     import_request_check(campaign=campaign, fmt=fmt, paths=paths, judge=judge, score_judge=score_judge, depth=depth,
-                         tag=tag)
+                         tag=tag, clip=clip)
     for path in paths:
         if not (fmt in FOLDER_FORMATS and path.is_dir()):
             file_check(path)
@@ -315,7 +324,7 @@ def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str |
         else:
             importer = import_string(task_type_get(campaign.task_type).importer)
             importer(campaign=campaign, fmt=fmt, paths=paths, system=system, judge=judge, score_judge=score_judge,
-                     depth=depth, tag=tag, summary=summary, unused=unused)
+                     depth=depth, tag=tag, clip=clip, summary=summary, unused=unused)
         unused.check_some_used()
         summary.lines_unused = unused.rows()
         for key, value in campaign_counts(campaign=campaign).items():
@@ -394,8 +403,9 @@ def image_import(*, campaign: Campaign, fmt: str, paths: list[Path], summary: Im
 
 
 def graded_import(*, campaign: Campaign, fmt: str, paths: list[Path], depth: int | None, tag: str | None,
-                  judge: str | None, summary: ImportSummary, unused: UnusedLines, **_) -> None:
-    """The formats every graded relevance task type takes (trec-run pooled, trec-qrels, judge-qrels); call inside
+                  judge: str | None, summary: ImportSummary, unused: UnusedLines, clip: bool = False, **_) -> None:
+    """The formats every graded relevance task type takes (trec-run pooled, trec-qrels, judge-qrels,
+    trec-leaderboard); call inside
     import_run's transaction."""
     if fmt == "trec-run":
         pooled = runs_pool_import(campaign=campaign, paths=paths, depth=depth, tag=tag, unused=unused)
@@ -407,9 +417,11 @@ def graded_import(*, campaign: Campaign, fmt: str, paths: list[Path], depth: int
         summary.human_judgments_created, summary.items_created, summary.units_created = human_qrels_import(
             campaign=campaign, paths=paths, unused=unused)
     elif fmt == "judge-qrels":
-        created, summary.judge_lines_outside = judge_qrels_import(campaign=campaign, paths=paths, judge=judge,
-                                                                  unused=unused)
+        created, summary.judge_lines_outside, summary.grades_clipped = judge_qrels_import(
+            campaign=campaign, paths=paths, judge=judge, unused=unused, clip=clip)
         summary.model_judgments_created = {judge: created}
+    elif fmt == "trec-leaderboard":
+        summary.notes.extend(leaderboard_import(campaign=campaign, paths=paths, judge=judge, unused=unused))
     else:
         raise ImportRequestError(f"format {fmt} is not a graded relevance format")
     summary.units_created += units_ensure(campaign=campaign)
@@ -465,14 +477,15 @@ def ranking_import(*, campaign: Campaign, fmt: str, paths: list[Path], score_jud
 
 def import_data_run(*, slug: str, task_type: str, fmt: str, paths: list[Path], system: str | None = None,
                     judge: str | None = None, score_judge: str | None = None, overlap: int | None = None,
-                    owner=None, depth: int | None = None, tag: str | None = None) -> ImportSummary:
+                    owner=None, depth: int | None = None, tag: str | None = None,
+                    clip: bool = False) -> ImportSummary:
     """`import_data`: create the campaign when missing and import into it, in one transaction."""
     if fmt not in formats():
         raise ImportRequestError(f"unknown format {fmt!r}; choose one of {', '.join(formats())}")
     with transaction.atomic():
         campaign = campaign_get_or_create(slug=slug, task_type=task_type, overlap=overlap, owner=owner)
         return import_run(campaign=campaign, fmt=fmt, paths=paths, system=system, judge=judge,
-                          score_judge=score_judge, depth=depth, tag=tag)
+                          score_judge=score_judge, depth=depth, tag=tag, clip=clip)
 
 
 __all__ = ["formats", "ImportDataError", "ImportRequestError", "ImportSummary", "import_data_run", "import_run"]

@@ -75,7 +75,7 @@ def _nq301_folder(root: Path) -> Path:
 
 def folder_import(*, campaign: Campaign, fmt: str, root: Path, names: list[str], system: str | None = None,
                   judge: str | None = None, score_judge: str | None = None, depth: int | None = None,
-                  tag: str | None = None) -> ImportSummary:
+                  tag: str | None = None, clip: bool = False) -> ImportSummary:
     """Import the files NAMES of folder ROOT (stored by upload_store) through `import_run`: same errors, same
     summary, with ROOT taken out of both. An nq301 import's .zip archives are unpacked in ROOT first."""
     paths = [root / name for name in names]
@@ -87,7 +87,7 @@ def folder_import(*, campaign: Campaign, fmt: str, root: Path, names: list[str],
         paths = [_nq301_folder(root)]
     try:
         summary = import_run(campaign=campaign, fmt=fmt, paths=paths, system=system, judge=judge,
-                             score_judge=score_judge, depth=depth, tag=tag)
+                             score_judge=score_judge, depth=depth, tag=tag, clip=clip)
     except ImportDataError as exc:
         raise ImportDataError(file=_relative(exc.file, root), line=exc.line, field=_relative(exc.field, root),
                               message=_relative(exc.message, root)) from None

@@ -38,7 +38,7 @@ class PassageRelevance(GradedRelevance):
     topic_noun = "query"
     page = ("annotate/passages.html", "annotate/_passages.html")
     import_formats = ("trec-topics", "trec-run", "collection", "trec-qrels", "judge-qrels", "judge-scores",
-                      "item-categories")
+                      "trec-leaderboard", "item-categories")
     format_help = {
         "trec-topics": "Queries, `qid<TAB>text` lines (a TREC topics file) or JSONL objects {qid, text}.",
         "collection": "Passages, `docid<TAB>text` lines or JSONL objects {docid, text}: only the passages the "

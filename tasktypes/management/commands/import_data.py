@@ -20,7 +20,7 @@ class Command(BaseCommand):
         parser.add_argument("--task-type", required=True, help=f"one of {', '.join(task_type_names())}")
         parser.add_argument("--format", required=True, dest="fmt", help=f"one of {', '.join(formats())}")
         parser.add_argument("--system", help="system name for a qa-eval-jsonl file (default: from the file name)")
-        parser.add_argument("--judge", help="external judge name (judge-scores, judge-qrels; trec-run, default: the run tag; "
+        parser.add_argument("--judge", help="external judge name (judge-scores, judge-qrels, trec-leaderboard; trec-run, default: the run tag; "
                             "attributed-qa / ais jsonl, default: auto-ais)")
         parser.add_argument("--score-judge", help="import a label-studio export's item scores as this external judge")
         parser.add_argument("--overlap", type=int, default=None,
@@ -29,11 +29,14 @@ class Command(BaseCommand):
                             help="trec-run into a graded relevance campaign: pool depth per run (default 25)")
         parser.add_argument("--tag", help="trec-run into a graded relevance campaign: a tag for the runs of this file, "
                                            "e.g. clip-based")
+        parser.add_argument("--clip", action="store_true",
+                            help="judge-qrels: set grades off the campaign's scale to its nearest end (counted in the "
+                                 "summary) instead of refusing the file")
         parser.add_argument("--owner", help="username made a researcher of the campaign")
         parser.add_argument("paths", nargs="+", metavar="PATH")
 
     def handle(self, *args, campaign, task_type, fmt, system, judge, score_judge, overlap, owner, paths, depth, tag,
-               **options):
+               clip=False, **options):
         owner_user = None
         if owner:
             owner_user = get_user_model().objects.filter(username=owner).first()
@@ -44,7 +47,7 @@ class Command(BaseCommand):
         try:
             summary = import_data_run(slug=campaign, task_type=task_type, fmt=fmt, paths=[Path(p) for p in paths],
                                       system=system, judge=judge, score_judge=score_judge, overlap=overlap,
-                                      depth=depth, tag=tag, owner=owner_user)
+                                      depth=depth, tag=tag, owner=owner_user, clip=clip)
         except (ImportDataError, ImportRequestError, CampaignError) as exc:
             raise CommandError(str(exc)) from None
         import_judges_start(campaign=Campaign.objects.get(slug=campaign), summary=summary, user=owner_user)
