@@ -32,9 +32,6 @@ from kombu.exceptions import KombuError
 
 from agreement.build_steps import PLOTS, build_step, build_steps_reported
 from agreement.models import StoredReport
-from agreement.plots import report_plot, report_plot_names
-from agreement.report import agreement_report_build
-from agreement.report_graded import graded_qrels_sets
 from annotate.models import Campaign
 from annotate.selectors.campaigns import campaign_data_version
 from annotate.task_types import LAYOUT_GRADES
@@ -176,6 +173,12 @@ def stored_report_status(*, campaign: Campaign) -> dict:
 
 def _build(*, campaign: Campaign) -> tuple[int, dict, dict, float]:
     """(version, document, extras, seconds): the version is read before the data (see the module's docstring)."""
+    # Imported here, not at the top: the views that open stored reports are loaded with the URL configuration by
+    # every process, and a build's statistics and plots (scipy, scikit-learn, matplotlib) are a second of start-up.
+    from agreement.plots import report_plot, report_plot_names
+    from agreement.report import agreement_report_build
+    from agreement.report_graded import graded_qrels_sets
+
     version = campaign_data_version(campaign_id=campaign.pk)
     started = time.perf_counter()
     document = agreement_report_build(campaign=campaign)

@@ -6,6 +6,10 @@ data changed since is shown as it was, marked updating, while a worker rebuilds 
 nothing waits on it: the page answers at once with "Building…" and polls, the API and the downloads answer 202 with a
 status URL (503 when the build could not be queued). Researchers of the campaign only (anyone else gets a 404, as if
 the campaign did not exist).
+
+The statistics, plots and exports are imported by the views that use them, not at the top: the URL configuration
+imports this module, and every management command, worker and web process loads the URL configuration at start, so
+scipy, scikit-learn and matplotlib (about 1 s) would be paid by each of them (issue 35, start-up under 2 s).
 """
 
 import json
@@ -21,10 +25,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from agreement.counting import RULE_QA_EVAL
-from agreement.exports import items_csv, judges_csv, systems_csv, topics_csv
-from agreement.plots import FORMATS, report_plot, report_plot_names
-from agreement import stats
-from agreement.report_graded import MAIN, TRACK, graded_leaderboard, leaderboard_text, qrels_text, report_measures
 from agreement.selectors import human_labels_get, item_rows_get, judge_labels_get
 from agreement.stored import FAILED, QUEUE_FAILED, OpenedReport, report_for_open, stored_report_status
 from annotate.access import campaign_for_researcher
@@ -45,6 +45,8 @@ def _run_orders(system: dict, measures: list[dict]) -> list[dict]:
 def _track_tables(report: dict, measures: list[dict], judge_names: list[str]) -> list[dict]:
     """A graded report's track measures, one table each: every run's mean under the humans' qrels and each judge's,
     with its n (topics) and interval (report_graded._run_means)."""
+    from agreement.report_graded import TRACK
+
     def cells(row: dict, key: str) -> list[dict | None]:
         means = row.get("means") or {}
         return [(means.get("human") or {}).get(key),
@@ -108,6 +110,9 @@ def agreement_report(request, slug):
     printed_scores = [name for name, block in report["judges"].items() if block.get("system_mean_score")]
     # The report's plots, inline, as drawn when it was built: the first is the main one (scatter or NRP), a graded
     # report's second its CDF.
+    from agreement.plots import report_plot_names
+    from agreement.report_graded import MAIN, report_measures
+
     names = report_plot_names(report=report)
     measures = report_measures(report) if graded else []
     main = [m for m in measures if m["group"] == MAIN]
@@ -246,6 +251,8 @@ def agreement_systems_csv(request, slug):
     opened = report_for_open(campaign=campaign)
     if not opened.ready:
         return _not_built(campaign, opened, _page_status_url(request, campaign))
+    from agreement.exports import systems_csv
+
     report = opened.document
     return _attachment(
         systems_csv(report=report), content_type="text/csv; charset=utf-8", filename=f"{campaign.slug}-systems.csv"
@@ -258,6 +265,8 @@ def agreement_judges_csv(request, slug):
     opened = report_for_open(campaign=campaign)
     if not opened.ready:
         return _not_built(campaign, opened, _page_status_url(request, campaign))
+    from agreement.exports import judges_csv
+
     report = opened.document
     return _attachment(
         judges_csv(report=report), content_type="text/csv; charset=utf-8", filename=f"{campaign.slug}-judges.csv"
@@ -267,6 +276,8 @@ def agreement_judges_csv(request, slug):
 @require_GET
 def agreement_items_csv(request, slug):
     """Every item with its category, human label and judges' verdicts, read now (not from the stored report)."""
+    from agreement.exports import items_csv
+
     campaign = campaign_for_researcher(request.user, slug)
     text = items_csv(rows=item_rows_get(campaign=campaign), human_label=human_labels_get(campaign=campaign).item_label,
                      judges=judge_labels_get(campaign=campaign))
@@ -279,6 +290,8 @@ def agreement_topics_csv(request, slug):
     opened = report_for_open(campaign=campaign)
     if not opened.ready:
         return _not_built(campaign, opened, _page_status_url(request, campaign))
+    from agreement.exports import topics_csv
+
     report = opened.document
     return _attachment(
         topics_csv(report=report), content_type="text/csv; charset=utf-8", filename=f"{campaign.slug}-topics.csv"
@@ -296,6 +309,8 @@ def agreement_report_status(request, slug):
 @require_GET
 def agreement_plot(request, slug, plot, fmt):
     """One of the report's plots as a file for a paper: SVG, or PNG at print resolution (plots.PRINT_DPI)."""
+    from agreement.plots import FORMATS, report_plot
+
     campaign = campaign_for_researcher(request.user, slug)
     if fmt not in FORMATS:
         raise Http404("no such format")
@@ -323,6 +338,8 @@ def _qrels_download(campaign, source: str, status_url: str) -> HttpResponse:
         return _not_built(campaign, opened, status_url)
     if source not in sets:
         raise Http404("no such qrels")
+    from agreement.report_graded import qrels_text
+
     return _attachment(qrels_text(sets[source]), content_type="text/plain; charset=utf-8",
                        filename=f"{campaign.slug}-{source}.qrels")
 
@@ -338,6 +355,9 @@ def _leaderboard_download(campaign, source: str, status_url: str) -> HttpRespons
         return _not_built(campaign, opened, status_url)
     if source not in sets:
         raise Http404("no such qrels")
+    from agreement import stats
+    from agreement.report_graded import graded_leaderboard, leaderboard_text
+
     report = opened.document
     scoring = {"relevant_from": report["relevant_from"], "compat_p": report.get("compat_p", stats.COMPAT_P)}
     text = leaderboard_text(graded_leaderboard(campaign=campaign, qrels=sets[source], **scoring), **scoring)

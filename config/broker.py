@@ -10,11 +10,12 @@ kombu's virtual transports wait `polling_interval` seconds each time they find t
 task per judge batch and a prefetch of one, a 1 s wait added up to a second per batch (EM on NQ301:
 15 s for 1,530 items). The stock channel passes every transport option to SQLAlchemy's create_engine(),
 which refuses `polling_interval`, so the interval is set on the class rather than through the options.
+
+config.celery names this module's Transport for `sqla+...` broker URLs.
 """
 
 import threading
 
-from kombu.transport import TRANSPORT_ALIASES
 from kombu.transport.sqlalchemy import Channel as SQLAlchemyChannel
 from kombu.transport.sqlalchemy import Transport as SQLAlchemyTransport
 
@@ -38,8 +39,3 @@ class Channel(SQLAlchemyChannel):
 class Transport(SQLAlchemyTransport):
     Channel = Channel
     polling_interval = POLLING_INTERVAL_S
-
-
-def register() -> None:
-    """Make `sqla+...` broker URLs use this transport."""
-    TRANSPORT_ALIASES["sqla"] = TRANSPORT_ALIASES["sqlalchemy"] = "config.broker:Transport"

@@ -3,11 +3,12 @@
 import os
 
 from celery import Celery
-
-from config import broker
+from kombu.transport import TRANSPORT_ALIASES
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
-broker.register()
+# `sqla+...` broker URLs (the embedded default) use config.broker's transport. Named, not imported: kombu loads it
+# at the first connection, so a process that never talks to that broker does not import SQLAlchemy (0.3 s of start-up).
+TRANSPORT_ALIASES["sqla"] = TRANSPORT_ALIASES["sqlalchemy"] = "config.broker:Transport"
 
 app = Celery("concord")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -14,6 +14,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from agreement import report as report_module
 from agreement import stored
 from agreement.models import StoredReport
 from agreement.stored import stored_report_rebuild
@@ -35,15 +36,16 @@ def res(client, small_campaign):  # noqa: F811
 
 @pytest.fixture
 def builds(monkeypatch):
-    """The reports built, by campaign slug, counted where agreement.stored builds them."""
+    """The reports built, by campaign slug, counted where agreement.stored builds them (it imports the builder when
+    it builds, so the builder is replaced in its own module)."""
     built = []
-    build = stored.agreement_report_build
+    build = report_module.agreement_report_build
 
     def counted(*, campaign):
         built.append(campaign.slug)
         return build(campaign=campaign)
 
-    monkeypatch.setattr(stored, "agreement_report_build", counted)
+    monkeypatch.setattr(report_module, "agreement_report_build", counted)
     return built
 
 
@@ -79,14 +81,14 @@ def test_a_first_open_answers_at_once_building_and_queues_one_build(res, small_c
 
     # A worker's build records its step on the lock row; the page and status.json say it, with the time so far.
     steps = []
-    build = stored.agreement_report_build
+    build = report_module.agreement_report_build
 
     def watched(*, campaign):
         document = build(campaign=campaign)
         steps.append(StoredReport.objects.get(campaign=campaign).building_step)
         return document
 
-    monkeypatch.setattr(stored, "agreement_report_build", watched)
+    monkeypatch.setattr(report_module, "agreement_report_build", watched)
     report_rebuild(*queued[0][0])
     assert steps == ["system level"] and builds == ["small"]
     row = StoredReport.objects.get(campaign=small_campaign)
@@ -200,7 +202,7 @@ def test_downloads_and_the_api_read_the_stored_report(res, small_campaign, build
 
 def test_a_change_during_the_build_queues_one_more(small_campaign, builds, queued, monkeypatch,  # noqa: F811
                                                    django_capture_on_commit_callbacks):
-    build = stored.agreement_report_build
+    build = report_module.agreement_report_build
 
     def changed_meanwhile(*, campaign):
         document = build(campaign=campaign)
@@ -208,7 +210,7 @@ def test_a_change_during_the_build_queues_one_more(small_campaign, builds, queue
             _counting_rule_changed(campaign, "concord")  # committed while the rebuild was reading
         return document
 
-    monkeypatch.setattr(stored, "agreement_report_build", changed_meanwhile)
+    monkeypatch.setattr(report_module, "agreement_report_build", changed_meanwhile)
     report_stored(small_campaign)
     _counting_rule_changed(small_campaign)
     with django_capture_on_commit_callbacks(execute=True):
@@ -225,14 +227,14 @@ def test_two_racing_rebuilds_build_once(small_campaign, monkeypatch):  # noqa: F
     report_stored(small_campaign)
     _counting_rule_changed(small_campaign)
     built, one_returned, results = [], threading.Event(), []
-    build = stored.agreement_report_build
+    build = report_module.agreement_report_build
 
     def slow(*, campaign):
         built.append(campaign.slug)
         one_returned.wait(10)  # the winner holds the lock until the other attempt has returned
         return build(campaign=campaign)
 
-    monkeypatch.setattr(stored, "agreement_report_build", slow)
+    monkeypatch.setattr(report_module, "agreement_report_build", slow)
 
     def attempt():
         try:
@@ -322,14 +324,14 @@ def test_the_command_builds_fresh_unless_asked_for_the_stored_report(small_campa
 
 def _build_fails(monkeypatch, builds):
     """Every build raises from now on; returns what puts the (counted) build back."""
-    build = stored.agreement_report_build
+    build = report_module.agreement_report_build
 
     def fails(*, campaign):
         builds.append(campaign.slug)
         raise ValueError("no such column: demo")
 
-    monkeypatch.setattr(stored, "agreement_report_build", fails)
-    return lambda: monkeypatch.setattr(stored, "agreement_report_build", build)
+    monkeypatch.setattr(report_module, "agreement_report_build", fails)
+    return lambda: monkeypatch.setattr(report_module, "agreement_report_build", build)
 
 
 def test_a_build_that_fails_is_said_and_not_queued_again_until_the_data_changes(  # noqa: F811
@@ -418,14 +420,14 @@ def test_the_page_says_building_with_its_step_then_fills_in(small_campaign, logi
     assert len(queued) == 1 and page.locator("#headline").count() == 0
 
     # A worker takes the build; it holds at its last step until let go, so the page can be seen following it.
-    build, let_go = stored.agreement_report_build, threading.Event()
+    build, let_go = report_module.agreement_report_build, threading.Event()
 
     def held(*, campaign):
         document = build(campaign=campaign)
         let_go.wait(30)
         return document
 
-    monkeypatch.setattr(stored, "agreement_report_build", held)
+    monkeypatch.setattr(report_module, "agreement_report_build", held)
 
     def worker():
         try:
