@@ -31,8 +31,16 @@ def _serve(tmp_path):
     for name in ("CACHE_URL", "CONCORD_TEST_DB"):
         env.pop(name, None)
     log = open(tmp_path / "serve.log", "w+")
-    process = subprocess.Popen([str(ROOT / "scripts" / "serve")], cwd=ROOT, env=env, stdout=log,
-                               stderr=subprocess.STDOUT, start_new_session=True, text=True)
+    # Started as a terminal starts it: with SIGINT at its default. A test run started in the background (`pytest &`
+    # from a script, as a CI harness may) ignores SIGINT, and an ignored signal is inherited across exec: bash could
+    # then not trap Ctrl-C, runserver would ignore it, and only the worker's own handler would stop anything. A
+    # Python handler is not inherited (exec resets it to the default), so one is set around the start.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        process = subprocess.Popen([str(ROOT / "scripts" / "serve")], cwd=ROOT, env=env, stdout=log,
+                                   stderr=subprocess.STDOUT, start_new_session=True, text=True)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     return process, port, log
 
 
@@ -80,7 +88,12 @@ def test_banner_once_the_app_answers_and_a_signal_stops_everything_within_10_s(t
             os.killpg(process.pid, signal.SIGINT)
         else:
             process.send_signal(signal.SIGTERM)
-        process.wait(timeout=10)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            log.seek(0)
+            pytest.fail(f"still running 10 s after the signal; its output:\n{log.read()[-4000:]}\n"
+                        f"processes left: {_group_alive(process.pid)}")
         took = time.monotonic() - started
         deadline = time.monotonic() + 1
         while _group_alive(process.pid) and time.monotonic() < deadline:
