@@ -40,26 +40,37 @@ class ItemCategories:
         """Note that the line at PATH:LINE gives the item EXTERNAL_ID the category CATEGORY ("": none given)."""
         if not category:
             return
-        earlier = self._given.get(external_id)
-        if earlier is not None and earlier[0] != category:
-            raise ImportDataError(file=path, line=line, field=field,
-                                  message=f"{category!r}, but {Path(earlier[1]).name}:{earlier[2]} gives the same "
-                                          f"item the category {earlier[0]!r}")
-        self._given[external_id] = (category, path, line)
+        second_category_check(self._given, external_id, category, path=path, line=line, field=field)
         self._pending[external_id] = category
 
     def write(self, *, campaign) -> int:
         """Give CAMPAIGN's items the categories noted since the last write (call after the items are written); how
         many items changed."""
-        by_category: dict[str, list[str]] = {}
-        for external_id, category in self._pending.items():
-            by_category.setdefault(category, []).append(external_id)
-        changed = 0
-        for category, ids in by_category.items():
-            for start in range(0, len(ids), CHUNK):
-                changed += (Item.objects.filter(campaign=campaign, external_id__in=ids[start:start + CHUNK])
-                            .exclude(category=category).update(category=category))
+        changed = categories_write(Item.objects.filter(campaign=campaign), key="external_id", wanted=self._pending)
         self._pending = {}
         return changed
 
 
+def second_category_check(given: dict, key, category: str, *, path: Path, line: int, field: str = CATEGORY) -> None:
+    """Note in GIVEN (key -> (category, path, line)) that PATH:LINE gives the item KEY the category CATEGORY;
+    ImportDataError when an earlier line gave it another one: an import never decides between two."""
+    earlier = given.get(key)
+    if earlier is not None and earlier[0] != category:
+        raise ImportDataError(file=path, line=line, field=field,
+                              message=f"{category!r}, but {Path(earlier[1]).name}:{earlier[2]} gives the same "
+                                      f"item the category {earlier[0]!r}")
+    given[key] = (category, path, line)
+
+
+def categories_write(items, *, key: str, wanted: dict) -> int:
+    """Give each of ITEMS (a queryset) whose KEY ("external_id", "pk") is in WANTED its category there, a statement
+    per category and CHUNK items; returns how many items changed (those already in their category are not)."""
+    by_category: dict[str, list] = {}
+    for name, category in wanted.items():
+        by_category.setdefault(category, []).append(name)
+    changed = 0
+    for category, names in by_category.items():
+        for start in range(0, len(names), CHUNK):
+            changed += (items.filter(**{f"{key}__in": names[start:start + CHUNK]})
+                        .exclude(category=category).update(category=category))
+    return changed

@@ -5,7 +5,7 @@ import csv
 from pathlib import Path
 
 from annotate.models import Item
-from tasktypes.importers.categories import CATEGORY, CHUNK, category_read
+from tasktypes.importers.categories import CATEGORY, categories_write, category_read, second_category_check
 from tasktypes.importers.common import (
     ImportDataError,
     UnusedLines,
@@ -76,7 +76,6 @@ def item_categories_import(*, campaign, paths: list[Path], unused: UnusedLines) 
             if name:
                 names.setdefault(name, pk)
         names[external_id] = pk  # an item's own external id wins over another's doc id
-    current = dict(Item.objects.filter(campaign=campaign).values_list("id", "category"))
     wanted: dict[int, tuple[str, Path, int]] = {}
     read = 0
     for path in paths:
@@ -95,18 +94,8 @@ def item_categories_import(*, campaign, paths: list[Path], unused: UnusedLines) 
             if pk is None:
                 unused.skip("naming no item of its topic", path=path, line=line, field="item", value=item[:80])
                 continue
-            earlier = wanted.get(pk)
-            if earlier is not None and earlier[0] != category:
-                raise ImportDataError(file=path, line=line, field=CATEGORY,
-                                      message=f"{category!r}, but {Path(earlier[1]).name}:{earlier[2]} gives the "
-                                              f"same item the category {earlier[0]!r}")
-            wanted[pk] = (category, path, line)
+            second_category_check(wanted, pk, category, path=path, line=line)
             unused.use()
-    changed = {pk: category for pk, (category, _, _) in wanted.items() if current.get(pk) != category}
-    by_category: dict[str, list[int]] = {}
-    for pk, category in changed.items():
-        by_category.setdefault(category, []).append(pk)
-    for category, pks in by_category.items():
-        for start in range(0, len(pks), CHUNK):
-            Item.objects.filter(pk__in=pks[start:start + CHUNK]).update(category=category)
-    return {"read": read, "changed": len(changed), "same": len(wanted) - len(changed)}
+    changed = categories_write(Item.objects.filter(campaign=campaign), key="pk",
+                               wanted={pk: category for pk, (category, _, _) in wanted.items()})
+    return {"read": read, "changed": changed, "same": len(wanted) - changed}
