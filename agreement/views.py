@@ -60,6 +60,19 @@ def _track_tables(report: dict, measures: list[dict], judge_names: list[str]) ->
 RETRY_AFTER_S = 5
 
 
+def _leaderboard_order(name: str, block: dict, systems: list[dict], measures: list[dict]) -> dict:
+    """An imported leaderboard's block (report_graded._leaderboard_block) for the page: its run orders per measure it
+    has, and each run's figures under its first three measures (the JSON has them all) beside the humans'."""
+    own = [m for m in measures if m["key"] in block["measures"]]
+    shown = own[:3]
+    return {"name": name, "runs_not_in_report": block["runs_not_in_report"],
+            "measures": _run_orders(block["system"], own), "shown": shown,
+            "rows": [{"system": row["system"],
+                      "cells": [(row["human"].get(m["key"]), (block["values"].get(row["system"]) or {}).get(m["key"]))
+                                for m in shown]}
+                     for row in systems]}
+
+
 def _not_built(campaign, opened: OpenedReport, status_url: str) -> JsonResponse:
     """The answer to a download or API request while no report is stored: 202 with where to poll (Location,
     Retry-After), 503 when the build could not be queued, saying why and what to start, or 500 when the build failed,
@@ -170,16 +183,8 @@ def agreement_report(request, slug):
         "run_orders": [{"name": name, "measures": _run_orders(block["system"], measures)}
                        for name, block in report["judges"].items()] if graded else [],
         # Imported leaderboards (format trec-leaderboard) against the human one, and each run's figures on both.
-        "leaderboard_orders": [
-            {"name": name, "runs_not_in_report": block["runs_not_in_report"],
-             "measures": _run_orders(block["system"], [m for m in measures if m["key"] in block["measures"]]),
-             # Each run's figures under its first three measures (the JSON has them all), beside the humans'.
-             "shown": [m for m in measures if m["key"] in block["measures"]][:3],
-             "rows": [{"system": row["system"],
-                       "cells": [(row["human"].get(m["key"]), (block["values"].get(row["system"]) or {}).get(m["key"]))
-                                 for m in measures if m["key"] in block["measures"]][:3]}
-                      for row in report["systems"]]}
-            for name, block in (report.get("leaderboards") or {}).items()] if graded else [],
+        "leaderboard_orders": [_leaderboard_order(name, block, report["systems"], measures)
+                               for name, block in (report.get("leaderboards") or {}).items()] if graded else [],
         "nrp_rows": [
             {**row, "judge_nrp": [row["judges_nrp"].get(name, {}) for name in judge_names]} for row in report["systems"]
         ] if ranking else [],
