@@ -146,7 +146,10 @@ def test_the_docs_in_chromium(site, researcher, login_page, live_server, browser
         assert "Concord" in page.title()
         page.locator("label.md-search__icon, .md-search__input").first.click()
         page.locator("input.md-search__input").press_sequentially("createsuperuser")  # Material reads keystrokes
+        # Material searches after each keystroke: the results of a prefix ("cr": 78 documents) show first, so the
+        # test waits for the full word's, which name the page that says how to make the first account.
         page.locator(".md-search-result__meta", has_text="matching document").wait_for()
+        page.locator(".md-search-result__item", has_text="Getting started").first.wait_for(timeout=10_000)
         assert "Getting started" in page.locator(".md-search-result").inner_text()
         page.keyboard.press("Escape")
         page.screenshot(path=str(SHOTS / "docs-home.png"))
