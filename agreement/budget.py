@@ -3,11 +3,10 @@ budget"). Pure functions, no Django.
 
 The width at a size m is the width of the report's own interval (agreement.stats: a 95% percentile bootstrap over
 the statistic's units, each a topic or question with its items where the report resamples topics) computed as if the
-study had m units: an m-out-of-n bootstrap, each resample the first m of the n units scipy.stats.bootstrap draws with
-replacement (an independent draw of m units from the ones judged so far). At m = n, with the report's resamples and
-seed, it is the report's interval itself, which is taken as it is. The other sizes are a quarter, a half and three
-quarters of the n units, BUDGET_RESAMPLES resamples each: the report builds on every open, and three sizes of 200
-resamples cost about 0.2 s a judge on NQ301 (a system-order tau-b is one scipy call a resample).
+study had m units: an m-out-of-n bootstrap, each resample m units drawn with replacement from the n judged so far
+(agreement.resampling, from the same sufficient statistics as the report's interval). At m = n, with the report's
+resamples and seed, it is the report's interval itself, which is taken as it is. The other sizes are a quarter, a half
+and three quarters of the n units, BUDGET_RESAMPLES resamples each.
 
 The fit: width = c / sqrt(n), c fitted by least squares on log width (log c = the mean of log w + log n / 2). Why not
 the free power law a * n^-b: the statistics here (kappa, Kendall's tau, a mean over topics) are sqrt(n)-consistent,
@@ -25,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agreement import stats
+from agreement import batch_stats, resampling, stats
 
 FRACTIONS = (0.25, 0.5, 0.75, 1.0)
 BUDGET_RESAMPLES = 200
@@ -45,13 +44,20 @@ METHOD = (f"the report's 95% percentile bootstrap interval recomputed as if the 
           f"needed: (c / target)^2 units, times the labels a unit holds now")
 
 
-Statistic = Callable[[np.ndarray], "float | None"]
+@dataclass(frozen=True)
+class Statistic:
+    """A statistic as the report's interval resamples it (agreement.resampling): one row of sufficient statistics per
+    unit (ROWS), and the statistic of a batch of resamples' sums (OF_SUMS: resamples x statistics in, one value per
+    resample out, NaN where undefined)."""
+
+    rows: np.ndarray
+    of_sums: Callable[[np.ndarray], np.ndarray]
 
 
 @dataclass
 class BudgetInput:
     """One headline statistic of one judge, ready to be estimated: its N_UNITS resampled units (topics, questions, or
-    items), the human labels they hold (N_LABELS), the STATISTIC of a resample (unit indices in, value or None out),
+    items), the human labels they hold (N_LABELS), the STATISTIC its interval resamples,
     and the report's current interval (CURRENT, None when undefined) and its WHY when there is none."""
 
     judge: str
@@ -72,10 +78,12 @@ def kappa_statistic(first: Sequence[Hashable], second: Sequence[Hashable], clust
                     levels: Sequence[Hashable] | None = None) -> tuple[int, Statistic]:
     """(units, statistic) of Cohen's kappa between two raters' labels, resampling CLUSTERS (each item's topic), as
     stats.item_agreement_intervals does: one contingency table per cluster (stats.cluster_tables), kappa of the drawn
-    clusters' summed table (stats.kappa_of_table)."""
+    clusters' summed table (batch_stats.kappa_of_tables)."""
     levels = list(levels) if levels is not None else stats.sorted_as_sklearn(set(first) | set(second))
     tables = stats.cluster_tables(first, second, clusters, levels)
-    return len(tables), lambda idx: stats.kappa_of_table(tables[idx].sum(axis=0))
+    size = len(levels)
+    return len(tables), Statistic(tables.reshape(len(tables), size * size),
+                                  lambda sums: batch_stats.kappa_of_tables(sums.reshape(-1, size, size)))
 
 
 def system_tau_statistic(human: np.ndarray, judge: np.ndarray, counts: np.ndarray,
@@ -84,21 +92,23 @@ def system_tau_statistic(human: np.ndarray, judge: np.ndarray, counts: np.ndarra
     recomputing every system's score, as stats.system_correlation_intervals does (systems x topics sums and counts;
     a system with no output in a resample sits it out)."""
     judge_counts = counts if judge_counts is None else judge_counts
+    systems = human.shape[0] if human.ndim == 2 else 0
 
-    def statistic(idx: np.ndarray) -> float | None:
-        n, m = counts[:, idx].sum(axis=1), judge_counts[:, idx].sum(axis=1)
-        keep = (n > 0) & (m > 0)
-        return stats.kendall_tau_b(human[keep][:, idx].sum(axis=1) / n[keep],
-                                   judge[keep][:, idx].sum(axis=1) / m[keep])
+    def statistic(sums: np.ndarray) -> np.ndarray:
+        h, j, n, m = (sums[:, k * systems:(k + 1) * systems] for k in range(4))
+        present = (n > 0) & (m > 0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return batch_stats.kendall_tau_b(np.where(present, h / n, np.nan), np.where(present, j / m, np.nan))
 
-    return human.shape[1] if human.ndim == 2 else 0, statistic
+    rows = np.concatenate([human, judge, counts, judge_counts]).T if systems else np.zeros((0, 0))
+    return human.shape[1] if systems else 0, Statistic(rows, statistic)
 
 
 def mean_statistic(values: Sequence[float | None]) -> tuple[int, Statistic]:
     """(units, statistic) of the mean of per-topic VALUES (undefined ones left out), resampling topics, as
     stats.mean_interval does (the bootstrap_ci95 of stats.topic_mean_summary)."""
     data = np.asarray([float(v) for v in values if v is not None and math.isfinite(float(v))], dtype=float)
-    return data.size, lambda idx: float(data[idx].mean())
+    return data.size, Statistic(np.column_stack([data, np.ones(data.size)]), lambda sums: sums[:, 0] / sums[:, 1])
 
 
 # --- Width against units, the fit, and the labels needed ---
@@ -108,8 +118,8 @@ def width_curve(n: int, statistic: Statistic, *, fractions: Sequence[float] = FR
                 resamples: int = BUDGET_RESAMPLES, seed: int = BUDGET_SEED,
                 current: list[float] | None = None) -> list[dict]:
     """[{"units": m, "width": the interval's width at m units, or None}] for m = each fraction of N (at least 2):
-    the 95% percentile interval of STATISTIC over m units drawn with replacement from the N (stats.bootstrap_interval,
-    each resample's first m draws). At m = N the report's own interval CURRENT is that interval (with the report's
+    the 95% percentile interval of STATISTIC over m units drawn with replacement from the N (resampling.sum_bootstrap
+    with m draws a resample). At m = N the report's own interval CURRENT is that interval (with the report's
     resamples): given, it is taken as it is rather than drawn again."""
     points = []
     for fraction in fractions:
@@ -117,7 +127,8 @@ def width_curve(n: int, statistic: Statistic, *, fractions: Sequence[float] = FR
         if m == n and current is not None:
             points.append({"units": m, "width": current[1] - current[0]})
             continue
-        interval = stats.bootstrap_interval(n, lambda idx, m=m: statistic(idx[:m]), resamples=resamples, seed=seed)
+        interval = resampling.sum_bootstrap(statistic.rows, statistic.of_sums, resamples=resamples, seed=seed,
+                                            size=m)[0]
         points.append({"units": m, "width": None if interval is None else interval[1] - interval[0]})
     return points
 

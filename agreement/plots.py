@@ -26,6 +26,7 @@ matplotlib.use("Agg")  # no display on servers; must precede pyplot
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.layout_engine import ConstrainedLayoutEngine  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
 from annotate.task_types import LAYOUT_ATTRIBUTION, LAYOUT_GRADES, LAYOUT_RANKING  # noqa: E402
@@ -69,10 +70,19 @@ class Plot:
     def svg(self, *, inline: bool = True) -> str:
         """The SVG: an <svg> element to inline in a page (INLINE), else the whole document with its XML prologue."""
         buffer = io.StringIO()
+        self._settle()
         # tight: the legends outside the axes stay in the picture
         self.figure.savefig(buffer, format="svg", bbox_inches="tight")
         svg = re.sub(r'<g id="(concord-[\w-]+-\d+)">', self._titled, buffer.getvalue())
         return svg[svg.index("<svg"):] if inline else svg
+
+    def _settle(self) -> None:
+        """Lay the figure out once, then keep that layout: a save draws the figure twice (once to measure the tight
+        bounding box), and constrained layout would otherwise be solved again at each draw, for the same result."""
+        engine = self.figure.get_layout_engine()
+        if isinstance(engine, ConstrainedLayoutEngine):
+            engine.execute(self.figure)
+            self.figure.set_layout_engine("none")
 
     def _titled(self, match: re.Match) -> str:
         text = self.tooltips.get(match.group(1))
@@ -81,6 +91,7 @@ class Plot:
     def png(self, *, dpi: int = PRINT_DPI) -> bytes:
         """The PNG at DPI (recorded in the file's pHYs chunk, so a typesetter places it at its print size)."""
         buffer = io.BytesIO()
+        self._settle()
         self.figure.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight", facecolor="white")
         return buffer.getvalue()
 
@@ -182,6 +193,7 @@ def _label_points(figure: Figure, panels: list[tuple]) -> None:
     if not panels:
         return
     figure.draw_without_rendering()  # settle the layout: display positions are final from here on
+    figure.set_layout_engine("none")  # and kept: the labels below are out of the layout, nothing else moves
     renderer = figure.canvas.get_renderer()
     scale = figure.dpi / 72  # points to display units
     radius = math.sqrt(MARKER_AREA) / 2 * scale + 1

@@ -234,8 +234,7 @@ def _judge_block(*, judge: JudgeLabels, humans: HumanLabels, system_rows: list[S
     human = [humans.item_label[item] for item in shared]
     model = [judge.labels[item] for item in shared]
     topics = [humans.item_topic.get(item, item) for item in shared]
-    resamples = stats.resamples_for(len(shared))
-    intervals = stats.item_agreement_intervals(human, model, topics, resamples=resamples)
+    intervals = stats.item_agreement_intervals(human, model, topics)
     kappa = stats.cohen_kappa(human, model)
     item = {"n": len(shared), "cohen_kappa": kappa, "accuracy": stats.agreement_rate(human, model)}
     for key in ("cohen_kappa", "accuracy"):  # an interval, or None and why (ci_note)
@@ -244,7 +243,7 @@ def _judge_block(*, judge: JudgeLabels, humans: HumanLabels, system_rows: list[S
         "family": judge.family,
         "item": {
             **item,
-            "ci_method": stats.bootstrap_method("questions (the items of a question together)", resamples=resamples),
+            "ci_method": stats.bootstrap_method("questions (the items of a question together)"),
             "small": len(shared) < options["small_sample"],
             "why": _kappa_why(human, model) if kappa is None else None,
             "failed": len(judge.failed),

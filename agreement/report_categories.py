@@ -38,8 +38,7 @@ WITHOUT = None
 # --- Pure statistics ---
 
 
-def judge_against_humans(labels: Sequence[Hashable], reference: Sequence[Hashable], *,
-                         resamples: int = stats.BOOTSTRAP_RESAMPLES) -> dict:
+def judge_against_humans(labels: Sequence[Hashable], reference: Sequence[Hashable]) -> dict:
     """How a judge's LABELS agree with the human REFERENCE labels of the same items: {"n", "agree", "share",
     "share_ci95" (Wilson), "kappa", "kappa_ci95", "kappa_ci_note"}; kappa is None where undefined (fewer than two
     items, one label throughout) and its interval None with a note where it degenerates."""
@@ -49,8 +48,7 @@ def judge_against_humans(labels: Sequence[Hashable], reference: Sequence[Hashabl
                                                                                                 list(reference))}
     interval = None
     if row["kappa"] is not None:
-        interval = stats.item_agreement_intervals(list(labels), list(reference), list(range(n)),
-                                                  resamples=resamples)["cohen_kappa"]
+        interval = stats.item_agreement_intervals(list(labels), list(reference), list(range(n)))["cohen_kappa"]
     stats.put_interval(row, "kappa", interval, units=n, noun="items")
     return row
 
@@ -73,8 +71,6 @@ def agreement_by_category(*, categories: dict[int, str], item_label: dict[int, s
                    key=lambda category: (-len(members[category]), category))
     if WITHOUT in members:
         order.append(WITHOUT)
-    # Every row's bootstraps share one budget, as the pairwise kappas do (agreement.report_humans).
-    resamples = category_resamples(items=len(categories), judges=len(judges))
     rated = Counter(name for labels in ratings.values() for name in labels)
     rank = {name: position for position, name in enumerate(sorted(rated, key=lambda name: (-rated[name], name)))}
     rows = []
@@ -88,17 +84,11 @@ def agreement_by_category(*, categories: dict[int, str], item_label: dict[int, s
         for name, family, labels in judges:
             both = [item for item in labelled if item in labels]
             judge_rows.append({"name": name, "family": family, **judge_against_humans(
-                [labels[item] for item in both], [item_label[item] for item in both], resamples=resamples)})
+                [labels[item] for item in both], [item_label[item] for item in both])})
         rows.append({"category": category, "items": len(group), "items_labelled": len(labelled),
-                     "humans": stats.rater_agreement(panel, raters=raters, resamples=resamples),
+                     "humans": stats.rater_agreement(panel, raters=raters),
                      "judges": judge_rows})
     return rows
-
-
-def category_resamples(*, items: int, judges: int) -> int:
-    """The bootstrap resamples of every statistic of the block: one budget for the judges and the humans over all
-    the items, however they split into categories."""
-    return stats.resamples_for(items * (judges + 1))
 
 
 # --- Builders ---
@@ -117,14 +107,13 @@ def categories_block(*, humans: HumanLabels, judges: list[tuple[str, str, dict[i
     rows = agreement_by_category(categories=categories, item_label=humans.item_label, ratings=ratings, judges=judges)
     if rows is None:
         return None
-    resamples = category_resamples(items=len(categories), judges=len(judges))
     return {
         "rows": rows,
         "judges": [name for name, _, _ in judges],
         "items_categorised": sum(1 for category in categories.values() if category),
         "method": f"each judge against the human label of the category's items (failed verdicts and items without a "
                   f"human label left out): share agreeing, {WILSON}; Cohen's kappa, "
-                  f"{stats.bootstrap_method('the items', resamples=resamples)}. Humans among themselves: Fleiss' "
+                  f"{stats.bootstrap_method('the items')}. Humans among themselves: Fleiss' "
                   f"kappa and Krippendorff's alpha (nominal) over the items rated twice or more, "
-                  f"{stats.bootstrap_method('those items', resamples=resamples)}",
+                  f"{stats.bootstrap_method('those items')}",
     }

@@ -301,22 +301,16 @@ def _item_block(judge: dict[int, int], human: dict[int, int], *, failed: set[int
     shared = sorted(item for item in judge if item in human)
     first, second = [human[i] for i in shared], [judge[i] for i in shared]
     block = _agreement(first, second, levels, rel)
-    resamples = stats.resamples_for(len(shared))
     clusters = [items[i][0] for i in shared]
-    intervals = stats.item_agreement_intervals(first, second, clusters, levels=levels, weighted=True,
-                                               resamples=resamples)
+    intervals = stats.item_agreement_intervals(first, second, clusters, levels=levels, weighted=True)
     intervals["cohen_kappa_binary"] = stats.item_agreement_intervals(
-        [h >= rel for h in first], [m >= rel for m in second], clusters, levels=[False, True],
-        resamples=resamples)["cohen_kappa"]
-    alpha_resamples = stats.resamples_for(len(shared), full_units=stats.ALPHA_FULL_ITEMS)
-    intervals.update(stats.pair_alpha_intervals(first, second, clusters, levels=levels, resamples=alpha_resamples))
+        [h >= rel for h in first], [m >= rel for m in second], clusters, levels=[False, True])["cohen_kappa"]
+    intervals.update(stats.pair_alpha_intervals(first, second, clusters, levels=levels))
     for key in ("cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic", "cohen_kappa_binary", "accuracy",
                 *(f"krippendorff_alpha_{level}" for level in stats.ALPHA_LEVELS)):
         stats.put_interval(block, key, intervals[key], units=len(set(clusters)), noun="topics")
     over = f"topics (the {noun}s of a topic together)"
-    return {**block, "ci_method": stats.bootstrap_method(over, resamples=resamples),
-            # Alpha's own resamples: the package reads every item in every resample (stats.ALPHA_FULL_ITEMS).
-            "alpha_ci_method": stats.bootstrap_method(over, resamples=alpha_resamples),
+    return {**block, "ci_method": stats.bootstrap_method(over), "alpha_ci_method": stats.bootstrap_method(over),
             "small": len(shared) < small_sample, "failed": len(failed),
             # Items left out of n, by why: the assessors tied (no human grade; an even k invites it), or the judge
             # was asked and gave no readable verdict on an item with a human grade.

@@ -38,9 +38,6 @@ def humans_block(humans: HumanLabels, *, levels: list[int] | None = None, small_
     samples = [row for row in annotator_samples(humans.by_unit[unit] for unit in units) if row["selected"]]
     selected = {row["annotator"] for row in samples}
     pairwise = []
-    # Every pair's bootstrap shares one budget: twenty raters make 190 pairs, and their resamples together
-    # should cost what one statistic over all the shared units would.
-    pair_resamples = stats.resamples_for(sum(len(shared) for shared in shared_units.values()))
     for a, b in combinations(humans.annotators, 2):
         shared = shared_units.get((a, b))
         if not shared:
@@ -48,8 +45,7 @@ def humans_block(humans: HumanLabels, *, levels: list[int] | None = None, small_
         left, right = values(a, shared), values(b, shared)
         pair = {"a": a, "b": b, "kappa": stats.cohen_kappa(left, right, labels=levels), "n": len(shared),
                 "small": len(shared) < small_sample, "selected_sample": [name for name in (a, b) if name in selected]}
-        intervals = stats.item_agreement_intervals(left, right, shared, levels=levels, weighted=bool(levels),
-                                                   resamples=pair_resamples)
+        intervals = stats.item_agreement_intervals(left, right, shared, levels=levels, weighted=bool(levels))
         stats.put_interval(pair, "kappa", intervals["cohen_kappa"], units=len(shared), noun="items")
         if levels:
             pair["kappa_linear"] = stats.cohen_kappa(left, right, weights="linear", labels=levels)
@@ -61,13 +57,12 @@ def humans_block(humans: HumanLabels, *, levels: list[int] | None = None, small_
     rank = {name: position for position, name in enumerate(sorted(humans.annotators, key=lambda n: (-rated[n], n)))}
     ratings = [list(labels.values()) if len(labels) <= 2 else [labels[name] for name in sorted(labels, key=rank.get)]
                for labels in (humans.by_unit[unit] for unit in units)]
-    resamples = stats.resamples_for(len(ratings))
     return {
         "annotators": len(humans.annotators),
         # fleiss_kappa, krippendorff_alpha: each with its n, its interval or why there is none (ci_note), raters.
-        **stats.rater_agreement(ratings, raters=len(humans.annotators), resamples=resamples),
-        "ci_method": stats.bootstrap_method("the items rated", resamples=resamples),
-        "pairwise_ci_method": stats.bootstrap_method("the items both rated", resamples=pair_resamples),
+        **stats.rater_agreement(ratings, raters=len(humans.annotators)),
+        "ci_method": stats.bootstrap_method("the items rated"),
+        "pairwise_ci_method": stats.bootstrap_method("the items both rated"),
         "pairwise_cohen_kappa": pairwise,
         "selected_samples": samples,
         "selected_sample_rule": SELECTED_RULE,

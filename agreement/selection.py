@@ -17,6 +17,7 @@ whole pool is the pool, and never flagged.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping
 
 from scipy.stats import hypergeom
@@ -33,21 +34,38 @@ def annotator_samples(units: Iterable[Mapping[str, Hashable]]) -> list[dict]:
     of units that at least two other annotators rated: `items` (X's units in the pool), `split` (of those, units the
     others did not agree on), `share` and `pool_share` (split shares; None on an empty sample or pool), `pool`,
     `p_value` (the chance that a random sample finds at least `split` split units) and `selected` (see the module)."""
-    units = list(units)
-    names = sorted({name for labels in units for name in labels})
+    # One pass over the ratings, not one over the units per annotator: a unit X did not rate is in X's pool when two
+    # or more rated it (counted once for everyone, then taken back for its own raters); a unit X rated is in X's
+    # pool when two or more others rated it, split when those others gave more than one label.
+    pool_all = split_all = 0
+    own: dict[Hashable, list[int]] = {}  # name -> [rated units in the all-count, split of them, items, split]
+    for labels in units:
+        rated = len(labels)
+        if rated <= 2:  # most units: a pair (or one rating) is in no rater's own pool, no Counter needed
+            split = rated == 2 and len(set(labels.values())) > 1
+            pool_all += rated == 2
+            split_all += split
+            for name in labels:
+                entry = own.setdefault(name, [0, 0, 0, 0])
+                entry[0] += rated == 2
+                entry[1] += split
+            continue
+        counts = Counter(labels.values())
+        if rated >= 2:
+            pool_all += 1
+            split_all += len(counts) > 1
+        for name, label in labels.items():
+            entry = own.setdefault(name, [0, 0, 0, 0])
+            if rated >= 2:
+                entry[0] += 1
+                entry[1] += len(counts) > 1
+            if rated >= 3:
+                entry[2] += 1
+                entry[3] += len(counts) - (counts[label] == 1) > 1
     rows = []
-    for name in names:
-        pool = pool_split = items = split = 0
-        for labels in units:
-            others = [label for other, label in labels.items() if other != name]
-            if len(others) < 2:
-                continue
-            disagreed = len(set(others)) > 1
-            pool += 1
-            pool_split += disagreed
-            if name in labels:
-                items += 1
-                split += disagreed
+    for name in sorted(own):
+        taken, taken_split, items, split = own[name]
+        pool, pool_split = pool_all - taken + items, split_all - taken_split + split
         share = split / items if items else None
         pool_share = pool_split / pool if pool else None
         p_value = float(hypergeom.sf(split - 1, pool, pool_split, items)) if items else None

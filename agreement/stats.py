@@ -19,20 +19,19 @@ import krippendorff
 import numpy as np
 from scipy import stats as scipy_stats
 from sklearn.metrics import cohen_kappa_score
-from statsmodels.stats.inter_rater import aggregate_raters
 from statsmodels.stats.inter_rater import cohens_kappa as _statsmodels_cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as _statsmodels_fleiss_kappa
 from statsmodels.stats.proportion import proportion_confint
 
+from agreement import batch_stats, resampling
 from agreement.compatibility import COMPAT_P, compatibility_per_topic
 
 
-# Intervals: percentile bootstrap (scipy.stats.bootstrap) with a fixed, reported number of resamples and seed.
-BOOTSTRAP_RESAMPLES = 1000
-BOOTSTRAP_SEED = 0
-# A resample in which the statistic is undefined (one label only, a constant ranking) is left out; with fewer
-# than this share of the resamples defined, the interval is too: it would describe a few lucky resamples.
-BOOTSTRAP_MIN_DEFINED = 0.5
+# Intervals: percentile bootstrap with a fixed, reported number of resamples and seed (agreement.resampling: the
+# resamples as weighted sums of the units' sufficient statistics, all at once).
+BOOTSTRAP_RESAMPLES = resampling.RESAMPLES
+BOOTSTRAP_SEED = resampling.SEED
+BOOTSTRAP_MIN_DEFINED = resampling.MIN_DEFINED
 
 
 def _finite(value) -> float | None:
@@ -122,8 +121,9 @@ def _fleiss_table(ratings: Sequence[Sequence[Hashable]]) -> np.ndarray | None:
         return None
     index = {label: i for i, label in enumerate(categories)}
     coded = np.fromiter((index[label] for row in rows for label in row), dtype=np.int64, count=len(rows) * m)
-    table, _ = aggregate_raters(coded.reshape(len(rows), m), n_cat=len(categories))
-    return table
+    # What statsmodels' aggregate_raters gives (items x categories counts), counted in one bincount.
+    owner = np.repeat(np.arange(len(rows)), m) * len(categories)
+    return np.bincount(owner + coded, minlength=len(rows) * len(categories)).reshape(len(rows), len(categories))
 
 
 def _fleiss_of_table(table: np.ndarray) -> float | None:
@@ -155,8 +155,10 @@ def fleiss_kappa_with_interval(ratings: Sequence[Sequence[Hashable]], *, resampl
     value = None if table is None else _fleiss_of_table(table)
     if value is None:
         return None, None
-    return value, bootstrap_interval(len(table), lambda idx: _fleiss_of_table(table[idx]), resamples=resamples,
-                                     seed=seed)
+    raters = int(table.sum(axis=1).max())
+    return value, resampling.sum_bootstrap(batch_stats.fleiss_rows(table),
+                                           lambda sums: batch_stats.fleiss_of_sums(sums, raters=raters),
+                                           resamples=resamples, seed=seed)[0]
 
 
 def fleiss_kappa_interval(ratings: Sequence[Sequence[Hashable]], *, resamples: int = 1000,
@@ -241,8 +243,18 @@ def krippendorff_alpha_with_interval(ratings: Sequence[Sequence[Hashable]], *, r
     value = None if counts is None else _alpha_of_counts(counts)
     if value is None:
         return None, None
-    return value, bootstrap_interval(len(counts), lambda idx: _alpha_of_counts(counts[idx]), resamples=resamples,
-                                     seed=seed)
+    return value, alpha_interval(batch_stats.coincidence_rows(counts), values=counts.shape[1], level="nominal",
+                                 resamples=resamples, seed=seed)
+
+
+def alpha_interval(rows: np.ndarray, *, values: int, level: str, resamples: int = BOOTSTRAP_RESAMPLES,
+                   seed: int = BOOTSTRAP_SEED) -> list[float] | None:
+    """95% percentile bootstrap interval of Krippendorff's alpha at LEVEL over VALUES ordered values, resampling the
+    units whose flattened coincidence matrices are ROWS (batch_stats.coincidence_rows; a cluster's row is its units'
+    sum)."""
+    return resampling.sum_bootstrap(
+        rows, lambda sums: batch_stats.alpha_of_coincidences(sums.reshape(-1, values, values), level=level),
+        resamples=resamples, seed=seed)[0]
 
 
 def krippendorff_alpha_interval(ratings: Sequence[Sequence[Hashable]], *, resamples: int = 1000,
@@ -295,10 +307,8 @@ def rank_alpha(topics: Sequence[Sequence[Sequence[int]]], *, raters: int, resamp
             for value in unit:
                 counts[row, index[value]] += 1
         block["krippendorff_alpha_ordinal"] = _alpha_of_value_counts(counts, levels, "ordinal")
-        by_topic = [np.flatnonzero(np.asarray(cluster) == t) for t in sorted(set(cluster))]
-        interval = bootstrap_interval(
-            len(by_topic), lambda idx: _alpha_of_value_counts(counts[np.concatenate([by_topic[i] for i in idx])],
-                                                              levels, "ordinal"), resamples=resamples, seed=seed)
+        interval = alpha_interval(_cluster_sums(batch_stats.coincidence_rows(counts), cluster),
+                                  values=len(levels), level="ordinal", resamples=resamples, seed=seed)
     put_interval(block, "krippendorff_alpha_ordinal", interval, units=block["topics"], noun="topics")
     return block
 
@@ -337,36 +347,32 @@ def pair_alpha_intervals(
 ) -> dict[str, list[float] | None]:
     """Intervals of krippendorff_alpha_pair, ordinal and nominal ({"krippendorff_alpha_ordinal", "..._nominal"}),
     by a bootstrap over CLUSTERS (each item's topic), drawn as item_agreement_intervals draws them (same seed, same
-    clusters in the same order: the same resamples).
+    clusters: the same resamples).
 
-    Two raters' grades of an item make one of at most len(LEVELS)^2 value-count rows; a resample is the drawn
-    clusters' rows repeated as often as they occur there, handed to the krippendorff package whole.
+    A cluster's sufficient statistic is its items' summed coincidence matrix; a resample's alpha is that of the drawn
+    clusters' sum (agreement.resampling, agreement.batch_stats).
     """
     keys = [f"krippendorff_alpha_{level}" for level in ALPHA_LEVELS]
     _paired(first, second)
     _paired(first, clusters)
     if len(first) < 2:
         return {key: None for key in keys}
+    counts = np.zeros((len(first), len(levels)))
     code = {grade: i for i, grade in enumerate(levels)}
-    pattern_of = {}
+    for row, (a, b) in enumerate(zip(first, second, strict=True)):
+        counts[row, code[a]] += 1
+        counts[row, code[b]] += 1
+    rows = _cluster_sums(batch_stats.coincidence_rows(counts), clusters)
+    return {key: alpha_interval(rows, values=len(levels), level=level, resamples=resamples, seed=seed)
+            for key, level in zip(keys, ALPHA_LEVELS, strict=True)}
+
+
+def _cluster_sums(rows: np.ndarray, clusters: Sequence[Hashable]) -> np.ndarray:
+    """ROWS (one per unit) summed per cluster: one row per cluster, the clusters in their first-seen order."""
     order = {cluster: i for i, cluster in enumerate(dict.fromkeys(clusters))}
-    rows = []
-    for a, b in zip(first, second, strict=True):
-        row = [0] * len(code)
-        row[code[a]] += 1
-        row[code[b]] += 1
-        rows.append(pattern_of.setdefault(tuple(row), len(pattern_of)))
-    patterns = np.array(list(pattern_of), dtype=float)
-    per_cluster = np.zeros((len(order), len(patterns)), dtype=np.int64)
-    for pattern, cluster in zip(rows, clusters, strict=True):
-        per_cluster[order[cluster], pattern] += 1
-
-    def statistic(idx: np.ndarray) -> list[float | None]:
-        counts = np.repeat(patterns, per_cluster[idx].sum(axis=0), axis=0)
-        return [_alpha_of_value_counts(counts, levels, level) for level in ALPHA_LEVELS]
-
-    intervals = bootstrap_intervals(len(order), statistic, width=len(keys), resamples=resamples, seed=seed)
-    return dict(zip(keys, intervals, strict=True))
+    sums = np.zeros((len(order), rows.shape[1]))
+    np.add.at(sums, np.fromiter((order[c] for c in clusters), dtype=np.int64, count=len(rows)), rows)
+    return sums
 
 
 def _correlation(func, x: Sequence[float], y: Sequence[float]) -> float | None:
@@ -474,10 +480,8 @@ def bootstrap_se(
         return None
     if np.all(data == data[0]):
         return 0.0
-    result = scipy_stats.bootstrap(
-        (data,), np.mean, n_resamples=n_resamples, method="percentile", random_state=np.random.default_rng(seed)
-    )
-    return _finite(result.standard_error)
+    means = resampling.resampled_sums(data[:, np.newaxis], resamples=n_resamples, seed=seed)[:, 0] / data.size
+    return _finite(np.std(means, ddof=1))
 
 
 # --- NRP (answer_ranking): where a generated answer lands among the topic's documents ---
@@ -646,14 +650,26 @@ def relative_delta_interval(values: dict[str, dict[str, float]], tagged: set[str
             table[row, column[topic]] = value
     group = np.array([run in tagged for run in runs])
 
-    def statistic(idx: np.ndarray) -> float | None:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            means = np.nanmean(table[:, idx], axis=1)  # a run with no judged topic drawn: NaN, left out
-        defined = np.isfinite(means)
-        return relative_delta(list(means[group & defined]), list(means[~group & defined]))
+    def statistic(sums: np.ndarray) -> np.ndarray:
+        means = _run_means(sums, len(runs))  # a run with no judged topic drawn: NaN, left out
+        a, b = np.nanmean(means[:, group], axis=1), np.nanmean(means[:, ~group], axis=1)
+        return 200.0 * (a - b) / np.where(a + b == 0, np.nan, a + b)
 
-    return bootstrap_interval(len(topics), statistic, resamples=resamples, seed=seed)
+    return resampling.sum_bootstrap(_topic_rows(table), statistic, resamples=resamples, seed=seed)[0]
+
+
+def _topic_rows(table: np.ndarray) -> np.ndarray:
+    """A runs x topics table of per-topic measures (NaN where a run has none) as one row per topic: the runs' values
+    (0 for none), then which runs have one."""
+    defined = np.isfinite(table)
+    return np.concatenate([np.where(defined, table, 0.0), defined.astype(float)]).T
+
+
+def _run_means(sums: np.ndarray, runs: int) -> np.ndarray:
+    """(resamples, runs): each run's mean over the drawn topics it has, from the sums of _topic_rows; NaN for a run
+    none of whose topics was drawn."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return sums[:, :runs] / sums[:, runs:]
 
 
 def run_mean_intervals(values: dict[str, dict[str, float]], *, resamples: int = BOOTSTRAP_RESAMPLES,
@@ -671,14 +687,8 @@ def run_mean_intervals(values: dict[str, dict[str, float]], *, resamples: int = 
         for topic, value in values[run].items():
             table[row, column[topic]] = value
 
-    def statistic(idx: np.ndarray) -> np.ndarray:  # idx: (batch, topics) -> (runs, batch)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            return np.nanmean(table[:, idx], axis=-1)
-
-    batch = max(1, min(resamples, 4_000_000 // table.size))
-    intervals = bootstrap_intervals(len(topics), statistic, width=len(runs), resamples=resamples, seed=seed,
-                                    vectorized=True, batch=batch)
+    intervals = resampling.sum_bootstrap(_topic_rows(table), lambda sums: _run_means(sums, len(runs)).T,
+                                         resamples=resamples, seed=seed)
     return dict(zip(runs, intervals, strict=True))
 
 
@@ -713,73 +723,12 @@ def swapped_pairs(first: dict[str, float | None], second: dict[str, float | None
     return {"n_pairs": len(names) * (len(names) - 1) // 2, "n_swaps": len(swaps), "swaps": swaps}
 
 
-# --- Intervals: percentile bootstrap (scipy.stats.bootstrap) over the units that were sampled ---
-
-
-
-# Above this many resampled units a resample costs a statistic over that many rows: large campaigns get
-# proportionally fewer resamples (at least BOOTSTRAP_MIN_RESAMPLES), so a report stays a matter of seconds; the
-# method line prints the number used. Intervals over so many units are narrow, and 100 resamples place them well.
-BOOTSTRAP_FULL_UNITS = 20_000
-BOOTSTRAP_MIN_RESAMPLES = 100
-
-
-def resamples_for(units: int, *, full_units: int = BOOTSTRAP_FULL_UNITS) -> int:
-    """How many bootstrap resamples a statistic over UNITS resampled units gets (see BOOTSTRAP_FULL_UNITS)."""
-    if units <= full_units:
-        return BOOTSTRAP_RESAMPLES
-    return max(BOOTSTRAP_MIN_RESAMPLES, BOOTSTRAP_RESAMPLES * full_units // units)
-
-
-# Krippendorff's alpha reads one row per item in every resample (the package takes value counts, not a table), about
-# 0.35 ms per thousand items: past this many items its resamples shrink (resamples_for), about a second per judge.
-ALPHA_FULL_ITEMS = 2_000
+# --- Intervals: percentile bootstrap over the units that were sampled (agreement.resampling) ---
 
 
 def bootstrap_method(over: str, *, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> str:
     """The words a report prints beside a bootstrap interval: what was resampled, how often, with which seed."""
     return f"95% percentile bootstrap over {over} ({resamples} resamples, seed {seed})"
-
-
-def bootstrap_intervals(
-    n: int, statistic: Callable[[np.ndarray], Sequence[float | None]], *, width: int,
-    resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED, vectorized: bool = False,
-    batch: int | None = None,
-) -> list[list[float] | None]:
-    """95% percentile intervals of WIDTH statistics computed together over N units resampled with replacement.
-
-    STATISTIC gets the indices of one resample (an int array of length N) and returns WIDTH values, None where
-    undefined; with VECTORIZED it gets a batch of resamples (shape (batch, N)) and returns an array of shape
-    (WIDTH, batch), NaN where undefined, at most BATCH resamples at a time. scipy.stats.bootstrap draws the resamples (seeded: the same data give
-    the same interval); the interval of each statistic is the 2.5th and 97.5th percentiles of its defined
-    resample values, so it never leaves the statistic's range. None for a statistic with N < 2 or too few
-    defined resamples.
-    """
-    if n < 2:
-        return [None] * width
-
-    def values(indices: np.ndarray) -> np.ndarray:
-        result = statistic(np.asarray(indices, dtype=np.int64))
-        return np.array([np.nan if value is None else float(value) for value in result], dtype=float)
-
-    def batched(indices: np.ndarray, axis: int = -1) -> np.ndarray:
-        return np.asarray(statistic(np.moveaxis(np.asarray(indices, dtype=np.int64), axis, -1)), dtype=float)
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        result = scipy_stats.bootstrap((np.arange(n),), batched if vectorized else values, vectorized=vectorized,
-                                       n_resamples=resamples, method="percentile", batch=batch,
-                                       random_state=np.random.default_rng(seed))
-    distribution = np.atleast_2d(result.bootstrap_distribution)
-    intervals: list[list[float] | None] = []
-    for row in distribution:
-        defined = row[np.isfinite(row)]
-        if defined.size < BOOTSTRAP_MIN_DEFINED * row.size:
-            intervals.append(None)
-            continue
-        low, high = np.percentile(defined, [2.5, 97.5])
-        intervals.append([float(low), float(high)])
-    return intervals
 
 
 # Fewer units than this make a percentile bootstrap a handful of distinct resamples (3 units: 10 of them, 4: 35),
@@ -833,8 +782,22 @@ def put_order_intervals(block: dict, intervals: dict, keys: Sequence[str], *, sy
 
 def bootstrap_interval(n: int, statistic: Callable[[np.ndarray], float | None], *,
                        resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> list[float] | None:
-    """bootstrap_intervals for one statistic."""
-    return bootstrap_intervals(n, lambda idx: [statistic(idx)], width=1, resamples=resamples, seed=seed)[0]
+    """95% percentile interval of a STATISTIC that is not a function of sums (a median: agreement.stats_arms), over N
+    units resampled with replacement: STATISTIC gets the indices of one resample and returns its value or None,
+    once per resample (scipy.stats.bootstrap draws them, seeded). Statistics of sums resample with
+    agreement.resampling, all resamples at once. None for N < 2 or too few defined resamples."""
+    if n < 2:
+        return None
+
+    def value(indices: np.ndarray) -> float:
+        result = statistic(np.asarray(indices, dtype=np.int64))
+        return np.nan if result is None else float(result)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = scipy_stats.bootstrap((np.arange(n),), value, vectorized=False, n_resamples=resamples,
+                                       method="percentile", random_state=np.random.default_rng(seed))
+    return resampling.percentile_intervals(result.bootstrap_distribution)[0]
 
 
 def mean_interval(values: Sequence[float | None], *, resamples: int = BOOTSTRAP_RESAMPLES,
@@ -842,7 +805,8 @@ def mean_interval(values: Sequence[float | None], *, resamples: int = BOOTSTRAP_
     """95% percentile bootstrap interval of the mean of the defined VALUES (per-topic statistics, resampled by
     topic): within [min, max] of the values, so within the statistic's range."""
     data = np.asarray([float(v) for v in values if v is not None and math.isfinite(float(v))], dtype=float)
-    return bootstrap_interval(data.size, lambda idx: float(data[idx].mean()), resamples=resamples, seed=seed)
+    return resampling.sum_bootstrap(data[:, np.newaxis], lambda sums: sums[:, 0] / data.size, resamples=resamples,
+                                    seed=seed)[0]
 
 
 def cluster_mean_interval(clusters: Sequence[Sequence[float | None]], *, resamples: int = BOOTSTRAP_RESAMPLES,
@@ -856,9 +820,8 @@ def cluster_mean_interval(clusters: Sequence[Sequence[float | None]], *, resampl
         if data:
             sums.append(sum(data))
             counts.append(len(data))
-    sums_array, counts_array = np.asarray(sums, dtype=float), np.asarray(counts, dtype=float)
-    return bootstrap_interval(len(sums), lambda idx: float(sums_array[idx].sum() / counts_array[idx].sum()),
-                              resamples=resamples, seed=seed)
+    return resampling.sum_bootstrap(np.column_stack([sums, counts]) if sums else np.zeros((0, 2)),
+                                    lambda drawn: drawn[:, 0] / drawn[:, 1], resamples=resamples, seed=seed)[0]
 
 
 def cluster_tables(first: Sequence[Hashable], second: Sequence[Hashable], clusters: Sequence[Hashable],
@@ -869,11 +832,14 @@ def cluster_tables(first: Sequence[Hashable], second: Sequence[Hashable], cluste
     _paired(first, second)
     _paired(first, clusters)
     code = {label: i for i, label in enumerate(levels)}
-    order = {cluster: i for i, cluster in enumerate(dict.fromkeys(clusters))}
-    tables = np.zeros((len(order), len(levels), len(levels)), dtype=float)
-    for a, b, cluster in zip(first, second, clusters, strict=True):
-        tables[order[cluster], code[a], code[b]] += 1
-    return tables
+    order: dict[Hashable, int] = {}
+    size = len(levels)
+    row = np.fromiter((order.setdefault(cluster, len(order)) for cluster in clusters), dtype=np.int64,
+                      count=len(clusters))
+    cell = (np.fromiter((code[a] for a in first), dtype=np.int64, count=len(first)) * size
+            + np.fromiter((code[b] for b in second), dtype=np.int64, count=len(second)))
+    counts = np.bincount(row * size * size + cell, minlength=len(order) * size * size)
+    return counts.reshape(len(order), size, size).astype(float)
 
 
 def kappa_of_table(table: np.ndarray, *, weights: str | None = None) -> float | None:
@@ -899,16 +865,18 @@ def item_agreement_intervals(
         return {key: None for key in keys}
     levels = list(levels) if levels is not None else sorted_as_sklearn(set(first) | set(second))
     tables = cluster_tables(first, second, clusters, levels)
+    size = len(levels)
 
-    def statistic(idx: np.ndarray) -> list[float | None]:
-        table = tables[idx].sum(axis=0)
-        total = table.sum()
-        values = [kappa_of_table(table), float(np.trace(table) / total) if total else None]
+    def statistic(sums: np.ndarray) -> list[np.ndarray]:
+        drawn = sums.reshape(-1, size, size)
+        values = [batch_stats.kappa_of_tables(drawn), batch_stats.agreement_of_tables(drawn)]
         if weighted:
-            values += [kappa_of_table(table, weights="linear"), kappa_of_table(table, weights="quadratic")]
+            values += [batch_stats.kappa_of_tables(drawn, weights="linear"),
+                       batch_stats.kappa_of_tables(drawn, weights="quadratic")]
         return values
 
-    intervals = bootstrap_intervals(len(tables), statistic, width=len(keys), resamples=resamples, seed=seed)
+    intervals = resampling.sum_bootstrap(tables.reshape(len(tables), size * size), statistic, resamples=resamples,
+                                         seed=seed)
     return dict(zip(keys, intervals, strict=True))
 
 
@@ -923,12 +891,13 @@ def system_correlation_intervals(
     HUMAN[s, t] and JUDGE[s, t] are system s's summed per-output scores (e.g. correct outputs) on topic t under
     each rater, COUNTS[s, t] its outputs there; a system's score in a resample is its sum over the drawn topics
     divided by its count (JUDGE_COUNTS for the judge's sums, when the two sides scored different outputs; else
-    COUNTS). A system with no output on either side in a resample sits that resample out. Resamples are scored
-    in batches: Pearson's r by scipy.stats.pearsonr along an axis, Spearman's rho as Pearson's r of the
-    scipy.stats.rankdata ranks (its definition, ties averaged), Kendall's tau-b one resample at a time.
+    COUNTS). A system with no output on either side in a resample sits that resample out. A topic's sufficient
+    statistics are its four columns; the resamples are their weighted sums (agreement.resampling), scored all at once
+    (agreement.batch_stats: Kendall's tau-b, Pearson's r by scipy.stats.pearsonr along an axis, Spearman's rho as
+    Pearson's r of the scipy.stats.rankdata ranks).
 
     With TOP ({"p", "k"}), also the agreement at the top of the two orders (agreement.rank_agreement: tau-AP, RBO,
-    overlap@k; the judge's order against the humans'), one resample at a time as well (tau-b@k not: TOP_NO_INTERVAL).
+    overlap@k; the judge's order against the humans'), one resample at a time (tau-b@k not: TOP_NO_INTERVAL).
     """
     from agreement.rank_agreement import TOP_INTERVAL_KEYS, order_agreement_values
 
@@ -944,40 +913,31 @@ def system_correlation_intervals(
     if judge_counts is None:
         judge_counts = counts
 
-    def one(idx: np.ndarray) -> list[float | None]:
-        n, m = counts[:, idx].sum(axis=1), judge_counts[:, idx].sum(axis=1)
-        keep = (n > 0) & (m > 0)
-        x = human[keep][:, idx].sum(axis=1) / n[keep]
-        y = judge[keep][:, idx].sum(axis=1) / m[keep]
-        return [kendall_tau_b(x, y), spearman(x, y), pearson(x, y), *at_top(x, y),
-                float(np.mean(np.abs(x - y))) if x.size else None]
+    systems = human.shape[0]
 
-    def statistic(idx: np.ndarray) -> np.ndarray:  # idx: (batch, topics)
-        n = counts[:, idx].sum(axis=-1)  # (systems, batch)
-        m = judge_counts[:, idx].sum(axis=-1)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            x = (human[:, idx].sum(axis=-1) / n).T  # (batch, systems)
-            y = (judge[:, idx].sum(axis=-1) / m).T
-        out = np.full((len(keys), idx.shape[0]), np.nan)
-        whole = ((n > 0) & (m > 0)).all(axis=0)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            out[2, whole] = scipy_stats.pearsonr(x[whole], y[whole], axis=1).statistic
-            out[1, whole] = scipy_stats.pearsonr(scipy_stats.rankdata(x[whole], axis=1),
-                                                 scipy_stats.rankdata(y[whole], axis=1), axis=1).statistic
-            out[-1, whole] = np.abs(x[whole] - y[whole]).mean(axis=1)
-        for b in range(idx.shape[0]):
-            if whole[b]:
-                for row, value in enumerate([kendall_tau_b(x[b], y[b]), *at_top(x[b], y[b])]):
-                    out[0 if row == 0 else row + 2, b] = np.nan if value is None else value
-            else:  # a system without outputs in this resample: scored apart, as `one` does
-                out[:, b] = [np.nan if v is None else v for v in one(idx[b])]
+    def statistic(sums: np.ndarray) -> np.ndarray:  # (resamples, 4 x systems) -> (keys, resamples)
+        h, j, n, m = (sums[:, k * systems:(k + 1) * systems] for k in range(4))
+        present = (n > 0) & (m > 0)  # a system without outputs in a resample sits it out
+        x = np.where(present, h / np.where(n > 0, n, 1), np.nan)
+        y = np.where(present, j / np.where(m > 0, m, 1), np.nan)
+        out = np.full((len(keys), len(sums)), np.nan)
+        out[0] = batch_stats.kendall_tau_b(x, y)
+        whole = present.all(axis=1)
+        out[1, whole] = batch_stats.spearman(x[whole], y[whole])
+        out[2, whole] = batch_stats.pearson(x[whole], y[whole])
+        out[-1] = np.nanmean(np.abs(x - y), axis=1)
+        for b in np.flatnonzero(~whole):  # rare: scored over the systems it has
+            keep = present[b]
+            out[1:3, b] = [np.nan if value is None else value
+                           for value in (spearman(x[b, keep], y[b, keep]), pearson(x[b, keep], y[b, keep]))]
+        for b in range(len(sums) if top else 0):
+            keep = present[b]
+            out[3:3 + len(TOP_INTERVAL_KEYS), b] = [np.nan if value is None else value
+                                                    for value in at_top(x[b, keep], y[b, keep])]
         return out
 
-    # A batch holds systems x batch x topics numbers: at most about 4 million of them (32 MB) at a time.
-    batch = max(1, min(resamples, 4_000_000 // human.size))
-    intervals = bootstrap_intervals(human.shape[1], statistic, width=len(keys), resamples=resamples, seed=seed,
-                                    vectorized=True, batch=batch)
+    rows = np.concatenate([human, judge, counts, judge_counts]).T  # one row per topic
+    intervals = resampling.sum_bootstrap(rows, statistic, resamples=resamples, seed=seed)
     return dict(zip(keys, intervals, strict=True))
 
 

@@ -53,6 +53,7 @@ BUILDING = "building"  # nothing is stored yet: the first build is queued or run
 QUEUE_FAILED = "queue-failed"  # the (re)build could not be queued (broker unreachable); the stored report if any
 FAILED = "failed"  # the build at the campaign's data version failed (build_error); the stored report if any
 QUEUED_NOW = "queued-now"  # internal to _rebuild_queue's caller: published here, read the row once more
+PLOTS_PENDING = None  # extras["plots"] between a build's statistics being stored and its plots
 
 
 def _pack(value) -> bytes:
@@ -90,10 +91,22 @@ class OpenedReport:
         return self.version is None or self.version < self.data_version
 
     def extras(self) -> dict:
-        """{"plots": {name: inline SVG}, "qrels": {source: qrels}} as stored with the document."""
+        """{"plots": {name: inline SVG}, "qrels": {source: qrels}} as stored with the document; "plots" is
+        PLOTS_PENDING while the build that stored the document draws them, and "plots_error" says why there are
+        none when drawing them failed."""
         if not isinstance(self._extras, dict):
             self._extras = _unpack(self._extras)
         return self._extras
+
+    @property
+    def plots(self) -> dict:
+        """{name: inline SVG}: the plots drawn for the document ({} while pending, or when none could be drawn)."""
+        return self.extras().get("plots") or {}
+
+    @property
+    def plots_pending(self) -> bool:
+        """Whether the document's plots are being drawn now (its build still holds the lock), to appear shortly."""
+        return self.ready and self.building and self.extras().get("plots", {}) is PLOTS_PENDING
 
 
 def _opened(row: StoredReport, *, state: str, data_version: int) -> OpenedReport:
@@ -172,24 +185,32 @@ def stored_report_status(*, campaign: Campaign) -> dict:
 # --- Building ---
 
 def _build(*, campaign: Campaign) -> tuple[int, dict, dict, float]:
-    """(version, document, extras, seconds): the version is read before the data (see the module's docstring)."""
+    """(version, document, extras without plots, seconds): the report's statistics. The version is read before the
+    data (see the module's docstring)."""
     # Imported here, not at the top: the views that open stored reports are loaded with the URL configuration by
-    # every process, and a build's statistics and plots (scipy, scikit-learn, matplotlib) are a second of start-up.
-    from agreement.plots import report_plot, report_plot_names
+    # every process, and a build's statistics (scipy, scikit-learn) are a second of start-up.
     from agreement.report import agreement_report_build
     from agreement.report_graded import graded_qrels_sets
 
     version = campaign_data_version(campaign_id=campaign.pk)
     started = time.perf_counter()
     document = agreement_report_build(campaign=campaign)
+    qrels = graded_qrels_sets(campaign=campaign) if document["layout"] == LAYOUT_GRADES else {}
+    return version, document, {"plots": PLOTS_PENDING, "qrels": qrels}, time.perf_counter() - started
+
+
+def _plots_draw(*, document: dict) -> dict:
+    """{name: inline SVG} of the report's plots (matplotlib: most of a small report's build, so drawn after its
+    statistics are stored)."""
+    from agreement.plots import report_plot, report_plot_names
+
     build_step(PLOTS)
     plots = {}
     for name in report_plot_names(report=document):
         drawn = report_plot(report=document, name=name)
         if drawn is not None:
             plots[name] = drawn.svg()
-    qrels = graded_qrels_sets(campaign=campaign) if document["layout"] == LAYOUT_GRADES else {}
-    return version, document, {"plots": plots, "qrels": qrels}, time.perf_counter() - started
+    return plots
 
 
 def _row(campaign_id: int) -> None:
@@ -228,14 +249,19 @@ def _step_record(*, campaign_id: int, token: datetime):
 
 
 def _store(*, campaign_id: int, token: datetime, version: int, document: dict, extras: dict, seconds: float) -> None:
-    """Store the build and release its lock, in one UPDATE. A build whose lock was taken over still stores what it
-    built where nothing newer is stored."""
+    """Store the build's statistics, keeping its lock for the plots, in one UPDATE: readers open the report from
+    here on. A build whose lock was taken over still stores what it built where nothing newer is stored."""
     values = {"version": version, "document": _pack(document), "extras": _pack(extras), "built_at": timezone.now(),
               "build_seconds": seconds, "failed_version": None, "build_error": ""}
-    if not StoredReport.objects.filter(campaign_id=campaign_id, building_since=token).update(
-            building_version=None, building_since=None, building_step="", **values):
+    if not StoredReport.objects.filter(campaign_id=campaign_id, building_since=token).update(**values):
         StoredReport.objects.filter(campaign_id=campaign_id).filter(
             Q(version__isnull=True) | Q(version__lt=version)).update(**values)
+
+
+def _plots_store(*, campaign_id: int, token: datetime, version: int, extras: dict) -> None:
+    """Store the plots with the report of VERSION (not over a newer one) and release the lock TOKEN."""
+    StoredReport.objects.filter(campaign_id=campaign_id, version=version).update(extras=_pack(extras))
+    _lock_release(campaign_id=campaign_id, token=token)
 
 
 def _build_store(*, campaign: Campaign, token: datetime) -> tuple[int, dict]:
@@ -250,7 +276,19 @@ def _build_store(*, campaign: Campaign, token: datetime) -> tuple[int, dict]:
         _lock_release(campaign_id=campaign.pk, token=token)
         raise
     _store(campaign_id=campaign.pk, token=token, version=version, document=document, extras=extras, seconds=seconds)
-    logger.info("report of campaign %s built at data version %s in %.1f s", campaign.slug, version, seconds)
+    started = time.perf_counter()
+    try:
+        with build_steps_reported(_step_record(campaign_id=campaign.pk, token=token)):
+            extras["plots"] = _plots_draw(document=document)
+    except Exception as exc:  # the statistics stand; the page says the plots could not be drawn, and why
+        extras.update(plots={}, plots_error=f"{type(exc).__name__}: {exc}"[:BUILD_ERROR_CHARS])
+        logger.exception("plots of campaign %s at data version %s", campaign.slug, version)
+    except BaseException:
+        _lock_release(campaign_id=campaign.pk, token=token)
+        raise
+    _plots_store(campaign_id=campaign.pk, token=token, version=version, extras=extras)
+    logger.info("report of campaign %s built at data version %s in %.1f s, its plots drawn in %.1f s", campaign.slug,
+                version, seconds, time.perf_counter() - started)
     return version, document
 
 

@@ -144,8 +144,7 @@ def system_level_block(systems: list[SystemRows] | list[SystemSides], *, min_out
         "small": 0 < len(included) < SMALL_SYSTEMS,
         "why": _undefined_why(included, human, judge, excluded),
     }
-    resamples = stats.resamples_for(sum(len(system.sides()[0]) for system in included))
-    block["ci_method"] = stats.bootstrap_method(f"{topics_word}, every system's score recomputed", resamples=resamples)
+    block["ci_method"] = stats.bootstrap_method(f"{topics_word}, every system's score recomputed")
     names = [system.system for system in included]
     block.update(rank_agreement.order_agreement(dict(zip(names, human)), dict(zip(names, judge)), p=rbo_p, k=top_k))
     swapped = stats.swapped_pairs(dict(zip(names, human)), dict(zip(names, judge)))
@@ -153,7 +152,7 @@ def system_level_block(systems: list[SystemRows] | list[SystemSides], *, min_out
                  swaps=[{"systems": swap["runs"], "human": swap["first"], "judge": swap["second"]}
                         for swap in swapped["swaps"]])
     matrices = topic_matrices(included)
-    intervals = (stats.system_correlation_intervals(*matrices, resamples=resamples, top={"p": rbo_p, "k": top_k})
+    intervals = (stats.system_correlation_intervals(*matrices, top={"p": rbo_p, "k": top_k})
                  if len(included) >= 2 else {})
     # Each with its interval, or None and why (too few systems or topics, all resamples equal): *_ci_note.
     stats.put_order_intervals(block, intervals, ("kendall_tau_b", "spearman", "pearson", *rank_agreement.TOP_KEYS,

@@ -27,7 +27,7 @@ from scipy import stats as scipy_stats
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 
-from agreement import stats
+from agreement import resampling, stats
 
 ALPHA = 0.05
 PERMUTATIONS = 2_000
@@ -49,8 +49,7 @@ def paired_test(first: Sequence[float], second: Sequence[float], *, interval: bo
     difference = a - b
     result.update(mean_a=float(a.mean()), mean_b=float(b.mean()), difference=float(difference.mean()))
     if interval:
-        result["difference_ci95"] = stats.bootstrap_intervals(
-            n, lambda idx: difference[idx].mean(axis=-1)[np.newaxis], width=1, vectorized=True)[0]
+        result["difference_ci95"] = resampling.sum_bootstrap(difference[:, np.newaxis], lambda sums: sums[:, 0] / n)[0]
     if np.isin(a, (0.0, 1.0)).all() and np.isin(b, (0.0, 1.0)).all():
         only_a, only_b = int(((a == 1) & (b == 0)).sum()), int(((a == 0) & (b == 1)).sum())
         both, neither = int(((a == 1) & (b == 1)).sum()), int(((a == 0) & (b == 0)).sum())
@@ -128,17 +127,10 @@ def pairs_block(outcomes: dict[str, dict[object, float]], *, order: list[str] | 
         sums.append(row)
         counts.append(seen)
     if pairs and len(units) >= 2:
-        difference, shared = np.array(sums), np.array(counts)
-
-        def statistic(idx: np.ndarray) -> np.ndarray:  # idx: (batch, units) -> (pairs, batch)
-            # How often each unit was drawn, per resample: the sums over a resample are matrix products.
-            rows, size = idx.shape[0], len(units)
-            flat = (np.arange(rows)[:, np.newaxis] * size + idx).ravel()
-            drawn = np.bincount(flat, minlength=rows * size).reshape(rows, size).astype(float)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                return (difference @ drawn.T) / (shared @ drawn.T)
-
-        intervals = stats.bootstrap_intervals(len(units), statistic, width=len(pairs), vectorized=True)
+        # A unit's row: its difference in every pair, then whether the pair has it; a resample's difference of a
+        # pair is its summed differences over its summed count (agreement.resampling).
+        rows = np.concatenate([np.array(sums), np.array(counts)]).T
+        intervals = resampling.sum_bootstrap(rows, lambda drawn: (drawn[:, :len(pairs)] / drawn[:, len(pairs):]).T)
         for pair, bounds in zip(pairs, intervals, strict=True):
             pair["difference_ci95"] = bounds if pair["n"] >= 2 else None
     holm(pairs)

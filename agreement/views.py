@@ -129,7 +129,7 @@ def agreement_report(request, slug):
     names = report_plot_names(report=report)
     measures = report_measures(report) if graded else []
     main = [m for m in measures if m["group"] == MAIN]
-    plots = opened.extras().get("plots", {})
+    plots = opened.plots
     context = {
         "campaign": campaign,
         "report": report,
@@ -205,6 +205,7 @@ def agreement_report(request, slug):
         "cdf_svg": plots.get("cdf"),
         "confusion_svg": plots.get("confusion"),
         "budget_svg": plots.get("budget"),
+        "plots_error": opened.extras().get("plots_error"),
         "ablation_rows": [
             {**row, "setting_values": [row["settings"].get(key) for key in report["ablation"]["settings"]]}
             for row in report["ablation"]["rows"]

@@ -428,6 +428,15 @@ def test_the_page_says_building_with_its_step_then_fills_in(small_campaign, logi
         return document
 
     monkeypatch.setattr(report_module, "agreement_report_build", held)
+    # Its plots are drawn after its statistics are stored: they too hold until let go.
+    draw, plots_go = stored._plots_draw, threading.Event()
+
+    def plots_held(*, document):
+        plots = draw(document=document)
+        plots_go.wait(30)
+        return plots
+
+    monkeypatch.setattr(stored, "_plots_draw", plots_held)
 
     def worker():
         try:
@@ -444,6 +453,27 @@ def test_the_page_says_building_with_its_step_then_fills_in(small_campaign, logi
         page.screenshot(path=str(tmp_path / "report-building.png"))
     finally:
         let_go.set()
+    try:
+        # Polled, then reloaded: the report, whole, while its plots are still being drawn.
+        page.wait_for_selector("#report-building", state="detached", timeout=15_000)
+        assert "Counting rule concord" in page.inner_text("main") and page.locator("#headline").count() == 1
+        assert page.inner_text("#report-plots").startswith("Drawing the plots…")
+        assert page.locator("#scatter").count() == 0
+    finally:
+        plots_go.set()
         thread.join(30)
-    page.wait_for_selector("#report-building", state="detached", timeout=15_000)  # polled, then reloaded
-    assert "Counting rule concord" in page.inner_text("main") and page.locator("#headline").count() == 1
+    page.wait_for_selector("#report-plots", state="detached", timeout=15_000)  # polled again, then reloaded
+    assert page.locator("#scatter svg").count() == 1 and "Counting rule concord" in page.inner_text("main")
+
+
+def test_plots_that_cannot_be_drawn_leave_the_report_and_say_why(res, small_campaign, monkeypatch):  # noqa: F811
+    def broken(*, document):
+        raise ValueError("no font for this name")
+
+    monkeypatch.setattr(stored, "_plots_draw", broken)
+    assert stored_report_rebuild(campaign_id=small_campaign.pk)
+    row = StoredReport.objects.get(campaign=small_campaign)
+    assert row.version == 0 and row.building_since is None  # stored, and the lock released
+    html = res.get(PAGE).content.decode()
+    assert 'id="headline"' in html and 'id="scatter"' not in html
+    assert "<b>No plots:</b> they could not be drawn\n  (ValueError: no font for this name)" in html

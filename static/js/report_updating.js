@@ -1,5 +1,6 @@
 // The agreement report page while its report is being built or rebuilt (agreement.stored): ask the status URL every
-// few seconds, and when a report newer than the one shown is stored, reload the page at the same scroll position.
+// few seconds, and when a report newer than the one shown is stored (or the plots of the one shown are drawn), reload
+// the page at the same scroll position.
 // Before the first report ("Building…", no report shown yet) the banner also says the build's step and time so far.
 (function () {
   var KEY = "concord-report-scroll:" + location.pathname;
@@ -8,7 +9,8 @@
     sessionStorage.removeItem(KEY);
     window.scrollTo(0, parseInt(saved, 10) || 0);
   }
-  var banner = document.getElementById("report-updating") || document.getElementById("report-building");
+  var banner = document.getElementById("report-updating") || document.getElementById("report-building") ||
+    document.getElementById("report-plots");
   if (!banner || banner.classList.contains("error")) return;  // current, or nothing queued to wait for
   var url = banner.dataset.statusUrl;
   var shown = banner.dataset.reportVersion === "" ? -1 : parseInt(banner.dataset.reportVersion, 10);
@@ -31,8 +33,11 @@
     fetch(url, {credentials: "same-origin", headers: {"Accept": "application/json"}})
       .then(function (response) { return response.ok ? response.json() : null; })
       .then(function (status) {
-        // A newer report is stored, or the build failed (the page then says why and stops waiting).
-        if (status && ((status.report_version !== null && status.report_version > shown) || status.build_error)) {
+        // A newer report is stored, or the build failed (the page then says why and stops waiting); or, where the
+        // report is shown and its plots are being drawn (data-wait="plots"), the build that draws them has ended.
+        var plotsDrawn = banner.dataset.wait === "plots" && status && !status.building;
+        if (status && ((status.report_version !== null && status.report_version > shown) || status.build_error ||
+                       plotsDrawn)) {
           sessionStorage.setItem(KEY, String(window.scrollY));
           window.location.reload();
           return;

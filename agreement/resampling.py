@@ -1,0 +1,137 @@
+"""Bootstrap resampling by sufficient statistics: every resample of a report is one row of a matrix product.
+
+Pure functions, no Django (STYLE.md). The report's intervals are percentile bootstraps over units (items, topics,
+questions), and every statistic they resample is a function of SUMS over those units: Cohen's kappa of the summed
+contingency tables, Fleiss' kappa of the summed per-item category counts, Krippendorff's alpha of the summed
+coincidence matrices, a system's score as its summed outcomes over its summed count. So a unit is a row of numbers (its
+sufficient statistics), a resample is how often each unit was drawn, and the resample's sums are those counts times
+the rows: all resamples at once are one (resamples x units) @ (units x statistics) product, and the statistic is then
+computed for all of them in array arithmetic (agreement.batch_stats, tested equal to the libraries' functions).
+
+Units with the same row are interchangeable: drawing N units with replacement and counting how often each distinct
+row came up is a multinomial draw over the distinct rows, with probabilities their shares of the N. A million items
+rated by two people on a yes/no question are four distinct rows, so a resample costs four numbers, not a million.
+
+The draws are numpy's (seeded: the same data give the same interval). They are not scipy.stats.bootstrap's draws,
+so an interval differs from one computed the old way by Monte Carlo error only (tests/test_resampling.py compares
+both on several data sets, within a tolerance derived from the number of resamples).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+
+import numpy as np
+
+RESAMPLES = 1000
+SEED = 0
+# A resample in which the statistic is undefined (one label only, a constant ranking) is left out; with fewer than
+# this share of the resamples defined, the interval is too: it would describe a few lucky resamples.
+MIN_DEFINED = 0.5
+# Memory per block of resamples: at most this many numbers in the counts or the sums at a time (8 bytes each).
+BLOCK_NUMBERS = 4_000_000
+# Units that are mostly distinct (more distinct rows than this share of them, as topics are) are drawn as unit
+# indices counted per resample; others as multinomial counts over their distinct rows, whose cost is the number of
+# distinct rows, not of units.
+DISTINCT_SHARE = 0.25
+
+
+def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the distinct rows of ROWS, how many units have each), in a fixed order (sorted), so the draws do not depend on
+    the order the units came in."""
+    rows = np.asarray(rows, dtype=float)
+    if rows.ndim != 2:
+        raise ValueError(f"units must be a 2-d array (units x statistics), not shape {rows.shape}")
+    key = _integer_key(rows)
+    if key is not None:  # counts: one integer per row in mixed radix, and a sort of integers
+        _, first, counts = np.unique(key, return_index=True, return_counts=True)
+        return rows[first], counts
+    unique, counts = np.unique(rows, axis=0, return_counts=True)
+    return unique, counts
+
+
+def _integer_key(rows: np.ndarray) -> np.ndarray | None:
+    """One int64 per row that two rows share exactly when they are equal, for rows of small non-negative integers
+    (counts, the usual sufficient statistics); None for any other rows."""
+    if rows.size == 0 or rows.min() < 0 or not np.array_equal(rows, np.floor(rows)):
+        return None
+    radix = rows.max(axis=0).astype(np.int64) + 1
+    if np.sum(np.log2(radix.astype(float))) >= 62:
+        return None
+    place = np.concatenate([[1], np.cumprod(radix[:-1])])
+    return rows.astype(np.int64) @ place
+
+
+def draw_counts(multiplicity: np.ndarray, *, resamples: int, rng: np.random.Generator,
+                size: int | None = None) -> np.ndarray:
+    """(resamples, distinct rows): how often each distinct row was drawn in each resample of SIZE units (by default
+    all of them, the ordinary bootstrap; fewer for an m-out-of-n bootstrap) drawn with replacement from the units,
+    MULTIPLICITY[r] of which have row r."""
+    multiplicity = np.asarray(multiplicity, dtype=np.int64)
+    units = int(multiplicity.sum())
+    size = units if size is None else int(size)
+    if _by_index(multiplicity):
+        # Unit indices, mapped to their row (the units sorted by row), counted per resample.
+        bounds = np.cumsum(multiplicity)
+        drawn = np.searchsorted(bounds, rng.integers(0, units, size=(resamples, size)), side="right")
+        offsets = np.arange(resamples)[:, np.newaxis] * len(multiplicity)
+        return np.bincount((drawn + offsets).ravel(),
+                           minlength=resamples * len(multiplicity)).reshape(resamples, len(multiplicity))
+    return rng.multinomial(size, multiplicity / units, size=resamples)
+
+
+def _by_index(multiplicity: np.ndarray) -> bool:
+    return len(multiplicity) > DISTINCT_SHARE * multiplicity.sum()
+
+
+def resampled_sums(rows: np.ndarray, *, resamples: int = RESAMPLES, seed: int = SEED,
+                   size: int | None = None) -> np.ndarray:
+    """(resamples, statistics): each resample's sums of the units' ROWS (one row per unit), the units drawn with
+    replacement (SIZE of them; by default as many as there are)."""
+    unique, multiplicity = distinct_rows(rows)
+    rng = np.random.default_rng(seed)
+    drawn = int(multiplicity.sum()) if size is None else int(size)
+    # Numbers held per resample: its counts over the distinct rows, its sums, and its unit indices when drawn so.
+    per_resample = max(len(unique), unique.shape[1], drawn if _by_index(multiplicity) else 0, 1)
+    block = max(1, BLOCK_NUMBERS // per_resample)
+    parts = []
+    for start in range(0, resamples, block):
+        counts = draw_counts(multiplicity, resamples=min(block, resamples - start), rng=rng, size=size)
+        parts.append(counts @ unique)
+    return np.concatenate(parts) if parts else np.zeros((0, unique.shape[1]))
+
+
+def percentile_intervals(values: np.ndarray) -> list[list[float] | None]:
+    """The 95% percentile interval of each row of VALUES (statistics x resamples, NaN where undefined): the 2.5th and
+    97.5th percentiles of its defined values, so never outside the statistic's range; None for a row with fewer than
+    MIN_DEFINED of its resamples defined."""
+    intervals: list[list[float] | None] = []
+    for row in np.atleast_2d(np.asarray(values, dtype=float)):
+        defined = row[np.isfinite(row)]
+        if row.size == 0 or defined.size < MIN_DEFINED * row.size:
+            intervals.append(None)
+            continue
+        low, high = np.percentile(defined, [2.5, 97.5])
+        intervals.append([float(low), float(high)])
+    return intervals
+
+
+def sum_bootstrap(rows: np.ndarray, statistic: Callable[[np.ndarray], np.ndarray], *, resamples: int = RESAMPLES,
+                  seed: int = SEED, size: int | None = None) -> list[list[float] | None]:
+    """95% percentile intervals of statistics of sums, resampling units: ROWS holds one row of sufficient statistics
+    per unit; STATISTIC gets each resample's sums (resamples x statistics) and returns an array (width x resamples),
+    NaN where a resample leaves a statistic undefined. None for each statistic when there are fewer than two units
+    (nothing to resample)."""
+    rows = np.asarray(rows, dtype=float)
+    if rows.ndim != 2 or rows.shape[0] < 2:
+        probe = np.zeros((1, rows.shape[1] if rows.ndim == 2 else 0))
+        return [None] * len(np.atleast_2d(_quiet(statistic, probe)))
+    return percentile_intervals(_quiet(statistic, resampled_sums(rows, resamples=resamples, seed=seed, size=size)))
+
+
+def _quiet(statistic: Callable[[np.ndarray], np.ndarray], sums: np.ndarray) -> np.ndarray:
+    """STATISTIC of SUMS with numpy's warnings for 0/0 silenced: an undefined resample is NaN, which is expected."""
+    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.atleast_2d(np.asarray(statistic(sums), dtype=float))

@@ -1,0 +1,141 @@
+"""The reports' intervals by sufficient statistics (agreement.resampling) against the way they were computed before:
+scipy.stats.bootstrap drawing unit indices and calling the library's statistic once per resample.
+
+The two draw different resamples, so their intervals differ by Monte Carlo error only. The tolerance is derived from
+the number of resamples R: an endpoint is the p-quantile (p = 0.025, 0.975) of R draws, whose rank is off by about
+sqrt(R p (1 - p)) resamples; two independent runs differ by sqrt(2) times that. Each new endpoint must lie between the
+old run's quantiles at p -/+ Z such errors (Z = 5), read off the old run's own resample values."""
+
+import math
+
+import krippendorff
+import numpy as np
+import pytest
+from scipy import stats as scipy_stats
+from statsmodels.stats.inter_rater import fleiss_kappa
+
+from agreement import batch_stats, resampling, stats
+
+R = stats.BOOTSTRAP_RESAMPLES
+Z = 5
+
+
+def _old(n: int, statistic) -> np.ndarray:
+    """The old bootstrap's resample values: scipy.stats.bootstrap over N unit indices, STATISTIC once a resample."""
+
+    def value(idx):
+        result = statistic(np.asarray(idx, dtype=np.int64))
+        return np.nan if result is None else float(result)
+
+    return scipy_stats.bootstrap((np.arange(n),), value, vectorized=False, n_resamples=R, method="percentile",
+                                 random_state=np.random.default_rng(12345)).bootstrap_distribution
+
+
+def _agrees(new: list[float] | None, old_values: np.ndarray) -> None:
+    old_values = old_values[np.isfinite(old_values)]
+    assert new is not None and old_values.size >= resampling.MIN_DEFINED * R
+    for endpoint, p in zip(new, (0.025, 0.975), strict=True):
+        error = Z * math.sqrt(2 * p * (1 - p) / R)
+        low, high = np.quantile(old_values, [max(p - error, 0.0), min(p + error, 1.0)])
+        assert low - 1e-12 <= endpoint <= high + 1e-12, (new, p, low, high)
+
+
+def _labels(rng, n, flip, levels=2):
+    truth = rng.integers(0, levels, size=n)
+    other = np.where(rng.random(n) < flip, rng.integers(0, levels, size=n), truth)
+    return list(truth), list(other)
+
+
+@pytest.mark.parametrize("seed, n, topics, levels", [(1, 300, 30, 2), (2, 200, 200, 3), (3, 90, 12, 4)])
+def test_kappa_and_agreement_over_clusters(seed, n, topics, levels):
+    rng = np.random.default_rng(seed)
+    first, second = _labels(rng, n, 0.3, levels)
+    clusters = list(rng.integers(0, topics, size=n))
+    new = stats.item_agreement_intervals(first, second, clusters, levels=list(range(levels)), weighted=levels > 2)
+    tables = stats.cluster_tables(first, second, clusters, list(range(levels)))
+    _agrees(new["cohen_kappa"], _old(len(tables), lambda idx: stats.kappa_of_table(tables[idx].sum(axis=0))))
+    _agrees(new["accuracy"], _old(len(tables), lambda idx: np.trace(tables[idx].sum(axis=0)) / tables[idx].sum()))
+    if levels > 2:
+        _agrees(new["cohen_kappa_quadratic"], _old(len(tables), lambda idx: stats.kappa_of_table(
+            tables[idx].sum(axis=0), weights="quadratic")))
+
+
+@pytest.mark.parametrize("seed, items, raters", [(4, 400, 3), (5, 150, 2)])
+def test_fleiss_and_alpha_over_items(seed, items, raters):
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 3, size=items)
+    ratings = [[int(t) if rng.random() < 0.7 else int(rng.integers(0, 3)) for _ in range(raters)] for t in truth]
+    ratings += [[0]]  # an item rated once: Fleiss and alpha leave it out
+    block = stats.rater_agreement(ratings, raters=raters)
+    table = stats._fleiss_table(ratings)
+    _agrees(block["fleiss_kappa_ci95"], _old(len(table), lambda idx: fleiss_kappa(table[idx])))
+    counts = stats._unit_counts(ratings)
+    _agrees(block["krippendorff_alpha_ci95"], _old(len(counts), lambda idx: krippendorff.alpha(
+        value_counts=counts[idx], level_of_measurement="nominal")))
+
+
+def test_ordinal_and_nominal_alpha_of_two_raters_over_topics():
+    rng = np.random.default_rng(6)
+    first, second = _labels(rng, 240, 0.4, 4)
+    clusters = list(rng.integers(0, 25, size=240))
+    new = stats.pair_alpha_intervals(first, second, clusters, levels=[0, 1, 2, 3])
+    order = {c: i for i, c in enumerate(dict.fromkeys(clusters))}
+    members = [np.flatnonzero(np.array([order[c] for c in clusters]) == i) for i in range(len(order))]
+    a, b = np.array(first), np.array(second)
+    for level in stats.ALPHA_LEVELS:
+        def alpha(idx, level=level):
+            chosen = np.concatenate([members[i] for i in idx])
+            return krippendorff.alpha(reliability_data=np.array([a[chosen], b[chosen]], dtype=float),
+                                      value_domain=[0, 1, 2, 3], level_of_measurement=level)
+        _agrees(new[f"krippendorff_alpha_{level}"], _old(len(members), alpha))
+
+
+def test_correlations_between_system_orders_over_topics():
+    rng = np.random.default_rng(7)
+    systems, topics = 8, 40
+    quality = np.linspace(0.3, 0.8, systems)[:, np.newaxis]
+    counts = rng.integers(1, 4, size=(systems, topics)).astype(float)
+    human = rng.binomial(counts.astype(int), quality).astype(float)
+    judge = rng.binomial(counts.astype(int), np.clip(quality + rng.normal(0, 0.1, (systems, 1)), 0, 1)).astype(float)
+    new = stats.system_correlation_intervals(human, judge, counts)
+
+    def scores(idx):
+        n = counts[:, idx].sum(axis=1)
+        return human[:, idx].sum(axis=1) / n, judge[:, idx].sum(axis=1) / n
+
+    _agrees(new["kendall_tau_b"], _old(topics, lambda idx: stats.kendall_tau_b(*scores(idx))))
+    _agrees(new["spearman"], _old(topics, lambda idx: stats.spearman(*scores(idx))))
+    _agrees(new["pearson"], _old(topics, lambda idx: stats.pearson(*scores(idx))))
+    _agrees(new["mae"], _old(topics, lambda idx: float(np.mean(np.abs(np.subtract(*scores(idx)))))))
+
+
+def test_a_mean_over_topics_and_a_run_mean():
+    rng = np.random.default_rng(8)
+    values = list(rng.normal(0.4, 0.25, size=35))
+    data = np.array(values)
+    _agrees(stats.mean_interval(values), _old(len(data), lambda idx: data[idx].mean()))
+    runs = {"a": dict(enumerate(values)), "b": {t: v + 0.1 for t, v in enumerate(values) if t % 3}}
+    new = stats.run_mean_intervals(runs)
+    _agrees(new["a"], _old(len(data), lambda idx: data[idx].mean()))
+    shifted = np.array([v + 0.1 if t % 3 else np.nan for t, v in enumerate(values)])
+    _agrees(new["b"], _old(len(data), lambda idx: np.nanmean(shifted[idx])))
+
+
+def test_a_million_items_are_a_few_distinct_rows():
+    # Two raters, yes/no, a million items each its own cluster: four distinct contingency rows, whatever the count.
+    rng = np.random.default_rng(9)
+    first = rng.integers(0, 2, size=1_000_000)
+    second = np.where(rng.random(first.size) < 0.9, first, 1 - first)
+    rows = stats.cluster_tables(list(first[:2000]), list(second[:2000]), list(range(2000)), [0, 1]).reshape(-1, 4)
+    unique, multiplicity = resampling.distinct_rows(rows)
+    assert len(unique) == 4 and multiplicity.sum() == 2000
+    table = np.zeros((2, 2))
+    np.add.at(table, (first, second), 1)
+    per_item = np.repeat(np.eye(4), table.ravel().astype(int), axis=0)  # one row per item, 1,000,000 of them
+    sums = resampling.resampled_sums(per_item)
+    assert sums.shape == (R, 4) and (sums.sum(axis=1) == 1_000_000).all()
+    kappa = batch_stats.kappa_of_tables(sums.reshape(-1, 2, 2))
+    low, high = resampling.percentile_intervals(kappa[np.newaxis])[0]
+    point = stats.kappa_of_table(table)
+    # Kappa's large-sample standard error at a million items is about 0.0004: the interval is that narrow around it.
+    assert low < point < high and high - low < 0.005
