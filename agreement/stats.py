@@ -897,9 +897,9 @@ def system_correlation_intervals(
     Pearson's r of the scipy.stats.rankdata ranks).
 
     With TOP ({"p", "k"}), also the agreement at the top of the two orders (agreement.rank_agreement: tau-AP, RBO,
-    overlap@k; the judge's order against the humans'), one resample at a time (tau-b@k not: TOP_NO_INTERVAL).
+    overlap@k; the judge's order against the humans'), all resamples at once as well (tau-b@k not: TOP_NO_INTERVAL).
     """
-    from agreement.rank_agreement import TOP_INTERVAL_KEYS, order_agreement_values
+    from agreement.rank_agreement import TOP_INTERVAL_KEYS, order_agreement_batch, order_agreement_values
 
     keys = ["kendall_tau_b", "spearman", "pearson"] + (list(TOP_INTERVAL_KEYS) if top else []) + ["mae"]
 
@@ -926,12 +926,13 @@ def system_correlation_intervals(
         out[1, whole] = batch_stats.spearman(x[whole], y[whole])
         out[2, whole] = batch_stats.pearson(x[whole], y[whole])
         out[-1] = np.nanmean(np.abs(x - y), axis=1)
-        for b in np.flatnonzero(~whole):  # rare: scored over the systems it has
+        if top:
+            out[3:3 + len(TOP_INTERVAL_KEYS), whole] = order_agreement_batch(x[whole], y[whole], p=top["p"],
+                                                                             k=top["k"])
+        for b in np.flatnonzero(~whole):  # rare: scored over the systems it has, one resample at a time
             keep = present[b]
             out[1:3, b] = [np.nan if value is None else value
                            for value in (spearman(x[b, keep], y[b, keep]), pearson(x[b, keep], y[b, keep]))]
-        for b in range(len(sums) if top else 0):
-            keep = present[b]
             out[3:3 + len(TOP_INTERVAL_KEYS), b] = [np.nan if value is None else value
                                                     for value in at_top(x[b, keep], y[b, keep])]
         return out

@@ -73,17 +73,38 @@ def paired_test(first: Sequence[float], second: Sequence[float], *, interval: bo
 def welch_test(first: Sequence[float], second: Sequence[float]) -> dict:
     """Welch's t-test of two independent samples (each side's own units): {n_a, n_b, mean_a, mean_b, t, df, p};
     t, df and p None where undefined (fewer than two units a side, or no variance on either)."""
-    a, b = np.asarray(first, dtype=float), np.asarray(second, dtype=float)
-    result = {"n_a": int(a.size), "n_b": int(b.size), "mean_a": float(a.mean()) if a.size else None,
-              "mean_b": float(b.mean()) if b.size else None, "t": None, "df": None, "p": None}
-    if a.size < 2 or b.size < 2 or (a.var() == 0 and b.var() == 0):
-        return result
-    with warnings.catch_warnings():  # one side of equal outcomes (all right) warns of precision loss; t is exact
-        warnings.simplefilter("ignore", RuntimeWarning)
-        test = scipy_stats.ttest_ind(a, b, equal_var=False)
-    result.update({key: float(value) if np.isfinite(value) else None
-                   for key, value in (("t", test.statistic), ("df", test.df), ("p", test.pvalue))})
-    return result
+    return welch_tests({"a": first, "b": second}, [("a", "b")])[0]
+
+
+def welch_tests(sides: dict[str, Sequence[float]], pairs: Sequence[tuple[str, str]]) -> list[dict]:
+    """welch_test of each pair (a, b) of SIDES (name -> its outcomes), all in one call of
+    scipy.stats.ttest_ind_from_stats (unequal variances) on each side's mean, standard deviation and n."""
+    summary = {}
+    for name, values in sides.items():
+        data = np.asarray(values, dtype=float)
+        summary[name] = (data.size, float(data.mean()) if data.size else None,
+                         float(data.std(ddof=1)) if data.size > 1 else 0.0)
+    results, tested = [], []
+    for a, b in pairs:
+        (n_a, mean_a, sd_a), (n_b, mean_b, sd_b) = summary[a], summary[b]
+        results.append({"n_a": n_a, "n_b": n_b, "mean_a": mean_a, "mean_b": mean_b, "t": None, "df": None, "p": None})
+        if n_a >= 2 and n_b >= 2 and (sd_a > 0 or sd_b > 0):
+            tested.append(len(results) - 1)
+    if tested:
+        stats_a = np.array([summary[pairs[i][0]] for i in tested], dtype=float).T
+        stats_b = np.array([summary[pairs[i][1]] for i in tested], dtype=float).T
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            test = scipy_stats.ttest_ind_from_stats(stats_a[1], stats_a[2], stats_a[0], stats_b[1], stats_b[2],
+                                                    stats_b[0], equal_var=False)
+        # The degrees of freedom: Welch-Satterthwaite's, as ttest_ind reports them (ttest_ind_from_stats does not).
+        va, vb = stats_a[2] ** 2 / stats_a[0], stats_b[2] ** 2 / stats_b[0]
+        df = (va + vb) ** 2 / (va ** 2 / (stats_a[0] - 1) + vb ** 2 / (stats_b[0] - 1))
+        for row, i in enumerate(tested):
+            results[i].update({key: float(value) if np.isfinite(value) else None
+                               for key, value in (("t", test.statistic[row]), ("df", df[row]),
+                                                  ("p", test.pvalue[row]))})
+    return results
 
 
 def holm(pairs: list[dict]) -> None:
@@ -118,14 +139,17 @@ def pairs_block(outcomes: dict[str, dict[object, float]], *, order: list[str] | 
         shared = [unit for unit in outcomes[first] if unit in outcomes[second]]
         test = paired_test([outcomes[first][unit] for unit in shared], [outcomes[second][unit] for unit in shared],
                            interval=False)
-        pairs.append({"a": first, "b": second, **test,
-                      "welch": welch_test(list(outcomes[first].values()), list(outcomes[second].values()))})
+        pairs.append({"a": first, "b": second, **test})
         row, seen = np.zeros(len(units)), np.zeros(len(units))
         for unit in shared:
             row[units[unit]] = outcomes[first][unit] - outcomes[second][unit]
             seen[units[unit]] = 1
         sums.append(row)
         counts.append(seen)
+    welch = welch_tests({name: list(outcomes[name].values()) for name in names},
+                        [(pair["a"], pair["b"]) for pair in pairs])
+    for pair, test in zip(pairs, welch, strict=True):
+        pair["welch"] = test
     if pairs and len(units) >= 2:
         # A unit's row: its difference in every pair, then whether the pair has it; a resample's difference of a
         # pair is its summed differences over its summed count (agreement.resampling).

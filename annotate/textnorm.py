@@ -5,6 +5,7 @@ punctuation and the articles a/an/the removed, whitespace collapsed), which EM a
 defined on. `question_key` makes the same question written by different files compare equal.
 """
 
+import functools
 import re
 import string
 import unicodedata
@@ -16,6 +17,7 @@ _CURLY = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '
 _SPLIT_CLITIC = re.compile(r"\s+(n't|'s|'re|'ve|'ll|'d|'m)\b")
 
 
+@functools.lru_cache(maxsize=65_536)  # a report normalises each prediction once per rater: the same strings again
 def squad_normalize(text: str) -> str:
     text = text.lower()
     text = "".join(ch for ch in text if ch not in _PUNCTUATION)

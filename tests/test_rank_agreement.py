@@ -162,3 +162,22 @@ def test_rank_agreement_bundles_the_four_measures():
     assert got["overlap_at_k"] == 1.0 and got["kendall_tau_b_at_k"] == pytest.approx(-1.0) and got["n_at_k"] == 2
     both = rank_agreement(judge, human, p=0.9, k=2, universe="abcd", symmetric=True)
     assert both["tau_ap"] == pytest.approx(tau_ap_symmetric(judge, human, universe="abcd"))
+
+
+def test_the_batch_of_resamples_gives_what_each_resample_gives_alone():
+    # The system orders' bootstrap computes tau-AP, RBO and overlap@k for all resamples at once: resample by resample
+    # the same numbers as order_agreement_values (itself checked against rank_agreement), ties and all.
+    import numpy as np
+
+    from agreement.rank_agreement import order_agreement_batch, order_agreement_values
+
+    rng = np.random.default_rng(5)
+    for systems in (2, 3, 8, 13):
+        human = rng.integers(0, 4, size=(60, systems)).astype(float)
+        judge = rng.integers(0, 4, size=(60, systems)).astype(float)
+        human[0] = 1.0  # every system tied: no order, tau-AP undefined
+        batch = order_agreement_batch(human, judge, p=0.9, k=5)
+        for row, (h, y) in enumerate(zip(human, judge, strict=True)):
+            alone = order_agreement_values(h, y, p=0.9, k=5, with_tau_b=False)[:3]
+            assert list(batch[:, row]) == pytest.approx([np.nan if v is None else v for v in alone], abs=1e-12,
+                                                        nan_ok=True)
