@@ -409,6 +409,19 @@ def test_the_page_says_updating_then_swaps_in_the_new_report(small_campaign, log
 
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
+def _held_until(module, name: str, monkeypatch) -> threading.Event:
+    """Replace MODULE.NAME (called with keywords) by one that returns only once the event returned is set."""
+    real, go = getattr(module, name), threading.Event()
+
+    def held(**kwargs):
+        result = real(**kwargs)
+        go.wait(30)
+        return result
+
+    monkeypatch.setattr(module, name, held)
+    return go
+
+
 def test_the_page_says_building_with_its_step_then_fills_in(small_campaign, login_page, live_server, queued,  # noqa: F811
                                                             monkeypatch, tmp_path):
     from django.db import connection
@@ -419,24 +432,10 @@ def test_the_page_says_building_with_its_step_then_fills_in(small_campaign, logi
     assert banner.inner_text().startswith("Building…") and "(queued, waiting for a worker)" in banner.inner_text()
     assert len(queued) == 1 and page.locator("#headline").count() == 0
 
-    # A worker takes the build; it holds at its last step until let go, so the page can be seen following it.
-    build, let_go = report_module.agreement_report_build, threading.Event()
-
-    def held(*, campaign):
-        document = build(campaign=campaign)
-        let_go.wait(30)
-        return document
-
-    monkeypatch.setattr(report_module, "agreement_report_build", held)
-    # Its plots are drawn after its statistics are stored: they too hold until let go.
-    draw, plots_go = stored._plots_draw, threading.Event()
-
-    def plots_held(*, document):
-        plots = draw(document=document)
-        plots_go.wait(30)
-        return plots
-
-    monkeypatch.setattr(stored, "_plots_draw", plots_held)
+    # A worker takes the build; it holds at its last step until let go, so the page can be seen following it; its
+    # plots are drawn after its statistics are stored, and hold too.
+    let_go = _held_until(report_module, "agreement_report_build", monkeypatch)
+    plots_go = _held_until(stored, "_plots_draw", monkeypatch)
 
     def worker():
         try:

@@ -95,11 +95,22 @@ def report_timing(base_url: str) -> None:
               f"{time.perf_counter() - started:.2f} s")
 
 
+def judge_progress(name: str) -> None:
+    """Print how far the judge run queued with the load (bench/load/run --judge) got while the annotators worked."""
+    from judges.models import Judge, JudgeRun, ModelJudgment
+
+    judge = Judge.objects.get(campaign__slug="load-qa", name=name)
+    run = JudgeRun.objects.filter(judge=judge).latest("pk")
+    verdicts = ModelJudgment.objects.filter(judge=judge).count()
+    print(f"judge {name} on load-qa, beside the annotators: {verdicts:,} verdicts stored, run {run.status}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--locust-csv", type=Path, required=True)
     parser.add_argument("--acks", type=Path, required=True)
     parser.add_argument("--base-url", required=True)
+    parser.add_argument("--judge", help="the judge whose run went on during the load (bench/load/run --judge)")
     args = parser.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")
     import django
@@ -107,6 +118,8 @@ def main():
     django.setup()
     clean = latencies(args.locust_csv)
     once = exactly_once(acknowledged(args.acks))
+    if args.judge:
+        judge_progress(args.judge)
     report_timing(args.base_url)
     if not (clean and once):
         sys.exit(1)
