@@ -93,15 +93,9 @@ def system_tau_statistic(human: np.ndarray, judge: np.ndarray, counts: np.ndarra
     a system with no output in a resample sits it out)."""
     judge_counts = counts if judge_counts is None else judge_counts
     systems = human.shape[0] if human.ndim == 2 else 0
-
-    def statistic(sums: np.ndarray) -> np.ndarray:
-        h, j, n, m = (sums[:, k * systems:(k + 1) * systems] for k in range(4))
-        present = (n > 0) & (m > 0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return batch_stats.kendall_tau_b(np.where(present, h / n, np.nan), np.where(present, j / m, np.nan))
-
-    rows = np.concatenate([human, judge, counts, judge_counts]).T if systems else np.zeros((0, 0))
-    return human.shape[1] if systems else 0, Statistic(rows, statistic)
+    rows = stats.system_topic_rows(human, judge, counts, judge_counts) if systems else np.zeros((0, 0))
+    return human.shape[1] if systems else 0, Statistic(
+        rows, lambda sums: batch_stats.kendall_tau_b(*stats.system_scores(sums, systems=systems)))
 
 
 def mean_statistic(values: Sequence[float | None]) -> tuple[int, Statistic]:

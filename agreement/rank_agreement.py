@@ -218,7 +218,7 @@ def rank_options(options: dict | None) -> dict:
 
 
 TOP_KEYS = ("tau_ap", "rbo", "overlap_at_k", "kendall_tau_b_at_k")
-# The ones a system-order bootstrap gives intervals for: tau-b@k has its point value only (order_agreement_values).
+# The ones a system-order bootstrap gives intervals for (order_agreement_batch): tau-b@k has its point value only.
 TOP_INTERVAL_KEYS = ("tau_ap", "rbo", "overlap_at_k")
 TOP_NO_INTERVAL = ("tau-b@k of the system orders has no interval: a bootstrap would call scipy's kendalltau once "
                    "more per resample and double the report's time")
@@ -234,60 +234,13 @@ def order_agreement(reference: dict[Hashable, float | None], scores: dict[Hashab
                           score_groups({key: reference[key] for key in shared}), p=p, k=k)
 
 
-def _score_places(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(start, size) of each entry's tie group when SCORES are ranked best first (start 0-based)."""
-    _, group, sizes = np.unique(-scores, return_inverse=True, return_counts=True)
-    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
-    return starts[group], sizes[group]
-
-
-def order_agreement_values(reference: Sequence[float], scores: Sequence[float], *, p: float, k: int,
-                           with_tau_b: bool = True) -> list:
-    """order_agreement's TOP_KEYS values of two aligned score vectors without gaps (one entry per system): the same
-    numbers (tests/test_rank_agreement.py), in array arithmetic, as a bootstrap recomputes them a thousand times.
-    Without WITH_TAU_B the last (tau-b@k) is None: scipy's kendalltau is what costs here (about 1 ms a call), and the
-    system orders' bootstrap already calls it once per resample for tau-b."""
-    h, y = np.asarray(reference, dtype=float), np.asarray(scores, dtype=float)
-    n = h.size
-    if n < 2:
-        return [None, None, None, None]
-    (h_start, h_size), (y_start, y_size) = _score_places(h), _score_places(y)
-    # tau-AP of the judge's order (y) against the humans' (h), ties in expectation as tau_ap says.
-    tau = None
-    if np.unique(h).size > 1 and np.unique(y).size > 1:
-        correct = (h[:, None] > h[None, :]) + 0.5 * (h[:, None] == h[None, :])
-        np.fill_diagonal(correct, 0.0)
-        earlier = y_start[:, None] < y_start[None, :]
-        mates = (y_start[:, None] == y_start[None, :]) & ~np.eye(n, dtype=bool)
-        above, beside = (correct * earlier).sum(axis=0), (correct * mates).sum(axis=0)
-        # Each id's share of its group's positions i = s+1..s+g (i >= 2): sum 1/(i-1), and sum (i-1-s)/((g-1)(i-1)).
-        # With harmonic[m] = sum_{j=1..m} 1/j: the first is harmonic[s+g-1] - harmonic[max(s-1, 0)], and the second
-        # (positions counted - s * the first) / (g-1), since (i-1-s)/(i-1) = 1 - s/(i-1).
-        harmonic = np.concatenate(([0.0], np.cumsum(1.0 / np.arange(1, n + 1))))
-        w_above = harmonic[y_start + y_size - 1] - harmonic[np.maximum(y_start - 1, 0)]
-        counted = y_size - (y_start == 0)
-        w_beside = np.where(y_size > 1, (counted - y_start * w_above) / np.maximum(y_size - 1, 1), 0.0)
-        total = float(np.sum((above * w_above + beside * w_beside) / y_size))
-        tau = 2.0 / (n - 1) * total - 1.0
-    # RBO_ext and overlap@k: E[X_d] from each id's chance to be in the top d on each side (equal lengths n).
-    d = np.arange(1, n + 1, dtype=float)
-    chance_h = np.clip((d[None, :] - h_start[:, None]) / h_size[:, None], 0.0, 1.0)
-    chance_y = np.clip((d[None, :] - y_start[:, None]) / y_size[:, None], 0.0, 1.0)
-    x = (chance_h * chance_y).sum(axis=0)
-    rbo = float((1 - p) / p * np.sum(x / d * p ** d) + x[n - 1] / n * p ** n)
-    depth = min(k, n)
-    overlap = float(x[depth - 1] / depth)
-    if not with_tau_b:
-        return [tau, rbo, overlap, None]
-    top = (h_start < k) | (y_start < k)
-    return [tau, rbo, overlap, kendall_tau_b(-h_start[top], -y_start[top])]
-
-
 def order_agreement_batch(reference: np.ndarray, scores: np.ndarray, *, p: float, k: int,
                           block: int = 2_000_000) -> np.ndarray:
-    """order_agreement_values' tau-AP, RBO and overlap@k for many pairs of score vectors at once: REFERENCE and
-    SCORES are (resamples x systems), one bootstrap resample a row, without gaps; returns (3, resamples), NaN where
-    a value is undefined. The same arithmetic over a leading axis (tests/test_rank_agreement.py compares the two)."""
+    """order_agreement's tau-AP, RBO and overlap@k for many pairs of score vectors at once, as a system-order
+    bootstrap needs them: REFERENCE and SCORES are (resamples x systems), one resample a row, without gaps; returns
+    (3, resamples), NaN where a value is undefined. Ties as the module says, in array arithmetic: each entry's tie group
+    by its start and size; tau-AP's expected credit per position from harmonic sums; RBO and overlap@k from each id's
+    chance to be in the top d on each side (tests/test_rank_agreement.py compares it with order_agreement)."""
     h_all, y_all = np.atleast_2d(np.asarray(reference, dtype=float)), np.atleast_2d(np.asarray(scores, dtype=float))
     n = h_all.shape[1]
     out = np.full((3, len(h_all)), np.nan)

@@ -50,18 +50,16 @@ def annotator_samples(units: Iterable[Mapping[str, Hashable]]) -> list[dict]:
                 entry[0] += rated == 2
                 entry[1] += split
             continue
+        # Three ratings or more: in everyone's all-count, and in each rater's own pool (two or more others).
         counts = Counter(labels.values())
-        if rated >= 2:
-            pool_all += 1
-            split_all += len(counts) > 1
+        pool_all += 1
+        split_all += len(counts) > 1
         for name, label in labels.items():
             entry = own.setdefault(name, [0, 0, 0, 0])
-            if rated >= 2:
-                entry[0] += 1
-                entry[1] += len(counts) > 1
-            if rated >= 3:
-                entry[2] += 1
-                entry[3] += len(counts) - (counts[label] == 1) > 1
+            entry[0] += 1
+            entry[1] += len(counts) > 1
+            entry[2] += 1
+            entry[3] += len(counts) - (counts[label] == 1) > 1
     rows = []
     for name in sorted(own):
         taken, taken_split, items, split = own[name]

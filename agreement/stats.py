@@ -19,7 +19,6 @@ import krippendorff
 import numpy as np
 from scipy import stats as scipy_stats
 from sklearn.metrics import cohen_kappa_score
-from statsmodels.stats.inter_rater import cohens_kappa as _statsmodels_cohens_kappa
 from statsmodels.stats.inter_rater import fleiss_kappa as _statsmodels_fleiss_kappa
 from statsmodels.stats.proportion import proportion_confint
 
@@ -367,11 +366,19 @@ def pair_alpha_intervals(
             for key, level in zip(keys, ALPHA_LEVELS, strict=True)}
 
 
+def _cluster_index(clusters: Sequence[Hashable]) -> tuple[np.ndarray, int]:
+    """(each unit's cluster as 0, 1, ... in the clusters' first-seen order, how many clusters)."""
+    order: dict[Hashable, int] = {}
+    index = np.fromiter((order.setdefault(cluster, len(order)) for cluster in clusters), dtype=np.int64,
+                        count=len(clusters))
+    return index, len(order)
+
+
 def _cluster_sums(rows: np.ndarray, clusters: Sequence[Hashable]) -> np.ndarray:
     """ROWS (one per unit) summed per cluster: one row per cluster, the clusters in their first-seen order."""
-    order = {cluster: i for i, cluster in enumerate(dict.fromkeys(clusters))}
-    sums = np.zeros((len(order), rows.shape[1]))
-    np.add.at(sums, np.fromiter((order[c] for c in clusters), dtype=np.int64, count=len(rows)), rows)
+    index, count = _cluster_index(clusters)
+    sums = np.zeros((count, rows.shape[1]))
+    np.add.at(sums, index, rows)
     return sums
 
 
@@ -832,24 +839,12 @@ def cluster_tables(first: Sequence[Hashable], second: Sequence[Hashable], cluste
     _paired(first, second)
     _paired(first, clusters)
     code = {label: i for i, label in enumerate(levels)}
-    order: dict[Hashable, int] = {}
     size = len(levels)
-    row = np.fromiter((order.setdefault(cluster, len(order)) for cluster in clusters), dtype=np.int64,
-                      count=len(clusters))
+    row, count = _cluster_index(clusters)
     cell = (np.fromiter((code[a] for a in first), dtype=np.int64, count=len(first)) * size
             + np.fromiter((code[b] for b in second), dtype=np.int64, count=len(second)))
-    counts = np.bincount(row * size * size + cell, minlength=len(order) * size * size)
-    return counts.reshape(len(order), size, size).astype(float)
-
-
-def kappa_of_table(table: np.ndarray, *, weights: str | None = None) -> float | None:
-    """Cohen's kappa of a contingency table (statsmodels cohens_kappa; weights None, "linear" or "quadratic")."""
-    if table.sum() < 2:
-        return None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        kappa = _statsmodels_cohens_kappa(table, wt=weights, return_results=False)
-    return _finite(kappa)
+    counts = np.bincount(row * size * size + cell, minlength=count * size * size)
+    return counts.reshape(count, size, size).astype(float)
 
 
 def item_agreement_intervals(
@@ -899,15 +894,9 @@ def system_correlation_intervals(
     With TOP ({"p", "k"}), also the agreement at the top of the two orders (agreement.rank_agreement: tau-AP, RBO,
     overlap@k; the judge's order against the humans'), all resamples at once as well (tau-b@k not: TOP_NO_INTERVAL).
     """
-    from agreement.rank_agreement import TOP_INTERVAL_KEYS, order_agreement_batch, order_agreement_values
+    from agreement.rank_agreement import TOP_INTERVAL_KEYS, order_agreement_batch
 
     keys = ["kendall_tau_b", "spearman", "pearson"] + (list(TOP_INTERVAL_KEYS) if top else []) + ["mae"]
-
-    def at_top(x, y) -> list[float | None]:
-        if not top:
-            return []
-        return order_agreement_values(x, y, p=top["p"], k=top["k"], with_tau_b=False)[:len(TOP_INTERVAL_KEYS)]
-
     if human.ndim != 2 or human.shape[0] < 2:
         return {key: None for key in keys}
     if judge_counts is None:
@@ -916,10 +905,8 @@ def system_correlation_intervals(
     systems = human.shape[0]
 
     def statistic(sums: np.ndarray) -> np.ndarray:  # (resamples, 4 x systems) -> (keys, resamples)
-        h, j, n, m = (sums[:, k * systems:(k + 1) * systems] for k in range(4))
-        present = (n > 0) & (m > 0)  # a system without outputs in a resample sits it out
-        x = np.where(present, h / np.where(n > 0, n, 1), np.nan)
-        y = np.where(present, j / np.where(m > 0, m, 1), np.nan)
+        x, y = system_scores(sums, systems=systems)
+        present = np.isfinite(x)
         out = np.full((len(keys), len(sums)), np.nan)
         out[0] = batch_stats.kendall_tau_b(x, y)
         whole = present.all(axis=1)
@@ -933,13 +920,31 @@ def system_correlation_intervals(
             keep = present[b]
             out[1:3, b] = [np.nan if value is None else value
                            for value in (spearman(x[b, keep], y[b, keep]), pearson(x[b, keep], y[b, keep]))]
-            out[3:3 + len(TOP_INTERVAL_KEYS), b] = [np.nan if value is None else value
-                                                    for value in at_top(x[b, keep], y[b, keep])]
+            if top:
+                out[3:3 + len(TOP_INTERVAL_KEYS), b] = order_agreement_batch(x[b, keep], y[b, keep], p=top["p"],
+                                                                             k=top["k"])[:, 0]
         return out
 
-    rows = np.concatenate([human, judge, counts, judge_counts]).T  # one row per topic
+    rows = system_topic_rows(human, judge, counts, judge_counts)
     intervals = resampling.sum_bootstrap(rows, statistic, resamples=resamples, seed=seed)
     return dict(zip(keys, intervals, strict=True))
+
+
+def system_topic_rows(human: np.ndarray, judge: np.ndarray, counts: np.ndarray,
+                      judge_counts: np.ndarray) -> np.ndarray:
+    """One row per topic of what a system-order bootstrap sums (systems x topics inputs, as
+    system_correlation_intervals takes them): every system's human sum, judge sum, count and judge count there."""
+    return np.concatenate([human, judge, counts, judge_counts]).T
+
+
+def system_scores(sums: np.ndarray, *, systems: int) -> tuple[np.ndarray, np.ndarray]:
+    """(human, judge) scores of every system in each resample (resamples x systems), from the resamples' sums of
+    system_topic_rows: a side's sum over its count; NaN for a system with no output on either side in a resample,
+    which sits it out."""
+    h, j, n, m = (sums[:, k * systems:(k + 1) * systems] for k in range(4))
+    present = (n > 0) & (m > 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(present, h / n, np.nan), np.where(present, j / m, np.nan)
 
 
 SMALL_TOPICS = 10  # per-topic means over fewer topics are flagged as small samples
