@@ -223,18 +223,27 @@ def browser():
 
 @pytest.fixture
 def login_page(browser, live_server):
-    """Returns login(username, password) -> a Playwright page logged in on the live server."""
+    """Returns login(username) -> a Playwright page signed in on the live server, on the home page.
+
+    The session is made as Django's test client makes one (force_login: a real session row, its cookie given to the
+    browser), not through the sign-in form: that form is driven by the tests of signing in
+    (tests/test_browser_signed_out.py, tests/test_browser_newcomer.py), and typing it again before every page cost
+    each browser test about a second."""
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
     contexts = []
 
-    def login(username, password=PASSWORD):
+    def login(username):
+        client = Client()
+        client.force_login(get_user_model().objects.get(username=username))
         context = browser.new_context(viewport={"width": 1280, "height": 900})
         contexts.append(context)
+        context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "url": live_server.url,
+                              "value": client.cookies[settings.SESSION_COOKIE_NAME].value}])
         page = context.new_page()
-        page.goto(f"{live_server.url}/accounts/login/")
-        page.fill("input[name=username]", username)
-        page.fill("input[name=password]", password)
-        page.click("button[type=submit]")
-        page.wait_for_load_state("networkidle")
+        page.goto(f"{live_server.url}/")
         return page
 
     yield login

@@ -17,6 +17,7 @@ from datetime import timedelta
 from pathlib import Path
 
 from django.contrib.auth import get_user_model
+from django.db import transaction
 from django.db.models import F
 
 from annotate.models import Assignment, Campaign, Item, Role, Unit
@@ -48,6 +49,19 @@ def assist_demo_simulate(*, campaign: Campaign, truth_path: Path, adjudicator) -
     campaign.refresh_from_db()
     truth = _truth(campaign=campaign, path=truth_path)
     rng = random.Random(SEED)
+    with transaction.atomic():  # one commit for the whole simulation (each service call is a savepoint in it)
+        made = _annotators_simulate(campaign=campaign, truth=truth, rng=rng)
+    # As the study settled every answer, the adjudicator has settled all but LEFT_WAITING of them: every other one of
+    # the queue's first 2 * LEFT_WAITING units (most disagreement first) waits, so settled and waiting ones mix.
+    waiting = adjudication_queue(campaign=campaign, adjudicator=adjudicator).waiting
+    left = {entry.unit_id for entry in waiting[:2 * LEFT_WAITING:2]}
+    for unit in Unit.objects.filter(campaign=campaign).exclude(pk__in=left).order_by("position", "pk"):
+        adjudication_submit(unit=unit, adjudicator=adjudicator, value={"correct": truth[unit.item_id]}, note=NOTE)
+    return made
+
+
+def _annotators_simulate(*, campaign: Campaign, truth: dict[int, bool], rng: random.Random) -> int:
+    """The simulated annotators judge every answer open to them, in their arms (see the module). Returns how many."""
     made = 0
     for username, arm in SIMULATED.items():
         user, _ = get_user_model().objects.get_or_create(username=username)
@@ -65,12 +79,6 @@ def assist_demo_simulate(*, campaign: Campaign, truth_path: Path, adjudicator) -
                 leased_at=F("leased_at") - timedelta(seconds=rng.uniform(low, high)))
             judgment_submit(assignment=assignment, annotator=user, value={"correct": correct})
             made += 1
-    # As the study settled every answer, the adjudicator has settled all but LEFT_WAITING of them: every other one of
-    # the queue's first 2 * LEFT_WAITING units (most disagreement first) waits, so settled and waiting ones mix.
-    waiting = adjudication_queue(campaign=campaign, adjudicator=adjudicator).waiting
-    left = {entry.unit_id for entry in waiting[:2 * LEFT_WAITING:2]}
-    for unit in Unit.objects.filter(campaign=campaign).exclude(pk__in=left).order_by("position", "pk"):
-        adjudication_submit(unit=unit, adjudicator=adjudicator, value={"correct": truth[unit.item_id]}, note=NOTE)
     return made
 
 

@@ -340,15 +340,13 @@ def browser(test):
 
 # --- The pages ---
 
-@browser
-def test_home_page(injected, visit, task_type):
+def home_page_checked(injected, visit, task_type):
     for username in ("res", "ann"):
         page, _ = visit(username, reverse("home"))
         assert_shown(shown_text(page), [CAMPAIGN_NAME])
 
 
-@browser
-def test_campaign_page(injected, visit, task_type):
+def campaign_page_checked(injected, visit, task_type):
     page, _ = visit("res", url("campaign-detail", injected))
     expected = [CAMPAIGN_NAME, injected.description]
     if task_type in GRADED:  # the pools: runs, their tag, topics and sections or queries
@@ -370,12 +368,8 @@ def _upload(page, *, name: str, rows: list[str], judge: str) -> None:
     page.wait_for_load_state("networkidle")
 
 
-@browser
-def test_import_page(injected, visit, task_type, monkeypatch):
-    from config.celery import app
-
-    # The live server runs in this process: with Celery eager, an upload's job has run when its page opens.
-    monkeypatch.setattr(app.conf, "task_always_eager", True)
+def import_page_checked(injected, visit, task_type):
+    """Celery runs eagerly (the journey sets it): an upload's job has run when its page opens."""
     page, guard = visit("res", url("campaign-import", injected))
     assert_shown(shown_text(page), [CAMPAIGN_NAME])
     import_page = page.url
@@ -437,8 +431,7 @@ NEXT_KEY = {TaskType.QA_CORRECTNESS: "n", TaskType.AIS: "n", TaskType.IMAGE_RELE
             TaskType.PASSAGE_RELEVANCE: "0", TaskType.ANSWER_RANKING: "c"}  # c: keep the order shown, submit
 
 
-@browser
-def test_annotate_page(injected, visit, task_type):
+def annotate_page_checked(injected, visit, task_type):
     page, guard = visit("ann", url("annotate", injected))
     links = set()
     for step in range(2):  # the first unit, then the next one, which comes through htmx (an innerHTML swap)
@@ -486,9 +479,7 @@ def plot_texts(campaign) -> list[str]:
     return list(JUDGE_NAMES)
 
 
-@browser
-def test_report_page(injected, visit, task_type):
-    report_stored(injected)
+def report_page_checked(injected, visit, task_type):
     page, _ = visit("res", url("agreement-report", injected))
     assert_shown(shown_text(page), report_texts(injected))
     # SVG built in Python (matplotlib) and inlined with |safe: its labels are text nodes, not markup
@@ -497,17 +488,14 @@ def test_report_page(injected, visit, task_type):
     assert_shown("\n".join(plots.all_text_contents()), plot_texts(injected))
 
 
-@browser
-def test_judge_panel(injected, visit, task_type):
+def judge_panel_checked(injected, visit, task_type):
     page, _ = visit("res", url("judge-panel", injected))
     run = JudgeRun.objects.get(judge__campaign=injected)
     assert_shown(shown_text(page), [CAMPAIGN_NAME, *judge_names(injected), run.error, FAILURE_REASON])
 
 
-@browser
-def test_browsable_api(injected, visit, task_type):
+def browsable_api_checked(injected, visit, task_type):
     """DRF's HTML view of the report API shows the JSON document, names JSON-escaped but not HTML-interpreted."""
-    report_stored(injected)  # as the worker leaves it: before, the API answers 202 with a status URL
     page, _ = visit("res", f"/api/campaigns/{injected.slug}/agreement/")
     assert_shown(shown_text(page), [json.dumps(name, ensure_ascii=False)[1:-1] for name in JUDGE_NAMES])
 
@@ -547,10 +535,8 @@ def cells(kind: str, body: str) -> str:
     return "\n".join(field for line in body.splitlines() for field in line.split())
 
 
-@browser
-def test_downloads(injected, visit, live_server, task_type):
+def downloads_checked(injected, visit, live_server, task_type):
     """The JSON and CSV downloads keep every name exactly, and no browser would render them as HTML."""
-    report_stored(injected)
     page, _ = visit("res", url("agreement-report", injected))
     for path, kind, expected in downloads(injected):
         response = page.request.get(live_server.url + path)
@@ -562,12 +548,9 @@ def test_downloads(injected, visit, live_server, task_type):
         assert_shown(cells(kind, response.text()), expected)
 
 
-@pytest.mark.browser
-@pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("task_type", GRADED)
-def test_qrels_links_survive_names_that_cannot_be_urls(injected, visit, live_server, task_type):
-    """Every judge and assessor gets a qrels link, names with "/" and markup included, and each link downloads."""
-    report_stored(injected)
+def qrels_links_checked(injected, visit, live_server, task_type):
+    """Graded: every judge and assessor gets a qrels link, names with "/" and markup included, and each link
+    downloads."""
     page, _ = visit("res", url("agreement-report", injected))
     links = page.locator("a[href*='/report/qrels/']")
     hrefs = [links.nth(n).get_attribute("href") for n in range(links.count())]
@@ -577,6 +560,31 @@ def test_qrels_links_survive_names_that_cannot_be_urls(injected, visit, live_ser
     for href in hrefs:
         assert page.request.get(live_server.url + href).status == 200, href
     assert "no link" not in page.inner_text("p:has(a[href$='consensus.qrels'])")
+
+
+# --- The journey: every page, once per task type ---
+
+@browser
+def test_no_payload_runs_and_every_page_shows_it_as_text(injected, visit, live_server, task_type, monkeypatch):
+    """One campaign per task type, built once, and every page that shows its texts opened in turn: the report and
+    what reads it first (built once, as the worker leaves it: before, the API answers 202 with a status URL), then
+    the pages that change the campaign last (a verdict given on the annotation page, a judge uploaded on the import
+    page)."""
+    from config.celery import app
+
+    report_stored(injected)
+    report_page_checked(injected, visit, task_type)
+    browsable_api_checked(injected, visit, task_type)
+    downloads_checked(injected, visit, live_server, task_type)
+    if task_type in GRADED:
+        qrels_links_checked(injected, visit, live_server, task_type)
+    judge_panel_checked(injected, visit, task_type)
+    home_page_checked(injected, visit, task_type)
+    campaign_page_checked(injected, visit, task_type)
+    annotate_page_checked(injected, visit, task_type)
+    # The live server runs in this process: with Celery eager, an upload's job has run when its page opens.
+    monkeypatch.setattr(app.conf, "task_always_eager", True)
+    import_page_checked(injected, visit, task_type)
 
 
 # --- Production settings: the headers and cookies a deployed response carries ---

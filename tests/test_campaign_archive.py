@@ -190,10 +190,11 @@ def media_root(settings, tmp_path) -> Path:
 
 
 @pytest.fixture
-def demo(eager, media_root, django_capture_on_commit_callbacks):
-    """The four demo campaigns, their rankers' runs judged (Celery eager, after the commit they wait for)."""
+def demo(eager, media_root, django_capture_on_commit_callbacks, task_type):
+    """The demo campaign of TASK_TYPE, its rankers' runs judged (Celery eager, after the commit they wait for)."""
     with django_capture_on_commit_callbacks(execute=True):
-        call_command("load_demo", "--no-reports", stdout=io.StringIO())  # the test builds the reports it compares
+        # The test builds the reports it compares.
+        call_command("load_demo", "--no-reports", "--campaign", DEMO_SLUGS[task_type], stdout=io.StringIO())
 
 
 def _demo_enriched(task_type: str) -> Campaign:

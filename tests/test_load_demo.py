@@ -12,7 +12,7 @@ from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, Unit
 from annotate.selectors.adjudication import adjudication_queue
 from judges.endpoints import endpoint_for_judge
 from judges.families import family_get
-from judges.models import JudgeRun, ModelJudgment
+from judges.models import JudgeRun, ModelEndpoint, ModelJudgment
 from judges.tasks import judge_batch
 from tasktypes import demo_assist
 from tasktypes.management.commands.load_demo import DEMO_ENDPOINT, DEMO_PASSWORD, DEMOS, demo_users_ensure
@@ -35,6 +35,10 @@ def test_load_demo_twice_builds_both_campaigns_and_ranks_with_bm25_and_minilm(no
     # The judges' boundary of a fresh ./scripts/start (config.settings.local with no environment; checked in
     # tests/test_judge_safe_defaults.py): the demo's judges run with the packaged models and its registered endpoint.
     settings.JUDGE_ALLOWED_HOSTS, settings.JUDGE_MODEL_DIRS = [], []
+    # One demo campaign alone first (as a test that needs only it loads it), then the rest beside it.
+    call_command("load_demo", "--campaign", "ais-demo", "--no-reports", stdout=io.StringIO())
+    assert list(Campaign.objects.values_list("slug", flat=True)) == ["ais-demo"]
+    assert list(ModelEndpoint.objects.get(name=DEMO_ENDPOINT).campaigns.values_list("slug", flat=True)) == ["ais-demo"]
     out = io.StringIO()
     call_command("load_demo", stdout=out)
     call_command("load_demo", stdout=io.StringIO())  # idempotent
@@ -72,7 +76,7 @@ def test_load_demo_twice_builds_both_campaigns_and_ranks_with_bm25_and_minilm(no
 
     # An llm judge of any demo campaign may use the endpoint the demo registered (a server on port 8080).
     llm = family_get("llm").validate_config({"backend": "openai", "endpoint": DEMO_ENDPOINT, "model": "any"})
-    for slug in ("nq301", "assist-demo"):
+    for slug in DEMOS:  # the one loaded first and those loaded after it
         endpoint = endpoint_for_judge(family="llm", config=llm, campaign=Campaign.objects.get(slug=slug),
                                       user=get_user_model().objects.get(username="researcher"))
         assert endpoint.base_url == "http://127.0.0.1:8080/v1" and not endpoint.show_bodies

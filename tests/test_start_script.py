@@ -1,11 +1,15 @@
 """scripts/serve (what scripts/start runs after the install): the banner only once the app answers, and Ctrl-C or
 SIGTERM stops the web server and the worker within 10 s, leaving no process behind.
 
-Real processes on a temporary SQLite database and broker, with the demo loaded: its judge runs are queued at once, so
-the worker is busy when the signal comes, as it is on a researcher's machine.
+Real processes on a temporary SQLite database and broker holding the demo, as a researcher's machine has them after
+the first start: the demo is loaded once for the module, by the commands scripts/serve runs (migrate, load_demo),
+and each test starts scripts/serve on a copy of its files (database, broker with the demo rankers' queued batches,
+media), so that its own migrate and load_demo find everything there. A fresh load_demo is tested in
+tests/test_load_demo.py and tests/test_browser_newcomer.py.
 """
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -23,13 +27,31 @@ ROOT = Path(__file__).resolve().parent.parent
 BANNER = "Concord is running at"
 
 
-def _serve(tmp_path):
-    port = free_port()
+def _environment(folder: Path, port: int) -> dict:
+    """scripts/serve's environment with its database, broker and media in FOLDER, serving on PORT."""
     env = {**os.environ, "PORT": str(port), "DJANGO_SETTINGS_MODULE": "config.settings.local",
-           "DATABASE_URL": f"sqlite:///{tmp_path}/db.sqlite3",
-           "CELERY_BROKER_URL": f"sqla+sqlite:///{tmp_path}/broker.sqlite3", "MEDIA_ROOT": str(tmp_path / "media")}
+           "DATABASE_URL": f"sqlite:///{folder}/db.sqlite3",
+           "CELERY_BROKER_URL": f"sqla+sqlite:///{folder}/broker.sqlite3", "MEDIA_ROOT": str(folder / "media")}
     for name in ("CACHE_URL", "CONCORD_TEST_DB"):
         env.pop(name, None)
+    return env
+
+
+@pytest.fixture(scope="module")
+def demo_files(tmp_path_factory) -> Path:
+    """A folder with the files of a first start: migrated, the demo loaded (scripts/serve's own two commands)."""
+    folder = tmp_path_factory.mktemp("demo-files")
+    env = _environment(folder, free_port())
+    for command in (["migrate", "--noinput"], ["load_demo"]):
+        subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=env, check=True, capture_output=True,
+                       timeout=600)
+    return folder
+
+
+def _serve(tmp_path, demo_files):
+    port = free_port()
+    shutil.copytree(demo_files, tmp_path, dirs_exist_ok=True)
+    env = _environment(tmp_path, port)
     log = open(tmp_path / "serve.log", "w+")
     # Started as a terminal starts it: with SIGINT at its default. A test run started in the background (`pytest &`
     # from a script, as a CI harness may) ignores SIGINT, and an ignored signal is inherited across exec: bash could
@@ -74,8 +96,8 @@ def _group_alive(pgid: int) -> list[str]:
 
 @pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
-def test_banner_once_the_app_answers_and_a_signal_stops_everything_within_10_s(tmp_path, how):
-    process, port, log = _serve(tmp_path)
+def test_banner_once_the_app_answers_and_a_signal_stops_everything_within_10_s(tmp_path, demo_files, how):
+    process, port, log = _serve(tmp_path, demo_files)
     try:
         assert _wait_for_banner(process, log, port) == 200
         log.seek(0)

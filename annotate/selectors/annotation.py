@@ -35,14 +35,18 @@ LONG_TEXT_CHARS = 600
 def assignment_held(*, campaign: Campaign, annotator, now=None) -> Assignment | None:
     """ANNOTATOR's unexpired active lease in CAMPAIGN (the oldest, should there be two), or None."""
     now = now or timezone.now()
-    return (
+    # Its id first (a small query): after a submit, the usual case, there is none, and the rows are never read.
+    held = (
         Assignment.objects.filter(
             unit__campaign=campaign, annotator=annotator, status=AssignmentStatus.ACTIVE, expires_at__gt=now
         )
-        .select_related("unit__campaign", "unit__topic", "unit__item")
         .order_by("leased_at", "pk")
+        .values_list("pk", flat=True)
         .first()
     )
+    if held is None:
+        return None
+    return Assignment.objects.select_related("unit__campaign", "unit__topic", "unit__item").get(pk=held)
 
 
 def units_open_to(*, campaign: Campaign, annotator, now=None) -> QuerySet[Unit]:

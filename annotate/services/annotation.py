@@ -27,7 +27,7 @@ from annotate.models import (
     Unit,
 )
 from annotate.selectors.annotation import assignment_held, units_open_to
-from annotate.services.arms import annotator_arm_ensure, campaign_arms, lease_arm
+from annotate.services.arms import annotator_arm_ensure, annotator_arm_given, campaign_arms, lease_arm
 from annotate.services.data_version import campaign_data_changed
 from annotate.selectors.campaigns import guidelines_current_id
 from annotate.task_types import UnknownTaskType, task_type_get
@@ -101,8 +101,10 @@ def unit_lease_next(*, campaign: Campaign, annotator) -> Assignment | None:
         # Before any unit is locked (the lock order is campaign, then units): an annotator's arm, given at their
         # first lease while anything is open to them.
         annotator_arm, arm_given = "", False
-        if campaign_arms(campaign) and units_open_to(campaign=campaign, annotator=annotator, now=now).exists():
-            annotator_arm, arm_given = annotator_arm_ensure(campaign=campaign, annotator=annotator)
+        if campaign_arms(campaign):
+            annotator_arm = annotator_arm_given(campaign=campaign, annotator=annotator)
+            if not annotator_arm and units_open_to(campaign=campaign, annotator=annotator, now=now).exists():
+                annotator_arm, arm_given = annotator_arm_ensure(campaign=campaign, annotator=annotator)
         assignment = _lease_first_open(campaign=campaign, annotator=annotator, now=now, annotator_arm=annotator_arm)
         if arm_given:
             # The report lists the annotators' arms (agreement.report_arms); a lease otherwise changes nothing it reads.
@@ -127,6 +129,7 @@ def _lease_first_open(*, campaign: Campaign, annotator, now, annotator_arm: str)
             unit = _unit_lock(unit_id)
             if unit is None or not _slot_free(unit=unit, annotator=annotator, now=now):
                 continue
+            unit.campaign = campaign  # the lease's arm reads it: no second read of the campaign row
             return _assignment_grant(unit=unit, annotator=annotator, now=now, annotator_arm=annotator_arm)
 
 

@@ -93,6 +93,13 @@ def annotator_arm_ensure(*, campaign: Campaign, annotator) -> tuple[str, bool]:
     return arm, True
 
 
+def annotator_arm_given(*, campaign: Campaign, annotator) -> str:
+    """ANNOTATOR's arm in CAMPAIGN when arms are per annotator and they have one already; else "" (one query)."""
+    if not campaign_arms(campaign) or arm_settings(campaign)[1] != "annotator":
+        return ""
+    return _membership_arm(campaign=campaign, annotator=annotator)
+
+
 def _membership_arm(*, campaign: Campaign, annotator) -> str:
     return (Membership.objects.filter(campaign=campaign, user=annotator, role=Role.ANNOTATOR)
             .values_list("arm", flat=True).first()) or ""

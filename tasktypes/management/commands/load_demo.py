@@ -132,13 +132,19 @@ class Command(BaseCommand):
         parser.add_argument("--no-reports", action="store_true",
                             help="do not build the demo reports (for tests that open none): each first open then "
                                  "queues its build")
+        parser.add_argument("--campaign", action="append", choices=list(DEMOS), dest="campaigns", metavar="SLUG",
+                            help="load only this demo campaign (repeat for more; default: all of them, "
+                                 f"{', '.join(DEMOS)})")
 
-    def handle(self, *args, no_reports: bool = False, **options):
+    def handle(self, *args, no_reports: bool = False, campaigns: list[str] | None = None, **options):
         users = demo_users_ensure()
+        demos = {slug: demo for slug, demo in DEMOS.items() if not campaigns or slug in campaigns}
         runs = []  # the demo rankers' runs started now
-        for slug, demo in DEMOS.items():
+        made = []  # the demo campaigns made now
+        for slug, demo in demos.items():
             created = not Campaign.objects.filter(slug=slug).exists()
             if created:
+                made.append(slug)
                 call_command(
                     "import_data", "--campaign", slug, "--task-type", demo["task_type"], "--format", demo["format"],
                     "--overlap", str(demo["overlap"]), "--owner", DEMO_RESEARCHER, str(demo["path"]),
@@ -162,24 +168,27 @@ class Command(BaseCommand):
                                               created_by=users[DEMO_RESEARCHER])
                         runs.append((run, name, slug))
             if created and demo.get("simulate"):
-                made = assist_demo_simulate(campaign=campaign, truth_path=demo["simulate"],
-                                            adjudicator=users[DEMO_ADJUDICATOR])
-                self.stdout.write(f"simulated {made} judgments on {slug}")
+                judgments = assist_demo_simulate(campaign=campaign, truth_path=demo["simulate"],
+                                                 adjudicator=users[DEMO_ADJUDICATOR])
+                self.stdout.write(f"simulated {judgments} judgments on {slug}")
             if created and demo.get("raters"):
                 self.stdout.write(f"simulated {ais_demo_simulate(campaign=campaign)} ratings on {slug}")
-        if not ModelEndpoint.objects.filter(name=DEMO_ENDPOINT).exists():
+        endpoint = ModelEndpoint.objects.filter(name=DEMO_ENDPOINT).first()
+        if endpoint is None:
             call_command("model_endpoint", "add", DEMO_ENDPOINT, "--url", "http://127.0.0.1:8080/v1",
-                         *[arg for slug in DEMOS for arg in ("--campaign", slug)],
+                         *[arg for slug in demos for arg in ("--campaign", slug)],
                          "--notes", "A server you start on this machine's port 8080 (llama.cpp server, vLLM, Ollama).",
                          stdout=self.stdout)
+        else:  # granted to the demo campaigns made since it was (load_demo --campaign)
+            endpoint.campaigns.add(*Campaign.objects.filter(slug__in=made))
         # The rankers judge here, before the reports are built, so that a newcomer's first open shows them, current,
         # rather than an update under way once the worker has caught up (their queued batches then do nothing).
         for run, name, slug in runs:
             self.stdout.write(f"judge {name} on {slug}: {judge_run_here(run.id)} verdicts (run {run.id})")
-        for slug in () if no_reports else DEMOS:  # agreement_report --stored builds and stores where none is
+        for slug in () if no_reports else demos:  # agreement_report --stored builds and stores where none is
             call_command("agreement_report", "--campaign", slug, "--stored", "--json", stdout=io.StringIO())
             self.stdout.write(f"report of {slug} stored")
-        self.stdout.write(self.style.SUCCESS(f"Demo ready: campaigns {', '.join(DEMOS)}; users {', '.join(users)}"))
+        self.stdout.write(self.style.SUCCESS(f"Demo ready: campaigns {', '.join(demos)}; users {', '.join(users)}"))
 
 
 def demo_users_ensure() -> dict:
