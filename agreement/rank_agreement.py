@@ -21,6 +21,7 @@ from collections.abc import Hashable, Iterable, Sequence
 
 import numpy as np
 
+from agreement import batch_stats
 from agreement.stats import kendall_tau_b
 
 Groups = Sequence[Sequence[Hashable]]
@@ -218,10 +219,8 @@ def rank_options(options: dict | None) -> dict:
 
 
 TOP_KEYS = ("tau_ap", "rbo", "overlap_at_k", "kendall_tau_b_at_k")
-# The ones a system-order bootstrap gives intervals for (order_agreement_batch): tau-b@k has its point value only.
-TOP_INTERVAL_KEYS = ("tau_ap", "rbo", "overlap_at_k")
-TOP_NO_INTERVAL = ("tau-b@k of the system orders has no interval: a bootstrap would call scipy's kendalltau once "
-                   "more per resample and double the report's time")
+# The ones a system-order bootstrap gives intervals for (order_agreement_batch, in this order): all four.
+TOP_INTERVAL_KEYS = ("tau_ap", "rbo", "overlap_at_k", "kendall_tau_b_at_k")
 
 
 def order_agreement(reference: dict[Hashable, float | None], scores: dict[Hashable, float | None], *, p: float,
@@ -236,14 +235,16 @@ def order_agreement(reference: dict[Hashable, float | None], scores: dict[Hashab
 
 def order_agreement_batch(reference: np.ndarray, scores: np.ndarray, *, p: float, k: int,
                           block: int = 2_000_000) -> np.ndarray:
-    """order_agreement's tau-AP, RBO and overlap@k for many pairs of score vectors at once, as a system-order
-    bootstrap needs them: REFERENCE and SCORES are (resamples x systems), one resample a row, without gaps; returns
-    (3, resamples), NaN where a value is undefined. Ties as the module says, in array arithmetic: each entry's tie group
-    by its start and size; tau-AP's expected credit per position from harmonic sums; RBO and overlap@k from each id's
-    chance to be in the top d on each side (tests/test_rank_agreement.py compares it with order_agreement)."""
+    """order_agreement's tau-AP, RBO, overlap@k and tau-b@k (TOP_INTERVAL_KEYS) for many pairs of score vectors at
+    once, as a system-order bootstrap needs them: REFERENCE and SCORES are (resamples x systems), one resample a row,
+    without gaps; returns (4, resamples), NaN where a value is undefined. Ties as the module says, in array arithmetic:
+    each entry's tie group by its start and size; tau-AP's expected credit per position from harmonic sums; RBO and
+    overlap@k from each id's chance to be in the top d on each side; tau-b@k as batch_stats.kendall_tau_b over the ids
+    whose tie group starts within either side's top k, the others left out (tests/test_rank_agreement.py compares it
+    with order_agreement)."""
     h_all, y_all = np.atleast_2d(np.asarray(reference, dtype=float)), np.atleast_2d(np.asarray(scores, dtype=float))
     n = h_all.shape[1]
-    out = np.full((3, len(h_all)), np.nan)
+    out = np.full((len(TOP_INTERVAL_KEYS), len(h_all)), np.nan)
     if n < 2:
         return out
     harmonic = np.concatenate(([0.0], np.cumsum(1.0 / np.arange(1, n + 1))))
@@ -271,4 +272,6 @@ def order_agreement_batch(reference: np.ndarray, scores: np.ndarray, *, p: float
         out[0, part] = np.where(ordered, tau, np.nan)
         out[1, part] = (1 - p) / p * (x / d * p ** d).sum(axis=1) + x[:, n - 1] / n * p ** n
         out[2, part] = x[:, min(k, n) - 1] / min(k, n)
+        at_k = (h_start < k) | (y_start < k)  # top_k_ids of either side: a tie group that starts within the top k
+        out[3, part] = batch_stats.kendall_tau_b(np.where(at_k, h, np.nan), np.where(at_k, y, np.nan))
     return out

@@ -362,7 +362,6 @@ def _system_block(systems: dict, judge_means: dict[str, dict], tag: str | None, 
         stats.put_order_intervals(block[measure], intervals, ("kendall_tau_b", "spearman", "pearson",
                                                               *rank_agreement.TOP_KEYS),
                                   systems=len(pairs), topics=block[measure]["topics"], systems_word="runs")
-        block[measure]["kendall_tau_b_at_k_why_no_interval"] = rank_agreement.TOP_NO_INTERVAL
         block[measure]["small"] = 0 < len(pairs) < SMALL_SYSTEMS
         swapped = stats.swapped_pairs({row["system"]: row["human"][measure] for row in rows},
                                       {row["system"]: judged(row, measure) for row in rows})

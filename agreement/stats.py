@@ -368,6 +368,13 @@ def pair_alpha_intervals(
 
 def _cluster_index(clusters: Sequence[Hashable]) -> tuple[np.ndarray, int]:
     """(each unit's cluster as 0, 1, ... in the clusters' first-seen order, how many clusters)."""
+    if len(clusters) and type(clusters[0]) is int:  # topic or item ids: numpy's sort, not a dict look-up per unit
+        ids = np.array(clusters)
+        if ids.dtype.kind == "i":
+            distinct, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+            rank = np.empty(len(distinct), dtype=np.int64)
+            rank[np.argsort(first, kind="stable")] = np.arange(len(distinct))
+            return rank[inverse.reshape(-1)], len(distinct)
     order: dict[Hashable, int] = {}
     index = np.fromiter((order.setdefault(cluster, len(order)) for cluster in clusters), dtype=np.int64,
                         count=len(clusters))
@@ -841,8 +848,8 @@ def cluster_tables(first: Sequence[Hashable], second: Sequence[Hashable], cluste
     code = {label: i for i, label in enumerate(levels)}
     size = len(levels)
     row, count = _cluster_index(clusters)
-    cell = (np.fromiter((code[a] for a in first), dtype=np.int64, count=len(first)) * size
-            + np.fromiter((code[b] for b in second), dtype=np.int64, count=len(second)))
+    cell = (np.fromiter(map(code.__getitem__, first), dtype=np.int64, count=len(first)) * size
+            + np.fromiter(map(code.__getitem__, second), dtype=np.int64, count=len(second)))
     counts = np.bincount(row * size * size + cell, minlength=count * size * size)
     return counts.reshape(count, size, size).astype(float)
 
@@ -892,7 +899,7 @@ def system_correlation_intervals(
     Pearson's r of the scipy.stats.rankdata ranks).
 
     With TOP ({"p", "k"}), also the agreement at the top of the two orders (agreement.rank_agreement: tau-AP, RBO,
-    overlap@k; the judge's order against the humans'), all resamples at once as well (tau-b@k not: TOP_NO_INTERVAL).
+    overlap@k, tau-b@k; the judge's order against the humans'), all resamples at once as well.
     """
     from agreement.rank_agreement import TOP_INTERVAL_KEYS, order_agreement_batch
 

@@ -158,7 +158,6 @@ def system_level_block(systems: list[SystemRows] | list[SystemSides], *, min_out
     stats.put_order_intervals(block, intervals, ("kendall_tau_b", "spearman", "pearson", *rank_agreement.TOP_KEYS,
                                                "mae"),
                               systems=len(included), topics=matrices[0].shape[1], topics_word=topics_word)
-    block["kendall_tau_b_at_k_why_no_interval"] = rank_agreement.TOP_NO_INTERVAL
     return block
 
 

@@ -165,11 +165,11 @@ def test_rank_agreement_bundles_the_four_measures():
 
 
 def test_the_batch_of_resamples_gives_what_each_resample_gives_alone():
-    # The system orders' bootstrap computes tau-AP, RBO and overlap@k for all resamples at once: resample by resample
-    # the same numbers as order_agreement (tie groups, brute-force-checked above), ties and all.
+    # The system orders' bootstrap computes tau-AP, RBO, overlap@k and tau-b@k for all resamples at once: resample by
+    # resample the same numbers as order_agreement (tie groups, brute-force-checked above), ties and all.
     import numpy as np
 
-    from agreement.rank_agreement import order_agreement, order_agreement_batch
+    from agreement.rank_agreement import TOP_INTERVAL_KEYS, order_agreement, order_agreement_batch
 
     rng = np.random.default_rng(5)
     for systems in (2, 3, 8, 13):
@@ -180,5 +180,5 @@ def test_the_batch_of_resamples_gives_what_each_resample_gives_alone():
         for row, (h, y) in enumerate(zip(human, judge, strict=True)):
             alone = order_agreement(dict(enumerate(h)), dict(enumerate(y)), p=0.9, k=5)
             assert list(batch[:, row]) == pytest.approx(
-                [np.nan if alone[key] is None else alone[key] for key in ("tau_ap", "rbo", "overlap_at_k")],
+                [np.nan if alone[key] is None else alone[key] for key in TOP_INTERVAL_KEYS],
                 abs=1e-12, nan_ok=True)
