@@ -195,7 +195,10 @@ class HttpBackend:
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
-                    outcome = future.result()  # re-raises a worker's JudgeConfigError here
+                    try:
+                        outcome = future.result()  # re-raises a worker's JudgeConfigError here
+                    except _Stopped:  # a job a worker's JudgeConfigError stopped: that error's own future raises it
+                        continue
                     self._count(outcome)
                     on_sample(outcome.key, outcome.index, outcome.generation)
         finally:
@@ -231,6 +234,8 @@ class HttpBackend:
                 if 200 <= status < 300:
                     generation = self._parse(response, time.monotonic() - started)
                     return _Outcome(request.key, index, generation, attempt + 1)
+                if status in (401, 403, 404):
+                    stop.set()  # what no retry can fix: no worker sends another request, whatever its timing
                 if status in (401, 403):
                     where = f"model endpoint {self.endpoint!r}" if self.endpoint else "this free-form base_url (sent no key)"
                     raise JudgeConfigError(
