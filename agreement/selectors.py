@@ -113,10 +113,10 @@ def human_labels_get(*, campaign: Campaign) -> HumanLabels:
     adjudicating = JudgmentKind.ADJUDICATION
     # The rows of a unit: its labels (one current annotation per annotator: judgment_one_current), and its item's
     # votes, which gather the labels of the item's units.
-    last_unit, labels, item_votes = None, None, None
+    last_unit, labels, its_votes = None, None, None
     for unit_id, item_id, topic_id, judgments_needed, username, kind, label in rows:
         if unit_id != last_unit:
-            last_unit, labels, item_votes = unit_id, None, None
+            last_unit, labels, its_votes = unit_id, None, None
             if item_id is not None:
                 unit_item[unit_id] = item_id
                 item_topic[item_id] = topic_id
@@ -128,12 +128,12 @@ def human_labels_get(*, campaign: Campaign) -> HumanLabels:
         if labels is None:
             labels = by_unit[unit_id] = {}
             if item_id is not None:
-                item_votes = votes.get(item_id)
-                if item_votes is None:
-                    item_votes = votes[item_id] = []
+                its_votes = votes.get(item_id)
+                if its_votes is None:
+                    its_votes = votes[item_id] = []
         labels[username] = label
-        if item_votes is not None:
-            item_votes.append(label)
+        if its_votes is not None:
+            its_votes.append(label)
     result.annotators = sorted(set(chain.from_iterable(by_unit.values())))
     human_label = task_type_get(campaign.task_type).human_label
     item_votes, item_label, ties, still_open = result.item_votes, result.item_label, result.ties, result.open

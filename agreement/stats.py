@@ -784,9 +784,6 @@ def put_order_intervals(block: dict, intervals: dict, keys: Sequence[str], *, sy
     """put_interval for each of KEYS, statistics between two orders of SYSTEMS systems whose intervals resample
     TOPICS topics: fewer than MIN_INTERVAL_SYSTEMS systems give no interval either, and say so."""
     for key in keys:
-        if intervals and key not in intervals:  # a statistic the resamples do not recompute: its own why says so
-            block[f"{key}_ci95"] = None
-            continue
         put_interval(block, key, intervals.get(key), units=topics, noun=topics_word)
         if block[key] is not None and systems < MIN_INTERVAL_SYSTEMS:
             block[f"{key}_ci95"] = None

@@ -213,6 +213,15 @@ class HttpBackend:
     def _sample(
         self, client: httpx.Client, stop: threading.Event, request: Request, index: int, decoding: Decoding
     ) -> _Outcome:
+        try:
+            return self._sample_attempts(client, stop, request, index, decoding)
+        except JudgeConfigError:
+            stop.set()  # what no retry can fix ends the batch: no worker sends another request, whatever its timing
+            raise
+
+    def _sample_attempts(
+        self, client: httpx.Client, stop: threading.Event, request: Request, index: int, decoding: Decoding
+    ) -> _Outcome:
         body = self._body(request.messages, decoding, index)
         started = time.monotonic()
         reason = ""
@@ -234,8 +243,6 @@ class HttpBackend:
                 if 200 <= status < 300:
                     generation = self._parse(response, time.monotonic() - started)
                     return _Outcome(request.key, index, generation, attempt + 1)
-                if status in (401, 403, 404):
-                    stop.set()  # what no retry can fix: no worker sends another request, whatever its timing
                 if status in (401, 403):
                     where = f"model endpoint {self.endpoint!r}" if self.endpoint else "this free-form base_url (sent no key)"
                     raise JudgeConfigError(
