@@ -19,7 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 
+import numpy as np
+
 from agreement import stats
+from agreement.ratings import groups_of
 from agreement.stats import WILSON, share_with_interval
 from agreement.selectors import HumanLabels, RankingData, human_labels_get, judge_labels_get, ranking_data_get
 from annotate.models import Campaign
@@ -70,20 +73,23 @@ def adjudication_items_block(*, humans: HumanLabels, judges: list[tuple[str, str
     """The block from the campaign's HUMANS labels and its JUDGES as (name, family, {item: label})."""
     settled = sorted(humans.adjudicated_items)
     reference = {item: humans.item_label[item] for item in settled}
-    by_annotator: dict[str, list[int]] = {}
-    for unit_id, labels in humans.by_unit.items():
-        item = humans.unit_item.get(unit_id)
-        if item in reference:
-            for name in labels:
-                by_annotator.setdefault(name, []).append(unit_id)
 
     def row(name: str, pairs: list[tuple[str, int]]) -> dict:
         return {"name": name, **agreement_with_reference([label for label, _ in pairs],
                                                          [reference[item] for _, item in pairs],
                                                          [humans.item_topic.get(item, item) for _, item in pairs])}
 
-    annotators = [row(name, [(humans.by_unit[unit_id][name], humans.unit_item[unit_id])
-                             for unit_id in sorted(by_annotator[name])]) for name in sorted(by_annotator)]
+    # Each annotator's ratings of the adjudicated items, in unit order (the rows are; the sort by rater is stable).
+    ratings = humans.ratings
+    rows = np.flatnonzero(np.isin(ratings.item, settled))
+    rows = rows[np.argsort(ratings.rater[rows], kind="stable")]
+    _, starts, sizes = groups_of(ratings.rater[rows])
+    annotators = []
+    for start, size in zip(starts.tolist(), sizes.tolist(), strict=True):
+        own = rows[start:start + size]
+        labels = [ratings.labels[code] for code in ratings.label[own].tolist()]
+        annotators.append(row(ratings.raters[ratings.rater[own[0]]],
+                              list(zip(labels, ratings.item[own].tolist(), strict=True))))
     judge_rows = [dict(row(name, [(labels[item], item) for item in settled if item in labels]), family=family)
                   for name, family, labels in judges]
     return {

@@ -37,17 +37,15 @@ def _tau_input(name: str, matrices: tuple, *, current, why) -> budget.BudgetInpu
                               n_units=units, n_labels=labels, statistic=statistic, current=current, why=why)
 
 
-def verdict_budget(*, report: dict, humans, judges, coverage: dict[str, list[SystemRows]], options: dict,
+def verdict_budget(*, report: dict, judges, paired: dict, coverage: dict[str, list[SystemRows]], options: dict,
                    target: float) -> dict:
-    """qa_correctness and ais: each judge's item kappa (the items both labelled, by question) and its system order's
-    tau-b (the systems the report's `system` block keeps, by question), from what _verdict_report_build has read."""
+    """qa_correctness and ais: each judge's item kappa (the items both labelled, by question: PAIRED, name ->
+    agreement.selectors.Paired) and its system order's tau-b (the systems the report's `system` block keeps, by
+    question), from what _verdict_report_build has read."""
     inputs = []
     for judge in judges:
-        block = report["judges"][judge.name]
-        shared = sorted(item for item in judge.labels if item in humans.item_label)
-        inputs.append(_kappa_input(judge.name, [humans.item_label[i] for i in shared],
-                                   [judge.labels[i] for i in shared],
-                                   [humans.item_topic.get(i, i) for i in shared],
+        block, pairs = report["judges"][judge.name], paired[judge.name]
+        inputs.append(_kappa_input(judge.name, pairs.human, pairs.model, pairs.topics,
                                    current=block["item"]["cohen_kappa_ci95"],
                                    why=block["item"]["why"] or block["item"]["cohen_kappa_ci_note"],
                                    unit_noun="questions"))

@@ -99,6 +99,8 @@ def categories_block(*, humans: HumanLabels, judges: list[tuple[str, str, dict[i
     """The block from the campaign's HUMANS labels, its JUDGES as (name, family, {item: label}) (the same list the
     adjudication block takes) and every item's category (agreement.selectors.item_categories_get: {} when no item
     has one); None when no item has a category."""
+    if not any(categories.values()):
+        return None
     ratings: dict[int, dict[str, Hashable]] = {}
     for unit, labels in humans.by_unit.items():
         item = humans.unit_item.get(unit)

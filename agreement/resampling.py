@@ -43,12 +43,44 @@ def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     rows = np.asarray(rows, dtype=float)
     if rows.ndim != 2:
         raise ValueError(f"units must be a 2-d array (units x statistics), not shape {rows.shape}")
-    key = _integer_key(rows)
-    if key is not None:  # counts: one integer per row in mixed radix, and a sort of integers
+    key = _row_key(rows)
+    if key is not None:
         _, first, counts = np.unique(key, return_index=True, return_counts=True)
         return rows[first], counts
     unique, counts = np.unique(rows, axis=0, return_counts=True)
     return unique, counts
+
+
+def row_classes(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the distinct rows of ROWS, each row's position among them), in distinct_rows' order."""
+    key = _row_key(rows)
+    if key is not None:
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        return rows[first], inverse.reshape(-1)
+    unique, inverse = np.unique(rows, axis=0, return_inverse=True)
+    return unique, inverse.reshape(-1)
+
+
+def _row_key(rows: np.ndarray) -> np.ndarray | None:
+    """One int64 per row that two rows share exactly when they are equal, sorting as the rows sort, so that a sort of
+    integers stands in for numpy's row-wise unique (ten times slower at 500,000 rows): rows of small counts as
+    themselves in mixed radix (_integer_key); other finite rows (the coincidences of a unit rated three times are
+    halves) as each column's rank among its distinct values, the first column most significant as numpy sorts rows.
+    None when neither fits in 62 bits."""
+    key = _integer_key(rows)
+    if key is not None or rows.size == 0 or not np.isfinite(rows).all():
+        return key
+    ranks, sizes = [], []
+    for column in rows.T:
+        values, rank = np.unique(column, return_inverse=True)
+        ranks.append(rank.reshape(-1))
+        sizes.append(len(values))
+    if np.sum(np.log2(sizes)) >= 62:
+        return None
+    key = np.zeros(len(rows), dtype=np.int64)
+    for rank, size in zip(ranks, sizes, strict=True):
+        key = key * size + rank
+    return key
 
 
 def _integer_key(rows: np.ndarray) -> np.ndarray | None:

@@ -17,10 +17,12 @@ whole pool is the pool, and never flagged.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping
 
+import numpy as np
 from scipy.stats import hypergeom
+
+from agreement.ratings import coded, groups_of, label_counts
 
 SELECTED_RATIO = 2.0
 SELECTED_P = 0.001
@@ -34,41 +36,47 @@ def annotator_samples(units: Iterable[Mapping[str, Hashable]]) -> list[dict]:
     of units that at least two other annotators rated: `items` (X's units in the pool), `split` (of those, units the
     others did not agree on), `share` and `pool_share` (split shares; None on an empty sample or pool), `pool`,
     `p_value` (the chance that a random sample finds at least `split` split units) and `selected` (see the module)."""
-    # One pass over the ratings, not one over the units per annotator: a unit X did not rate is in X's pool when two
-    # or more rated it (counted once for everyone, then taken back for its own raters); a unit X rated is in X's
-    # pool when two or more others rated it, split when those others gave more than one label.
-    pool_all = split_all = 0
-    own: dict[Hashable, list[int]] = {}  # name -> [rated units in the all-count, split of them, items, split]
-    for labels in units:
-        rated = len(labels)
-        if rated <= 2:  # most units: a pair (or one rating) is in no rater's own pool, no Counter needed
-            split = rated == 2 and len(set(labels.values())) > 1
-            pool_all += rated == 2
-            split_all += split
-            for name in labels:
-                entry = own.setdefault(name, [0, 0, 0, 0])
-                entry[0] += rated == 2
-                entry[1] += split
-            continue
-        # Three ratings or more: in everyone's all-count, and in each rater's own pool (two or more others).
-        counts = Counter(labels.values())
-        pool_all += 1
-        split_all += len(counts) > 1
-        for name, label in labels.items():
-            entry = own.setdefault(name, [0, 0, 0, 0])
-            entry[0] += 1
-            entry[1] += len(counts) > 1
-            entry[2] += 1
-            entry[3] += len(counts) - (counts[label] == 1) > 1
+    units = list(units)
+    sizes = np.fromiter(map(len, units), dtype=np.int64, count=len(units))
+    rater, raters = coded([name for labels in units for name in labels])
+    label, labels = coded([label for labels in units for label in labels.values()])
+    return annotator_samples_columns(np.repeat(np.arange(len(units)), sizes), rater, label, raters=raters,
+                                     labels=len(labels))
+
+
+def annotator_samples_columns(group: np.ndarray, rater: np.ndarray, label: np.ndarray, *, raters: list,
+                              labels: int) -> list[dict]:
+    """annotator_samples from the ratings as columns (agreement.ratings): each rating's unit index (a unit's ratings
+    contiguous), its rater's position in RATERS (sorted) and its label's code among LABELS labels."""
+    # Counted per rating, not per unit and annotator: a unit X did not rate is in X's pool when two or more rated it
+    # (counted once for everyone, then taken back for its own raters); a unit X rated is in X's pool when two or more
+    # others rated it, split when those others gave more than one label.
+    group, _, sizes = groups_of(group)
+    tally = label_counts(group, label, groups=len(sizes), labels=labels)
+    distinct = np.count_nonzero(tally, axis=1)
+    paired, split = sizes >= 2, (sizes >= 2) & (distinct > 1)
+    pool_all, split_all = int(paired.sum()), int(split.sum())
+    # Per rating: its unit counts in the all-count (taken), is split there, and, with three ratings or more, is in
+    # the rater's own pool (items), split among the others (a label only the rater gave leaves one fewer).
+    crowded = sizes[group] >= 3
+    others_split = crowded & (distinct[group] - (tally[group, label] == 1) > 1)
+
+    def per_rater(flags: np.ndarray) -> list[int]:
+        return np.bincount(rater, weights=flags, minlength=len(raters)).astype(int).tolist()
+
+    rated = np.bincount(rater, minlength=len(raters))
+    columns = zip(per_rater(paired[group]), per_rater(split[group]), per_rater(crowded), per_rater(others_split),
+                  strict=True)
     rows = []
-    for name in sorted(own):
-        taken, taken_split, items, split = own[name]
-        pool, pool_split = pool_all - taken + items, split_all - taken_split + split
-        share = split / items if items else None
+    for name, count, (taken, taken_split, items, split_items) in zip(raters, rated.tolist(), columns, strict=True):
+        if not count:
+            continue
+        pool, pool_split = pool_all - taken + items, split_all - taken_split + split_items
+        share = split_items / items if items else None
         pool_share = pool_split / pool if pool else None
-        p_value = float(hypergeom.sf(split - 1, pool, pool_split, items)) if items else None
+        p_value = float(hypergeom.sf(split_items - 1, pool, pool_split, items)) if items else None
         selected = (share is not None and pool_share is not None and items < pool
                     and share >= SELECTED_RATIO * pool_share and p_value < SELECTED_P)
-        rows.append({"annotator": name, "items": items, "split": split, "share": share, "pool": pool,
+        rows.append({"annotator": name, "items": items, "split": split_items, "share": share, "pool": pool,
                      "pool_split": pool_split, "pool_share": pool_share, "p_value": p_value, "selected": selected})
     return rows

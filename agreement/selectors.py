@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from itertools import chain
+from functools import cached_property
+from operator import itemgetter
 
+import numpy as np
+from django.contrib.auth import get_user_model
 from django.db import connections
 from django.db.models import Count, Q
 
@@ -17,6 +20,9 @@ from annotate.ids import external_id_tail, json_text
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, SystemOutput, Topic
 from annotate.task_types import OPEN, TIE, task_type_get
 from annotate.textnorm import answer_key
+from agreement.ratings import Ratings, label_counts
+from agreement.resampling import row_classes
+from agreement.ratings import coded as ratings_coded
 from judges.models import Judge, LeaderboardValue, ModelJudgment
 
 
@@ -25,25 +31,46 @@ from judges.models import Judge, LeaderboardValue, ModelJudgment
 class HumanLabels:
     """Current human labels of a campaign.
 
-    `by_unit[unit_id][annotator]` holds the current annotation labels (kind annotation; adjudications
-    are verdicts, not raters). `item_label[item_id]` is the item's human label: the adjudication's
-    label when there is one (the most recent, when several adjudicators settled it), else the majority of the current annotation labels once it is decided
-    (the task type's human_label; by default annotate.task_types.majority_label). Items whose k annotations are all in and tie are in `ties`; items whose
-    annotations are still coming and could yet change the majority are in `open`; neither has an
-    entry in `item_label`.
+    `ratings` holds the current annotation labels (kind annotation; adjudications are verdicts, not raters) as
+    integer-coded columns (agreement.ratings.Ratings); `by_unit[unit_id][annotator]` gives the same labels as dicts.
+    `item_label[item_id]` is the item's human label: the adjudication's label when there is one (the most recent, when
+    several adjudicators settled it), else the majority of the current annotation labels once it is decided (the task
+    type's human_label; by default annotate.task_types.majority_label). Items whose k annotations are all in and tie
+    are in `ties`; items whose annotations are still coming and could yet change the majority are in `open`; neither
+    has an entry in `item_label`.
     """
 
     annotators: list[str] = field(default_factory=list)
-    by_unit: dict[int, dict[str, str]] = field(default_factory=dict)
+    ratings: Ratings = field(default_factory=Ratings)
     item_label: dict[int, str] = field(default_factory=dict)
     ties: set[int] = field(default_factory=set)
     open: set[int] = field(default_factory=set)
     adjudicated: int = 0
     adjudicated_items: set[int] = field(default_factory=set)
-    # item -> (annotations labelled "yes", annotations): the raters' votes behind a majority
-    item_votes: dict[int, tuple[int, int]] = field(default_factory=dict)
-    unit_item: dict[int, int] = field(default_factory=dict)  # unit -> its item (item-level units)
     item_topic: dict[int, int] = field(default_factory=dict)  # item -> its topic: the cluster intervals resample
+
+    @cached_property
+    def by_unit(self) -> dict[int, dict[str, str]]:
+        """{unit: {annotator: label}}, in unit order."""
+        return self.ratings.by_unit()
+
+    @cached_property
+    def unit_item(self) -> dict[int, int]:
+        """unit -> its item, for the units with annotation labels (item-level units)."""
+        has_item = self.ratings.item >= 0
+        return dict(zip(self.ratings.unit[has_item].tolist(), self.ratings.item[has_item].tolist(), strict=True))
+
+    @cached_property
+    def item_votes(self) -> dict[int, tuple[int, int]]:
+        """item -> (annotations labelled "yes", annotations): the raters' votes behind a majority."""
+        ratings = self.ratings
+        has_item = ratings.item >= 0
+        items, group = np.unique(ratings.item[has_item], return_inverse=True)
+        yes = ratings.labels.index("yes") if "yes" in ratings.labels else -1
+        counts = np.bincount(group.reshape(-1), minlength=len(items))
+        yes_counts = np.bincount(group.reshape(-1), weights=ratings.label[has_item] == yes, minlength=len(items))
+        return dict(zip(items.tolist(), zip(yes_counts.astype(int).tolist(), counts.tolist(), strict=True),
+                        strict=True))
 
 
 @dataclass
@@ -91,67 +118,107 @@ def _driver_rows(queryset) -> list[tuple]:
 
 
 def human_labels_get(*, campaign: Campaign) -> HumanLabels:
-    """Current human annotation labels per unit and annotator, and each item's human label. One query.
+    """Current human annotation labels as columns (agreement.ratings) and each item's human label. Three queries.
 
-    Written for campaigns of a million judgments: one pass over the rows (sorted by unit, so a unit's own facts are
-    kept once), and no per-item Counter unless the votes split. Within a unit the annotators come in no particular
-    order.
+    Written for campaigns of a million judgments: the annotations are read as the driver's rows and turned into
+    integer columns at once; each item's label is asked of the task type once per distinct tally of votes (how many of
+    each label, and k), not once per item.
     """
-    rows = _driver_rows(
-        HumanJudgment.objects.filter(unit__campaign=campaign, is_current=True)
-        .exclude(label="")
-        .values_list("unit_id", "unit__item_id", "unit__topic_id", "unit__judgments_needed", "annotator__username",
-                     "kind", "label")
-        # Within a unit, oldest first: of several adjudicators' current verdicts, the most recent is the label.
-        .order_by("unit_id", "created_at", "id")
-    )
-    result = HumanLabels()
-    adjudication: dict[int, str] = {}
-    needed: dict[int, int] = {}
-    votes: dict[int, list[str]] = {}
-    by_unit, unit_item, item_topic = result.by_unit, result.unit_item, result.item_topic
-    adjudicating = JudgmentKind.ADJUDICATION
-    # The rows of a unit: its labels (one current annotation per annotator: judgment_one_current), and its item's
-    # votes, which gather the labels of the item's units.
-    last_unit, labels, its_votes = None, None, None
-    for unit_id, item_id, topic_id, judgments_needed, username, kind, label in rows:
-        if unit_id != last_unit:
-            last_unit, labels, its_votes = unit_id, None, None
-            if item_id is not None:
-                unit_item[unit_id] = item_id
-                item_topic[item_id] = topic_id
-                needed[item_id] = judgments_needed
-        if kind == adjudicating:
-            if item_id is not None:
-                adjudication[item_id] = label
-            continue
-        if labels is None:
-            labels = by_unit[unit_id] = {}
-            if item_id is not None:
-                its_votes = votes.get(item_id)
-                if its_votes is None:
-                    its_votes = votes[item_id] = []
-        labels[username] = label
-        if its_votes is not None:
-            its_votes.append(label)
-    result.annotators = sorted(set(chain.from_iterable(by_unit.values())))
-    human_label = task_type_get(campaign.task_type).human_label
-    item_votes, item_label, ties, still_open = result.item_votes, result.item_label, result.ties, result.open
-    for item_id, labels in votes.items():
-        item_votes[item_id] = (labels.count("yes"), len(labels))
-        if item_id in adjudication:
-            continue
-        label = human_label(labels, needed=needed.get(item_id, 0))
-        if label is TIE:
-            ties.add(item_id)
-        elif label == OPEN:
-            still_open.add(item_id)
-        else:
-            item_label[item_id] = label
-    item_label.update(adjudication)
+    current = HumanJudgment.objects.filter(unit__campaign=campaign, is_current=True).exclude(label="")
+    rows = _driver_rows(current.filter(kind=JudgmentKind.ANNOTATION).order_by().values_list(
+        "unit_id", "unit__item_id", "unit__topic_id", "unit__judgments_needed", "annotator_id", "label"))
+    # Of several adjudicators' current verdicts on an item, the most recent is its label: oldest first.
+    adjudications = list(current.filter(kind=JudgmentKind.ADJUDICATION).order_by("unit_id", "created_at", "id")
+                         .values_list("unit__item_id", "unit__topic_id", "label"))
+    adjudication = {item: label for item, _, label in adjudications if item is not None}
+    result = HumanLabels(item_topic={item: topic for item, topic, _ in adjudications if item is not None})
+    if rows:
+        unit, item, topic, needed, annotator, label = _columns(rows)
+        label_code, labels = ratings_coded(label)
+        order = np.argsort(unit, kind="stable")
+        unit, item, topic, needed, annotator, label_code = (column[order] for column in (
+            unit, item, topic, needed, annotator, label_code))
+        # Annotators by name: their ids' positions, reordered as their names sort.
+        ids, rater = np.unique(annotator, return_inverse=True)
+        names = dict(get_user_model().objects.filter(pk__in=ids.tolist()).values_list("pk", "username"))
+        raters = [names[pk] for pk in ids.tolist()]
+        by_name = np.argsort(np.array(raters, dtype=object), kind="stable")
+        position = np.empty(len(ids), dtype=np.int64)
+        position[by_name] = np.arange(len(ids))
+        rater, raters = position[rater.reshape(-1)], [raters[index] for index in by_name.tolist()]
+        result.annotators = raters
+        result.ratings = Ratings(unit=unit, item=item, rater=rater, label=label_code, raters=raters, labels=labels)
+        _item_labels(result, topic=topic, needed=needed, adjudicated=adjudication.keys(),
+                     human_label=task_type_get(campaign.task_type).human_label)
+    result.item_label.update(adjudication)
     result.adjudicated = len(adjudication)
     result.adjudicated_items = set(adjudication)
     return result
+
+
+def _columns(rows: list[tuple]) -> list:
+    """The driver's rows (unit, item, topic, judgments_needed, annotator, label) as columns: numpy integers, each read
+    straight from the rows (no transposed copy), an item or topic that is NULL (a unit that is a topic) as -1; the
+    labels as a list."""
+    def integers(index: int) -> np.ndarray:
+        try:
+            return np.fromiter(map(itemgetter(index), rows), dtype=np.int64, count=len(rows))
+        except TypeError:  # a NULL among them
+            return np.fromiter((-1 if value is None else value for value in map(itemgetter(index), rows)),
+                               dtype=np.int64, count=len(rows))
+
+    return [*(integers(index) for index in range(5)), list(map(itemgetter(5), rows))]
+
+
+def _item_labels(result: HumanLabels, *, topic: np.ndarray, needed: np.ndarray, adjudicated, human_label) -> None:
+    """Fill RESULT's item_label, ties, open and item_topic from its ratings: each item's votes are the labels of its
+    units, tallied; HUMAN_LABEL (the task type's) is asked once per distinct tally and k, with the labels in no
+    particular order (the rule reads how many of each there are). Items in ADJUDICATED keep no majority: their
+    adjudication is their label."""
+    ratings = result.ratings
+    has_item = np.flatnonzero(ratings.item >= 0)
+    if not len(has_item):
+        return
+    items, first, group = np.unique(ratings.item[has_item], return_index=True, return_inverse=True)
+    group = group.reshape(-1)
+    result.item_topic.update(zip(items.tolist(), topic[has_item][first].tolist(), strict=True))
+    # k of an item: its last unit's (the rows are in unit order).
+    last = len(has_item) - 1 - np.unique(ratings.item[has_item][::-1], return_index=True)[1]
+    tally = label_counts(group, ratings.label[has_item], groups=len(items), labels=len(ratings.labels))
+    tallies, which = row_classes(np.column_stack([tally, needed[has_item][last]]))
+    verdicts = [human_label([label for label, count in zip(ratings.labels, row[:-1].tolist(), strict=True)
+                             for _ in range(count)], needed=int(row[-1])) for row in tallies]
+    # The items in the order their first unit comes (the order item_label has always had), the adjudicated left out.
+    order = np.argsort(first, kind="stable")
+    order = order[~np.isin(items[order], np.fromiter(adjudicated, dtype=np.int64, count=len(adjudicated)))]
+    items, which = items[order], which[order]
+    tie = np.array([verdict is TIE for verdict in verdicts])[which]
+    still_open = np.array([verdict == OPEN for verdict in verdicts])[which]
+    result.ties.update(items[tie].tolist())
+    result.open.update(items[still_open].tolist())
+    decided = ~(tie | still_open)
+    result.item_label.update(zip(items[decided].tolist(), np.array(verdicts, dtype=object)[which[decided]].tolist(),
+                                 strict=True))
+
+
+@dataclass
+class Paired:
+    """A judge's label beside the human label on every item both have one for (ids in order), with each item's topic:
+    what the judge's item agreement, its budget and the tests between judges read."""
+
+    items: list[int]
+    human: list[str]
+    model: list[str]
+    topics: list[int]
+
+
+def judge_human_pairs(*, judge: JudgeLabels, humans: HumanLabels) -> Paired:
+    """JUDGE's labels and HUMANS' on the items both labelled (a judge's failed verdicts and the humans' ties and open
+    items are no label)."""
+    items = sorted(judge.labels.keys() & humans.item_label.keys())
+    return Paired(items=items, human=list(map(humans.item_label.__getitem__, items)),
+                  model=list(map(judge.labels.__getitem__, items)),
+                  topics=[humans.item_topic.get(item, item) for item in items])
 
 
 def judge_labels_get(*, campaign: Campaign) -> list[JudgeLabels]:

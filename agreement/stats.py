@@ -11,8 +11,8 @@ from __future__ import annotations
 import math
 import re
 import warnings
-from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
+from operator import eq
 
 import ir_measures
 import krippendorff
@@ -23,6 +23,7 @@ from statsmodels.stats.inter_rater import fleiss_kappa as _statsmodels_fleiss_ka
 from statsmodels.stats.proportion import proportion_confint
 
 from agreement import batch_stats, resampling
+from agreement import ratings as columns
 from agreement.compatibility import COMPAT_P, compatibility_per_topic
 
 
@@ -65,9 +66,10 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable], *, weights: str | 
     # sklearn sorts and compares the labels themselves; integer codes (in LABELS' order when given) give the
     # same kappa, and on a million string labels in a fraction of the time.
     levels = list(labels) if labels is not None else sorted_as_sklearn(seen)
-    code = {label: i for i, label in enumerate(levels)}
-    left = np.fromiter((code.get(x, -1) for x in a), dtype=np.int64, count=len(a))
-    right = np.fromiter((code.get(y, -1) for y in b), dtype=np.int64, count=len(b))
+    code = dict.fromkeys(seen, -1)  # a label outside LABELS: -1, which sklearn leaves out as it would the label
+    code.update((label, i) for i, label in enumerate(levels))
+    left = np.fromiter(map(code.__getitem__, a), dtype=np.int64, count=len(a))
+    right = np.fromiter(map(code.__getitem__, b), dtype=np.int64, count=len(b))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         return _finite(cohen_kappa_score(left, right, weights=weights,
@@ -97,32 +99,13 @@ def agreement_rate(a: Sequence[Hashable], b: Sequence[Hashable]) -> float | None
     _paired(a, b)
     if not a:
         return None
-    return sum(x == y for x, y in zip(a, b, strict=True)) / len(a)
-
-
-def _fleiss_panel_size(ratings: Sequence[Sequence[Hashable]]) -> int | None:
-    counts = Counter(len(labels) for labels in ratings if len(labels) >= 2)
-    if not counts:
-        return None
-    return max(counts, key=lambda size: (counts[size], size))
+    return sum(map(eq, a, b)) / len(a)
 
 
 def _fleiss_table(ratings: Sequence[Sequence[Hashable]]) -> np.ndarray | None:
     """The items x categories count table fleiss_kappa reads (see there for which ratings count), or None."""
-    m = _fleiss_panel_size(ratings)
-    if m is None:
-        return None
-    rows = [labels if len(labels) == m else list(labels)[:m] for labels in ratings if len(labels) >= m]
-    if len(rows) < 2:
-        return None
-    categories = sorted({label for row in rows for label in row}, key=str)
-    if len(categories) < 2:
-        return None
-    index = {label: i for i, label in enumerate(categories)}
-    coded = np.fromiter((index[label] for row in rows for label in row), dtype=np.int64, count=len(rows) * m)
-    # What statsmodels' aggregate_raters gives (items x categories counts), counted in one bincount.
-    owner = np.repeat(np.arange(len(rows)), m) * len(categories)
-    return np.bincount(owner + coded, minlength=len(rows) * len(categories)).reshape(len(rows), len(categories))
+    group, label, labels = columns.rows_coded(ratings)
+    return columns.fleiss_table(group, label, labels=len(labels))[0]
 
 
 def _fleiss_of_table(table: np.ndarray) -> float | None:
@@ -150,7 +133,11 @@ def fleiss_kappa(ratings: Sequence[Sequence[Hashable]]) -> float | None:
 def fleiss_kappa_with_interval(ratings: Sequence[Sequence[Hashable]], *, resamples: int = 1000,
                                seed: int = 0) -> tuple[float | None, list[float] | None]:
     """(fleiss_kappa, its 95% percentile bootstrap interval resampling the items it uses), from one count table."""
-    table = _fleiss_table(ratings)
+    return _fleiss_with_interval(_fleiss_table(ratings), resamples=resamples, seed=seed)
+
+
+def _fleiss_with_interval(table: np.ndarray | None, *, resamples: int,
+                          seed: int) -> tuple[float | None, list[float] | None]:
     value = None if table is None else _fleiss_of_table(table)
     if value is None:
         return None, None
@@ -168,10 +155,8 @@ def fleiss_kappa_interval(ratings: Sequence[Sequence[Hashable]], *, resamples: i
 
 def fleiss_kappa_items(ratings: Sequence[Sequence[Hashable]]) -> int:
     """How many items `fleiss_kappa` uses for these ratings (those with at least the modal number of ratings)."""
-    m = _fleiss_panel_size(ratings)
-    if m is None:
-        return 0
-    return sum(1 for labels in ratings if len(labels) >= m)
+    group, label, labels = columns.rows_coded(ratings)
+    return columns.fleiss_table(group, label, labels=len(labels))[1]
 
 
 def krippendorff_alpha(reliability: Sequence[Sequence[Hashable | None]]) -> float | None:
@@ -201,18 +186,8 @@ def krippendorff_alpha(reliability: Sequence[Sequence[Hashable | None]]) -> floa
 
 def _unit_counts(ratings: Sequence[Sequence[Hashable]]) -> np.ndarray | None:
     """Units x labels counts of the units rated at least twice (what alpha reads), or None when undefined."""
-    labels = sorted({label for unit in ratings for label in unit}, key=str)
-    if len(labels) < 2:
-        return None
-    index = {label: i for i, label in enumerate(labels)}
-    pairable = [unit for unit in ratings if len(unit) >= 2]
-    if not pairable:
-        return None
-    counts = np.zeros((len(pairable), len(labels)), dtype=float)
-    for row, unit in enumerate(pairable):
-        for label in unit:
-            counts[row, index[label]] += 1
-    return counts
+    group, label, labels = columns.rows_coded(ratings)
+    return columns.alpha_counts(group, label, labels=len(labels))[0]
 
 
 def _alpha_of_counts(counts: np.ndarray) -> float | None:
@@ -238,7 +213,11 @@ def krippendorff_alpha_with_interval(ratings: Sequence[Sequence[Hashable]], *, r
                                      seed: int = 0) -> tuple[float | None, list[float] | None]:
     """(krippendorff_alpha_units, its 95% percentile bootstrap interval resampling the units rated twice or more),
     from one units x labels count table."""
-    counts = _unit_counts(ratings)
+    return _alpha_with_interval(_unit_counts(ratings), resamples=resamples, seed=seed)
+
+
+def _alpha_with_interval(counts: np.ndarray | None, *, resamples: int,
+                         seed: int) -> tuple[float | None, list[float] | None]:
     value = None if counts is None else _alpha_of_counts(counts)
     if value is None:
         return None, None
@@ -273,12 +252,22 @@ def rater_agreement(ratings: Sequence[Sequence[Hashable]], *, raters: int, resam
     fleiss_kappa for their order), each with its n (fleiss_items, krippendorff_alpha_items: the items it reads)
     and its 95% percentile bootstrap interval over those items, or None and a note when it degenerates
     (interval_checked). Every report type's block on its raters is this."""
-    fleiss, fleiss_ci95 = fleiss_kappa_with_interval(ratings, resamples=resamples, seed=seed)
-    alpha, alpha_ci95 = krippendorff_alpha_with_interval(ratings, resamples=resamples, seed=seed)
-    block = {"raters": raters, "fleiss_kappa": fleiss, "fleiss_items": fleiss_kappa_items(ratings),
-             "krippendorff_alpha": alpha, "krippendorff_alpha_items": krippendorff_alpha_items(ratings)}
-    put_interval(block, "fleiss_kappa", fleiss_ci95, units=block["fleiss_items"], noun="items")
-    put_interval(block, "krippendorff_alpha", alpha_ci95, units=block["krippendorff_alpha_items"], noun="items")
+    group, label, labels = columns.rows_coded(ratings)
+    return rater_agreement_columns(group, label, labels=len(labels), raters=raters, resamples=resamples, seed=seed)
+
+
+def rater_agreement_columns(group: np.ndarray, label: np.ndarray, *, labels: int, raters: int,
+                            resamples: int = 1000, seed: int = 0) -> dict:
+    """rater_agreement from the ratings as columns (agreement.ratings): each rating's item index (an item's ratings
+    contiguous, in the order Fleiss' kappa takes them) and its label's code among LABELS labels sorted as text."""
+    table, fleiss_items = columns.fleiss_table(group, label, labels=labels)
+    counts, alpha_items = columns.alpha_counts(group, label, labels=labels)
+    fleiss, fleiss_ci95 = _fleiss_with_interval(table, resamples=resamples, seed=seed)
+    alpha, alpha_ci95 = _alpha_with_interval(counts, resamples=resamples, seed=seed)
+    block = {"raters": raters, "fleiss_kappa": fleiss, "fleiss_items": fleiss_items,
+             "krippendorff_alpha": alpha, "krippendorff_alpha_items": alpha_items}
+    put_interval(block, "fleiss_kappa", fleiss_ci95, units=fleiss_items, noun="items")
+    put_interval(block, "krippendorff_alpha", alpha_ci95, units=alpha_items, noun="items")
     return block
 
 

@@ -132,21 +132,26 @@ def pairs_block(outcomes: dict[str, dict[object, float]], *, order: list[str] | 
     intervals of all pairs come from one bootstrap: the units are resampled and each pair's difference recomputed over
     the shared units drawn (as the system correlations resample topics)."""
     names = order or list(outcomes)
-    # Units in sorted order (ids): the resamples must not depend on the order the database returned the rows in.
-    units = {unit: i for i, unit in enumerate(sorted({u for name in names for u in outcomes[name]}))}
+    # Units in sorted order (ids): the resamples must not depend on the order the database returned the rows in. Each
+    # side as arrays over those units: its units' positions in its own order, its outcomes, and both spread out.
+    units = sorted(set().union(*(outcomes[name] for name in names)))
+    position = {unit: i for i, unit in enumerate(units)}
+    where, values, value_at, has = {}, {}, {}, {}
+    for name in names:
+        side = outcomes[name]
+        where[name] = np.fromiter(map(position.__getitem__, side), dtype=np.int64, count=len(side))
+        values[name] = np.fromiter(side.values(), dtype=float, count=len(side))
+        value_at[name], has[name] = np.zeros(len(units)), np.zeros(len(units), dtype=bool)
+        value_at[name][where[name]], has[name][where[name]] = values[name], True
     pairs, sums, counts = [], [], []
     for first, second in combinations(names, 2):
-        shared = [unit for unit in outcomes[first] if unit in outcomes[second]]
-        test = paired_test([outcomes[first][unit] for unit in shared], [outcomes[second][unit] for unit in shared],
-                           interval=False)
+        both = has[second][where[first]]  # FIRST's units, in its order, that SECOND has too
+        shared = where[first][both]
+        test = paired_test(values[first][both], value_at[second][shared], interval=False)
         pairs.append({"a": first, "b": second, **test})
-        row, seen = np.zeros(len(units)), np.zeros(len(units))
-        for unit in shared:
-            row[units[unit]] = outcomes[first][unit] - outcomes[second][unit]
-            seen[units[unit]] = 1
-        sums.append(row)
-        counts.append(seen)
-    welch = welch_tests({name: list(outcomes[name].values()) for name in names},
+        sums.append(np.where(has[first] & has[second], value_at[first] - value_at[second], 0.0))
+        counts.append((has[first] & has[second]).astype(float))
+    welch = welch_tests({name: values[name] for name in names},
                         [(pair["a"], pair["b"]) for pair in pairs])
     for pair, test in zip(pairs, welch, strict=True):
         pair["welch"] = test

@@ -310,7 +310,9 @@ class TaskTypeSpec:
 
     def human_label(self, labels: list[str], *, needed: int) -> str | None:
         """An item's human label from its current annotation LABELS, k = NEEDED wanted; TIE or OPEN when there is
-        none yet (agreement.selectors asks it). The majority rule unless a task type has its own."""
+        none yet (agreement.selectors asks it). The majority rule unless a task type has its own. LABELS come in no
+        particular order, and the answer may depend only on how many of each there are: the report asks once per
+        distinct tally, not once per item."""
         return majority_label(labels, needed=needed)
 
     def suggestions(self, *, campaign, judge, units=None) -> dict[int, dict]:

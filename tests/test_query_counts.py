@@ -143,8 +143,9 @@ BOUNDS = {  # (qa_correctness, answer_ranking, ais, image_relevance, passage_rel
     ("agreement-judges-csv", "researcher"): (5, 5, 5, 5, 5),
     ("agreement-topics-csv", "researcher"): (5, 5, 5, 5, 5),
     ("agreement-plot", "researcher"): (5, 5, 5, 5, 5),
-    # The items CSV reads the database as it is (human labels, judges and verdicts, items), not the stored report.
-    ("agreement-items-csv", "researcher"): (7, 7, 7, 7, 7),
+    # The items CSV reads the database as it is (human labels: annotations, adjudications, the annotators' names;
+    # judges and verdicts; items), not the stored report.
+    ("agreement-items-csv", "researcher"): (9, 9, 9, 9, 9),
     ("agreement-qrels", "researcher"): (None, None, None, 5, 5),
     # The stored qrels, and the runs scored under them: read from their files (campaign.options), no query.
     ("agreement-leaderboard", "researcher"): (None, None, None, 5, 5),

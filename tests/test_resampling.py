@@ -144,3 +144,21 @@ def test_a_million_items_are_a_few_distinct_rows():
     point = _kappa(table)
     # Kappa's large-sample standard error at a million items is about 0.0004: the interval is that narrow around it.
     assert low < point < high and high - low < 0.005
+
+
+def test_distinct_rows_are_numpys_rows_in_numpys_order():
+    """Rows of counts, rows with halves (a unit rated three times has coincidences of 1/2), rows with negatives: the
+    integer key gives the same rows, counts and order as numpy's row-wise unique, which it replaces for speed."""
+    rng = np.random.default_rng(4)
+    counts = rng.integers(0, 3, size=(5000, 4)).astype(float)
+    halves = rng.integers(0, 5, size=(5000, 4)) / 2
+    signed = rng.integers(-2, 3, size=(5000, 3)) * 0.25
+    for rows in (counts, halves, signed):
+        unique, multiplicity = resampling.distinct_rows(rows)
+        expected, expected_multiplicity = np.unique(rows, axis=0, return_counts=True)
+        if rows is counts:  # counts sort in mixed radix, the last column first: the same rows, counted the same
+            order = np.lexsort(expected.T)
+            expected, expected_multiplicity = expected[order], expected_multiplicity[order]
+        assert np.array_equal(unique, expected) and np.array_equal(multiplicity, expected_multiplicity)
+        classes, which = resampling.row_classes(rows)
+        assert np.array_equal(classes, unique) and np.array_equal(classes[which], rows)
