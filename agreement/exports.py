@@ -16,11 +16,11 @@ import csv
 import io
 import re
 
-from agreement.rank_agreement import TOP_INTERVAL_KEYS, TOP_KEYS
-from agreement.report_ranking import TAU, TAU_ANSWERS, order_text
 from agreement.report_graded import report_measures
-from agreement.stats import ALPHA_LEVELS
+from agreement.report_ranking import TAU, TAU_ANSWERS, order_text
 from annotate.task_types import LAYOUT_ATTRIBUTION, LAYOUT_GRADES, LAYOUT_RANKING
+from stats.interrater import ALPHA_LEVELS
+from stats.rank_agreement import TOP_INTERVAL_KEYS, TOP_KEYS
 
 
 # The first characters that make a spreadsheet (Excel, LibreOffice, Google Sheets) read a cell as a formula or a DDE
@@ -120,7 +120,7 @@ JUDGE_COLUMNS = [
       for key in ("n_systems", "kendall_tau_b", "spearman", "pearson")),
     *_bound_columns(*(f"{way}_{key}" for way in ("all", "mean_score") for key in ("kendall_tau_b", "spearman",
                                                                                    "pearson"))),
-    # Agreement at the top of the headline system order (agreement.rank_agreement), its swaps, then its intervals.
+    # Agreement at the top of the headline system order (stats.rank_agreement), its swaps, then its intervals.
     *TOP_KEYS, "n_at_k", "n_pairs", "n_swaps", *_bound_columns(*TOP_INTERVAL_KEYS),
 ]
 SYSTEM_ORDERS = (("all", "system_all"), ("mean_score", "system_mean_score"))
@@ -173,7 +173,7 @@ RANKING_JUDGE_COLUMNS = [
     # The bootstrap intervals over topics the page shows (the columns above keep the t-based ones, as published).
     "tau_b_bootstrap_ci95_low", "tau_b_bootstrap_ci95_high",
     "tau_b_answers_only_bootstrap_ci95_low", "tau_b_answers_only_bootstrap_ci95_high",
-    # Agreement at the top (agreement.rank_agreement): each measure's topic mean, bootstrap interval and topics.
+    # Agreement at the top (stats.rank_agreement): each measure's topic mean, bootstrap interval and topics.
     *(f"{key}_{part}" for key in TOP_KEYS for part in ("mean", "bootstrap_ci95_low", "bootstrap_ci95_high", "topics")),
 ]
 
@@ -283,7 +283,7 @@ def graded_judges_csv(*, report: dict) -> str:
                                     for stat in (*RUN_ORDER_STATISTICS, "n_pairs", "n_swaps", "relative_delta")),
                      *_bound_columns(*ITEM_STATISTICS),
                      *_bound_columns(*(f"{m}_{stat}" for m in measures for stat in RUN_ORDER_STATISTICS)),
-                     # Agreement at the top of each measure's run order (agreement.rank_agreement), then intervals.
+                     # Agreement at the top of each measure's run order (stats.rank_agreement), then intervals.
                      *(f"{m}_{key}" for m in measures for key in (*TOP_KEYS, "n_at_k")),
                      *_bound_columns(*(f"{m}_{key}" for m in measures for key in TOP_INTERVAL_KEYS))])
     for name, block in report["judges"].items():

@@ -521,7 +521,7 @@ def confusion_plot(*, report: dict) -> Plot | None:
 
 
 def budget_plot(*, report: dict) -> Plot | None:
-    """The labelling budget (report["budget"], agreement.budget): one panel per headline statistic, the 95% interval's
+    """The labelling budget (report["budget"], stats.budget): one panel per headline statistic, the 95% interval's
     width against the human labels, each judge's observed widths (points), its fitted c / sqrt(n) curve (line), the
     labels it has now (a tick on its curve's start) and the target width (dashed). None without a row to draw."""
     block = report.get("budget") or {}

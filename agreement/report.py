@@ -11,24 +11,13 @@ from __future__ import annotations
 import gc
 from operator import eq
 
-from agreement import stats, system_tests
 from agreement.build_steps import HUMANS, JUDGES, READING, SYSTEM_LEVEL, build_step
 from agreement.counting import COUNTING_RULES, POSITIVE, RULE_CONCORD, RULE_QA_EVAL, Output, counting_for
-from agreement.system_level import (
-    MIN_SYSTEM_COVERAGE,
-    MIN_SYSTEM_OUTPUTS,
-    SystemRows,
-    SystemSides,
-    judge_columns,
-    system_level_block,
-)
-from agreement.rank_agreement import rank_options
 from agreement.report_ablation import ablation_build
 from agreement.report_adjudication import adjudication_items_block
-from agreement.report_categories import categories_block
-from agreement.report_budget import verdict_budget
-from agreement.budget import target_width
 from agreement.report_ais import ais_humans_block, ais_judge_extras, ais_systems
+from agreement.report_budget import verdict_budget
+from agreement.report_categories import categories_block
 from agreement.report_humans import humans_block
 from agreement.selectors import (
     HumanLabels,
@@ -45,8 +34,19 @@ from agreement.selectors import (
     llm_judge_costs_get,
     system_outputs_get,
 )
+from agreement.system_level import (
+    MIN_SYSTEM_COVERAGE,
+    MIN_SYSTEM_OUTPUTS,
+    SystemRows,
+    SystemSides,
+    judge_columns,
+    system_level_block,
+)
 from annotate.models import Campaign
 from annotate.task_types import task_type_get
+from stats import interrater, system_tests, uncertainty
+from stats.budget import target_width
+from stats.rank_agreement import rank_options
 
 # Statistics over fewer shared items (or topics) than this are flagged on the page as small samples (option
 # small_sample).
@@ -60,7 +60,7 @@ def report_options(campaign: Campaign) -> dict:
         "min_system_outputs": int(options.get("min_system_outputs", MIN_SYSTEM_OUTPUTS)),
         "min_system_coverage": float(options.get("min_system_coverage", MIN_SYSTEM_COVERAGE)),
         "small_sample": int(options.get("small_sample", SMALL_SAMPLE)),
-        # Agreement at the top of the system orders (agreement.rank_agreement).
+        # Agreement at the top of the system orders (stats.rank_agreement).
         **rank_options(options),
     }
 
@@ -234,8 +234,8 @@ def _all_outputs_cell(sides: SystemSides) -> dict:
     """A system's score under a judge over every output the judge decided, and its mean score where it scored."""
     judge = [value for _, value in sides.judge]
     scores = [value for _, value in sides.scores]
-    return {"accuracy": stats.mean_defined(judge), "n": len(judge),
-            "mean_score": stats.mean_defined(scores), "n_scored": len(scores)}
+    return {"accuracy": uncertainty.mean_defined(judge), "n": len(judge),
+            "mean_score": uncertainty.mean_defined(scores), "n_scored": len(scores)}
 
 
 def _mean_score_sides(everything: list[SystemSides]) -> list[SystemSides]:
@@ -246,16 +246,16 @@ def _mean_score_sides(everything: list[SystemSides]) -> list[SystemSides]:
 def _judge_block(*, judge: JudgeLabels, humans: HumanLabels, paired: Paired, system_rows: list[SystemRows],
                  everything: list[SystemSides], options: dict) -> dict:
     shared, human, model, topics = paired.items, paired.human, paired.model, paired.topics
-    intervals = stats.item_agreement_intervals(human, model, topics)
-    kappa = stats.cohen_kappa(human, model)
-    item = {"n": len(shared), "cohen_kappa": kappa, "accuracy": stats.agreement_rate(human, model)}
+    intervals = interrater.item_agreement_intervals(human, model, topics)
+    kappa = interrater.cohen_kappa(human, model)
+    item = {"n": len(shared), "cohen_kappa": kappa, "accuracy": interrater.agreement_rate(human, model)}
     for key in ("cohen_kappa", "accuracy"):  # an interval, or None and why (ci_note)
-        stats.put_interval(item, key, intervals[key], units=len(set(topics)), noun="questions")
+        uncertainty.put_interval(item, key, intervals[key], units=len(set(topics)), noun="questions")
     return {
         "family": judge.family,
         "item": {
             **item,
-            "ci_method": stats.bootstrap_method("questions (the items of a question together)"),
+            "ci_method": uncertainty.bootstrap_method("questions (the items of a question together)"),
             "small": len(shared) < options["small_sample"],
             "why": _kappa_why(human, model) if kappa is None else None,
             "failed": len(judge.failed),
@@ -305,7 +305,7 @@ def _system_tests(*, humans: HumanLabels, paired: dict[str, Paired], outputs: Sy
                   everything: dict[str, list[SystemSides]], systems: list[dict]) -> dict:
     """Paired tests between every two systems under the humans and under each judge (per question, on the questions
     both answered and the rater decided), and between every two judges' agreement with the human label (per item, on
-    the items with a human label both judges labelled); agreement.system_tests."""
+    the items with a human label both judges labelled); stats.system_tests."""
     order = [row["system"] for row in sorted(systems, key=lambda row: (row["human"] is None, -(row["human"] or 0)))]
     human_rows = {}
     for system in outputs.outputs:

@@ -14,15 +14,15 @@ accuracies over the systems) computed over the same items: each system on its ou
 match a gold answer and no human judged (correct for both, the protocol's rule). When those items are a sample of the
 human-labelled ones the block says so (`sample`), and a system needs only one output there. Each row is compared with a
 base row (option ablation_base, else the first): the differences of its figures, and for agreement a paired test
-(agreement.system_tests) on the items.
+(stats.system_tests) on the items.
 """
 
 from __future__ import annotations
 
-from agreement import stats
 from agreement.selectors import HumanLabels, JudgeLabels, LlmJudgeCost, SystemOutputs
 from agreement.system_level import SystemRows, system_level_block
-from agreement.system_tests import paired_test
+from stats import interrater
+from stats.system_tests import paired_test
 
 POSITIVE = "yes"
 
@@ -61,7 +61,7 @@ def ablation_build(*, judges: list[JudgeLabels], humans: HumanLabels, costs: lis
             "judge": cost.name,
             "settings": _settings(cost),
             "n": len(items),
-            "cohen_kappa": stats.cohen_kappa(human, model),
+            "cohen_kappa": interrater.cohen_kappa(human, model),
             "accuracy": agree / len(items) if items else None,
             "failed": len(items) - len(judged),
             "samples": cost.samples,

@@ -6,11 +6,11 @@ adjudicated ranking, else the annotators' rankings; agreement.report_ranking). H
 how each annotator and each judge agrees with the adjudicated labels, over the adjudicated units they judged:
 
 - verdicts on items: n, the share agreeing with its 95% Wilson interval (statsmodels proportion_confint), and Cohen's
-  kappa (agreement.stats.cohen_kappa) with a 95% percentile bootstrap interval over topics
-  (agreement.stats.item_agreement_intervals); a graded report's judges by the grades it gives them (their own, or
+  kappa (stats.interrater.cohen_kappa) with a 95% percentile bootstrap interval over topics
+  (stats.interrater.item_agreement_intervals); a graded report's judges by the grades it gives them (their own, or
   mapped from their scores);
 - rankings of topics: Kendall's tau-b between each ranking and the adjudicated one, per topic and dimension, and its
-  mean over topics with the intervals the ranking report gives (agreement.stats.topic_mean_summary).
+  mean over topics with the intervals the ranking report gives (stats.uncertainty.topic_mean_summary).
 
 The statistics are the pure functions below; the builders only gather the data through agreement.selectors.
 """
@@ -21,11 +21,11 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
-from agreement import stats
-from agreement.ratings import groups_of
-from agreement.stats import WILSON, share_with_interval
 from agreement.selectors import HumanLabels, RankingData, human_labels_get, judge_labels_get, ranking_data_get
 from annotate.models import Campaign
+from stats import correlation, interrater, uncertainty
+from stats.interrater import WILSON, share_with_interval
+from stats.ratings import groups_of
 
 LABEL_RULE_ITEMS = "adjudicated where present, else the majority of the current annotations"
 LABEL_RULE_RANKING = ("the adjudicated ranking where present, else the annotators' rankings (one annotator's, or the "
@@ -43,8 +43,9 @@ def agreement_with_reference(labels: Sequence[Hashable], reference: Sequence[Has
     n = len(labels)
     agree = sum(a == b for a, b in zip(labels, reference, strict=True))
     row = {"n": n, "agree": agree, **share_with_interval(agree, n)}
-    row["kappa"] = stats.cohen_kappa(list(labels), list(reference))
-    row["kappa_ci95"] = (stats.item_agreement_intervals(list(labels), list(reference), list(clusters))["cohen_kappa"]
+    row["kappa"] = interrater.cohen_kappa(list(labels), list(reference))
+    row["kappa_ci95"] = (interrater.item_agreement_intervals(list(labels), list(reference),
+                                                             list(clusters))["cohen_kappa"]
                          if row["kappa"] is not None else None)
     return row
 
@@ -53,9 +54,9 @@ def ranking_agreement_with_reference(pairs: Sequence[tuple[str, Sequence, Sequen
     """Kendall's tau-b between each ranking and its reference, both tie groups best first: PAIRS of (topic, ranking,
     reference). {"n": topics with a defined tau, "per_topic": [{"topic", "kendall_tau_b"}], and the mean over topics
     with its intervals (topic_mean_summary)}."""
-    per_topic = [{"topic": topic, "kendall_tau_b": stats.ranking_ranking_tau_b(ranking, reference)}
+    per_topic = [{"topic": topic, "kendall_tau_b": correlation.ranking_ranking_tau_b(ranking, reference)}
                  for topic, ranking, reference in pairs]
-    summary = stats.topic_mean_summary([row["kendall_tau_b"] for row in per_topic])
+    summary = uncertainty.topic_mean_summary([row["kendall_tau_b"] for row in per_topic])
     return {**summary, "per_topic": per_topic}
 
 
@@ -99,7 +100,7 @@ def adjudication_items_block(*, humans: HumanLabels, judges: list[tuple[str, str
         "annotators": annotators,
         "judges": judge_rows,
         "method": f"over the adjudicated units each rater judged: share agreeing with the adjudicated label, {WILSON}; "
-                  f"Cohen's kappa, {stats.bootstrap_method('topics')}",
+                  f"Cohen's kappa, {uncertainty.bootstrap_method('topics')}",
     }
 
 
@@ -147,5 +148,5 @@ def adjudication_ranking_block(data: RankingData) -> dict:
         "annotators": annotators,
         "judges": judges,
         "method": "Kendall's tau-b against the adjudicated ranking per topic, over the candidates both rank; the mean "
-                  f"over topics with its {stats.bootstrap_method('topics')} (t-based ci95 beside it)",
+                  f"over topics with its {uncertainty.bootstrap_method('topics')} (t-based ci95 beside it)",
     }

@@ -12,9 +12,9 @@
 
 from __future__ import annotations
 
-from agreement import stats
-from agreement.system_level import SystemRows, judge_columns
 from agreement.selectors import AisAnswers, HumanLabels, JudgeLabels, SystemOutputs
+from agreement.system_level import SystemRows, judge_columns
+from stats import correlation, interrater, uncertainty
 
 POSITIVE = "yes"
 DISAGREEMENTS_LISTED = 20
@@ -39,9 +39,9 @@ def ais_humans_block(answers: AisAnswers) -> dict:
         ratings = [[value for value in column if value is not None] for column in zip(*reliability, strict=True)]
         block[question] = {
             # Each with its n (items read), its interval or why there is none (ci_note), and the raters.
-            **stats.rater_agreement(ratings, raters=len(annotators)),
-            "ci_method": stats.bootstrap_method("the items rated"),
-            "yes_share": stats.mean_defined([1.0 if v == "yes" else 0.0 for row in ratings for v in row]),
+            **interrater.rater_agreement(ratings, raters=len(annotators)),
+            "ci_method": uncertainty.bootstrap_method("the items rated"),
+            "yes_share": uncertainty.mean_defined([1.0 if v == "yes" else 0.0 for row in ratings for v in row]),
             "ratings": sum(len(row) for row in ratings),
         }
     return block
@@ -65,8 +65,8 @@ def ais_systems(*, humans: HumanLabels, outputs: SystemOutputs, coverage: dict[s
             "ties": sum(item in humans.ties for item in items),
             # Outputs whose raters are still coming and could change the majority: not labelled yet.
             "open": sum(item in humans.open for item in items),
-            "human": stats.mean_defined(outcomes),
-            "human_se": stats.bootstrap_se(outcomes),
+            "human": uncertainty.mean_defined(outcomes),
+            "human_se": uncertainty.bootstrap_se(outcomes),
             # judges, human_by_judge (the x of each judge's correlation) and coverage, [compared, rated].
             **judge_columns(coverage, index, of=len(labelled)),
         })
@@ -84,8 +84,8 @@ def ais_judge_extras(*, judge: JudgeLabels, humans: HumanLabels, outputs: System
             "system": system,
             "n": len(shared),
             # Pearson on two 0/1 labels is the phi coefficient.
-            "pearson": stats.pearson(human, model),
-            "cohen_kappa": stats.cohen_kappa(human, model),
+            "pearson": correlation.pearson(human, model),
+            "cohen_kappa": interrater.cohen_kappa(human, model),
         })
     return {"per_system": per_system, "disagreements": _disagreements(judge=judge, humans=humans)}
 

@@ -1,7 +1,7 @@
 """The report's assistance experiment section (report["arms"]): how the arms of a campaign that runs one compare.
 
 - Reference of a unit: its adjudicated verdict where there is one; else, from the blind arm's judgments of the unit,
-  their majority (a ranking type: the most typical blind ranking, agreement.stats_arms). A blind judgment is
+  their majority (a ranking type: the most typical blind ranking, stats.stats_arms). A blind judgment is
   compared with the majority of the *other* blind judgments of its unit, so that it never agrees with itself. A unit
   with neither has no reference, and its judgments do not count in the reference figures.
 - Agreement of a judgment with the reference, and with each judge an arm names (the judge's verdict as the task
@@ -19,11 +19,11 @@ Only current judgments count; the judgments of no arm (made before the experimen
 
 from __future__ import annotations
 
-from agreement import stats_arms
 from annotate.models import Campaign
 from annotate.selectors.arms import arm_data_get
 from annotate.services.arms import arm_settings, arm_words, campaign_arms
 from annotate.task_types import ARM_BLIND, arm_judge, task_type_get
+from stats import stats_arms
 
 REFERENCE_RULE = ("the adjudicated verdict of the unit where there is one, else the majority of the blind arm's "
                   "judgments of the unit (for a blind judgment, of the other blind judgments); a unit with neither "

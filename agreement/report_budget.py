@@ -1,6 +1,6 @@
 """The report's budget block (report["budget"], every task type; README "Labelling budget"): per judge and headline
 statistic, how the 95% interval narrows with more human labels and how many more labels the campaign's target width
-(option budget_width) needs. The arithmetic is agreement.budget's; the builders call these with the data they have
+(option budget_width) needs. The arithmetic is stats.budget's; the builders call these with the data they have
 read already, so the block costs no query.
 
 Headline statistics: item-level Cohen's kappa between the human labels and the judge's (verdict and graded reports,
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agreement import budget
 from agreement.system_level import SystemRows, topic_matrices
+from stats import budget
 
 KAPPA = "cohen_kappa"
 SYSTEM_TAU = "system_kendall_tau_b"

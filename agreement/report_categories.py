@@ -6,10 +6,10 @@ category.
 Per category:
 - each judge against the human label of the items (the label the report uses throughout: adjudicated, else the
   decided majority): n, the share agreeing with its 95% Wilson interval (statsmodels proportion_confint), and Cohen's
-  kappa (agreement.stats.cohen_kappa, scikit-learn) with a 95% percentile bootstrap interval over the items
-  (agreement.stats.item_agreement_intervals, each item its own cluster); a judge's failed verdicts and items without
+  kappa (stats.interrater.cohen_kappa, scikit-learn) with a 95% percentile bootstrap interval over the items
+  (stats.interrater.item_agreement_intervals, each item its own cluster); a judge's failed verdicts and items without
   a human label (ties, still open) are left out;
-- the humans among themselves (agreement.stats.rater_agreement): Fleiss' kappa and Krippendorff's alpha (nominal) over
+- the humans among themselves (stats.interrater.rater_agreement): Fleiss' kappa and Krippendorff's alpha (nominal) over
   the category's items rated at least twice, each with its n and a 95% bootstrap interval over those items, or a
   note why there is none.
 
@@ -25,8 +25,8 @@ from collections import Counter
 from collections.abc import Hashable, Sequence
 from typing import TYPE_CHECKING
 
-from agreement import stats
-from agreement.stats import WILSON, share_with_interval
+from stats import interrater, uncertainty
+from stats.interrater import WILSON, share_with_interval
 
 if TYPE_CHECKING:  # the module stays free of Django: the builder only reads the dataclass's fields
     from agreement.selectors import HumanLabels
@@ -44,12 +44,12 @@ def judge_against_humans(labels: Sequence[Hashable], reference: Sequence[Hashabl
     items, one label throughout) and its interval None with a note where it degenerates."""
     n = len(labels)
     agree = sum(a == b for a, b in zip(labels, reference, strict=True))
-    row = {"n": n, "agree": agree, **share_with_interval(agree, n), "kappa": stats.cohen_kappa(list(labels),
+    row = {"n": n, "agree": agree, **share_with_interval(agree, n), "kappa": interrater.cohen_kappa(list(labels),
                                                                                                 list(reference))}
     interval = None
     if row["kappa"] is not None:
-        interval = stats.item_agreement_intervals(list(labels), list(reference), list(range(n)))["cohen_kappa"]
-    stats.put_interval(row, "kappa", interval, units=n, noun="items")
+        interval = interrater.item_agreement_intervals(list(labels), list(reference), list(range(n)))["cohen_kappa"]
+    uncertainty.put_interval(row, "kappa", interval, units=n, noun="items")
     return row
 
 
@@ -86,7 +86,7 @@ def agreement_by_category(*, categories: dict[int, str], item_label: dict[int, s
             judge_rows.append({"name": name, "family": family, **judge_against_humans(
                 [labels[item] for item in both], [item_label[item] for item in both])})
         rows.append({"category": category, "items": len(group), "items_labelled": len(labelled),
-                     "humans": stats.rater_agreement(panel, raters=raters),
+                     "humans": interrater.rater_agreement(panel, raters=raters),
                      "judges": judge_rows})
     return rows
 
@@ -115,7 +115,7 @@ def categories_block(*, humans: HumanLabels, judges: list[tuple[str, str, dict[i
         "items_categorised": sum(1 for category in categories.values() if category),
         "method": f"each judge against the human label of the category's items (failed verdicts and items without a "
                   f"human label left out): share agreeing, {WILSON}; Cohen's kappa, "
-                  f"{stats.bootstrap_method('the items')}. Humans among themselves: Fleiss' "
+                  f"{uncertainty.bootstrap_method('the items')}. Humans among themselves: Fleiss' "
                   f"kappa and Krippendorff's alpha (nominal) over the items rated twice or more, "
-                  f"{stats.bootstrap_method('those items')}",
+                  f"{uncertainty.bootstrap_method('those items')}",
     }

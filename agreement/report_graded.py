@@ -4,7 +4,7 @@ LLM4Eval 2024) or passages for a query (§1.5, TREC Deep Learning). The task typ
 
 - Grades: humans grade on the campaign's scale (the task type's default unless its option `scale` says otherwise);
   an item's human grade is the adjudicated one, else the assessors' majority
-  (ties have none). A judge's scores become grades by its mapping rule (agreement.grades): the quantile rule
+  (ties have none). A judge's scores become grades by its mapping rule (stats.grades): the quantile rule
   by default, or thresholds fitted on the human grades with cross-validation when the campaign's options say
   `"grade_mapping": {"<judge>": "fitted"}`; a judge whose verdicts are grades already (imported) keeps them.
 - Item level, the human grade against the judge's over the items both graded: Cohen's kappa (unweighted, linear-
@@ -13,10 +13,10 @@ LLM4Eval 2024) or passages for a query (§1.5, TREC Deep Learning). The task typ
   grade, columns: the judge's); overall with 95% intervals from a bootstrap over topics, and per topic.
 - System level: every stored run is scored with NDCG@10, MAP and P@10, and with the measures a TREC DL / RAG track
   reports (nDCG@20, nDCG@100, R@100, R@1000, Judged@10: ir_measures; the binary ones from relevant_from; and Clarke's
-  compatibility with the persistence option compat_p, agreement.compatibility), per topic and as the mean, under
+  compatibility with the persistence option compat_p, stats.compatibility), per topic and as the mean, under
   the consensus qrels (the human grades), under each assessor's qrels, and under each judge's qrels (its grades of
   every item it scored); per measure, Kendall's tau-b, Spearman and Pearson between the run orders, and the
-  pairs of runs the two orders swap; agreement at the top of the two orders (agreement.rank_agreement: tau-AP of the
+  pairs of runs the two orders swap; agreement at the top of the two orders (stats.rank_agreement: tau-AP of the
   judge's order against the humans', RBO with the option rbo_p, overlap@k and tau-b@k with top_k) with intervals
   from the same resamples; Relative Δ of the runs carrying the bias tag (the campaign's `"bias_tag"`
   option, else the first tag of any run).
@@ -34,13 +34,10 @@ from collections import Counter, defaultdict
 import numpy as np
 from sklearn.metrics import confusion_matrix
 
-from agreement import grades as grading
-from agreement import rank_agreement, stats
 from agreement.build_steps import HUMANS, JUDGES, READING, SYSTEM_LEVEL, build_step
 from agreement.report_adjudication import adjudication_items_block
-from agreement.report_categories import categories_block
 from agreement.report_budget import graded_budget
-from agreement.budget import target_width
+from agreement.report_categories import categories_block
 from agreement.report_humans import humans_block
 from agreement.selectors import (
     HumanLabels,
@@ -56,27 +53,30 @@ from agreement.selectors import (
 from agreement.system_level import SMALL_SYSTEMS
 from annotate.models import Campaign
 from annotate.task_types import task_type_get
+from stats import grades as grading
+from stats import compatibility, correlation, interrater, rank_agreement, retrieval, uncertainty
+from stats.budget import target_width
 
 SMALL_SAMPLE = 30  # fewer shared items than this: a small sample (campaign option small_sample)
 # Every measure the runs are scored with, in the report's order, and how the page and the CSVs name it (the binary
 # ones count from the campaign's relevant_from grade). The published studies' three lead (the runs table, the
 # scatter); the track's follow, each in its own table on the page.
-MEASURES = list(stats.RUN_MEASURES)
+MEASURES = list(retrieval.RUN_MEASURES)
 MEASURE_NAMES = {"ndcg_cut_10": "NDCG@10", "map": "MAP", "p_10": "P@10", "ndcg_cut_20": "NDCG@20",
                  "ndcg_cut_100": "NDCG@100", "recall_100": "R@100", "recall_1000": "R@1000", "judged_10": "Judged@10",
-                 stats.COMPAT: "Compat"}
+                 retrieval.COMPAT: "Compat"}
 MAIN, TRACK = "main", "track"
 # The statistics between two run orders that resampling topics gives intervals for.
 ORDER_INTERVAL_KEYS = ("kendall_tau_b", "spearman", "pearson", *rank_agreement.TOP_INTERVAL_KEYS)
-MEASURE_GROUPS = {**dict.fromkeys(stats.IR_MEASURES, MAIN), **dict.fromkeys(stats.TRACK_MEASURES, TRACK),
-                  stats.COMPAT: TRACK}
+MEASURE_GROUPS = {**dict.fromkeys(retrieval.IR_MEASURES, MAIN), **dict.fromkeys(retrieval.TRACK_MEASURES, TRACK),
+                  retrieval.COMPAT: TRACK}
 
 
 def report_measures(report: dict) -> list[dict]:
     """The measures a graded REPORT scored its runs with: [{"key", "label", "group"}] (group MAIN or TRACK). A report
     stored before the track's measures were added has none listed: its three."""
     return report.get("measures") or [{"key": key, "label": MEASURE_NAMES[key], "group": MAIN}
-                                      for key in stats.IR_MEASURES]
+                                      for key in retrieval.IR_MEASURES]
 
 
 def _grades(labels: dict[int, str], items: dict, levels: list[int]) -> dict[int, int]:
@@ -99,17 +99,17 @@ def graded_report_build(*, campaign: Campaign) -> dict:
     top = rank_agreement.rank_options(options)
     tag = options.get("bias_tag") or next(iter(sorted({t for run in runs.values() for t in run["tags"]})), None)
 
-    compat_p = float(options.get("compat_p", stats.COMPAT_P))
+    compat_p = float(options.get("compat_p", compatibility.COMPAT_P))
     measure = {"relevant_from": rel, "measures": MEASURES, "compat_p": compat_p}  # run_measures' arguments
 
     build_step(HUMANS)
     consensus = _qrels(human_grade, items)
     assessors = _assessor_qrels(humans, items, levels)
-    per_topic_human = {name: stats.run_measures_per_topic(consensus, run["run"], **measure)
+    per_topic_human = {name: retrieval.run_measures_per_topic(consensus, run["run"], **measure)
                        for name, run in runs.items()}
     systems = {name: {"system": name, "tags": run["tags"],
-                      "human": stats.run_measures_mean(per_topic_human[name]),
-                      "assessors": {who: stats.run_measures(qrels, run["run"], **measure)
+                      "human": retrieval.run_measures_mean(per_topic_human[name]),
+                      "assessors": {who: retrieval.run_measures(qrels, run["run"], **measure)
                                     for who, qrels in assessors.items()},
                       "judges": {},
                       # Each mean with its n (topics) and 95% interval, under the humans' qrels and each judge's.
@@ -129,8 +129,8 @@ def graded_report_build(*, campaign: Campaign) -> dict:
         qrels = _qrels(judge_grade, items)
         per_topic_judge = {}
         for name, run in runs.items():
-            per_topic_judge[name] = stats.run_measures_per_topic(qrels, run["run"], **measure)
-            systems[name]["judges"][judge.name] = stats.run_measures_mean(per_topic_judge[name])
+            per_topic_judge[name] = retrieval.run_measures_per_topic(qrels, run["run"], **measure)
+            systems[name]["judges"][judge.name] = retrieval.run_measures_mean(per_topic_judge[name])
         per_topic_judges[judge.name] = per_topic_judge
         for name, block in _run_means(per_topic_judge).items():
             systems[name]["means"]["judges"][judge.name] = block
@@ -149,7 +149,7 @@ def graded_report_build(*, campaign: Campaign) -> dict:
             # CLIPScore: how many section texts were cut to the model's token limit (null for other judges).
             "texts": cuts.get(judge.name),
         }
-        judge_blocks[judge.name]["topic_mean"] = {"cohen_kappa": stats.topic_mean_summary(
+        judge_blocks[judge.name]["topic_mean"] = {"cohen_kappa": uncertainty.topic_mean_summary(
             [row["cohen_kappa"] for row in judge_blocks[judge.name]["per_topic"]])}
     report = {
         "campaign": campaign.slug,
@@ -159,10 +159,10 @@ def graded_report_build(*, campaign: Campaign) -> dict:
         "relevant_from": rel,
         # The measures the runs were scored with (MEASURES, named and grouped for the page), and compatibility's p.
         "measures": [{"key": key, "group": MEASURE_GROUPS[key],
-                      "label": MEASURE_NAMES[key] + (f" (p = {compat_p:g})" if key == stats.COMPAT else "")}
+                      "label": MEASURE_NAMES[key] + (f" (p = {compat_p:g})" if key == retrieval.COMPAT else "")}
                      for key in MEASURES],
         "compat_p": compat_p,
-        "run_means_ci_method": stats.bootstrap_method("topics, the same draws for every run"),
+        "run_means_ci_method": uncertainty.bootstrap_method("topics, the same draws for every run"),
         "humans": {**_humans_block(humans, human_grade, levels), "relative_delta": _relative_delta(systems, tag, None,
                                                                                      per_topic=per_topic_human)},
         # Leaderboards imported from automatic judges (format trec-leaderboard) against the human one.
@@ -212,8 +212,8 @@ def graded_leaderboard(*, campaign: Campaign, qrels: dict[str, dict[str, int]], 
                        compat_p: float) -> dict[str, dict[str, dict[str, float]]]:
     """Every stored run of CAMPAIGN scored under QRELS (one source of graded_qrels_sets) with every measure, per
     topic: run -> measure -> topic -> value, as the report scores them."""
-    return {name: stats.run_measures_per_topic(qrels, run["run"], relevant_from=relevant_from, measures=MEASURES,
-                                               compat_p=compat_p)
+    return {name: retrieval.run_measures_per_topic(qrels, run["run"], relevant_from=relevant_from, measures=MEASURES,
+                                                   compat_p=compat_p)
             for name, run in sorted(runs_get(campaign=campaign).items())}
 
 
@@ -221,15 +221,16 @@ def leaderboard_text(per_topic: dict[str, dict[str, dict[str, float]]], *, relev
                      compat_p: float) -> str:
     """A TREC AutoJudge leaderboard: `run measure topic value` lines, one per (run, measure, topic) and one with
     topic `all` for the run's mean over its topics (what the report shows), measures by their ir_measures names
-    (stats.leaderboard_names); values at full precision, so an import gives back the same figures."""
-    names = stats.leaderboard_names(relevant_from=relevant_from, compat_p=compat_p)
+    (retrieval.leaderboard_names); values at full precision, so an import gives back the same figures."""
+    names = retrieval.leaderboard_names(relevant_from=relevant_from, compat_p=compat_p)
     lines = []
     for run, by_measure in sorted(per_topic.items()):
         for key in MEASURES:
             values = by_measure.get(key) or {}
             lines.extend(f"{run} {names[key]} {topic} {value!r}\n" for topic, value in sorted(values.items()))
             if values:
-                lines.append(f"{run} {names[key]} {stats.LEADERBOARD_ALL} {float(np.mean(list(values.values())))!r}\n")
+                mean = float(np.mean(list(values.values())))
+                lines.append(f"{run} {names[key]} {retrieval.LEADERBOARD_ALL} {mean!r}\n")
     return "".join(lines)
 
 
@@ -280,16 +281,16 @@ def _confusion(human: list[int], model: list[int], levels: list[int]) -> list[li
 def _agreement(human: list[int], model: list[int], levels: list[int], rel: int) -> dict:
     return {
         "n": len(human),
-        "cohen_kappa": stats.cohen_kappa(human, model, labels=levels),
-        "cohen_kappa_linear": stats.cohen_kappa(human, model, weights="linear", labels=levels),
-        "cohen_kappa_quadratic": stats.cohen_kappa(human, model, weights="quadratic", labels=levels),
+        "cohen_kappa": interrater.cohen_kappa(human, model, labels=levels),
+        "cohen_kappa_linear": interrater.cohen_kappa(human, model, weights="linear", labels=levels),
+        "cohen_kappa_quadratic": interrater.cohen_kappa(human, model, weights="quadratic", labels=levels),
         # The consensus and the judge as two raters of the same items, grades on the scale's order (ordinal) or not.
-        **{f"krippendorff_alpha_{level}": stats.krippendorff_alpha_pair(human, model, levels=levels, level=level)
-           for level in stats.ALPHA_LEVELS},
+        **{f"krippendorff_alpha_{level}": interrater.krippendorff_alpha_pair(human, model, levels=levels, level=level)
+           for level in interrater.ALPHA_LEVELS},
         # Relevant or not, from grade REL up (the binary measures' threshold, option relevant_from).
-        "cohen_kappa_binary": stats.cohen_kappa([h >= rel for h in human], [m >= rel for m in model],
-                                                labels=[False, True]),
-        "accuracy": stats.agreement_rate(human, model),
+        "cohen_kappa_binary": interrater.cohen_kappa([h >= rel for h in human], [m >= rel for m in model],
+                                                     labels=[False, True]),
+        "accuracy": interrater.agreement_rate(human, model),
         "confusion": _confusion(human, model, levels),
     }
 
@@ -302,15 +303,16 @@ def _item_block(judge: dict[int, int], human: dict[int, int], *, failed: set[int
     first, second = [human[i] for i in shared], [judge[i] for i in shared]
     block = _agreement(first, second, levels, rel)
     clusters = [items[i][0] for i in shared]
-    intervals = stats.item_agreement_intervals(first, second, clusters, levels=levels, weighted=True)
-    intervals["cohen_kappa_binary"] = stats.item_agreement_intervals(
+    intervals = interrater.item_agreement_intervals(first, second, clusters, levels=levels, weighted=True)
+    intervals["cohen_kappa_binary"] = interrater.item_agreement_intervals(
         [h >= rel for h in first], [m >= rel for m in second], clusters, levels=[False, True])["cohen_kappa"]
-    intervals.update(stats.pair_alpha_intervals(first, second, clusters, levels=levels))
+    intervals.update(interrater.pair_alpha_intervals(first, second, clusters, levels=levels))
     for key in ("cohen_kappa", "cohen_kappa_linear", "cohen_kappa_quadratic", "cohen_kappa_binary", "accuracy",
-                *(f"krippendorff_alpha_{level}" for level in stats.ALPHA_LEVELS)):
-        stats.put_interval(block, key, intervals[key], units=len(set(clusters)), noun="topics")
+                *(f"krippendorff_alpha_{level}" for level in interrater.ALPHA_LEVELS)):
+        uncertainty.put_interval(block, key, intervals[key], units=len(set(clusters)), noun="topics")
     over = f"topics (the {noun}s of a topic together)"
-    return {**block, "ci_method": stats.bootstrap_method(over), "alpha_ci_method": stats.bootstrap_method(over),
+    method = uncertainty.bootstrap_method(over)
+    return {**block, "ci_method": method, "alpha_ci_method": method,
             "small": len(shared) < small_sample, "failed": len(failed),
             # Items left out of n, by why: the assessors tied (no human grade; an even k invites it), or the judge
             # was asked and gave no readable verdict on an item with a human grade.
@@ -338,33 +340,34 @@ def _system_block(systems: dict, judge_means: dict[str, dict], tag: str | None, 
     def judged(row: dict, measure: str) -> float | None:
         return (judge_means.get(row["system"]) or {}).get(measure)
 
-    block: dict = {"n_systems": len(rows), "ci_method": stats.bootstrap_method("topics, every run's measure recomputed")}
+    block: dict = {"n_systems": len(rows),
+                   "ci_method": uncertainty.bootstrap_method("topics, every run's measure recomputed")}
     drawn: dict[str, dict] = {}  # the intervals of each per-topic table resampled so far (see _order_intervals)
     for measure in measures:
         pairs = [(row["human"][measure], judged(row, measure)) for row in rows
                  if row["human"][measure] is not None and judged(row, measure) is not None]
         human = [h for h, _ in pairs]
         model = [m for _, m in pairs]
-        block[measure] = {"n": len(pairs), "kendall_tau_b": stats.kendall_tau_b(human, model),
-                          "spearman": stats.spearman(human, model), "pearson": stats.pearson(human, model)}
+        block[measure] = {"n": len(pairs), "kendall_tau_b": correlation.kendall_tau_b(human, model),
+                          "spearman": correlation.spearman(human, model), "pearson": correlation.pearson(human, model)}
         # Runs ranked by the measure, best first: the judge's order against the humans' (tau-AP, RBO, top k).
         block[measure].update(rank_agreement.order_agreement(
             {row["system"]: row["human"][measure] for row in rows},
             {row["system"]: judged(row, measure) for row in rows}, p=top["rbo_p"], k=top["top_k"]))
         human_topics = {name: values[measure] for name, values in per_topic_human.items()}
         judge_topics = {name: values.get(measure, {}) for name, values in per_topic_judge.items()}
-        shared = stats.shared_topics(human_topics, judge_topics)
+        shared = retrieval.shared_topics(human_topics, judge_topics)
         # No topic with values on both sides (a leaderboard of means only): nothing to resample.
         intervals = _order_intervals(human_topics, judge_topics, runs=len(pairs), top=top,
                                      drawn=drawn) if shared else {}
         block[measure]["topics"] = len(shared)
         # Each with its interval, or None and why (too few runs or topics, all resamples equal): *_ci_note.
-        stats.put_order_intervals(block[measure], intervals, ("kendall_tau_b", "spearman", "pearson",
-                                                              *rank_agreement.TOP_KEYS),
+        uncertainty.put_order_intervals(block[measure], intervals, ("kendall_tau_b", "spearman", "pearson",
+                                                                    *rank_agreement.TOP_KEYS),
                                   systems=len(pairs), topics=block[measure]["topics"], systems_word="runs")
         block[measure]["small"] = 0 < len(pairs) < SMALL_SYSTEMS
-        swapped = stats.swapped_pairs({row["system"]: row["human"][measure] for row in rows},
-                                      {row["system"]: judged(row, measure) for row in rows})
+        swapped = retrieval.swapped_pairs({row["system"]: row["human"][measure] for row in rows},
+                                          {row["system"]: judged(row, measure) for row in rows})
         block[measure].update(n_pairs=swapped["n_pairs"], n_swaps=swapped["n_swaps"],
                               swaps=[{"runs": swap["runs"], "human": swap["first"], "judge": swap["second"]}
                                      for swap in swapped["swaps"]])
@@ -382,11 +385,11 @@ def _leaderboard_block(board: dict[str, dict[str, dict[str, float]]], systems: d
     measure both have, by _system_block: a run's figure is its "all" line, else the mean of its topics' values;
     intervals resample the topics both give per-topic values for."""
     measures = [key for key in MEASURES if any(key in by_measure for by_measure in board.values())]
-    means = {run: {key: values[stats.LEADERBOARD_ALL] if stats.LEADERBOARD_ALL in values
+    means = {run: {key: values[retrieval.LEADERBOARD_ALL] if retrieval.LEADERBOARD_ALL in values
                    else float(np.mean(list(values.values())))
                    for key, values in by_measure.items()} for run, by_measure in board.items()}
     # Runs the report does not have (a run removed since) count nowhere: not in the intervals, not in Relative Δ.
-    per_topic = {run: {key: {topic: value for topic, value in values.items() if topic != stats.LEADERBOARD_ALL}
+    per_topic = {run: {key: {topic: value for topic, value in values.items() if topic != retrieval.LEADERBOARD_ALL}
                        for key, values in by_measure.items()} for run, by_measure in board.items() if run in systems}
     topics = {topic for by_measure in per_topic.values() for values in by_measure.values() for topic in values}
     block = _system_block(systems, means, tag, per_topic_human=per_topic_human, per_topic_judge=per_topic, top=top,
@@ -401,29 +404,29 @@ def _leaderboard_block(board: dict[str, dict[str, dict[str, float]]], systems: d
 
 
 def _order_intervals(human_topics: dict, judge_topics: dict, *, runs: int, top: dict, drawn: dict) -> dict:
-    """stats.run_correlation_intervals of one measure's per-topic values (run -> topic -> value) under the two qrels,
-    the resamples being most of a report's time: none with fewer runs than an interval needs (put_order_intervals
+    """retrieval.run_correlation_intervals of one measure's per-topic values (run -> topic -> value) under the two
+    qrels, the resamples being most of a report's time: none with fewer runs than an interval needs (put_order_intervals
     then says why), and once only for tables an earlier measure had already (DRAWN: R@100 and R@1000 of runs
     shorter than 100, nDCG at every cut of runs shorter than 10); seeded, the same table gives the same intervals."""
-    if runs < stats.MIN_INTERVAL_SYSTEMS:
+    if runs < uncertainty.MIN_INTERVAL_SYSTEMS:
         return dict.fromkeys(ORDER_INTERVAL_KEYS) if runs >= 2 else {}
     table = json.dumps([human_topics, judge_topics], sort_keys=True)
     if table not in drawn:
-        drawn[table] = stats.run_correlation_intervals(human_topics, judge_topics,
-                                                       top={"p": top["rbo_p"], "k": top["top_k"]})
+        drawn[table] = retrieval.run_correlation_intervals(human_topics, judge_topics,
+                                                           top={"p": top["rbo_p"], "k": top["top_k"]})
     return drawn[table]
 
 
 def _run_means(per_topic: dict[str, dict[str, dict[str, float]]]) -> dict[str, dict[str, dict]]:
     """run -> measure -> {"mean", "n" (topics), "mean_ci95", "mean_ci_note"}, from PER_TOPIC (run -> measure -> topic
-    -> value, under one qrels), with intervals from resampling topics (stats.run_mean_intervals)."""
+    -> value, under one qrels), with intervals from resampling topics (retrieval.run_mean_intervals)."""
     out: dict[str, dict[str, dict]] = {name: {} for name in per_topic}
     for measure in MEASURES:
         values = {name: by_measure[measure] for name, by_measure in per_topic.items()}
-        intervals = stats.run_mean_intervals(values)
+        intervals = retrieval.run_mean_intervals(values)
         for name, topics in values.items():
             block = {"mean": float(np.mean(list(topics.values()))) if topics else None, "n": len(topics)}
-            stats.put_interval(block, "mean", intervals[name], units=len(topics), noun="topics")
+            uncertainty.put_interval(block, "mean", intervals[name], units=len(topics), noun="topics")
             out[name][measure] = block
     return out
 
@@ -435,7 +438,7 @@ def _relative_delta(systems: dict, tag: str | None, judge_means: dict | None, *,
     value, under the same side)."""
     if tag is None:
         return None
-    out: dict = {"tag": tag, "ci_method": stats.bootstrap_method("topics, every run's measure recomputed")}
+    out: dict = {"tag": tag, "ci_method": uncertainty.bootstrap_method("topics, every run's measure recomputed")}
     tagged = {name for name, row in systems.items() if tag in row["tags"]}
     for measure in measures:
         group, others = [], []
@@ -443,8 +446,8 @@ def _relative_delta(systems: dict, tag: str | None, judge_means: dict | None, *,
             value = row["human"][measure] if judge_means is None else (judge_means.get(name) or {}).get(measure)
             if value is not None:
                 (group if tag in row["tags"] else others).append(value)
-        out[measure] = stats.relative_delta(group, others)
-        out[f"{measure}_ci95"] = stats.relative_delta_interval(
+        out[measure] = retrieval.relative_delta(group, others)
+        out[f"{measure}_ci95"] = retrieval.relative_delta_interval(
             {name: values.get(measure, {}) for name, values in per_topic.items()}, tagged
         ) if out[measure] is not None else None
     return out

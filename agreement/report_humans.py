@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from agreement import stats
-from agreement.ratings import groups_of, preference_order, rater_pairs
-from agreement.selection import SELECTED_RULE, annotator_samples_columns
 from agreement.selectors import HumanLabels
+from stats import interrater, uncertainty
+from stats.ratings import groups_of, preference_order, rater_pairs
+from stats.selection import SELECTED_RULE, annotator_samples_columns
 
 
 def humans_block(humans: HumanLabels, *, levels: list[int] | None = None, small_sample: int = 30) -> dict:
@@ -18,7 +18,7 @@ def humans_block(humans: HumanLabels, *, levels: list[int] | None = None, small_
     LEVELS: the labels are ordinal grades (image_relevance: [0, 1, 2]; labels "0".."2"): pairwise kappa is then
     computed on the numbers, and linear-weighted kappa is added (`kappa_linear`).
 
-    Counted on the labels as columns (agreement.ratings): each table is a sort or a bincount over the ratings.
+    Counted on the labels as columns (stats.ratings): each table is a sort or a bincount over the ratings.
     """
     ratings = humans.ratings
     unit_index = ratings.groups[0]
@@ -36,23 +36,25 @@ def humans_block(humans: HumanLabels, *, levels: list[int] | None = None, small_
         a, b = ratings.raters[ratings.rater[first[start]]], ratings.raters[ratings.rater[second[start]]]
         left, right = values[ratings.label[first[start:end]]].tolist(), values[ratings.label[second[start:end]]].tolist()
         shared = ratings.unit[first[start:end]].tolist()
-        pair = {"a": a, "b": b, "kappa": stats.cohen_kappa(left, right, labels=levels), "n": len(shared),
+        pair = {"a": a, "b": b, "kappa": interrater.cohen_kappa(left, right, labels=levels), "n": len(shared),
                 "small": len(shared) < small_sample, "selected_sample": [name for name in (a, b) if name in selected]}
-        intervals = stats.item_agreement_intervals(left, right, shared, levels=levels, weighted=bool(levels))
-        stats.put_interval(pair, "kappa", intervals["cohen_kappa"], units=len(shared), noun="items")
+        intervals = interrater.item_agreement_intervals(left, right, shared, levels=levels, weighted=bool(levels))
+        uncertainty.put_interval(pair, "kappa", intervals["cohen_kappa"], units=len(shared), noun="items")
         if levels:
-            pair["kappa_linear"] = stats.cohen_kappa(left, right, weights="linear", labels=levels)
-            stats.put_interval(pair, "kappa_linear", intervals["cohen_kappa_linear"], units=len(shared), noun="items")
+            pair["kappa_linear"] = interrater.cohen_kappa(left, right, weights="linear", labels=levels)
+            uncertainty.put_interval(pair, "kappa_linear", intervals["cohen_kappa_linear"], units=len(shared),
+                                     noun="items")
         pairwise.append(pair)
-    # Fleiss takes each unit's first m ratings, m >= 2 (see stats.fleiss_kappa): the most prolific annotators first.
+    # Fleiss takes each unit's first m ratings, m >= 2 (see interrater.fleiss_kappa): the most prolific annotators
+    # first.
     preferred = preference_order(ratings)
     return {
         "annotators": len(humans.annotators),
         # fleiss_kappa, krippendorff_alpha: each with its n, its interval or why there is none (ci_note), raters.
-        **stats.rater_agreement_columns(unit_index[preferred], ratings.label[preferred], labels=len(ratings.labels),
-                                        raters=len(humans.annotators)),
-        "ci_method": stats.bootstrap_method("the items rated"),
-        "pairwise_ci_method": stats.bootstrap_method("the items both rated"),
+        **interrater.rater_agreement_columns(unit_index[preferred], ratings.label[preferred],
+                                             labels=len(ratings.labels), raters=len(humans.annotators)),
+        "ci_method": uncertainty.bootstrap_method("the items rated"),
+        "pairwise_ci_method": uncertainty.bootstrap_method("the items both rated"),
         "pairwise_cohen_kappa": pairwise,
         "selected_samples": samples,
         "selected_sample_rule": SELECTED_RULE,

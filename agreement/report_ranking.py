@@ -26,7 +26,7 @@ ranking_data_get), in every statistic here: tau-b against a judge and between an
 of two unranked candidates is a tie on the human side (tau-b corrects for it); a ranked candidate is above every
 unranked one. `humans.partial` states the rule and how many rankings were partial.
 
-Agreement at the top (agreement.rank_agreement, README "Ranking agreement at the top"), beside tau-b in every
+Agreement at the top (stats.rank_agreement, README "Ranking agreement at the top"), beside tau-b in every
 per-topic row and topic mean: tau-AP (the judge's order against the human reference as the truth; between two
 annotators the mean of both directions), RBO_ext with the campaign's persistence `rbo_p`, overlap@k and tau-b on the
 ids in either top k (`top_k`), `n_at_k` ids. The judge's order is its scores (equal scores tied); a partial human
@@ -47,13 +47,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import combinations
 
-from agreement import rank_agreement, stats
 from agreement.build_steps import HUMANS, JUDGES, READING, SYSTEM_LEVEL, build_step
 from agreement.report_adjudication import adjudication_ranking_block
 from agreement.report_budget import ranking_budget
-from agreement.budget import target_width
 from agreement.selectors import JudgeScores, RankingData, RankingTopic, ranking_data_get
 from annotate.models import Campaign
+from stats import correlation, interrater, rank_agreement, retrieval, uncertainty
+from stats.budget import target_width
 from tasktypes.answer_ranking import NRP_PAPER, NRP_RULES, NRP_STUDY_CODE
 
 TAU = "kendall_tau_b"
@@ -122,8 +122,8 @@ def _qrels_block(data: RankingData) -> dict | None:
                  for name, qrels in sorted(sets.items())],
         "relevant_from": QRELS_RELEVANT_FROM,
         "judges": {
-            name: {qrels_name: {measure: stats.topic_mean_summary(list(values.values()))
-                                for measure, values in stats.run_measures_per_topic(
+            name: {qrels_name: {measure: uncertainty.topic_mean_summary(list(values.values()))
+                                for measure, values in retrieval.run_measures_per_topic(
                                     qrels, {topic: docs for topic, docs in run.items() if docs},
                                     relevant_from=QRELS_RELEVANT_FROM).items()}
                    for qrels_name, qrels in sorted(sets.items())}
@@ -147,7 +147,7 @@ def _groups_as_ids(groups: list[list[int]], ids: dict[int, str]) -> list[list[st
 def _topic_means(per_topic: list[dict], dimensions: list[str]) -> dict[str, dict]:
     return {
         dimension: {
-            key: stats.topic_mean_summary([row[key] for row in per_topic if row["dimension"] == dimension])
+            key: uncertainty.topic_mean_summary([row[key] for row in per_topic if row["dimension"] == dimension])
             for key in (TAU, TAU_ANSWERS, *TOP)
         }
         for dimension in dimensions
@@ -202,7 +202,7 @@ class AnswerNrps:
 
 def _answer_nrps(data: RankingData, *, dimension: str, rule: str, judged_only: bool = False) -> AnswerNrps:
     """Every generated answer's NRP among its topic's documents (all of them, or with JUDGED_ONLY those some qrels
-    set graded, on the topics that have such documents; stats.normalised_rank_position under RULE): for humans the
+    set graded, on the topics that have such documents; correlation.normalised_rank_position under RULE): for humans the
     answer's tie group in DIMENSION's reference rankings (better group = higher), averaged over them when several
     annotators ranked the topic; for each ranker its scores."""
     nrps = AnswerNrps(judges={judge.name: {} for judge in data.judges})
@@ -211,19 +211,19 @@ def _answer_nrps(data: RankingData, *, dimension: str, rule: str, judged_only: b
         if not documents and judged_only:
             continue
         _, references = _references(topic, dimension)
-        positions = [stats.tie_group_positions(groups) for groups in references.values()]
+        positions = [correlation.tie_group_positions(groups) for groups in references.values()]
         for candidate in topic.candidates:
             key = data.answer_system.get(candidate.pk)
             if candidate.kind != "answer" or key is None:
                 continue
             nrps.where[candidate.pk] = (key, topic.external_id)
-            nrps.human[candidate.pk] = stats.mean_defined([
-                stats.normalised_rank_position(-pos[candidate.pk], [-pos[d] for d in documents if d in pos],
-                                               plus_one=rule == NRP_STUDY_CODE)
+            nrps.human[candidate.pk] = uncertainty.mean_defined([
+                correlation.normalised_rank_position(-pos[candidate.pk], [-pos[d] for d in documents if d in pos],
+                                                     plus_one=rule == NRP_STUDY_CODE)
                 for pos in positions if candidate.pk in pos])
             for judge in data.judges:
                 if candidate.pk in judge.scores:
-                    nrps.judges[judge.name][candidate.pk] = stats.normalised_rank_position(
+                    nrps.judges[judge.name][candidate.pk] = correlation.normalised_rank_position(
                         judge.scores[candidate.pk], [judge.scores[d] for d in documents if d in judge.scores],
                         plus_one=rule == NRP_STUDY_CODE)
     return nrps
@@ -328,12 +328,13 @@ def _nrp_summary(values: list[tuple[str, float | None]]) -> dict:
     for topic, value in values:
         if value is not None:
             by_topic.setdefault(topic, []).append(value)
-    block = {**stats.spread([value for _, value in values]), "topics": len(by_topic),
+    block = {**uncertainty.spread([value for _, value in values]), "topics": len(by_topic),
              # each answer's NRP (4 decimals), which the plot draws behind the mean
              "values": [round(value, 4) for _, value in values if value is not None]}
-    stats.put_interval(block, "mean", stats.cluster_mean_interval(list(by_topic.values())), units=len(by_topic),
-                       noun="topics")
-    return {**block, "ci95": block["mean_ci95"], "ci_method": stats.bootstrap_method("topics, each with its answers")}
+    uncertainty.put_interval(block, "mean", uncertainty.cluster_mean_interval(list(by_topic.values())),
+                             units=len(by_topic), noun="topics")
+    return {**block, "ci95": block["mean_ci95"],
+            "ci_method": uncertainty.bootstrap_method("topics, each with its answers")}
 
 
 def _as_ranked(topic: RankingTopic, who: str, dimension: str, groups: list[list[int]]) -> list[list[int]]:
@@ -348,7 +349,7 @@ def _top_measures(pairs: list[tuple[list, list]], *, options: dict, universe, sy
     n_at_k, the largest number of ids a pair's tau-b@k was over."""
     rows = [rank_agreement.rank_agreement(ranking, reference, p=options["rbo_p"], k=options["top_k"],
                                           universe=universe, symmetric=symmetric) for ranking, reference in pairs]
-    out = {key: stats.mean_defined([row[key] for row in rows]) for key in TOP}
+    out = {key: uncertainty.mean_defined([row[key] for row in rows]) for key in TOP}
     out["n_at_k"] = max((row["n_at_k"] for row in rows), default=0)
     return out
 
@@ -362,9 +363,10 @@ def _judge_topic_row(*, judge: JudgeScores, topic: RankingTopic, dimension: str,
     ranked = {pk for groups in references.values() for group in groups for pk in group}
     row["n"] = len(ranked & scores.keys())
     row["n_answers"] = len(ranked & scores.keys() & answers)
-    row[TAU] = stats.mean_defined([stats.ranking_score_tau_b(groups, scores) for groups in references.values()])
-    row[TAU_ANSWERS] = stats.mean_defined(
-        [stats.ranking_score_tau_b(groups, scores, candidates=answers) for groups in references.values()]
+    row[TAU] = uncertainty.mean_defined([correlation.ranking_score_tau_b(groups, scores)
+                                         for groups in references.values()])
+    row[TAU_ANSWERS] = uncertainty.mean_defined(
+        [correlation.ranking_score_tau_b(groups, scores, candidates=answers) for groups in references.values()]
     )
     # At the top: the judge's order (its scores) against each reference, among the candidates it scored.
     order = rank_agreement.score_groups(scores)
@@ -405,8 +407,8 @@ def _humans_block(data: RankingData, options: dict) -> dict:
             taus, taus_answers = [], []
             for a, b in combinations(ranked_by, 2):
                 ra, rb = topic.rankings[a][dimension], topic.rankings[b][dimension]
-                taus.append(stats.ranking_ranking_tau_b(ra, rb))
-                taus_answers.append(stats.ranking_ranking_tau_b(ra, rb, candidates=answers))
+                taus.append(correlation.ranking_ranking_tau_b(ra, rb))
+                taus_answers.append(correlation.ranking_ranking_tau_b(ra, rb, candidates=answers))
                 if dimension == primary:
                     pair_taus.setdefault((a, b), []).append(taus[-1])
             pairs = [(_as_ranked(topic, a, dimension, topic.rankings[a][dimension]),
@@ -417,8 +419,8 @@ def _humans_block(data: RankingData, options: dict) -> dict:
                     "topic": topic.external_id,
                     "dimension": dimension,
                     "pairs": len(taus),
-                    TAU: stats.mean_defined(taus),
-                    TAU_ANSWERS: stats.mean_defined(taus_answers),
+                    TAU: uncertainty.mean_defined(taus),
+                    TAU_ANSWERS: uncertainty.mean_defined(taus_answers),
                     # Neither annotator is the truth: tau-AP is the mean of both directions.
                     **_top_measures(pairs, options=options, universe=[c.pk for c in topic.candidates],
                                     symmetric=True),
@@ -440,11 +442,11 @@ def _humans_block(data: RankingData, options: dict) -> dict:
         "adjudicated": sum(1 for topic in data.topics if topic.adjudicated),
         "ceiling": ceiling[primary] if ceiling else None,
         # Krippendorff's alpha (ordinal) on the rank positions, with n, the raters and an interval over topics.
-        "rank_alpha": stats.rank_alpha(positions, raters=len(data.annotators)),
+        "rank_alpha": interrater.rank_alpha(positions, raters=len(data.annotators)),
         "ceiling_by_dimension": ceiling,
         "per_topic": per_topic,
         "pairwise_kendall_tau_b": [
-            {"a": a, "b": b, TAU: stats.mean_defined(values), "n": sum(v is not None for v in values)}
+            {"a": a, "b": b, TAU: uncertainty.mean_defined(values), "n": sum(v is not None for v in values)}
             for (a, b), values in sorted(pair_taus.items())
         ],
         "partial": _partial_block(data),

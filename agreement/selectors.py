@@ -20,10 +20,10 @@ from annotate.ids import external_id_tail, json_text
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, SystemOutput, Topic
 from annotate.task_types import OPEN, TIE, task_type_get
 from annotate.textnorm import answer_key
-from agreement.ratings import Ratings, label_counts
-from agreement.resampling import row_classes
-from agreement.ratings import coded as ratings_coded
 from judges.models import Judge, LeaderboardValue, ModelJudgment
+from stats.ratings import Ratings, label_counts
+from stats.ratings import coded as ratings_coded
+from stats.resampling import row_classes
 
 
 
@@ -32,7 +32,7 @@ class HumanLabels:
     """Current human labels of a campaign.
 
     `ratings` holds the current annotation labels (kind annotation; adjudications are verdicts, not raters) as
-    integer-coded columns (agreement.ratings.Ratings); `by_unit[unit_id][annotator]` gives the same labels as dicts.
+    integer-coded columns (stats.ratings.Ratings); `by_unit[unit_id][annotator]` gives the same labels as dicts.
     `item_label[item_id]` is the item's human label: the adjudication's label when there is one (the most recent, when
     several adjudicators settled it), else the majority of the current annotation labels once it is decided (the task
     type's human_label; by default annotate.task_types.majority_label). Items whose k annotations are all in and tie
@@ -118,7 +118,7 @@ def _driver_rows(queryset) -> list[tuple]:
 
 
 def human_labels_get(*, campaign: Campaign) -> HumanLabels:
-    """Current human annotation labels as columns (agreement.ratings) and each item's human label. Three queries.
+    """Current human annotation labels as columns (stats.ratings) and each item's human label. Three queries.
 
     Written for campaigns of a million judgments: the annotations are read as the driver's rows and turned into
     integer columns at once; each item's label is asked of the task type once per distinct tally of votes (how many of

@@ -5,12 +5,12 @@ judge score) row each; its scores under each side are the means over those rows,
 on the same outputs. A system whose covered outputs are fewer than `min_outputs`, or less than `min_coverage` of
 all its outputs, is left out of the correlation, with the reason: three toy systems of one, two and four outputs
 must not move a correlation over twelve real ones. Intervals resample topics and recompute every system's score
-(agreement.stats.system_correlation_intervals).
+(stats.system_order.system_correlation_intervals).
 
-Beside the correlations, agreement at the top of the two orders (agreement.rank_agreement; systems ranked by score,
+Beside the correlations, agreement at the top of the two orders (stats.rank_agreement; systems ranked by score,
 best first, equal scores tied): tau-AP of the judge's order against the humans', RBO_ext with persistence `rbo_p`,
 overlap@k and tau-b over the systems in either top k (`top_k`), with intervals from the same resamples; and the swaps,
-the pairs of systems the two orders put the other way round (agreement.stats.swapped_pairs: the largest human gap
+the pairs of systems the two orders put the other way round (stats.retrieval.swapped_pairs: the largest human gap
 first, the swaps a reader should doubt the judge on most).
 """
 
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from agreement import rank_agreement, stats
+from stats import correlation, rank_agreement, retrieval, system_order, uncertainty
 
 # Defaults of the campaign options that say which systems a correlation may rest on (README "Coverage").
 MIN_SYSTEM_OUTPUTS = 10
@@ -135,27 +135,27 @@ def system_level_block(systems: list[SystemRows] | list[SystemSides], *, min_out
     judge = [j for _, j in means]
     block = {
         "n_systems": len(included),
-        "kendall_tau_b": stats.kendall_tau_b(human, judge),
-        "spearman": stats.spearman(human, judge),
-        "pearson": stats.pearson(human, judge),
+        "kendall_tau_b": correlation.kendall_tau_b(human, judge),
+        "spearman": correlation.spearman(human, judge),
+        "pearson": correlation.pearson(human, judge),
         # The mean absolute difference between the systems' human and judge scores (in accuracy: a share).
         "mae": float(np.mean(np.abs(np.subtract(human, judge)))) if included else None,
         "excluded": excluded,
         "small": 0 < len(included) < SMALL_SYSTEMS,
         "why": _undefined_why(included, human, judge, excluded),
     }
-    block["ci_method"] = stats.bootstrap_method(f"{topics_word}, every system's score recomputed")
+    block["ci_method"] = uncertainty.bootstrap_method(f"{topics_word}, every system's score recomputed")
     names = [system.system for system in included]
     block.update(rank_agreement.order_agreement(dict(zip(names, human)), dict(zip(names, judge)), p=rbo_p, k=top_k))
-    swapped = stats.swapped_pairs(dict(zip(names, human)), dict(zip(names, judge)))
+    swapped = retrieval.swapped_pairs(dict(zip(names, human)), dict(zip(names, judge)))
     block.update(n_pairs=swapped["n_pairs"], n_swaps=swapped["n_swaps"],
                  swaps=[{"systems": swap["runs"], "human": swap["first"], "judge": swap["second"]}
                         for swap in swapped["swaps"]])
     matrices = topic_matrices(included)
-    intervals = (stats.system_correlation_intervals(*matrices, top={"p": rbo_p, "k": top_k})
+    intervals = (system_order.system_correlation_intervals(*matrices, top={"p": rbo_p, "k": top_k})
                  if len(included) >= 2 else {})
     # Each with its interval, or None and why (too few systems or topics, all resamples equal): *_ci_note.
-    stats.put_order_intervals(block, intervals, ("kendall_tau_b", "spearman", "pearson", *rank_agreement.TOP_KEYS,
+    uncertainty.put_order_intervals(block, intervals, ("kendall_tau_b", "spearman", "pearson", *rank_agreement.TOP_KEYS,
                                                "mae"),
                               systems=len(included), topics=matrices[0].shape[1], topics_word=topics_word)
     return block

@@ -155,7 +155,7 @@ def agreement_report(request, slug):
             {"name": name, "orders": [(words, block.get(key)) for key, words in SYSTEM_ORDER_WORDS]}
             for name, block in report["judges"].items()
         ] if not (ranking or graded) else [],
-        # Paired tests between systems (agreement.system_tests): one matrix per rater, and the judges' agreement pairs.
+        # Paired tests between systems (stats.system_tests): one matrix per rater, and the judges' agreement pairs.
         "test_matrices": [
             {"name": "humans", "matrix": _pair_matrix(report["system_tests"]["humans"])},
             *({"name": name, "matrix": _pair_matrix(block)}
@@ -361,11 +361,11 @@ def _leaderboard_download(campaign, source: str, status_url: str) -> HttpRespons
         return _not_built(campaign, opened, status_url)
     if source not in sets:
         raise Http404("no such qrels")
-    from agreement import stats
+    from stats import compatibility
     from agreement.report_graded import graded_leaderboard, leaderboard_text
 
     report = opened.document
-    scoring = {"relevant_from": report["relevant_from"], "compat_p": report.get("compat_p", stats.COMPAT_P)}
+    scoring = {"relevant_from": report["relevant_from"], "compat_p": report.get("compat_p", compatibility.COMPAT_P)}
     text = leaderboard_text(graded_leaderboard(campaign=campaign, qrels=sets[source], **scoring), **scoring)
     return _attachment(text, content_type="text/plain; charset=utf-8",
                        filename=f"{campaign.slug}-{source}-{LEADERBOARD_FILE}")

@@ -170,7 +170,7 @@ class CampaignOptionsForm(forms.Form):
         label="Small sample below",
         help_text="A statistic over fewer shared items is greyed on the report and marked small. A whole number. "
                   "Empty: 30.")
-    # Ranking agreement at the top (agreement.rank_agreement; docs/statistics/ranking-at-the-top.md).
+    # Ranking agreement at the top (stats.rank_agreement; docs/statistics/ranking-at-the-top.md).
     rbo_p = NumberOptionField(
         label="Persistence p of rank-biased overlap",
         help_text="How much of RBO's weight goes to the top of a ranking: the chance a reader goes on to the next "
@@ -203,7 +203,7 @@ class CampaignOptionsForm(forms.Form):
         help_text="The judge whose disagreement with the human label puts a unit in the adjudication queue; "
                   "required when that kind is ticked above.")
 
-    # The labelling budget (docs/budget.md; agreement.budget, annotate.services.queue_order).
+    # The labelling budget (docs/budget.md; stats.budget, annotate.services.queue_order).
     budget_width = NumberOptionField(
         label="Interval width to aim at",
         help_text="The report's budget says how many more human labels would narrow each headline statistic's 95% "

@@ -173,7 +173,7 @@ COMMON_OPTIONS: dict[str, Callable[[str, object], str | None]] = {
     "min_system_outputs": _whole_number,
     "small_sample": _whole_number,
     "min_system_coverage": _share,
-    # Ranking agreement at the top (agreement.rank_agreement): RBO's persistence, and k of overlap@k and tau-b@k.
+    # Ranking agreement at the top (stats.rank_agreement): RBO's persistence, and k of overlap@k and tau-b@k.
     "rbo_p": _persistence,
     "top_k": _whole_number,
     # After an import that adds items, start each configured judge on them (tasktypes.jobs).
@@ -185,7 +185,7 @@ COMMON_OPTIONS: dict[str, Callable[[str, object], str | None]] = {
     # What puts a unit in the adjudication queue (annotate.selectors.adjudication), and the judge of kind "judge".
     "adjudication": _adjudication,
     "adjudication_judge": _judge_name,
-    # The labelling budget (agreement.budget): the interval width it counts labels towards, and the queue order.
+    # The labelling budget (stats.budget): the interval width it counts labels towards, and the queue order.
     "budget_width": _width,
     "queue_order": _choice(QUEUE_ORDERS),
 }
@@ -193,7 +193,7 @@ COMMON_OPTIONS: dict[str, Callable[[str, object], str | None]] = {
 
 class JudgeVerdict(NamedTuple):
     """A judge's verdict on one item as the adjudication queue and page read it (annotate.selectors.adjudication):
-    its label ("" when it gave none: a ranker's bare score), its score, and its confidence (agreement.disagreement.
+    its label ("" when it gave none: a ranker's bare score), its score, and its confidence (stats.disagreement.
     judge_confidence; None when its score says nothing of it)."""
 
     label: str
@@ -256,8 +256,9 @@ class TaskTypeSpec:
     # The report's adjudication block (agreement.report_adjudication), unless the report builder gave it: a dotted path
     # to a function(*, campaign) -> dict.
     adjudication_report_builder: str = "agreement.report_adjudication.adjudication_items_build"
-    # How a unit's verdicts disagree (adjudication_disagreement): a dotted path to a pure function in agreement.
-    adjudication_rule: str = "agreement.disagreement.items_disagreement"
+    # How a unit's verdicts disagree (adjudication_disagreement): a dotted path to a pure function of the statistics
+    # floor (stats.disagreement), imported when a queue is ordered, not with the registry (scipy is a start-up cost).
+    adjudication_rule: str = "stats.disagreement.items_disagreement"
 
     def value_check(self, value, *, unit=None) -> str:
         """Check a submitted VALUE (JudgmentValueError when malformed) and return its label for agreement.
@@ -371,7 +372,7 @@ class TaskTypeSpec:
         much (higher: more), "confidence": the judges' confidence behind it (None: none known)}; None when no enabled
         kind is found. HUMANS are the unit's current annotations as (label, value); JUDGES the judges' verdicts on its
         items by judge name; JUDGE the judge of kind "judge"; NEEDED the unit's k. The task type's
-        adjudication_rule computes it (agreement.disagreement: the entropy of the votes for items)."""
+        adjudication_rule computes it (stats.disagreement: the entropy of the votes for items)."""
         return import_string(self.adjudication_rule)(humans=humans, judges=judges, kinds=kinds, judge=judge,
                                                      needed=needed, human_label=self.human_label)
 

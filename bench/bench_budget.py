@@ -6,7 +6,7 @@ budget block adds to the report's build time.
 Replay: the campaign is imported from fixtures/nq301 (humans: the study's verdicts, each item's human label the
 report's; judges: GPT-4 and text-davinci-003 as external judges). The units are put in each order
 (annotate.selectors.queue_order.units_in_order), and the first L of them count as labelled, for L = 50, 100, ...: the
-interval is the report's (agreement.stats.item_agreement_intervals, a bootstrap over questions). The budget block's
+interval is the report's (stats.interrater.item_agreement_intervals, a bootstrap over questions). The budget block's
 prediction from the first 300 labels of the default order is printed beside it.
 
 Prints one line per figure. Run through `bench/run`, or alone: .venv/bin/python bench/bench_budget.py
@@ -39,7 +39,7 @@ def main():
     from django.core.management import call_command
 
     import agreement.report as report_module
-    from agreement import budget, stats
+    from stats import budget, interrater
     from agreement.report import agreement_report_build
     from agreement.selectors import human_labels_get, judge_labels_get
     from annotate.models import Campaign, Unit
@@ -60,9 +60,9 @@ def main():
         widths, reached = [], None
         for labels in range(STEP, len(items) + STEP, STEP):
             shown = items[:labels]
-            interval = stats.item_agreement_intervals([humans.item_label[i] for i in shown],
-                                                      [judge.labels[i] for i in shown],
-                                                      [humans.item_topic[i] for i in shown])["cohen_kappa"]
+            interval = interrater.item_agreement_intervals([humans.item_label[i] for i in shown],
+                                                           [judge.labels[i] for i in shown],
+                                                           [humans.item_topic[i] for i in shown])["cohen_kappa"]
             width = None if interval is None else interval[1] - interval[0]
             widths.append((min(labels, len(items)), width))
             if reached is None and width is not None and width <= TARGET:
@@ -86,7 +86,7 @@ def main():
     row = budget.budget_estimate(budget.BudgetInput(
         judge=JUDGE, statistic_key="cohen_kappa", title="kappa", unit_noun="questions", n_units=units,
         n_labels=len(first), statistic=statistic,
-        current=stats.item_agreement_intervals(human, model, topics)["cohen_kappa"]), target=TARGET)
+        current=interrater.item_agreement_intervals(human, model, topics)["cohen_kappa"]), target=TARGET)
     print(f"budget estimate from the first 300 labels (position order, {units} questions): width {row['width']:.3f}, "
           f"fitted exponent {row['fit']['exponent']:.2f}, {row['labels_needed']} labels needed for width {TARGET}")
 

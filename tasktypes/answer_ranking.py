@@ -147,7 +147,7 @@ class AnswerRanking(TaskTypeSpec):
     report_layout = LAYOUT_RANKING
     arm_comparison = "rankings"
     adjudication_report_builder = "agreement.report_adjudication.adjudication_ranking_build"
-    adjudication_rule = "agreement.disagreement.rankings_disagreement"
+    adjudication_rule = "stats.disagreement.rankings_disagreement"
 
     def value_check(self, value, *, unit=None) -> str:
         if unit is None:

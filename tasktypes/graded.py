@@ -9,7 +9,6 @@ type sets its DEFAULT_SCALE and DEFAULT_RELEVANT_FROM; a campaign without the op
 import re
 
 from django import forms
-from django.utils.module_loading import import_string
 
 from annotate.forms import CampaignOptionsForm, NumberOptionField, OptionField, TextOptionField
 from annotate.models import HumanJudgment
@@ -126,7 +125,7 @@ class GradedOptionsForm(CampaignOptionsForm):
         label="Bias tag",
         help_text="The run tag whose runs the report compares with the others (Relative Δ). Empty: the first tag of "
                   "the pooled runs, alphabetically.")
-    # Clarke et al.'s compatibility (agreement.compatibility; docs/statistics/compatibility.md).
+    # Clarke et al.'s compatibility (stats.compatibility; docs/statistics/compatibility.md).
     compat_p = NumberOptionField(
         label="Persistence p of compatibility",
         help_text="How deep compatibility looks: the chance a reader goes on to the next rank of a run. A number "
@@ -250,13 +249,14 @@ class GradedRelevance(TaskTypeSpec):
 
 
     def suggestions(self, *, campaign, judge, units=None) -> dict[int, dict]:
-        """A judge's grade on the campaign's scale, as the report maps it (agreement.grades): a judge that gives
+        """A judge's grade on the campaign's scale, as the report maps it (stats.grades): a judge that gives
         scores has them cut by the quantile rule over all its scores in the campaign; a judge that gives grades and
         no scores (an LLM grader, imported qrels) keeps its grades. Thresholds fitted on the human grades
         (grade_mapping "fitted") are not used here: they move as annotators work, and would feed other people's
         verdicts into a suggestion; such a judge's suggestions use the quantile rule."""
-        # The report's mapping itself, named as report_builder is: agreement sits above the task types.
-        quantile_cuts, grade_of = (import_string(f"agreement.grades.{name}") for name in ("quantile_cuts", "grade_of"))
+        # The report's mapping itself, from the statistics floor (imported here: scikit-learn is a start-up cost).
+        from stats.grades import grade_of, quantile_cuts
+
         verdicts = judge_item_verdicts(campaign=campaign, judge=judge, units=units)
         levels = self.levels(campaign)
         scores = judge_scores_all(judge=judge) if any(score is not None for _, score in verdicts.values()) else []

@@ -7,12 +7,12 @@ import krippendorff
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from agreement import stats
 from agreement.report import agreement_report_build
 from agreement.selectors import graded_items_get
 from annotate.models import HumanJudgment, Item, Role, Unit
 from annotate.services.campaigns import campaign_get_or_create
 from judges.models import Judge, ModelJudgment
+from stats import interrater, retrieval
 from tasktypes.importers.runs_pool import runs_pool_import
 from tests.factories import MembershipFactory, TopicFactory, UserFactory
 from tests.reports import report_stored
@@ -131,13 +131,13 @@ def test_the_judges_qrels_swap_r1_and_r2(passage_campaign):
         assert swap["human"][0] > swap["human"][1] and swap["judge"][0] < swap["judge"][1]
     assert rows["r1"]["human"]["p_10"] == rows["r2"]["human"]["p_10"]
     assert system["p_10"]["swaps"] == [] and system["p_10"]["n_swaps"] == 0
-    assert set(system) == {"n_systems", *stats.RUN_MEASURES, "relative_delta", "ci_method"}
+    assert set(system) == {"n_systems", *retrieval.RUN_MEASURES, "relative_delta", "ci_method"}
 
 
 def test_swapped_pairs_count_strict_reversals_only():
     human = {"x": 0.9, "y": 0.5, "z": 0.5, "w": 0.1, "gone": 0.3}
     judge = {"x": 0.2, "y": 0.8, "z": 0.1, "w": 0.4, "gone": None}
-    swapped = stats.swapped_pairs(human, judge)
+    swapped = retrieval.swapped_pairs(human, judge)
     # y/z tie under the humans: no swap; y/w keep their order; "gone" has no second score. The largest human gap
     # first, equal gaps by name.
     assert [swap["runs"] for swap in swapped["swaps"]] == [["x", "w"], ["x", "y"], ["z", "w"]]
@@ -148,12 +148,12 @@ def test_swapped_pairs_count_strict_reversals_only():
 def test_pair_alpha_intervals_resample_topics_like_kappa():
     human, judge = _vectors(JUDGE)
     topics = [qid for qid in sorted(HUMAN) for _ in DOCS]
-    alphas = stats.pair_alpha_intervals(human, judge, topics, levels=LEVELS, resamples=200)
+    alphas = interrater.pair_alpha_intervals(human, judge, topics, levels=LEVELS, resamples=200)
     for level in ("ordinal", "nominal"):
-        value = stats.krippendorff_alpha_pair(human, judge, levels=LEVELS, level=level)
+        value = interrater.krippendorff_alpha_pair(human, judge, levels=LEVELS, level=level)
         low, high = alphas[f"krippendorff_alpha_{level}"]
         assert low <= value <= high
-    assert stats.krippendorff_alpha_pair([2, 2], [2, 2], levels=LEVELS) is None  # one grade throughout: 0/0
+    assert interrater.krippendorff_alpha_pair([2, 2], [2, 2], levels=LEVELS) is None  # one grade throughout: 0/0
 
 
 def test_graded_items_read_the_doc_id_from_the_task_types_key(passage_campaign):

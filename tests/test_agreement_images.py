@@ -7,11 +7,11 @@ import pytest
 from scipy import stats as scipy_stats
 from sklearn.metrics import cohen_kappa_score
 
-from agreement.grades import fitted_thresholds, quantile_grades
 from agreement.report import agreement_report_build
 from annotate.models import HumanJudgment, Item, Role, TaskType, Unit
 from judges.families.base import NOTE_TRUNCATED
 from judges.models import Judge, ModelJudgment
+from stats.grades import fitted_thresholds, quantile_grades
 from tasktypes.importers.runs_pool import runs_pool_import
 from tests.factories import CampaignFactory, MembershipFactory, TopicFactory, UserFactory
 from tests.reports import report_stored

@@ -80,7 +80,7 @@ def test_report_has_the_documented_shape(small_campaign):
         assert {"n", "cohen_kappa", "accuracy"} <= set(block["item"])
         assert {"n_systems", "kendall_tau_b", "spearman", "pearson", "kendall_tau_b_ci95", "spearman_ci95",
                 "pearson_ci95", "excluded", "small", "why", "ci_method", "over", "mae",
-                # Agreement at the top of the system orders, and the swaps (agreement.rank_agreement).
+                # Agreement at the top of the system orders, and the swaps (stats.rank_agreement).
                 "tau_ap", "rbo", "overlap_at_k", "kendall_tau_b_at_k", "n_at_k", "tau_ap_ci95", "rbo_ci95",
                 "overlap_at_k_ci95", "kendall_tau_b_at_k_ci95", "n_pairs", "n_swaps", "swaps",
                 # Why an interval is missing where it degenerated (too few systems or topics, resamples equal).

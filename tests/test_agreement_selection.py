@@ -1,4 +1,4 @@
-"""An annotator who judged mostly items the others disagreed on is named on the report page (agreement.selection).
+"""An annotator who judged mostly items the others disagreed on is named on the report page (stats.selection).
 
 NQ-open 301's annotator 3 judged almost only items annotators 1 and 2 had split on; the page showed their kappa of
 -0.361 with no word why. The real data's figures are checked in tests/test_agreement_nq301.py.
@@ -7,8 +7,8 @@ NQ-open 301's annotator 3 judged almost only items annotators 1 and 2 had split 
 import pytest
 
 from agreement.report import agreement_report_build
-from agreement.selection import annotator_samples
 from annotate.models import Role
+from stats.selection import annotator_samples
 from tests.factories import (
     PASSWORD,
     CampaignFactory,

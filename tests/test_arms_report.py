@@ -15,11 +15,11 @@ import pytest
 from django.test import Client
 from scipy.special import comb
 
-from agreement import stats_arms
 from agreement.report import agreement_report_build
 from annotate.models import HumanJudgment, Item, JudgmentKind, JudgmentSource, Role
 from annotate.services.annotation import judgment_submit, unit_lease_next
 from judges.models import Judge, ModelJudgment
+from stats import stats_arms
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory, UserFactory
 from tests.reports import report_stored
 from tests.test_ranking_services import ranking_campaign

@@ -1,4 +1,4 @@
-"""agreement.batch_stats against the libraries, resample by resample: each batch function must give, for every
+"""stats.batch_stats against the libraries, resample by resample: each batch function must give, for every
 resample, what the library's own function gives on that resample's data (to rounding), undefined where it is."""
 
 import krippendorff
@@ -8,7 +8,7 @@ from scipy import stats as scipy_stats
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import fleiss_kappa
 
-from agreement import batch_stats
+from stats import batch_stats
 
 RNG = np.random.default_rng(21)
 

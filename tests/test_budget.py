@@ -1,4 +1,4 @@
-"""The labelling budget: agreement.budget on synthetic data whose answers are known, the report's budget block and
+"""The labelling budget: stats.budget on synthetic data whose answers are known, the report's budget block and
 plot on a small campaign, and the queue order (option queue_order, annotate.services.queue_order)."""
 
 import io
@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
-from agreement import budget, stats
 from agreement.report import agreement_report_build
 from annotate.models import Campaign, HumanJudgment, Item, Role, SystemOutput, Topic, Unit
 from annotate.services.annotation import judgment_submit, unit_lease_next
 from annotate.services.campaigns import campaign_options_set
 from annotate.services.queue_order import unit_positions_renumber
 from judges.models import Judge, ModelJudgment
+from stats import budget, interrater, system_order, uncertainty
 from tests.factories import CampaignFactory, MembershipFactory, UserFactory
 from tests.reports import report_stored
 
@@ -31,7 +31,7 @@ def verdicts(n: int, rate: float, seed: int) -> tuple[list[str], list[str]]:
 def kappa_input(n: int, rate: float = 0.8, seed: int = 1) -> budget.BudgetInput:
     human, judge = verdicts(n, rate, seed)
     units, statistic = budget.kappa_statistic(human, judge, list(range(n)))
-    current = stats.item_agreement_intervals(human, judge, list(range(n)))["cohen_kappa"]
+    current = interrater.item_agreement_intervals(human, judge, list(range(n)))["cohen_kappa"]
     return budget.BudgetInput(judge="j", statistic_key="cohen_kappa", title="kappa", unit_noun="items",
                               n_units=units, n_labels=n, statistic=statistic, current=current)
 
@@ -54,7 +54,7 @@ def test_the_width_at_four_times_the_labels_is_about_half():
 
 def test_the_widths_shrink_with_the_size_and_end_at_the_reports_interval():
     item = kappa_input(400)
-    curve = budget.width_curve(item.n_units, item.statistic, resamples=stats.BOOTSTRAP_RESAMPLES)
+    curve = budget.width_curve(item.n_units, item.statistic, resamples=uncertainty.BOOTSTRAP_RESAMPLES)
     assert [point["units"] for point in curve] == [100, 200, 300, 400]
     widths = [point["width"] for point in curve]
     assert widths == sorted(widths, reverse=True)
@@ -78,8 +78,8 @@ def test_the_system_order_statistic_is_the_reports():
     human = (rng.random((6, 40)) < np.linspace(0.3, 0.8, 6)[:, None]).astype(float)
     judge = np.where(rng.random((6, 40)) < 0.8, human, 1 - human)
     units, statistic = budget.system_tau_statistic(human, judge, counts)
-    report = stats.system_correlation_intervals(human, judge, counts)["kendall_tau_b"]
-    width = budget.width_curve(units, statistic, resamples=stats.BOOTSTRAP_RESAMPLES)[-1]["width"]
+    report = system_order.system_correlation_intervals(human, judge, counts)["kendall_tau_b"]
+    width = budget.width_curve(units, statistic, resamples=uncertainty.BOOTSTRAP_RESAMPLES)[-1]["width"]
     assert units == 40 and width == pytest.approx(report[1] - report[0], abs=1e-12)
 
 
@@ -267,7 +267,7 @@ def test_the_ranking_budget_reads_the_reports_per_topic_taus():
     taus = list(np.random.default_rng(6).uniform(-0.2, 1.0, 30))
     per_topic = [{"topic": f"t{i}", "dimension": "overall", "kendall_tau_b": tau} for i, tau in enumerate(taus)]
     per_topic.append({"topic": "t-unranked", "dimension": "overall", "kendall_tau_b": None})
-    summary = stats.topic_mean_summary(taus)
+    summary = uncertainty.topic_mean_summary(taus)
     report = {"judges": {"monot5": {"per_topic": per_topic, "topic_mean": {"kendall_tau_b": summary}}}}
     row = ranking_budget(report=report, target=0.1)["rows"][0]
     assert (row["statistic"], row["n_units"], row["n_labels"], row["unit"]) == ("topic_mean_kendall_tau_b", 30, 30,

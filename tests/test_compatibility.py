@@ -1,4 +1,4 @@
-"""Compatibility (agreement.compatibility) against the authors' reference script.
+"""Compatibility (stats.compatibility) against the authors' reference script.
 
 The files under tests/data/compatibility/ were written for this test (random document ids that are numbers, as MS
 MARCO's are; grades 0-3; a document graded twice; tied scores; a topic with no document graded above 0; a run topic
@@ -11,7 +11,7 @@ from pathlib import Path
 import ir_measures
 import pytest
 
-from agreement.compatibility import compatibility, compatibility_per_topic
+from stats.compatibility import compatibility, compatibility_per_topic
 
 DATA = Path(__file__).parent / "data" / "compatibility"
 

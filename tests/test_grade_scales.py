@@ -6,11 +6,11 @@ import pytest
 from django.urls import reverse
 from sklearn.metrics import cohen_kappa_score
 
-from agreement.grades import fitted_grades, fitted_thresholds, quantile_cuts, quantile_grades, quantile_percentiles
 from agreement.report import agreement_report_build
 from annotate.models import HumanJudgment
 from annotate.services.annotation import JudgmentValueError, judgment_submit, judgment_value_check, unit_lease_next
 from annotate.services.campaigns import CampaignError, campaign_options_set
+from stats.grades import fitted_grades, fitted_thresholds, quantile_cuts, quantile_grades, quantile_percentiles
 from tasktypes.importers.service import import_run
 
 FOUR = [{"grade": 0, "name": "Irrelevant", "definition": "Nothing to do with the query."},
@@ -126,7 +126,7 @@ def test_qrels_on_the_campaigns_scale_import_and_the_report_is_four_by_four(four
 def test_map_counts_documents_relevant_from_the_campaigns_threshold():
     import ir_measures
 
-    from agreement.stats import run_measures, run_measures_per_topic
+    from stats.retrieval import run_measures, run_measures_per_topic
 
     qrels = {"q1": {"a": 3, "b": 1, "c": 2}, "q2": {"d": 1, "e": 2}}
     run = {"q1": {"b": 3.0, "a": 2.0, "c": 1.0}, "q2": {"d": 2.0, "e": 1.0}}

@@ -11,10 +11,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import CommandError, call_command
 from django.urls import reverse
 
-from agreement import stats
 from agreement.report import agreement_report_build
 from agreement.report_graded import ONLY_MEANS_NOTE
 from judges.models import Leaderboard, LeaderboardValue
+from stats import retrieval
 from tasktypes.importers.runs_pool import runs_pool_import
 from tests.import_jobs_support import api_import, imports_inline  # noqa: F401 (a fixture)
 from tests.reports import report_stored
@@ -57,18 +57,19 @@ def _download(client, researcher, campaign, source: str) -> str:
 
 
 def test_measure_names_are_ir_measures_and_trec_eval_ones():
-    names = stats.leaderboard_names(relevant_from=2, compat_p=0.95)
+    names = retrieval.leaderboard_names(relevant_from=2, compat_p=0.95)
     assert names == {"ndcg_cut_10": "nDCG@10", "map": "AP(rel=2)", "p_10": "P(rel=2)@10", "ndcg_cut_20": "nDCG@20",
                      "ndcg_cut_100": "nDCG@100", "recall_100": "R(rel=2)@100", "recall_1000": "R(rel=2)@1000",
                      "judged_10": "Judged@10", "compat": "Compat"}
-    assert stats.leaderboard_names(relevant_from=1, compat_p=0.8)["map"] == "AP"
+    assert retrieval.leaderboard_names(relevant_from=1, compat_p=0.8)["map"] == "AP"
     for name, key in [("nDCG@10", "ndcg_cut_10"), ("ndcg_cut_10", "ndcg_cut_10"), ("map", "map"), ("AP", "map"),
                       ("AP(rel=2)", "map"), ("P_10", "p_10"), ("recall_100", "recall_100"), ("R@1000", "recall_1000"),
                       ("judged@10", "judged_10"), ("Compat", "compat")]:
-        assert stats.leaderboard_measure(name, relevant_from=2) == (key, ""), name
-    assert stats.leaderboard_measure("AP(rel=1)", relevant_from=2)[1].startswith("naming a measure at relevance "
+        assert retrieval.leaderboard_measure(name, relevant_from=2) == (key, ""), name
+    assert retrieval.leaderboard_measure("AP(rel=1)", relevant_from=2)[1].startswith("naming a measure at relevance "
                                                                                    "level 1")
-    assert stats.leaderboard_measure("Rprec", relevant_from=2) == (None, "naming a measure Concord does not compute")
+    assert retrieval.leaderboard_measure("Rprec", relevant_from=2) == (None,
+                                                                      "naming a measure Concord does not compute")
 
 
 def test_consensus_leaderboard_round_trip_orders_the_runs_as_the_humans(client, researcher, board_campaign,
@@ -78,7 +79,7 @@ def test_consensus_leaderboard_round_trip_orders_the_runs_as_the_humans(client, 
     lines = [line.split() for line in text.splitlines()]
     assert {len(fields) for fields in lines} == {4}
     assert {fields[0] for fields in lines} == {"r1", "r2", "r3", "r4"}
-    assert {fields[1] for fields in lines} == set(stats.leaderboard_names(relevant_from=2).values())
+    assert {fields[1] for fields in lines} == set(retrieval.leaderboard_names(relevant_from=2).values())
     assert ["r1", "nDCG@10", "all", "1.0"] in lines and ["r1", "nDCG@10", "q1", "1.0"] in lines
     path = tmp_path / "humans.txt"
     path.write_text(text)
@@ -87,9 +88,9 @@ def test_consensus_leaderboard_round_trip_orders_the_runs_as_the_humans(client, 
 
     report = agreement_report_build(campaign=board_campaign)
     block = report["leaderboards"]["humans-again"]
-    assert block["measures"] == list(stats.RUN_MEASURES) and block["topics"] == 4 and not block["only_means"]
+    assert block["measures"] == list(retrieval.RUN_MEASURES) and block["topics"] == 4 and not block["only_means"]
     for row in report["systems"]:
-        for key in stats.RUN_MEASURES:
+        for key in retrieval.RUN_MEASURES:
             assert block["values"][row["system"]][key] == row["human"][key]  # the same figures, to the bit
     # tau-AP counts tied runs as broken every way (P@10 ties r1 and r2): 1 where no runs tie.
     assert block["system"]["ndcg_cut_10"]["tau_ap"] == pytest.approx(1.0)
@@ -111,7 +112,7 @@ def test_a_judges_qrels_leaderboard_imported_back_gives_its_system_figures(clien
     board, judge = report["leaderboards"]["grader-board"], report["judges"]["grader"]
     for row in report["systems"]:
         assert board["values"][row["system"]] == row["judges"]["grader"]
-    for key in stats.RUN_MEASURES:
+    for key in retrieval.RUN_MEASURES:
         ours, theirs = board["system"][key], judge["system"][key]
         for stat in ("n", "topics", "kendall_tau_b", "spearman", "pearson", "tau_ap", "n_swaps",
                      "kendall_tau_b_ci95", "spearman_ci95", "tau_ap_ci95"):

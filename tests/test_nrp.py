@@ -3,9 +3,10 @@
 import pytest
 
 from agreement.report import agreement_report_build
-from agreement.stats import mean_interval, normalised_rank_position, spread
 from annotate.models import HumanJudgment, SystemOutput
 from judges.models import Judge, ModelJudgment
+from stats.correlation import normalised_rank_position
+from stats.uncertainty import mean_interval, spread
 from tests.factories import CampaignFactory, ItemFactory, TopicFactory, UnitFactory, UserFactory
 from tests.reports import report_stored
 

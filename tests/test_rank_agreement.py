@@ -1,11 +1,11 @@
-"""agreement.rank_agreement against the papers' examples, hand computations and brute force over tie-breakings."""
+"""stats.rank_agreement against the papers' examples, hand computations and brute force over tie-breakings."""
 
 from itertools import permutations, product
 
 import pytest
 from scipy import stats as scipy_stats
 
-from agreement.rank_agreement import (
+from stats.rank_agreement import (
     complete,
     overlap_at_k,
     rank_agreement,
@@ -169,7 +169,7 @@ def test_the_batch_of_resamples_gives_what_each_resample_gives_alone():
     # resample the same numbers as order_agreement (tie groups, brute-force-checked above), ties and all.
     import numpy as np
 
-    from agreement.rank_agreement import TOP_INTERVAL_KEYS, order_agreement, order_agreement_batch
+    from stats.rank_agreement import TOP_INTERVAL_KEYS, order_agreement, order_agreement_batch
 
     rng = np.random.default_rng(5)
     for systems in (2, 3, 8, 13):

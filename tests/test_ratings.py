@@ -1,4 +1,4 @@
-"""The labels as columns (agreement.ratings) give the tables the per-unit dicts gave: the same pairs of raters, the
+"""The labels as columns (stats.ratings) give the tables the per-unit dicts gave: the same pairs of raters, the
 same Fleiss and Krippendorff tables, the same selected-sample counts, and (agreement.selectors.human_labels_get) the
 same human label per item as asking the task type's rule item by item."""
 
@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from scipy.stats import hypergeom
 
-from agreement import stats
-from agreement.ratings import Ratings, coded, preference_order, rater_pairs
-from agreement.selection import SELECTED_P, SELECTED_RATIO, annotator_samples, annotator_samples_columns
 from agreement.selectors import human_labels_get
 from annotate.models import HumanJudgment, JudgmentKind
 from annotate.task_types import OPEN, TIE, majority_label
+from stats import interrater
+from stats.ratings import Ratings, coded, preference_order, rater_pairs
+from stats.selection import SELECTED_P, SELECTED_RATIO, annotator_samples, annotator_samples_columns
 from tests.factories import CampaignFactory, ItemFactory, TopicFactory, UnitFactory, UserFactory
 
 RATERS = ["ann", "bo", "cy", "di", "ed", "flo"]
@@ -55,11 +55,11 @@ def test_the_columns_give_the_pairs_and_tables_of_the_dicts(seed):
     rank = {name: position for position, name in enumerate(sorted(rated, key=lambda name: (-rated[name], name)))}
     lists = [[labels[name] for name in sorted(labels, key=rank.get)] for _, labels in sorted(by_unit.items())]
     preferred = preference_order(ratings)
-    columns = stats.rater_agreement_columns(ratings.groups[0][preferred], ratings.label[preferred],
-                                            labels=len(ratings.labels), raters=len(rated))
-    assert columns == stats.rater_agreement(lists, raters=len(rated))
-    assert columns["fleiss_kappa"] == pytest.approx(stats.fleiss_kappa(lists))
-    assert columns["krippendorff_alpha"] == pytest.approx(stats.krippendorff_alpha_units(lists))
+    columns = interrater.rater_agreement_columns(ratings.groups[0][preferred], ratings.label[preferred],
+                                                 labels=len(ratings.labels), raters=len(rated))
+    assert columns == interrater.rater_agreement(lists, raters=len(rated))
+    assert columns["fleiss_kappa"] == pytest.approx(interrater.fleiss_kappa(lists))
+    assert columns["krippendorff_alpha"] == pytest.approx(interrater.krippendorff_alpha_units(lists))
     assert columns["krippendorff_alpha_items"] == sum(len(labels) >= 2 for labels in by_unit.values())
 
 

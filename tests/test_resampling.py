@@ -1,4 +1,4 @@
-"""The reports' intervals by sufficient statistics (agreement.resampling) against the way they were computed before:
+"""The reports' intervals by sufficient statistics (stats.resampling) against the way they were computed before:
 scipy.stats.bootstrap drawing unit indices and calling the library's statistic once per resample.
 
 The two draw different resamples, so their intervals differ by Monte Carlo error only. The tolerance is derived from
@@ -14,9 +14,9 @@ import pytest
 from scipy import stats as scipy_stats
 from statsmodels.stats.inter_rater import cohens_kappa, fleiss_kappa
 
-from agreement import batch_stats, resampling, stats
+from stats import batch_stats, correlation, interrater, resampling, retrieval, system_order, uncertainty
 
-R = stats.BOOTSTRAP_RESAMPLES
+R = uncertainty.BOOTSTRAP_RESAMPLES
 Z = 5
 
 
@@ -56,8 +56,8 @@ def test_kappa_and_agreement_over_clusters(seed, n, topics, levels):
     rng = np.random.default_rng(seed)
     first, second = _labels(rng, n, 0.3, levels)
     clusters = list(rng.integers(0, topics, size=n))
-    new = stats.item_agreement_intervals(first, second, clusters, levels=list(range(levels)), weighted=levels > 2)
-    tables = stats.cluster_tables(first, second, clusters, list(range(levels)))
+    new = interrater.item_agreement_intervals(first, second, clusters, levels=list(range(levels)), weighted=levels > 2)
+    tables = interrater.cluster_tables(first, second, clusters, list(range(levels)))
     _agrees(new["cohen_kappa"], _old(len(tables), lambda idx: _kappa(tables[idx].sum(axis=0))))
     _agrees(new["accuracy"], _old(len(tables), lambda idx: np.trace(tables[idx].sum(axis=0)) / tables[idx].sum()))
     if levels > 2:
@@ -71,10 +71,10 @@ def test_fleiss_and_alpha_over_items(seed, items, raters):
     truth = rng.integers(0, 3, size=items)
     ratings = [[int(t) if rng.random() < 0.7 else int(rng.integers(0, 3)) for _ in range(raters)] for t in truth]
     ratings += [[0]]  # an item rated once: Fleiss and alpha leave it out
-    block = stats.rater_agreement(ratings, raters=raters)
-    table = stats._fleiss_table(ratings)
+    block = interrater.rater_agreement(ratings, raters=raters)
+    table = interrater._fleiss_table(ratings)
     _agrees(block["fleiss_kappa_ci95"], _old(len(table), lambda idx: fleiss_kappa(table[idx])))
-    counts = stats._unit_counts(ratings)
+    counts = interrater._unit_counts(ratings)
     _agrees(block["krippendorff_alpha_ci95"], _old(len(counts), lambda idx: krippendorff.alpha(
         value_counts=counts[idx], level_of_measurement="nominal")))
 
@@ -83,11 +83,11 @@ def test_ordinal_and_nominal_alpha_of_two_raters_over_topics():
     rng = np.random.default_rng(6)
     first, second = _labels(rng, 240, 0.4, 4)
     clusters = list(rng.integers(0, 25, size=240))
-    new = stats.pair_alpha_intervals(first, second, clusters, levels=[0, 1, 2, 3])
+    new = interrater.pair_alpha_intervals(first, second, clusters, levels=[0, 1, 2, 3])
     order = {c: i for i, c in enumerate(dict.fromkeys(clusters))}
     members = [np.flatnonzero(np.array([order[c] for c in clusters]) == i) for i in range(len(order))]
     a, b = np.array(first), np.array(second)
-    for level in stats.ALPHA_LEVELS:
+    for level in interrater.ALPHA_LEVELS:
         def alpha(idx, level=level):
             chosen = np.concatenate([members[i] for i in idx])
             return krippendorff.alpha(reliability_data=np.array([a[chosen], b[chosen]], dtype=float),
@@ -102,15 +102,15 @@ def test_correlations_between_system_orders_over_topics():
     counts = rng.integers(1, 4, size=(systems, topics)).astype(float)
     human = rng.binomial(counts.astype(int), quality).astype(float)
     judge = rng.binomial(counts.astype(int), np.clip(quality + rng.normal(0, 0.1, (systems, 1)), 0, 1)).astype(float)
-    new = stats.system_correlation_intervals(human, judge, counts)
+    new = system_order.system_correlation_intervals(human, judge, counts)
 
     def scores(idx):
         n = counts[:, idx].sum(axis=1)
         return human[:, idx].sum(axis=1) / n, judge[:, idx].sum(axis=1) / n
 
-    _agrees(new["kendall_tau_b"], _old(topics, lambda idx: stats.kendall_tau_b(*scores(idx))))
-    _agrees(new["spearman"], _old(topics, lambda idx: stats.spearman(*scores(idx))))
-    _agrees(new["pearson"], _old(topics, lambda idx: stats.pearson(*scores(idx))))
+    _agrees(new["kendall_tau_b"], _old(topics, lambda idx: correlation.kendall_tau_b(*scores(idx))))
+    _agrees(new["spearman"], _old(topics, lambda idx: correlation.spearman(*scores(idx))))
+    _agrees(new["pearson"], _old(topics, lambda idx: correlation.pearson(*scores(idx))))
     _agrees(new["mae"], _old(topics, lambda idx: float(np.mean(np.abs(np.subtract(*scores(idx)))))))
 
 
@@ -118,9 +118,9 @@ def test_a_mean_over_topics_and_a_run_mean():
     rng = np.random.default_rng(8)
     values = list(rng.normal(0.4, 0.25, size=35))
     data = np.array(values)
-    _agrees(stats.mean_interval(values), _old(len(data), lambda idx: data[idx].mean()))
+    _agrees(uncertainty.mean_interval(values), _old(len(data), lambda idx: data[idx].mean()))
     runs = {"a": dict(enumerate(values)), "b": {t: v + 0.1 for t, v in enumerate(values) if t % 3}}
-    new = stats.run_mean_intervals(runs)
+    new = retrieval.run_mean_intervals(runs)
     _agrees(new["a"], _old(len(data), lambda idx: data[idx].mean()))
     shifted = np.array([v + 0.1 if t % 3 else np.nan for t, v in enumerate(values)])
     _agrees(new["b"], _old(len(data), lambda idx: np.nanmean(shifted[idx])))
@@ -131,7 +131,7 @@ def test_a_million_items_are_a_few_distinct_rows():
     rng = np.random.default_rng(9)
     first = rng.integers(0, 2, size=1_000_000)
     second = np.where(rng.random(first.size) < 0.9, first, 1 - first)
-    rows = stats.cluster_tables(list(first[:2000]), list(second[:2000]), list(range(2000)), [0, 1]).reshape(-1, 4)
+    rows = interrater.cluster_tables(list(first[:2000]), list(second[:2000]), list(range(2000)), [0, 1]).reshape(-1, 4)
     unique, multiplicity = resampling.distinct_rows(rows)
     assert len(unique) == 4 and multiplicity.sum() == 2000
     table = np.zeros((2, 2))

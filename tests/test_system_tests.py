@@ -1,10 +1,10 @@
-"""Paired tests between systems and between judges (agreement.system_tests), on data whose answers are known."""
+"""Paired tests between systems and between judges (stats.system_tests), on data whose answers are known."""
 
 import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from agreement.system_tests import holm, pairs_block, paired_test, per_unit
+from stats.system_tests import holm, pairs_block, paired_test, per_unit
 
 
 def test_mcnemar_exact_on_a_known_table():

@@ -23,7 +23,7 @@ from judges.families import families_for
 from tasktypes.importers.service import ImportSummary, formats
 
 ROOT = Path(__file__).resolve().parent.parent
-CORE = ("accounts", "agreement", "annotate", "config", "judges")
+CORE = ("accounts", "agreement", "annotate", "config", "judges", "stats")
 # The one place a task type's name is a model choice (the database column's values).
 CHOICES = ROOT / "annotate" / "models.py"
 
@@ -58,8 +58,9 @@ def test_the_check_finds_a_branch():
     assert all(any(pattern.search(line) for pattern in BRANCHES) for line in lines)
 
 
-# The folders, bottom to top: each may import those below it, never those above.
-LAYERS = ["accounts", "annotate", "judges", "tasktypes", "agreement"]
+# The folders, bottom to top: each may import those below it, never those above. The statistics (stats/) are the
+# bottom floor: no Django and no other folder of the project (test_the_statistics_import_no_django).
+LAYERS = ["stats", "accounts", "annotate", "judges", "tasktypes", "agreement"]
 
 
 def _imports(path: Path) -> set[str]:
@@ -74,6 +75,13 @@ def test_the_folders_import_one_way():
             if "migrations" not in path.parts and _imports(path) & above:
                 upward.append(f"{path.relative_to(ROOT)} imports {sorted(_imports(path) & above)}")
     assert upward == []
+
+
+def test_the_statistics_import_no_django():
+    found = [f"{path.relative_to(ROOT)} imports {sorted(_imports(path) & {'django', 'config'})}"
+             for path in sorted((ROOT / "stats").rglob("*.py")) if _imports(path) & {"django", "config"}]
+    assert found == []
+    assert _imports(ROOT / "stats" / "budget.py") >= {"stats", "numpy"}  # the check reads the imports it should
 
 
 def test_the_llm_family_and_its_local_backend_do_not_import_each_other():

@@ -1,6 +1,6 @@
 """The measures a TREC Deep Learning / RAG track reports, in the graded report: nDCG@20, nDCG@100, R@100, R@1000,
 Judged@10 (each checked against ir_measures, called here with the measure written out) and compatibility (against
-agreement.compatibility, itself checked against its authors' script): per topic and as the mean, under the human
+stats.compatibility, itself checked against its authors' script): per topic and as the mean, under the human
 qrels and a judge's, the run orders under each with their intervals, the page's tables and the CSV columns."""
 
 import csv
@@ -10,9 +10,9 @@ import ir_measures
 import pytest
 from scipy.stats import kendalltau
 
-from agreement import stats
-from agreement.compatibility import compatibility_per_topic
 from agreement.report import agreement_report_build
+from stats import retrieval
+from stats.compatibility import compatibility_per_topic
 from tasktypes.importers.runs_pool import runs_pool_import
 from tests.reports import report_stored
 from tests.test_agreement_graded import HUMAN, JUDGE, RUNS, passage_campaign  # noqa: F401 (fixture)
@@ -42,9 +42,9 @@ def _ir(measure: str, qrels: dict, run: dict, *, per_topic: bool = False):
 
 @pytest.mark.parametrize("rel", [1, 2])
 def test_each_track_measure_equals_ir_measures_or_compatibility_per_topic_and_as_the_mean(rel):
-    per_topic = stats.run_measures_per_topic(QRELS, RUN, relevant_from=rel, measures=stats.RUN_MEASURES,
-                                             compat_p=0.8)
-    means = stats.run_measures(QRELS, RUN, relevant_from=rel, measures=stats.RUN_MEASURES, compat_p=0.8)
+    per_topic = retrieval.run_measures_per_topic(QRELS, RUN, relevant_from=rel, measures=retrieval.RUN_MEASURES,
+                                                 compat_p=0.8)
+    means = retrieval.run_measures(QRELS, RUN, relevant_from=rel, measures=retrieval.RUN_MEASURES, compat_p=0.8)
     for key, measure in WRITTEN.items():
         written = measure.format(rel=rel)
         assert per_topic[key] == pytest.approx(_ir(written, QRELS, RUN, per_topic=True)), key
@@ -63,10 +63,10 @@ def test_each_track_measure_equals_ir_measures_or_compatibility_per_topic_and_as
 
 def test_compatibility_through_run_measures_is_the_reference_scripts_number():
     for p, expected in REFERENCE.items():
-        value = stats.run_measures(_qrels(), _run(), measures=["compat"], compat_p=p)["compat"]
+        value = retrieval.run_measures(_qrels(), _run(), measures=["compat"], compat_p=p)["compat"]
         assert value == pytest.approx(expected["average"], abs=1e-12)
     with pytest.raises(ValueError, match="no such run measure: Compat@10"):
-        stats.run_measures(_qrels(), _run(), measures=["Compat@10"])
+        retrieval.run_measures(_qrels(), _run(), measures=["Compat@10"])
 
 
 def _run_scores(docs: list[str]) -> dict:

@@ -72,7 +72,7 @@ def _interval_html(bounds, note, *, inline: bool, digits: int = 3) -> str:
 @register.filter
 def ci(block, key: str) -> str:
     """BLOCK's interval of the statistic KEY (BLOCK[KEY_ci95]) under its number, or, when it degenerated, why there
-    is none (BLOCK[KEY_ci_note], agreement.stats.interval_checked); nothing when the statistic has neither."""
+    is none (BLOCK[KEY_ci_note], stats.uncertainty.interval_checked); nothing when the statistic has neither."""
     block = block or {}
     return _interval_html(block.get(f"{key}_ci95"), block.get(f"{key}_ci_note"), inline=False)
 

@@ -4,7 +4,7 @@ computed elsewhere (a TREC AutoJudge submission), whitespace-separated `run meas
 system level (judges.models.Leaderboard); the report sets its run orders beside the humans'.
 
 - measure: its ir_measures name (nDCG@10, AP(rel=2), P@10, R@1000, Judged@10, Compat) or its trec_eval name
-  (ndcg_cut_10, map, P_10, recall_100), in any case (agreement.stats.leaderboard_measure); a name without a
+  (ndcg_cut_10, map, P_10, recall_100), in any case (stats.retrieval.leaderboard_measure); a name without a
   relevance level is read at the campaign's relevant_from.
 - Lines that are not used are counted by reason, never dropped unsaid: a measure Concord does not compute (or at
   another relevance level), a run or topic the campaign does not have, a line that is not four fields, a line
@@ -17,7 +17,6 @@ system level (judges.models.Leaderboard); the report sets its run orders beside 
 import math
 from pathlib import Path
 
-from django.utils.module_loading import import_string
 
 from annotate.models import Campaign, Topic
 from annotate.task_types import task_type_get
@@ -29,11 +28,13 @@ def leaderboard_import(*, campaign: Campaign, paths: list[Path], judge: str, unu
     """Store PATHS as JUDGE's leaderboard of CAMPAIGN (replacing an earlier one of that name); returns the summary's
     lines. Call inside the import's transaction."""
     rel = task_type_get(campaign.task_type).relevant_from(campaign)
-    # The report's names of its measures (agreement.stats, the pure statistics floor: the one mapping the leaderboard
-    # downloads write), its topic for a run's mean and compatibility's default persistence, named as a task type's
-    # report_builder is: agreement sits above the task types, which import none of it.
-    leaderboard_measure, mean_topic, default_p = (
-        import_string(f"agreement.stats.{name}") for name in ("leaderboard_measure", "LEADERBOARD_ALL", "COMPAT_P"))
+    # The report's names of its measures (the one mapping the leaderboard downloads write), its topic for a run's mean
+    # and compatibility's default persistence, from the statistics floor (imported here: ir_measures is a second of
+    # start-up that only an import of a leaderboard needs).
+    from stats.compatibility import COMPAT_P as default_p
+    from stats.retrieval import LEADERBOARD_ALL as mean_topic
+    from stats.retrieval import leaderboard_measure
+
     compat_p = float((campaign.options or {}).get("compat_p", default_p))
     runs = set(((campaign.options or {}).get("runs") or {}))
     topics = set(Topic.objects.filter(campaign=campaign).values_list("external_id", flat=True))

@@ -18,7 +18,7 @@ from itertools import combinations_with_replacement
 import numpy as np
 from sklearn.model_selection import KFold
 
-from agreement import stats
+from stats import interrater, uncertainty
 
 LEVELS = [0, 1, 2]  # the default scale (image_relevance)
 # Quantiles of the scores tried as cut points: a finer grid for three grades (two cuts), a coarser one beyond,
@@ -77,7 +77,7 @@ def _fit(scores: np.ndarray, grades: np.ndarray, levels: Sequence[int]) -> tuple
     best, best_kappa = (candidates[0],) * (len(levels) - 2) + (candidates[-1],), -2.0
     human = grades.tolist()
     for cuts in combinations_with_replacement(candidates, len(levels) - 1):
-        kappa = stats.cohen_kappa(human, _cut(scores, cuts), weights="linear", labels=list(levels))
+        kappa = interrater.cohen_kappa(human, _cut(scores, cuts), weights="linear", labels=list(levels))
         if kappa is not None and kappa > best_kappa:
             best, best_kappa = cuts, kappa
     return best
@@ -99,10 +99,10 @@ def fitted_thresholds(scores: Mapping[Hashable, float], human: Mapping[Hashable,
     linear, plain = [], []
     for train, test in KFold(n_splits=folds, shuffle=True, random_state=seed).split(x):
         predicted = _cut(x[test], _fit(x[train], y[train], levels))
-        linear.append(stats.cohen_kappa(y[test].tolist(), predicted, weights="linear", labels=labels))
-        plain.append(stats.cohen_kappa(y[test].tolist(), predicted, labels=labels))
-    return {"thresholds": list(_fit(x, y, levels)), "cv_kappa_linear": stats.mean_defined(linear),
-            "cv_kappa": stats.mean_defined(plain), "folds": folds, "items": len(keys)}
+        linear.append(interrater.cohen_kappa(y[test].tolist(), predicted, weights="linear", labels=labels))
+        plain.append(interrater.cohen_kappa(y[test].tolist(), predicted, labels=labels))
+    return {"thresholds": list(_fit(x, y, levels)), "cv_kappa_linear": uncertainty.mean_defined(linear),
+            "cv_kappa": uncertainty.mean_defined(plain), "folds": folds, "items": len(keys)}
 
 
 def fitted_grades(scores: Mapping[Hashable, float], thresholds: list[float]) -> dict[Hashable, int]:

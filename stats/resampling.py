@@ -6,7 +6,7 @@ contingency tables, Fleiss' kappa of the summed per-item category counts, Krippe
 coincidence matrices, a system's score as its summed outcomes over its summed count. So a unit is a row of numbers (its
 sufficient statistics), a resample is how often each unit was drawn, and the resample's sums are those counts times
 the rows: all resamples at once are one (resamples x units) @ (units x statistics) product, and the statistic is then
-computed for all of them in array arithmetic (agreement.batch_stats, tested equal to the libraries' functions).
+computed for all of them in array arithmetic (stats.batch_stats, tested equal to the libraries' functions).
 
 Units with the same row are interchangeable: drawing N units with replacement and counting how often each distinct
 row came up is a multinomial draw over the distinct rows, with probabilities their shares of the N. A million items

@@ -22,7 +22,7 @@ from collections.abc import Hashable, Iterable, Mapping
 import numpy as np
 from scipy.stats import hypergeom
 
-from agreement.ratings import coded, groups_of, label_counts
+from stats.ratings import coded, groups_of, label_counts
 
 SELECTED_RATIO = 2.0
 SELECTED_P = 0.001
@@ -46,7 +46,7 @@ def annotator_samples(units: Iterable[Mapping[str, Hashable]]) -> list[dict]:
 
 def annotator_samples_columns(group: np.ndarray, rater: np.ndarray, label: np.ndarray, *, raters: list,
                               labels: int) -> list[dict]:
-    """annotator_samples from the ratings as columns (agreement.ratings): each rating's unit index (a unit's ratings
+    """annotator_samples from the ratings as columns (stats.ratings): each rating's unit index (a unit's ratings
     contiguous), its rater's position in RATERS (sorted) and its label's code among LABELS labels."""
     # Counted per rating, not per unit and annotator: a unit X did not rate is in X's pool when two or more rated it
     # (counted once for everyone, then taken back for its own raters); a unit X rated is in X's pool when two or more

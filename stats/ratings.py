@@ -3,7 +3,7 @@
 A million labels held as a dict per unit cost more to build than every statistic computed from them; as three
 integer arrays (unit, rater, label), the humans block's tables (pairs of raters, Fleiss' count table, Krippendorff's
 label counts, the selected-sample counts) are each a sort or a bincount. Pure functions, no Django:
-agreement.selectors reads the rows, agreement.report_humans and agreement.stats count on them.
+agreement.selectors reads the rows, agreement.report_humans and stats count on them.
 
 Every function that takes GROUP (a unit's or item's index per row) expects a group's rows to be contiguous
 (agreement.selectors sorts them by unit), in the order the group's ratings are preferred where that matters (Fleiss'
@@ -87,7 +87,7 @@ def label_counts(group: np.ndarray, label: np.ndarray, *, groups: int, labels: i
 def fleiss_table(group: np.ndarray, label: np.ndarray, *, labels: int) -> tuple[np.ndarray | None, int]:
     """(the items x categories count table Fleiss' kappa reads, or None when it is undefined; how many items it
     reads). The panel size m is the commonest number of ratings among the groups rated at least twice (the larger on a
-    tie); groups with fewer than m rows are left out and those with more give their first m (agreement.stats
+    tie); groups with fewer than m rows are left out and those with more give their first m (stats
     .fleiss_kappa says why). The categories are the labels used in those rows; None with fewer than two items or
     one category."""
     _, starts, sizes = groups_of(group)

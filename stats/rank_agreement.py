@@ -2,7 +2,7 @@
 
 Pure functions, no Django (STYLE.md). Written here because no usable, maintained implementation exists for this
 project: scipy has no tau-AP and no RBO; the PyPI `rbo` package pins numpy < 2 (Concord pins numpy 2.4), and neither
-it nor the snippets that circulate handle tie groups. Kendall's tau-b itself is scipy's (agreement.stats).
+it nor the snippets that circulate handle tie groups. Kendall's tau-b itself is scipy's (stats).
 
 A ranking is a list of tie groups of ids, best first (a human ranking as the ranking page stores it; a judge's
 scores become one with `score_groups`, equal scores tied). A ranking may be PARTIAL: given the topic's UNIVERSE of
@@ -21,8 +21,8 @@ from collections.abc import Hashable, Iterable, Sequence
 
 import numpy as np
 
-from agreement import batch_stats
-from agreement.stats import kendall_tau_b
+from stats import batch_stats
+from stats.correlation import kendall_tau_b
 
 Groups = Sequence[Sequence[Hashable]]
 

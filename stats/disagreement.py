@@ -17,7 +17,7 @@ from itertools import combinations
 
 from scipy.stats import entropy
 
-from agreement import stats
+from stats import correlation, uncertainty
 
 
 def vote_entropy(labels: Sequence[Hashable]) -> float:
@@ -35,14 +35,14 @@ def order_disagreement(orders: Sequence[dict[Hashable, float]]) -> float | None:
     taus = []
     for first, second in combinations(orders, 2):
         shared = sorted((c for c in first if c in second), key=str)
-        taus.append(stats.kendall_tau_b([first[c] for c in shared], [second[c] for c in shared]))
-    mean = stats.mean_defined(taus)
+        taus.append(correlation.kendall_tau_b([first[c] for c in shared], [second[c] for c in shared]))
+    mean = uncertainty.mean_defined(taus)
     return None if mean is None else 1.0 - mean
 
 
 def groups_as_order(groups: Sequence[Sequence[Hashable]]) -> dict[Hashable, float]:
     """A ranking given as tie groups, best first, as {candidate: preference} (the best group highest)."""
-    return {candidate: -float(position) for candidate, position in stats.tie_group_positions(groups).items()}
+    return {candidate: -float(position) for candidate, position in correlation.tie_group_positions(groups).items()}
 
 
 # --- The task types' rules (annotate.task_types.TaskTypeSpec.adjudication_rule) ---
@@ -108,12 +108,13 @@ def rankings_disagreement(*, humans, judges, kinds, judge, needed, human_label) 
         if chosen is not None and human_orders:
             in_play.append(chosen)
             found.setdefault(JUDGE, []).append(
-                stats.mean_defined([order_disagreement([order, chosen]) for order in human_orders]))
+                uncertainty.mean_defined([order_disagreement([order, chosen]) for order in human_orders]))
         if JUDGES in kinds:
             in_play += [order for name, order in scores.items() if order is not chosen]
             found.setdefault(JUDGES, []).append(order_disagreement(list(scores.values())))
         overall.append(order_disagreement(in_play))
-    kinds_found = [kind for kind in (HUMANS, JUDGE, JUDGES) if (stats.mean_defined(found.get(kind, [])) or 0.0) > 1e-9]
+    kinds_found = [kind for kind in (HUMANS, JUDGE, JUDGES)
+                   if (uncertainty.mean_defined(found.get(kind, [])) or 0.0) > 1e-9]
     if not kinds_found:
         return None
-    return {"kinds": kinds_found, "score": stats.mean_defined(overall) or 0.0, "confidence": None}
+    return {"kinds": kinds_found, "score": uncertainty.mean_defined(overall) or 0.0, "confidence": None}

@@ -27,13 +27,14 @@ from scipy import stats as scipy_stats
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 
-from agreement import resampling, stats
+from stats import resampling, uncertainty
 
 ALPHA = 0.05
 PERMUTATIONS = 2_000
 METHOD = ("difference of means (A minus B) on the units both have, 95% percentile bootstrap over the units "
-          f"({stats.BOOTSTRAP_RESAMPLES} resamples, seed {stats.BOOTSTRAP_SEED}); p: McNemar's exact test for 0/1 "
-          f"outcomes, else a paired permutation test ({PERMUTATIONS} resamples); Holm-corrected over the block's pairs")
+          f"({uncertainty.BOOTSTRAP_RESAMPLES} resamples, seed {uncertainty.BOOTSTRAP_SEED}); p: McNemar's exact test "
+          f"for 0/1 outcomes, else a paired permutation test ({PERMUTATIONS} resamples); Holm-corrected over the "
+          "block's pairs")
 
 
 def paired_test(first: Sequence[float], second: Sequence[float], *, interval: bool = True) -> dict:
@@ -64,7 +65,7 @@ def paired_test(first: Sequence[float], second: Sequence[float], *, interval: bo
         elif np.any(difference != 0):
             result["p"] = float(scipy_stats.permutation_test(
                 (a, b), lambda x, y, axis: np.mean(x - y, axis=axis), permutation_type="samples", vectorized=True,
-                n_resamples=PERMUTATIONS, random_state=np.random.default_rng(stats.BOOTSTRAP_SEED)).pvalue)
+                n_resamples=PERMUTATIONS, random_state=np.random.default_rng(uncertainty.BOOTSTRAP_SEED)).pvalue)
         else:
             result["p"] = 1.0
     return result
@@ -157,7 +158,7 @@ def pairs_block(outcomes: dict[str, dict[object, float]], *, order: list[str] | 
         pair["welch"] = test
     if pairs and len(units) >= 2:
         # A unit's row: its difference in every pair, then whether the pair has it; a resample's difference of a
-        # pair is its summed differences over its summed count (agreement.resampling).
+        # pair is its summed differences over its summed count (stats.resampling).
         rows = np.concatenate([np.array(sums), np.array(counts)]).T
         intervals = resampling.sum_bootstrap(rows, lambda drawn: (drawn[:, :len(pairs)] / drawn[:, len(pairs):]).T)
         for pair, bounds in zip(pairs, intervals, strict=True):

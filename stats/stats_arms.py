@@ -18,7 +18,7 @@ from scipy import special
 from scipy import stats as scipy_stats
 from statsmodels.stats.proportion import proportion_confint
 
-from agreement import stats
+from stats import correlation, uncertainty
 
 SEED = 0
 PERMUTATIONS = 9999
@@ -62,8 +62,8 @@ class RankingComparison:
     def agreement(key, reference) -> float | None:
         if key is None or reference is None:
             return None
-        return stats.mean_defined([stats.ranking_ranking_tau_b(key[name], reference[name])
-                                   for name in key if name in reference])
+        return uncertainty.mean_defined([correlation.ranking_ranking_tau_b(key[name], reference[name])
+                                         for name in key if name in reference])
 
     @classmethod
     def reference(cls, keys: Sequence) -> object | None:
@@ -72,7 +72,8 @@ class RankingComparison:
             return keys[0] if keys else None
 
         def typical(index: int) -> float:
-            mean = stats.mean_defined([cls.agreement(keys[index], other) for n, other in enumerate(keys) if n != index])
+            mean = uncertainty.mean_defined([cls.agreement(keys[index], other)
+                                             for n, other in enumerate(keys) if n != index])
             return -2.0 if mean is None else mean
 
         return keys[max(range(len(keys)), key=lambda index: (typical(index), -index))]
@@ -90,7 +91,7 @@ def _defined(values: Sequence[float | None]) -> list[float]:
 
 def share_summary(values: Sequence[float | None]) -> dict:
     """{"n", "value", "ci95", "method"}: the mean of VALUES (None left out). 0/1 values are a proportion with a 95%
-    Wilson interval (statsmodels); others (tau-b) a mean with a t interval (agreement.stats.mean_ci95)."""
+    Wilson interval (statsmodels); others (tau-b) a mean with a t interval (stats.uncertainty.mean_ci95)."""
     data = _defined(values)
     n = len(data)
     if n == 0:
@@ -99,7 +100,7 @@ def share_summary(values: Sequence[float | None]) -> dict:
         hits = int(sum(data))
         low, high = proportion_confint(hits, n, alpha=0.05, method="wilson")
         return {"n": n, "value": hits / n, "ci95": [float(low), float(high)], "method": "95% Wilson interval"}
-    summary = stats.mean_ci95(data)
+    summary = uncertainty.mean_ci95(data)
     return {"n": n, "value": summary["mean"], "ci95": summary["ci95"], "method": "95% t interval of the mean"}
 
 
@@ -108,9 +109,9 @@ def median_summary(values: Sequence[float | None], *, seed: int = SEED) -> dict:
     data = np.asarray(_defined(values), dtype=float)
     if data.size == 0:
         return {"n": 0, "median": None, "ci95": None, "method": None}
-    interval = stats.bootstrap_interval(data.size, lambda idx: float(np.median(data[idx])), seed=seed)
+    interval = uncertainty.bootstrap_interval(data.size, lambda idx: float(np.median(data[idx])), seed=seed)
     return {"n": int(data.size), "median": float(np.median(data)), "ci95": interval,
-            "method": stats.bootstrap_method("judgments", seed=seed)}
+            "method": uncertainty.bootstrap_method("judgments", seed=seed)}
 
 
 def difference_test(first: Sequence[float | None], second: Sequence[float | None], *, over: str,

@@ -1,10 +1,10 @@
 """How many more human labels: how a headline statistic's 95% interval narrows with more units (README "Labelling
 budget"). Pure functions, no Django.
 
-The width at a size m is the width of the report's own interval (agreement.stats: a 95% percentile bootstrap over
+The width at a size m is the width of the report's own interval (stats: a 95% percentile bootstrap over
 the statistic's units, each a topic or question with its items where the report resamples topics) computed as if the
 study had m units: an m-out-of-n bootstrap, each resample m units drawn with replacement from the n judged so far
-(agreement.resampling, from the same sufficient statistics as the report's interval). At m = n, with the report's
+(stats.resampling, from the same sufficient statistics as the report's interval). At m = n, with the report's
 resamples and seed, it is the report's interval itself, which is taken as it is. The other sizes are a quarter, a half
 and three quarters of the n units, BUDGET_RESAMPLES resamples each.
 
@@ -24,11 +24,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agreement import batch_stats, resampling, stats
+from stats import batch_stats, interrater, resampling, system_order, uncertainty
 
 FRACTIONS = (0.25, 0.5, 0.75, 1.0)
 BUDGET_RESAMPLES = 200
-BUDGET_SEED = stats.BOOTSTRAP_SEED
+BUDGET_SEED = uncertainty.BOOTSTRAP_SEED
 # At least this many units: the quarter size then resamples 2 units, the least a statistic is defined on.
 MIN_UNITS = 8
 MIN_POINTS = 3  # sizes with a defined width a fit needs
@@ -46,7 +46,7 @@ METHOD = (f"the report's 95% percentile bootstrap interval recomputed as if the 
 
 @dataclass(frozen=True)
 class Statistic:
-    """A statistic as the report's interval resamples it (agreement.resampling): one row of sufficient statistics per
+    """A statistic as the report's interval resamples it (stats.resampling): one row of sufficient statistics per
     unit (ROWS), and the statistic of a batch of resamples' sums (OF_SUMS: resamples x statistics in, one value per
     resample out, NaN where undefined)."""
 
@@ -77,10 +77,10 @@ class BudgetInput:
 def kappa_statistic(first: Sequence[Hashable], second: Sequence[Hashable], clusters: Sequence[Hashable], *,
                     levels: Sequence[Hashable] | None = None) -> tuple[int, Statistic]:
     """(units, statistic) of Cohen's kappa between two raters' labels, resampling CLUSTERS (each item's topic), as
-    stats.item_agreement_intervals does: one contingency table per cluster (stats.cluster_tables), kappa of the drawn
-    clusters' summed table (batch_stats.kappa_of_tables)."""
-    levels = list(levels) if levels is not None else stats.sorted_as_sklearn(set(first) | set(second))
-    tables = stats.cluster_tables(first, second, clusters, levels)
+    interrater.item_agreement_intervals does: one contingency table per cluster (interrater.cluster_tables), kappa of
+    the drawn clusters' summed table (batch_stats.kappa_of_tables)."""
+    levels = list(levels) if levels is not None else interrater.sorted_as_sklearn(set(first) | set(second))
+    tables = interrater.cluster_tables(first, second, clusters, levels)
     size = len(levels)
     return len(tables), Statistic(tables.reshape(len(tables), size * size),
                                   lambda sums: batch_stats.kappa_of_tables(sums.reshape(-1, size, size)))
@@ -89,18 +89,18 @@ def kappa_statistic(first: Sequence[Hashable], second: Sequence[Hashable], clust
 def system_tau_statistic(human: np.ndarray, judge: np.ndarray, counts: np.ndarray,
                          judge_counts: np.ndarray | None = None) -> tuple[int, Statistic]:
     """(units, statistic) of Kendall's tau-b between the systems' human and judge scores, resampling topics and
-    recomputing every system's score, as stats.system_correlation_intervals does (systems x topics sums and counts;
-    a system with no output in a resample sits it out)."""
+    recomputing every system's score, as system_order.system_correlation_intervals does (systems x topics sums and
+    counts; a system with no output in a resample sits it out)."""
     judge_counts = counts if judge_counts is None else judge_counts
     systems = human.shape[0] if human.ndim == 2 else 0
-    rows = stats.system_topic_rows(human, judge, counts, judge_counts) if systems else np.zeros((0, 0))
+    rows = system_order.system_topic_rows(human, judge, counts, judge_counts) if systems else np.zeros((0, 0))
     return human.shape[1] if systems else 0, Statistic(
-        rows, lambda sums: batch_stats.kendall_tau_b(*stats.system_scores(sums, systems=systems)))
+        rows, lambda sums: batch_stats.kendall_tau_b(*system_order.system_scores(sums, systems=systems)))
 
 
 def mean_statistic(values: Sequence[float | None]) -> tuple[int, Statistic]:
     """(units, statistic) of the mean of per-topic VALUES (undefined ones left out), resampling topics, as
-    stats.mean_interval does (the bootstrap_ci95 of stats.topic_mean_summary)."""
+    uncertainty.mean_interval does (the bootstrap_ci95 of uncertainty.topic_mean_summary)."""
     data = np.asarray([float(v) for v in values if v is not None and math.isfinite(float(v))], dtype=float)
     return data.size, Statistic(np.column_stack([data, np.ones(data.size)]), lambda sums: sums[:, 0] / sums[:, 1])
 
@@ -169,7 +169,7 @@ def budget_estimate(item: BudgetInput, *, target: float, resamples: int = BUDGET
            "target": target, "curve": [], "fit": None, "fitted": [], "units_needed": None, "labels_needed": None,
            "more_labels": None, "why": None}
     if width is None or width == 0:
-        # No interval, or one that degenerated (stats.interval_checked): no width to extrapolate, so no estimate,
+        # No interval, or one that degenerated (uncertainty.interval_checked): no width to extrapolate, so no estimate,
         # never "0 more labels" read off an interval that only looks certain.
         row["why"] = item.why or ("the statistic has no interval yet" if width is None
                                   else "all resamples equal: the interval shows no spread to narrow")
