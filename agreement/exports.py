@@ -71,9 +71,9 @@ def _bound_columns(*names: str) -> list[str]:
 
 
 def items_csv(*, rows, human_label: dict[int, str], judges: list) -> str:
-    """The items CSV: ROWS of (item id, topic, item, kind, category) (agreement.selectors.item_rows_get), each with
+    """The items CSV: ROWS of (item id, topic, item, kind, category) (reports.selectors.item_rows_get), each with
     its human label (HUMAN_LABEL, the label the report uses: adjudicated, else the decided majority; empty where
-    there is none) and, per judge of JUDGES (agreement.selectors.JudgeLabels), its label and score as the judge
+    there is none) and, per judge of JUDGES (reports.selectors.JudgeLabels), its label and score as the judge
     gave them (empty where it gave none; a graded report may map scores to grades on top). Columns: topic, item,
     kind, category, human_label, then `<judge>_label` and `<judge>_score` per judge."""
     out = SpreadsheetCsv()

@@ -11,15 +11,17 @@ from __future__ import annotations
 import gc
 from operator import eq
 
-from agreement.build_steps import HUMANS, JUDGES, READING, SYSTEM_LEVEL, build_step
 from agreement.counting import COUNTING_RULES, POSITIVE, RULE_CONCORD, RULE_QA_EVAL, Output, counting_for
-from agreement.report_ablation import ablation_build
-from agreement.report_adjudication import adjudication_items_block
 from agreement.report_ais import ais_humans_block, ais_judge_extras, ais_systems
-from agreement.report_budget import verdict_budget
-from agreement.report_categories import categories_block
-from agreement.report_humans import humans_block
-from agreement.selectors import (
+from annotate.models import Campaign
+from annotate.task_types import task_type_get
+from reports.ablation import ablation_build
+from reports.adjudication import adjudication_items_block
+from reports.budget import verdict_budget
+from reports.build_steps import HUMANS, JUDGES, READING, SYSTEM_LEVEL, build_step
+from reports.categories import categories_block
+from reports.humans import humans_block
+from reports.selectors import (
     HumanLabels,
     JudgeLabels,
     Paired,
@@ -34,7 +36,7 @@ from agreement.selectors import (
     llm_judge_costs_get,
     system_outputs_get,
 )
-from agreement.system_level import (
+from reports.system_level import (
     MIN_SYSTEM_COVERAGE,
     MIN_SYSTEM_OUTPUTS,
     SystemRows,
@@ -42,8 +44,6 @@ from agreement.system_level import (
     judge_columns,
     system_level_block,
 )
-from annotate.models import Campaign
-from annotate.task_types import task_type_get
 from stats import interrater, system_tests, uncertainty
 from stats.budget import target_width
 from stats.rank_agreement import rank_options
@@ -69,7 +69,7 @@ def agreement_report_build(*, campaign: Campaign) -> dict:
     """The report document for CAMPAIGN, a JSON-ready dict in the shape of DESIGN.md §5, built by the campaign's
     task type (its report_builder: qa_report_build, ais_report_build, agreement.report_ranking, agreement.report_graded).
 
-    Reads a fixed number of queries (see agreement.selectors); numbers are unrounded floats.
+    Reads a fixed number of queries (see reports.selectors); numbers are unrounded floats.
     """
     # A build makes millions of short-lived tuples and arrays and no reference cycles worth collecting; with Python's
     # cycle collector on, each of its full passes walks every object of the worker (0.4-0.6 s of a 4 s build at a

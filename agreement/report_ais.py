@@ -12,8 +12,8 @@
 
 from __future__ import annotations
 
-from agreement.selectors import AisAnswers, HumanLabels, JudgeLabels, SystemOutputs
-from agreement.system_level import SystemRows, judge_columns
+from reports.selectors import AisAnswers, HumanLabels, JudgeLabels, SystemOutputs
+from reports.system_level import SystemRows, judge_columns
 from stats import correlation, interrater, uncertainty
 
 POSITIVE = "yes"

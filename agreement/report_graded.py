@@ -34,12 +34,14 @@ from collections import Counter, defaultdict
 import numpy as np
 from sklearn.metrics import confusion_matrix
 
-from agreement.build_steps import HUMANS, JUDGES, READING, SYSTEM_LEVEL, build_step
-from agreement.report_adjudication import adjudication_items_block
-from agreement.report_budget import graded_budget
-from agreement.report_categories import categories_block
-from agreement.report_humans import humans_block
-from agreement.selectors import (
+from annotate.models import Campaign
+from annotate.task_types import task_type_get
+from reports.adjudication import adjudication_items_block
+from reports.budget import graded_budget
+from reports.build_steps import HUMANS, JUDGES, READING, SYSTEM_LEVEL, build_step
+from reports.categories import categories_block
+from reports.humans import humans_block
+from reports.selectors import (
     HumanLabels,
     JudgeScores,
     graded_items_get,
@@ -48,11 +50,8 @@ from agreement.selectors import (
     input_cuts_get,
     judge_scores_get,
     leaderboards_get,
-    runs_get,
 )
-from agreement.system_level import SMALL_SYSTEMS
-from annotate.models import Campaign
-from annotate.task_types import task_type_get
+from reports.system_level import SMALL_SYSTEMS
 from stats import grades as grading
 from stats import compatibility, correlation, interrater, rank_agreement, retrieval, uncertainty
 from stats.budget import target_width
@@ -70,6 +69,15 @@ MAIN, TRACK = "main", "track"
 ORDER_INTERVAL_KEYS = ("kendall_tau_b", "spearman", "pearson", *rank_agreement.TOP_INTERVAL_KEYS)
 MEASURE_GROUPS = {**dict.fromkeys(retrieval.IR_MEASURES, MAIN), **dict.fromkeys(retrieval.TRACK_MEASURES, TRACK),
                   retrieval.COMPAT: TRACK}
+
+
+def runs_get(*, campaign: Campaign) -> dict[str, dict]:
+    """{run: {"tags": [...], "run": {topic: {doc id: score}}}} from the campaign's stored runs (no query)."""
+    from tasktypes.importers.runs_pool import stored_runs
+
+    meta = (campaign.options or {}).get("runs") or {}
+    return {name: {"tags": list(meta[name].get("tags") or []), "run": run}
+            for name, run in stored_runs(campaign, meta).items()}
 
 
 def report_measures(report: dict) -> list[dict]:

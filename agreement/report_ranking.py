@@ -47,11 +47,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from itertools import combinations
 
-from agreement.build_steps import HUMANS, JUDGES, READING, SYSTEM_LEVEL, build_step
-from agreement.report_adjudication import adjudication_ranking_block
-from agreement.report_budget import ranking_budget
-from agreement.selectors import JudgeScores, RankingData, RankingTopic, ranking_data_get
 from annotate.models import Campaign
+from reports.adjudication import adjudication_ranking_block
+from reports.budget import ranking_budget
+from reports.build_steps import HUMANS, JUDGES, READING, SYSTEM_LEVEL, build_step
+from reports.selectors import JudgeScores, RankingData, RankingTopic, ranking_data_get
 from stats import correlation, interrater, rank_agreement, retrieval, uncertainty
 from stats.budget import target_width
 from tasktypes.answer_ranking import NRP_PAPER, NRP_RULES, NRP_STUDY_CODE

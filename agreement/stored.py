@@ -10,7 +10,7 @@
   commit, at most one queued at a time. A broker that cannot be reached is said ("queue-failed") and the stale report
   still shown: a stale report is never rebuilt inline in the request (STYLE.md, Celery tasks).
 - The first open of a campaign with nothing stored queues the same task and answers at once with no document (state
-  BUILDING): the page says "Building…" with the build's step (agreement.build_steps, recorded on the lock row) and how
+  BUILDING): the page says "Building…" with the build's step (reports.build_steps, recorded on the lock row) and how
   long it has run, the API and downloads answer 202. Nothing is ever built inline in a request. Where no worker runs
   (manage.py load_demo, agreement_report --stored) they call the task's body, stored_report_rebuild, in the process.
 - A build that raises records the data version it failed at and why (FAILED): the page and the API say so, with the
@@ -30,11 +30,11 @@ from django.db.models import F, Q
 from django.utils import timezone
 from kombu.exceptions import KombuError
 
-from agreement.build_steps import PLOTS, build_step, build_steps_reported
 from agreement.models import StoredReport
 from annotate.models import Campaign
 from annotate.selectors.campaigns import campaign_data_version
 from annotate.task_types import LAYOUT_GRADES
+from reports.build_steps import PLOTS, build_step, build_steps_reported
 
 logger = logging.getLogger(__name__)
 
@@ -76,7 +76,7 @@ class OpenedReport:
     built_at: datetime | None
     build_seconds: float | None
     building: bool = False
-    building_step: str = ""  # the running build's step (agreement.build_steps), "" when none runs
+    building_step: str = ""  # the running build's step (reports.build_steps), "" when none runs
     building_seconds: float | None = None  # how long the running build has run
     queue_error: str = ""
     build_error: str = ""  # why the build at this data version failed (state FAILED), else ""

@@ -151,7 +151,7 @@ class JudgeOptionField(OptionField):
 
 
 class CampaignOptionsForm(forms.Form):
-    """The options every task type takes: the agreement report's coverage rules (agreement.system_level and
+    """The options every task type takes: the agreement report's coverage rules (reports.system_level and
     agreement.report keep the defaults the help texts name)."""
 
     # The fields of the options every task type takes, shown after the task type's own.

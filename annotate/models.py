@@ -133,7 +133,7 @@ class Item(models.Model):
         ]
         indexes = [
             models.Index(fields=["topic", "kind"], name="item_topic_kind"),
-            # Every report asks whether any item of the campaign has a category (agreement.selectors.
+            # Every report asks whether any item of the campaign has a category (reports.selectors.
             # item_categories_get), and the Items page filters and counts by it: without this, a campaign of millions
             # of items would be read whole to answer "none".
             models.Index(fields=["campaign", "category"], name="item_campaign_category"),

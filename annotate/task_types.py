@@ -50,7 +50,7 @@ LAYOUT_ATTRIBUTION = "attribution"  # verdicts, plus per-question rater agreemen
 LAYOUT_RANKING = "ranking"  # per-topic rankings, tau-b per topic and dimension
 LAYOUT_GRADES = "grades"  # graded relevance of pooled items, runs scored under each source's qrels
 
-# Options every task type takes (the report's coverage rules, agreement.system_level and agreement.report).
+# Options every task type takes (the report's coverage rules, reports.system_level and agreement.report).
 
 
 def _whole_number(key: str, value) -> str | None:
@@ -178,7 +178,7 @@ COMMON_OPTIONS: dict[str, Callable[[str, object], str | None]] = {
     "top_k": _whole_number,
     # After an import that adds items, start each configured judge on them (tasktypes.jobs).
     "judge_new_items": _yes_no,
-    # The assistance experiment (docs/arms.md; annotate.services.arms, agreement.report_arms).
+    # The assistance experiment (docs/arms.md; annotate.services.arms, reports.arms).
     "arms": _arms,
     "arm_assignment": _choice(ARM_ASSIGNMENTS),
     "arm_per": _choice(ARM_PER),
@@ -250,12 +250,12 @@ class TaskTypeSpec:
     # layout of the document it builds.
     report_builder: str = ""
     report_layout: str = LAYOUT_VERDICTS
-    # How the arms report (agreement.report_arms) compares this type's arm_keys: "labels" (equal or not; a unit's
+    # How the arms report (reports.arms) compares this type's arm_keys: "labels" (equal or not; a unit's
     # reference is the blind majority) or "rankings" (Kendall's tau-b; the most typical blind ranking).
     arm_comparison: str = "labels"
-    # The report's adjudication block (agreement.report_adjudication), unless the report builder gave it: a dotted path
+    # The report's adjudication block (reports.adjudication), unless the report builder gave it: a dotted path
     # to a function(*, campaign) -> dict.
-    adjudication_report_builder: str = "agreement.report_adjudication.adjudication_items_build"
+    adjudication_report_builder: str = "reports.adjudication.adjudication_items_build"
     # How a unit's verdicts disagree (adjudication_disagreement): a dotted path to a pure function of the statistics
     # floor (stats.disagreement), imported when a queue is ordered, not with the registry (scipy is a start-up cost).
     adjudication_rule: str = "stats.disagreement.items_disagreement"
@@ -311,7 +311,7 @@ class TaskTypeSpec:
 
     def human_label(self, labels: list[str], *, needed: int) -> str | None:
         """An item's human label from its current annotation LABELS, k = NEEDED wanted; TIE or OPEN when there is
-        none yet (agreement.selectors asks it). The majority rule unless a task type has its own. LABELS come in no
+        none yet (reports.selectors asks it). The majority rule unless a task type has its own. LABELS come in no
         particular order, and the answer may depend only on how many of each there are: the report asks once per
         distinct tally, not once per item."""
         return majority_label(labels, needed=needed)
@@ -328,7 +328,7 @@ class TaskTypeSpec:
         return self.suggestions(campaign=unit.campaign, judge=judge, units=[unit]).get(unit.pk)
 
     def arm_key(self, value):
-        """What the arms report (agreement.report_arms) compares of a VALUE: its label by default (a ranking type:
+        """What the arms report (reports.arms) compares of a VALUE: its label by default (a ranking type:
         its order); None when the value cannot be read."""
         from annotate.services.annotation import JudgmentValueError
 
@@ -359,7 +359,7 @@ class TaskTypeSpec:
         report["layout"] = self.report_layout
         if "adjudication" not in report:  # builders that have read the labels already add it without a query more
             report["adjudication"] = import_string(self.adjudication_report_builder)(campaign=campaign)
-        arms = import_string("agreement.report_arms.arms_report_build")(campaign=campaign)
+        arms = import_string("reports.arms.arms_report_build")(campaign=campaign)
         if arms is not None:  # an assistance experiment (option arms): how its arms compare
             report["arms"] = arms
         return report

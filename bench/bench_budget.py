@@ -41,7 +41,7 @@ def main():
     import agreement.report as report_module
     from stats import budget, interrater
     from agreement.report import agreement_report_build
-    from agreement.selectors import human_labels_get, judge_labels_get
+    from reports.selectors import human_labels_get, judge_labels_get
     from annotate.models import Campaign, Unit
     from annotate.selectors.queue_order import units_in_order
 

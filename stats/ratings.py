@@ -3,10 +3,10 @@
 A million labels held as a dict per unit cost more to build than every statistic computed from them; as three
 integer arrays (unit, rater, label), the humans block's tables (pairs of raters, Fleiss' count table, Krippendorff's
 label counts, the selected-sample counts) are each a sort or a bincount. Pure functions, no Django:
-agreement.selectors reads the rows, agreement.report_humans and stats count on them.
+reports.selectors reads the rows, reports.humans and stats count on them.
 
 Every function that takes GROUP (a unit's or item's index per row) expects a group's rows to be contiguous
-(agreement.selectors sorts them by unit), in the order the group's ratings are preferred where that matters (Fleiss'
+(reports.selectors sorts them by unit), in the order the group's ratings are preferred where that matters (Fleiss'
 kappa takes a unit's first m).
 """
 

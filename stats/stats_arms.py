@@ -1,4 +1,4 @@
-"""The statistics of an assistance experiment (agreement.report_arms): pure functions, no Django.
+"""The statistics of an assistance experiment (reports.arms): pure functions, no Django.
 
 Per arm: agreement of its judgments with a reference and with a judge, the share of assisted judgments equal to the
 suggestion shown, time per judgment; between an assisted arm and blind, the difference with a permutation test and a

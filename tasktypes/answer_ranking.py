@@ -146,7 +146,7 @@ class AnswerRanking(TaskTypeSpec):
     report_builder = "agreement.report_ranking.ranking_report_build"
     report_layout = LAYOUT_RANKING
     arm_comparison = "rankings"
-    adjudication_report_builder = "agreement.report_adjudication.adjudication_ranking_build"
+    adjudication_report_builder = "reports.adjudication.adjudication_ranking_build"
     adjudication_rule = "stats.disagreement.rankings_disagreement"
 
     def value_check(self, value, *, unit=None) -> str:

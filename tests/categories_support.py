@@ -1,5 +1,5 @@
 """A small qa_correctness campaign whose items carry categories, with two annotators' verdicts and a judge's: what the
-tests of the report's block by category (agreement.report_categories) read."""
+tests of the report's block by category (reports.categories) read."""
 
 from annotate.models import HumanJudgment, JudgmentKind, Role
 from judges.models import Judge, ModelJudgment

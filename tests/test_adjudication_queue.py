@@ -5,13 +5,13 @@ import math
 
 import pytest
 
-from agreement.selectors import human_labels_get, ranking_data_get
 from annotate.models import Campaign, HumanJudgment, JudgmentKind, Role, Unit
 from annotate.selectors.adjudication import adjudication_queue, judge_confidence
 from annotate.selectors.annotation import units_open_to
 from annotate.services.adjudication import adjudication_submit
 from annotate.services.annotation import JudgmentError, JudgmentValueError
 from annotate.task_types import JudgeVerdict
+from reports.selectors import human_labels_get, ranking_data_get
 from stats.disagreement import order_disagreement, rankings_disagreement, vote_entropy
 from tests.adjudication_support import disagreement_campaign
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UserFactory

@@ -1,4 +1,4 @@
-"""The report's adjudication block (agreement.report_adjudication) on campaigns whose answers are known, its page,
+"""The report's adjudication block (reports.adjudication) on campaigns whose answers are known, its page,
 and adjudications through a campaign archive (export, then import)."""
 
 import math
@@ -6,10 +6,10 @@ import math
 import pytest
 
 from agreement.report import agreement_report_build
-from agreement.report_adjudication import agreement_with_reference, share_with_interval
 from annotate.models import Campaign, HumanJudgment, JudgmentKind, Role, Unit
 from annotate.services.adjudication import adjudication_submit
 from judges.models import Judge, ModelJudgment
+from reports.adjudication import agreement_with_reference, share_with_interval
 from tasktypes.archive import campaign_export, campaign_import
 from tests.adjudication_support import disagreement_campaign
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UserFactory

@@ -3,9 +3,9 @@
 import pytest
 
 from agreement.report import agreement_report_build
-from agreement.report_ablation import ablation_build
-from agreement.selectors import HumanLabels, JudgeLabels, LlmJudgeCost
 from judges.models import Judge, JudgeRun, LLMSample, ModelJudgment
+from reports.ablation import ablation_build
+from reports.selectors import HumanLabels, JudgeLabels, LlmJudgeCost
 from tests.reports import report_stored
 
 
@@ -79,7 +79,7 @@ def test_report_and_page_show_the_ablation(qa_campaign, researcher, client):
 def test_rows_carry_system_figures_over_the_sampled_items_and_compare_with_the_base():
     """Three systems of four answers; judge "exact" repeats the humans, "rough" does not, and was not asked about
     item 12: the rows' items are 11 of the 12 labelled ones, a sample, and the system figures are over them."""
-    from agreement.selectors import SystemOutputs
+    from reports.selectors import SystemOutputs
 
     human = "yyyn" + "yynn" + "ynnn"
     humans = HumanLabels(item_label={i + 1: {"y": "yes", "n": "no"}[c] for i, c in enumerate(human)})

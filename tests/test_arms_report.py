@@ -237,7 +237,7 @@ def test_the_arms_section_and_the_assisted_page_cost_the_same_queries_at_any_siz
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    from agreement.report_arms import arms_report_build
+    from reports.arms import arms_report_build
 
     counts = []
     for units, slug in ((4, "small"), (40, "large")):

@@ -262,7 +262,7 @@ def test_the_command_applies_the_campaigns_option(queue_campaign):
 
 
 def test_the_ranking_budget_reads_the_reports_per_topic_taus():
-    from agreement.report_budget import ranking_budget
+    from reports.budget import ranking_budget
 
     taus = list(np.random.default_rng(6).uniform(-0.2, 1.0, 30))
     per_topic = [{"topic": f"t{i}", "dimension": "overall", "kendall_tau_b": tau} for i, tau in enumerate(taus)]

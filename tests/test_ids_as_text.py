@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from agreement.selectors import graded_items_get
 from annotate.models import Campaign, HumanJudgment, Item, SystemOutput
 from judges.models import ModelJudgment
+from reports.selectors import graded_items_get
 from tests.import_jobs_support import imports_inline  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.django_db

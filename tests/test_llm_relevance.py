@@ -10,7 +10,6 @@ import re
 
 import pytest
 
-from agreement.selectors import judge_scores_get
 from annotate.models import Item, Topic
 from annotate.services.campaigns import campaign_get_or_create, campaign_options_set
 from annotate.task_types import task_type_get
@@ -21,6 +20,7 @@ from judges.llm.backend import MemorySampleStore
 from judges.llm.voting import grade_parse, grade_vote
 from judges.models import LLMSample, ModelJudgment, RunStatus
 from judges.services import judge_run_start
+from reports.selectors import judge_scores_get
 from tests.judges_support import eager  # noqa: F401 - fixture
 from tests.llm_server import chat_server, raw
 from tests.test_llm_family import ScriptedBackend, ScriptedLLM

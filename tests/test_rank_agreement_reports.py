@@ -98,7 +98,7 @@ def test_the_ranking_page_shows_the_top_measures(client, top_campaign):
 # --- System orders ---
 
 def test_system_orders_top_measures_and_swaps_by_hand():
-    from agreement.system_level import SystemRows, system_level_block
+    from reports.system_level import SystemRows, system_level_block
 
     def system(name, human, judge):
         rows = SystemRows(system=name, outputs=len(human))

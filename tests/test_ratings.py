@@ -1,5 +1,5 @@
 """The labels as columns (stats.ratings) give the tables the per-unit dicts gave: the same pairs of raters, the
-same Fleiss and Krippendorff tables, the same selected-sample counts, and (agreement.selectors.human_labels_get) the
+same Fleiss and Krippendorff tables, the same selected-sample counts, and (reports.selectors.human_labels_get) the
 same human label per item as asking the task type's rule item by item."""
 
 import random
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from scipy.stats import hypergeom
 
-from agreement.selectors import human_labels_get
 from annotate.models import HumanJudgment, JudgmentKind
 from annotate.task_types import OPEN, TIE, majority_label
+from reports.selectors import human_labels_get
 from stats import interrater
 from stats.ratings import Ratings, coded, preference_order, rater_pairs
 from stats.selection import SELECTED_P, SELECTED_RATIO, annotator_samples, annotator_samples_columns
@@ -29,7 +29,7 @@ def _random_units(seed: int, units: int = 300) -> dict[int, dict[str, str]]:
 
 
 def _columns(by_unit: dict[int, dict[str, str]]) -> Ratings:
-    """BY_UNIT as agreement.selectors builds the columns: rows sorted by unit, raters and labels coded in order."""
+    """BY_UNIT as reports.selectors builds the columns: rows sorted by unit, raters and labels coded in order."""
     rows = [(unit, name, label) for unit, labels in sorted(by_unit.items()) for name, label in labels.items()]
     rater, raters = coded([name for _, name, _ in rows])
     label, labels = coded([label for _, _, label in rows])

@@ -1,4 +1,4 @@
-"""The report's block by item category (agreement.report_categories): its figures against scikit-learn, statsmodels
+"""The report's block by item category (reports.categories): its figures against scikit-learn, statsmodels
 and krippendorff on the same data, the reports that carry it, and its page."""
 
 import csv
@@ -13,8 +13,8 @@ from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 from statsmodels.stats.proportion import proportion_confint
 
 from agreement.report import agreement_report_build
-from agreement.report_categories import WITHOUT, agreement_by_category
 from annotate.models import Campaign, Item
+from reports.categories import WITHOUT, agreement_by_category
 from tasktypes.archive import campaign_export, campaign_import
 from tests.categories_support import CATEGORY, JUDGE, RATER_A, RATER_B, categories_campaign
 from tests.factories import UserFactory

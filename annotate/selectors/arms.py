@@ -1,4 +1,4 @@
-"""Reads for assistance experiments (annotate.services.arms, agreement.report_arms): a judge's verdicts on units,
+"""Reads for assistance experiments (annotate.services.arms, reports.arms): a judge's verdicts on units,
 which the task types turn into suggestions, and a campaign's judgments with the arm each was made in.
 
 A judge (judges.models.Judge) is read through its reverse relations (judge.judgments, campaign.judges): annotate

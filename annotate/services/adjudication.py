@@ -3,7 +3,7 @@
 An adjudication is a HumanJudgment of kind adjudication (source web, the adjudicator's note in `note`). It never
 replaces an annotation, never counts in Unit.judgments_done and never takes an overlap slot. Adjudicating a unit again
 adds a version (the constraint judgment_one_current keeps one current per unit, adjudicator and kind). When several
-adjudicators settle the same unit, the most recent current adjudication is the unit's label (agreement.selectors).
+adjudicators settle the same unit, the most recent current adjudication is the unit's label (reports.selectors).
 """
 
 from django.db import transaction

@@ -107,7 +107,7 @@ def unit_lease_next(*, campaign: Campaign, annotator) -> Assignment | None:
                 annotator_arm, arm_given = annotator_arm_ensure(campaign=campaign, annotator=annotator)
         assignment = _lease_first_open(campaign=campaign, annotator=annotator, now=now, annotator_arm=annotator_arm)
         if arm_given:
-            # The report lists the annotators' arms (agreement.report_arms); a lease otherwise changes nothing it reads.
+            # The report lists the annotators' arms (reports.arms); a lease otherwise changes nothing it reads.
             campaign_data_changed(campaign_id=campaign.pk)
         return assignment
 

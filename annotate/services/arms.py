@@ -67,7 +67,7 @@ def annotator_arm_ensure(*, campaign: Campaign, annotator) -> tuple[str, bool]:
 
     Call inside transaction.atomic before any unit is locked. Giving an arm locks the campaign row, so two first
     leases (of two annotators) cannot both count the arms before either is written, and balanced stays balanced.
-    An arm given now is in the report (agreement.report_arms): the caller ends its transaction with the campaign's
+    An arm given now is in the report (reports.arms): the caller ends its transaction with the campaign's
     next data version (annotate.services.data_version), after its units are locked.
     """
     arms = campaign_arms(campaign)

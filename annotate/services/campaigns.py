@@ -470,7 +470,7 @@ def member_remove(*, campaign: Campaign, user, role: str | None = None) -> int:
                 campaign=campaign, role=Role.RESEARCHER).exclude(user=user).exists():
             raise CampaignError(f"{user.get_username()} is the last researcher of this campaign; add another "
                                 "researcher before removing them")
-        # The report lists the annotators' arms (agreement.report_arms): taking away one who has an arm changes it.
+        # The report lists the annotators' arms (reports.arms): taking away one who has an arm changes it.
         arm_removed = memberships.filter(role=Role.ANNOTATOR).exclude(arm="").exists()
         memberships.delete()
         released = leases_release(campaign=campaign, annotator=user) if Role.ANNOTATOR in roles else 0

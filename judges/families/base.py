@@ -33,7 +33,7 @@ class ItemInput:
 
 
 # Words a family writes in a verdict's raw text when the model's input limit cut the item's text, so that the
-# report can count how much was cut (agreement.selectors.input_cuts_get): "... 142 tokens, truncated to 77".
+# report can count how much was cut (reports.selectors.input_cuts_get): "... 142 tokens, truncated to 77".
 NOTE_TRUNCATED = "tokens, truncated to"
 NOTE_WINDOWED = "windows of"
 

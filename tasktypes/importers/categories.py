@@ -1,7 +1,7 @@
 """Item categories on import: the `category` key or column of the formats that describe items with named fields, and
 the `item-categories` format (tasktypes.importers.item_categories).
 
-A category is what the agreement report breaks agreement down by (agreement.report_categories): the qa-eval study's
+A category is what the agreement report breaks agreement down by (reports.categories): the qa-eval study's
 kinds of disagreement (semantic, symbolic, granularity), the Attributed QA study's (inexact match, stale reference).
 A line's empty or missing category leaves its item's category as it is; two lines giving one item two different
 categories are refused, so an import never decides between them.

@@ -424,15 +424,6 @@ def leaderboards_get(*, campaign: Campaign) -> dict[str, dict[str, dict[str, dic
     return {name: {run: dict(measures) for run, measures in runs.items()} for name, runs in boards.items()}
 
 
-def runs_get(*, campaign: Campaign) -> dict[str, dict]:
-    """{run: {"tags": [...], "run": {topic: {doc id: score}}}} from the campaign's stored runs (no query)."""
-    from tasktypes.importers.runs_pool import stored_runs
-
-    meta = (campaign.options or {}).get("runs") or {}
-    return {name: {"tags": list(meta[name].get("tags") or []), "run": run}
-            for name, run in stored_runs(campaign, meta).items()}
-
-
 # --- answer_ranking (docs/answer_ranking.md) ---
 
 

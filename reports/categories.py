@@ -16,7 +16,7 @@ Per category:
 answer_ranking has no such block: its human verdict is one ranking of all a topic's candidates, and a category
 belongs to a candidate, so a per-category agreement would compare fragments of rankings (docs/reports.md).
 
-The statistics are the pure functions below (no Django); the builders hand them what agreement.selectors read.
+The statistics are the pure functions below (no Django); the builders hand them what reports.selectors read.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from stats import interrater, uncertainty
 from stats.interrater import WILSON, share_with_interval
 
 if TYPE_CHECKING:  # the module stays free of Django: the builder only reads the dataclass's fields
-    from agreement.selectors import HumanLabels
+    from reports.selectors import HumanLabels
 
 # The row of the items without a category (a category is never empty, so it cannot clash with one).
 WITHOUT = None
@@ -97,7 +97,7 @@ def agreement_by_category(*, categories: dict[int, str], item_label: dict[int, s
 def categories_block(*, humans: HumanLabels, judges: list[tuple[str, str, dict[int, Hashable]]],
                      categories: dict[int, str]) -> dict | None:
     """The block from the campaign's HUMANS labels, its JUDGES as (name, family, {item: label}) (the same list the
-    adjudication block takes) and every item's category (agreement.selectors.item_categories_get: {} when no item
+    adjudication block takes) and every item's category (reports.selectors.item_categories_get: {} when no item
     has one); None when no item has a category."""
     if not any(categories.values()):
         return None

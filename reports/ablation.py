@@ -19,8 +19,8 @@ base row (option ablation_base, else the first): the differences of its figures,
 
 from __future__ import annotations
 
-from agreement.selectors import HumanLabels, JudgeLabels, LlmJudgeCost, SystemOutputs
-from agreement.system_level import SystemRows, system_level_block
+from reports.selectors import HumanLabels, JudgeLabels, LlmJudgeCost, SystemOutputs
+from reports.system_level import SystemRows, system_level_block
 from stats import interrater
 from stats.system_tests import paired_test
 

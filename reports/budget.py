@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agreement.system_level import SystemRows, topic_matrices
+from reports.system_level import SystemRows, topic_matrices
 from stats import budget
 
 KAPPA = "cohen_kappa"
@@ -40,7 +40,7 @@ def _tau_input(name: str, matrices: tuple, *, current, why) -> budget.BudgetInpu
 def verdict_budget(*, report: dict, judges, paired: dict, coverage: dict[str, list[SystemRows]], options: dict,
                    target: float) -> dict:
     """qa_correctness and ais: each judge's item kappa (the items both labelled, by question: PAIRED, name ->
-    agreement.selectors.Paired) and its system order's tau-b (the systems the report's `system` block keeps, by
+    reports.selectors.Paired) and its system order's tau-b (the systems the report's `system` block keeps, by
     question), from what _verdict_report_build has read."""
     inputs = []
     for judge in judges:

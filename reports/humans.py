@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agreement.selectors import HumanLabels
+from reports.selectors import HumanLabels
 from stats import interrater, uncertainty
 from stats.ratings import groups_of, preference_order, rater_pairs
 from stats.selection import SELECTED_RULE, annotator_samples_columns
