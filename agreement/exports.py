@@ -16,11 +16,11 @@ import csv
 import io
 import re
 
-from agreement.report_graded import report_measures
-from agreement.report_ranking import TAU, TAU_ANSWERS, order_text
 from annotate.task_types import LAYOUT_ATTRIBUTION, LAYOUT_GRADES, LAYOUT_RANKING
 from stats.interrater import ALPHA_LEVELS
 from stats.rank_agreement import TOP_INTERVAL_KEYS, TOP_KEYS
+from tasktypes.answer_ranking.report import TAU, TAU_ANSWERS, order_text
+from tasktypes.graded.report import report_measures
 
 
 # The first characters that make a spreadsheet (Excel, LibreOffice, Google Sheets) read a cell as a formula or a DDE

@@ -67,7 +67,8 @@ def report_options(campaign: Campaign) -> dict:
 
 def agreement_report_build(*, campaign: Campaign) -> dict:
     """The report document for CAMPAIGN, a JSON-ready dict in the shape of DESIGN.md §5, built by the campaign's
-    task type (its report_builder: qa_report_build, ais_report_build, agreement.report_ranking, agreement.report_graded).
+    task type (its report_builder: qa_report_build, ais_report_build, tasktypes.answer_ranking.report,
+    tasktypes.graded.report).
 
     Reads a fixed number of queries (see reports.selectors); numbers are unrounded floats.
     """

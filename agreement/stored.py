@@ -190,7 +190,7 @@ def _build(*, campaign: Campaign) -> tuple[int, dict, dict, float]:
     # Imported here, not at the top: the views that open stored reports are loaded with the URL configuration by
     # every process, and a build's statistics (scipy, scikit-learn) are a second of start-up.
     from agreement.report import agreement_report_build
-    from agreement.report_graded import graded_qrels_sets
+    from tasktypes.graded.report import graded_qrels_sets
 
     version = campaign_data_version(campaign_id=campaign.pk)
     started = time.perf_counter()

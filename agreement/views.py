@@ -45,7 +45,7 @@ def _run_orders(system: dict, measures: list[dict]) -> list[dict]:
 def _track_tables(report: dict, measures: list[dict], judge_names: list[str]) -> list[dict]:
     """A graded report's track measures, one table each: every run's mean under the humans' qrels and each judge's,
     with its n (topics) and interval (report_graded._run_means)."""
-    from agreement.report_graded import TRACK
+    from tasktypes.graded.report import TRACK
 
     def cells(row: dict, key: str) -> list[dict | None]:
         means = row.get("means") or {}
@@ -124,7 +124,7 @@ def agreement_report(request, slug):
     # The report's plots, inline, as drawn when it was built: the first is the main one (scatter or NRP), a graded
     # report's second its CDF.
     from agreement.plots import report_plot_names
-    from agreement.report_graded import MAIN, report_measures
+    from tasktypes.graded.report import MAIN, report_measures
 
     names = report_plot_names(report=report)
     measures = report_measures(report) if graded else []
@@ -344,7 +344,7 @@ def _qrels_download(campaign, source: str, status_url: str) -> HttpResponse:
         return _not_built(campaign, opened, status_url)
     if source not in sets:
         raise Http404("no such qrels")
-    from agreement.report_graded import qrels_text
+    from tasktypes.graded.report import qrels_text
 
     return _attachment(qrels_text(sets[source]), content_type="text/plain; charset=utf-8",
                        filename=f"{campaign.slug}-{source}.qrels")
@@ -362,7 +362,7 @@ def _leaderboard_download(campaign, source: str, status_url: str) -> HttpRespons
     if source not in sets:
         raise Http404("no such qrels")
     from stats import compatibility
-    from agreement.report_graded import graded_leaderboard, leaderboard_text
+    from tasktypes.graded.report import graded_leaderboard, leaderboard_text
 
     report = opened.document
     scoring = {"relevant_from": report["relevant_from"], "compat_p": report.get("compat_p", compatibility.COMPAT_P)}

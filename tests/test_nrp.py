@@ -34,7 +34,7 @@ def test_normalised_rank_position_as_the_study_code_computes_it(answer, document
 def test_the_nrp_interval_resamples_topics_whole():
     """Ten answers a topic, all alike within a topic: resampling answers one by one would see 40 values and a narrow
     interval; resampling the 4 topics whole sees 4 and says so, and with 8 topics gives the topics' spread."""
-    from agreement.report_ranking import _nrp_summary
+    from tasktypes.answer_ranking.report import _nrp_summary
 
     four = [(str(topic), value) for topic, value in enumerate([0.1, 0.4, 0.6, 0.9]) for _ in range(10)]
     block = _nrp_summary(four)

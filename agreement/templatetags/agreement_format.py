@@ -34,7 +34,7 @@ def num3(value, why: str = UNDEFINED):
 @register.filter
 def ranking_order(order, topic: str) -> str:
     """A human order (tie groups) or a judge's order (flat ids) as "a > b = c", labels without the "<qid>/" prefix."""
-    from agreement.report_ranking import order_text  # the ranking report's module imports scipy: only when shown
+    from tasktypes.answer_ranking.report import order_text  # the ranking report's module imports scipy: only when shown
 
     return order_text(order, str(topic))
 

@@ -160,7 +160,7 @@ class GradedRelevance(TaskTypeSpec):
     options_form = GradedOptionsForm
     # trec-run files are pooled to a depth (--depth, --tag) into the items to grade.
     pools_runs = True
-    report_builder = "agreement.report_graded.graded_report_build"
+    report_builder = "tasktypes.graded.report.graded_report_build"
     report_layout = LAYOUT_GRADES
 
     def scale(self, campaign=None) -> list[dict]:

@@ -30,7 +30,7 @@ from annotate.task_types import (
     view_assignment,
 )
 
-# NRP's denominator, the option nrp_rule (agreement.report_ranking): the paper's |D| (the default), or |D| + 1 as the
+# NRP's denominator, the option nrp_rule (tasktypes.answer_ranking.report): the paper's |D| (the default), or |D| + 1 as the
 # study's released code computes it (its published figures use that one).
 NRP_PAPER, NRP_STUDY_CODE = "paper", "study-code"
 NRP_RULES = {NRP_PAPER: "1 − r/|D|, as the paper defines it",
@@ -143,7 +143,7 @@ class AnswerRanking(TaskTypeSpec):
     import_formats = ("label-studio", "jsonl", "trec-qrels", "trec-run", "judge-scores", "item-categories")
     importer = "tasktypes.importers.service.ranking_import"
     import_lines = "ranking_lines"
-    report_builder = "agreement.report_ranking.ranking_report_build"
+    report_builder = "tasktypes.answer_ranking.report.ranking_report_build"
     report_layout = LAYOUT_RANKING
     arm_comparison = "rankings"
     adjudication_report_builder = "reports.adjudication.adjudication_ranking_build"
