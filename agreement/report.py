@@ -11,8 +11,6 @@ from __future__ import annotations
 import gc
 from operator import eq
 
-from agreement.counting import COUNTING_RULES, POSITIVE, RULE_CONCORD, RULE_QA_EVAL, Output, counting_for
-from agreement.report_ais import ais_humans_block, ais_judge_extras, ais_systems
 from annotate.models import Campaign
 from annotate.task_types import task_type_get
 from reports.ablation import ablation_build
@@ -47,6 +45,15 @@ from reports.system_level import (
 from stats import interrater, system_tests, uncertainty
 from stats.budget import target_width
 from stats.rank_agreement import rank_options
+from tasktypes.ais.report import ais_humans_block, ais_judge_extras, ais_systems
+from tasktypes.qa_correctness.counting import (
+    COUNTING_RULES,
+    POSITIVE,
+    RULE_CONCORD,
+    RULE_QA_EVAL,
+    Output,
+    counting_for,
+)
 
 # Statistics over fewer shared items (or topics) than this are flagged on the page as small samples (option
 # small_sample).
@@ -173,11 +180,11 @@ def _outputs(outputs: SystemOutputs, system: str):
 def _system_rows(*, judge: JudgeLabels, humans: HumanLabels, outputs: SystemOutputs, counting) -> list[SystemRows]:
     """Per system, the outputs on which the humans and JUDGE are compared, as (topic, human 0/1, judge 0/1).
 
-    qa_correctness counts by the campaign's rule (COUNTING, agreement.counting): every output is compared, except an
-    output the humans gave a verdict that the judge was never asked about (a judge run on a sample, an answer
-    assessors judged after the judge ran), and an output whose annotations are still open: those are left out of
-    both sides' scores, never counted against the side that was not asked. The outputs with a human verdict or a
-    gold match are the system's evidence (SystemRows.evidence), what its coverage is measured by.
+    qa_correctness counts by the campaign's rule (COUNTING, tasktypes.qa_correctness.counting): every output is
+    compared, except an output the humans gave a verdict that the judge was never asked about (a judge run on a
+    sample, an answer assessors judged after the judge ran), and an output whose annotations are still open: those
+    are left out of both sides' scores, never counted against the side that was not asked. The outputs with a human
+    verdict or a gold match are the system's evidence (SystemRows.evidence), what its coverage is measured by.
     ais (COUNTING None): an output is compared when it has a human label and a verdict (or failure) of the judge.
     """
     rows = []

@@ -24,11 +24,11 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agreement.counting import RULE_QA_EVAL
 from agreement.stored import FAILED, QUEUE_FAILED, OpenedReport, report_for_open, stored_report_status
 from annotate.access import campaign_for_researcher
 from annotate.task_types import LAYOUT_ATTRIBUTION, LAYOUT_GRADES, LAYOUT_RANKING, task_type_get
 from reports.selectors import human_labels_get, item_rows_get, judge_labels_get
+from tasktypes.qa_correctness.counting import RULE_QA_EVAL
 
 
 def _partial(coverage):

@@ -98,9 +98,9 @@ class SystemOutputs:
 
     outputs: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     gold_match: dict[int, bool] = field(default_factory=dict)
-    # Read only for the qa-eval counting rule (agreement.counting), else empty: each output's prediction string and
-    # the gold answers its own file gave where they differ from its topic's, in the order of `outputs`; each topic's
-    # gold answers; each item's (topic, answer string).
+    # Read only for the qa-eval counting rule (tasktypes.qa_correctness.counting), else empty: each output's
+    # prediction string and the gold answers its own file gave where they differ from its topic's, in the order of
+    # `outputs`; each topic's gold answers; each item's (topic, answer string).
     predictions: dict[str, list[str]] = field(default_factory=dict)
     own_gold: dict[str, list[list[str] | None]] = field(default_factory=dict)  # an output's file's gold, if other
     gold_answers: dict[int, list[str]] = field(default_factory=dict)

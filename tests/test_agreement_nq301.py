@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from agreement.counting import study_percent
 from agreement.report import agreement_report_build
 from annotate.models import Campaign
 from judges.services import judge_run_start
+from tasktypes.qa_correctness.counting import study_percent
 
 ROOT = Path(__file__).resolve().parent.parent
 CANDIDATES = [ROOT / "fixtures" / "nq301", Path("/work/shared/data/qa-eval-nq301")]

@@ -216,7 +216,7 @@ def test_query_count_does_not_grow_with_the_campaign(db):
     ],
 )
 def test_output_correct_rule(label, gold_match, failed, correct):
-    from agreement.counting import output_correct
+    from tasktypes.qa_correctness.counting import output_correct
 
     assert output_correct(label=label, gold_match=gold_match, failed=failed) is correct
 
@@ -289,7 +289,7 @@ def test_qa_eval_rule_on_a_small_campaign(small_campaign):
     ([], [], [], "anything", False),                  # no gold answers at all
 ])
 def test_qa_eval_rater_gold_sets(gold, accepted, rejected, prediction, correct):
-    from agreement.counting import Output, QaEvalRater
+    from tasktypes.qa_correctness.counting import Output, QaEvalRater
 
     texts = {i: (1, text) for i, text in enumerate([*accepted, *rejected])}
     labels = {i: "yes" if i < len(accepted) else "no" for i in texts}
@@ -298,7 +298,7 @@ def test_qa_eval_rater_gold_sets(gold, accepted, rejected, prediction, correct):
 
 
 def test_study_percent_rounds_twice_half_up():
-    from agreement.counting import study_percent
+    from tasktypes.qa_correctness.counting import study_percent
 
     assert study_percent(0.58748) == 58.8  # 58.75, then 58.8 (58.7 if rounded once)
     assert study_percent(0.5864) == 58.6 and study_percent(None) is None

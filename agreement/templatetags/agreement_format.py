@@ -104,8 +104,9 @@ def small_class(block) -> str:
 
 @register.filter
 def printed_percent(value) -> str:
-    """A share as the NQ-open 301 study printed it (agreement.counting.study_percent): "58.8"; "" when undefined."""
-    from agreement.counting import study_percent
+    """A share as the NQ-open 301 study printed it (tasktypes.qa_correctness.counting.study_percent): "58.8"; ""
+    when undefined."""
+    from tasktypes.qa_correctness.counting import study_percent
 
     percent = study_percent(value)
     return "" if percent is None else f"{percent:.1f}"

@@ -88,7 +88,7 @@ class JudgeFamily:
     # (annotate.task_types.TaskTypeSpec.judge_context: a graded type's scale), to judge_batch.
     uses_task_context: ClassVar[bool] = False
     # True: a verdict is a function of the answer's text and the gold answers alone (em, f1), so a counting rule may
-    # apply the family to each system output against that output's own gold answers (agreement.counting).
+    # apply the family to each system output against that output's own gold answers (tasktypes.qa_correctness.counting).
     scores_gold: ClassVar[bool] = False
     # Items per Celery task when the run does not say (JudgeRun.batch_size). Families whose forward passes sort by
     # token length (judges.families.batching) take more: the more items a task holds, the less its passes pad.

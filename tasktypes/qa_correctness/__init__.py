@@ -7,7 +7,7 @@ from annotate.services.annotation import JudgmentValueError
 from annotate.task_types import TaskTypeSpec, register
 
 VERDICTS = {"yes": {"correct": True}, "no": {"correct": False}}
-# The option counting_rule: how a system's output counts as correct (agreement.counting applies them).
+# The option counting_rule: how a system's output counts as correct (tasktypes.qa_correctness.counting applies them).
 RULE_CONCORD = "concord"
 RULE_QA_EVAL = "qa-eval"
 COUNTING_RULES = {
