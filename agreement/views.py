@@ -28,7 +28,7 @@ from agreement.stored import FAILED, QUEUE_FAILED, OpenedReport, report_for_open
 from annotate.access import campaign_for_researcher
 from annotate.task_types import LAYOUT_ATTRIBUTION, LAYOUT_GRADES, LAYOUT_RANKING, task_type_get
 from reports.selectors import human_labels_get, item_rows_get, judge_labels_get
-from tasktypes.qa_correctness.counting import RULE_QA_EVAL
+from tasktypes.qa_correctness import RULE_QA_EVAL
 
 
 def _partial(coverage):
@@ -150,7 +150,7 @@ def agreement_report(request, slug):
                              for name in judge_names]}
             for row in report["systems"]
         ],
-        # The verdict layouts' system orders three ways per judge (agreement.report._judge_block).
+        # The verdict layouts' system orders three ways per judge (reports.verdicts._judge_block).
         "order_rows": [
             {"name": name, "orders": [(words, block.get(key)) for key, words in SYSTEM_ORDER_WORDS]}
             for name, block in report["judges"].items()

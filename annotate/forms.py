@@ -152,7 +152,7 @@ class JudgeOptionField(OptionField):
 
 class CampaignOptionsForm(forms.Form):
     """The options every task type takes: the agreement report's coverage rules (reports.system_level and
-    agreement.report keep the defaults the help texts name)."""
+    reports.verdicts keep the defaults the help texts name)."""
 
     # The fields of the options every task type takes, shown after the task type's own.
     COMMON = ("min_system_outputs", "min_system_coverage", "small_sample", "rbo_p", "top_k", "judge_new_items",

@@ -50,7 +50,7 @@ LAYOUT_ATTRIBUTION = "attribution"  # verdicts, plus per-question rater agreemen
 LAYOUT_RANKING = "ranking"  # per-topic rankings, tau-b per topic and dimension
 LAYOUT_GRADES = "grades"  # graded relevance of pooled items, runs scored under each source's qrels
 
-# Options every task type takes (the report's coverage rules, reports.system_level and agreement.report).
+# Options every task type takes (the report's coverage rules, reports.system_level and reports.verdicts).
 
 
 def _whole_number(key: str, value) -> str | None:

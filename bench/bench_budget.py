@@ -38,7 +38,7 @@ def main():
     django.setup()
     from django.core.management import call_command
 
-    import agreement.report as report_module
+    import reports.verdicts as report_module
     from stats import budget, interrater
     from agreement.report import agreement_report_build
     from reports.selectors import human_labels_get, judge_labels_get

@@ -116,7 +116,7 @@ def _against(seconds: float, target: float) -> str:
 def imports_seconds() -> float:
     """What the first build in a fresh worker adds: importing the statistics libraries (median of 3 processes)."""
     code = ("import os, time, django; os.environ['DJANGO_SETTINGS_MODULE'] = 'config.settings.local'; django.setup(); "
-            "t = time.perf_counter(); import agreement.report, agreement.plots; print(time.perf_counter() - t)")
+            "t = time.perf_counter(); import reports.verdicts, agreement.plots; print(time.perf_counter() - t)")
     return statistics.median(float(subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True,
                                                   capture_output=True, text=True).stdout) for _ in range(3))
 
@@ -226,7 +226,7 @@ def main():
     _setup()
     print(f"importing the statistics libraries, once per worker process: {imports_seconds():.2f} s")
     import agreement.plots  # noqa: F401 (the builds below are a warm worker's)
-    import agreement.report  # noqa: F401
+    import reports.verdicts  # noqa: F401
 
     stages = Stages()
     if not args.no_demo:

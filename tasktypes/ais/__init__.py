@@ -25,7 +25,7 @@ class Ais(TaskTypeSpec):
     }
     importer = "tasktypes.importers.service.ais_import"
     import_lines = "ais_lines"
-    report_builder = "agreement.report.ais_report_build"
+    report_builder = "tasktypes.ais.report.ais_report_build"
     report_layout = LAYOUT_ATTRIBUTION
 
     def value_check(self, value, *, unit=None) -> str:

@@ -5,18 +5,27 @@
 - Systems: AIS accuracy = the share of the system's outputs with a human label (adjudicated, else the raters'
   majority) that are attributable, with a bootstrap standard error; the same outputs under each judge. Outputs
   whose raters tied have no label: they are counted per system (`ties`), not guessed.
-- Per judge: the system-level correlations (in the judge's `system` block, built by agreement.report), the
+- Per judge: the system-level correlations (in the judge's `system` block, built by reports.verdicts), the
   instance-level agreement with the humans within each system, and the items where the judge's score is
   furthest from the raters' share of yes votes.
 """
 
 from __future__ import annotations
 
-from reports.selectors import AisAnswers, HumanLabels, JudgeLabels, SystemOutputs
+from annotate.models import Campaign
+from reports.selectors import (
+    AisAnswers,
+    HumanLabels,
+    JudgeLabels,
+    SystemOutputs,
+    ais_answers_get,
+    input_cuts_get,
+    items_brief_get,
+)
 from reports.system_level import SystemRows, judge_columns
+from reports.verdicts import POSITIVE, verdict_report_build
 from stats import correlation, interrater, uncertainty
 
-POSITIVE = "yes"
 DISAGREEMENTS_LISTED = 20
 
 
@@ -47,11 +56,13 @@ def ais_humans_block(answers: AisAnswers) -> dict:
     return block
 
 
-def ais_systems(*, humans: HumanLabels, outputs: SystemOutputs, coverage: dict[str, list[SystemRows]]) -> list[dict]:
+def ais_systems(*, humans: HumanLabels, outputs: SystemOutputs, coverage: dict[str, list[SystemRows]],
+                counting=None) -> list[dict]:
     """Per system: AIS accuracy over its outputs with a human label, its bootstrap SE, each judge's accuracy.
 
     A judge's accuracy is over the outputs that have a human label and its verdict (a failed verdict counts as
-    not attributable), COVERAGE[judge] (agreement.report._system_rows), shown as [covered, rated] per judge.
+    not attributable), COVERAGE[judge] (reports.verdicts._system_rows), shown as [covered, rated] per judge. ais
+    has no counting rule (COUNTING is None): an output is compared on its item's human label.
     """
     rows = []
     for index, (system, pairs) in enumerate(outputs.outputs.items()):
@@ -117,3 +128,28 @@ def _disagreements(*, judge: JudgeLabels, humans: HumanLabels) -> list[dict]:
          "votes": list(humans.item_votes.get(item, (0, 0))), "score": score, "label": label}
         for distance, item, share, score, label in rows[:DISAGREEMENTS_LISTED]
     ]
+
+
+# --- The builder ---
+
+
+def ais_report_build(*, campaign: Campaign) -> dict:
+    """ais: the verdict report (reports.verdicts), its systems scored on the items' human labels, plus per-question
+    rater agreement, instance-level agreement and disagreements."""
+    return verdict_report_build(campaign=campaign, systems=ais_systems, extend=_ais_extend)
+
+
+def _ais_extend(*, report: dict, campaign: Campaign, humans: HumanLabels, judges: list[JudgeLabels],
+                outputs: SystemOutputs) -> None:
+    """Add the ais blocks: per-question rater agreement, per-system instance-level agreement, disagreements."""
+    report["humans"]["questions"] = ais_humans_block(ais_answers_get(campaign=campaign))
+    extras = {judge.name: ais_judge_extras(judge=judge, humans=humans, outputs=outputs) for judge in judges}
+    listed = {row["item"] for extra in extras.values() for row in extra["disagreements"]}
+    briefs = items_brief_get(item_ids=listed) if listed else {}
+    passages = input_cuts_get(campaign=campaign, family="autoais") if any(j.family == "autoais" for j in judges) else {}
+    for name, extra in extras.items():
+        for row in extra["disagreements"]:
+            row.update(briefs.get(row["item"], {}))
+        # How an NLI judge read passages longer than its input: whole, truncated or in windows (null for others).
+        extra["passages"] = passages.get(name)
+        report["judges"][name].update(extra)

@@ -48,7 +48,7 @@ class QaCorrectness(TaskTypeSpec):
     import_formats = ("qa-eval-jsonl", "nq301", "judge-scores", "item-categories")
     importer = "tasktypes.importers.service.qa_import"
     import_lines = "verdict_lines"
-    report_builder = "agreement.report.qa_report_build"
+    report_builder = "tasktypes.qa_correctness.report.qa_report_build"
 
     def value_check(self, value, *, unit=None) -> str:
         if not isinstance(value, dict) or set(value) != {"correct"} or not isinstance(value["correct"], bool):

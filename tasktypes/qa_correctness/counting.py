@@ -18,27 +18,14 @@ coming) is left out of the humans' figures under both rules.
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
-from typing import NamedTuple
 
 from annotate.textnorm import squad_normalize
 from judges.families import FAMILIES, ItemInput
+from reports.verdicts import POSITIVE, Output
 from tasktypes.qa_correctness import COUNTING_RULES, RULE_CONCORD, RULE_QA_EVAL
 
 __all__ = ["COUNTING_RULES", "RULE_CONCORD", "RULE_QA_EVAL", "Output", "QaEvalRater", "counting_for", "output_correct",
            "study_percent"]
-
-POSITIVE = "yes"
-
-
-class Output(NamedTuple):
-    """One system output as a counting rule reads it. PREDICTION and GOLD (the answers its own file gave, None when
-    they are the topic's) are read by the qa-eval rule only; under concord both are None."""
-
-    topic: int
-    item: int
-    prediction: str | None = None
-    gold: list[str] | None = None
-
 
 def output_correct(*, label: str | None, gold_match: bool, failed: bool = False) -> bool:
     """Whether one system output counts as correct under a rater (the humans, or one judge), by the concord rule.
