@@ -99,7 +99,7 @@ def categories_block(*, humans: HumanLabels, judges: list[tuple[str, str, dict[i
     """The block from the campaign's HUMANS labels, its JUDGES as (name, family, {item: label}) (the same list the
     adjudication block takes) and every item's category (reports.selectors.item_categories_get: {} when no item
     has one); None when no item has a category."""
-    if not any(categories.values()):
+    if not any(categories.values()):  # agreement_by_category's answer too, without gathering every item's ratings
         return None
     ratings: dict[int, dict[str, Hashable]] = {}
     for unit, labels in humans.by_unit.items():

@@ -43,12 +43,8 @@ def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     rows = np.asarray(rows, dtype=float)
     if rows.ndim != 2:
         raise ValueError(f"units must be a 2-d array (units x statistics), not shape {rows.shape}")
-    key = _row_key(rows)
-    if key is not None:
-        _, first, counts = np.unique(key, return_index=True, return_counts=True)
-        return rows[first], counts
-    unique, counts = np.unique(rows, axis=0, return_counts=True)
-    return unique, counts
+    unique, which = row_classes(rows)
+    return unique, np.bincount(which, minlength=len(unique))
 
 
 def row_classes(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -150,8 +150,9 @@ def pairs_block(outcomes: dict[str, dict[object, float]], *, order: list[str] | 
         shared = where[first][both]
         test = paired_test(values[first][both], value_at[second][shared], interval=False)
         pairs.append({"a": first, "b": second, **test})
-        sums.append(np.where(has[first] & has[second], value_at[first] - value_at[second], 0.0))
-        counts.append((has[first] & has[second]).astype(float))
+        in_both = has[first] & has[second]
+        sums.append(np.where(in_both, value_at[first] - value_at[second], 0.0))
+        counts.append(in_both.astype(float))
     welch = welch_tests({name: values[name] for name in names},
                         [(pair["a"], pair["b"]) for pair in pairs])
     for pair, test in zip(pairs, welch, strict=True):
