@@ -15,8 +15,7 @@ from drf_spectacular.authentication import SessionScheme
 from rest_framework import exceptions
 from rest_framework.authentication import SessionAuthentication, TokenAuthentication
 
-from accounts.models import ApiToken
-from accounts.services import token_digest
+from accounts.models import ApiToken, token_digest
 
 logger = logging.getLogger(__name__)
 

@@ -1,9 +1,16 @@
 """API tokens a user names, rotates and revokes, stored as hashes; the flag staff set to force a new password; one-time
 links to choose a first password, the accounts they may be made for, and the record of every link issued and used."""
 
+import hashlib
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+
+
+def token_digest(key: str) -> str:
+    """The stored form of a key: a random 256-bit key needs no slow hash, only one that cannot be reversed."""
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
 class ApiToken(models.Model):

@@ -4,7 +4,7 @@ from django.core.cache import cache
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from accounts.models import AccountState, ApiToken, Invitation, InvitedAccount
+from accounts.models import AccountState, ApiToken, Invitation, InvitedAccount, token_digest
 
 
 def tokens_for_user(*, user) -> QuerySet[ApiToken]:
@@ -36,8 +36,6 @@ def password_change_flag_set(*, user, required: bool) -> None:
 def invitation_live(*, key: str) -> Invitation | None:
     """The unused, unexpired one-time link KEY with its account, while it may still be used (invitation_problem says
     nothing against it); None for any other key."""
-    from accounts.services import token_digest
-
     invitation = (Invitation.objects.select_related("user")
                   .filter(digest=token_digest(key or ""), used_at__isnull=True, expires_at__gt=timezone.now()).first())
     if invitation is None or invitation_problem(user=invitation.user, scope=invitation.scope) is not None:

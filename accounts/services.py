@@ -1,7 +1,6 @@
 """Writes for accounts: API tokens made, revoked and rotated; a new password required by staff; accounts made by an
 invitation and the one-time links that let their person choose a first password, each step recorded for staff."""
 
-import hashlib
 import secrets
 from datetime import timedelta
 
@@ -11,16 +10,11 @@ from django.contrib.auth.password_validation import validate_password
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import AccountState, ApiToken, Invitation, InvitationEvent, InvitedAccount
+from accounts.models import AccountState, ApiToken, Invitation, InvitationEvent, InvitedAccount, token_digest
 from accounts.selectors import invitation_problem, password_change_flag_set
 
 KEY_PREFIX = "cnc_"
 PREFIX_SHOWN = 10  # "cnc_" and six characters of the random part
-
-
-def token_digest(key: str) -> str:
-    """The stored form of a key: a random 256-bit key needs no slow hash, only one that cannot be reversed."""
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
 def token_create(*, user, name: str) -> tuple[ApiToken, str]:

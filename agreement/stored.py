@@ -25,7 +25,8 @@ import zlib
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from django.db import transaction
+from celery import shared_task
+from django.db import InterfaceError, OperationalError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 from kombu.exceptions import KombuError
@@ -33,7 +34,7 @@ from kombu.exceptions import KombuError
 from agreement.models import StoredReport
 from annotate.models import Campaign
 from annotate.selectors.campaigns import campaign_data_version
-from annotate.task_types import LAYOUT_GRADES
+from annotate.task_types.registry import task_type_get
 from reports.build_steps import PLOTS, build_step, build_steps_reported
 
 logger = logging.getLogger(__name__)
@@ -190,13 +191,12 @@ def _build(*, campaign: Campaign) -> tuple[int, dict, dict, float]:
     # Imported here, not at the top: the views that open stored reports are loaded with the URL configuration by
     # every process, and a build's statistics (scipy, scikit-learn) are a second of start-up.
     from agreement.report import agreement_report_build
-    from tasktypes.graded.report import graded_qrels_sets
 
     version = campaign_data_version(campaign_id=campaign.pk)
     started = time.perf_counter()
     document = agreement_report_build(campaign=campaign)
-    qrels = graded_qrels_sets(campaign=campaign) if document["layout"] == LAYOUT_GRADES else {}
-    return version, document, {"plots": PLOTS_PENDING, "qrels": qrels}, time.perf_counter() - started
+    extras = task_type_get(campaign.task_type).report_extras(campaign=campaign, document=document)
+    return version, document, {"plots": PLOTS_PENDING, **extras}, time.perf_counter() - started
 
 
 def _plots_draw(*, document: dict) -> dict:
@@ -341,8 +341,6 @@ def _rebuild_queue(*, row: StoredReport) -> str:
 def _rebuild_publish(*, campaign_id: int) -> bool:
     """Publish the rebuild task (after commit). A broker that cannot be reached is recorded on the row, for the page
     to say, and the mark removed so the next open tries again; never built inline instead."""
-    from agreement.tasks import report_rebuild
-
     try:
         report_rebuild.apply_async(args=(campaign_id,), retry=True, retry_policy=PUBLISH_RETRY_POLICY)
         return True
@@ -351,3 +349,18 @@ def _rebuild_publish(*, campaign_id: int) -> bool:
         logger.error("report of campaign %s: %s", campaign_id, message)
         StoredReport.objects.filter(campaign_id=campaign_id).update(queued_at=None, queue_error=message)
         return False
+
+
+# --- The Celery task (its name kept from agreement.tasks, where workers find it: settings.CELERY_TASK_ROUTES) ---
+
+
+# Under the build lock's timeout: a lock older than the timeout then belongs to a build that is no longer running.
+_HARD_LIMIT_S = int(BUILD_TIMEOUT.total_seconds()) - 30
+
+
+@shared_task(name="agreement.tasks.report_rebuild", acks_late=True, soft_time_limit=_HARD_LIMIT_S - 60,
+             time_limit=_HARD_LIMIT_S, autoretry_for=(OperationalError, InterfaceError), retry_backoff=5, max_retries=3)
+def report_rebuild(campaign_id: int) -> None:
+    """Rebuild campaign CAMPAIGN_ID's stored report if it is stale and no other build runs; a second delivery, or one
+    for a deleted campaign, does nothing. Database errors (a restart) are retried."""
+    stored_report_rebuild(campaign_id=campaign_id)

@@ -26,51 +26,12 @@ from rest_framework.views import APIView
 
 from agreement.stored import FAILED, QUEUE_FAILED, OpenedReport, report_for_open, stored_report_status
 from annotate.access import campaign_for_researcher
-from annotate.task_types import LAYOUT_ATTRIBUTION, LAYOUT_GRADES, LAYOUT_RANKING, task_type_get
+from annotate.task_types.registry import task_type_get
 from reports.selectors import human_labels_get, item_rows_get, judge_labels_get
-from tasktypes.qa_correctness import RULE_QA_EVAL
-
-
-def _partial(coverage):
-    return coverage if coverage and coverage[0] < coverage[1] else None
-
-
-def _run_orders(system: dict, measures: list[dict]) -> list[dict]:
-    """A graded report judge's system block as one row per measure, with the measure's name and its Relative Δ."""
-    delta = system.get("relative_delta") or {}
-    return [{**system[m["key"]], "key": m["key"], "label": m["label"], "relative_delta": delta.get(m["key"]),
-             "relative_delta_ci95": delta.get(f"{m['key']}_ci95")} for m in measures if m["key"] in system]
-
-
-def _track_tables(report: dict, measures: list[dict], judge_names: list[str]) -> list[dict]:
-    """A graded report's track measures, one table each: every run's mean under the humans' qrels and each judge's,
-    with its n (topics) and interval (report_graded._run_means)."""
-    from tasktypes.graded.report import TRACK
-
-    def cells(row: dict, key: str) -> list[dict | None]:
-        means = row.get("means") or {}
-        return [(means.get("human") or {}).get(key),
-                *(((means.get("judges") or {}).get(name) or {}).get(key) for name in judge_names)]
-
-    return [{**m, "rows": [{"system": row["system"], "cells": cells(row, m["key"])} for row in report["systems"]]}
-            for m in measures if m["group"] == TRACK]
 
 
 # How long a client that got a 202 is asked to wait before asking again (the page polls every 3 s).
 RETRY_AFTER_S = 5
-
-
-def _leaderboard_order(name: str, block: dict, systems: list[dict], measures: list[dict]) -> dict:
-    """An imported leaderboard's block (report_graded._leaderboard_block) for the page: its run orders per measure it
-    has, and each run's figures under its first three measures (the JSON has them all) beside the humans'."""
-    own = [m for m in measures if m["key"] in block["measures"]]
-    shown = own[:3]
-    return {"name": name, "runs_not_in_report": block["runs_not_in_report"],
-            "measures": _run_orders(block["system"], own), "shown": shown,
-            "rows": [{"system": row["system"],
-                      "cells": [(row["human"].get(m["key"]), (block["values"].get(row["system"]) or {}).get(m["key"]))
-                                for m in shown]}
-                     for row in systems]}
 
 
 def _not_built(campaign, opened: OpenedReport, status_url: str) -> JsonResponse:
@@ -117,93 +78,32 @@ def agreement_report(request, slug):
         # Answered at once; the page polls status.json and reloads when the worker has stored the report.
         return render(request, "agreement/report_building.html", {"campaign": campaign, "opened": opened})
     report = opened.document
-    ranking = report["layout"] == LAYOUT_RANKING
-    graded = report["layout"] == LAYOUT_GRADES
+    presentation = task_type_get(campaign.task_type).report_presentation()
     judge_names = list(report["judges"])
-    printed_scores = [name for name, block in report["judges"].items() if block.get("system_mean_score")]
-    # The report's plots, inline, as drawn when it was built: the first is the main one (scatter or NRP), a graded
-    # report's second its CDF.
+    # The report's plots, inline, as drawn when it was built: the first is the main one.
     from agreement.plots import report_plot_names
-    from tasktypes.graded.report import MAIN, report_measures
 
     names = report_plot_names(report=report)
-    measures = report_measures(report) if graded else []
-    main = [m for m in measures if m["group"] == MAIN]
     plots = opened.plots
     context = {
         "campaign": campaign,
         "report": report,
         "opened": opened,
+        "presentation": presentation,
         "judge_names": judge_names,
         "judge_rows": [
             {"name": name, **block,
              "partial": bool(block["item"].get("coverage")) and block["item"]["coverage"][0] < block["item"]["coverage"][1]}
             for name, block in report["judges"].items()
         ],
-        "system_rows": [
-            {**row, "judge_values": [row["judges"].get(name) for name in judge_names],
-             # Per judge: its accuracy and [outputs compared with the humans, outputs] where some were left out.
-             # and over every output it decided ("all"), with its mean score where it scores.
-             "judge_cells": [{"value": row["judges"].get(name),
-                              "cover": _partial((row.get("coverage") or {}).get(name)),
-                              "all": (row.get("judges_all") or {}).get(name)}
-                             for name in judge_names]}
-            for row in report["systems"]
-        ],
-        # The verdict layouts' system orders three ways per judge (reports.verdicts._judge_block).
-        "order_rows": [
-            {"name": name, "orders": [(words, block.get(key)) for key, words in SYSTEM_ORDER_WORDS]}
-            for name, block in report["judges"].items()
-        ] if not (ranking or graded) else [],
         # Paired tests between systems (stats.system_tests): one matrix per rater, and the judges' agreement pairs.
         "test_matrices": [
             {"name": "humans", "matrix": _pair_matrix(report["system_tests"]["humans"])},
             *({"name": name, "matrix": _pair_matrix(block)}
               for name, block in report["system_tests"]["judges"].items()),
         ] if report.get("system_tests") else [],
-        # qa-eval: the systems as the study printed them, each judge over every output, scoring judges' mean scores.
-        "printed_scores": printed_scores,
-        "printed_rows": [
-            {"system": row["system"], "human": row["human"],
-             "accuracies": [(row["judges_all"].get(name) or {}).get("accuracy") for name in judge_names],
-             "scores": [(row["judges_all"].get(name) or {}).get("mean_score") for name in printed_scores]}
-            for row in report["systems"]
-        ] if (report.get("counting") or {}).get("rule") == RULE_QA_EVAL else [],
-        "ranking": ranking,
-        "ais": report["layout"] == LAYOUT_ATTRIBUTION,
-        # Graded reports: each run's main measures (the studies' three), under the humans and then judge by judge;
-        # the track's measures in a table each; the run orders under every measure.
-        "run_measures": main,
-        "run_rows": [
-            {**row, "human_values": [row["human"].get(m["key"]) for m in main],
-             "judge_values": [(row["judges"].get(name) or {}).get(m["key"]) for name in judge_names for m in main]}
-            for row in report["systems"]
-        ] if graded else [],
-        "track_tables": _track_tables(report, measures, judge_names) if graded else [],
-        "run_orders": [{"name": name, "measures": _run_orders(block["system"], measures)}
-                       for name, block in report["judges"].items()] if graded else [],
-        # Imported leaderboards (format trec-leaderboard) against the human one, and each run's figures on both.
-        "leaderboard_orders": [_leaderboard_order(name, block, report["systems"], measures)
-                               for name, block in (report.get("leaderboards") or {}).items()] if graded else [],
-        "nrp_rows": [
-            {**row, "judge_nrp": [row["judges_nrp"].get(name, {}) for name in judge_names]} for row in report["systems"]
-        ] if ranking else [],
-        # Rankers against the document qrels (answer_ranking): one row per (ranker, qrels set).
-        "qrels_rows": [
-            {"judge": name, "set": qrels_set,
-             "measures": [by_set[qrels_set["name"]][key] for key in ("ndcg_cut_10", "map", "p_10")]}
-            for name, by_set in (report.get("qrels") or {}).get("judges", {}).items()
-            for qrels_set in report["qrels"]["sets"]
-        ] if ranking else [],
-        "nrp_judged_rows": [
-            {**row, "judge_nrp_judged": [row["judges_nrp_judged"].get(name, {}) for name in judge_names]}
-            for row in report["systems"] if "human_nrp_judged" in row
-        ] if ranking else [],
-        "graded": graded,
         "plot_name": names[0],
         "plot_svg": plots.get(names[0]),
-        "cdf_svg": plots.get("cdf"),
-        "confusion_svg": plots.get("confusion"),
         "budget_svg": plots.get("budget"),
         "plots_error": opened.extras().get("plots_error"),
         "ablation_rows": [
@@ -214,6 +114,8 @@ def agreement_report(request, slug):
             {**row, "setting_values": [row["settings"].get(key) for key in report["ablation"]["settings"]]}
             for row in report["ablation"].get("left_out", ())
         ] if report.get("ablation") else [],
+        # What the report's own body shows beside the document (its task type's presentation).
+        **presentation.page_context(report, judge_names=judge_names, plots=plots),
     }
     return render(request, "agreement/report.html", context)
 
@@ -222,13 +124,6 @@ def _pair_matrix(block: dict) -> list[dict]:
     """A tests block as matrix rows: each side, then per column side the pair (row, column) above the diagonal."""
     pairs = {(pair["a"], pair["b"]): pair for pair in block["pairs"]}
     return [{"name": row, "cells": [pairs.get((row, column)) for column in block["order"]]} for row in block["order"]]
-
-
-SYSTEM_ORDER_WORDS = (
-    ("system", "each system on the outputs both sides decided"),
-    ("system_all", "each side over every output it decided"),
-    ("system_mean_score", "the judge's mean score over every output it scored"),
-)
 
 
 def _attachment(content: str | bytes, *, content_type: str, filename: str) -> HttpResponse:
@@ -251,57 +146,41 @@ def agreement_report_json(request, slug):
     )
 
 
-@require_GET
-def agreement_systems_csv(request, slug):
+def _table_csv(request, slug, table: str) -> HttpResponse:
+    """The report's TABLE (systems, judges or topics) as CSV, as its task type's presentation writes it."""
     campaign = campaign_for_researcher(request.user, slug)
     opened = report_for_open(campaign=campaign)
     if not opened.ready:
         return _not_built(campaign, opened, _page_status_url(request, campaign))
-    from agreement.exports import systems_csv
+    presentation = task_type_get(campaign.task_type).report_presentation()
+    text = getattr(presentation, f"{table}_csv")(opened.document)
+    return _attachment(text, content_type="text/csv; charset=utf-8", filename=f"{campaign.slug}-{table}.csv")
 
-    report = opened.document
-    return _attachment(
-        systems_csv(report=report), content_type="text/csv; charset=utf-8", filename=f"{campaign.slug}-systems.csv"
-    )
+
+@require_GET
+def agreement_systems_csv(request, slug):
+    return _table_csv(request, slug, "systems")
 
 
 @require_GET
 def agreement_judges_csv(request, slug):
-    campaign = campaign_for_researcher(request.user, slug)
-    opened = report_for_open(campaign=campaign)
-    if not opened.ready:
-        return _not_built(campaign, opened, _page_status_url(request, campaign))
-    from agreement.exports import judges_csv
+    return _table_csv(request, slug, "judges")
 
-    report = opened.document
-    return _attachment(
-        judges_csv(report=report), content_type="text/csv; charset=utf-8", filename=f"{campaign.slug}-judges.csv"
-    )
+
+@require_GET
+def agreement_topics_csv(request, slug):
+    return _table_csv(request, slug, "topics")
 
 
 @require_GET
 def agreement_items_csv(request, slug):
     """Every item with its category, human label and judges' verdicts, read now (not from the stored report)."""
-    from agreement.exports import items_csv
+    from reports.tables import items_csv
 
     campaign = campaign_for_researcher(request.user, slug)
     text = items_csv(rows=item_rows_get(campaign=campaign), human_label=human_labels_get(campaign=campaign).item_label,
                      judges=judge_labels_get(campaign=campaign))
     return _attachment(text, content_type="text/csv; charset=utf-8", filename=f"{campaign.slug}-items.csv")
-
-
-@require_GET
-def agreement_topics_csv(request, slug):
-    campaign = campaign_for_researcher(request.user, slug)
-    opened = report_for_open(campaign=campaign)
-    if not opened.ready:
-        return _not_built(campaign, opened, _page_status_url(request, campaign))
-    from agreement.exports import topics_csv
-
-    report = opened.document
-    return _attachment(
-        topics_csv(report=report), content_type="text/csv; charset=utf-8", filename=f"{campaign.slug}-topics.csv"
-    )
 
 
 @require_GET
@@ -315,7 +194,8 @@ def agreement_report_status(request, slug):
 @require_GET
 def agreement_plot(request, slug, plot, fmt):
     """One of the report's plots as a file for a paper: SVG, or PNG at print resolution (plots.PRINT_DPI)."""
-    from agreement.plots import FORMATS, report_plot
+    from agreement.plots import report_plot
+    from reports.plots import FORMATS
 
     campaign = campaign_for_researcher(request.user, slug)
     if fmt not in FORMATS:
@@ -330,9 +210,9 @@ def agreement_plot(request, slug, plot, fmt):
 
 
 def _qrels_sets(campaign) -> tuple[OpenedReport | None, dict]:
-    """The campaign's report as opened and its qrels by source when its report is a graded one, else (None, {}):
-    those stored with its report ({} while none is stored)."""
-    if task_type_get(campaign.task_type).report_layout != LAYOUT_GRADES:
+    """The campaign's report as opened and its qrels by source when its task type's report keeps qrels (its
+    presentation's extra_downloads), else (None, {}): those stored with its report ({} while none is stored)."""
+    if "qrels" not in task_type_get(campaign.task_type).report_presentation().extra_downloads:
         return None, {}
     opened = report_for_open(campaign=campaign)
     return opened, opened.extras().get("qrels", {}) if opened.ready else {}
@@ -344,9 +224,8 @@ def _qrels_download(campaign, source: str, status_url: str) -> HttpResponse:
         return _not_built(campaign, opened, status_url)
     if source not in sets:
         raise Http404("no such qrels")
-    from tasktypes.graded.report import qrels_text
-
-    return _attachment(qrels_text(sets[source]), content_type="text/plain; charset=utf-8",
+    text = task_type_get(campaign.task_type).report_presentation().qrels_text(sets[source])
+    return _attachment(text, content_type="text/plain; charset=utf-8",
                        filename=f"{campaign.slug}-{source}.qrels")
 
 
@@ -361,12 +240,8 @@ def _leaderboard_download(campaign, source: str, status_url: str) -> HttpRespons
         return _not_built(campaign, opened, status_url)
     if source not in sets:
         raise Http404("no such qrels")
-    from stats import compatibility
-    from tasktypes.graded.report import graded_leaderboard, leaderboard_text
-
-    report = opened.document
-    scoring = {"relevant_from": report["relevant_from"], "compat_p": report.get("compat_p", compatibility.COMPAT_P)}
-    text = leaderboard_text(graded_leaderboard(campaign=campaign, qrels=sets[source], **scoring), **scoring)
+    text = task_type_get(campaign.task_type).report_presentation().leaderboard_text(
+        campaign=campaign, report=opened.document, qrels=sets[source])
     return _attachment(text, content_type="text/plain; charset=utf-8",
                        filename=f"{campaign.slug}-{source}-{LEADERBOARD_FILE}")
 

@@ -21,7 +21,7 @@ from annotate.selectors.adjudication import (
     units_held_back,
 )
 from annotate.services.adjudication import adjudication_submit
-from annotate.services.annotation import JudgmentError
+from annotate.task_types.spec import JudgmentError
 from annotate.views_adjudicate import HELD_BACK
 
 # What the annotation page's display holds for its own use (the lease, the annotator's own verdict): not the unit's.

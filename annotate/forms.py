@@ -12,7 +12,8 @@ import json
 from django import forms
 from django.utils.text import slugify
 
-from annotate.models import TaskType
+from annotate.adjudication_kinds import ADJUDICATION_KINDS
+from annotate.arms import ARM_ASSIGNMENTS, ARM_PER, arm_judge
 from annotate.services.campaigns import (
     OVERLAP_MAX,
     SLUG_MAX,
@@ -20,8 +21,8 @@ from annotate.services.campaigns import (
     campaign_options_problems,
     slug_problem,
 )
-from annotate.task_types import (ADJUDICATION_KINDS, ARM_ASSIGNMENTS, ARM_PER, QUEUE_ORDERS, arm_judge, task_type_get,
-                                  task_type_names)
+from annotate.task_types.options import QUEUE_ORDERS
+from annotate.task_types.registry import task_type_get, task_type_names
 
 
 class Given:
@@ -303,9 +304,8 @@ class CampaignOptionsForm(forms.Form):
 
 
 def task_type_choices() -> list[tuple[str, str]]:
-    """(name, label) of every registered task type, labelled as the campaign model labels them."""
-    labels = dict(TaskType.choices)
-    return [(name, labels.get(name, name)) for name in task_type_names()]
+    """(name, label) of every registered task type, by label."""
+    return sorted(((name, task_type_get(name).label or name) for name in task_type_names()), key=lambda choice: choice[1])
 
 
 GUIDELINES_HELP = ("Markdown: **bold**, *italics*, lists, headings, tables, links to http(s) and mailto addresses. "

@@ -1,21 +1,25 @@
 """Campaigns, their topics and items, the units of human work, assignments and human judgments.
 
-The schema is shared by the four task types. What differs between them lives in JSON fields
+The schema is shared by every task type. What differs between them lives in JSON fields
 (`Topic.data`, `Item.data`, `HumanJudgment.value`) and in the task type's form and statistics,
 never in new tables.
 """
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
 
+from annotate.task_types.registry import UnknownTaskType, task_type_get
 
-class TaskType(models.TextChoices):
-    ANSWER_RANKING = "answer_ranking", "Answer ranking"
-    IMAGE_RELEVANCE = "image_relevance", "Image relevance"
-    PASSAGE_RELEVANCE = "passage_relevance", "Passage relevance"
-    AIS = "ais", "Attribution (AIS)"
-    QA_CORRECTNESS = "qa_correctness", "QA correctness"
+
+def task_type_known(name: str) -> None:
+    """A campaign's task type is a name the registry knows (annotate.task_types.registry): a new task type is a package
+    and its registration, with no migration."""
+    try:
+        task_type_get(name)
+    except UnknownTaskType as exc:
+        raise ValidationError(str(exc)) from None
 
 
 class Role(models.TextChoices):
@@ -47,7 +51,7 @@ class CampaignQuerySet(models.QuerySet):
 class Campaign(models.Model):
     slug = models.SlugField(max_length=100, unique=True)
     name = models.CharField(max_length=200)
-    task_type = models.CharField(max_length=32, choices=TaskType.choices)
+    task_type = models.CharField(max_length=32, validators=[task_type_known])
     description = models.TextField(blank=True)
     overlap = models.PositiveSmallIntegerField(
         default=1, help_text="How many different humans judge each unit (k)."
@@ -69,6 +73,14 @@ class Campaign(models.Model):
 
     def __str__(self):
         return self.slug
+
+    @property
+    def task_type_label(self) -> str:
+        """What the pages call the campaign's task type (its spec's label; the name for a type no package registers)."""
+        try:
+            return task_type_get(self.task_type).label
+        except UnknownTaskType:
+            return self.task_type
 
 
 class Membership(models.Model):

@@ -4,9 +4,10 @@ from django.utils.text import slugify
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from annotate.models import Campaign, CampaignGuidelines, Item, Role, TaskType
+from annotate.forms import task_type_choices
+from annotate.models import Campaign, CampaignGuidelines, Item, Role
 from annotate.services.campaigns import OVERLAP_MAX
-from annotate.task_types import UnknownTaskType, task_type_get
+from annotate.task_types.registry import UnknownTaskType, task_type_get
 
 
 class CampaignSerializer(serializers.ModelSerializer):
@@ -76,8 +77,8 @@ class CampaignCreateSerializer(serializers.Serializer):
     """A new campaign (annotate.services.campaigns.campaign_create); its options are checked by the task type's
     options form, as on the New campaign page."""
 
-    task_type = serializers.ChoiceField(choices=TaskType.choices, help_text="What the annotators do; it fixes which "
-                                                                            "options the campaign takes.")
+    task_type = serializers.ChoiceField(choices=[], help_text="What the annotators do; it fixes which options the "
+                                                              "campaign takes.")
     name = serializers.CharField(max_length=200)
     slug = serializers.SlugField(max_length=100, required=False, allow_blank=True,
                                  help_text="Empty or left out: made from the name.")
@@ -87,6 +88,10 @@ class CampaignCreateSerializer(serializers.Serializer):
                                        help_text="Markdown, version 1 of the guidelines.")
     options = serializers.DictField(required=False, default=dict,
                                     help_text="Option name -> JSON value, as PUT .../options/ takes them.")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["task_type"].choices = task_type_choices()  # the registered task types, known once Django started
 
     def validate(self, data):
         if not data.get("slug"):

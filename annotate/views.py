@@ -8,7 +8,7 @@ from annotate.access import campaign_for_member, campaign_for_researcher, is_res
 from annotate.selectors.adjudication import adjudication_queue
 from annotate.selectors.campaigns import annotator_progress, campaign_list_for_user, campaign_overview, pools_get
 from annotate.services.campaigns import CampaignError, campaign_options_replace
-from annotate.task_types import task_type_get
+from annotate.task_types.registry import task_type_get
 
 
 @require_GET

@@ -13,6 +13,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 
 from annotate.access import campaign_for_adjudicator
+from annotate.adjudication_kinds import ADJUDICATION_KINDS
 from annotate.models import CATEGORY_MAX_LENGTH
 from annotate.selectors.adjudication import (
     adjudication_queue,
@@ -21,8 +22,8 @@ from annotate.selectors.adjudication import (
     units_held_back,
 )
 from annotate.services.adjudication import adjudication_submit
-from annotate.services.annotation import JudgmentError
-from annotate.task_types import ADJUDICATION_KINDS, task_type_get
+from annotate.task_types.registry import task_type_get
+from annotate.task_types.spec import JudgmentError
 
 # The queue page lists this many waiting units (most disagreement first) and as many adjudicated ones (most recent
 # first); the API pages through all of them.

@@ -44,7 +44,7 @@ from annotate.services.annotation import (
     unit_lease_next,
 )
 from annotate.services.arms import ArmNotGiven
-from annotate.task_types import task_type_get
+from annotate.task_types.registry import task_type_get
 
 
 @require_GET

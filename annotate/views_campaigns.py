@@ -17,6 +17,7 @@ from annotate.forms import CampaignCreateForm, CampaignSettingsForm, MemberAddFo
 from annotate.models import Campaign, Membership
 from annotate.selectors.arms import member_arms_add
 from annotate.selectors.campaigns import campaign_members, guidelines_current, guidelines_versions
+from annotate.services.arms import ArmError, arm_settings, arm_words, campaign_arms, member_arm_set
 from annotate.services.campaigns import (
     CampaignError,
     campaign_create,
@@ -26,8 +27,7 @@ from annotate.services.campaigns import (
     member_remove,
     role_words,
 )
-from annotate.services.arms import ArmError, arm_settings, arm_words, campaign_arms, member_arm_set
-from annotate.task_types import task_type_get
+from annotate.task_types.registry import task_type_get
 
 
 def campaign_new(request):

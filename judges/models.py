@@ -7,6 +7,9 @@ from django.db.models import Q
 
 from annotate.models import Campaign, Item
 
+# The family of a judge whose verdicts were imported (tasktypes.importers.writes): no family module runs it.
+EXTERNAL_FAMILY = "external"
+
 
 class KeySource(models.TextChoices):
     NONE = "none", "No key (a local server)"
@@ -110,7 +113,7 @@ class Judge(models.Model):
 
     @property
     def is_external(self):
-        return self.family == "external"
+        return self.family == EXTERNAL_FAMILY
 
 
 class RunStatus(models.TextChoices):

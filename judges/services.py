@@ -17,7 +17,7 @@ from judges.endpoints import endpoint_concurrency_check, endpoint_for_judge
 from judges.errors import JudgeConfigError, JudgeQueueError, JudgeRunConflictError, JudgeRunError
 from judges.families import family_check_task_type, family_get
 from judges.identity import judge_get_or_create
-from judges.models import ACTIVE_RUN_STATUSES, Judge, JudgeRun, ModelJudgment, RunStatus
+from judges.models import ACTIVE_RUN_STATUSES, EXTERNAL_FAMILY, Judge, JudgeRun, ModelJudgment, RunStatus
 from judges.selectors import campaign_item_sample, judge_judged_count, judge_pending_item_ids
 from judges.tasks import judge_batch
 
@@ -179,7 +179,7 @@ def judge_new_items_start_all(*, campaign: Campaign, user=None) -> list[dict]:
     judge_new_items): {"judge", "run", "items"} for each run started, {"judge", "error"} for a judge that could not
     start (a run still active, an endpoint USER may not use, the broker down), in judge name order."""
     started = []
-    for judge in Judge.objects.filter(campaign=campaign).exclude(family="external").order_by("name"):
+    for judge in Judge.objects.filter(campaign=campaign).exclude(family=EXTERNAL_FAMILY).order_by("name"):
         try:
             run = judge_run_new_items_start(judge=judge, created_by=user)
         except (JudgeConfigError, JudgeRunError) as exc:

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from annotate.models import Item
 from annotate.services.data_version import campaign_data_changed
-from annotate.task_types import task_type_get
+from annotate.task_types.registry import task_type_get
 from judges.endpoints import endpoint_connection
 from judges.errors import JudgeConfigError
 from judges.families import ItemInput, Verdict, family_get

@@ -12,7 +12,7 @@ how each annotator and each judge agrees with the adjudicated labels, over the a
 - rankings of topics: Kendall's tau-b between each ranking and the adjudicated one, per topic and dimension, and its
   mean over topics with the intervals the ranking report gives (stats.uncertainty.topic_mean_summary).
 
-The statistics are the pure functions below; the builders only gather the data through reports.selectors.
+The statistics are the pure functions below; the task types' report builders call the blocks with what they have read.
 """
 
 from __future__ import annotations
@@ -21,8 +21,7 @@ from collections.abc import Hashable, Sequence
 
 import numpy as np
 
-from annotate.models import Campaign
-from reports.selectors import HumanLabels, RankingData, human_labels_get, judge_labels_get, ranking_data_get
+from reports.selectors import HumanLabels, RankingData
 from stats import correlation, interrater, uncertainty
 from stats.interrater import WILSON, share_with_interval
 from stats.ratings import groups_of
@@ -60,14 +59,7 @@ def ranking_agreement_with_reference(pairs: Sequence[tuple[str, Sequence, Sequen
     return {**summary, "per_topic": per_topic}
 
 
-# --- Builders ---
-
-
-def adjudication_items_build(*, campaign: Campaign) -> dict:
-    """The block for task types whose units are items, read on its own (three queries: reports.selectors); the
-    report builders that have read the labels already call adjudication_items_block."""
-    judges = [(judge.name, judge.family, judge.labels) for judge in judge_labels_get(campaign=campaign)]
-    return adjudication_items_block(humans=human_labels_get(campaign=campaign), judges=judges)
+# --- The blocks, from what the report builders have read ---
 
 
 def adjudication_items_block(*, humans: HumanLabels, judges: list[tuple[str, str, dict[int, str]]]) -> dict:
@@ -102,12 +94,6 @@ def adjudication_items_block(*, humans: HumanLabels, judges: list[tuple[str, str
         "method": f"over the adjudicated units each rater judged: share agreeing with the adjudicated label, {WILSON}; "
                   f"Cohen's kappa, {uncertainty.bootstrap_method('topics')}",
     }
-
-
-def adjudication_ranking_build(*, campaign: Campaign) -> dict:
-    """The block for answer_ranking read on its own (six queries: reports.selectors.ranking_data_get); the ranking
-    report calls adjudication_ranking_block with the data it has read."""
-    return adjudication_ranking_block(ranking_data_get(campaign=campaign))
 
 
 def adjudication_ranking_block(data: RankingData) -> dict:

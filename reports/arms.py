@@ -19,10 +19,11 @@ Only current judgments count; the judgments of no arm (made before the experimen
 
 from __future__ import annotations
 
+from annotate.arms import ARM_BLIND, arm_judge
 from annotate.models import Campaign
 from annotate.selectors.arms import arm_data_get
 from annotate.services.arms import arm_settings, arm_words, campaign_arms
-from annotate.task_types import ARM_BLIND, arm_judge, task_type_get
+from annotate.task_types.registry import task_type_get
 from stats import stats_arms
 
 REFERENCE_RULE = ("the adjudicated verdict of the unit where there is one, else the majority of the blind arm's "

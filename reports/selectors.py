@@ -18,8 +18,10 @@ from django.db.models import Count, Q
 
 from annotate.ids import external_id_tail, json_text
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, SystemOutput, Topic
-from annotate.task_types import OPEN, TIE, task_type_get
+from annotate.task_types.registry import task_type_get
+from annotate.task_types.spec import OPEN, TIE
 from annotate.textnorm import answer_key
+from judges.families import CUTTING_FAMILIES, FAMILIES, SAMPLE_FAMILIES
 from judges.models import Judge, LeaderboardValue, ModelJudgment
 from stats.ratings import Ratings, label_counts
 from stats.ratings import coded as ratings_coded
@@ -315,25 +317,28 @@ def ais_answers_get(*, campaign: Campaign) -> AisAnswers:
     return result
 
 
-def input_cuts_get(*, campaign: Campaign, family: str) -> dict[str, dict]:
-    """Per judge of FAMILY: how many of its inputs it read whole, truncated or in windows, with its settings.
+def input_cuts_get(*, campaign: Campaign) -> dict[str, dict]:
+    """Per judge of a family whose input limit may cut an item's text (judges.families.CUTTING_FAMILIES): how many of
+    its inputs it read whole, truncated or in windows, with its settings.
 
     Counted from the notes families write in each verdict's raw text (judges.families.base NOTE_*). One query.
-    {"long_passages" (autoais; else None), "max_length" (None: the model's limit), "whole", "truncated", "windowed"}.
+    {"long_passages" (families that take that option; else None), "max_length" (None: the model's limit), "whole",
+    "truncated", "windowed"}.
     """
     from judges.families.base import NOTE_TRUNCATED, NOTE_WINDOWED
 
     judged = Q(judgments__failed=False)
-    rows = Judge.objects.filter(campaign=campaign, family=family).annotate(
+    rows = Judge.objects.filter(campaign=campaign, family__in=CUTTING_FAMILIES).annotate(
         judged=Count("judgments", filter=judged),
         truncated=Count("judgments", filter=judged & Q(judgments__raw__contains=NOTE_TRUNCATED)),
         windowed=Count("judgments", filter=judged & Q(judgments__raw__contains=NOTE_WINDOWED)),
-    ).values_list("name", "config", "judged", "truncated", "windowed")
+    ).values_list("name", "family", "config", "judged", "truncated", "windowed")
     return {
-        name: {"long_passages": (config or {}).get("long_passages", "truncate") if family == "autoais" else None,
+        name: {"long_passages": (config or {}).get("long_passages", "truncate")
+               if "long_passages" in FAMILIES[family].options else None,
                "max_length": (config or {}).get("max_length"),
                "whole": judged - truncated - windowed, "truncated": truncated, "windowed": windowed}
-        for name, config, judged, truncated, windowed in rows
+        for name, family, config, judged, truncated, windowed in rows
     }
 
 
@@ -602,16 +607,17 @@ def llm_judge_costs_get(*, campaign: Campaign) -> list[LlmJudgeCost]:
     from judges.secrets import config_public
     from judges.selectors import judges_usage_for_campaign
 
-    judges = list(Judge.objects.filter(campaign=campaign, family="llm").order_by("name").values_list("id", "name", "config"))
+    judges = list(Judge.objects.filter(campaign=campaign, family__in=SAMPLE_FAMILIES).order_by("name")
+                  .values_list("id", "name", "config"))
     usage = judges_usage_for_campaign(campaign=campaign, configs={judge_id: config for judge_id, _, config in judges})
     run_seconds: dict[int, float] = defaultdict(float)
-    runs = JudgeRun.objects.filter(judge__campaign=campaign, judge__family="llm", started_at__isnull=False,
+    runs = JudgeRun.objects.filter(judge__campaign=campaign, judge__family__in=SAMPLE_FAMILIES, started_at__isnull=False,
                                    finished_at__isnull=False).values_list("judge_id", "started_at", "finished_at")
     for judge_id, started, finished in runs:
         run_seconds[judge_id] += (finished - started).total_seconds()
     last_run = {}
     # No run id in the phrase: the report must read the same after an archive restores the runs under other ids.
-    for judge_id, status, error in (JudgeRun.objects.filter(judge__campaign=campaign, judge__family="llm")
+    for judge_id, status, error in (JudgeRun.objects.filter(judge__campaign=campaign, judge__family__in=SAMPLE_FAMILIES)
                                     .order_by("judge_id", "id").values_list("judge_id", "status", "error")):
         last_run[judge_id] = f"latest run {status}" + (f": {error}" if error else "")
     costs = []

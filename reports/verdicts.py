@@ -17,6 +17,7 @@ from operator import eq
 from typing import NamedTuple
 
 from annotate.models import Campaign
+from judges.families import SAMPLE_FAMILIES
 from reports.ablation import ablation_build
 from reports.adjudication import adjudication_items_block
 from reports.budget import verdict_budget
@@ -28,11 +29,8 @@ from reports.selectors import (
     JudgeLabels,
     Paired,
     SystemOutputs,
-    ais_answers_get,
-    input_cuts_get,
     human_labels_get,
     item_categories_get,
-    items_brief_get,
     judge_human_pairs,
     judge_labels_get,
     llm_judge_costs_get,
@@ -130,7 +128,7 @@ def verdict_report_build(*, campaign: Campaign, counting: CountingRule | None = 
         "systems": table,
         # LLM judges side by side on the same items (agreement and cost); null without LLM judges.
         "ablation": ablation_build(judges=judges, humans=humans, costs=llm_judge_costs_get(campaign=campaign)
-                                   if any(judge.family == "llm" for judge in judges) else [], outputs=outputs,
+                                   if any(judge.family in SAMPLE_FAMILIES for judge in judges) else [], outputs=outputs,
                                    base=(campaign.options or {}).get("ablation_base")),
     }
     judge_labels = [(judge.name, judge.family, judge.labels) for judge in judges]

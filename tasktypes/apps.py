@@ -1,9 +1,7 @@
-from importlib import import_module
-
 from django.apps import AppConfig
+from django.core import checks
 
-# The task types' modules, in the order task types and import formats are listed.
-TASK_TYPE_MODULES = ("qa_correctness", "answer_ranking", "ais", "image_relevance", "passage_relevance")
+from annotate.task_types.registry import autodiscover
 
 
 class TaskTypesConfig(AppConfig):
@@ -11,5 +9,8 @@ class TaskTypesConfig(AppConfig):
     verbose_name = "Task types"
 
     def ready(self):
-        for name in TASK_TYPE_MODULES:
-            import_module(f"tasktypes.{name}")
+        # Every package of tasktypes/ with a spec module is a task type: importing the module registers it.
+        autodiscover("tasktypes")
+        from tasktypes.checks import task_types_check
+
+        checks.register(task_types_check)

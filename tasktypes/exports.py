@@ -9,7 +9,8 @@ adjudications).
 import json
 
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, Topic
-from annotate.task_types import UNIT_TOPIC, task_type_get
+from annotate.task_types.registry import task_type_get
+from annotate.task_types.spec import UNIT_TOPIC
 from tasktypes.importers.ranking_index import candidate_source_id
 from tasktypes.importers.rankings import annotator_name
 

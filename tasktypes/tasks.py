@@ -1,12 +1,6 @@
-"""Celery tasks of imports: one task per import job, on the queue "imports" (settings.CELERY_TASK_ROUTES)."""
+"""Celery tasks of imports: one task per import job, on the queue "imports" (settings.CELERY_TASK_ROUTES). The task is
+defined beside its body (tasktypes.jobs); this module is where Celery's autodiscovery finds it."""
 
-from celery import shared_task
-from django.conf import settings
+from tasktypes.jobs import import_job_run
 
-from tasktypes.jobs import import_job_execute
-
-
-@shared_task(acks_late=True, soft_time_limit=settings.IMPORT_TIME_LIMIT, time_limit=settings.IMPORT_TIME_LIMIT + 60)
-def import_job_run(job_id: int) -> None:
-    """Run import job JOB_ID (tasktypes.jobs.import_job_execute); a second delivery of an ended job does nothing."""
-    import_job_execute(job_id=job_id)
+__all__ = ["import_job_run"]

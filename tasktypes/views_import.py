@@ -10,7 +10,7 @@ from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django_htmx.http import HttpResponseStopPolling
 
 from annotate.access import campaign_for_researcher
-from annotate.task_types import task_type_get
+from annotate.task_types.registry import task_type_get
 from tasktypes.importers.common import ImportDataError
 from tasktypes.importers.service import JUDGE_NAME_REQUIRED, ImportRequestError, ImportSummary
 from tasktypes.jobs import (

@@ -3,7 +3,7 @@
 import factory
 from django.contrib.auth import get_user_model
 
-from annotate.models import Campaign, Item, Membership, Role, TaskType, Topic, Unit
+from annotate.models import Campaign, Item, Membership, Role, Topic, Unit
 
 PASSWORD = "concord-test-pw"
 
@@ -23,7 +23,7 @@ class CampaignFactory(factory.django.DjangoModelFactory):
 
     slug = factory.Sequence(lambda n: f"campaign-{n}")
     name = factory.LazyAttribute(lambda o: f"Campaign {o.slug}")
-    task_type = TaskType.QA_CORRECTNESS
+    task_type = "qa_correctness"
     overlap = 1
 
 

@@ -9,7 +9,8 @@ from django.core.cache import cache
 from rest_framework.authtoken.models import Token
 
 from accounts.models import ApiToken
-from accounts.services import token_create, token_digest
+from accounts.models import token_digest
+from accounts.services import token_create
 from tests.factories import PASSWORD, UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -5,7 +5,7 @@ import pytest
 from annotate.models import HumanJudgment, JudgmentKind, Membership, Role, Unit
 from annotate.selectors.annotation import ranking_candidates
 from annotate.services.annotation import judgment_submit, unit_lease_next
-from annotate.task_types import view_assignment
+from annotate.task_types.spec import view_assignment
 from tests.adjudication_support import disagreement_campaign
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UserFactory
 

@@ -12,7 +12,7 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import fleiss_kappa
 
 from agreement.report import agreement_report_build
-from annotate.models import HumanJudgment, Role, SystemOutput, TaskType
+from annotate.models import HumanJudgment, Role, SystemOutput
 from judges.families.base import NOTE_TRUNCATED
 from judges.models import Judge, ModelJudgment
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory, UserFactory
@@ -43,7 +43,7 @@ def _attributable(value):
 @pytest.fixture
 def ais_report_campaign(db, researcher):
     # Systems of three outputs: the correlation's minimum is lowered so the arithmetic can be checked by hand.
-    campaign = CampaignFactory(slug="ais", task_type=TaskType.AIS, overlap=3, options={"min_system_outputs": 1})
+    campaign = CampaignFactory(slug="ais", task_type="ais", overlap=3, options={"min_system_outputs": 1})
     MembershipFactory(campaign=campaign, user=researcher, role=Role.RESEARCHER)
     raters = [UserFactory(username=f"rater{i}") for i in (1, 2, 3)]
     judge = Judge.objects.create(campaign=campaign, name="autoais-t5", family="autoais", config_hash="h")

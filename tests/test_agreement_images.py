@@ -8,7 +8,7 @@ from scipy import stats as scipy_stats
 from sklearn.metrics import cohen_kappa_score
 
 from agreement.report import agreement_report_build
-from annotate.models import HumanJudgment, Item, Role, TaskType, Unit
+from annotate.models import HumanJudgment, Item, Role, Unit
 from judges.families.base import NOTE_TRUNCATED
 from judges.models import Judge, ModelJudgment
 from stats.grades import fitted_thresholds, quantile_grades
@@ -54,7 +54,7 @@ def by_hand(qrels):
 @pytest.fixture
 def image_report_campaign(db, researcher, settings, tmp_path):
     settings.MEDIA_ROOT = str(tmp_path / "media")
-    campaign = CampaignFactory(slug="imgs", task_type=TaskType.IMAGE_RELEVANCE, overlap=1)
+    campaign = CampaignFactory(slug="imgs", task_type="image_relevance", overlap=1)
     MembershipFactory(campaign=campaign, user=researcher, role=Role.RESEARCHER)
     nist = UserFactory(username="nist")
     judge = Judge.objects.create(campaign=campaign, name="clip", family="clipscore", config_hash="c")

@@ -9,11 +9,12 @@ import pytest
 from matplotlib.text import Text
 from PIL import Image
 
-from agreement.plots import LABEL_LIMIT, report_plot
+from agreement.plots import report_plot
 from agreement.report import agreement_report_build
-from annotate.models import Role, SystemOutput, TaskType
-from annotate.task_types import task_type_get
+from annotate.models import Role, SystemOutput
+from annotate.task_types.registry import task_type_get
 from judges.models import Judge, ModelJudgment
+from reports.plots import LABEL_LIMIT
 from tests.factories import (CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory,
                              UserFactory)
 from tests.reports import report_stored
@@ -203,7 +204,7 @@ def test_image_confusion_heatmap_gives_each_cell_its_count(image_report_campaign
 @pytest.fixture
 def nrp_campaign(db, researcher):
     """answer_ranking: one topic, the answers of sysA and sysB among two documents, scored by one ranker."""
-    campaign = CampaignFactory(slug="nrp-plot", task_type=TaskType.ANSWER_RANKING)
+    campaign = CampaignFactory(slug="nrp-plot", task_type="answer_ranking")
     MembershipFactory(campaign=campaign, user=researcher, role=Role.RESEARCHER)
     judge = Judge.objects.create(campaign=campaign, name="ranker", family="external", config_hash="r")
     topic = TopicFactory(campaign=campaign, external_id="1")

@@ -11,7 +11,7 @@ from annotate.services.annotation import (
     unit_lease_next,
 )
 from judges.models import Judge, ModelJudgment
-from tasktypes.ais import value_from_answers as ais_value_from_answers
+from tasktypes.ais.spec import value_from_answers as ais_value_from_answers
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory, UserFactory
 
 HTMX = {"HTTP_HX_REQUEST": "true"}

@@ -11,7 +11,8 @@ from functools import partial
 import pytest
 
 from annotate.models import HumanJudgment, Unit
-from annotate.services.annotation import JudgmentError, judgment_submit, unit_lease_next
+from annotate.services.annotation import judgment_submit, unit_lease_next
+from annotate.task_types.spec import JudgmentError
 from tests.test_annotation_services import make_campaign
 from tests.threads import run_at_once
 

@@ -14,7 +14,7 @@ from annotate.services.annotation import (
 )
 from conftest import IMAGE_RUN, IMAGE_UNITS, image_write
 from judges.models import Judge, ModelJudgment
-from tasktypes.graded import grade_value as image_grade_value
+from tasktypes.graded.spec import grade_value as image_grade_value
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory, UserFactory
 
 HTMX = {"HTTP_HX_REQUEST": "true"}

@@ -14,7 +14,7 @@ from django.core.management import CommandError, call_command
 
 from agreement.report import agreement_report_build
 from annotate.models import Campaign, HumanJudgment, Item, Role, Unit
-from annotate.services.annotation import JudgmentValueError
+from annotate.task_types.spec import JudgmentValueError
 from judges.models import Judge, ModelJudgment
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory, UserFactory
 from tests.reports import report_stored

@@ -9,7 +9,7 @@ from django.test import Client
 from annotate.models import Assignment, HumanJudgment, Item, Membership, Role
 from annotate.selectors.annotation import ranking_candidates
 from annotate.services.annotation import judgment_edit, judgment_submit, judgment_value_check, unit_lease_next
-from annotate.task_types import task_type_get
+from annotate.task_types.registry import task_type_get
 from judges.models import Judge, ModelJudgment
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory, UserFactory
 from tests.test_ranking_services import ranking_campaign

@@ -21,7 +21,7 @@ from django.conf import settings
 from django.urls import reverse
 
 from agreement.report import agreement_report_build
-from annotate.models import Assignment, AssignmentStatus, Item, Role, TaskType
+from annotate.models import Assignment, AssignmentStatus, Item, Role
 from annotate.services.annotation import judgment_submit, unit_lease_next
 from annotate.services.campaigns import campaign_get_or_create, membership_add
 from judges.models import Judge, JudgeRun, ModelJudgment, RunStatus
@@ -68,10 +68,10 @@ JUDGE_NAMES = (loaded("judge-a", "script", "attribute"), loaded("judge-b", "raw_
 UPLOADED_JUDGE = loaded("uploaded", "script", "attribute")
 NOT_A_LINK = [name for name in PAYLOADS if name != "js_url"]  # for names that never become links
 SYSTEMS = (loaded("sys-a", *NOT_A_LINK), loaded("sys-b", *NOT_A_LINK))
-SLUGS = {TaskType.QA_CORRECTNESS: "inj-qa", TaskType.ANSWER_RANKING: "inj-rank", TaskType.AIS: "inj-ais",
-         TaskType.IMAGE_RELEVANCE: "inj-img", TaskType.PASSAGE_RELEVANCE: "inj-pas"}
+SLUGS = {"qa_correctness": "inj-qa", "answer_ranking": "inj-rank", "ais": "inj-ais",
+         "image_relevance": "inj-img", "passage_relevance": "inj-pas"}
 TASK_TYPES = list(SLUGS)
-GRADED = (TaskType.IMAGE_RELEVANCE, TaskType.PASSAGE_RELEVANCE)  # runs pooled into items, graded on a scale
+GRADED = ("image_relevance", "passage_relevance")  # runs pooled into items, graded on a scale
 RATERS = ("rater2", "rater3")  # web annotators besides "ann", who judge everything first
 
 
@@ -116,7 +116,7 @@ def _web_judgments(campaign, value_for):
 
 
 def qa_build(tmp_path):
-    campaign = _campaign(TaskType.QA_CORRECTNESS, overlap=3)
+    campaign = _campaign("qa_correctness", overlap=3)
     for s, system in enumerate(SYSTEMS):
         lines = [json.dumps({"question": loaded(f"question {q}"), "answer": [loaded(f"gold {q}")],
                              "prediction": loaded(f"answer {q}{s}")}) for q in range(3)]
@@ -129,7 +129,7 @@ def qa_build(tmp_path):
 
 
 def ais_build(tmp_path):
-    campaign = _campaign(TaskType.AIS, overlap=3)
+    campaign = _campaign("ais", overlap=3)
     rows = []
     for q in range(3):
         for s, system in enumerate(SYSTEMS):
@@ -162,7 +162,7 @@ PROMPTS = (loaded("prompt 0", "script", "attribute", "mathtext"), loaded("prompt
 
 
 def ranking_build(tmp_path):
-    campaign = _campaign(TaskType.ANSWER_RANKING, overlap=2)
+    campaign = _campaign("answer_ranking", overlap=2)
     lines = []
     for q in range(4):
         candidates = [
@@ -186,7 +186,7 @@ RUN_TAG = loaded("tag", "script", "js_string", "mathtext")
 
 
 def image_build(tmp_path):
-    campaign = _campaign(TaskType.IMAGE_RELEVANCE, overlap=1)
+    campaign = _campaign("image_relevance", overlap=1)
     topics = [f"t{n}{TOPIC_PAYLOAD}" for n in range(2)]
     fields = ("page_title", "page_context", "section_title", "section_context")
     _write(tmp_path / "topics.jsonl", [json.dumps({"id": qid, **{f: loaded(f"{f} {n}") for f in fields}})
@@ -210,7 +210,7 @@ def image_build(tmp_path):
 
 
 def passage_build(tmp_path):
-    campaign = _campaign(TaskType.PASSAGE_RELEVANCE, overlap=1)
+    campaign = _campaign("passage_relevance", overlap=1)
     topics = [f"q{n}{TOPIC_PAYLOAD}" for n in range(2)]
     _write(tmp_path / "topics.jsonl", [json.dumps({"qid": qid, "text": loaded(f"query {n}")})
                                        for n, qid in enumerate(topics)])
@@ -234,8 +234,8 @@ def passage_build(tmp_path):
 
 
 FAILURE_REASON = loaded("unreadable verdict")
-BUILDERS = {TaskType.QA_CORRECTNESS: qa_build, TaskType.ANSWER_RANKING: ranking_build, TaskType.AIS: ais_build,
-            TaskType.IMAGE_RELEVANCE: image_build, TaskType.PASSAGE_RELEVANCE: passage_build}
+BUILDERS = {"qa_correctness": qa_build, "answer_ranking": ranking_build, "ais": ais_build,
+            "image_relevance": image_build, "passage_relevance": passage_build}
 
 
 @pytest.fixture
@@ -400,14 +400,14 @@ def unit_texts(assignment) -> list[str]:
     """The imported texts of ASSIGNMENT's unit: what the annotation page must show, word for word."""
     topic, item = assignment.unit.topic, assignment.unit.item
     task_type = assignment.unit.campaign.task_type
-    if task_type == TaskType.IMAGE_RELEVANCE:
+    if task_type == "image_relevance":
         return [topic.data[key] for key in ("page_title", "page_context", "section_title", "section_context")]
-    if task_type == TaskType.PASSAGE_RELEVANCE:
+    if task_type == "passage_relevance":
         return [topic.text, item.text, item.data["docid"]]
-    if task_type == TaskType.ANSWER_RANKING:
+    if task_type == "answer_ranking":
         return [topic.text, *topic.items.values_list("text", flat=True)]
     texts = [topic.text, item.text]
-    if task_type == TaskType.QA_CORRECTNESS:
+    if task_type == "qa_correctness":
         return texts + topic.data["gold_answers"]
     return texts + [item.data["passage"], item.data["title"]] + ([item.data["section"]] if item.data["section"] else [])
 
@@ -427,8 +427,8 @@ def check_source_link(page, assignment) -> str:
     return data["url"]
 
 
-NEXT_KEY = {TaskType.QA_CORRECTNESS: "n", TaskType.AIS: "n", TaskType.IMAGE_RELEVANCE: "0",
-            TaskType.PASSAGE_RELEVANCE: "0", TaskType.ANSWER_RANKING: "c"}  # c: keep the order shown, submit
+NEXT_KEY = {"qa_correctness": "n", "ais": "n", "image_relevance": "0",
+            "passage_relevance": "0", "answer_ranking": "c"}  # c: keep the order shown, submit
 
 
 def annotate_page_checked(injected, visit, task_type):
@@ -444,9 +444,9 @@ def annotate_page_checked(injected, visit, task_type):
         assignment = held(injected)
         assert step == 0 or assignment.pk != before
         assert_shown(shown_text(page), [CAMPAIGN_NAME, *unit_texts(assignment)])
-        if task_type == TaskType.AIS:
+        if task_type == "ais":
             links.add(check_source_link(page, assignment))
-    if task_type == TaskType.AIS:  # one unit's source is EVIL_URL, the other's the javascript: "URL" (a title then)
+    if task_type == "ais":  # one unit's source is EVIL_URL, the other's the javascript: "URL" (a title then)
         assert links == {EVIL_URL, ""}
 
 
@@ -454,7 +454,7 @@ def report_texts(campaign) -> list[str]:
     """The imported names and texts the report page must show for CAMPAIGN."""
     report = agreement_report_build(campaign=campaign)
     texts = [CAMPAIGN_NAME, *JUDGE_NAMES]
-    if campaign.task_type == TaskType.ANSWER_RANKING:
+    if campaign.task_type == "answer_ranking":
         # systems and prompts (NRP), the imported experts (pairs), topics and candidate ids (orders per topic)
         items = Item.objects.filter(campaign=campaign)
         texts += [*SYSTEMS, *PROMPTS, *RANKERS,
@@ -463,7 +463,7 @@ def report_texts(campaign) -> list[str]:
         texts += [*RUNS, RUN_TAG, *{row["topic"] for block in report["judges"].values() for row in block["per_topic"]}]
     else:
         texts += SYSTEMS
-    if campaign.task_type == TaskType.AIS:  # the disagreements lists: system, question and answer of each row
+    if campaign.task_type == "ais":  # the disagreements lists: system, question and answer of each row
         rows = [row for block in report["judges"].values() for row in block["disagreements"]]
         assert rows, "no disagreements to show"
         texts += [row[key] for row in rows for key in ("system", "question", "answer")]
@@ -472,7 +472,7 @@ def report_texts(campaign) -> list[str]:
 
 def plot_texts(campaign) -> list[str]:
     """The labels the report's SVG plots must carry: judge names, and for answer_ranking the systems and prompts."""
-    if campaign.task_type == TaskType.ANSWER_RANKING:
+    if campaign.task_type == "answer_ranking":
         return [*JUDGE_NAMES, *(f"{system} · {prompt}" for system, prompt in zip(SYSTEMS, PROMPTS, strict=True))]
     if campaign.task_type in GRADED:
         return [*JUDGE_NAMES, *(f"{name}, {RUN_TAG}" for name in JUDGE_NAMES)]
@@ -507,7 +507,7 @@ def downloads(campaign) -> list[tuple[str, str, list[str]]]:
                                                                                               flat=True))
     found = [(url("agreement-report-json", campaign), "json", [*JUDGE_NAMES, *systems]),
              (url("agreement-judges-csv", campaign), "csv", list(JUDGE_NAMES))]
-    if campaign.task_type == TaskType.ANSWER_RANKING:
+    if campaign.task_type == "answer_ranking":
         found.append((url("agreement-topics-csv", campaign), "csv", [*JUDGE_NAMES, *topics]))
     else:
         found.append((url("agreement-systems-csv", campaign), "csv", [*JUDGE_NAMES, *systems]))

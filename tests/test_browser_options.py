@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from annotate.models import Campaign, Role
-from tasktypes.passage_relevance import SCALE
+from tasktypes.passage_relevance.spec import SCALE
 from tests.factories import CampaignFactory, MembershipFactory
 
 SHOTS = Path("/tmp/forms-shots")

@@ -20,7 +20,7 @@ from django.utils import timezone
 from accounts.services import token_create
 from agreement.report import agreement_report_build
 from annotate.images import image_file, image_stored
-from annotate.models import Assignment, Campaign, CampaignDataVersion, HumanJudgment, Item, Role, TaskType, Topic
+from annotate.models import Assignment, Campaign, CampaignDataVersion, HumanJudgment, Item, Role, Topic
 from annotate.services.annotation import (
     assignment_draft_save,
     judgment_edit,
@@ -31,7 +31,7 @@ from annotate.services.annotation import (
 from annotate.services.campaigns import CampaignError
 from judges.identity import judge_get_or_create
 from judges.models import Judge, JudgeRun, Leaderboard, LeaderboardValue, LLMSample, ModelEndpoint, ModelJudgment
-from tasktypes.answer_ranking import ranking_dimensions
+from tasktypes.answer_ranking.options import ranking_dimensions
 from tasktypes.archive import campaign_export, campaign_import
 from tasktypes.archive.media import media_files
 from tasktypes.archive.tables import TABLES
@@ -42,11 +42,11 @@ from tests.judges_support import eager  # noqa: F401 - fixture
 pytestmark = pytest.mark.django_db
 
 DEMO_SLUGS = {
-    TaskType.QA_CORRECTNESS: "nq301",
-    TaskType.ANSWER_RANKING: "health-ranking",
-    TaskType.AIS: "ais-demo",
-    TaskType.IMAGE_RELEVANCE: "image-demo",
-    TaskType.PASSAGE_RELEVANCE: "passage-demo",
+    "qa_correctness": "nq301",
+    "answer_ranking": "health-ranking",
+    "ais": "ais-demo",
+    "image_relevance": "image-demo",
+    "passage_relevance": "passage-demo",
 }
 SCHEMA_APPS = ("annotate", "judges", "agreement")
 
@@ -120,11 +120,11 @@ def _database_emptied(media_root: Path) -> None:
 def _value(campaign, unit, *, flip: bool) -> dict:
     """A verdict of the campaign's task type on UNIT; FLIP gives another one."""
     n = unit.pk + flip
-    if campaign.task_type == TaskType.QA_CORRECTNESS:
+    if campaign.task_type == "qa_correctness":
         return {"correct": n % 2 == 0}
-    if campaign.task_type == TaskType.AIS:
+    if campaign.task_type == "ais":
         return {"interpretable": True, "supported": n % 2 == 0}
-    if campaign.task_type in (TaskType.IMAGE_RELEVANCE, TaskType.PASSAGE_RELEVANCE):
+    if campaign.task_type in ("image_relevance", "passage_relevance"):
         return {"grade": n % 3}
     candidates = list(Item.objects.filter(topic=unit.topic).order_by("pk").values_list("pk", flat=True))
     order = candidates[::-1] if flip else candidates
@@ -152,7 +152,7 @@ def _human_judgments_add(campaign, usernames: list[str], *, per_annotator: int) 
 def _external_judge_add(campaign, name: str) -> Judge:
     """Verdicts produced elsewhere on every item (one of them failed), as an imported external judge."""
     judge = judge_get_or_create(campaign=campaign, name=name, family="external", config={"source": f"{name}.tsv"})
-    binary = campaign.task_type in (TaskType.QA_CORRECTNESS, TaskType.AIS)
+    binary = campaign.task_type in ("qa_correctness", "ais")
     rows = []
     for n, item in enumerate(Item.objects.filter(campaign=campaign).order_by("pk")):
         score = ((n * 7) % 10) / 10
@@ -201,7 +201,7 @@ def _demo_enriched(task_type: str) -> Campaign:
     """The demo campaign of TASK_TYPE with verdicts of two more annotators (one edited), a ranking in progress
     (answer_ranking), a second judge where the demo has one, and an LLM judge with its samples."""
     campaign = Campaign.objects.get(slug=DEMO_SLUGS[task_type])
-    if task_type == TaskType.ANSWER_RANKING:
+    if task_type == "answer_ranking":
         annotator = get_user_model().objects.get(username="assessor3")
         assignment = unit_lease_next(campaign=campaign, annotator=annotator)
         assignment_draft_save(assignment=assignment, annotator=annotator,
@@ -259,7 +259,7 @@ def test_export_empty_database_import_gives_the_same_report_and_rows(demo, media
     assert set(run.sample_item_ids) <= new_item_ids
     # The stored files came along into the new campaign's folders, and the items find theirs.
     assert _campaign_media(imported, media_root) == media and _item_images(imported) == images
-    if task_type == TaskType.IMAGE_RELEVANCE:
+    if task_type == "image_relevance":
         assert images and summary.media_files > len(images)
         for meta in imported.options["runs"].values():
             assert meta["file"].startswith(f"runs/{imported.pk}/") and (media_root / meta["file"]).is_file()

@@ -14,7 +14,7 @@ from annotate.models import Campaign, CampaignGuidelines, HumanJudgment, Members
 from annotate.selectors.campaigns import campaign_overview
 from annotate.services.annotation import judgment_edit, judgment_submit, unit_lease_next
 from annotate.services.campaigns import CampaignError, campaign_create, campaign_update
-from annotate.task_types import task_type_get
+from annotate.task_types.registry import task_type_get
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db

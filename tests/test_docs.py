@@ -16,7 +16,7 @@ import yaml
 from django.test import override_settings
 from django.urls import reverse
 
-from annotate.task_types import import_formats, task_type_names
+from annotate.task_types.registry import import_formats, task_type_names
 from judges.families import FAMILIES
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -8,8 +8,9 @@ from sklearn.metrics import cohen_kappa_score
 
 from agreement.report import agreement_report_build
 from annotate.models import HumanJudgment
-from annotate.services.annotation import JudgmentValueError, judgment_submit, judgment_value_check, unit_lease_next
+from annotate.services.annotation import judgment_submit, judgment_value_check, unit_lease_next
 from annotate.services.campaigns import CampaignError, campaign_options_set
+from annotate.task_types.spec import JudgmentValueError
 from stats.grades import fitted_grades, fitted_thresholds, quantile_cuts, quantile_grades, quantile_percentiles
 from tasktypes.importers.service import import_run
 

@@ -88,7 +88,7 @@ def imp(slug: str, task_type: str, fmt: str, path: Path, *options: str) -> None:
 
 
 def _csv_rows(text: str) -> list[list[str]]:
-    """The cells of a download as a reader that knows the spreadsheet escape (agreement.exports.spreadsheet_cell)
+    """The cells of a download as a reader that knows the spreadsheet escape (reports.tables.spreadsheet_cell)
     reads them: one leading quote dropped before =, +, -, @, a tab, a carriage return or another quote."""
     return [[cell[1:] if cell[:1] == "'" and cell[1:2] in ("=", "+", "-", "@", "\t", "\r", "'") else cell
              for cell in row] for row in csv.reader(io.StringIO(text))]

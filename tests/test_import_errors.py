@@ -93,7 +93,7 @@ def test_a_bad_file_after_good_ones_leaves_nothing_behind(tmp_path):
 @pytest.mark.django_db
 def test_unknown_format(tmp_path):
     path = jsonl(tmp_path, json.dumps(GOOD))
-    assert fails(path, fmt="csv").startswith("unknown format 'csv'; choose one of qa-eval-jsonl, nq301, judge-scores")
+    assert fails(path, fmt="csv").startswith("unknown format 'csv'; choose one of jsonl, attributed-qa, gold-answers")
 
 
 @pytest.mark.django_db

@@ -134,7 +134,6 @@ def test_a_campaigns_jobs_run_one_after_the_other(qa_campaign, researcher, monke
     order = []
     execute = jobs.import_job_execute
     monkeypatch.setattr(jobs, "import_job_execute", lambda *, job_id: (order.append(job_id), execute(job_id=job_id)))
-    monkeypatch.setattr("tasktypes.tasks.import_job_execute", jobs.import_job_execute)
     first = import_job_create(campaign=qa_campaign, user=researcher, fmt="qa-eval-jsonl",
                               files=[SimpleUploadedFile("NQ_a.jsonl", qa_lines(QUESTIONS[:2]))])  # queued, not run
     with django_capture_on_commit_callbacks(execute=True):

@@ -165,7 +165,8 @@ def test_a_link_made_under_the_old_rules_dies(client, mal):
     """A link the earlier code made (no scope) for an account it did not make: it is refused when opened and used,
     and the account is neither given a password nor activated."""
     from accounts.models import Invitation
-    from accounts.services import invitation_accept, token_digest
+    from accounts.models import token_digest
+    from accounts.services import invitation_accept
 
     imported = user_get_or_create_imported(username="nq301-annotator2")
     root = get_user_model().objects.create_superuser("root", "root@example.org", None)

@@ -13,6 +13,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from annotate.models import Item
+from annotate.task_types.registry import task_type_get
 from judges.families import FAMILIES, Verdict
 from judges.families import batching
 from judges.families.base import JudgeFamily
@@ -40,7 +41,6 @@ class _MeteredFamily(JudgeFamily):
     """One forward pass per batch, its rows as many tokens as their words, taking PASS_SECONDS on the clock."""
 
     name = "metered-test"
-    task_types = frozenset({"qa_correctness"})
     options = {}
 
     def __init__(self, clock: _Clock):
@@ -58,6 +58,8 @@ def metered_family(monkeypatch):
     clock = _Clock()
     monkeypatch.setattr(batching, "time", SimpleNamespace(perf_counter=clock.perf_counter))
     monkeypatch.setitem(FAMILIES, _MeteredFamily.name, _MeteredFamily(clock))
+    qa = task_type_get("qa_correctness")  # the task type's spec says which families judge it
+    monkeypatch.setattr(qa, "judge_families", (*qa.judge_families, _MeteredFamily.name))
     return _MeteredFamily.name
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from annotate.models import Item, Topic
 from annotate.services.campaigns import campaign_get_or_create, campaign_options_set
-from annotate.task_types import task_type_get
+from annotate.task_types.registry import task_type_get
 from judges.errors import JudgeConfigError
 from judges.families import ItemInput, family_get
 from judges.llm import prompts

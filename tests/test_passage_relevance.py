@@ -13,11 +13,11 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from annotate.models import Campaign, HumanJudgment, Item, Role, SystemOutput, Topic, Unit
-from annotate.task_types import task_type_get
+from annotate.task_types.registry import task_type_get
 from judges.families import families_for
 from judges.models import Judge, ModelJudgment
-from tests.import_jobs_support import api_import, imports_inline  # noqa: F401 (a fixture)
 from tests.factories import MembershipFactory
+from tests.import_jobs_support import api_import, imports_inline  # noqa: F401 (a fixture)
 from tests.judges_support import eager  # noqa: F401 - fixture
 from tests.reports import report_stored
 

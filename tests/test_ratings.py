@@ -11,7 +11,7 @@ import pytest
 from scipy.stats import hypergeom
 
 from annotate.models import HumanJudgment, JudgmentKind
-from annotate.task_types import OPEN, TIE, majority_label
+from annotate.task_types.spec import OPEN, TIE, majority_label
 from reports.selectors import human_labels_get
 from stats import interrater
 from stats.ratings import Ratings, coded, preference_order, rater_pairs

@@ -20,16 +20,11 @@ import math
 
 from django.http import Http404
 
+from annotate.adjudication_kinds import ADJUDICATION_DEFAULT, ADJUDICATION_JUDGE, ADJUDICATION_KINDS
 from annotate.models import Campaign, HumanJudgment, JudgmentKind, Membership, Role, Unit
 from annotate.selectors.annotation import letter_label, units_open_to
-from annotate.task_types import (
-    ADJUDICATION_DEFAULT,
-    ADJUDICATION_JUDGE,
-    ADJUDICATION_KINDS,
-    JudgeVerdict,
-    task_type_get,
-    view_assignment,
-)
+from annotate.task_types.registry import task_type_get
+from annotate.task_types.spec import JudgeVerdict, view_assignment
 
 # A judge's score from 0 to 1 is compared with its threshold (its configuration's, else this).
 DEFAULT_THRESHOLD = 0.5

@@ -17,6 +17,7 @@ from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.utils import timezone
 
+from annotate.arms import arm_judge
 from annotate.models import (
     Assignment,
     AssignmentStatus,
@@ -26,7 +27,7 @@ from annotate.models import (
     JudgmentKind,
     Unit,
 )
-from annotate.task_types import arm_judge, task_type_get
+from annotate.task_types.registry import task_type_get
 
 # Candidate texts longer than this many characters start collapsed, the full text one click or key away.
 LONG_TEXT_CHARS = 600

@@ -20,7 +20,7 @@ from annotate.models import (
     Topic,
     Unit,
 )
-from annotate.task_types import task_type_get
+from annotate.task_types.registry import task_type_get
 
 
 def campaign_list_for_user(*, user) -> list[dict]:

@@ -14,9 +14,11 @@ Three queries whatever the campaign's size.
 
 from __future__ import annotations
 
+from annotate.adjudication_kinds import ADJUDICATION_JUDGES
 from annotate.models import Campaign, Unit
 from annotate.selectors.adjudication import judge_verdicts
-from annotate.task_types import ADJUDICATION_JUDGES, QUEUE_ORDERS, task_type_get
+from annotate.task_types.options import QUEUE_ORDERS
+from annotate.task_types.registry import task_type_get
 
 ORDER_POSITION = "position"
 ORDER_INFORMATIVE = "informative"

@@ -11,8 +11,9 @@ from django.db import transaction
 from annotate.models import HumanJudgment, JudgmentKind, JudgmentSource, Unit
 from annotate.selectors.adjudication import units_held_back
 from annotate.selectors.campaigns import guidelines_current_id
-from annotate.services.annotation import JudgmentError, judgment_value_check
+from annotate.services.annotation import judgment_value_check
 from annotate.services.data_version import campaign_data_changed
+from annotate.task_types.spec import JudgmentError
 
 NOTE_MAX_CHARS = 5000
 

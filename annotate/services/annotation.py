@@ -27,10 +27,11 @@ from annotate.models import (
     Unit,
 )
 from annotate.selectors.annotation import assignment_held, units_open_to
+from annotate.selectors.campaigns import guidelines_current_id
 from annotate.services.arms import annotator_arm_ensure, annotator_arm_given, campaign_arms, lease_arm
 from annotate.services.data_version import campaign_data_changed
-from annotate.selectors.campaigns import guidelines_current_id
-from annotate.task_types import UnknownTaskType, task_type_get
+from annotate.task_types.registry import UnknownTaskType, task_type_get
+from annotate.task_types.spec import JudgmentError, JudgmentValueError
 
 # How many candidate units one lease attempt reads before locking them one by one; when all of
 # them are taken by concurrent annotators meanwhile, the next batch is read.
@@ -38,14 +39,6 @@ CANDIDATE_BATCH = 25
 
 # A draft is the page's own arrangement of a unit; anything larger than this is not one.
 DRAFT_MAX_BYTES = 64 * 1024
-
-
-class JudgmentError(Exception):
-    """A verdict that cannot be recorded; the message is shown to the annotator."""
-
-
-class JudgmentValueError(JudgmentError):
-    """The verdict itself is malformed (nothing was recorded); the annotator can fix it on the same unit."""
 
 
 class DraftSuperseded(JudgmentError):

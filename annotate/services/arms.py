@@ -14,9 +14,10 @@ import random
 from django.db import transaction
 from django.db.models import Count
 
+from annotate.arms import arm_judge
 from annotate.models import Assignment, AssignmentStatus, Campaign, HumanJudgment, JudgmentKind, Membership, Role, Unit
 from annotate.services.data_version import campaign_data_changed
-from annotate.task_types import arm_judge, task_type_get
+from annotate.task_types.registry import task_type_get
 
 DEFAULT_ASSIGNMENT = "balanced"
 DEFAULT_PER = "annotator"

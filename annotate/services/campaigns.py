@@ -22,6 +22,7 @@ from accounts.services import (
     invited_account_create,
 )
 from annotate.access import CREATE_PERMISSION
+from annotate.adjudication_kinds import adjudication_options_problem
 from annotate.bulk import rows_insert
 from annotate.models import (
     Assignment,
@@ -37,7 +38,8 @@ from annotate.models import (
 from annotate.selectors.campaigns import campaign_invitation_scope
 from annotate.services.data_version import campaign_data_changed
 from annotate.services.queue_order import unit_positions_renumber
-from annotate.task_types import UNIT_TOPIC, UnknownTaskType, adjudication_options_problem, task_type_get
+from annotate.task_types.registry import UnknownTaskType, task_type_get
+from annotate.task_types.spec import UNIT_TOPIC
 
 
 class CampaignError(Exception):

@@ -1,10 +1,10 @@
 """The registry of judge families: name -> family. Adding a family = a module and one line here.
 
-A family judges the task types its own `task_types` names, and those whose spec names it in `judge_families`
-(annotate.task_types.TaskTypeSpec): a new task type can take up existing families without editing them.
+Which families judge a task type is said once, in its spec's `judge_families` (annotate.task_types.spec.
+TaskTypeSpec): a new task type takes up existing families without editing them.
 """
 
-from annotate.task_types import UnknownTaskType, task_type_get, task_type_names
+from annotate.task_types.registry import UnknownTaskType, task_type_get, task_type_names
 from judges.errors import JudgeConfigError
 from judges.families.autoais import AutoAIS
 from judges.families.base import ItemInput, JudgeFamily, Verdict
@@ -36,34 +36,28 @@ FAMILIES: dict[str, JudgeFamily] = {
 
 # Families that generate text samples (cached one row per judge, item and sample; tokens and cost counted).
 SAMPLE_FAMILIES = frozenset(name for name, family in FAMILIES.items() if getattr(family, "uses_samples", False))
+# Families whose model's input limit may cut an item's text (the report counts the cuts).
+CUTTING_FAMILIES = frozenset(name for name, family in FAMILIES.items() if family.cuts_long_inputs)
 
-__all__ = ["FAMILIES", "SAMPLE_FAMILIES", "ItemInput", "JudgeFamily", "Verdict", "family_get", "family_check_task_type",
+__all__ = ["CUTTING_FAMILIES", "FAMILIES", "SAMPLE_FAMILIES", "ItemInput", "JudgeFamily", "Verdict", "family_get", "family_check_task_type",
            "families_for"]
 
 
-def _spec_families(task_type: str) -> tuple[str, ...]:
-    """The families TASK_TYPE's spec lists in judge_families; none for a task type no module registered."""
-    try:
-        return tuple(task_type_get(task_type).judge_families)
-    except UnknownTaskType:
-        return ()
-
-
-def _judges(family: JudgeFamily, task_type: str) -> bool:
-    return task_type in family.task_types or family.name in _spec_families(task_type)
-
-
 def families_for(task_type: str) -> list[str]:
-    """The names of the families that can judge campaigns of TASK_TYPE, sorted."""
-    return sorted(name for name, family in FAMILIES.items() if _judges(family, task_type))
+    """The names of the families that can judge campaigns of TASK_TYPE (its spec's judge_families), sorted; none for
+    a task type no package registered."""
+    try:
+        return sorted(task_type_get(task_type).judge_families)
+    except UnknownTaskType:
+        return []
 
 
 def family_check_task_type(name: str, task_type: str) -> None:
     """JudgeConfigError unless family NAME can judge a TASK_TYPE campaign, naming the families that can."""
-    family = family_get(name)
-    if not _judges(family, task_type):
+    family_get(name)
+    if name not in families_for(task_type):
         usable = ", ".join(families_for(task_type)) or "none"
-        judged = sorted({*family.task_types, *(other for other in task_type_names() if _judges(family, other))})
+        judged = sorted(other for other in task_type_names() if name in families_for(other))
         raise JudgeConfigError(f"{name} judges {', '.join(judged)} campaigns, not {task_type}; "
                                f"families for {task_type}: {usable}")
 

@@ -49,8 +49,8 @@ def _load(model: str, device: str):
 class AutoAIS(JudgeFamily):
     name = "autoais"
     items_per_task = ITEMS_PER_TASK
-    task_types = frozenset({"ais"})
     description = "AutoAIS: P(the passage entails the answer) from an NLI model; attributable at the threshold."
+    cuts_long_inputs = True
     options = {
         **model_options(default_model="google/t5_xxl_true_nli_mixture", batch_size=8, max_length=512),
         "kind": Option((str,), "auto", "auto (from the checkpoint), seq2seq or classification."),

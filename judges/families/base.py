@@ -75,9 +75,10 @@ class JudgeFamily:
 
     name: ClassVar[str]
     description: ClassVar[str] = ""
-    # The task types whose campaigns this family can judge (annotate.models.TaskType values).
-    task_types: ClassVar[frozenset[str]] = frozenset()
     options: ClassVar[dict[str, Option]] = {}
+    # Whether the model's input limit may cut an item's text, said in the verdict's raw text (NOTE_TRUNCATED,
+    # NOTE_WINDOWED): the report counts the cuts (reports.selectors.input_cuts_get).
+    cuts_long_inputs: ClassVar[bool] = False
     # Keys this family no longer accepts, with what to do instead (asked for by name, they get this message).
     retired_options: ClassVar[dict[str, str]] = {}
     # True: the task layer resolves the judge's model endpoint and passes `connection=` to judge_batch.

@@ -36,7 +36,6 @@ def _tokenize(texts: list[str], tokenizer: str) -> list[list[str]]:
 
 class BM25(JudgeFamily):
     name = "bm25"
-    task_types = frozenset({"answer_ranking"})
     description = "BM25 score of the query against each candidate; corpus = the topic's candidates."
     needs_topic_candidates = True
     options = {

@@ -78,8 +78,8 @@ def _features(output):
 class CLIPScore(JudgeFamily):
     name = "clipscore"
     items_per_task = ITEMS_PER_TASK
-    task_types = frozenset({"image_relevance"})
     description = "CLIPScore: a CLIP model's image-text similarity of each image and its topic's context text."
+    cuts_long_inputs = True
     options = {
         **model_options(default_model="openai/clip-vit-base-patch32", batch_size=32, max_length=None),
         "fields": Option((list,), FIELDS, "Topic fields joined into the text, in order; the tail is cut at the "

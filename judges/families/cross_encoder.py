@@ -25,7 +25,6 @@ def _load(model: str, device: str):
 class CrossEncoder(JudgeFamily):
     name = "cross-encoder"
     items_per_task = ITEMS_PER_TASK
-    task_types = frozenset({"answer_ranking"})
     description = "Cross-encoder (sequence classification): the relevance logit, or P(positive label)."
     options = {
         **model_options(default_model="cross-encoder/ms-marco-MiniLM-L-6-v2", batch_size=32, max_length=512),

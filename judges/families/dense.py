@@ -58,7 +58,6 @@ def plain_tokenizer(encoder):
 class Dense(JudgeFamily):
     name = "dense"
     items_per_task = ITEMS_PER_TASK
-    task_types = frozenset({"answer_ranking"})
     description = "Bi-encoder (sentence-transformers): cosine similarity of query and candidate embeddings."
     options = {
         **model_options(default_model=DEFAULT_MODEL, batch_size=32, max_length=None),

@@ -10,7 +10,6 @@ from judges.families.base import ItemInput, JudgeFamily, Verdict
 
 class ExactMatch(JudgeFamily):
     name = "em"
-    task_types = frozenset({"qa_correctness"})
     scores_gold = True
     description = "Exact match after SQuAD normalisation against any gold answer."
     options = {}

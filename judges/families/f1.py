@@ -26,7 +26,6 @@ def token_f1(prediction: str, gold: str) -> float:
 
 class TokenF1(JudgeFamily):
     name = "f1"
-    task_types = frozenset({"qa_correctness"})
     scores_gold = True
     description = "Best token F1 against any gold answer (SQuAD normalisation); yes at or above the threshold."
     options = {"threshold": Option((int, float), 0.5, "F1 at or above which the label is yes (0 to 1).")}

@@ -57,7 +57,6 @@ _URL = re.compile(r"^https?://[^\s/]+", re.IGNORECASE)
 
 class LLMJudge(JudgeFamily):
     name = "llm"
-    task_types = frozenset({"qa_correctness"})
     description = ("An LLM says whether the answer is correct given the gold answers, or grades a passage on the "
                    "campaign's scale; n samples, majority vote.")
     # The task layer passes a database-backed SampleStore to judge_batch (judges.samples.DbSampleStore).

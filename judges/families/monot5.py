@@ -37,7 +37,6 @@ def token_id(tokenizer, token: str, *, family: str, option: str) -> int:
 class MonoT5(JudgeFamily):
     name = "monot5"
     items_per_task = ITEMS_PER_TASK
-    task_types = frozenset({"answer_ranking"})
     description = 'monoT5 reranker: P("true") for "Query: q Document: d Relevant:".'
     options = {
         **model_options(default_model="castorini/monot5-base-msmarco-10k", batch_size=16, max_length=512),

@@ -69,7 +69,6 @@ class ImageUnreadableError(Exception):
 
 class VLMJudge(JudgeFamily):
     name = NAME
-    task_types = frozenset({"image_relevance"})
     description = "A vision-language model grades how relevant the image is to the text section, from 1 to 100."
     # The task layer passes a database-backed SampleStore to judge_batch (judges.samples.DbSampleStore).
     uses_samples: ClassVar[bool] = True

@@ -13,7 +13,7 @@ are part of the judge's identity: editing a default here makes new judges, never
 old judge's name.
 """
 
-from annotate.task_types import or_list
+from annotate.words import or_list
 from judges.errors import JudgeConfigError
 from judges.llm.backend import Message
 from judges.templates import template_fill, template_names

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 from annotate.models import Campaign
+from judges.families import CUTTING_FAMILIES
 from reports.selectors import (
     AisAnswers,
     HumanLabels,
@@ -146,7 +147,7 @@ def _ais_extend(*, report: dict, campaign: Campaign, humans: HumanLabels, judges
     extras = {judge.name: ais_judge_extras(judge=judge, humans=humans, outputs=outputs) for judge in judges}
     listed = {row["item"] for extra in extras.values() for row in extra["disagreements"]}
     briefs = items_brief_get(item_ids=listed) if listed else {}
-    passages = input_cuts_get(campaign=campaign, family="autoais") if any(j.family == "autoais" for j in judges) else {}
+    passages = input_cuts_get(campaign=campaign) if any(j.family in CUTTING_FAMILIES for j in judges) else {}
     for name, extra in extras.items():
         for row in extra["disagreements"]:
             row.update(briefs.get(row["item"], {}))

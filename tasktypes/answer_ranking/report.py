@@ -54,7 +54,7 @@ from reports.build_steps import HUMANS, JUDGES, READING, SYSTEM_LEVEL, build_ste
 from reports.selectors import JudgeScores, RankingData, RankingTopic, ranking_data_get
 from stats import correlation, interrater, rank_agreement, retrieval, uncertainty
 from stats.budget import target_width
-from tasktypes.answer_ranking import NRP_PAPER, NRP_RULES, NRP_STUDY_CODE
+from tasktypes.answer_ranking.options import NRP_PAPER, NRP_RULES, NRP_STUDY_CODE
 
 TAU = "kendall_tau_b"
 TAU_ANSWERS = "kendall_tau_b_answers_only"

@@ -26,7 +26,8 @@ from annotate.services.campaigns import (
     slug_problem,
 )
 from annotate.services.data_version import campaign_data_changed
-from annotate.task_types import UNIT_TOPIC, task_type_get
+from annotate.task_types.registry import task_type_get
+from annotate.task_types.spec import UNIT_TOPIC
 from judges.identity import config_hash
 from judges.models import ACTIVE_RUN_STATUSES, RunStatus
 from judges.secrets import config_identity

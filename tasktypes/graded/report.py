@@ -35,7 +35,8 @@ import numpy as np
 from sklearn.metrics import confusion_matrix
 
 from annotate.models import Campaign
-from annotate.task_types import task_type_get
+from annotate.task_types.registry import task_type_get
+from judges.families import CUTTING_FAMILIES
 from reports.adjudication import adjudication_items_block
 from reports.budget import graded_budget
 from reports.build_steps import HUMANS, JUDGES, READING, SYSTEM_LEVEL, build_step
@@ -125,7 +126,7 @@ def graded_report_build(*, campaign: Campaign) -> dict:
                for name, run in sorted(runs.items())}
     for name, block in _run_means(per_topic_human).items():
         systems[name]["means"]["human"] = block
-    cuts = input_cuts_get(campaign=campaign, family="clipscore") if any(j.family == "clipscore" for j in judges) else {}
+    cuts = input_cuts_get(campaign=campaign) if any(j.family in CUTTING_FAMILIES for j in judges) else {}
     build_step(JUDGES)
     judge_blocks = {}
     judge_labels = []  # (name, family, {item: grade as a label}): the adjudication block compares them

@@ -22,9 +22,9 @@ import shutil
 import zipfile
 import zlib
 from collections.abc import Iterator
-from functools import lru_cache, partial
+from functools import lru_cache
 from itertools import accumulate
-from operator import itemgetter, lt
+from operator import itemgetter
 from pathlib import Path, PurePosixPath
 
 import ijson

@@ -4,7 +4,7 @@ qrels name them."""
 from annotate.bulk import rows_insert
 from annotate.ids import json_text
 from annotate.models import Campaign, Item
-from annotate.task_types import task_type_get
+from annotate.task_types.registry import task_type_get
 
 
 def graded_items_ensure(*, campaign: Campaign, topics: dict[str, int],

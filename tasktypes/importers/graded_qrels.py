@@ -20,7 +20,8 @@ from pathlib import Path
 from annotate.ids import json_text
 from annotate.models import Campaign, Item, JudgmentKind, Topic
 from annotate.services.campaigns import units_ensure, user_get_or_create_imported
-from annotate.task_types import or_list, task_type_get
+from annotate.task_types.registry import task_type_get
+from annotate.words import or_list
 from tasktypes.importers.common import ImportDataError, UnusedLines, fits
 from tasktypes.importers.graded_items import graded_items_ensure
 from tasktypes.importers.trec_qrels import qrels_read

@@ -19,7 +19,7 @@ from pathlib import Path
 
 
 from annotate.models import Campaign, Topic
-from annotate.task_types import task_type_get
+from annotate.task_types.registry import task_type_get
 from judges.models import Leaderboard, LeaderboardValue
 from tasktypes.importers.common import ImportDataError, UnusedLines, lines_read
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, JudgmentSource, Topic, Unit
-from tasktypes.answer_ranking import rank_depth
+from tasktypes.answer_ranking.options import rank_depth
 from tasktypes.importers.common import ImportDataError
 
 RANKED = "ranked"

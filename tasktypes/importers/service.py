@@ -7,12 +7,11 @@ from pathlib import Path
 
 from django.db import transaction
 from django.db.models import Count, F, Q
-from django.utils.module_loading import import_string
 
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, Topic, Unit
 from annotate.services.campaigns import campaign_get_or_create, units_ensure
 from annotate.services.data_version import campaign_data_changed
-from annotate.task_types import import_formats, task_type_get, task_type_names
+from annotate.task_types.registry import import_formats, task_type_get, task_type_names
 from judges.models import Judge
 from tasktypes.importers.attributed_qa import DEFAULT_JUDGE as DEFAULT_AIS_JUDGE
 from tasktypes.importers.attributed_qa import attributed_qa_import
@@ -20,8 +19,8 @@ from tasktypes.importers.common import ImportDataError, UnusedLines, file_check
 from tasktypes.importers.gold_answers import gold_answers_import
 from tasktypes.importers.graded_qrels import human_qrels_import, judge_qrels_import
 from tasktypes.importers.image_topics import image_topics_import
-from tasktypes.importers.item_categories import item_categories_import
 from tasktypes.importers.images import images_import
+from tasktypes.importers.item_categories import item_categories_import
 from tasktypes.importers.judge_scores import judge_scores_import
 from tasktypes.importers.label_studio import label_studio_import
 from tasktypes.importers.leaderboard import leaderboard_import
@@ -31,11 +30,11 @@ from tasktypes.importers.qa_index import QaIndex
 from tasktypes.importers.ranking_index import RankingIndex
 from tasktypes.importers.ranking_jsonl import ranking_jsonl_import
 from tasktypes.importers.rankings import human_rankings_write
-from tasktypes.importers.trec_qrels import trec_qrels_import
 from tasktypes.importers.runs_pool import runs_pool_import
+from tasktypes.importers.trec_qrels import trec_qrels_import
 from tasktypes.importers.trec_run import trec_run_import
 from tasktypes.importers.writes import units_done_refresh
-from tasktypes.qa_correctness import RULE_QA_EVAL
+from tasktypes.qa_correctness.rules import RULE_QA_EVAL
 
 logger = logging.getLogger(__name__)
 
@@ -121,7 +120,7 @@ class ImportSummary:
 
     def lines(self) -> list[str]:
         """The summary as lines of text, in the words of the campaign's task type (its import_lines)."""
-        return (getattr(self, task_type_get(self.task_type).import_lines)() + self.category_lines()
+        return (task_type_get(self.task_type).import_lines(self) + self.category_lines()
                 + self.unused_lines() + self.judge_run_lines())
 
     def category_lines(self) -> list[str]:
@@ -322,9 +321,9 @@ def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str |
             summary.notes.append(f"lines read: {counts['read']}; items given a new category: {counts['changed']}; "
                                  f"already in that category: {counts['same']}")
         else:
-            importer = import_string(task_type_get(campaign.task_type).importer)
-            importer(campaign=campaign, fmt=fmt, paths=paths, system=system, judge=judge, score_judge=score_judge,
-                     depth=depth, tag=tag, clip=clip, summary=summary, unused=unused)
+            task_type_get(campaign.task_type).import_run(
+                campaign=campaign, fmt=fmt, paths=paths, system=system, judge=judge, score_judge=score_judge,
+                depth=depth, tag=tag, clip=clip, summary=summary, unused=unused)
         unused.check_some_used()
         summary.lines_unused = unused.rows()
         for key, value in campaign_counts(campaign=campaign).items():

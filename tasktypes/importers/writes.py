@@ -14,10 +14,8 @@ from django.utils import timezone
 from annotate.bulk import rows_insert
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, JudgmentSource, Unit
 from judges.identity import JudgeConfigError, judge_get_or_create
-from judges.models import Judge, ModelJudgment
+from judges.models import EXTERNAL_FAMILY, Judge, ModelJudgment
 from tasktypes.importers.common import ImportDataError, UnusedLines
-
-EXTERNAL_FAMILY = "external"
 
 
 @dataclass(frozen=True, slots=True)

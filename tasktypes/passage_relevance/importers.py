@@ -17,7 +17,7 @@ from pathlib import Path
 from annotate.ids import json_text
 from annotate.models import Campaign, Item, Topic
 from annotate.services.campaigns import units_ensure
-from annotate.task_types import task_type_get
+from annotate.task_types.registry import task_type_get
 from tasktypes.importers.common import (
     ImportDataError,
     UnusedLines,

@@ -22,7 +22,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from annotate.textnorm import squad_normalize
 from judges.families import FAMILIES, ItemInput
 from reports.verdicts import POSITIVE, Output
-from tasktypes.qa_correctness import COUNTING_RULES, RULE_CONCORD, RULE_QA_EVAL
+from tasktypes.qa_correctness.rules import COUNTING_RULES, RULE_CONCORD, RULE_QA_EVAL
 
 __all__ = ["COUNTING_RULES", "RULE_CONCORD", "RULE_QA_EVAL", "Output", "QaEvalRater", "counting_for", "output_correct",
            "study_percent"]

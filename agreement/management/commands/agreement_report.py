@@ -12,11 +12,7 @@ from django.core.management.base import BaseCommand, CommandError
 from agreement.report import agreement_report_build
 from agreement.stored import report_for_open, stored_report_rebuild, stored_report_status
 from annotate.models import Campaign
-from annotate.task_types import LAYOUT_RANKING
-
-
-def _fmt(value) -> str:
-    return "—" if value is None else f"{value:.3f}"
+from annotate.task_types.registry import task_type_get
 
 
 class Command(BaseCommand):
@@ -49,89 +45,4 @@ class Command(BaseCommand):
         if as_json:
             self.stdout.write(json.dumps(report, ensure_ascii=False))
         else:
-            self.stdout.write(summary_text(report))
-
-
-def summary_text(report: dict) -> str:
-    """The report as aligned plain text, three decimals, "—" where a statistic is undefined."""
-    if report["layout"] == LAYOUT_RANKING:
-        return ranking_summary_text(report)
-    humans = report["humans"]
-    lines = [
-        f"Agreement report: {report['campaign']} ({report['task_type']})",
-        "",
-        f"Humans: {humans['annotators']} annotators, {humans['items_labelled']} items with a human label "
-        f"({humans['adjudicated']} adjudicated, {humans['ties']} ties, {humans.get('items_open', 0)} still open)",
-        f"  Fleiss' kappa {_fmt(humans['fleiss_kappa'])} over {humans['fleiss_items']} items; "
-        f"Krippendorff's alpha {_fmt(humans['krippendorff_alpha'])}",
-    ]
-    for pair in humans["pairwise_cohen_kappa"]:
-        lines.append(f"  Cohen's kappa {pair['a']} vs {pair['b']}: {_fmt(pair['kappa'])} (n = {pair['n']})")
-    lines += ["", "Judges (item level vs the human label; system level vs human accuracies):"]
-    if not report["judges"]:
-        lines.append("  none")
-    width = max([len(name) for name in report["judges"]] + [5])
-    if report["judges"]:
-        lines.append(
-            f"  {'judge':<{width}}  {'n':>6}  {'kappa':>6}  {'agree':>6}  {'failed':>6}  {'tau-b':>6}  {'rho':>6}  {'r':>6}"
-        )
-    for name, block in report["judges"].items():
-        item, system = block["item"], block["system"]
-        lines.append(
-            f"  {name:<{width}}  {item['n']:>6}  {_fmt(item['cohen_kappa']):>6}  {_fmt(item['accuracy']):>6}  "
-            f"{item.get('failed', 0):>6}  {_fmt(system['kendall_tau_b']):>6}  {_fmt(system['spearman']):>6}  "
-            f"{_fmt(system['pearson']):>6}"
-        )
-    for name, block in report["judges"].items():
-        for key, words in (("system_all", "each side over every output it decided"),
-                           ("system_mean_score", "by the judge's mean score")):
-            order = block.get(key)
-            if order and order is not block["system"]:
-                lines.append(f"  {name:<{width}}  systems {words}: tau-b {_fmt(order['kendall_tau_b'])}, "
-                             f"rho {_fmt(order['spearman'])}, r {_fmt(order['pearson'])} "
-                             f"({order['n_systems']} systems)")
-    if report["systems"]:
-        names = list(report["judges"])
-        swidth = max(len(row["system"]) for row in report["systems"])
-        counting = report.get("counting")
-        rule = f" (counting rule {counting['rule']}: {counting['description']})" if counting else ""
-        lines += ["", f"System accuracy{rule}:",
-                  "  " + "  ".join([f"{'system':<{swidth}}", f"{'n':>5}", f"{'human':>6}", *names])]
-        for row in report["systems"]:
-            cells = [f"{row['system']:<{swidth}}", f"{row['n']:>5}", f"{_fmt(row['human']):>6}"]
-            cells += [f"{_fmt(row['judges'].get(name)):>{max(6, len(name))}}" for name in names]
-            lines.append("  " + "  ".join(cells))
-    return "\n".join(lines)
-
-
-def _mean_ci(summary: dict | None) -> str:
-    if not summary:
-        return "—"
-    ci = summary["ci95"]
-    interval = f" [{_fmt(ci[0])}, {_fmt(ci[1])}]" if ci else ""
-    return f"{_fmt(summary['mean'])}{interval} (n = {summary['n']})"
-
-
-def ranking_summary_text(report: dict) -> str:
-    """answer_ranking: mean per-topic Kendall tau-b with its 95% CI per ranker, and the human ceiling."""
-    humans = report["humans"]
-    ceiling = humans["ceiling"] or {}
-    lines = [
-        f"Agreement report: {report['campaign']} ({report['task_type']})",
-        "",
-        f"Humans: {humans['annotators']} annotators, {humans['topics_ranked']} of {humans['topics']} topics ranked "
-        f"({humans['adjudicated']} adjudicated)",
-        f"  human vs human tau-b, mean over topics: {_mean_ci(ceiling.get('kendall_tau_b'))}; "
-        f"answers only: {_mean_ci(ceiling.get('kendall_tau_b_answers_only'))}",
-        "",
-        "Rankers (per-topic Kendall tau-b vs the human order, mean over topics with 95% CI):",
-    ]
-    if not report["judges"]:
-        lines.append("  none")
-    for name, block in report["judges"].items():
-        for dimension, means in block["topic_mean_by_dimension"].items():
-            lines.append(
-                f"  {name} [{dimension}]: {_mean_ci(means['kendall_tau_b'])}; "
-                f"answers only: {_mean_ci(means['kendall_tau_b_answers_only'])}"
-            )
-    return "\n".join(lines)
+            self.stdout.write(task_type_get(found.task_type).report_presentation().text(report))

@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotate.models import Campaign
 from annotate.services.queue_order import unit_positions_renumber
-from annotate.task_types import QUEUE_ORDERS
+from annotate.task_types.options import QUEUE_ORDERS
 
 
 class Command(BaseCommand):

@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotate.models import Campaign
 from annotate.services.campaigns import CampaignError
-from annotate.task_types import task_type_names
+from annotate.task_types.registry import task_type_names
 from tasktypes.importers.common import ImportDataError
 from tasktypes.importers.service import ImportRequestError, formats, import_data_run, import_judges_start
 

@@ -1,0 +1,54 @@
+"""The Django system check of the task types (`manage.py check`, and every start of the app): each registered spec
+declares what core code will ask of it, so a task type package that misses a piece is refused at start-up, not on
+the first page that needs it."""
+
+from django.core import checks
+from django.template import TemplateDoesNotExist
+from django.template.loader import get_template
+
+from annotate.forms import CampaignOptionsForm
+from annotate.task_types.options import COMMON_OPTIONS
+from annotate.task_types.registry import task_types
+from annotate.task_types.spec import UNIT_ITEM, UNIT_TOPIC, TaskTypeSpec
+from judges.families import FAMILIES
+
+# The hooks every task type implements itself (the base class's raise NotImplementedError).
+REQUIRED_HOOKS = ("value_check", "value_from_post", "unit_context", "adjudication_questions", "import_run",
+                  "report_build")
+
+
+def spec_problems(spec: TaskTypeSpec) -> list[str]:
+    """What is missing or wrong in SPEC, in words; [] when it is complete."""
+    problems = []
+    if not spec.label:
+        problems.append("it has no label (what the pages call it)")
+    if spec.unit not in (UNIT_ITEM, UNIT_TOPIC):
+        problems.append(f"its unit is {spec.unit!r}, not {UNIT_ITEM!r} or {UNIT_TOPIC!r}")
+    for hook in REQUIRED_HOOKS:
+        if getattr(type(spec), hook) is getattr(TaskTypeSpec, hook):
+            problems.append(f"it does not implement {hook}")
+    for template in spec.page:
+        try:
+            get_template(template)
+        except TemplateDoesNotExist:
+            problems.append(f"its page template {template} does not exist")
+    if not (isinstance(spec.options_form, type) and issubclass(spec.options_form, CampaignOptionsForm)):
+        problems.append("its options_form is not a CampaignOptionsForm")
+    elif set(spec.options_form.base_fields) != set(COMMON_OPTIONS) | set(spec.options):
+        problems.append("its options form does not have one field per option it takes (its own and the common ones)")
+    if not spec.import_formats:
+        problems.append("it declares no import format")
+    extra_help = sorted(set(spec.format_help) - set(spec.import_formats))
+    if extra_help:
+        problems.append(f"it has help for formats it does not take: {', '.join(extra_help)}")
+    unknown = sorted(set(spec.judge_families) - set(FAMILIES))
+    if unknown:
+        problems.append(f"its judge_families name no judge family: {', '.join(unknown)} (known: "
+                        f"{', '.join(sorted(FAMILIES))})")
+    return problems
+
+
+def task_types_check(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
+    """Every registered task type's problems, one error each."""
+    return [checks.Error(f"task type {spec.name!r}: {problem}", obj=type(spec), id="tasktypes.E001")
+            for spec in task_types() for problem in spec_problems(spec)]

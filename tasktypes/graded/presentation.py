@@ -1,0 +1,107 @@
+"""How a graded relevance report is shown (reports.presentation): the runs under the human qrels and each judge's,
+the track's measures, the run orders, imported leaderboards, the judges' grades (templates/graded/); its tables
+(tasktypes.graded.tables), its plots (tasktypes.graded.plots), and the qrels it stores beside the document."""
+
+from collections.abc import Callable
+
+from reports.presentation import ReportPresentation
+
+
+def _run_orders(system: dict, measures: list[dict]) -> list[dict]:
+    """A judge's system block as one row per measure, with the measure's name and its Relative Δ."""
+    delta = system.get("relative_delta") or {}
+    return [{**system[m["key"]], "key": m["key"], "label": m["label"], "relative_delta": delta.get(m["key"]),
+             "relative_delta_ci95": delta.get(f"{m['key']}_ci95")} for m in measures if m["key"] in system]
+
+
+def _track_tables(report: dict, measures: list[dict], judge_names: list[str]) -> list[dict]:
+    """The track measures, one table each: every run's mean under the humans' qrels and each judge's, with its n
+    (topics) and interval."""
+    from tasktypes.graded.report import TRACK
+
+    def cells(row: dict, key: str) -> list[dict | None]:
+        means = row.get("means") or {}
+        return [(means.get("human") or {}).get(key),
+                *(((means.get("judges") or {}).get(name) or {}).get(key) for name in judge_names)]
+
+    return [{**m, "rows": [{"system": row["system"], "cells": cells(row, m["key"])} for row in report["systems"]]}
+            for m in measures if m["group"] == TRACK]
+
+
+def _leaderboard_order(name: str, block: dict, systems: list[dict], measures: list[dict]) -> dict:
+    """An imported leaderboard's block for the page: its run orders per measure it has, and each run's figures under
+    its first three measures (the JSON has them all) beside the humans'."""
+    own = [m for m in measures if m["key"] in block["measures"]]
+    shown = own[:3]
+    return {"name": name, "runs_not_in_report": block["runs_not_in_report"],
+            "measures": _run_orders(block["system"], own), "shown": shown,
+            "rows": [{"system": row["system"],
+                      "cells": [(row["human"].get(m["key"]), (block["values"].get(row["system"]) or {}).get(m["key"]))
+                                for m in shown]}
+                     for row in systems]}
+
+
+class GradedPresentation(ReportPresentation):
+    body_template = "graded/report_body.html"
+    # The qrels each source's grades make, stored with the report (GradedRelevance.report_extras): agreement serves
+    # them and the runs' leaderboards under them.
+    extra_downloads = ("qrels",)
+
+    def page_context(self, report: dict, *, judge_names: list[str], plots: dict[str, str]) -> dict:
+        from tasktypes.graded.report import MAIN, report_measures
+
+        measures = report_measures(report)
+        main = [m for m in measures if m["group"] == MAIN]
+        return {
+            # Each run's main measures (the studies' three), under the humans and then judge by judge; the track's
+            # measures in a table each; the run orders under every measure.
+            "run_measures": main,
+            "run_rows": [
+                {**row, "human_values": [row["human"].get(m["key"]) for m in main],
+                 "judge_values": [(row["judges"].get(name) or {}).get(m["key"]) for name in judge_names for m in main]}
+                for row in report["systems"]
+            ],
+            "track_tables": _track_tables(report, measures, judge_names),
+            "run_orders": [{"name": name, "measures": _run_orders(block["system"], measures)}
+                           for name, block in report["judges"].items()],
+            # Imported leaderboards (format trec-leaderboard) against the human one, and each run's figures on both.
+            "leaderboard_orders": [_leaderboard_order(name, block, report["systems"], measures)
+                                   for name, block in (report.get("leaderboards") or {}).items()],
+            "cdf_svg": plots.get("cdf"),
+            "confusion_svg": plots.get("confusion"),
+        }
+
+    def plots(self, report: dict) -> dict[str, Callable]:
+        from tasktypes.graded.plots import confusion_plot, runs_scatter_plot, scores_cdf_plot
+
+        return {"runs": runs_scatter_plot, "cdf": scores_cdf_plot, "confusion": confusion_plot}
+
+    def qrels_text(self, qrels: dict) -> str:
+        """One source's QRELS (topic -> doc -> grade) as TREC qrels lines."""
+        from tasktypes.graded.report import qrels_text
+
+        return qrels_text(qrels)
+
+    def leaderboard_text(self, *, campaign, report: dict, qrels: dict) -> str:
+        """The runs' leaderboard under one source's QRELS (TREC AutoJudge lines), with REPORT's relevance level and
+        compatibility persistence."""
+        from stats import compatibility
+        from tasktypes.graded.report import graded_leaderboard, leaderboard_text
+
+        scoring = {"relevant_from": report["relevant_from"], "compat_p": report.get("compat_p", compatibility.COMPAT_P)}
+        return leaderboard_text(graded_leaderboard(campaign=campaign, qrels=qrels, **scoring), **scoring)
+
+    def systems_csv(self, report: dict) -> str:
+        from tasktypes.graded.tables import runs_csv
+
+        return runs_csv(report=report)
+
+    def judges_csv(self, report: dict) -> str:
+        from tasktypes.graded.tables import graded_judges_csv
+
+        return graded_judges_csv(report=report)
+
+    def topics_csv(self, report: dict) -> str:
+        from tasktypes.graded.tables import topics_csv
+
+        return topics_csv(report=report)
