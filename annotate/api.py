@@ -1,4 +1,4 @@
-"""REST API for campaigns, their settings, guidelines, people and items (imports and exports: tasktypes.api).
+"""REST API for campaigns, their settings, guidelines, people and items (imports and exports: interchange.api).
 
 Every lookup is scoped to the user: a campaign one is not a member of is a 404; a member without the role an endpoint
 is for gets a 403 saying so (annotate.access).
@@ -38,7 +38,6 @@ from annotate.serializers import (
     MemberSerializer,
 )
 from annotate.services.arms import ArmError, member_arm_set
-from annotate.services.items import ItemCategoryError, item_category_set
 from annotate.services.campaigns import (
     CampaignError,
     campaign_create,
@@ -49,6 +48,7 @@ from annotate.services.campaigns import (
     member_invitation_create,
     member_remove,
 )
+from annotate.services.items import ItemCategoryError, item_category_set
 
 
 def _refused(exc: Exception) -> Response:

@@ -58,7 +58,7 @@ def image_stored(*, campaign_id: int) -> dict[str, dict]:
     """{image id: the item data fields of its stored files} for every image in the campaign's store.
 
     The store's manifest, read once per import, so that items pooled after their images were imported
-    find them; the fields are those an image import writes (tasktypes.importers.images).
+    find them; the fields are those an image import writes (interchange.importers.images).
     """
     manifest = Path(settings.MEDIA_ROOT) / IMAGE_DIR / str(campaign_id) / MANIFEST
     if not manifest.is_file():

@@ -41,7 +41,7 @@ def _child_import(csv_path: str) -> None:
     call_command("migrate", verbosity=0)
     from agreement.report import agreement_report_build
     from annotate.models import Campaign
-    from tasktypes.importers.service import import_data_run
+    from interchange.importers.service import import_data_run
 
     started = time.perf_counter()
     summary = import_data_run(slug="aqa-bench", task_type="ais", fmt="attributed-qa", paths=[Path(csv_path)])

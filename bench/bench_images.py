@@ -37,8 +37,8 @@ def main() -> None:
 
         from agreement.report import agreement_report_build
         from annotate.models import Campaign, HumanJudgment, Item, Unit
+        from interchange.importers.service import import_data_run
         from judges.models import Judge, ModelJudgment
-        from tasktypes.importers.service import import_data_run
         from tests.image_synthetic import runs_write, topics_write
 
         folder = Path(tmp)

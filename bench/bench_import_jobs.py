@@ -6,7 +6,7 @@ In the browser: the seconds from the click on Import until the job page shows, a
 showed while the worker imported, as the researcher sees them (read every half second, no reload).
 
 The upload is streamed from disk by the client (http.client, a chunk at a time), so the figures are the server's:
-the web process stores the file as it arrives (tasktypes.jobs.ImportUploadHandler) and answers 202 at once. Printed:
+the web process stores the file as it arrives (interchange.jobs.ImportUploadHandler) and answers 202 at once. Printed:
 the web process's peak RSS (VmHWM of /proc/<pid>/status, before and after the upload), the upload's seconds (until
 the 202), the import's seconds (the job's started_at to finished_at, and until the client saw it done), the rows
 per second, and the worker's peak RSS. SQLite database and broker in a temp folder unless DATABASE_URL /

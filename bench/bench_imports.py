@@ -157,7 +157,7 @@ def _child(step: str, fmt: str, file: str, media: str) -> None:
     settings.MEDIA_ROOT = Path(media)
     from django.core.management import call_command
 
-    from tasktypes.importers.service import import_data_run
+    from interchange.importers.service import import_data_run
 
     slug, task_type = f"bench-{Path(media).parent.name}", TASK_TYPES[fmt]  # one campaign per file
     if step == "setup":
@@ -229,7 +229,7 @@ def main() -> None:
         sys.exit(f"unknown format {unknown[0]!r}; choose from {', '.join(SIZES)}")
     baseline = subprocess.run([sys.executable, "-c", "import django, os, resource; os.environ.setdefault("
                                "'DJANGO_SETTINGS_MODULE', 'config.settings.test'); django.setup(); "
-                               "import tasktypes.importers.service; "
+                               "import interchange.importers.service; "
                                "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"],
                               cwd=ROOT, capture_output=True, text=True, check=True)
     database = os.environ.get("DATABASE_URL", "sqlite").split(":", 1)[0]

@@ -1,4 +1,4 @@
-"""Benchmark of the JSON readers on hostile depth and on an ordinary export (tasktypes.importers.common).
+"""Benchmark of the JSON readers on hostile depth and on an ordinary export (interchange.importers.common).
 
 - hostile: the issue's files, 10,000,000 nested `[` closed (20 MB) and 20,000,000 unclosed `[` (20 MB), each read
   by json_array_read (the Label Studio reader) until it refuses them: seconds and the peak of Python allocations
@@ -24,7 +24,7 @@ import django  # noqa: E402
 
 django.setup()
 
-from tasktypes.importers.common import ImportDataError, json_array_read  # noqa: E402
+from interchange.importers.common import ImportDataError, json_array_read  # noqa: E402
 
 
 def _refusal(path: Path) -> str:

@@ -55,13 +55,13 @@ django.setup()
 import torch  # noqa: E402
 
 from bench.bench_rankers import _t5_small  # noqa: E402
+from interchange.importers.common import tsv_read  # noqa: E402
 from judges.families import ItemInput, family_get  # noqa: E402
 from judges.families.batching import DEFAULT_MAX_TOKENS, length_batches, metered  # noqa: E402
 from judges.families.dense import PACKAGED_NAMES  # noqa: E402
 from judges.families.hf import model_cached, offline, packaged_minilm_path  # noqa: E402
 from judges.families.monot5 import TEMPLATE as MONOT5_TEMPLATE, token_id  # noqa: E402
 from judges.templates import template_fill  # noqa: E402
-from tasktypes.importers.common import tsv_read  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 SEED = 18  # issue 18

@@ -125,7 +125,7 @@ def browser_import(paths: dict, env: dict, *, slug: str) -> tuple[list[tuple[str
     port = _free_port()
     server = subprocess.Popen([sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
                               cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    # Uploads are imported by a worker (tasktypes.jobs); the page moves on to the job's page, polled until done.
+    # Uploads are imported by a worker (interchange.jobs); the page moves on to the job's page, polled until done.
     worker = subprocess.Popen([str(Path(sys.executable).parent / "celery"), "-A", "config", "worker", "-Q", "imports",
                                "--concurrency", "1", "--without-gossip", "--without-mingle", "--without-heartbeat",
                                "--loglevel", "WARNING"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,

@@ -6,7 +6,7 @@ urlpatterns = [
     # token/: POST username and password, get a new token for the "Authorization: Token ..." header; tokens/.
     path("", include("accounts.api_urls")),
     path("", include("annotate.api_urls")),
-    path("", include("tasktypes.api_urls")),
+    path("", include("interchange.api_urls")),
     path("", include("judges.api_urls")),
     path("", include("agreement.api_urls")),
 ]

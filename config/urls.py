@@ -19,7 +19,7 @@ urlpatterns = [
     re_path(r"^docs/(?P<path>.*)$", docs_page, name="docs"),
     path("", include("accounts.urls")),
     path("", include("annotate.urls")),
-    path("", include("tasktypes.urls")),
+    path("", include("interchange.urls")),
     path("", include("judges.urls")),
     path("", include("agreement.urls")),
 ]

@@ -25,7 +25,7 @@ def judge_get_or_create(*, campaign: Campaign, name: str, family: str, config: d
     A name already used with another configuration is an error: the same name must always mean
     the same virtual annotator, or cached judgments would be attributed to the wrong one. The report lists every
     judge: the caller's transaction ends with the campaign's next data version (judges.services.judge_run_start,
-    tasktypes.importers.service.import_run).
+    interchange.importers.service.import_run).
     """
     digest = config_hash(family=family, config=config)
     with transaction.atomic():

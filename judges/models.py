@@ -7,7 +7,7 @@ from django.db.models import Q
 
 from annotate.models import Campaign, Item
 
-# The family of a judge whose verdicts were imported (tasktypes.importers.writes): no family module runs it.
+# The family of a judge whose verdicts were imported (interchange.importers.writes): no family module runs it.
 EXTERNAL_FAMILY = "external"
 
 

@@ -28,8 +28,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.local")
 django.setup()  # the importers' modules read models; nothing here touches a database
 
 from annotate.textnorm import answer_key, question_key  # noqa: E402
-from tasktypes.importers.nq301 import verdict_parse  # noqa: E402  (how the nq301 import reads GPT-4's verdicts)
-from tasktypes.importers.qa_index import topic_external_id_for  # noqa: E402  (the ids qa-eval-jsonl gives)
+from interchange.importers.qa_index import topic_external_id_for  # noqa: E402  (the ids qa-eval-jsonl gives)
+from tasktypes.qa_correctness.nq301 import verdict_parse  # noqa: E402  (how the nq301 import reads GPT-4's verdicts)
 
 QUESTIONS = 120
 

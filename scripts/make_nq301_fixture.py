@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from annotate.textnorm import question_key  # noqa: E402  (plain Python, no Django needed)
 
-# The file names tasktypes/importers/nq301.py reads.
+# The file names tasktypes/qa_correctness/nq301.py reads.
 HUMAN_FILE = "NQ301_human.tsv"
 JUDGE_FILES = ("NQ301_gpt-4.tsv", "NQ301_text-davinci-003.tsv")
 SYSTEM_GLOB = "NQ_*.jsonl"

@@ -10,6 +10,7 @@ from annotate.forms import CampaignOptionsForm
 from annotate.task_types.options import COMMON_OPTIONS
 from annotate.task_types.registry import task_types
 from annotate.task_types.spec import UNIT_ITEM, UNIT_TOPIC, TaskTypeSpec
+from interchange.importers.service import SHARED_FORMAT_HELP
 from judges.families import FAMILIES
 
 # The hooks every task type implements itself (the base class's raise NotImplementedError).
@@ -27,6 +28,8 @@ def spec_problems(spec: TaskTypeSpec) -> list[str]:
     for hook in REQUIRED_HOOKS:
         if getattr(type(spec), hook) is getattr(TaskTypeSpec, hook):
             problems.append(f"it does not implement {hook}")
+    if len(spec.page) != 2:
+        problems.append("its page is not (the annotation page, the unit fragment) templates")
     for template in spec.page:
         try:
             get_template(template)
@@ -38,6 +41,9 @@ def spec_problems(spec: TaskTypeSpec) -> list[str]:
         problems.append("its options form does not have one field per option it takes (its own and the common ones)")
     if not spec.import_formats:
         problems.append("it declares no import format")
+    unexplained = [fmt for fmt in spec.import_formats if fmt not in spec.format_help and fmt not in SHARED_FORMAT_HELP]
+    if unexplained:
+        problems.append(f"the import page has no help for its formats {', '.join(unexplained)} (its format_help)")
     extra_help = sorted(set(spec.format_help) - set(spec.import_formats))
     if extra_help:
         problems.append(f"it has help for formats it does not take: {', '.join(extra_help)}")

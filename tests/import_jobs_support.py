@@ -1,4 +1,4 @@
-"""Helpers for tests of import jobs (tasktypes.jobs): run a request's import job inline, read the job's API answer.
+"""Helpers for tests of import jobs (interchange.jobs): run a request's import job inline, read the job's API answer.
 
 `imports_inline(client.post, ...)` makes the request with Celery eager and the transaction's on-commit callbacks run
 when it returns, so the job the request queued has run (or failed) by then, in this process, against the test

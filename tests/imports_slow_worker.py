@@ -25,7 +25,7 @@ def _slow_imports(**_):
     import django
 
     django.setup()
-    from tasktypes.importers.progress import ImportProgress
+    from interchange.importers.progress import ImportProgress
 
     pause = float(os.environ.get("CONCORD_TEST_PAUSE_SECONDS", "0.1"))
     every = int(os.environ.get("CONCORD_TEST_PAUSE_ROWS", "1000"))

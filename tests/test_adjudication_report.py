@@ -8,9 +8,9 @@ import pytest
 from agreement.report import agreement_report_build
 from annotate.models import Campaign, HumanJudgment, JudgmentKind, Role, Unit
 from annotate.services.adjudication import adjudication_submit
+from interchange.archive import campaign_export, campaign_import
 from judges.models import Judge, ModelJudgment
 from reports.adjudication import agreement_with_reference, share_with_interval
-from tasktypes.archive import campaign_export, campaign_import
 from tests.adjudication_support import disagreement_campaign
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UserFactory
 from tests.reports import report_stored

@@ -10,10 +10,10 @@ from sklearn.metrics import cohen_kappa_score
 from agreement.report import agreement_report_build
 from annotate.models import HumanJudgment, Item, Role, Unit
 from annotate.services.campaigns import campaign_get_or_create
+from interchange.importers.runs_pool import runs_pool_import
 from judges.models import Judge, ModelJudgment
 from reports.selectors import graded_items_get
 from stats import interrater, retrieval
-from tasktypes.importers.runs_pool import runs_pool_import
 from tests.factories import MembershipFactory, TopicFactory, UserFactory
 from tests.reports import report_stored
 

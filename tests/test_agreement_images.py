@@ -9,10 +9,10 @@ from sklearn.metrics import cohen_kappa_score
 
 from agreement.report import agreement_report_build
 from annotate.models import HumanJudgment, Item, Role, Unit
+from interchange.importers.runs_pool import runs_pool_import
 from judges.families.base import NOTE_TRUNCATED
 from judges.models import Judge, ModelJudgment
 from stats.grades import fitted_thresholds, quantile_grades
-from tasktypes.importers.runs_pool import runs_pool_import
 from tests.factories import CampaignFactory, MembershipFactory, TopicFactory, UserFactory
 from tests.reports import report_stored
 

@@ -205,7 +205,7 @@ def test_an_annotator_waiting_for_an_arm_is_told_so(qa_campaign, annotator, pass
 
 @pytest.mark.django_db
 def test_an_archive_carries_arms_suggestions_and_seconds_with_a_rankings_item_ids_mapped(tmp_path):
-    from tasktypes.archive import campaign_export, campaign_import
+    from interchange.archive import campaign_export, campaign_import
 
     campaign, (person,) = ranking_campaign(slug="rank-arms")
     items = list(Item.objects.filter(campaign=campaign).order_by("pk"))

@@ -1,6 +1,6 @@
 """Script injection in imported text is inert: in Chromium no payload runs, and every page shows it as plain text.
 
-Five campaigns, one per task type, are imported through the real importers (tasktypes.importers.service) from files
+Five campaigns, one per task type, are imported through the real importers (interchange.importers.service) from files
 whose every text field carries the payloads below: questions and topics, answers and candidates, passages, source
 titles and URLs, system names and run tags, judge names, gold answers, annotator names, the campaign's name. Human
 judgments and imported judge scores make the report show its judges, systems, disagreements and SVG plots.
@@ -24,8 +24,8 @@ from agreement.report import agreement_report_build
 from annotate.models import Assignment, AssignmentStatus, Item, Role
 from annotate.services.annotation import judgment_submit, unit_lease_next
 from annotate.services.campaigns import campaign_get_or_create, membership_add
+from interchange.importers.service import import_run
 from judges.models import Judge, JudgeRun, ModelJudgment, RunStatus
-from tasktypes.importers.service import import_run
 from tests.browser_keys import press
 from tests.factories import UserFactory
 from tests.image_synthetic import images_write

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from annotate.models import Campaign
-from tasktypes.importers.runs_pool import runs_pool_import
-from tasktypes.importers.service import import_run
+from interchange.importers.runs_pool import runs_pool_import
+from interchange.importers.service import import_run
 from tests.reports import report_stored
 from tests.test_agreement_graded import HUMAN, SPLIT, _second_assessor, passage_campaign  # noqa: F401 (fixture)
 

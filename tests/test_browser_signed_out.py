@@ -5,7 +5,7 @@ import pytest
 from django.contrib.sessions.models import Session
 from playwright.sync_api import expect
 
-from tasktypes.models import ImportJob
+from interchange.models import ImportJob
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -1,4 +1,4 @@
-"""Moving a campaign (tasktypes.archive): export it, empty the database, import it, and the agreement report and the
+"""Moving a campaign (interchange.archive): export it, empty the database, import it, and the agreement report and the
 rows are the same; a damaged archive, a taken slug and outsiders are refused and change nothing."""
 
 import hashlib
@@ -29,13 +29,13 @@ from annotate.services.annotation import (
     unit_lease_next,
 )
 from annotate.services.campaigns import CampaignError
+from interchange.archive import campaign_export, campaign_import
+from interchange.archive.media import media_files
+from interchange.archive.tables import TABLES
+from interchange.importers.common import ImportDataError
 from judges.identity import judge_get_or_create
 from judges.models import Judge, JudgeRun, Leaderboard, LeaderboardValue, LLMSample, ModelEndpoint, ModelJudgment
 from tasktypes.answer_ranking.options import ranking_dimensions
-from tasktypes.archive import campaign_export, campaign_import
-from tasktypes.archive.media import media_files
-from tasktypes.archive.tables import TABLES
-from tasktypes.importers.common import ImportDataError
 from tests.factories import MembershipFactory, UserFactory
 from tests.judges_support import eager  # noqa: F401 - fixture
 
@@ -414,7 +414,7 @@ def test_a_taken_slug_is_refused_and_another_one_is_taken(qa_moved, qa_archive):
 def test_annotators_keep_writing_while_a_campaign_is_exported(qa_moved, tmp_path, monkeypatch):
     """The export reads one snapshot without holding the write lock: a topic added meanwhile, from another
     connection, is written at once and is not in the archive (which agrees with itself)."""
-    from tasktypes.archive import writer
+    from interchange.archive import writer
 
     written = []
 
@@ -560,8 +560,8 @@ def test_the_api_import_is_for_staff(client, qa_moved, qa_archive, outsiders):
 
 def test_an_archive_written_before_fallback_labels_still_reads():
     """Campaign archives made before ModelJudgment.fallback_label existed lack the key: it takes its default."""
+    from interchange.archive.tables import RowReader
     from judges.models import ModelJudgment
-    from tasktypes.archive.tables import RowReader
 
     reader = RowReader(ModelJudgment, resolver=lambda field: (lambda value: value))
     row = {"id": 7, "judge": 1, "item": 2, "run": None, "score": None, "label": "", "raw": "Unsure.", "failed": True,

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 
-from reports.tables import SpreadsheetCsv, spreadsheet_cell
 from annotate.models import HumanJudgment, Item, Role, SystemOutput, Topic, Unit
 from annotate.services.campaigns import campaign_get_or_create
+from interchange.importers.runs_pool import runs_pool_import
 from judges.models import Judge, ModelJudgment
-from tasktypes.importers.runs_pool import runs_pool_import
+from reports.tables import SpreadsheetCsv, spreadsheet_cell
 from tests.factories import PASSWORD, MembershipFactory, TopicFactory, UserFactory
 from tests.reports import report_stored
 from tests.test_agreement_ranking import ranking_campaign  # noqa: F401 (fixture)

@@ -23,9 +23,9 @@ from annotate.services.annotation import assignment_draft_save, judgment_edit, j
 from annotate.services.arms import member_arm_set
 from annotate.services.campaigns import campaign_options_set, campaign_update, member_remove
 from annotate.services.data_version import campaign_data_changed
+from interchange.archive import campaign_export, campaign_import
 from judges.models import Judge, JudgeRun, ModelJudgment
 from judges.services import judge_run_cancel, judge_run_resume, judge_run_retry_failed, judge_run_start
-from tasktypes.archive import campaign_export, campaign_import
 from tests.factories import MembershipFactory, UserFactory
 from tests.import_jobs_support import api_import, imports_inline  # noqa: F401 (a fixture)
 from tests.judges_support import eager  # noqa: F401 (a fixture)

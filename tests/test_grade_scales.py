@@ -11,8 +11,8 @@ from annotate.models import HumanJudgment
 from annotate.services.annotation import judgment_submit, judgment_value_check, unit_lease_next
 from annotate.services.campaigns import CampaignError, campaign_options_set
 from annotate.task_types.spec import JudgmentValueError
+from interchange.importers.service import import_run
 from stats.grades import fitted_grades, fitted_thresholds, quantile_cuts, quantile_grades, quantile_percentiles
-from tasktypes.importers.service import import_run
 
 FOUR = [{"grade": 0, "name": "Irrelevant", "definition": "Nothing to do with the query."},
         {"grade": 1, "name": "Related", "definition": "On the topic, does not answer."},

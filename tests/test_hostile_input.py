@@ -16,9 +16,9 @@ from django.apps import apps
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotate.services.campaigns import campaign_get_or_create
-from tasktypes.importers.common import ImportDataError
-from tasktypes.importers.service import formats, import_data_run
-from tasktypes.importers.uploads import uploads_import
+from interchange.importers.common import ImportDataError
+from interchange.importers.service import formats, import_data_run
+from interchange.importers.uploads import uploads_import
 
 CORPUS = Path(__file__).parent / "data" / "hostile"
 CASES = json.loads((CORPUS / "cases.json").read_text(encoding="utf-8"))["cases"]

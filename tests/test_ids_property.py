@@ -23,9 +23,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from annotate.models import Campaign, HumanJudgment, Item, Membership, Role, Topic
+from interchange.archive import campaign_export, campaign_import
+from interchange.importers.runs_pool import stored_runs
 from judges.models import ModelJudgment
-from tasktypes.archive import campaign_export, campaign_import
-from tasktypes.importers.runs_pool import stored_runs
 from tests.reports import report_stored
 
 pytestmark = pytest.mark.django_db

@@ -7,11 +7,11 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, SystemOutput, Topic, Unit
+from interchange.importers.service import import_data_run
 from judges.models import Judge, ModelJudgment
-from tasktypes.importers.attributed_qa import source_fields
-from tasktypes.importers.service import import_data_run
-from tests.import_jobs_support import api_import, imports_inline  # noqa: F401 (a fixture)
+from tasktypes.ais.attributed_qa import source_fields
 from tests.ais_synthetic import COLUMNS, ais_csv_write, ais_rows
+from tests.import_jobs_support import api_import, imports_inline  # noqa: F401 (a fixture)
 
 
 def db_state():

@@ -10,8 +10,8 @@ from django.core.management import CommandError, call_command
 from PIL import Image
 
 from annotate.models import Campaign, HumanJudgment, Item, SystemOutput, Topic, Unit
+from interchange.importers.trec_run import trec_order
 from judges.models import ModelJudgment
-from tasktypes.importers.trec_run import trec_order
 from tests.image_synthetic import image_draw, images_write, qrels_write, runs_write, topics_write
 
 pytestmark = pytest.mark.django_db

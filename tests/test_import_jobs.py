@@ -1,4 +1,4 @@
-"""Import jobs (tasktypes.jobs): the page and the API store the upload and answer at once, a worker imports it all
+"""Import jobs (interchange.jobs): the page and the API store the upload and answer at once, a worker imports it all
 or nothing with its progress recorded, a campaign's jobs run one after the other, and new items meet the judges."""
 
 import json
@@ -9,12 +9,12 @@ from django.test.client import MULTIPART_CONTENT, RequestFactory, encode_multipa
 from rest_framework.test import APIClient
 
 from annotate.models import Campaign, Item
+from interchange import jobs
+from interchange.importers import progress
+from interchange.jobs import import_job_create, import_job_execute, job_folder
+from interchange.models import ImportJob
 from judges.models import JudgeRun, ModelJudgment
 from judges.services import judge_run_start
-from tasktypes import jobs
-from tasktypes.importers import progress
-from tasktypes.jobs import import_job_create, import_job_execute, job_folder
-from tasktypes.models import ImportJob
 from tests.import_jobs_support import api_import, imports_inline  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.django_db
@@ -147,7 +147,7 @@ def test_a_campaigns_jobs_run_one_after_the_other(qa_campaign, researcher, monke
     assert second.status == "queued"
     ImportJob.objects.filter(pk=first.id).update(status="queued")
     with django_capture_on_commit_callbacks(execute=True):
-        app.tasks["tasktypes.tasks.import_job_run"].delay(first.id)
+        app.tasks["interchange.tasks.import_job_run"].delay(first.id)
     first.refresh_from_db()
     second.refresh_from_db()
     assert order == [first.id, second.id]
@@ -273,7 +273,7 @@ def test_import_data_at_the_command_line_starts_the_judges_too(qa_campaign, rese
 def test_a_broker_that_cannot_be_reached_fails_the_job_at_once(qa_campaign, researcher, monkeypatch):
     from kombu.exceptions import OperationalError
 
-    from tasktypes.tasks import import_job_run
+    from interchange.tasks import import_job_run
 
     def unreachable(*args, **kwargs):
         raise OperationalError("[Errno 111] Connection refused")

@@ -11,9 +11,9 @@ import pytest
 from playwright.sync_api import expect
 
 from annotate.models import Item
+from interchange.models import ImportJob
 from judges.identity import config_hash
 from judges.models import Judge, JudgeRun, ModelJudgment
-from tasktypes.models import ImportJob
 from tests.judges_support import Worker, broker_url
 
 pytestmark = [pytest.mark.browser, pytest.mark.worker, pytest.mark.django_db(transaction=True)]

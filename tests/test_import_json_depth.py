@@ -1,5 +1,5 @@
 """Deep JSON costs a reader a bounded amount of memory: every JSON reader refuses nesting deeper than
-MAX_JSON_DEPTH from the parser's events, before it builds anything (tasktypes.importers.common).
+MAX_JSON_DEPTH from the parser's events, before it builds anything (interchange.importers.common).
 
 Before, ijson built a nested element whole (its event prefixes growing with the depth) and checked it after:
 10 million nested `[` (20 MB) cost a worker 16-19 GB. Here each reader meets a small deep file under tracemalloc
@@ -10,8 +10,8 @@ import tracemalloc
 
 import pytest
 
-from tasktypes.importers import common
-from tasktypes.importers.common import (
+from interchange.importers import common
+from interchange.importers.common import (
     MAX_JSON_DEPTH,
     ImportDataError,
     json_array_read,

@@ -3,9 +3,9 @@
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from judges.models import ModelJudgment
-from tasktypes.models import ImportJob
 from annotate.models import Role
+from interchange.models import ImportJob
+from judges.models import ModelJudgment
 from tests.factories import CampaignFactory, MembershipFactory, UserFactory
 from tests.import_jobs_support import imports_inline  # noqa: F401 (a fixture)
 

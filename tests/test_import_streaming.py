@@ -16,12 +16,12 @@ from PIL import Image
 from rest_framework.test import APIClient
 
 from annotate.models import Campaign, Item
+from interchange.importers.common import ImportDataError
+from interchange.importers.service import import_data_run, import_run
+from interchange.importers.uploads import uploads_import
 from judges.models import ModelJudgment
-from tasktypes.importers.common import ImportDataError
-from tasktypes.importers.service import import_data_run, import_run
-from tasktypes.importers.uploads import uploads_import
-from tests.import_jobs_support import api_import, imports_inline  # noqa: F401 (a fixture)
 from tests.factories import CampaignFactory
+from tests.import_jobs_support import api_import, imports_inline  # noqa: F401 (a fixture)
 
 LARGE = 50 * 1024 * 1024
 # What reading a few lines may cost; reading (or holding) a 50 MB file costs far more than either.

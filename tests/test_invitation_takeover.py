@@ -225,7 +225,7 @@ def test_archive_accounts_get_no_link_and_an_invitee_an_archive_names_is_closed(
                                                                               tmp_path, settings):
     """An archive restore (staff) makes the accounts it lacks inactive, with no link to be had for them; an unclaimed
     invitee of another campaign that its memberships name now belongs to two campaigns: her links die."""
-    from tasktypes.archive import campaign_export, campaign_import
+    from interchange.archive import campaign_export, campaign_import
 
     settings.MEDIA_ROOT = str(tmp_path / "media")
     colleague = UserFactory(username="colleague")

@@ -12,10 +12,10 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 
 from agreement.report import agreement_report_build
+from interchange.importers.runs_pool import runs_pool_import
 from judges.models import Leaderboard, LeaderboardValue
 from stats import retrieval
 from tasktypes.graded.report import ONLY_MEANS_NOTE
-from tasktypes.importers.runs_pool import runs_pool_import
 from tests.import_jobs_support import api_import, imports_inline  # noqa: F401 (a fixture)
 from tests.reports import report_stored
 from tests.test_agreement_graded import HUMAN, passage_campaign  # noqa: F401 (fixture)

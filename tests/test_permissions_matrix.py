@@ -23,9 +23,9 @@ from accounts.services import token_create
 from annotate.models import Assignment, Campaign, CampaignGuidelines, HumanJudgment, Item, Membership, Role
 from annotate.services.annotation import judgment_submit, unit_lease_next
 from conftest import image_write, qa_campaign_build
+from interchange.importers.service import ImportSummary
+from interchange.models import ImportJob
 from judges.models import Judge, JudgeRun, ModelJudgment
-from tasktypes.importers.service import ImportSummary
-from tasktypes.models import ImportJob
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory, UserFactory
 
 ROLES = ("anonymous", "annotator", "other_annotator", "adjudicator", "researcher", "other_researcher")

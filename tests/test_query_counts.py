@@ -39,10 +39,10 @@ from annotate.models import (
 )
 from annotate.services.annotation import unit_lease_next
 from conftest import image_write
+from interchange.importers.service import ImportSummary
+from interchange.models import ImportJob
 from judges.identity import config_hash
 from judges.models import Judge, JudgeRun, LLMSample, ModelJudgment
-from tasktypes.importers.service import ImportSummary
-from tasktypes.models import ImportJob
 from tests.factories import CampaignFactory, MembershipFactory, UserFactory
 from tests.reports import report_stored
 from tests.test_permissions_matrix import ALL_URLS

@@ -14,8 +14,8 @@ from statsmodels.stats.proportion import proportion_confint
 
 from agreement.report import agreement_report_build
 from annotate.models import Campaign, Item
+from interchange.archive import campaign_export, campaign_import
 from reports.categories import WITHOUT, agreement_by_category
-from tasktypes.archive import campaign_export, campaign_import
 from tests.categories_support import CATEGORY, JUDGE, RATER_A, RATER_B, categories_campaign
 from tests.factories import UserFactory
 from tests.reports import report_stored

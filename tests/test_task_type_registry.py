@@ -15,11 +15,11 @@ from annotate.services.campaigns import CampaignError, campaign_get_or_create, c
 from annotate.task_types.options import COMMON_OPTIONS
 from annotate.task_types.registry import UnknownTaskType, task_type_get, task_type_names
 from annotate.task_types.spec import UNIT_ITEM, UNIT_TOPIC
+from interchange.importers.service import formats
 from judges.families import FAMILIES, families_for
-from tasktypes.importers.service import formats
 
 ROOT = Path(__file__).resolve().parent.parent
-CORE = ("accounts", "agreement", "annotate", "config", "judges", "reports", "stats")
+CORE = ("accounts", "agreement", "annotate", "config", "interchange", "judges", "reports", "stats")
 # The one place a task type's name is a model choice (the database column's values).
 CHOICES = ROOT / "annotate" / "models.py"
 
@@ -94,7 +94,7 @@ def test_the_check_finds_a_layout_or_family_branch():
 
 # The folders, bottom to top: each may import those below it, never those above. The statistics (stats/) are the
 # bottom floor: no Django and no other folder of the project (test_the_statistics_import_no_django).
-LAYERS = ["stats", "accounts", "annotate", "judges", "reports", "tasktypes", "agreement"]
+LAYERS = ["stats", "accounts", "annotate", "judges", "reports", "interchange", "tasktypes", "agreement"]
 
 
 def _imports(path: Path) -> set[str]:

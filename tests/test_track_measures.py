@@ -11,9 +11,9 @@ import pytest
 from scipy.stats import kendalltau
 
 from agreement.report import agreement_report_build
+from interchange.importers.runs_pool import runs_pool_import
 from stats import retrieval
 from stats.compatibility import compatibility_per_topic
-from tasktypes.importers.runs_pool import runs_pool_import
 from tests.reports import report_stored
 from tests.test_agreement_graded import HUMAN, JUDGE, RUNS, passage_campaign  # noqa: F401 (fixture)
 from tests.test_compatibility import REFERENCE, _qrels, _run

@@ -193,8 +193,8 @@ def test_an_import_whose_worker_is_killed_at_each_start_fails_instead_of_killing
     """SIGKILL the pool process mid-import twice, as the kernel's OOM killer did: acks_late and
     reject_on_worker_lost hand the message back each time, and its third start fails the job instead of importing
     (a message that kills workers would otherwise kill them forever). The worker itself lives on."""
-    from tasktypes.jobs import PROGRESS_FILE, import_job_create, job_folder
-    from tasktypes.models import ImportJob
+    from interchange.jobs import PROGRESS_FILE, import_job_create, job_folder
+    from interchange.models import ImportJob
 
     rows = b"".join(b'{"question": "question %d", "answer": ["a %d"], "prediction": "a %d"}\n' % (n, n, n)
                     for n in range(3000))

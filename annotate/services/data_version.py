@@ -12,7 +12,7 @@ SKIP LOCKED, then version only when it gave the annotator an arm) queue on it on
 last statement and its commit. The price is that a campaign's writers commit one after the other.
 
 The writes that bump it (docs/stored-reports.md): human judgments (annotate.services.annotation and .adjudication),
-every import (tasktypes.importers.service.import_run, the one funnel of the command, the page, the API and import
+every import (interchange.importers.service.import_run, the one funnel of the command, the page, the API and import
 jobs), archive restores, model judgments (judges.tasks stores each batch's verdicts with one), judge runs started,
 cancelled, resumed or retried (judges.services), options, overlap k, and arms given or taken (annotate.services).
 Not bumped: what the report does not read (guidelines, names and descriptions, queue positions, leases and drafts).

@@ -61,7 +61,7 @@ COMMON_OPTIONS: dict[str, Callable[[str, object], str | None]] = {
     # Ranking agreement at the top (stats.rank_agreement): RBO's persistence, and k of overlap@k and tau-b@k.
     "rbo_p": persistence,
     "top_k": whole_number,
-    # After an import that adds items, start each configured judge on them (tasktypes.jobs).
+    # After an import that adds items, start each configured judge on them (interchange.jobs).
     "judge_new_items": yes_no,
     # The assistance experiment (docs/arms.md; annotate.services.arms, reports.arms).
     "arms": arms_check,

@@ -3,6 +3,7 @@ code asks (annotate.task_types.registry finds the subclasses, one per task type 
 
 from collections import Counter
 from collections.abc import Callable, Collection
+from pathlib import Path
 from typing import NamedTuple
 
 from annotate.task_types import registry
@@ -75,17 +76,19 @@ class TaskTypeSpec:
     # The form of the campaign's options (a subclass of annotate.forms.CampaignOptionsForm, one field per option):
     # the Options page shows it, and the API checks its JSON through it. Every registered type declares one.
     options_form: type | None = None
-    # The annotation page and the fragment htmx swaps in.
-    page: tuple[str, str] = ("annotate/annotate.html", "annotate/_unit.html")
+    # The annotation page and the fragment htmx swaps in, templates of the task type's package (templates/<name>/).
+    page: tuple[str, ...] = ()
     # What an annotator's judgment is called on the page ("verdict", "grade", "ranking").
     noun: str = "verdict"
     # What the pages call a topic's text, in the task type's own words ("question", "query"): the heading over it
     # where a core page shows it (the adjudication page).
     topic_noun: str = "question"
-    # The import formats that feed this task type (tasktypes.importers.service runs them), and the import page's
+    # The import formats that feed this task type (interchange.importers.service runs them), and the import page's
     # help for the formats that mean something of their own here (the others have the page's general help).
     import_formats: tuple[str, ...] = ()
     format_help: dict[str, str] = {}
+    # The formats whose paths may be folders (or a .zip of one, uploaded).
+    folder_formats: tuple[str, ...] = ()
     # What the items of a pooled task type are: Item.kind and what the pages call one (tasktypes.graded).
     item_kind: str = ""
     item_noun: str = "item"
@@ -190,9 +193,14 @@ class TaskTypeSpec:
 
     def import_run(self, *, campaign, fmt: str, paths: list, summary, unused, **parameters) -> None:
         """Import PATHS, files of format FMT (one of import_formats), into CAMPAIGN, inside the import's transaction
-        (tasktypes.importers.service.import_run calls it): count what was made in SUMMARY (an ImportSummary) and the
+        (interchange.importers.service.import_run calls it): count what was made in SUMMARY (an ImportSummary) and the
         lines not used in UNUSED; PARAMETERS are the import's options (system, judge, score_judge, depth, tag, clip)."""
         raise NotImplementedError
+
+    def uploaded_paths(self, *, fmt: str, root: Path, paths: list[Path]) -> list[Path]:
+        """The paths an import of format FMT reads from uploaded files PATHS, stored in folder ROOT (a folder format
+        unpacks its .zip uploads there); PATHS by default."""
+        return paths
 
     def import_lines(self, summary) -> list[str]:
         """An import's SUMMARY (an ImportSummary) in this task type's words: its verdicts by default."""

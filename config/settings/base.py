@@ -29,6 +29,7 @@ INSTALLED_APPS = [
     "accounts",
     "annotate",
     "judges",
+    "interchange",
     "tasktypes",
     "agreement",
 ]
@@ -114,7 +115,7 @@ STORAGES = {
 DOCS_ROOT = Path(env("DOCS_ROOT", default=str(VAR_DIR / "docs-site")))
 DOCS_URL = env("DOCS_URL", default="/docs/")
 
-# Uploads: imports arrive as files; anything larger is refused with a message (see tasktypes.importers).
+# Uploads: imports arrive as files; anything larger is refused with a message (see interchange.importers).
 # Sign-in throttling (config.login_throttle): failures counted per username and per client address.
 LOGIN_FAILURES_PER_USER = env.int("LOGIN_FAILURES_PER_USER", default=5)
 LOGIN_FAILURES_PER_ADDRESS = env.int("LOGIN_FAILURES_PER_ADDRESS", default=30)
@@ -132,9 +133,9 @@ IMPORT_MAX_BYTES = env.int("IMPORT_MAX_BYTES", default=512 * 1024 * 1024)
 # In production the proxy in front should refuse the same (nginx: client_max_body_size).
 REQUEST_MAX_BYTES = env.int("REQUEST_MAX_BYTES", default=IMPORT_MAX_BYTES + 1024 * 1024)
 # The longest text value (a question, an answer, a passage, a cell) an import takes, in characters: a longer one is
-# refused with its file, line and field (tasktypes.importers.common.value_check).
+# refused with its file, line and field (interchange.importers.common.value_check).
 IMPORT_MAX_VALUE_CHARS = env.int("IMPORT_MAX_VALUE_CHARS", default=100_000)
-# Where uploaded imports wait for a worker (tasktypes.jobs): a folder per import job, deleted when the job ends.
+# Where uploaded imports wait for a worker (interchange.jobs): a folder per import job, deleted when the job ends.
 # Web processes write it and workers read it, so with workers on other machines it must be storage they share.
 IMPORT_ROOT = Path(env("IMPORT_ROOT", default=str(MEDIA_ROOT / "imports")))
 # Seconds an import job may run (a soft limit; the hard one is a minute later): longer than the judges' batches.
@@ -213,9 +214,9 @@ CELERY_TASK_SOFT_TIME_LIMIT = env.int("CELERY_TASK_SOFT_TIME_LIMIT", default=15 
 CELERY_TASK_TIME_LIMIT = env.int("CELERY_TASK_TIME_LIMIT", default=16 * 60)
 CELERY_TASK_DEFAULT_QUEUE = "judges"
 CELERY_TASK_QUEUES = (Queue("judges"), Queue("judges-gpu"), Queue("imports"))
-# Imports of uploaded files (tasktypes.tasks) have a queue of their own: a long import never waits behind judges.
+# Imports of uploaded files (interchange.tasks) have a queue of their own: a long import never waits behind judges.
 # Report rebuilds (agreement.tasks) share it, for the same reason: a judge run queues hundreds of batches.
-CELERY_TASK_ROUTES = {"tasktypes.tasks.import_job_run": {"queue": "imports"},
+CELERY_TASK_ROUTES = {"interchange.tasks.import_job_run": {"queue": "imports"},
                       "agreement.tasks.report_rebuild": {"queue": "imports"}}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Redis redelivers an unacknowledged message (its worker died) after this many seconds. Only for Redis:

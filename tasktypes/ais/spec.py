@@ -16,23 +16,31 @@ class Ais(TaskTypeSpec):
     options_form = CampaignOptionsForm
     # A panel whose majority is the item's label: three raters (DESIGN.md §1.3).
     default_overlap = 3
-    page = ("annotate/ais.html", "annotate/_ais.html")
+    page = ("ais/annotate.html", "ais/_unit.html")
     import_formats = ("jsonl", "attributed-qa", "gold-answers", "judge-scores", "item-categories")
     # EM and F1 judge an ais campaign once its questions have gold answers (format gold-answers).
     judge_families = ("autoais", "em", "f1")
     format_help = {
+        "gold-answers": "JSONL, one question per line: {\"question\", \"answers\": [...]}: the questions' reference "
+                        "answers, for the EM and F1 judges; questions the campaign lacks are counted and skipped.",
+        "attributed-qa": "The Attributed QA ratings.csv: system_name, question, answer, attribution, passage, "
+                         "human_rating (Y/N, blank when unrated), auto_ais, nli_score. Ratings become the items' "
+                         "human labels (those items skip the queue); nli_score an external AutoAIS judge named "
+                         "below (default: auto-ais).",
         "jsonl": "One attributed answer per line, with the fields of the attributed-qa CSV "
                  "(system_name, question, answer, attribution, passage, human_rating, auto_ais, nli_score).",
     }
     report_layout = "attribution"
 
     def import_run(self, **import_) -> None:
-        from tasktypes.importers.service import ais_import
+        from tasktypes.ais.importers import ais_import
 
         ais_import(**import_)
 
     def import_lines(self, summary) -> list[str]:
-        return summary.ais_lines()
+        from tasktypes.ais.importers import ais_lines
+
+        return ais_lines(summary)
 
     def report_build(self, *, campaign) -> dict:
         from tasktypes.ais.report import ais_report_build

@@ -122,21 +122,34 @@ class AnswerRanking(TaskTypeSpec):
     options = {"dimensions": _dimensions, "ties": _ties, "rank_depth": _rank_depth, "nrp_rule": _nrp_rule,
                "nrp_weights": _nrp_weights}
     options_form = AnswerRankingOptionsForm
-    page = ("annotate/ranking.html", "annotate/_ranking.html")
+    page = ("answer_ranking/annotate.html", "answer_ranking/_unit.html")
     noun = "ranking"
     topic_noun = "query"
     import_formats = ("label-studio", "jsonl", "trec-qrels", "trec-run", "judge-scores", "item-categories")
+    format_help = {
+        "label-studio": "A Label Studio Ranker project's JSON export (a list of tasks; data.query, data.items, "
+                        "the annotators' orders). Give a score judge name to import the items' scores as an "
+                        "external judge.",
+        "jsonl": "One topic per line: qid, query, candidates (answers and documents) and optional human rankings "
+                 "(docs/answer_ranking.md).",
+        "trec-qrels": "`qid 0 docno grade` lines: graded judgments of the documents, stored under the file's "
+                      "name.",
+        "trec-run": "`qid Q0 docid rank score tag` lines: a ranker's scores of the candidates, as an external "
+                    "judge named below (default: the run's tag).",
+    }
     judge_families = ("bm25", "cross-encoder", "dense", "monot5")
     report_layout = "ranking"
     arm_comparison = "rankings"
 
     def import_run(self, **import_) -> None:
-        from tasktypes.importers.service import ranking_import
+        from tasktypes.answer_ranking.importers import ranking_import
 
         ranking_import(**import_)
 
     def import_lines(self, summary) -> list[str]:
-        return summary.ranking_lines()
+        from tasktypes.answer_ranking.importers import ranking_lines
+
+        return ranking_lines(summary)
 
     def report_build(self, *, campaign) -> dict:
         from tasktypes.answer_ranking.report import ranking_report_build

@@ -74,7 +74,7 @@ MEASURE_GROUPS = {**dict.fromkeys(retrieval.IR_MEASURES, MAIN), **dict.fromkeys(
 
 def runs_get(*, campaign: Campaign) -> dict[str, dict]:
     """{run: {"tags": [...], "run": {topic: {doc id: score}}}} from the campaign's stored runs (no query)."""
-    from tasktypes.importers.runs_pool import stored_runs
+    from interchange.importers.runs_pool import stored_runs
 
     meta = (campaign.options or {}).get("runs") or {}
     return {name: {"tags": list(meta[name].get("tags") or []), "run": run}

@@ -6,8 +6,8 @@ from annotate.models import Assignment, Item
 from annotate.selectors.annotation import LONG_TEXT_CHARS, assignment_held, unit_display, units_open_to
 from annotate.task_types.registry import register
 from annotate.task_types.spec import JudgmentValueError
+from interchange.importers.images import image_items_attach
 from tasktypes.graded.spec import GradedRelevance
-from tasktypes.importers.images import image_items_attach
 
 # The three grades of TREC AToMiC (Yang & Lin 2024), in our own words (the page's help shows the definitions); the
 # label is the grade as a digit.
@@ -37,10 +37,15 @@ class ImageRelevance(GradedRelevance):
     item_kind = "image"
     doc_key = "image_id"
     item_noun = "image"
-    page = ("annotate/images.html", "annotate/_images.html")
+    page = ("image_relevance/annotate.html", "image_relevance/_unit.html")
     import_formats = ("jsonl", "trec-qrels", "trec-run", "atomic-topics", "images", "judge-qrels", "judge-scores",
                       "trec-leaderboard", "item-categories")
     format_help = {
+        **GradedRelevance.format_help,
+        "atomic-topics": "The TREC AToMiC topic JSON: a list of text sections (text_id, page_title, "
+                         "section_title, context_page_description, context_section_description).",
+        "images": "Image files named by image id (<id>.jpg, .png, .webp, .gif), or .zip archives of them: "
+                  "checked, stored with a thumbnail, and given to the pooled items of that id.",
         "jsonl": "One text section per line: id, page_title, page_context, section_title, section_context.",
         "trec-run": "Systems' runs, `qid Q0 docid rank score tag`: each run is kept whole and pooled to the depth "
                     "below (default 25); the tag below labels these runs.",
@@ -49,9 +54,10 @@ class ImageRelevance(GradedRelevance):
                        "below; its grades are used as they are.",
     }
     judge_families = ("clipscore", "vlm")
+    folder_formats = ("images",)
 
     def import_run(self, **import_) -> None:
-        from tasktypes.importers.service import image_import
+        from tasktypes.image_relevance.importers import image_import
 
         image_import(**import_)
 

@@ -1,5 +1,5 @@
 """The passage_relevance formats of its own: queries (`trec-topics`) and passage texts (`collection`); the formats
-every graded type takes (trec-run, trec-qrels, judge-qrels) are tasktypes.importers.service.graded_import's.
+every graded type takes (trec-run, trec-qrels, judge-qrels) are tasktypes.graded.importers.graded_import's.
 
 - `trec-topics`: `qid<TAB>text` lines (a TREC topics file; blank lines and `#` comments skipped), or JSONL objects
   `{"qid": ..., "text": ...}` (`query_id`, `id` or `topic_id` may stand for qid, `query` for text); a file is JSONL
@@ -18,7 +18,7 @@ from annotate.ids import json_text
 from annotate.models import Campaign, Item, Topic
 from annotate.services.campaigns import units_ensure
 from annotate.task_types.registry import task_type_get
-from tasktypes.importers.common import (
+from interchange.importers.common import (
     ImportDataError,
     UnusedLines,
     fits,
@@ -27,7 +27,8 @@ from tasktypes.importers.common import (
     lines_read,
     value_check,
 )
-from tasktypes.importers.service import ImportSummary, graded_import
+from interchange.importers.service import ImportSummary
+from tasktypes.graded.importers import graded_import
 
 QID_KEYS = ("qid", "query_id", "id", "topic_id")
 QUERY_KEYS = ("text", "query")

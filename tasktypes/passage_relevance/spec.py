@@ -37,10 +37,11 @@ class PassageRelevance(GradedRelevance):
     doc_key = "docid"
     item_noun = "passage"
     topic_noun = "query"
-    page = ("annotate/passages.html", "annotate/_passages.html")
+    page = ("passage_relevance/annotate.html", "passage_relevance/_unit.html")
     import_formats = ("trec-topics", "trec-run", "collection", "trec-qrels", "judge-qrels", "judge-scores",
                       "trec-leaderboard", "item-categories")
     format_help = {
+        **GradedRelevance.format_help,
         "trec-topics": "Queries, `qid<TAB>text` lines (a TREC topics file) or JSONL objects {qid, text}.",
         "collection": "Passages, `docid<TAB>text` lines or JSONL objects {docid, text}: only the passages the "
                       "campaign holds (pooled or graded) are read in; import it after the runs and qrels.",

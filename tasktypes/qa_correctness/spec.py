@@ -1,5 +1,7 @@
 """qa_correctness: is a system's answer to a question correct, given the gold answers? One verdict per item."""
 
+from pathlib import Path
+
 from annotate.forms import CampaignOptionsForm, ChoiceOptionField, TextOptionField
 from annotate.selectors.annotation import unit_display
 from annotate.selectors.arms import judge_item_verdicts
@@ -40,13 +42,36 @@ class QaCorrectness(TaskTypeSpec):
     label = "QA correctness"
     options = {"counting_rule": _counting_rule, "ablation_base": _ablation_base}
     options_form = QaOptionsForm
+    page = ("qa_correctness/annotate.html", "qa_correctness/_unit.html")
     import_formats = ("qa-eval-jsonl", "nq301", "judge-scores", "item-categories")
     judge_families = ("em", "f1", "llm")
+    folder_formats = ("nq301",)
+    format_help = {
+        "qa-eval-jsonl": "One JSONL file per system: {\"question\", \"answer\": [gold...], \"prediction\"} per line. "
+                         "System name from the field below or the file name.",
+        "nq301": "The NQ-open 301 folder of castorini/qa-eval as a .zip (or its files): NQ301_human.tsv, the "
+                 "GPT-4 and text-davinci-003 TSVs, model_outputs/*.jsonl.",
+    }
 
     def import_run(self, **import_) -> None:
-        from tasktypes.importers.service import qa_import
+        from tasktypes.qa_correctness.importers import qa_import
 
         qa_import(**import_)
+
+    def uploaded_paths(self, *, fmt: str, root: Path, paths: list[Path]) -> list[Path]:
+        """An nq301 upload: its .zip archives unpacked in ROOT, and the folder that holds NQ301_human.tsv (ROOT or
+        one folder down, a zip of the folder)."""
+        if fmt != "nq301":
+            return paths
+        from interchange.importers.common import zip_extract
+        from interchange.importers.uploads import UNPACKED
+        from tasktypes.qa_correctness.nq301 import HUMAN_FILE
+
+        for archive in [path for path in paths if path.suffix.lower() == ".zip"]:
+            zip_extract(archive, root / UNPACKED)
+            archive.unlink()
+        candidates = sorted(root.rglob(HUMAN_FILE), key=lambda path: len(path.parts))
+        return [candidates[0].parent if candidates else root]
 
     def report_build(self, *, campaign) -> dict:
         from tasktypes.qa_correctness.report import qa_report_build

@@ -1,0 +1,185 @@
+"""REST API for imports and exports: files into a campaign, its rankings and judges' runs out, whole campaigns as
+archives. Every lookup is scoped to the user: else 404."""
+
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.permissions import IsAdminUser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.authentication import ApiTokenAuthentication, SessionAuthenticationCsrfLater
+from annotate.access import campaign_for_researcher
+from annotate.services.campaigns import CampaignError
+from interchange.archive.web import archive_response, archive_upload_import
+from interchange.exports import ExportError, judge_trec_run, rankings_jsonl, rankings_label_studio
+from interchange.importers.common import ImportDataError
+from interchange.importers.service import ImportRequestError
+from interchange.jobs import (
+    ImportQueueError,
+    import_job_create,
+    import_job_progress,
+    import_job_state,
+    import_jobs_recent,
+    import_upload_handlers,
+)
+from interchange.models import ImportJob, ImportStatus
+from interchange.serializers import (
+    ArchiveImportRequestSerializer,
+    ArchiveImportSummarySerializer,
+    ImportErrorSerializer,
+    ImportJobSerializer,
+    ImportRequestSerializer,
+)
+
+
+def _job_data(request, job: ImportJob) -> dict:
+    slug = job.campaign.slug
+    return {
+        "id": job.id, "url": request.build_absolute_uri(reverse("api-campaign-import-job", args=[slug, job.id])),
+        "page": request.build_absolute_uri(reverse("import-job", args=[slug, job.id])), "campaign": slug,
+        "format": job.format, "parameters": job.parameters, "files": job.files,
+        "status": import_job_state(job=job),
+        **import_job_progress(job=job), "summary": job.summary if job.status == ImportStatus.DONE else None,
+        "error": job.error, "created_by": job.created_by.username if job.created_by else None,
+        "created_at": job.created_at, "started_at": job.started_at, "finished_at": job.finished_at,
+    }
+
+
+class UploadApiView(APIView):
+    """A view that takes uploads: the user, the permissions and `check_before_body` (who may send here) are checked
+    from the headers alone, then a browser session's CSRF check (which parses the body) runs, then the method. So a
+    session that may not upload here is refused before a byte of its body is read (DRF's own order, the CSRF check
+    inside authentication, wrote a refused upload to disk first). Every file goes to disk, never into memory."""
+
+    authentication_classes = [ApiTokenAuthentication, SessionAuthenticationCsrfLater]
+    parser_classes = [MultiPartParser, FormParser]
+
+    def initialize_request(self, request, *args, **kwargs):
+        request.upload_handlers = import_upload_handlers(request)
+        return super().initialize_request(request, *args, **kwargs)
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        if getattr(self, request.method.lower(), None) is None:
+            return  # a method the view has not: 405, whoever asks
+        self.check_before_body(request, *args, **kwargs)
+        if isinstance(request.successful_authenticator, SessionAuthenticationCsrfLater):
+            request.successful_authenticator.csrf_check(request)
+
+    def check_before_body(self, request, *args, **kwargs) -> None:
+        """Refuse (raise) a request this user may not send, from what is known without its body."""
+
+
+class CampaignImportApi(UploadApiView):
+    def check_before_body(self, request, slug):
+        self.campaign = campaign_for_researcher(request.user, slug)
+
+    @extend_schema(
+        request={"multipart/form-data": ImportRequestSerializer},
+        responses={202: ImportJobSerializer,
+                   400: OpenApiResponse(ImportErrorSerializer, "what makes the request unservable (a format the "
+                                                               "campaign does not take, a file over the size limit)")},
+    )
+    def post(self, request, slug):
+        """Queue an import of files into the campaign, all or nothing (researchers only): 202 with the job, whose
+        URL (also in Location) gives its progress, then its summary or the `file:line: field` error."""
+        form = ImportRequestSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        try:
+            job = import_job_create(campaign=self.campaign, user=request.user, fmt=data["format"], files=data["files"],
+                                    system=data.get("system") or None, judge=data.get("judge") or None,
+                                    score_judge=data.get("score_judge") or None, depth=data.get("depth"),
+                                    tag=data.get("tag") or None, clip=data.get("clip", False))
+        except (ImportDataError, ImportRequestError) as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        except ImportQueueError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_503_SERVICE_UNAVAILABLE)
+        body = _job_data(request, job)
+        return Response(ImportJobSerializer(body).data, status=status.HTTP_202_ACCEPTED,
+                        headers={"Location": body["url"]})
+
+
+class CampaignImportJobsApi(APIView):
+    @extend_schema(responses={200: ImportJobSerializer(many=True)})
+    def get(self, request, slug):
+        """The campaign's latest import jobs, newest first (researchers only)."""
+        campaign = campaign_for_researcher(request.user, slug)
+        jobs = import_jobs_recent(campaign=campaign, limit=50)
+        return Response(ImportJobSerializer([_job_data(request, job) for job in jobs], many=True).data)
+
+
+class CampaignImportJobApi(APIView):
+    @extend_schema(responses={200: ImportJobSerializer})
+    def get(self, request, slug, job_id):
+        """One import job: its status and progress, then its summary or error (researchers only)."""
+        campaign = campaign_for_researcher(request.user, slug)
+        job = get_object_or_404(ImportJob.objects.select_related("campaign", "created_by"), pk=job_id,
+                                campaign=campaign)
+        return Response(ImportJobSerializer(_job_data(request, job)).data)
+
+
+class CampaignRankingsExportApi(APIView):
+    @extend_schema(
+        parameters=[OpenApiParameter("shape", enum=["jsonl", "label-studio", "trec-run"], default="jsonl",
+                                     description="jsonl (ties and dimensions kept), a Label Studio Ranker export, "
+                                                 "or trec-run: the scores of the judge named by `judge`"),
+                    OpenApiParameter("judge", str, required=False, description="trec-run: the judge's name")],
+        responses={200: OpenApiResponse(description="the candidates and current human rankings (or a judge's run), "
+                                                    "in the shape `import_data --format jsonl|label-studio|trec-run` reads"),
+                   400: ImportErrorSerializer},
+    )
+    def get(self, request, slug):
+        """An answer_ranking campaign's human rankings, ready to import elsewhere (researchers only)."""
+        campaign = campaign_for_researcher(request.user, slug)
+        shape = request.query_params.get("shape", "jsonl")
+        try:
+            if shape == "jsonl":
+                return HttpResponse(rankings_jsonl(campaign=campaign), content_type="application/x-ndjson; charset=utf-8")
+            if shape == "label-studio":
+                return Response(rankings_label_studio(campaign=campaign))
+            if shape == "trec-run":
+                judge = request.query_params.get("judge", "")
+                if not judge:
+                    return Response({"detail": "shape trec-run needs ?judge=NAME"}, status=status.HTTP_400_BAD_REQUEST)
+                return HttpResponse(judge_trec_run(campaign=campaign, judge=judge), content_type="text/plain; charset=utf-8")
+        except ExportError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response({"detail": f"unknown shape {shape!r}; choose jsonl, label-studio or trec-run"},
+                        status=status.HTTP_400_BAD_REQUEST)
+
+
+class CampaignExportApi(APIView):
+    @extend_schema(responses={(200, "application/zip"): OpenApiResponse(
+        OpenApiTypes.BINARY, "the campaign archive, which POST /api/campaign-archives/ reads back")})
+    def get(self, request, slug):
+        """The campaign with every judgment and stored file, as one zip archive (researchers only)."""
+        return archive_response(campaign_for_researcher(request.user, slug))
+
+
+class CampaignArchiveImportApi(UploadApiView):
+    # Campaigns are made by the people who run the installation (`import_data`, `load_demo` at the command line),
+    # not by a campaign's researchers: creating one from an archive is for staff accounts.
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(
+        request={"multipart/form-data": ArchiveImportRequestSerializer},
+        responses={201: ArchiveImportSummarySerializer,
+                   400: OpenApiResponse(ImportErrorSerializer, "archive:entry:line: field: what is wrong, "
+                                                               "or a slug already taken")},
+    )
+    def post(self, request):
+        """Create a campaign from an archive, all or nothing (staff only); you become its researcher."""
+        form = ArchiveImportRequestSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        try:
+            summary = archive_upload_import(data["archive"], slug=data.get("slug") or None, owner=request.user)
+        except (ImportDataError, CampaignError) as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(ArchiveImportSummarySerializer(summary.as_dict()).data, status=status.HTTP_201_CREATED)
