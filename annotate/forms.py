@@ -305,7 +305,8 @@ class CampaignOptionsForm(forms.Form):
 
 def task_type_choices() -> list[tuple[str, str]]:
     """(name, label) of every registered task type, by label."""
-    return sorted(((name, task_type_get(name).label or name) for name in task_type_names()), key=lambda choice: choice[1])
+    choices = [(name, task_type_get(name).label or name) for name in task_type_names()]
+    return sorted(choices, key=lambda choice: choice[1])
 
 
 GUIDELINES_HELP = ("Markdown: **bold**, *italics*, lists, headings, tables, links to http(s) and mailto addresses. "

@@ -5,7 +5,7 @@
   compared with the majority of the *other* blind judgments of its unit, so that it never agrees with itself. A unit
   with neither has no reference, and its judgments do not count in the reference figures.
 - Agreement of a judgment with the reference, and with each judge an arm names (the judge's verdict as the task
-  type's suggestion stands for it, annotate.task_types.TaskTypeSpec.suggestions): equal or not for verdicts and
+  type's suggestion stands for it, annotate.task_types.spec.TaskTypeSpec.suggestions): equal or not for verdicts and
   grades (a share, 95% Wilson interval); Kendall's tau-b for rankings (a mean, 95% t interval).
 - Each assisted arm against blind: the difference of means with a permutation test and a bootstrap interval, over
   annotators (each annotator's mean) when arms are per annotator, over judgments when per unit.

@@ -3,7 +3,7 @@
 The builders name their steps with build_step; whoever runs a build and wants to hear them (agreement.stored, which
 records each on the stored report's lock row) wraps the build in build_steps_reported. Elsewhere (the command, tests
 of the builders) build_step does nothing. A context variable, so that the task types' report builders keep their
-one-argument interface (annotate.task_types.TaskType.report_build).
+one-argument interface (annotate.task_types.spec.TaskTypeSpec.report_build).
 """
 
 from collections.abc import Callable, Iterator

@@ -37,7 +37,7 @@ class HumanLabels:
     integer-coded columns (stats.ratings.Ratings); `by_unit[unit_id][annotator]` gives the same labels as dicts.
     `item_label[item_id]` is the item's human label: the adjudication's label when there is one (the most recent, when
     several adjudicators settled it), else the majority of the current annotation labels once it is decided (the task
-    type's human_label; by default annotate.task_types.majority_label). Items whose k annotations are all in and tie
+    type's human_label; by default annotate.task_types.spec.majority_label). Items whose k annotations are all in and tie
     are in `ties`; items whose annotations are still coming and could yet change the majority are in `open`; neither
     has an entry in `item_label`.
     """

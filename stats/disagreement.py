@@ -45,13 +45,13 @@ def groups_as_order(groups: Sequence[Sequence[Hashable]]) -> dict[Hashable, floa
     return {candidate: -float(position) for candidate, position in correlation.tie_group_positions(groups).items()}
 
 
-# --- The task types' rules (annotate.task_types.TaskTypeSpec.adjudication_rule) ---
+# --- The task types' rules (TaskTypeSpec.adjudication_disagreement, annotate.task_types.spec) ---
 # Each takes HUMANS (the unit's current annotations as (label, value)), JUDGES ({judge: {item: verdict}}, a verdict
 # having .label, .score and .confidence), the KINDS switched on, JUDGE (the judge of kind "judge"), NEEDED (the unit's
 # k) and HUMAN_LABEL (the task type's rule for an item's human label), and gives {"kinds", "score", "confidence"} or
 # None when no kind switched on is found.
 
-HUMANS, JUDGE, JUDGES = "humans", "judge", "judges"  # annotate.task_types.ADJUDICATION_KINDS
+HUMANS, JUDGE, JUDGES = "humans", "judge", "judges"  # annotate.adjudication_kinds.ADJUDICATION_KINDS
 
 
 def items_disagreement(*, humans, judges, kinds, judge, needed, human_label) -> dict | None:

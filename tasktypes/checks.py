@@ -15,7 +15,7 @@ from judges.families import FAMILIES
 
 # The hooks every task type implements itself (the base class's raise NotImplementedError).
 REQUIRED_HOOKS = ("value_check", "value_from_post", "unit_context", "adjudication_questions", "import_run",
-                  "report_build")
+                  "report_build", "report_presentation")
 
 
 def spec_problems(spec: TaskTypeSpec) -> list[str]:

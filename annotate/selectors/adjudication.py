@@ -1,8 +1,8 @@
 """Reads for adjudication: the queue of units whose verdicts disagree, and what the adjudication page shows of one.
 
 The queue holds the units with a disagreement of a kind the campaign's option `adjudication` switches on (humans,
-judge, judges: annotate.task_types.ADJUDICATION_KINDS) and no current adjudication yet; adjudicated units are listed
-apart. The task type says how a unit's verdicts disagree (TaskTypeSpec.adjudication_disagreement): the entropy of the
+judge, judges: annotate.adjudication_kinds.ADJUDICATION_KINDS) and no current adjudication yet; adjudicated units are
+listed apart. The task type says how a unit's verdicts disagree (TaskTypeSpec.adjudication_disagreement): the entropy of the
 votes for items, 1 - the mean pairwise Kendall tau-b for ranked topics. Most disagreement first, then the judges'
 confidence (highest first: a confident judge that contradicts is the strongest sign), then the queue position.
 

@@ -33,7 +33,7 @@ JUDGE_NAME_REQUIRED = ("judge-scores", "judge-qrels", "trec-leaderboard")
 
 
 def formats() -> dict[str, set[str]]:
-    """Format -> the task types it feeds, in the order the task types list them (annotate.task_types)."""
+    """Format -> the task types it feeds, in the order the task types are registered (annotate.task_types.registry)."""
     return import_formats()
 
 

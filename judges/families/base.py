@@ -86,7 +86,7 @@ class JudgeFamily:
     # True: the task layer fills ItemInput.topic_candidates (one extra query per batch).
     needs_topic_candidates: ClassVar[bool] = False
     # True: the task layer passes `task_context=`, what the campaign's task type tells judges beside the items
-    # (annotate.task_types.TaskTypeSpec.judge_context: a graded type's scale), to judge_batch.
+    # (annotate.task_types.spec.TaskTypeSpec.judge_context: a graded type's scale), to judge_batch.
     uses_task_context: ClassVar[bool] = False
     # True: a verdict is a function of the answer's text and the gold answers alone (em, f1), so a counting rule may
     # apply the family to each system output against that output's own gold answers (tasktypes.qa_correctness.counting).

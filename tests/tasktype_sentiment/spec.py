@@ -1,0 +1,53 @@
+"""The sentiment task type's spec: one verdict per item (a review), positive, neutral or negative."""
+
+from annotate.forms import CampaignOptionsForm
+from annotate.selectors.annotation import unit_display
+from annotate.task_types.registry import register
+from annotate.task_types.spec import JudgmentValueError, TaskTypeSpec
+
+NAME = "sentiment"
+SENTIMENTS = {"positive": "p", "neutral": "u", "negative": "n"}  # label -> its key on the annotation page
+
+
+@register
+class Sentiment(TaskTypeSpec):
+    name = NAME
+    label = "Review sentiment"
+    options_form = CampaignOptionsForm
+    page = ("sentiment/annotate.html", "sentiment/_unit.html")
+    topic_noun = "product"
+    import_formats = ("reviews-jsonl", "judge-scores")
+    # A family that runs on any item: BM25 scores each review against its product's name (a score, no verdict).
+    judge_families = ("bm25",)
+    format_help = {"reviews-jsonl": 'One review per line: {"product", "review", "text"}.'}
+    report_layout = "sentiment"
+
+    def value_check(self, value, *, unit=None) -> str:
+        if not isinstance(value, dict) or set(value) != {"sentiment"} or value["sentiment"] not in SENTIMENTS:
+            raise JudgmentValueError('A sentiment verdict is {"sentiment": "positive"}, "neutral" or "negative".')
+        return value["sentiment"]
+
+    def value_from_post(self, post, *, assignment) -> dict:
+        return {"sentiment": post.get("sentiment", "")}
+
+    def unit_context(self, *, assignment, arrangement=None) -> dict:
+        return {**unit_display(assignment=assignment), "sentiments": SENTIMENTS}
+
+    def adjudication_questions(self, campaign) -> list[dict]:
+        return [{"name": "sentiment", "title": "How does the review feel about the product?", "when": None,
+                 "choices": [{"value": label, "words": label, "key": key} for label, key in SENTIMENTS.items()]}]
+
+    def import_run(self, *, campaign, fmt, paths, summary, unused, **parameters) -> None:
+        from tests.tasktype_sentiment.importers import reviews_import
+
+        reviews_import(campaign=campaign, paths=paths, summary=summary, unused=unused)
+
+    def report_build(self, *, campaign) -> dict:
+        from tests.tasktype_sentiment.report import sentiment_report_build
+
+        return sentiment_report_build(campaign=campaign)
+
+    def report_presentation(self):
+        from tests.tasktype_sentiment.presentation import SentimentPresentation
+
+        return SentimentPresentation()
