@@ -11,11 +11,11 @@ from tests.factories import PASSWORD, CampaignFactory, ItemFactory, MembershipFa
 # The files that take longest, longest first (SQLite run, `--durations=0`, 2026-11-27): they run first, so that with
 # several processes (scripts/test) none is left running alone at the end. Order is all this changes.
 SLOW_FIRST = (
-    "tests/test_browser_injection.py", "tests/test_start_script.py", "tests/test_query_counts.py",
-    "tests/test_browser_newcomer.py", "tests/test_worker_kill.py", "tests/test_llm_hf.py",
-    "tests/test_ids_property.py", "tests/test_load_demo.py", "tests/test_postgres_restart.py",
-    "tests/test_stored_reports.py", "tests/test_browser_long_content.py", "tests/test_campaign_archive.py",
-    "tests/test_browser_arms.py", "tests/test_permissions_matrix.py", "tests/test_import_jobs_browser.py",
+    "tests/project/test_browser_injection.py", "tests/project/test_start_script.py", "tests/project/test_query_counts.py",
+    "tests/project/test_browser_newcomer.py", "tests/project/test_worker_kill.py", "tests/judges/test_llm_hf.py",
+    "tests/interchange/test_ids_property.py", "tests/tasktypes/test_load_demo.py", "tests/project/test_postgres_restart.py",
+    "tests/agreement/test_stored_reports.py", "tests/project/test_browser_long_content.py", "tests/interchange/test_campaign_archive.py",
+    "tests/annotate/test_browser_arms.py", "tests/project/test_permissions_matrix.py", "tests/interchange/test_import_jobs_browser.py",
 )
 
 
@@ -62,7 +62,7 @@ def qa_campaign(db, researcher, annotator):
 
 
 def qa_campaign_build(*, researcher, annotator):
-    """The qa_campaign fixture's campaign, for fixtures of a wider scope (tests/test_permissions_matrix.py)."""
+    """The qa_campaign fixture's campaign, for fixtures of a wider scope (tests/project/test_permissions_matrix.py)."""
     campaign = CampaignFactory(slug="qa", task_type="qa_correctness", overlap=1)
     MembershipFactory(campaign=campaign, user=researcher, role=Role.RESEARCHER)
     MembershipFactory(campaign=campaign, user=annotator, role=Role.ANNOTATOR)
@@ -244,7 +244,7 @@ def login_page(browser, live_server):
 
     The session is made as Django's test client makes one (force_login: a real session row, its cookie given to the
     browser), not through the sign-in form: that form is driven by the tests of signing in
-    (tests/test_browser_signed_out.py, tests/test_browser_newcomer.py), and typing it again before every page cost
+    (tests/project/test_browser_signed_out.py, tests/project/test_browser_newcomer.py), and typing it again before every page cost
     each browser test about a second."""
     from django.conf import settings
     from django.contrib.auth import get_user_model

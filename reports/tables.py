@@ -42,7 +42,7 @@ def spreadsheet_cell(value):
 
 class SpreadsheetCsv:
     """A CSV text built row by row, every cell (header included: judge names make column names) through
-    spreadsheet_cell. The only CSV writer of the downloads: tests/test_csv_injection.py fails on another."""
+    spreadsheet_cell. The only CSV writer of the downloads: tests/agreement/test_csv_injection.py fails on another."""
 
     def __init__(self):
         self._buffer = io.StringIO()

@@ -4,7 +4,7 @@ Pure functions, no Django (STYLE.md). A point estimate on a report page is the l
 statsmodels, krippendorff, scipy); its interval needs the same statistic a thousand times, once per resample
 (stats.resampling), which a library called once per resample makes the slowest part of a report. Each function
 here is the library's definition written over an extra leading axis (one entry per resample), and
-tests/test_batch_stats.py checks each against the library's own function, resample by resample. NaN marks a resample
+tests/stats/test_batch_stats.py checks each against the library's own function, resample by resample. NaN marks a resample
 in which the statistic is undefined (the libraries' 0/0).
 """
 

@@ -11,7 +11,7 @@ the ir_measures `Compat` measure does not reproduce (it counts topics the refere
   ranking's RBO with itself (the reference's NORMALIZE, its default since the TOIS paper);
 - a topic counts when the run ranks it and the qrels grade some document of it above 0; the mean is over those.
 
-Numbers computed here match the reference script to 1e-12 (tests/test_compatibility.py).
+Numbers computed here match the reference script to 1e-12 (tests/stats/test_compatibility.py).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ Ties, one rule throughout: every statistic is its expected value when each ranki
 random, independently on the two sides (the average over every way of breaking them). For RBO and overlap@k this is
 Corsi & Urbano's RBO^a (SIGIR-AP 2024): an id of a tie group spanning ranks t..b is in the top d with probability
 (d - t + 1) / (b - t + 1). For tau-AP it is linear in the same way (see `tau_ap`). Brute force over every
-tie-breaking gives the same numbers (tests/test_rank_agreement.py).
+tie-breaking gives the same numbers (tests/stats/test_rank_agreement.py).
 """
 
 from __future__ import annotations
@@ -240,7 +240,7 @@ def order_agreement_batch(reference: np.ndarray, scores: np.ndarray, *, p: float
     without gaps; returns (4, resamples), NaN where a value is undefined. Ties as the module says, in array arithmetic:
     each entry's tie group by its start and size; tau-AP's expected credit per position from harmonic sums; RBO and
     overlap@k from each id's chance to be in the top d on each side; tau-b@k as batch_stats.kendall_tau_b over the ids
-    whose tie group starts within either side's top k, the others left out (tests/test_rank_agreement.py compares it
+    whose tie group starts within either side's top k, the others left out (tests/stats/test_rank_agreement.py compares it
     with order_agreement)."""
     h_all, y_all = np.atleast_2d(np.asarray(reference, dtype=float)), np.atleast_2d(np.asarray(scores, dtype=float))
     n = h_all.shape[1]

@@ -13,7 +13,7 @@ row came up is a multinomial draw over the distinct rows, with probabilities the
 rated by two people on a yes/no question are four distinct rows, so a resample costs four numbers, not a million.
 
 The draws are numpy's (seeded: the same data give the same interval). They are not scipy.stats.bootstrap's draws,
-so an interval differs from one computed the old way by Monte Carlo error only (tests/test_resampling.py compares
+so an interval differs from one computed the old way by Monte Carlo error only (tests/stats/test_resampling.py compares
 both on several data sets, within a tolerance derived from the number of resamples).
 """
 

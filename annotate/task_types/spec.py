@@ -83,8 +83,9 @@ class TaskTypeSpec:
     # What the pages call a topic's text, in the task type's own words ("question", "query"): the heading over it
     # where a core page shows it (the adjudication page).
     topic_noun: str = "question"
-    # The import formats that feed this task type (interchange.importers.service runs them), and the import page's
-    # help for the formats that mean something of their own here (the others have the page's general help).
+    # The import formats that feed this task type (its import_run runs them, the shared ones interchange does), and
+    # the import page's help for its own formats and for those it reads its own way (the shared ones have
+    # interchange's: SHARED_FORMAT_HELP).
     import_formats: tuple[str, ...] = ()
     format_help: dict[str, str] = {}
     # The formats whose paths may be folders (or a .zip of one, uploaded).
@@ -102,6 +103,7 @@ class TaskTypeSpec:
     # How the arms report (reports.arms) compares this type's arm_keys: "labels" (equal or not; a unit's
     # reference is the blind majority) or "rankings" (Kendall's tau-b; the most typical blind ranking).
     arm_comparison: str = "labels"
+
     def value_check(self, value, *, unit=None) -> str:
         """Check a submitted VALUE (JudgmentValueError when malformed) and return its label for agreement.
 

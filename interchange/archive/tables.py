@@ -5,7 +5,7 @@ every concrete field of the model under its field name. The row's own `id` and i
 tables are the ids of the exporting database: the importer gives every row a new id and maps the references
 (they are never trusted as ids of the importing database). A foreign key to an account is the username.
 Adding a field to one of these models needs no change here; adding a model that hangs off a campaign needs a row
-in TABLES (tests/test_campaign_archive.py fails until it has one).
+in TABLES (tests/interchange/test_campaign_archive.py fails until it has one).
 """
 
 import datetime

@@ -1,0 +1,1 @@
+"""Tests of annotate/ (ARCHITECTURE.md)."""

@@ -1,0 +1,1 @@
+"""Tests of judges/ (ARCHITECTURE.md)."""

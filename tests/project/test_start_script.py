@@ -1,0 +1,130 @@
+"""scripts/serve (what scripts/start runs after the install): the banner only once the app answers, and Ctrl-C or
+SIGTERM stops the web server and the worker within 10 s, leaving no process behind.
+
+Real processes on a temporary SQLite database and broker holding the demo, as a researcher's machine has them after
+the first start: the demo is loaded once for the module, by the commands scripts/serve runs (migrate, load_demo),
+and each test starts scripts/serve on a copy of its files (database, broker with the demo rankers' queued batches,
+media), so that its own migrate and load_demo find everything there. A fresh load_demo is tested in
+tests/tasktypes/test_load_demo.py and tests/project/test_browser_newcomer.py.
+"""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.pg_private import free_port
+
+pytestmark = pytest.mark.worker
+
+ROOT = Path(__file__).resolve().parents[2]
+BANNER = "Concord is running at"
+
+
+def _environment(folder: Path, port: int) -> dict:
+    """scripts/serve's environment with its database, broker and media in FOLDER, serving on PORT."""
+    env = {**os.environ, "PORT": str(port), "DJANGO_SETTINGS_MODULE": "config.settings.local",
+           "DATABASE_URL": f"sqlite:///{folder}/db.sqlite3",
+           "CELERY_BROKER_URL": f"sqla+sqlite:///{folder}/broker.sqlite3", "MEDIA_ROOT": str(folder / "media")}
+    for name in ("CACHE_URL", "CONCORD_TEST_DB"):
+        env.pop(name, None)
+    return env
+
+
+@pytest.fixture(scope="module")
+def demo_files(tmp_path_factory) -> Path:
+    """A folder with the files of a first start: migrated, the demo loaded (scripts/serve's own two commands)."""
+    folder = tmp_path_factory.mktemp("demo-files")
+    env = _environment(folder, free_port())
+    for command in (["migrate", "--noinput"], ["load_demo"]):
+        subprocess.run([sys.executable, "manage.py", *command], cwd=ROOT, env=env, check=True, capture_output=True,
+                       timeout=600)
+    return folder
+
+
+def _serve(tmp_path, demo_files):
+    port = free_port()
+    shutil.copytree(demo_files, tmp_path, dirs_exist_ok=True)
+    env = _environment(tmp_path, port)
+    log = open(tmp_path / "serve.log", "w+")
+    # Started as a terminal starts it: with SIGINT at its default. A test run started in the background (`pytest &`
+    # from a script, as a CI harness may) ignores SIGINT, and an ignored signal is inherited across exec: bash could
+    # then not trap Ctrl-C, runserver would ignore it, and only the worker's own handler would stop anything. A
+    # Python handler is not inherited (exec resets it to the default), so one is set around the start.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        process = subprocess.Popen([str(ROOT / "scripts" / "serve")], cwd=ROOT, env=env, stdout=log,
+                                   stderr=subprocess.STDOUT, start_new_session=True, text=True)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    return process, port, log
+
+
+def _wait_for_banner(process, log, port):
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        log.seek(0)
+        if BANNER in log.read():
+            # The banner came after the app answered: the first request made after it is answered.
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/accounts/login/", timeout=5) as answer:
+                return answer.status
+        assert process.poll() is None, "scripts/serve ended before its banner"
+        time.sleep(0.2)
+    raise AssertionError("no banner within 120 s")
+
+
+def _group_alive(pgid: int) -> list[str]:
+    """The command lines of the processes still in process group PGID."""
+    left = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if int(stat[2]) == pgid and stat[0] != "Z":
+                left.append((entry / "cmdline").read_bytes().replace(b"\0", b" ").decode())
+        except (OSError, IndexError, ValueError):
+            continue
+    return left
+
+
+@pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_banner_once_the_app_answers_and_a_signal_stops_everything_within_10_s(tmp_path, demo_files, how):
+    process, port, log = _serve(tmp_path, demo_files)
+    try:
+        assert _wait_for_banner(process, log, port) == 200
+        log.seek(0)
+        text = log.read()
+        assert text.count(BANNER) == 1 and f"http://127.0.0.1:{port}/" in text and "researcher / concord-demo" in text
+        assert "Adjudicator: adjudicator / concord-demo" in text
+        assert any("celery" in line for line in _group_alive(process.pid)), "the worker runs beside the web server"
+        started = time.monotonic()
+        if how == "ctrl-c":  # a terminal sends SIGINT to the whole foreground group
+            os.killpg(process.pid, signal.SIGINT)
+        else:
+            process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            log.seek(0)
+            pytest.fail(f"still running 10 s after the signal; its output:\n{log.read()[-4000:]}\n"
+                        f"processes left: {_group_alive(process.pid)}")
+        took = time.monotonic() - started
+        deadline = time.monotonic() + 1
+        while _group_alive(process.pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _group_alive(process.pid) == []
+        assert took < 10
+        log.seek(0)
+        assert "== Stopped" in log.read()
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        log.close()

@@ -1,0 +1,1 @@
+"""Tests of reports/ (ARCHITECTURE.md)."""

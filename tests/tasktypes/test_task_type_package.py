@@ -1,0 +1,164 @@
+"""A task type is one package: the sentiment task type, defined only in the test package (tests/tasktype_sentiment/:
+its spec, its import format, its report, its presentation and its templates), registered as every task type is, runs
+a campaign end to end: made through the API, reviews imported, two annotators' verdicts through the annotation page,
+an external judge's verdicts imported, the report built, shown and downloaded, the command's text. No file outside its
+package names it, and no migration was needed for it."""
+
+import io
+import json
+from importlib import import_module
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from rest_framework.test import APIClient
+
+from annotate.models import Campaign, HumanJudgment, Role
+from annotate.services.campaigns import campaign_creator_grant, membership_add
+from annotate.task_types.registry import register, task_type_get, task_type_names, unregister
+from annotate.task_types.spec import TaskTypeSpec
+from interchange.importers.service import import_run
+from judges.errors import JudgeConfigError
+from judges.models import ModelJudgment, RunStatus
+from judges.services import judge_run_start
+from tests.factories import UserFactory
+from tests.judges_support import eager  # noqa: F401 - fixture
+from tests.report_support import report_stored
+from tasktypes.checks import task_types_check
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = Path(__file__).resolve().parents[1] / "tasktype_sentiment"
+REVIEWS = [("kettle", "r1", "Boils fast and looks good."), ("kettle", "r2", "Leaks after a week."),
+           ("kettle", "r3", "It is a kettle."), ("lamp", "r1", "Lovely warm light."),
+           ("lamp", "r2", "Flickers, returned it."), ("lamp", "r3", "Bright enough.")]
+# What the two annotators say of each review, and what the judge says.
+FIRST = ["positive", "negative", "neutral", "positive", "negative", "neutral"]
+SECOND = ["positive", "negative", "neutral", "positive", "negative", "positive"]
+JUDGE = ["positive", "negative", "negative", "positive", "negative", "neutral"]
+
+
+NAME = "sentiment"
+
+
+@pytest.fixture
+def sentiment():
+    """The task type registered while the test runs: its spec module registers it when imported, as autodiscovery
+    imports a package of tasktypes/ when Django starts (and again here, after an earlier test's teardown)."""
+    spec = import_module("tests.tasktype_sentiment.spec")
+    register(spec.Sentiment)
+    yield task_type_get(NAME)
+    unregister(NAME)
+
+
+def _annotate(client, user, slug: str, verdicts: dict[str, str]) -> None:
+    """USER judges every review of campaign SLUG on the annotation page, as VERDICTS {review text: sentiment} say."""
+    client.force_login(user)
+    for _ in range(len(verdicts)):
+        page = client.get(f"/campaigns/{slug}/annotate/")
+        assert page.status_code == 200 and page.templates[0].name == "sentiment/annotate.html"
+        unit = page.context["unit"]
+        answer = client.post(f"/campaigns/{slug}/annotate/submit/", {
+            "assignment": unit["assignment_id"], "shown_version": unit["shown_version"],
+            "sentiment": verdicts[unit["candidate"]]})
+        assert (answer.status_code, answer["Location"]) == (302, f"/campaigns/{slug}/annotate/")  # recorded: next unit
+    assert client.get(f"/campaigns/{slug}/annotate/").context["unit"] is None  # nothing left for this annotator
+
+
+def test_a_task_type_package_runs_a_campaign_end_to_end(sentiment, db, client, tmp_path, eager,
+                                                         django_capture_on_commit_callbacks):
+    assert NAME in task_type_names()
+    call_command("check", stdout=io.StringIO())  # the system check validates its spec like any other
+    researcher, first, second = (UserFactory(username=name) for name in ("res", "ann1", "ann2"))
+    campaign_creator_grant(user=researcher)
+    api = APIClient()
+    api.force_authenticate(researcher)
+    made = api.post("/api/campaigns/", {"task_type": NAME, "name": "Reviews", "overlap": 2}, format="json")
+    assert made.status_code == 201, made.json()
+    campaign = Campaign.objects.get(slug="reviews")
+    assert campaign.task_type_label == "Review sentiment"
+    for user in (first, second):
+        membership_add(campaign=campaign, user=user, role=Role.ANNOTATOR)
+
+    reviews = tmp_path / "reviews.jsonl"
+    reviews.write_text("".join(json.dumps({"product": p, "review": r, "text": t}) + "\n" for p, r, t in REVIEWS))
+    summary = import_run(campaign=campaign, fmt="reviews-jsonl", paths=[reviews])
+    assert (summary.topics_created, summary.items_created, summary.units_created) == (2, 6, 6)
+    assert "created: 2 topics, 6 items" in "\n".join(summary.lines())  # worded by the spec's default import_lines
+
+    texts = [text for _, _, text in REVIEWS]
+    _annotate(client, first, "reviews", dict(zip(texts, FIRST, strict=True)))
+    _annotate(client, second, "reviews", dict(zip(texts, SECOND, strict=True)))
+    assert HumanJudgment.objects.filter(unit__campaign=campaign).count() == 12
+
+    scores = tmp_path / "judge.tsv"
+    scores.write_text("topic\titem\tscore\tlabel\n" + "".join(
+        f"{p}\t{p}/{r}\t1\t{label}\n" for (p, r, _), label in zip(REVIEWS, JUDGE, strict=True)))
+    assert import_run(campaign=campaign, fmt="judge-scores", paths=[scores], judge="lexicon").model_judgments_created \
+        == {"lexicon": 6}
+    # A judge family its spec names runs on its items as on any type's (a Celery task, run inline here).
+    with django_capture_on_commit_callbacks(execute=True):
+        run = judge_run_start(campaign=campaign, name="bm25", family="bm25", config={}, created_by=researcher)
+    run.refresh_from_db()
+    assert run.status == RunStatus.SUCCEEDED, run.error
+    scored = ModelJudgment.objects.filter(judge__name="bm25", judge__campaign=campaign, failed=False)
+    assert scored.count() == 6 and all(score is not None for score in scored.values_list("score", flat=True))
+    with pytest.raises(JudgeConfigError, match="families for sentiment: bm25"):
+        judge_run_start(campaign=campaign, name="clip", family="clipscore", config={})
+
+    report_stored(campaign)
+    client.force_login(researcher)
+    page = client.get("/campaigns/reviews/report/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert 'id="sentiment-judges"' in html and "lexicon" in html and "Review sentiment" in html
+    report = page.context["report"]
+    # Five reviews have a human label (the annotators split on the sixth); the judge agrees on four of them.
+    lexicon = report["judges"]["lexicon"]["item"]
+    assert (lexicon["n"], lexicon["accuracy"]) == (5, 0.8) and report["judges"]["bm25"]["item"]["n"] == 0
+    assert lexicon["cohen_kappa_ci95"] is not None and report["humans"]["fleiss_items"] == 6
+    assert report["layout"] == "sentiment" and report["adjudication"]["units_labelled"] == 5
+    judges_csv = client.get("/campaigns/reviews/report/judges.csv").content.decode().splitlines()
+    assert judges_csv[0] == "judge,n,cohen_kappa,cohen_kappa_ci95_low,cohen_kappa_ci95_high,accuracy"
+    assert judges_csv[1:] == ["bm25,0,,,,", f"lexicon,5,{lexicon['cohen_kappa']},{lexicon['cohen_kappa_ci95'][0]},"
+                              f"{lexicon['cohen_kappa_ci95'][1]},0.8"]
+    out = io.StringIO()
+    call_command("agreement_report", "--campaign", "reviews", stdout=out)
+    assert out.getvalue().startswith("Sentiment report: reviews") and "lexicon: kappa" in out.getvalue()
+
+
+def test_nothing_outside_its_package_names_it():
+    # The code and templates (the documentation may point at it as the example it is).
+    named = [str(path.relative_to(ROOT)) for path in sorted(ROOT.rglob("*"))
+             if path.is_file() and path.suffix in (".py", ".html", ".js", ".css", ".txt", ".ini", ".toml")
+             and ".venv" not in path.parts and "var" not in path.parts and PACKAGE not in path.parents
+             and path != Path(__file__).resolve() and "tasktype_sentiment" in path.read_text(errors="ignore")]
+    assert named == []
+    assert not any(NAME in path.read_text() for path in (ROOT / "annotate" / "migrations").glob("*.py"))
+
+
+def test_the_system_check_refuses_an_incomplete_task_type(db):
+    class Broken(TaskTypeSpec):
+        name = "broken"
+        page = ("broken/annotate.html",)
+        import_formats = ("mystery",)
+        judge_families = ("bm25", "oracle")
+
+    register(Broken)
+    try:
+        errors = [error for error in task_types_check() if "'broken'" in error.msg]
+    finally:
+        unregister("broken")
+    assert {error.id for error in errors} == {"tasktypes.E001"}
+    assert [error.msg.removeprefix("task type 'broken': ") for error in errors] == [
+        "it has no label (what the pages call it)",
+        *(f"it does not implement {hook}" for hook in ("value_check", "value_from_post", "unit_context",
+                                                       "adjudication_questions", "import_run", "report_build",
+                                                       "report_presentation")),
+        "its page is not (the annotation page, the unit fragment) templates",
+        "its page template broken/annotate.html does not exist",
+        "its options_form is not a CampaignOptionsForm",
+        "the import page has no help for its formats mystery (its format_help)",
+        "its judge_families name no judge family: oracle (known: autoais, bm25, clipscore, cross-encoder, dense, em, "
+        "f1, llm, monot5, vlm)",
+    ]
+    assert not [error for error in task_types_check() if "'broken'" in error.msg]  # gone with its registration
