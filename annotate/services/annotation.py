@@ -36,6 +36,8 @@ from annotate.task_types.spec import JudgmentError, JudgmentValueError
 # How many candidate units one lease attempt reads before locking them one by one; when all of
 # them are taken by concurrent annotators meanwhile, the next batch is read.
 CANDIDATE_BATCH = 25
+# How many times a lease looks again after finding only units that concurrent transactions held (unit_lease_next).
+BUSY_RETRIES = 20
 
 # A draft is the page's own arrangement of a unit; anything larger than this is not one.
 DRAFT_MAX_BYTES = 64 * 1024
@@ -84,30 +86,41 @@ def unit_lease_next(*, campaign: Campaign, annotator) -> Assignment | None:
     held = assignment_held(campaign=campaign, annotator=annotator)
     if held is not None:
         return held
-    with transaction.atomic():
-        now = timezone.now()
-        # Re-check inside the transaction: another tab of the same annotator may have leased meanwhile.
-        held = assignment_held(campaign=campaign, annotator=annotator, now=now)
-        if held is not None:
-            return held
-        _leases_expire(campaign=campaign, now=now)
-        # Before any unit is locked (the lock order is campaign, then units): an annotator's arm, given at their
-        # first lease while anything is open to them.
-        annotator_arm, arm_given = "", False
-        if campaign_arms(campaign):
-            annotator_arm = annotator_arm_given(campaign=campaign, annotator=annotator)
-            if not annotator_arm and units_open_to(campaign=campaign, annotator=annotator, now=now).exists():
-                annotator_arm, arm_given = annotator_arm_ensure(campaign=campaign, annotator=annotator)
-        assignment = _lease_first_open(campaign=campaign, annotator=annotator, now=now, annotator_arm=annotator_arm)
-        if arm_given:
-            # The report lists the annotators' arms (reports.arms); a lease otherwise changes nothing it reads.
-            campaign_data_changed(campaign_id=campaign.pk)
-        return assignment
+    for _ in range(BUSY_RETRIES):
+        with transaction.atomic():
+            now = timezone.now()
+            # Re-check inside the transaction: another tab of the same annotator may have leased meanwhile.
+            held = assignment_held(campaign=campaign, annotator=annotator, now=now)
+            if held is not None:
+                return held
+            _leases_expire(campaign=campaign, now=now)
+            # Before any unit is locked (the lock order is campaign, then units): an annotator's arm, given at their
+            # first lease while anything is open to them.
+            annotator_arm, arm_given = "", False
+            if campaign_arms(campaign):
+                annotator_arm = annotator_arm_given(campaign=campaign, annotator=annotator)
+                if not annotator_arm and units_open_to(campaign=campaign, annotator=annotator, now=now).exists():
+                    annotator_arm, arm_given = annotator_arm_ensure(campaign=campaign, annotator=annotator)
+            assignment, busy = _lease_first_open(campaign=campaign, annotator=annotator, now=now,
+                                                 annotator_arm=annotator_arm)
+            if arm_given:
+                # The report lists the annotators' arms (reports.arms); a lease otherwise changes nothing it reads.
+                campaign_data_changed(campaign_id=campaign.pk)
+            if assignment is not None or not busy:
+                return assignment
+        # Every unit still open to the annotator was held by another transaction (a lease, or a verdict being
+        # written): once that commits, the unit may still have a slot for them. Wait for those transactions to end,
+        # holding no lock, then look again; "nothing left" is only said of units seen as they are.
+        _units_wait(busy)
+    return None
 
 
-def _lease_first_open(*, campaign: Campaign, annotator, now, annotator_arm: str) -> Assignment | None:
-    """Lease ANNOTATOR the first unit open to them by position; None when none is. Call inside transaction.atomic."""
+def _lease_first_open(*, campaign: Campaign, annotator, now, annotator_arm: str) -> tuple[Assignment | None, list[int]]:
+    """Lease ANNOTATOR the first unit open to them by position: (the assignment, []); (None, []) when none is; (None,
+    the units skipped) when the only ones left were held by concurrent transactions (PostgreSQL skips a locked unit
+    rather than wait for it, so that annotators do not queue behind each other). Call inside transaction.atomic."""
     tried: set[int] = set()
+    busy: list[int] = []
     while True:
         candidates = list(
             units_open_to(campaign=campaign, annotator=annotator, now=now)
@@ -116,14 +129,25 @@ def _lease_first_open(*, campaign: Campaign, annotator, now, annotator_arm: str)
             .values_list("pk", flat=True)[:CANDIDATE_BATCH]
         )
         if not candidates:
-            return None
+            return None, busy
         for unit_id in candidates:
             tried.add(unit_id)
             unit = _unit_lock(unit_id)
-            if unit is None or not _slot_free(unit=unit, annotator=annotator, now=now):
+            if unit is None:
+                busy.append(unit_id)
+                continue
+            if not _slot_free(unit=unit, annotator=annotator, now=now):
                 continue
             unit.campaign = campaign  # the lease's arm reads it: no second read of the campaign row
-            return _assignment_grant(unit=unit, annotator=annotator, now=now, annotator_arm=annotator_arm)
+            return _assignment_grant(unit=unit, annotator=annotator, now=now, annotator_arm=annotator_arm), []
+
+
+def _units_wait(unit_ids: list[int]) -> None:
+    """Wait until no transaction holds the units UNIT_IDS, one at a time, each in a transaction of its own that holds
+    nothing else (so that waiting can never close a cycle of locks)."""
+    for unit_id in unit_ids:
+        with transaction.atomic():
+            list(Unit.objects.select_for_update().filter(pk=unit_id).values_list("pk", flat=True))
 
 
 def judgment_submit(

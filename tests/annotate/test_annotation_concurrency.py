@@ -4,11 +4,13 @@ SQLite serialises the writers through the IMMEDIATE transaction mode; PostgreSQL
 row locks taken on the unit. Either way no unit may end with more than k judgments.
 """
 
+import threading
 import time
 from collections import Counter
 from functools import partial
 
 import pytest
+from django.db import transaction
 
 from annotate.models import HumanJudgment, Unit
 from annotate.services.annotation import judgment_submit, unit_lease_next
@@ -77,3 +79,28 @@ def test_leases_running_out_mid_race_never_push_a_unit_past_k(settings):
     assert max(pairs.values()) == 1
     done = dict(Unit.objects.filter(campaign=campaign).values_list("pk", "judgments_done"))
     assert all(done[unit_id] == n for unit_id, n in per_unit.items())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_unit_another_transaction_holds_is_waited_for_not_reported_done():
+    # The rare failure of the race above (one unit left with 1 of k judgments, every annotator told nothing was
+    # left): on PostgreSQL a lease skips a unit another transaction has locked (a verdict being written on it), and
+    # when that was the last open unit it said "nothing left". Now it waits for that transaction and looks again.
+    campaign, (person,) = make_campaign(units=1, overlap=1, annotators=1)
+    unit = Unit.objects.get(campaign=campaign)
+    locked, release = threading.Event(), threading.Event()
+
+    def hold():
+        with transaction.atomic():
+            list(Unit.objects.select_for_update().filter(pk=unit.pk))
+            locked.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=run_at_once, args=([hold],), kwargs={"timeout": 20})
+    holder.start()
+    assert locked.wait(10)
+    timer = threading.Timer(0.3, release.set)
+    timer.start()
+    assignment = unit_lease_next(campaign=campaign, annotator=person)
+    holder.join()
+    assert assignment is not None and assignment.unit_id == unit.pk
