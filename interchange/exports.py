@@ -11,8 +11,8 @@ import json
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, Topic
 from annotate.task_types.registry import task_type_get
 from annotate.task_types.spec import UNIT_TOPIC
-from interchange.importers.ranking_index import candidate_source_id
-from interchange.importers.rankings import annotator_name
+from interchange.importers.items import candidate_source_id
+from interchange.importers.writes import annotator_name
 
 
 class ExportError(Exception):

@@ -16,7 +16,7 @@ from interchange.importers.common import (
     lines_read,
     value_check,
 )
-from interchange.importers.ranking_index import item_keys
+from interchange.importers.items import item_keys
 
 COLUMNS = ("topic", "item", "category")
 

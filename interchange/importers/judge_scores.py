@@ -13,7 +13,7 @@ from pathlib import Path
 
 from annotate.models import Campaign
 from interchange.importers.common import ImportDataError, UnusedLines, fits, tsv_read
-from interchange.importers.ranking_index import item_keys
+from interchange.importers.items import item_keys
 from interchange.importers.writes import ItemRef, JudgeVerdict, JudgeVerdictWriter, external_judge_get
 from judges.models import ModelJudgment
 

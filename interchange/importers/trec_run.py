@@ -20,7 +20,7 @@ import numpy as np
 
 from annotate.models import Campaign
 from interchange.importers.common import ImportDataError, UnusedLines, fits, lines_read
-from interchange.importers.ranking_index import item_keys
+from interchange.importers.items import item_keys
 from interchange.importers.writes import ItemRef, JudgeVerdict, JudgeVerdictWriter, external_judge_get
 from judges.models import Judge
 

@@ -192,3 +192,17 @@ def judge_verdicts_write(*, judge: Judge, verdicts) -> tuple[int, int]:
         writer.add(verdict)
     writer.flush()
     return writer.created, writer.skipped
+
+
+# --- Imported annotators: each name a file gives stands for one account of the campaign ---
+
+
+def annotator_username(*, campaign: Campaign, name: str) -> str:
+    """The account standing for an imported annotator: `"<campaign slug>-annotator-<name>"` (the contract)."""
+    return f"{campaign.slug}-annotator-{name}"
+
+
+def annotator_name(*, campaign: Campaign, username: str) -> str:
+    """The inverse of `annotator_username` for export; other accounts keep their username."""
+    prefix = f"{campaign.slug}-annotator-"
+    return username[len(prefix):] if username.startswith(prefix) else username

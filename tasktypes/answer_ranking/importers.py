@@ -6,15 +6,15 @@ from pathlib import Path
 from annotate.models import Campaign
 from annotate.services.campaigns import units_ensure
 from interchange.importers.common import UnusedLines
-from interchange.importers.label_studio import label_studio_import
-from interchange.importers.ranking_index import RankingIndex
-from interchange.importers.ranking_jsonl import ranking_jsonl_import
-from interchange.importers.rankings import human_rankings_write
 from interchange.importers.service import ImportSummary
 from interchange.importers.trec_qrels import trec_qrels_import
 from interchange.importers.trec_run import trec_run_import
 from interchange.importers.writes import units_done_refresh
+from tasktypes.answer_ranking.label_studio import label_studio_import
 from tasktypes.answer_ranking.options import rank_depth
+from tasktypes.answer_ranking.ranking_index import RankingIndex
+from tasktypes.answer_ranking.ranking_jsonl import ranking_jsonl_import
+from tasktypes.answer_ranking.rankings import human_rankings_write
 
 
 def ranking_import(*, campaign: Campaign, fmt: str, paths: list[Path], score_judge: str | None,

@@ -7,10 +7,10 @@ from annotate.models import Campaign
 from annotate.services.campaigns import units_ensure
 from annotate.task_types.registry import task_type_get
 from interchange.importers.common import UnusedLines
-from interchange.importers.graded_qrels import human_qrels_import, judge_qrels_import
-from interchange.importers.leaderboard import leaderboard_import
 from interchange.importers.runs_pool import runs_pool_import
 from interchange.importers.service import ImportRequestError, ImportSummary
+from tasktypes.graded.graded_qrels import human_qrels_import, judge_qrels_import
+from tasktypes.graded.leaderboard import leaderboard_import
 
 
 def graded_import(*, campaign: Campaign, fmt: str, paths: list[Path], depth: int | None, tag: str | None,

@@ -193,12 +193,3 @@ def human_rankings_write(*, campaign: Campaign, verdicts: Iterable[RankingVerdic
     return created + len(new), skipped
 
 
-def annotator_username(*, campaign: Campaign, name: str) -> str:
-    """The account standing for an imported annotator: `"<campaign slug>-annotator-<name>"` (the contract)."""
-    return f"{campaign.slug}-annotator-{name}"
-
-
-def annotator_name(*, campaign: Campaign, username: str) -> str:
-    """The inverse of `annotator_username` for export; other accounts keep their username."""
-    prefix = f"{campaign.slug}-annotator-"
-    return username[len(prefix):] if username.startswith(prefix) else username

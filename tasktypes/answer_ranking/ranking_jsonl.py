@@ -19,12 +19,12 @@ from annotate.models import Topic
 from annotate.services.campaigns import user_get_or_create_imported
 from interchange.importers.categories import category_read
 from interchange.importers.common import ImportDataError, fits, jsonl_read, str_field
-from interchange.importers.ranking_index import ANSWER, DOCUMENT, Candidate, RankingIndex
-from interchange.importers.rankings import (
+from interchange.importers.writes import annotator_username
+from tasktypes.answer_ranking.ranking_index import ANSWER, DOCUMENT, Candidate, RankingIndex
+from tasktypes.answer_ranking.rankings import (
     DEFAULT_DIMENSION,
     RankingVerdict,
     RankingVerdictSpool,
-    annotator_username,
     groups_parse,
 )
 

@@ -34,15 +34,14 @@ from annotate.models import Topic
 from annotate.services.campaigns import user_get_or_create_imported
 from interchange.importers.categories import category_read
 from interchange.importers.common import ImportDataError, fits, json_array_read
-from interchange.importers.ranking_index import ANSWER, DOCUMENT, Candidate, RankingIndex
-from interchange.importers.rankings import (
+from interchange.importers.writes import JudgeVerdict, JudgeVerdictWriter, annotator_username, external_judge_get
+from tasktypes.answer_ranking.ranking_index import ANSWER, DOCUMENT, Candidate, RankingIndex
+from tasktypes.answer_ranking.rankings import (
     DEFAULT_DIMENSION,
     RankingVerdict,
     RankingVerdictSpool,
-    annotator_username,
     groups_parse,
 )
-from interchange.importers.writes import JudgeVerdict, JudgeVerdictWriter, external_judge_get
 
 _MODEL_TOKENS = ("gpt", "chatgpt", "llama", "mistral", "mixtral", "falcon", "alpaca", "vicuna", "flan", "bloom",
                  "gemma", "qwen", "claude", "llm", "generated")
