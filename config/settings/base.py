@@ -58,12 +58,12 @@ TEMPLATES = [
         "BACKEND": "django.template.backends.django.DjangoTemplates",
         "DIRS": [BASE_DIR / "templates"],
         "OPTIONS": {
-            # The project's templates, each app's, then each task type package's (annotate.task_types.templates).
+            # The project's templates, each app's, then each task type package's (annotate.task_types.folders).
             "loaders": [
                 ("django.template.loaders.cached.Loader", [
                     "django.template.loaders.filesystem.Loader",
                     "django.template.loaders.app_directories.Loader",
-                    "annotate.task_types.templates.Loader",
+                    "annotate.task_types.folders.TemplateLoader",
                 ]),
             ],
             "context_processors": [
@@ -102,6 +102,12 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# The project's static files, each app's, then each task type package's (annotate.task_types.folders).
+STATICFILES_FINDERS = [
+    "django.contrib.staticfiles.finders.FileSystemFinder",
+    "django.contrib.staticfiles.finders.AppDirectoriesFinder",
+    "annotate.task_types.folders.StaticFinder",
+]
 STATIC_ROOT = Path(env("STATIC_ROOT", default=str(BASE_DIR / "staticfiles")))
 MEDIA_ROOT = Path(env("MEDIA_ROOT", default=str(VAR_DIR / "media")))
 STORAGES = {
