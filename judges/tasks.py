@@ -188,9 +188,12 @@ def _verdict_alone(family, item: ItemInput, config: dict, judge, connection=None
     reject_on_worker_lost=True,
     soft_time_limit=10 * 60,
     time_limit=11 * 60,
-    # Only a database that is briefly unavailable or locked is worth another try.
+    # Only a database that is briefly unavailable or locked is worth another try. Each wait is drawn from 0 to 2, 4,
+    # 8, 16, 32 s, then 60 s (full jitter, so that batches do not come back all at once): ten tries, three minutes on
+    # average before the batch is given up, and with it the run's completion. Five tries were too few: all five once
+    # fell within the 3 s of a database restart in CI, and that run never ended.
     autoretry_for=(OperationalError, InterfaceError),
-    max_retries=5,
+    max_retries=10,
     retry_backoff=2,
     retry_backoff_max=60,
     retry_jitter=True,
