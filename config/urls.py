@@ -4,6 +4,7 @@ from django.contrib.auth.decorators import login_required
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from annotate.task_types.registry import task_type_modules
 from config.auth_views import ThrottledLoginView
 from config.docs import docs_page
 
@@ -22,6 +23,8 @@ urlpatterns = [
     path("", include("interchange.urls")),
     path("", include("judges.urls")),
     path("", include("agreement.urls")),
+    # A task type's own pages (tasktypes/<name>/urls.py), found with its package.
+    *(path("", include(module)) for module in task_type_modules("urls")),
 ]
 
 handler500 = "config.db_unavailable.server_error"

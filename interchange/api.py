@@ -1,11 +1,10 @@
-"""REST API for imports and exports: files into a campaign, its rankings and judges' runs out, whole campaigns as
-archives. Every lookup is scoped to the user: else 404."""
+"""REST API for imports and exports: files into a campaign, import jobs, whole campaigns as archives (a task type's
+own exports are its package's: tasktypes/answer_ranking/api.py). Every lookup is scoped to the user: else 404."""
 
-from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAdminUser
@@ -16,7 +15,6 @@ from accounts.authentication import ApiTokenAuthentication, SessionAuthenticatio
 from annotate.access import campaign_for_researcher
 from annotate.services.campaigns import CampaignError
 from interchange.archive.web import archive_response, archive_upload_import
-from interchange.exports import ExportError, judge_trec_run, rankings_jsonl, rankings_label_studio
 from interchange.importers.common import ImportDataError
 from interchange.importers.service import ImportRequestError
 from interchange.jobs import (
@@ -122,36 +120,6 @@ class CampaignImportJobApi(APIView):
         job = get_object_or_404(ImportJob.objects.select_related("campaign", "created_by"), pk=job_id,
                                 campaign=campaign)
         return Response(ImportJobSerializer(_job_data(request, job)).data)
-
-
-class CampaignRankingsExportApi(APIView):
-    @extend_schema(
-        parameters=[OpenApiParameter("shape", enum=["jsonl", "label-studio", "trec-run"], default="jsonl",
-                                     description="jsonl (ties and dimensions kept), a Label Studio Ranker export, "
-                                                 "or trec-run: the scores of the judge named by `judge`"),
-                    OpenApiParameter("judge", str, required=False, description="trec-run: the judge's name")],
-        responses={200: OpenApiResponse(description="the candidates and current human rankings (or a judge's run), "
-                                                    "in the shape `import_data --format jsonl|label-studio|trec-run` reads"),
-                   400: ImportErrorSerializer},
-    )
-    def get(self, request, slug):
-        """An answer_ranking campaign's human rankings, ready to import elsewhere (researchers only)."""
-        campaign = campaign_for_researcher(request.user, slug)
-        shape = request.query_params.get("shape", "jsonl")
-        try:
-            if shape == "jsonl":
-                return HttpResponse(rankings_jsonl(campaign=campaign), content_type="application/x-ndjson; charset=utf-8")
-            if shape == "label-studio":
-                return Response(rankings_label_studio(campaign=campaign))
-            if shape == "trec-run":
-                judge = request.query_params.get("judge", "")
-                if not judge:
-                    return Response({"detail": "shape trec-run needs ?judge=NAME"}, status=status.HTTP_400_BAD_REQUEST)
-                return HttpResponse(judge_trec_run(campaign=campaign, judge=judge), content_type="text/plain; charset=utf-8")
-        except ExportError as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
-        return Response({"detail": f"unknown shape {shape!r}; choose jsonl, label-studio or trec-run"},
-                        status=status.HTTP_400_BAD_REQUEST)
 
 
 class CampaignExportApi(APIView):

@@ -37,6 +37,14 @@ def autodiscover(package: str) -> None:
             import_module(f"{package}.{found.name}.{SPEC_MODULE}")
 
 
+def task_type_modules(module: str) -> list[str]:
+    """The dotted names of the MODULE modules ("urls", "api_urls") of the registered task types' packages that have
+    one: the project's URL configuration includes them, so a task type's own pages and endpoints live in its
+    package."""
+    packages = dict.fromkeys(type(spec).__module__.rpartition(".")[0] for spec in _REGISTRY.values())
+    return [f"{package}.{module}" for package in packages if find_spec(f"{package}.{module}") is not None]
+
+
 def unregister(name: str) -> None:
     """Forget task type NAME (a test that registered its own)."""
     _REGISTRY.pop(name, None)

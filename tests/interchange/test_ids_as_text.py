@@ -206,7 +206,7 @@ def test_other_formats_count_their_unused_lines_too(tmp_path):
 def test_a_candidate_stored_without_its_source_id_exports_its_own_id_when_the_topic_id_holds_a_slash():
     """Candidates written before the source id was kept are named by the tail of `<qid>/<id>`, cut after the topic's
     id: with qid "dl/19" the candidate "dl/19/a/1" is "a/1", not "19/a/1"."""
-    from interchange.exports import rankings_jsonl
+    from tasktypes.answer_ranking.exports import rankings_jsonl
     from tests.factories import CampaignFactory, ItemFactory, TopicFactory
 
     campaign = CampaignFactory(slug="slashes", task_type="answer_ranking")

@@ -10,7 +10,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from annotate.models import Campaign
-from interchange.exports import ExportError, judge_trec_run, rankings_jsonl, rankings_label_studio
+from tasktypes.answer_ranking.exports import ExportError, judge_trec_run, rankings_jsonl, rankings_label_studio
 
 
 class Command(BaseCommand):
