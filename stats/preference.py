@@ -17,7 +17,7 @@ import numpy as np
 
 from stats.interrater import WILSON, share_with_interval
 from stats.resampling import sum_bootstrap
-from stats.uncertainty import bootstrap_method
+from stats.uncertainty import MIN_RESAMPLE_UNITS, bootstrap_method
 
 FIRST, SECOND, TIE = "first", "second", "tie"
 OUTCOMES = (FIRST, SECOND, TIE)
@@ -68,7 +68,7 @@ def bradley_terry(comparisons: Sequence[tuple[Hashable, Hashable, str]], *, clus
     (best first), "scores" {system: log-strength}, "scores_ci95" {system: [low, high] or None}, "win_rates"
     {system: {other: share or None}}, "n_comparisons", "n_prompts", "method"}. The intervals are 95% percentile
     bootstrap intervals over prompts: each resample draws prompts with replacement, sums their win matrices and
-    fits the scores again."""
+    fits the scores again; None with fewer than MIN_RESAMPLE_UNITS prompts."""
     systems = list(systems) if systems is not None else sorted({s for c in comparisons for s in c[:2]}, key=str)
     size = len(systems)
     prompts: dict[Hashable, list] = {}
@@ -83,7 +83,9 @@ def bradley_terry(comparisons: Sequence[tuple[Hashable, Hashable, str]], *, clus
         return np.array([fit if fit is not None else np.full(size, np.nan) for fit in fitted]).T
 
     options = {key: value for key, value in (("resamples", resamples), ("seed", seed)) if value is not None}
-    intervals = sum_bootstrap(rows, statistic, **options) if len(rows) and scores is not None else [None] * size
+    # Fewer prompts than MIN_RESAMPLE_UNITS give no interval worth the name (as every bootstrap of the reports).
+    resampled = len(rows) >= MIN_RESAMPLE_UNITS and scores is not None
+    intervals = sum_bootstrap(rows, statistic, **options) if resampled else [None] * size
     rates = win_rates(total)
     order = sorted(range(size), key=lambda n: -scores[n]) if scores is not None else range(size)
     return {

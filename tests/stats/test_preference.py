@@ -71,6 +71,8 @@ def test_known_strengths_are_recovered_within_their_intervals():
     # The win rate of the strongest over the weakest is near its Bradley-Terry probability, 1 / (1 + e^-2) = 0.88.
     assert abs(block["win_rates"]["s2"]["s0a"] - 1 / (1 + math.exp(-2))) < 0.06
     assert "bootstrap over prompts" in block["method"] and "choix" in block["method"]
+    few = bradley_terry(comparisons[:18], clusters=clusters[:18])  # 3 prompts: scores, but no intervals
+    assert few["scores"]["s2"] is not None and set(few["scores_ci95"].values()) == {None}
 
 
 def test_a_judges_first_position_bias_is_recovered_within_its_interval():

@@ -1,0 +1,55 @@
+"""How a pairwise_preference report is shown: its body (templates/pairwise_preference/report_body.html), its judges
+and systems tables, its text."""
+
+from reports.presentation import ReportPresentation, three_decimals
+from reports.tables import SpreadsheetCsv, interval_cells, value_cell
+
+
+class PreferencePresentation(ReportPresentation):
+    body_template = "pairwise_preference/report_body.html"
+
+    def page_context(self, report: dict, *, judge_names: list[str], plots: dict[str, str]) -> dict:
+        humans = report["scores"]["humans"]
+        return {"score_rows": [
+            {"system": system, "human": humans["scores"][system], "human_ci95": humans["scores_ci95"][system],
+             "judges": [{"score": report["judges"][name]["scores"]["scores"].get(system),
+                         "ci95": report["judges"][name]["scores"]["scores_ci95"].get(system)} for name in judge_names]}
+            for system in humans["systems"]]}
+
+    def judges_csv(self, report: dict) -> str:
+        writer = SpreadsheetCsv()
+        writer.writerow(["judge", "family", "n", "cohen_kappa", "cohen_kappa_ci95_low", "cohen_kappa_ci95_high",
+                         "accuracy", "accuracy_ci95_low", "accuracy_ci95_high", "n_decided", "decided_agreement",
+                         "decided_agreement_ci95_low", "decided_agreement_ci95_high"])
+        for name, block in report["judges"].items():
+            item, decided = block["item"], block["decided"]
+            writer.writerow([name, block["family"], item["n"], value_cell(item["cohen_kappa"]),
+                             *interval_cells(item["cohen_kappa_ci95"]), value_cell(item["accuracy"]),
+                             *interval_cells(item["accuracy_ci95"]), decided["n"], value_cell(decided["share"]),
+                             *interval_cells(decided["share_ci95"])])
+        return writer.text()
+
+    def systems_csv(self, report: dict) -> str:
+        """Each system's Bradley-Terry score under the humans and under each judge, with its interval."""
+        sources = {"human": report["scores"]["humans"],
+                   **{name: block["scores"] for name, block in report["judges"].items()}}
+        writer = SpreadsheetCsv()
+        writer.writerow(["system", *(f"{source}_{what}" for source in sources
+                                     for what in ("score", "ci95_low", "ci95_high"))])
+        for system in report["scores"]["humans"]["systems"]:
+            writer.writerow([system, *(cell for block in sources.values() for cell in (
+                value_cell(block["scores"].get(system)), *interval_cells(block["scores_ci95"].get(system))))])
+        return writer.text()
+
+    def text(self, report: dict) -> str:
+        position = report["position"]["humans"]
+        lines = [f"Agreement report: {report['campaign']} ({report['task_type']})", "",
+                 f"Humans: Fleiss' kappa {three_decimals(report['humans']['fleiss_kappa'])} over "
+                 f"{report['humans']['fleiss_items']} pairs; first-position rate {three_decimals(position['rate'])} "
+                 f"(n = {position['n']})", "", "Judges (against the humans' majority, a, b or tie):"]
+        lines += [f"  {name}: kappa {three_decimals(block['item']['cohen_kappa'])} (n = {block['item']['n']}), "
+                  f"agreement {three_decimals(block['item']['accuracy'])}" for name, block in report["judges"].items()]
+        scores = report["scores"]["humans"]
+        lines += ["", "Systems (Bradley-Terry under the humans):"]
+        lines += [f"  {system}: {three_decimals(scores['scores'][system])}" for system in scores["systems"]]
+        return "\n".join(lines)

@@ -1,0 +1,89 @@
+"""The pairwise_preference report: how each judge agrees with the humans' majority (Cohen's kappa over a, b and tie,
+and agreement with ties and without), the humans among themselves (the ceiling), the raters' position bias (the
+humans' first-position rate), and the systems' Bradley-Terry scores under the humans and under each judge, each with
+its n and an interval (stats.preference; intervals resample prompts). Both bad counts as a tie when raters are
+compared."""
+
+from annotate.ids import json_text
+from annotate.models import HumanJudgment, Item, JudgmentKind
+from reports.adjudication import adjudication_items_block
+from reports.humans import humans_block
+from reports.selectors import human_labels_get, judge_labels_get
+from stats.interrater import WILSON, cohen_kappa, item_agreement_intervals, share_with_interval
+from stats.preference import FIRST, SECOND, TIE, bradley_terry, first_position_rate
+from stats.uncertainty import bootstrap_method
+from tasktypes.pairwise_preference.verdicts import BOTH_BAD, SIDES
+
+# A verdict as the three answers raters are compared on.
+THREE = {"a": "a", "b": "b", "tie": "tie", BOTH_BAD: "tie"}
+
+
+def _pairs(campaign) -> dict[int, tuple[int, str, str]]:
+    """item -> (its prompt's topic id, system a, system b): one query, the responses' texts left unread."""
+    rows = Item.objects.filter(campaign=campaign).values_list(
+        "id", "topic_id", json_text("data__a__system"), json_text("data__b__system"))
+    return {pk: (topic, a or "", b or "") for pk, topic, a, b in rows}
+
+
+# A verdict on a pair as the outcome of a comparison of its systems, system a first.
+OUTCOME = {"a": FIRST, "b": SECOND, "tie": TIE}
+
+
+def _comparison(pair: tuple[int, str, str], label: str) -> tuple[str, str, str] | None:
+    """A verdict LABEL on PAIR as a comparison of its systems (a first); None for a label that is no verdict."""
+    outcome = OUTCOME.get(THREE.get(label, ""))
+    return None if outcome is None else (pair[1], pair[2], outcome)
+
+
+def _scores(verdicts: list[tuple[int, str]], pairs: dict, systems: list[str]) -> dict:
+    """Bradley-Terry over VERDICTS [(item, label)], prompts resampled."""
+    comparisons, clusters = [], []
+    for item, label in verdicts:
+        comparison = _comparison(pairs[item], label) if item in pairs else None
+        if comparison is not None:
+            comparisons.append(comparison)
+            clusters.append(pairs[item][0])
+    return bradley_terry(comparisons, clusters=clusters, systems=systems)
+
+
+def _judge_block(judge, humans, pairs: dict, systems: list[str]) -> dict:
+    items = sorted(item for item, label in judge.labels.items() if humans.item_label.get(item) and label in THREE)
+    own = [THREE[judge.labels[item]] for item in items]
+    human = [THREE[humans.item_label[item]] for item in items]
+    topics = [humans.item_topic.get(item, item) for item in items]
+    intervals = item_agreement_intervals(own, human, topics)
+    decided = [(a, b) for a, b in zip(own, human, strict=True) if a in SIDES and b in SIDES]
+    return {
+        "family": judge.family,
+        "item": {"n": len(items), "cohen_kappa": cohen_kappa(own, human) if items else None,
+                 "cohen_kappa_ci95": intervals["cohen_kappa"],
+                 "accuracy": sum(a == b for a, b in zip(own, human, strict=True)) / len(items) if items else None,
+                 "accuracy_ci95": intervals["accuracy"]},
+        # On the pairs both call for a side: how often the same side.
+        "decided": {"n": len(decided), **share_with_interval(sum(a == b for a, b in decided), len(decided))},
+        "scores": _scores(sorted(judge.labels.items()), pairs, systems),
+    }
+
+
+def preference_report_build(*, campaign) -> dict:
+    humans = human_labels_get(campaign=campaign)
+    judges = judge_labels_get(campaign=campaign)
+    pairs = _pairs(campaign)
+    systems = sorted({system for _, a, b in pairs.values() for system in (a, b)})
+    # Every current human verdict, with the side it was shown on the left when it was made in Concord.
+    votes = list(HumanJudgment.objects.filter(unit__campaign=campaign, kind=JudgmentKind.ANNOTATION, is_current=True)
+                 .exclude(label="").values_list("unit__item_id", "label", "value"))
+    positions = [TIE if THREE.get(label) == "tie" else (FIRST if label == (value or {}).get("left") else SECOND)
+                 for _, label, value in votes if (value or {}).get("left") in SIDES]
+    return {
+        "campaign": campaign.slug,
+        "task_type": campaign.task_type,
+        "humans": humans_block(humans),
+        "position": {"humans": first_position_rate(positions)},
+        "scores": {"humans": _scores([(item, label) for item, label, _ in votes], pairs, systems)},
+        "judges": {judge.name: _judge_block(judge, humans, pairs, systems) for judge in judges},
+        "systems": [],
+        "method": f"Cohen's kappa and agreement against the humans' majority over a, b and tie (both bad as a tie), "
+                  f"{bootstrap_method('prompts')}; agreement on the pairs both call for a side, {WILSON}",
+        "adjudication": adjudication_items_block(humans=humans, judges=[(j.name, j.family, j.labels) for j in judges]),
+    }
