@@ -202,12 +202,12 @@ def _build(*, campaign: Campaign) -> tuple[int, dict, dict, float]:
 def _plots_draw(*, document: dict) -> dict:
     """{name: inline SVG} of the report's plots (matplotlib: most of a small report's build, so drawn after its
     statistics are stored)."""
-    from agreement.plots import report_plot, report_plot_names
+    from agreement.plots import report_plots
 
     build_step(PLOTS)
     plots = {}
-    for name in report_plot_names(report=document):
-        drawn = report_plot(report=document, name=name)
+    for name, draw in report_plots(report=document).items():
+        drawn = draw(report=document)
         if drawn is not None:
             plots[name] = drawn.svg()
     return plots

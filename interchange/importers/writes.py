@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from annotate.bulk import rows_insert
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, JudgmentSource, Unit
+from annotate.services.campaigns import user_get_or_create_imported
 from interchange.importers.common import ImportDataError, UnusedLines
 from judges.identity import JudgeConfigError, judge_get_or_create
 from judges.models import EXTERNAL_FAMILY, Judge, ModelJudgment
@@ -206,3 +207,21 @@ def annotator_name(*, campaign: Campaign, username: str) -> str:
     """The inverse of `annotator_username` for export; other accounts keep their username."""
     prefix = f"{campaign.slug}-annotator-"
     return username[len(prefix):] if username.startswith(prefix) else username
+
+
+class ImportedAnnotators:
+    """The accounts standing for the annotators a file names, each made (or found) once per import: inactive accounts
+    named annotator_username (annotate.services.campaigns.user_get_or_create_imported)."""
+
+    def __init__(self, *, campaign: Campaign):
+        self.campaign = campaign
+        self._users: dict[str, object] = {}
+
+    def get(self, name: str, *, path: Path, line: int, field: str, what: str = "annotator name"):
+        """The account of annotator NAME; a name too long for an account is refused at PATH:LINE, FIELD."""
+        username = annotator_username(campaign=self.campaign, name=name)
+        if len(username) > 150:
+            raise ImportDataError(file=path, line=line, field=field, message=f"{what} too long")
+        if username not in self._users:
+            self._users[username] = user_get_or_create_imported(username=username)
+        return self._users[username]

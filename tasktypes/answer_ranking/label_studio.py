@@ -31,10 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from annotate.models import Topic
-from annotate.services.campaigns import user_get_or_create_imported
 from interchange.importers.categories import category_read
 from interchange.importers.common import ImportDataError, fits, json_array_read
-from interchange.importers.writes import JudgeVerdict, JudgeVerdictWriter, annotator_username, external_judge_get
+from interchange.importers.writes import ImportedAnnotators, JudgeVerdict, JudgeVerdictWriter, external_judge_get
 from tasktypes.answer_ranking.ranking_index import ANSWER, DOCUMENT, Candidate, RankingIndex
 from tasktypes.answer_ranking.rankings import (
     DEFAULT_DIMENSION,
@@ -166,7 +165,7 @@ def label_studio_import(*, index: RankingIndex, paths: list[Path], score_judge: 
             writer.add(verdict)
         scores.clear()
 
-    users = {}
+    annotators = ImportedAnnotators(campaign=campaign)
     for path in paths:
         for line, task in json_array_read(path, what="tasks"):
             if not isinstance(task, dict):
@@ -216,13 +215,10 @@ def label_studio_import(*, index: RankingIndex, paths: list[Path], score_judge: 
                 if any(len(group) > 1 for group in groups):
                     raise ImportDataError(file=path, line=line, field=field_name, message="expected a flat list of item ids")
                 name = _annotator_id(annotation.get("completed_by"), path=path, line=line, where=where)
-                username = annotator_username(campaign=campaign, name=name)
-                if len(username) > 150:
-                    raise ImportDataError(file=path, line=line, field=f"{where}.completed_by", message="annotator id too long")
-                if username not in users:
-                    users[username] = user_get_or_create_imported(username=username)
+                annotator = annotators.get(name, path=path, line=line, field=f"{where}.completed_by",
+                                           what="annotator id")
                 result.verdicts.append(RankingVerdict(path=path, line=line, field=field_name, topic=topic,
-                                                      annotator=users[username], rankings={DEFAULT_DIMENSION: groups}))
+                                                      annotator=annotator, rankings={DEFAULT_DIMENSION: groups}))
             if index.flush_when_full() and writer:
                 scores_write()
     index.flush()

@@ -16,10 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from annotate.models import Topic
-from annotate.services.campaigns import user_get_or_create_imported
 from interchange.importers.categories import category_read
 from interchange.importers.common import ImportDataError, fits, jsonl_read, str_field
-from interchange.importers.writes import annotator_username
+from interchange.importers.writes import ImportedAnnotators
 from tasktypes.answer_ranking.ranking_index import ANSWER, DOCUMENT, Candidate, RankingIndex
 from tasktypes.answer_ranking.rankings import (
     DEFAULT_DIMENSION,
@@ -83,7 +82,7 @@ def ranking_jsonl_import(*, index: RankingIndex, paths: list[Path]) -> RankingJs
     """
     campaign = index.campaign
     result = RankingJsonlResult()
-    users = {}
+    annotators = ImportedAnnotators(campaign=campaign)
     for path in paths:
         for line, obj in jsonl_read(path):
             if "qid" not in obj:
@@ -129,13 +128,9 @@ def ranking_jsonl_import(*, index: RankingIndex, paths: list[Path]) -> RankingJs
                                           message=f"{name} ranks dimension {dimension!r} twice in this topic")
                 mine["rankings"][dimension] = groups
             for name, mine in by_annotator.items():
-                username = annotator_username(campaign=campaign, name=name)
-                if len(username) > 150:
-                    raise ImportDataError(file=path, line=line, field=mine["field"], message="annotator name too long")
-                if username not in users:
-                    users[username] = user_get_or_create_imported(username=username)
+                annotator = annotators.get(name, path=path, line=line, field=mine["field"])
                 result.verdicts.append(RankingVerdict(path=path, line=line, field=mine["field"], topic=topic,
-                                                      annotator=users[username], rankings=mine["rankings"]))
+                                                      annotator=annotator, rankings=mine["rankings"]))
             index.flush_when_full()
     index.flush()
     return result

@@ -5,9 +5,14 @@ responses ({"a": {"system", "text"}, "b": {...}}). An imported verdict records n
 counts for agreement and system scores, not for position bias."""
 
 from annotate.models import Item, JudgmentKind, Topic
-from annotate.services.campaigns import units_ensure, user_get_or_create_imported
+from annotate.services.campaigns import units_ensure
 from interchange.importers.common import ImportDataError, fits, jsonl_read, str_field
-from interchange.importers.writes import HumanVerdict, annotator_username, human_verdicts_write, units_done_refresh
+from interchange.importers.writes import (
+    HumanVerdict,
+    ImportedAnnotators,
+    human_verdicts_write,
+    units_done_refresh,
+)
 from tasktypes.pairwise_preference.verdicts import BOTH_BAD, SIDES, TIE
 
 WINNERS = (*SIDES, TIE, BOTH_BAD)
@@ -16,7 +21,8 @@ WINNERS = (*SIDES, TIE, BOTH_BAD)
 def pairs_import(*, campaign, paths, summary, unused) -> None:
     topics = {topic.external_id: topic for topic in Topic.objects.filter(campaign=campaign)}
     known = set(Item.objects.filter(campaign=campaign).values_list("external_id", flat=True))
-    new_items, verdicts, users = [], [], {}
+    new_items, verdicts = [], []
+    annotators = ImportedAnnotators(campaign=campaign)
     for path in paths:
         for line, row in jsonl_read(path):
             prompt_id = fits(str_field(row, "prompt_id", path=path, line=line), model=Topic, column="external_id",
@@ -45,11 +51,9 @@ def pairs_import(*, campaign, paths, summary, unused) -> None:
                 if winner not in WINNERS:
                     raise ImportDataError(file=path, line=line, field="winner",
                                           message=f"winner is a, b, tie or both_bad, not {winner!r}")
-                name = str(row.get("annotator") or "imported")
-                username = annotator_username(campaign=campaign, name=name)
-                if username not in users:
-                    users[username] = user_get_or_create_imported(username=username)
-                verdicts.append(HumanVerdict(path=path, line=line, item=item, annotator=users[username],
+                annotator = annotators.get(str(row.get("annotator") or "imported"), path=path, line=line,
+                                           field="annotator")
+                verdicts.append(HumanVerdict(path=path, line=line, item=item, annotator=annotator,
                                              kind=JudgmentKind.ANNOTATION, value={"preferred": winner, "left": None},
                                              label=winner))
     Item.objects.bulk_create(new_items)

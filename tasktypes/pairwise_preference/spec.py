@@ -10,7 +10,7 @@ from annotate.selectors.annotation import unit_display
 from annotate.task_types.options import yes_no
 from annotate.task_types.registry import register
 from annotate.task_types.spec import JudgmentValueError, TaskTypeSpec
-from tasktypes.pairwise_preference.verdicts import A, B, BOTH_BAD, CHOICES, SIDES, TIE
+from tasktypes.pairwise_preference.verdicts import A, B, BOTH_BAD, CHOICES, OTHER, SIDES, TIE
 
 
 
@@ -71,7 +71,7 @@ class PairwisePreference(TaskTypeSpec):
         if choice not in CHOICES:
             raise JudgmentValueError("Choose left, right or tie.")
         left = left_side(unit_id=assignment.unit_id, annotator_id=assignment.annotator_id)
-        right = B if left == A else A
+        right = OTHER[left]
         return {"preferred": {"left": left, "right": right}.get(choice, choice), "left": left}
 
     def unit_context(self, *, assignment, arrangement=None) -> dict:
@@ -79,7 +79,7 @@ class PairwisePreference(TaskTypeSpec):
         display = unit_display(assignment=assignment)
         data = assignment.unit.item.data or {}
         left = left_side(unit_id=assignment.unit_id, annotator_id=assignment.annotator_id)
-        right = B if left == A else A
+        right = OTHER[left]
         own = display.get("own_value") or {}
         chosen = {left: "left", right: "right"}.get(own.get("preferred"), own.get("preferred"))
         return {**display, "left_side": left, "chosen": chosen,

@@ -2,5 +2,6 @@
 
 A, B, TIE, BOTH_BAD = "a", "b", "tie", "both_bad"
 SIDES = (A, B)
+OTHER = {A: B, B: A}  # the response on the other side
 # What a POSTed choice names: the side shown, not the candidate (the page shuffles them).
 CHOICES = ("left", "right", TIE, BOTH_BAD)

@@ -55,6 +55,9 @@ def test_bad_lines_are_refused_with_their_file_line_and_field(tmp_path):
     path.write_text(_line("p1", "alpha", "alpha"))
     with pytest.raises(ImportDataError, match="system_b: a pair needs two systems"):
         import_run(campaign=campaign, fmt="pairwise-jsonl", paths=[path])
+    path.write_text(_line("p1", "alpha", "beta", winner="a", annotator="x" * 200))
+    with pytest.raises(ImportDataError, match="bad.jsonl:1: annotator: annotator name too long"):
+        import_run(campaign=campaign, fmt="pairwise-jsonl", paths=[path])
     assert not campaign.items.exists()  # all or nothing
 
 
