@@ -7,7 +7,7 @@ import json
 
 from django import forms
 
-from judges.families import FAMILIES, families_for
+from judges.families import FAMILIES, families_for, family_options
 from judges.services import MAX_BATCH_SIZE
 
 
@@ -34,6 +34,7 @@ class JudgeRunStartForm(forms.Form):
     def __init__(self, *args, task_type: str | None = None, endpoints=(), **kwargs):
         super().__init__(*args, **kwargs)
         # Only the families that can judge this campaign's task type, and only the fields some of them take.
+        self.task_type = task_type
         self.families = families_for(task_type) if task_type is not None else sorted(FAMILIES)
         self.fields["family"].choices = [(name, name) for name in self.families]
         thresholds = {name: FAMILIES[name].options["threshold"] for name in self.families
@@ -57,7 +58,9 @@ class JudgeRunStartForm(forms.Form):
     @property
     def family_descriptions(self) -> list[tuple[str, str, list[str]]]:
         """(name, what it does, its configuration keys) of each family the form offers, in the family's own words."""
-        return [(name, FAMILIES[name].description, sorted(FAMILIES[name].options)) for name in self.families]
+        return [(name, FAMILIES[name].description,
+                 sorted(family_options(name, self.task_type) if self.task_type else FAMILIES[name].options))
+                for name in self.families]
 
     def clean(self):
         data = super().clean()

@@ -15,7 +15,7 @@ from annotate.services.data_version import campaign_data_changed
 from judges.boundary import limit
 from judges.endpoints import endpoint_concurrency_check, endpoint_for_judge
 from judges.errors import JudgeConfigError, JudgeQueueError, JudgeRunConflictError, JudgeRunError
-from judges.families import family_check_task_type, family_get
+from judges.families import family_check_task_type, family_config_validate, family_get
 from judges.identity import judge_get_or_create
 from judges.models import ACTIVE_RUN_STATUSES, EXTERNAL_FAMILY, Judge, JudgeRun, ModelJudgment, RunStatus
 from judges.selectors import campaign_item_sample, judge_judged_count, judge_pending_item_ids
@@ -114,7 +114,7 @@ def judge_run_start(
     """
     judge_family = family_get(family)
     family_check_task_type(family, campaign.task_type)
-    config = judge_family.validate_config(config)
+    config = family_config_validate(family, config, task_type=campaign.task_type)
     if batch_size is None:  # items per Celery task: the family's own default
         batch_size = judge_family.items_per_task
     endpoint_use_check(family=family, config=config, campaign=campaign, user=created_by)
@@ -156,7 +156,7 @@ def judge_run_new_items_start(*, judge: Judge, created_by=None) -> JudgeRun:
     if judge.is_external:
         raise JudgeRunError(f"judge {judge.name!r} was imported; only a configured judge can judge new items")
     family_check_task_type(judge.family, judge.campaign.task_type)
-    config = family_get(judge.family).validate_config(judge.config)
+    config = family_config_validate(judge.family, judge.config, task_type=judge.campaign.task_type)
     endpoint_use_check(family=judge.family, config=config, campaign=judge.campaign, user=created_by)
     try:
         with transaction.atomic():
@@ -219,7 +219,7 @@ def judge_run_resume(*, run: JudgeRun, user=None) -> JudgeRun:
     """
     judge = run.judge
     family_check_task_type(judge.family, judge.campaign.task_type)
-    config = family_get(judge.family).validate_config(judge.config)
+    config = family_config_validate(judge.family, judge.config, task_type=judge.campaign.task_type)
     endpoint_use_check(family=judge.family, config=config, campaign=judge.campaign, user=user or run.created_by)
     with transaction.atomic():
         judge = Judge.objects.select_for_update().get(pk=judge.pk)

@@ -22,7 +22,7 @@ from annotate.services.data_version import campaign_data_changed
 from annotate.task_types.registry import task_type_get
 from judges.endpoints import endpoint_connection
 from judges.errors import JudgeConfigError
-from judges.families import ItemInput, Verdict, family_get
+from judges.families import ItemInput, Verdict, family_config_validate, family_get
 from judges.families.batching import BatchMeter, metered
 from judges.models import ACTIVE_RUN_STATUSES, JudgeRun, ModelJudgment, RunStatus
 from judges.samples import DbSampleStore
@@ -138,7 +138,7 @@ def _family_verdicts(family, inputs: list[ItemInput], config: dict, judge, conne
     missing = {item.item_id: reason for item in inputs
                if (reason := spec.judge_input_missing(text=item.text, data=item.data))}
     ready = [item for item in inputs if item.item_id not in missing]
-    verdicts = family.judge_batch(ready, config, **extra) if ready else []
+    verdicts = spec.judge_batch(family, ready, config, **extra) if ready else []
     if len(verdicts) != len(ready):
         raise JudgeConfigError(f"family {family.name} returned {len(verdicts)} verdicts for {len(ready)} items")
     if not missing:
@@ -206,7 +206,7 @@ def judge_batch(run_id: int, item_ids: list[int]) -> int:
     judge = run.judge
     try:
         family = family_get(judge.family)
-        config = family.validate_config(judge.config)
+        config = family_config_validate(judge.family, judge.config, task_type=judge.campaign.task_type)
         # Where an llm or vlm judge may connect is decided here, on the worker, for every batch: an endpoint
         # switched off or no longer granted since the run started stops it.
         connection = endpoint_connection(judge=judge, config=config, user=run.created_by)

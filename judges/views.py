@@ -16,7 +16,7 @@ from django_htmx.http import HttpResponseStopPolling
 from annotate.access import campaign_for_researcher
 from judges.endpoints import endpoint_public, endpoints_usable
 from judges.errors import JudgeConfigError, JudgeRunError
-from judges.families import families_for, family_get
+from judges.families import families_for, family_options
 from judges.forms import JudgeRunStartForm
 from judges.models import Judge, JudgeRun
 from judges.secrets import config_public
@@ -45,27 +45,27 @@ def _run_row(run: JudgeRun) -> dict:
             "throughput": run_throughput(run=run, progress=progress)}
 
 
-def _config_changed(judge) -> dict:
+def _config_changed(judge, task_type: str) -> dict:
     """The judge's settings that differ from its family's defaults (the LLM prompt's defaults are long)."""
     config = config_public(judge.config)
     try:
-        defaults = family_get(judge.family).default_config
+        options = family_options(judge.family, task_type)
     except JudgeConfigError:  # imported (external) judges have no family defaults
         return config
-    return {key: value for key, value in config.items() if defaults.get(key, object()) != value}
+    return {key: value for key, value in config.items() if key not in options or options[key].default != value}
 
 
-def _with_config_text(judge, usage: dict):
+def _with_config_text(judge, usage: dict, task_type: str):
     """JUDGE with what the panel shows: its configuration (secrets masked) and, for LLM judges, its usage."""
     judge.usage = usage.get(judge.id)
-    judge.config_changed_text = json.dumps(_config_changed(judge), sort_keys=True)
+    judge.config_changed_text = json.dumps(_config_changed(judge, task_type), sort_keys=True)
     judge.config_text = json.dumps(config_public(judge.config), sort_keys=True) if judge.config else ""
     return judge
 
 
 def _judges_shown(campaign, usage: dict) -> list:
     """The campaign's judges as the Judges table shows them: configuration, USAGE, items not judged yet."""
-    judges = [_with_config_text(judge, usage) for judge in judges_for_campaign(campaign=campaign)]
+    judges = [_with_config_text(judge, usage, campaign.task_type) for judge in judges_for_campaign(campaign=campaign)]
     new_items = judges_new_items(campaign=campaign, judges=judges)
     for judge in judges:
         judge.new_items = new_items.get(judge.id)

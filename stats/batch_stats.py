@@ -122,3 +122,44 @@ def spearman(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Spearman's rho between the rows of X and Y (no gaps): Pearson's r of their ranks (scipy.stats.rankdata, ties
     averaged), which is its definition and what scipy.stats.spearmanr computes."""
     return pearson(scipy_stats.rankdata(x, axis=1), scipy_stats.rankdata(y, axis=1))
+
+
+def bradley_terry_of_matrices(matrices: np.ndarray, *, alpha: float, initial: np.ndarray | None = None,
+                              tol: float = 1e-8, max_iter: int = 100) -> np.ndarray:
+    """Bradley-Terry log-strengths (mean 0) of each win matrix in MATRICES (resamples x S x S, [i, j] the wins of i
+    over j), as choix.ilsr_pairwise_dense computes them: Iterative Luce Spectral Ranking, each step the stationary
+    distribution of the Markov chain whose rate from i to j is ALPHA + wins of j over i / (w_i + w_j), until a step
+    moves the log-strengths by at most TOL x S (the L1 norm); from INITIAL (log-strengths, one row or one per
+    resample) or equal strengths. The stationary distribution solves pi Q = 0 with pi summing to S (choix reads it
+    off an LU factorisation; here one batched solve). NaN rows for matrices without a comparison."""
+    matrices = np.asarray(matrices, dtype=float)
+    count, size = matrices.shape[0], matrices.shape[-1]
+    params = np.zeros((count, size)) if initial is None else np.broadcast_to(
+        np.asarray(initial, dtype=float), (count, size)).copy()
+    params -= params.mean(axis=1, keepdims=True)
+    live = matrices.sum(axis=(1, 2)) > 0
+    done = ~live
+    ones = np.ones(size)
+    for _ in range(max_iter):
+        todo = np.flatnonzero(~done)
+        if not len(todo):
+            break
+        weights = np.exp(params[todo])
+        weights *= size / weights.sum(axis=1, keepdims=True)
+        chain = alpha + np.swapaxes(matrices[todo], 1, 2) / (weights[:, :, None] + weights[:, None, :])
+        diagonal = np.arange(size)
+        chain[:, diagonal, diagonal] = 0.0
+        chain[:, diagonal, diagonal] = -chain.sum(axis=2)  # a generator's rows sum to 0
+        # pi Q = 0, sum(pi) = S: Q's transpose with its last equation replaced by the sum.
+        system = np.swapaxes(chain, 1, 2).copy()
+        system[:, -1, :] = ones
+        target = np.zeros((len(todo), size))
+        target[:, -1] = size
+        stationary = np.linalg.solve(system, target[..., None])[..., 0]
+        fresh = np.log(stationary)
+        fresh -= fresh.mean(axis=1, keepdims=True)
+        moved = np.abs(fresh - params[todo]).sum(axis=1)
+        params[todo] = fresh
+        done[todo[moved <= tol * size]] = True
+    params[~live] = np.nan
+    return params

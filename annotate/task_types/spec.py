@@ -131,6 +131,23 @@ class TaskTypeSpec:
         CAMPAIGN beside its items (a graded type's scale); {} by default."""
         return {}
 
+    def judge_options(self, family: str) -> dict:
+        """Options this task type adds to the configuration of a FAMILY judge on its campaigns (name ->
+        judges.families.base.Option), read by its judge_batch and part of the judge's identity; {} by default."""
+        return {}
+
+    def judge_config_problem(self, family: str, config: dict) -> str | None:
+        """What is wrong with the options judge_options added to a FAMILY judge's complete CONFIG taken together
+        (their types are checked already); None when fine."""
+        return None
+
+    def judge_batch(self, family, items: list, config: dict, **extra) -> list:
+        """FAMILY's verdicts (judges.families.base.Verdict) on ITEMS (ItemInput), one per item in order: what the task
+        layer (judges.tasks) asks for every batch. EXTRA are what the family asked for (samples, connection,
+        task_context). The family judges the items as they are by default; a task type whose items hold more than
+        one text to judge (two responses side by side) puts them to the family its own way."""
+        return family.judge_batch(items, config, **extra)
+
     def judge_input_missing(self, *, text: str, data: dict) -> str | None:
         """Why a model judge cannot judge an item with TEXT and DATA yet (its verdict fails with this reason, and
         "retry failed items" judges it later); None when it can."""

@@ -7,7 +7,7 @@ TaskTypeSpec): a new task type takes up existing families without editing them.
 from annotate.task_types.registry import UnknownTaskType, task_type_get, task_type_names
 from judges.errors import JudgeConfigError
 from judges.families.autoais import AutoAIS
-from judges.families.base import ItemInput, JudgeFamily, Verdict
+from judges.families.base import ItemInput, JudgeFamily, Option, Verdict
 from judges.families.bm25 import BM25
 from judges.families.clipscore import CLIPScore
 from judges.families.cross_encoder import CrossEncoder
@@ -39,8 +39,8 @@ SAMPLE_FAMILIES = frozenset(name for name, family in FAMILIES.items() if getattr
 # Families whose model's input limit may cut an item's text (the report counts the cuts).
 CUTTING_FAMILIES = frozenset(name for name, family in FAMILIES.items() if family.cuts_long_inputs)
 
-__all__ = ["CUTTING_FAMILIES", "FAMILIES", "SAMPLE_FAMILIES", "ItemInput", "JudgeFamily", "Verdict", "family_get", "family_check_task_type",
-           "families_for"]
+__all__ = ["CUTTING_FAMILIES", "FAMILIES", "SAMPLE_FAMILIES", "ItemInput", "JudgeFamily", "Verdict", "family_get",
+           "family_check_task_type", "family_config_validate", "family_options", "families_for"]
 
 
 def families_for(task_type: str) -> list[str]:
@@ -71,3 +71,30 @@ def family_get(name: str) -> JudgeFamily:
         if name == "external":
             raise JudgeConfigError("'external' judges hold imported verdicts and cannot be run") from None
         raise JudgeConfigError(f"unknown judge family {name!r} (available: {known})") from None
+
+
+def _task_type_options(name: str, task_type: str) -> dict[str, Option]:
+    try:
+        return task_type_get(task_type).judge_options(name)
+    except UnknownTaskType:
+        return {}
+
+
+def family_options(name: str, task_type: str) -> dict[str, Option]:
+    """Family NAME's options on a TASK_TYPE campaign: its own and those the task type adds to them
+    (TaskTypeSpec.judge_options: a pairwise judge's tie margin)."""
+    return {**family_get(name).options, **_task_type_options(name, task_type)}
+
+
+def family_config_validate(name: str, config, *, task_type: str) -> dict:
+    """CONFIG of a family NAME judge on a TASK_TYPE campaign, complete (defaults filled in, the task type's options
+    included), or JudgeConfigError naming what is wrong."""
+    family = family_get(name)
+    complete = family.validate_config(config, extra_options=_task_type_options(name, task_type))
+    try:
+        problem = task_type_get(task_type).judge_config_problem(name, complete)
+    except UnknownTaskType:
+        problem = None
+    if problem:
+        raise JudgeConfigError(f"{name}: {problem}")
+    return complete

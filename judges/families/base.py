@@ -99,25 +99,27 @@ class JudgeFamily:
     def default_config(self) -> dict:
         return {key: option.default for key, option in self.options.items()}
 
-    def validate_config(self, config: Any) -> dict:
+    def validate_config(self, config: Any, *, extra_options: dict[str, Option] | None = None) -> dict:
         """The complete configuration (defaults filled in), or JudgeConfigError naming the bad key.
 
         Defaults are filled in so that `{}` and the explicit default configuration hash to the same
-        judge identity.
+        judge identity. EXTRA_OPTIONS are the options a campaign's task type adds to this family's
+        (judges.families.family_config_validate): checked and filled in as the family's own.
         """
+        options = {**self.options, **(extra_options or {})}
         if config is None:
             config = {}
         if not isinstance(config, dict):
             raise JudgeConfigError(f"{self.name}: the configuration must be a JSON object, not {type(config).__name__}")
         for key in sorted(set(config) & set(self.retired_options)):
             raise JudgeConfigError(f"{self.name}: {key} is no longer accepted: {self.retired_options[key]}")
-        unknown = sorted(set(config) - set(self.options))
+        unknown = sorted(set(config) - set(options))
         if unknown:
-            allowed = ", ".join(sorted(self.options)) or "none"
+            allowed = ", ".join(sorted(options)) or "none"
             raise JudgeConfigError(f"{self.name}: unknown configuration key(s) {', '.join(unknown)} (allowed: {allowed})")
-        complete = self.default_config
+        complete = {key: option.default for key, option in options.items()}
         for key, value in config.items():
-            option = self.options[key]
+            option = options[key]
             # bool is an int in Python; a JSON true is never a number here.
             ok = isinstance(value, option.types) and not (isinstance(value, bool) and bool not in option.types)
             if not ok:
@@ -131,7 +133,7 @@ class JudgeFamily:
         # never formatted, until it has passed.
         for key, value in complete.items():
             if isinstance(value, str):
-                template_check(value, family=self.name, option=key, allowed=self.options[key].placeholders)
+                template_check(value, family=self.name, option=key, allowed=options[key].placeholders)
         self.check_config(complete)
         return complete
 

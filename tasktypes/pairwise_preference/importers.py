@@ -1,64 +1,303 @@
-"""The pairwise-jsonl format: one pair per line, {"prompt_id", "prompt", "system_a", "response_a", "system_b",
-"response_b"}, optionally "id" (the pair's id; else `<prompt_id>/<system_a>-vs-<system_b>`) and a human verdict
-{"winner": "a", "b", "tie" or "both_bad", "annotator"}. A prompt is a topic, a pair an item whose data holds both
-responses ({"a": {"system", "text"}, "b": {...}}). An imported verdict records no side shown ("left": null): it
-counts for agreement and system scores, not for position bias."""
+"""The formats of pairwise_preference. A prompt is a topic, a pair an item whose data holds both responses ({"a":
+{"system", "text"}, "b": {...}}); a pair named again (its id, the same prompt and responses) adds a verdict to it.
+
+- pairwise-jsonl: one pair per line, {"prompt_id", "prompt", "system_a", "response_a", "system_b", "response_b"},
+  optionally "id" (the pair's id; else `<prompt_id>/<system_a>-vs-<system_b>`) and a verdict {"winner": "a", "b",
+  "tie" or "both_bad", "annotator"}.
+- mt-bench-human: MT-Bench's human judgments, one JSON object per line: "question_id", "model_a", "model_b",
+  "winner" (model_a, model_b, tie), "judge", "turn" (1 or 2), "conversation_a" and "conversation_b" (lists of
+  {"role", "content"}). A turn-2 judgment is its own prompt (both questions), each response both of the model's turns.
+- arena-conversations: Chatbot Arena's conversations, the same keys, "winner" model_a, model_b, tie or
+  "tie (bothbad)" (both bad); each line is its own pair, under its question_id.
+- trec-preferences: a folder (or a .zip of one) holding topics.tsv and collection.tsv (`id<TAB>text`, no header) and
+  preference files of `topic left right preferred [assessor]` lines; preferred is left's or right's id, or tie.
+- pairwise-outputs: each system's response to each prompt, {"prompt_id", "prompt", "system", "response"}; the
+  pairs are made here (pairs_design): every pair of systems on every prompt both answered, or, with the campaign
+  option pair_prompts n, each pair of systems on n of those prompts drawn with the seed pair_seed.
+
+With a judge name (the import's judge parameter) the verdicts are that external judge's, not humans'. An imported
+human verdict records no side shown ("left": null): it counts for agreement and system scores, not for position
+bias.
+"""
+
+import random
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
 
 from annotate.models import Item, JudgmentKind, Topic
 from annotate.services.campaigns import units_ensure
-from interchange.importers.common import ImportDataError, fits, jsonl_read, str_field
+from interchange.importers.common import ImportDataError, fits, jsonl_read, lines_read, str_field
 from interchange.importers.writes import (
     HumanVerdict,
     ImportedAnnotators,
+    ItemRef,
+    JudgeVerdict,
+    JudgeVerdictWriter,
+    external_judge_get,
     human_verdicts_write,
     units_done_refresh,
 )
-from tasktypes.pairwise_preference.verdicts import BOTH_BAD, SIDES, TIE
+from tasktypes.pairwise_preference.judging import INCONSISTENT
+from tasktypes.pairwise_preference.verdicts import A, B, BOTH_BAD, SIDES, TIE
 
 WINNERS = (*SIDES, TIE, BOTH_BAD)
+# The LMSYS layouts' winners, as ours.
+LMSYS_WINNERS = {"model_a": A, "model_b": B, "tie": TIE, "tie (bothbad)": BOTH_BAD, "tie (inconsistent)": INCONSISTENT}
+TREC_TEXTS = ("topics.tsv", "collection.tsv")
 
 
-def pairs_import(*, campaign, paths, summary, unused) -> None:
-    topics = {topic.external_id: topic for topic in Topic.objects.filter(campaign=campaign)}
-    known = set(Item.objects.filter(campaign=campaign).values_list("external_id", flat=True))
-    new_items, verdicts = [], []
-    annotators = ImportedAnnotators(campaign=campaign)
+@dataclass(frozen=True)
+class PairRow:
+    """One line of a pairs file: the pair it names and, optionally, a verdict on it."""
+
+    path: Path
+    line: int
+    prompt_id: str
+    prompt: str
+    sides: dict  # {"a": {"system", "text"}, "b": {...}}
+    pair_id: str
+    winner: str | None = None
+    annotator: str = "imported"
+
+
+class PairsWriter:
+    """Pairs and their verdicts written as a file's rows come: new prompts and pairs made, a pair named again checked
+    to be the same, verdicts kept for the end (the new pairs' ids come with their creation)."""
+
+    def __init__(self, *, campaign, summary, judge: str | None, path: Path):
+        self.campaign, self.summary = campaign, summary
+        self.topics = {topic.external_id: topic for topic in Topic.objects.filter(campaign=campaign)}
+        self.items = {external_id: (pk, data) for external_id, pk, data in
+                      Item.objects.filter(campaign=campaign).values_list("external_id", "id", "data")}
+        self.new: dict[str, Item] = {}
+        self.verdicts: list[tuple[PairRow, str]] = []
+        self.annotators = ImportedAnnotators(campaign=campaign)
+        self.judge = external_judge_get(campaign=campaign, name=judge, path=path,
+                                        config={"format": "pairwise", "name": judge}) if judge else None
+
+    def add(self, row: PairRow) -> None:
+        path, line = row.path, row.line
+        prompt_id = fits(row.prompt_id, model=Topic, column="external_id", path=path, line=line, field="prompt_id")
+        pair_id = fits(row.pair_id, model=Item, column="external_id", path=path, line=line, field="id")
+        if row.sides[A]["system"] == row.sides[B]["system"]:
+            raise ImportDataError(file=path, line=line, field="system_b", message="a pair needs two systems")
+        topic = self.topics.get(prompt_id)
+        if topic is None:
+            topic = self.topics[prompt_id] = Topic.objects.create(campaign=self.campaign, external_id=prompt_id,
+                                                                  text=row.prompt)
+            self.summary.topics_created += 1
+        elif topic.text != row.prompt:
+            raise ImportDataError(file=path, line=line, field="prompt",
+                                  message=f"prompt {prompt_id!r} has another text already")
+        known = self.new[pair_id].data if pair_id in self.new else (self.items.get(pair_id) or (None, None))[1]
+        if known is None:
+            self.new[pair_id] = Item(campaign=self.campaign, topic=topic, external_id=pair_id, kind="pair", text="",
+                                     data=row.sides)
+        elif known != row.sides:
+            raise ImportDataError(file=path, line=line, field="id",
+                                  message=f"pair {pair_id!r} is already there with other systems or responses")
+        if row.winner is not None:
+            if row.winner not in WINNERS + ((INCONSISTENT,) if self.judge else ()):
+                raise ImportDataError(file=path, line=line, field="winner",
+                                      message=f"winner is a, b, tie or both_bad, not {row.winner!r}")
+            self.verdicts.append((row, pair_id))
+
+    def finish(self) -> None:
+        Item.objects.bulk_create(self.new.values(), batch_size=2000)
+        pks = {**{key: pk for key, (pk, _) in self.items.items()}, **{key: item.pk for key, item in self.new.items()}}
+        self.summary.items_created = len(self.new)
+        self.summary.units_created = units_ensure(campaign=self.campaign)
+        if self.judge is not None:
+            writer = JudgeVerdictWriter(judge=self.judge)
+            for row, pair_id in self.verdicts:
+                writer.add(JudgeVerdict(path=row.path, line=row.line, item=ItemRef(pks[pair_id]), score=None,
+                                        label=row.winner, raw="", failed=False, key=pair_id))
+            writer.flush()
+            self.summary.model_judgments_created = {self.judge.name: writer.created}
+            return
+        verdicts = [HumanVerdict(path=row.path, line=row.line, item=ItemRef(pks[pair_id]),
+                                 annotator=self.annotators.get(row.annotator, path=row.path, line=row.line,
+                                                               field="annotator"),
+                                 kind=JudgmentKind.ANNOTATION, value={"preferred": row.winner, "left": None},
+                                 label=row.winner) for row, pair_id in self.verdicts]
+        if verdicts:
+            self.summary.human_judgments_created, _ = human_verdicts_write(campaign=self.campaign, verdicts=verdicts)
+            units_done_refresh(campaign=self.campaign)
+
+
+def _pairwise_jsonl_rows(path: Path):
+    for line, row in jsonl_read(path):
+        prompt_id = str_field(row, "prompt_id", path=path, line=line)
+        sides = {side: {"system": str_field(row, f"system_{side}", path=path, line=line),
+                        "text": str_field(row, f"response_{side}", path=path, line=line)} for side in SIDES}
+        yield PairRow(path=path, line=line, prompt_id=prompt_id, prompt=str_field(row, "prompt", path=path, line=line),
+                      sides=sides, pair_id=str(row.get("id") or f"{prompt_id}/{sides[A]['system']}-vs-"
+                                                                  f"{sides[B]['system']}"),
+                      winner=row.get("winner"), annotator=str(row.get("annotator") or "imported"))
+
+
+def _turns(row: dict, key: str, *, path: Path, line: int) -> list[dict]:
+    conversation = row.get(key)
+    if not isinstance(conversation, list) or not conversation or not all(
+            isinstance(turn, dict) and isinstance(turn.get("content"), str) and turn.get("role") in ("user",
+                                                                                                     "assistant")
+            for turn in conversation):
+        raise ImportDataError(file=path, line=line, field=key,
+                              message='expected a list of {"role": "user" or "assistant", "content": text}')
+    return conversation
+
+
+def _said(conversation: list[dict], role: str) -> list[str]:
+    return [turn["content"] for turn in conversation if turn["role"] == role]
+
+
+def _joined(texts: list[str], word: str) -> str:
+    """One text, or each under its turn's number when there are several."""
+    return texts[0] if len(texts) == 1 else "\n\n".join(f"**{word} {n}.** {text}" for n, text in enumerate(texts, 1))
+
+
+def _lmsys_rows(path: Path, *, per_turn: bool):
+    """MT-Bench (PER_TURN: a judgment of one turn, the pair its question, turn and models) and Chatbot Arena (a
+    judgment of a whole conversation, the pair its question_id)."""
+    for line, row in jsonl_read(path):
+        question = row.get("question_id")
+        if not isinstance(question, (str, int)) or isinstance(question, bool) or str(question) == "":
+            raise ImportDataError(file=path, line=line, field="question_id", message="expected an id")
+        models = {side: str_field(row, f"model_{side}", path=path, line=line) for side in SIDES}
+        turns = {side: _turns(row, f"conversation_{side}", path=path, line=line) for side in SIDES}
+        asked = _said(turns[A], "user")
+        if asked != _said(turns[B], "user"):
+            raise ImportDataError(file=path, line=line, field="conversation_b",
+                                  message="the two conversations ask different questions")
+        turn = row.get("turn", len(asked)) if per_turn else len(asked)
+        if not isinstance(turn, int) or isinstance(turn, bool) or not 1 <= turn <= len(asked):
+            raise ImportDataError(file=path, line=line, field="turn",
+                                  message=f"expected a turn from 1 to {len(asked)}, not {turn!r}")
+        prompt_id = f"{question}" if turn == 1 or not per_turn else f"{question}/turn-{turn}"
+        answers = {side: _said(turns[side], "assistant")[:turn] for side in SIDES}
+        sides = {side: {"system": models[side], "text": _joined(answers[side], "Turn")} for side in SIDES}
+        winner = row.get("winner")
+        if winner is not None and winner not in LMSYS_WINNERS:
+            raise ImportDataError(file=path, line=line, field="winner", message=(
+                f"winner is {', '.join(LMSYS_WINNERS)}, not {winner!r}"))
+        pair_id = f"{prompt_id}/{models[A]}-vs-{models[B]}" if per_turn else str(question)
+        yield PairRow(path=path, line=line, prompt_id=prompt_id, prompt=_joined(asked[:turn], "Question"),
+                      sides=sides, pair_id=pair_id, winner=LMSYS_WINNERS.get(winner),
+                      annotator=str(row.get("judge") or "imported"))
+
+
+def _tab_texts(path: Path) -> dict[str, str]:
+    texts = {}
+    for line, text in lines_read(path):
+        if not text.strip():
+            continue
+        key, tab, value = text.partition("\t")
+        if not tab or not key.strip():
+            raise ImportDataError(file=path, line=line, field="id", message="expected id<TAB>text")
+        texts[key.strip()] = value.strip()
+    return texts
+
+
+def _trec_rows(folders: list[Path]):
+    paths = sorted(file for path in folders for file in ([path] if path.is_file() else path.rglob("*"))
+                   if file.is_file() and not file.name.startswith("."))
+    tables = {name: next((path for path in paths if path.name == name), None) for name in TREC_TEXTS}
+    missing = [name for name, path in tables.items() if path is None]
+    if missing:
+        raise ImportDataError(file=paths[0] if paths else Path("."), line=0, field="files",
+                              message=f"a trec-preferences folder holds {' and '.join(TREC_TEXTS)} beside the "
+                                      f"preference files; {' and '.join(missing)} is missing")
+    topics, documents = (_tab_texts(tables[name]) for name in TREC_TEXTS)
+    for path in (path for path in paths if path.name not in TREC_TEXTS):
+        for line, text in lines_read(path):
+            fields = text.split()
+            if not fields:
+                continue
+            if len(fields) not in (4, 5):
+                raise ImportDataError(file=path, line=line, field="line",
+                                      message="expected topic left right preferred [assessor]")
+            topic, left, right, preferred = fields[:4]
+            if topic not in topics:
+                raise ImportDataError(file=path, line=line, field="topic", message=f"no topic {topic!r} in topics.tsv")
+            for field, doc in (("left", left), ("right", right)):
+                if doc not in documents:
+                    raise ImportDataError(file=path, line=line, field=field,
+                                          message=f"no document {doc!r} in collection.tsv")
+            if preferred not in (left, right, TIE):
+                raise ImportDataError(file=path, line=line, field="preferred",
+                                      message=f"preferred is {left!r}, {right!r} or tie, not {preferred!r}")
+            first, second = sorted((left, right))  # one pair whichever side a line puts each document
+            winner = TIE if preferred == TIE else (A if preferred == first else B)
+            yield PairRow(path=path, line=line, prompt_id=topic, prompt=topics[topic],
+                          sides={A: {"system": first, "text": documents[first]},
+                                 B: {"system": second, "text": documents[second]}},
+                          pair_id=f"{topic}/{first}-vs-{second}", winner=winner,
+                          annotator=fields[4] if len(fields) == 5 else "imported")
+
+
+def pairs_design(outputs: dict[str, dict[str, str]], *, prompts_per_pair: int | None, seed: int):
+    """The pairs to make from OUTPUTS {prompt id: {system: response}}: for every two systems, the prompts both
+    answered, or PROMPTS_PER_PAIR of them drawn with SEED (all of them where they share fewer). Yields (prompt id,
+    system a, system b) with a and b in a drawn order, and returns {"pairs", "short"} (the pairs of systems that
+    share fewer prompts than asked)."""
+    rng = random.Random(seed)
+    systems = sorted({system for responses in outputs.values() for system in responses})
+    made, short = [], []
+    for first, second in combinations(systems, 2):
+        shared = sorted(prompt for prompt, responses in outputs.items() if first in responses and second in responses)
+        if prompts_per_pair is not None:
+            if len(shared) < prompts_per_pair:
+                short.append(f"{first} and {second} ({len(shared)})")
+            shared = sorted(rng.sample(shared, min(prompts_per_pair, len(shared))))
+        for prompt in shared:
+            made.append((prompt, *((first, second) if rng.random() < 0.5 else (second, first))))
+    return made, short
+
+
+def _outputs_rows(campaign, paths: list[Path], summary):
+    outputs: dict[str, dict[str, str]] = {}
+    texts, where = {}, {}
     for path in paths:
         for line, row in jsonl_read(path):
-            prompt_id = fits(str_field(row, "prompt_id", path=path, line=line), model=Topic, column="external_id",
-                             path=path, line=line, field="prompt_id")
+            prompt_id = str_field(row, "prompt_id", path=path, line=line)
             prompt = str_field(row, "prompt", path=path, line=line)
-            sides = {side: {"system": str_field(row, f"system_{side}", path=path, line=line),
-                            "text": str_field(row, f"response_{side}", path=path, line=line)} for side in SIDES}
-            if sides["a"]["system"] == sides["b"]["system"]:
-                raise ImportDataError(file=path, line=line, field="system_b", message="a pair needs two systems")
-            pair_id = str(row.get("id") or f"{prompt_id}/{sides['a']['system']}-vs-{sides['b']['system']}")
-            pair_id = fits(pair_id, model=Item, column="external_id", path=path, line=line, field="id")
-            if pair_id in known:
-                raise ImportDataError(file=path, line=line, field="id", message=f"pair {pair_id!r} is already there")
-            known.add(pair_id)
-            topic = topics.get(prompt_id)
-            if topic is None:
-                topic = topics[prompt_id] = Topic.objects.create(campaign=campaign, external_id=prompt_id, text=prompt)
-                summary.topics_created += 1
-            elif topic.text != prompt:
+            system = str_field(row, "system", path=path, line=line)
+            if texts.setdefault(prompt_id, prompt) != prompt:
                 raise ImportDataError(file=path, line=line, field="prompt",
-                                      message=f"prompt {prompt_id!r} has another text already")
-            item = Item(campaign=campaign, topic=topic, external_id=pair_id, kind="pair", text="", data=sides)
-            new_items.append(item)
-            winner = row.get("winner")
-            if winner is not None:
-                if winner not in WINNERS:
-                    raise ImportDataError(file=path, line=line, field="winner",
-                                          message=f"winner is a, b, tie or both_bad, not {winner!r}")
-                annotator = annotators.get(str(row.get("annotator") or "imported"), path=path, line=line,
-                                           field="annotator")
-                verdicts.append(HumanVerdict(path=path, line=line, item=item, annotator=annotator,
-                                             kind=JudgmentKind.ANNOTATION, value={"preferred": winner, "left": None},
-                                             label=winner))
-    Item.objects.bulk_create(new_items)
-    summary.items_created = len(new_items)
-    summary.units_created = units_ensure(campaign=campaign)
-    if verdicts:
-        summary.human_judgments_created, _ = human_verdicts_write(campaign=campaign, verdicts=verdicts)
-        units_done_refresh(campaign=campaign)
+                                      message=f"prompt {prompt_id!r} has another text on an earlier line")
+            if system in outputs.setdefault(prompt_id, {}):
+                raise ImportDataError(file=path, line=line, field="system",
+                                      message=f"{system!r} answered prompt {prompt_id!r} on an earlier line")
+            outputs[prompt_id][system] = str_field(row, "response", path=path, line=line)
+            where.setdefault(prompt_id, (path, line))
+    options = campaign.options or {}
+    per_pair, seed = options.get("pair_prompts"), options.get("pair_seed", 1)
+    made, short = pairs_design(outputs, prompts_per_pair=per_pair, seed=seed)
+    design = ("every pair of systems on every prompt both answered" if per_pair is None else
+              f"each pair of systems on {per_pair} prompts both answered, drawn with seed {seed} (options "
+              f"pair_prompts and pair_seed)")
+    summary.notes.append(f"pairs made: {len(made)}, {design}" + (
+        f"; fewer shared prompts than asked: {', '.join(short)}" if short else ""))
+    for prompt_id, first, second in made:
+        path, line = where[prompt_id]
+        yield PairRow(path=path, line=line, prompt_id=prompt_id, prompt=texts[prompt_id],
+                      sides={A: {"system": first, "text": outputs[prompt_id][first]},
+                             B: {"system": second, "text": outputs[prompt_id][second]}},
+                      pair_id=f"{prompt_id}/{first}-vs-{second}")
+
+
+def pairs_import(*, campaign, fmt: str, paths: list[Path], summary, judge: str | None = None) -> None:
+    writer = PairsWriter(campaign=campaign, summary=summary, judge=judge, path=paths[0])
+    if fmt == "trec-preferences":
+        rows = _trec_rows(paths)
+    elif fmt == "pairwise-outputs":
+        rows = _outputs_rows(campaign, paths, summary)
+    else:
+        read = {"pairwise-jsonl": _pairwise_jsonl_rows,
+                "mt-bench-human": lambda path: _lmsys_rows(path, per_turn=True),
+                "arena-conversations": lambda path: _lmsys_rows(path, per_turn=False)}[fmt]
+        rows = (row for path in paths for row in read(path))
+    for row in rows:
+        writer.add(row)
+    writer.finish()

@@ -1,5 +1,7 @@
 """How a pairwise_preference report is shown: its body (templates/pairwise_preference/report_body.html), its judges
-and systems tables, its text."""
+and systems tables, its plots (scores with intervals, the humans' win rates), its text."""
+
+from collections.abc import Callable
 
 from reports.presentation import ReportPresentation, three_decimals
 from reports.tables import SpreadsheetCsv, interval_cells, value_cell
@@ -8,9 +10,16 @@ from reports.tables import SpreadsheetCsv, interval_cells, value_cell
 class PreferencePresentation(ReportPresentation):
     body_template = "pairwise_preference/report_body.html"
 
+    def plots(self, report: dict) -> dict[str, Callable]:
+        from tasktypes.pairwise_preference.plots import scores_plot, win_rates_plot
+
+        return {"scores": scores_plot, "win-rates": win_rates_plot}
+
     def page_context(self, report: dict, *, judge_names: list[str], plots: dict[str, str]) -> dict:
         humans = report["scores"]["humans"]
-        return {"score_rows": [
+        orders = [block["order"] for block in report["judges"].values()]
+        return {"scores_svg": plots.get("scores"), "win_rates_svg": plots.get("win-rates"),
+                "order_method": orders[0]["method"] if orders else "", "score_rows": [
             {"system": system, "human": humans["scores"][system], "human_ci95": humans["scores_ci95"][system],
              "judges": [{"score": report["judges"][name]["scores"]["scores"].get(system),
                          "ci95": report["judges"][name]["scores"]["scores_ci95"].get(system)} for name in judge_names]}
@@ -20,13 +29,27 @@ class PreferencePresentation(ReportPresentation):
         writer = SpreadsheetCsv()
         writer.writerow(["judge", "family", "n", "cohen_kappa", "cohen_kappa_ci95_low", "cohen_kappa_ci95_high",
                          "accuracy", "accuracy_ci95_low", "accuracy_ci95_high", "n_decided", "decided_agreement",
-                         "decided_agreement_ci95_low", "decided_agreement_ci95_high"])
+                         "decided_agreement_ci95_low", "decided_agreement_ci95_high", "inconsistent",
+                         "n_both_orders", "position_consistency", "position_consistency_ci95_low",
+                         "position_consistency_ci95_high", "n_first_position", "first_position_rate",
+                         "first_position_rate_ci95_low", "first_position_rate_ci95_high", "n_systems",
+                         "kendall_tau_b", "kendall_tau_b_ci95_low", "kendall_tau_b_ci95_high", "spearman",
+                         "spearman_ci95_low", "spearman_ci95_high", "swaps"])
         for name, block in report["judges"].items():
-            item, decided = block["item"], block["decided"]
+            item, decided, order = block["item"], block["decided"], block["order"]
+            position = block["position"] or {}
+            consistency, first = position.get("consistency") or {}, position.get("first") or {}
             writer.writerow([name, block["family"], item["n"], value_cell(item["cohen_kappa"]),
                              *interval_cells(item["cohen_kappa_ci95"]), value_cell(item["accuracy"]),
                              *interval_cells(item["accuracy_ci95"]), decided["n"], value_cell(decided["share"]),
-                             *interval_cells(decided["share_ci95"])])
+                             *interval_cells(decided["share_ci95"]), block["inconsistent"],
+                             consistency.get("n", ""), value_cell(consistency.get("share")),
+                             *interval_cells(consistency.get("share_ci95")), first.get("n", ""),
+                             value_cell(first.get("rate")), *interval_cells(first.get("rate_ci95")),
+                             order["n_systems"], value_cell(order["kendall_tau_b"]),
+                             *interval_cells(order["kendall_tau_b_ci95"]), value_cell(order["spearman"]),
+                             *interval_cells(order["spearman_ci95"]),
+                             "; ".join(f"{x} > {y}" for x, y in order["swaps"])])
         return writer.text()
 
     def systems_csv(self, report: dict) -> str:
@@ -47,8 +70,16 @@ class PreferencePresentation(ReportPresentation):
                  f"Humans: Fleiss' kappa {three_decimals(report['humans']['fleiss_kappa'])} over "
                  f"{report['humans']['fleiss_items']} pairs; first-position rate {three_decimals(position['rate'])} "
                  f"(n = {position['n']})", "", "Judges (against the humans' majority, a, b or tie):"]
-        lines += [f"  {name}: kappa {three_decimals(block['item']['cohen_kappa'])} (n = {block['item']['n']}), "
-                  f"agreement {three_decimals(block['item']['accuracy'])}" for name, block in report["judges"].items()]
+        for name, block in report["judges"].items():
+            lines.append(f"  {name}: kappa {three_decimals(block['item']['cohen_kappa'])} (n = {block['item']['n']}), "
+                         f"agreement {three_decimals(block['item']['accuracy'])}; system order tau-b "
+                         f"{three_decimals(block['order']['kendall_tau_b'])} over {block['order']['n_systems']} systems")
+            position = block["position"]
+            if position:
+                lines.append(f"    position consistency {three_decimals(position['consistency']['share'])} "
+                             f"(n = {position['consistency']['n']}), first-position rate "
+                             f"{three_decimals(position['first']['rate'])} (n = {position['first']['n']}); "
+                             f"{block['inconsistent']} order-inconsistent verdicts")
         scores = report["scores"]["humans"]
         lines += ["", "Systems (Bradley-Terry under the humans):"]
         lines += [f"  {system}: {three_decimals(scores['scores'][system])}" for system in scores["systems"]]

@@ -6,12 +6,14 @@ compared."""
 
 from annotate.ids import json_text
 from annotate.models import HumanJudgment, Item, JudgmentKind
+from judges.models import ModelJudgment
 from reports.adjudication import adjudication_items_block
 from reports.humans import humans_block
 from reports.selectors import human_labels_get, judge_labels_get
 from stats.interrater import WILSON, cohen_kappa, item_agreement_intervals, share_with_interval
-from stats.preference import FIRST, SECOND, TIE, bradley_terry, first_position_rate
+from stats.preference import FIRST, SECOND, TIE, first_position_rate, preference_scores
 from stats.uncertainty import bootstrap_method
+from tasktypes.pairwise_preference.judging import FIRST_SHOWN, INCONSISTENT, ORDERS, order_answers
 from tasktypes.pairwise_preference.verdicts import BOTH_BAD, SIDES
 
 # A verdict as the three answers raters are compared on.
@@ -35,18 +37,46 @@ def _comparison(pair: tuple[int, str, str], label: str) -> tuple[str, str, str] 
     return None if outcome is None else (pair[1], pair[2], outcome)
 
 
-def _scores(verdicts: list[tuple[int, str]], pairs: dict, systems: list[str]) -> dict:
-    """Bradley-Terry over VERDICTS [(item, label)], prompts resampled."""
+def _comparisons(verdicts: list[tuple[int, str]], pairs: dict) -> tuple[list, list]:
+    """VERDICTS [(item, label)] as comparisons of their systems, and the prompt each was made on."""
     comparisons, clusters = [], []
     for item, label in verdicts:
         comparison = _comparison(pairs[item], label) if item in pairs else None
         if comparison is not None:
             comparisons.append(comparison)
             clusters.append(pairs[item][0])
-    return bradley_terry(comparisons, clusters=clusters, systems=systems)
+    return comparisons, clusters
 
 
-def _judge_block(judge, humans, pairs: dict, systems: list[str]) -> dict:
+def _judge_orders(campaign) -> dict[str, list[dict[str, str]]]:
+    """judge name -> the answer of each order it was asked in, per pair, for the judges that generate their verdicts
+    (the llm family's pairwise mode, tasktypes.pairwise_preference.judging); the others score each response alone."""
+    from judges.families import SAMPLE_FAMILIES
+
+    answers: dict[str, list[dict[str, str]]] = {}
+    rows = ModelJudgment.objects.filter(judge__campaign=campaign, judge__family__in=SAMPLE_FAMILIES, failed=False)
+    for name, raw in rows.values_list("judge__name", "raw").iterator():
+        orders = order_answers(raw)
+        if orders:
+            answers.setdefault(name, []).append(orders)
+    return answers
+
+
+def _position_block(answers: list[dict[str, str]]) -> dict | None:
+    """A judge's position bias: the share of the pairs asked in both orders whose answer survives the swap, and how
+    often an order's answer named the response shown first; None for a judge that was never shown an order."""
+    if not answers:
+        return None
+    outcomes = [TIE if answer == "tie" else FIRST if answer == FIRST_SHOWN[order] else SECOND
+                for entry in answers for order, answer in entry.items()]
+    both = [entry for entry in answers if len(entry) == len(ORDERS)]
+    consistent = sum(len(set(entry.values())) == 1 for entry in both)
+    return {"first": first_position_rate(outcomes),
+            "consistency": {"n": len(both), "consistent": consistent, **share_with_interval(consistent, len(both)),
+                            "method": f"share of the pairs asked in both orders whose two answers agree, {WILSON}"}}
+
+
+def _judge_block(judge, humans, orders: list[dict[str, str]], scores: dict, order: dict) -> dict:
     items = sorted(item for item, label in judge.labels.items() if humans.item_label.get(item) and label in THREE)
     own = [THREE[judge.labels[item]] for item in items]
     human = [THREE[humans.item_label[item]] for item in items]
@@ -61,7 +91,11 @@ def _judge_block(judge, humans, pairs: dict, systems: list[str]) -> dict:
                  "accuracy_ci95": intervals["accuracy"]},
         # On the pairs both call for a side: how often the same side.
         "decided": {"n": len(decided), **share_with_interval(sum(a == b for a, b in decided), len(decided))},
-        "scores": _scores(sorted(judge.labels.items()), pairs, systems),
+        # Verdicts whose two orders named different responses: left out of every comparison above.
+        "inconsistent": sum(label == INCONSISTENT for label in judge.labels.values()),
+        "position": _position_block(orders),
+        "scores": scores,
+        "order": order,
     }
 
 
@@ -75,13 +109,20 @@ def preference_report_build(*, campaign) -> dict:
                  .exclude(label="").values_list("unit__item_id", "label", "value"))
     positions = [TIE if THREE.get(label) == "tie" else (FIRST if label == (value or {}).get("left") else SECOND)
                  for _, label, value in votes if (value or {}).get("left") in SIDES]
+    orders = _judge_orders(campaign)
+    # The systems' scores under the humans and under each judge, from one bootstrap over the prompts.
+    raters = [_comparisons([(item, label) for item, label, _ in votes], pairs),
+              *(_comparisons(sorted(judge.labels.items()), pairs) for judge in judges)]
+    scores, system_orders = preference_scores(raters, systems=systems)
     return {
         "campaign": campaign.slug,
         "task_type": campaign.task_type,
         "humans": humans_block(humans),
         "position": {"humans": first_position_rate(positions)},
-        "scores": {"humans": _scores([(item, label) for item, label, _ in votes], pairs, systems)},
-        "judges": {judge.name: _judge_block(judge, humans, pairs, systems) for judge in judges},
+        "scores": {"humans": scores[0]},
+        "judges": {judge.name: _judge_block(judge, humans, orders.get(judge.name, []), scores[n + 1],
+                                            system_orders[n])
+                   for n, judge in enumerate(judges)},
         "systems": [],
         "method": f"Cohen's kappa and agreement against the humans' majority over a, b and tie (both bad as a tie), "
                   f"{bootstrap_method('prompts')}; agreement on the pairs both call for a side, {WILSON}",

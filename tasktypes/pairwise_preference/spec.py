@@ -4,10 +4,12 @@ annotator and recorded with the verdict, so the raters' position bias can be mea
 
 import hashlib
 
-from annotate.forms import CampaignOptionsForm, YesNoOptionField
+from pathlib import Path
+
+from annotate.forms import CampaignOptionsForm, NumberOptionField, YesNoOptionField
 from annotate.guidelines import guidelines_html
 from annotate.selectors.annotation import unit_display
-from annotate.task_types.options import yes_no
+from annotate.task_types.options import whole_number, yes_no
 from annotate.task_types.registry import register
 from annotate.task_types.spec import JudgmentValueError, TaskTypeSpec
 from tasktypes.pairwise_preference.verdicts import A, B, BOTH_BAD, CHOICES, OTHER, SIDES, TIE
@@ -19,6 +21,15 @@ class PairwiseOptionsForm(CampaignOptionsForm):
         label="Both bad", unset="not set: no (better, worse or a tie)",
         help_text="Offer a fourth answer, both responses are bad, beside left, right and tie. The report counts it as "
                   "a tie when it compares raters.")
+    pair_prompts = NumberOptionField(
+        label="Prompts per pair of systems",
+        help_text="Format pairwise-outputs: each pair of systems meets on this many prompts, drawn among those both "
+                  "answered (a sampled design, for many systems). A whole number. Empty: every pair of systems on "
+                  "every prompt both answered.")
+    pair_seed = NumberOptionField(
+        label="Seed of the pairs' draw",
+        help_text="Format pairwise-outputs: the seed that draws the prompts of each pair of systems and the order "
+                  "of each pair; the same seed and files make the same pairs. A whole number. Empty: 1.")
 
 
 def left_side(*, unit_id: int, annotator_id: int) -> str:
@@ -37,22 +48,36 @@ class PairwisePreference(TaskTypeSpec):
     name = "pairwise_preference"
     label = "Pairwise preference"
     default_overlap = 3
-    options = {"both_bad": yes_no}
+    options = {"both_bad": yes_no, "pair_prompts": whole_number, "pair_seed": whole_number}
     options_form = PairwiseOptionsForm
     page = ("pairwise_preference/annotate.html", "pairwise_preference/_unit.html")
     noun = "preference"
     topic_noun = "prompt"
     item_kind = "pair"
     item_noun = "pair"
-    import_formats = ("pairwise-jsonl", "judge-scores", "item-categories")
+    import_formats = ("pairwise-jsonl", "mt-bench-human", "arena-conversations", "trec-preferences",
+                      "pairwise-outputs", "judge-scores", "item-categories")
+    folder_formats = ("trec-preferences",)
     format_help = {
         "pairwise-jsonl": "One pair per line: {\"prompt_id\", \"prompt\", \"system_a\", \"response_a\", \"system_b\", "
-                          "\"response_b\"}, and optionally a human verdict {\"winner\": \"a\", \"b\", \"tie\" or "
-                          "\"both_bad\", \"annotator\"} (docs/formats/pairwise-jsonl.md).",
+                          "\"response_b\"}, and optionally a verdict {\"winner\": \"a\", \"b\", \"tie\" or "
+                          "\"both_bad\", \"annotator\"}; a pair on several lines takes several verdicts "
+                          "(docs/formats/pairwise-jsonl.md).",
+        "mt-bench-human": "MT-Bench's human judgments as JSON lines: question_id, model_a, model_b, winner (model_a, "
+                          "model_b, tie), judge, turn, conversation_a, conversation_b (docs/formats/mt-bench-human.md).",
+        "arena-conversations": "Chatbot Arena's conversations as JSON lines: question_id, model_a, model_b, winner "
+                               "(model_a, model_b, tie, tie (bothbad)), judge, conversation_a, conversation_b "
+                               "(docs/formats/arena-conversations.md).",
+        "trec-preferences": "A folder or .zip holding topics.tsv and collection.tsv (id<TAB>text) and preference "
+                            "files of `topic left right preferred [assessor]` lines (docs/formats/trec-preferences.md).",
+        "pairwise-outputs": "Each system's response to each prompt, {\"prompt_id\", \"prompt\", \"system\", "
+                            "\"response\"} per line: the pairs are made from them, all of them or a seeded draw "
+                            "(options pair_prompts, pair_seed; docs/formats/pairwise-outputs.md).",
         "judge-scores": "TSV with header topic, item, score, label: an external judge's verdict on each pair, label "
                         "a, b or tie (topic: the prompt id; item: the pair's id), under the judge name below.",
     }
     report_layout = "preferences"
+    judge_families = ("cross-encoder", "dense", "llm", "monot5")
 
     def value_check(self, value, *, unit=None) -> str:
         if not isinstance(value, dict) or not set(value) <= {"preferred", "left"} or "preferred" not in value:
@@ -112,10 +137,38 @@ class PairwisePreference(TaskTypeSpec):
                 "candidates": [{"label": f"{side.upper()} ({(data.get(side) or {}).get('system', '')})",
                                 "text": (data.get(side) or {}).get("text", "")} for side in SIDES]}
 
-    def import_run(self, *, campaign, fmt, paths, summary, unused, **parameters) -> None:
+    def judge_options(self, family: str) -> dict:
+        from tasktypes.pairwise_preference.judging import judge_options
+
+        return judge_options(family)
+
+    def judge_config_problem(self, family: str, config: dict) -> str | None:
+        from tasktypes.pairwise_preference.judging import judge_config_problem
+
+        return judge_config_problem(family, config)
+
+    def judge_batch(self, family, items: list, config: dict, **extra) -> list:
+        from tasktypes.pairwise_preference.judging import pairs_judge
+
+        return pairs_judge(family, items, config, **extra)
+
+    def import_run(self, *, campaign, fmt, paths, summary, unused, judge=None, **parameters) -> None:
+        """Every format's verdicts are humans', or with JUDGE the verdicts of that external judge."""
         from tasktypes.pairwise_preference.importers import pairs_import
 
-        pairs_import(campaign=campaign, paths=paths, summary=summary, unused=unused)
+        pairs_import(campaign=campaign, fmt=fmt, paths=paths, summary=summary, judge=judge)
+
+    def uploaded_paths(self, *, fmt: str, root: Path, paths: list[Path]) -> list[Path]:
+        """A trec-preferences upload: its .zip archives unpacked in ROOT, and ROOT read as the folder."""
+        if fmt not in self.folder_formats:
+            return paths
+        from interchange.importers.common import zip_extract
+        from interchange.importers.uploads import UNPACKED
+
+        for archive in [path for path in paths if path.suffix.lower() == ".zip"]:
+            zip_extract(archive, root / UNPACKED)
+            archive.unlink()
+        return [root]
 
     def report_build(self, *, campaign) -> dict:
         from tasktypes.pairwise_preference.report import preference_report_build

@@ -14,6 +14,7 @@ panel and GET api/campaigns/SLUG/judge-runs/ one query per run shown (run_progre
 panel two per judge with failed verdicts, and GET api/campaigns/SLUG/judges/ one per LLM or VLM judge (usage).
 """
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -47,7 +48,7 @@ from tests.factories import CampaignFactory, MembershipFactory, UserFactory
 from tests.report_support import report_stored
 from tests.project.test_permissions_matrix import ALL_URLS
 
-TASK_TYPES = ("qa_correctness", "answer_ranking", "ais", "image_relevance", "passage_relevance")
+TASK_TYPES = ("qa_correctness", "answer_ranking", "ais", "image_relevance", "passage_relevance", "pairwise_preference")
 ROLES = ("researcher", "annotator")
 SMALL, LARGE = 3, 12  # topics; everything that hangs off a topic scales with them
 SYSTEMS = 3
@@ -88,87 +89,88 @@ SHOWN = {200, 286}
 
 # Queries per (page, role), one bound per task type in the order of TASK_TYPES: what was measured at either size
 # plus a few queries of headroom. A page that needs more has changed how it reads: look at its queries first.
-BOUNDS = {  # (qa_correctness, answer_ranking, ais, image_relevance, passage_relevance); None: not a page of that type
-    ("profile", "researcher"): (5, 5, 5, 5, 5),
-    ("profile", "annotator"): (5, 5, 5, 5, 5),
-    ("password-change", "researcher"): (4, 4, 4, 4, 4),
-    ("password-change", "annotator"): (4, 4, 4, 4, 4),
-    ("password-change-done", "researcher"): (4, 4, 4, 4, 4),
-    ("password-change-done", "annotator"): (4, 4, 4, 4, 4),
-    ("api-tokens", "researcher"): (5, 5, 5, 5, 5),
-    ("api-token-detail", "researcher"): (5, 5, 5, 5, 5),
-    ("api-tokens", "annotator"): (5, 5, 5, 5, 5),
-    ("account-welcome", "researcher"): (5, 5, 5, 5, 5),  # a one-time link's page (the world's new person's)
-    ("account-welcome", "annotator"): (5, 5, 5, 5, 5),
-    ("campaign-new", "researcher"): (6, 6, 6, 6, 6),
-    ("campaign-settings", "researcher"): (8, 8, 8, 8, 8),
-    ("campaign-people", "researcher"): (9, 9, 9, 9, 9),
-    ("api-campaign-guidelines", "researcher"): (7, 7, 7, 7, 7),
-    ("api-campaign-guidelines", "annotator"): (7, 7, 7, 7, 7),
-    ("api-campaign-members", "researcher"): (9, 9, 9, 9, 9),
-    ("home", "researcher"): (9, 9, 9, 9, 9),
-    ("home", "annotator"): (9, 9, 9, 9, 9),
-    ("login", "researcher"): (7, 7, 7, 7, 7),
-    ("login", "annotator"): (7, 7, 7, 7, 7),
-    ("campaign-detail", "researcher"): (18, 18, 18, 19, 19),
-    ("campaign-detail", "annotator"): (9, 9, 9, 9, 9),
-    ("campaign-import", "researcher"): (8, 8, 8, 8, 8),
-    ("campaign-options", "researcher"): (5, 5, 5, 5, 5),
-    ("campaign-export", "researcher"): (24, 24, 24, 24, 24),
-    ("campaign-image", "researcher"): (None, None, None, 9, None),
-    ("campaign-image", "annotator"): (None, None, None, 9, None),
-    ("annotate", "annotator"): (12, 13, 12, 14, 14),
-    ("annotate?undo=", "annotator"): (12, 13, 12, 13, 13),
+BOUNDS = {  # (qa_correctness, answer_ranking, ais, image_relevance, passage_relevance, pairwise_preference); None: not
+    # a page of that type
+    ("profile", "researcher"): (5, 5, 5, 5, 5, 5),
+    ("profile", "annotator"): (5, 5, 5, 5, 5, 5),
+    ("password-change", "researcher"): (4, 4, 4, 4, 4, 4),
+    ("password-change", "annotator"): (4, 4, 4, 4, 4, 4),
+    ("password-change-done", "researcher"): (4, 4, 4, 4, 4, 4),
+    ("password-change-done", "annotator"): (4, 4, 4, 4, 4, 4),
+    ("api-tokens", "researcher"): (5, 5, 5, 5, 5, 5),
+    ("api-token-detail", "researcher"): (5, 5, 5, 5, 5, 5),
+    ("api-tokens", "annotator"): (5, 5, 5, 5, 5, 5),
+    ("account-welcome", "researcher"): (5, 5, 5, 5, 5, 5),  # a one-time link's page (the world's new person's)
+    ("account-welcome", "annotator"): (5, 5, 5, 5, 5, 5),
+    ("campaign-new", "researcher"): (6, 6, 6, 6, 6, 6),
+    ("campaign-settings", "researcher"): (8, 8, 8, 8, 8, 8),
+    ("campaign-people", "researcher"): (9, 9, 9, 9, 9, 9),
+    ("api-campaign-guidelines", "researcher"): (7, 7, 7, 7, 7, 7),
+    ("api-campaign-guidelines", "annotator"): (7, 7, 7, 7, 7, 7),
+    ("api-campaign-members", "researcher"): (9, 9, 9, 9, 9, 9),
+    ("home", "researcher"): (9, 9, 9, 9, 9, 9),
+    ("home", "annotator"): (9, 9, 9, 9, 9, 9),
+    ("login", "researcher"): (7, 7, 7, 7, 7, 7),
+    ("login", "annotator"): (7, 7, 7, 7, 7, 7),
+    ("campaign-detail", "researcher"): (18, 18, 18, 19, 19, 18),
+    ("campaign-detail", "annotator"): (9, 9, 9, 9, 9, 9),
+    ("campaign-import", "researcher"): (8, 8, 8, 8, 8, 8),
+    ("campaign-options", "researcher"): (5, 5, 5, 5, 5, 5),
+    ("campaign-export", "researcher"): (24, 24, 24, 24, 24, 24),
+    ("campaign-image", "researcher"): (None, None, None, 9, None, None),
+    ("campaign-image", "annotator"): (None, None, None, 9, None, None),
+    ("annotate", "annotator"): (12, 13, 12, 14, 14, 12),
+    ("annotate?undo=", "annotator"): (12, 13, 12, 13, 13, 12),
     # The adjudication queue (annotate.selectors.adjudication: units, judgments, judges and their verdicts) and one unit
     # (the queue again, for the next unit, and what the task type's annotation page shows of it).
-    ("adjudicate", "researcher"): (10, 10, 10, 10, 10),
-    ("adjudicate-unit", "researcher"): (16, 20, 16, 18, 16),
-    ("api-campaign-adjudication", "researcher"): (9, 9, 9, 9, 9),
-    ("api-campaign-adjudication-unit", "researcher"): (11, 15, 11, 13, 11),
+    ("adjudicate", "researcher"): (10, 10, 10, 10, 10, 10),
+    ("adjudicate-unit", "researcher"): (16, 20, 16, 18, 16, 16),
+    ("api-campaign-adjudication", "researcher"): (9, 9, 9, 9, 9, 9),
+    ("api-campaign-adjudication-unit", "researcher"): (11, 15, 11, 13, 11, 11),
     # The Items page: a page of items with their topics, the count, the categories with theirs.
-    ("campaign-items", "researcher"): (7, 7, 7, 7, 7),
-    ("judge-panel", "researcher"): (16, 16, 16, 16, 16),
-    ("import-job", "researcher"): (6, 6, 6, 6, 6),
-    ("import-job (htmx)", "researcher"): (6, 6, 6, 6, 6),
-    ("api-campaign-imports", "researcher"): (8, 8, 8, 8, 8),
-    ("api-campaign-import-job", "researcher"): (6, 6, 6, 6, 6),
-    ("judge-panel?run= (htmx row)", "researcher"): (11, 11, 11, 11, 11),
+    ("campaign-items", "researcher"): (7, 7, 7, 7, 7, 7),
+    ("judge-panel", "researcher"): (16, 16, 16, 16, 16, 16),
+    ("import-job", "researcher"): (6, 6, 6, 6, 6, 6),
+    ("import-job (htmx)", "researcher"): (6, 6, 6, 6, 6, 6),
+    ("api-campaign-imports", "researcher"): (8, 8, 8, 8, 8, 8),
+    ("api-campaign-import-job", "researcher"): (6, 6, 6, 6, 6, 6),
+    ("judge-panel?run= (htmx row)", "researcher"): (11, 11, 11, 11, 11, 11),
     # The report and its downloads read the stored report (agreement.stored): the data version and one row, whatever
     # the number of judgments (the world's report is built as the worker builds it: tests/report_support.py).
-    ("agreement-report", "researcher"): (6, 6, 6, 6, 6),
-    ("agreement-report-json", "researcher"): (5, 5, 5, 5, 5),
+    ("agreement-report", "researcher"): (6, 6, 6, 6, 6, 6),
+    ("agreement-report-json", "researcher"): (5, 5, 5, 5, 5, 5),
     # The stored report's state: the data version and the stored row, never the judgments (agreement.stored).
-    ("agreement-report-status", "researcher"): (5, 5, 5, 5, 5),
-    ("agreement-systems-csv", "researcher"): (5, 5, 5, 5, 5),
-    ("agreement-judges-csv", "researcher"): (5, 5, 5, 5, 5),
-    ("agreement-topics-csv", "researcher"): (5, 5, 5, 5, 5),
-    ("agreement-plot", "researcher"): (5, 5, 5, 5, 5),
+    ("agreement-report-status", "researcher"): (5, 5, 5, 5, 5, 5),
+    ("agreement-systems-csv", "researcher"): (5, 5, 5, 5, 5, 5),
+    ("agreement-judges-csv", "researcher"): (5, 5, 5, 5, 5, 5),
+    ("agreement-topics-csv", "researcher"): (5, 5, 5, 5, 5, 5),
+    ("agreement-plot", "researcher"): (5, 5, 5, 5, 5, 5),
     # The items CSV reads the database as it is (human labels: annotations, adjudications, the annotators' names;
     # judges and verdicts; items), not the stored report.
-    ("agreement-items-csv", "researcher"): (9, 9, 9, 9, 9),
-    ("agreement-qrels", "researcher"): (None, None, None, 5, 5),
+    ("agreement-items-csv", "researcher"): (9, 9, 9, 9, 9, 9),
+    ("agreement-qrels", "researcher"): (None, None, None, 5, 5, None),
     # The stored qrels, and the runs scored under them: read from their files (campaign.options), no query.
-    ("agreement-leaderboard", "researcher"): (None, None, None, 5, 5),
-    ("api-campaigns", "researcher"): (9, 9, 9, 9, 9),
-    ("api-campaigns", "annotator"): (9, 9, 9, 9, 9),
-    ("api-campaign", "researcher"): (15, 15, 15, 15, 15),
-    ("api-campaign", "annotator"): (9, 9, 9, 9, 9),
-    ("api-campaign-items", "researcher"): (11, 11, 11, 11, 11),
-    ("api-campaign-options", "researcher"): (5, 5, 5, 5, 5),
-    ("api-campaign-rankings", "researcher"): (None, 11, None, None, None),
-    ("api-campaign-rankings?shape=label-studio", "researcher"): (None, 11, None, None, None),
-    ("api-campaign-rankings?shape=trec-run", "researcher"): (None, 10, None, None, None),
-    ("api-campaign-export", "researcher"): (24, 24, 24, 24, 24),
-    ("api-campaign-judges", "researcher"): (13, 12, 12, 12, 12),  # + items_not_judged: 2 (judges_new_items)
-    ("api-campaign-endpoints", "researcher"): (5, 5, 5, 5, 5),
-    ("api-campaign-judge-runs", "researcher"): (12, 12, 12, 12, 12),
-    ("api-judge-run", "researcher"): (9, 9, 9, 9, 9),
-    ("api-judge-run-failures", "researcher"): (11, 11, 11, 11, 11),
-    ("api-agreement-report", "researcher"): (5, 5, 5, 5, 5),
-    ("api-agreement-status", "researcher"): (5, 5, 5, 5, 5),
-    ("api-agreement-qrels-list", "researcher"): (None, None, None, 5, 5),
-    ("api-agreement-qrels", "researcher"): (None, None, None, 5, 5),
-    ("api-agreement-leaderboard", "researcher"): (None, None, None, 5, 5),
+    ("agreement-leaderboard", "researcher"): (None, None, None, 5, 5, None),
+    ("api-campaigns", "researcher"): (9, 9, 9, 9, 9, 9),
+    ("api-campaigns", "annotator"): (9, 9, 9, 9, 9, 9),
+    ("api-campaign", "researcher"): (15, 15, 15, 15, 15, 15),
+    ("api-campaign", "annotator"): (9, 9, 9, 9, 9, 9),
+    ("api-campaign-items", "researcher"): (11, 11, 11, 11, 11, 11),
+    ("api-campaign-options", "researcher"): (5, 5, 5, 5, 5, 5),
+    ("api-campaign-rankings", "researcher"): (None, 11, None, None, None, None),
+    ("api-campaign-rankings?shape=label-studio", "researcher"): (None, 11, None, None, None, None),
+    ("api-campaign-rankings?shape=trec-run", "researcher"): (None, 10, None, None, None, None),
+    ("api-campaign-export", "researcher"): (24, 24, 24, 24, 24, 24),
+    ("api-campaign-judges", "researcher"): (13, 12, 12, 12, 12, 13),  # + items_not_judged: 2 (judges_new_items)
+    ("api-campaign-endpoints", "researcher"): (5, 5, 5, 5, 5, 5),
+    ("api-campaign-judge-runs", "researcher"): (12, 12, 12, 12, 12, 12),
+    ("api-judge-run", "researcher"): (9, 9, 9, 9, 9, 9),
+    ("api-judge-run-failures", "researcher"): (11, 11, 11, 11, 11, 11),
+    ("api-agreement-report", "researcher"): (5, 5, 5, 5, 5, 5),
+    ("api-agreement-status", "researcher"): (5, 5, 5, 5, 5, 5),
+    ("api-agreement-qrels-list", "researcher"): (None, None, None, 5, 5, None),
+    ("api-agreement-qrels", "researcher"): (None, None, None, 5, 5, None),
+    ("api-agreement-leaderboard", "researcher"): (None, None, None, 5, 5, None),
 }
 
 
@@ -190,6 +192,11 @@ def _items_for(task_type, *, campaign, topic, q, media_root):
             rows.append((Item(campaign=campaign, topic=topic, external_id=f"t{q}/{image_id}", kind="image", text="",
                               data=data), None, {}))
         return rows
+    if task_type == "pairwise_preference":
+        systems = [f"system-{s}" for s in range(SYSTEMS)]
+        return [(Item(campaign=campaign, topic=topic, external_id=f"{q}/{a}-vs-{b}", kind="pair", text="",
+                      data={"a": {"system": a, "text": f"{a} says **{q}**"}, "b": {"system": b, "text": f"{b} on {q}"}}),
+                 None, {}) for n, a in enumerate(systems) for b in systems[n + 1:]]
     if task_type == "passage_relevance":
         return [(Item(campaign=campaign, topic=topic, external_id=f"{q}/p{q}-{n}", kind="passage",
                       text=f"passage {n} about subject {q}", data={"docid": f"p{q}-{n}"}), None, {})
@@ -220,6 +227,9 @@ def _value(task_type, n, candidates):
         return {"interpretable": True, "supported": supported}, "yes" if supported else "no"
     if task_type in ("image_relevance", "passage_relevance"):
         return {"grade": n % 3}, str(n % 3)
+    if task_type == "pairwise_preference":
+        preferred = ("a", "b", "tie")[n % 3]
+        return {"preferred": preferred, "left": "ab"[n % 2]}, preferred
     order = candidates[n % len(candidates):] + candidates[:n % len(candidates)]
     return {"rankings": {"overall": [[pk] for pk in order]}}, "ranked"
 
@@ -230,6 +240,7 @@ JUDGES = {  # two per task type: (name, family, config); the second one fails on
     "ais": [("autoais", "autoais", {"long_passages": "truncate"}), ("auto-ais", "external", {})],
     "image_relevance": [("clip", "clipscore", {}), ("grades", "external", {})],
     "passage_relevance": [("bm25", "bm25", {}), ("grades", "external", {})],
+    "pairwise_preference": [("prefs", "external", {}), ("llm-pairs", "llm", {"model": "tiny", "n": 1})],
 }
 
 
@@ -240,6 +251,11 @@ def _verdict(task_type, family, n):
         return (None, str(n % 3), "imported") if family == "external" else (score, "", f"{score}")
     if task_type == "answer_ranking":
         return score, "", f"{score}"
+    if task_type == "pairwise_preference":  # the llm's two orders, one verdict in three inconsistent
+        first, second = ("a", "b", "a")[n % 3], ("a", "b", "b")[n % 3]
+        label = first if first == second else "inconsistent"
+        orders = {"ab": {"answer": first, "samples": ["Better: 1"]}, "ba": {"answer": second, "samples": ["Better: 1"]}}
+        return None, label, json.dumps({"orders": orders, "consistent": first == second}) if family == "llm" else ""
     label = "yes" if score >= 0.5 else "no"
     raw = f"512 tokens, truncated to 256 {label}" if family == "autoais" and n % 2 else label
     return score, label, raw
@@ -381,7 +397,8 @@ def _url_kwargs(names, world) -> dict:
     values = {"slug": world["campaign"].slug, "run_id": world["run"].id, "variant": "full", "source": "consensus",
               "item_id": world["image_item"].id if world["image_item"] else 0, "token_id": world["token"].id,
               # the report's main plot (the first of agreement.plots.report_plots), as the PNG: the heavier download
-              "plot": {"answer_ranking": "nrp", "image_relevance": "runs", "passage_relevance": "runs"}.get(
+              "plot": {"answer_ranking": "nrp", "image_relevance": "runs", "passage_relevance": "runs",
+                       "pairwise_preference": "scores"}.get(
                   world["campaign"].task_type, "systems"),
               "fmt": "png", "username": world["users"]["annotator"].username, "key": world["welcome_key"],
               "job_id": world["job"].id, "judge_id": world["judge_id"], "unit_id": world["unit_id"]}

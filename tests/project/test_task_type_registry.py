@@ -215,9 +215,7 @@ def test_every_task_type_is_registered_with_its_hooks():
         for template in spec.page:
             get_template(template)
         assert "judge-scores" in spec.import_formats and set(spec.format_help) <= set(spec.import_formats)
-        # Every type but pairwise_preference, whose judges are imported until the LLM judge's pairwise mode
-        # (issue 33), has a family that runs on it.
-        assert bool(families_for(name)) == (name != "pairwise_preference"), name
+        assert families_for(name), name  # a family that runs on it
         # Its options form: a field for every option it takes, the common ones included, and no other.
         assert issubclass(spec.options_form, CampaignOptionsForm), name
         assert set(spec.options_form.base_fields) == set(COMMON_OPTIONS) | set(spec.options), name

@@ -71,3 +71,21 @@ def test_spearman_and_pearson_are_scipys():
         [scipy_stats.spearmanr(a, b).statistic for a, b in zip(x, y, strict=True)], abs=1e-12)
     assert batch_stats.pearson(x, y) == pytest.approx(
         [scipy_stats.pearsonr(a, b).statistic for a, b in zip(x, y, strict=True)], abs=1e-12)
+
+
+def test_bradley_terry_of_matrices_is_choixs():
+    import choix
+
+    rng = np.random.default_rng(4)
+    matrices = rng.integers(0, 6, (200, 5, 5)).astype(float)
+    matrices[:, range(5), range(5)] = 0
+    matrices[7] = 0  # a resample without a comparison
+    matrices[9, 2, :] = 0  # a system that never won
+    start = choix.ilsr_pairwise_dense(matrices.sum(axis=0), alpha=0.01)
+    batch = batch_stats.bradley_terry_of_matrices(matrices, alpha=0.01, initial=start)
+    for n, matrix in enumerate(matrices):
+        if n == 7:
+            assert np.isnan(batch[n]).all()
+            continue
+        one = choix.ilsr_pairwise_dense(matrix, alpha=0.01, initial_params=start)
+        assert np.allclose(batch[n], one - one.mean(), atol=1e-7), n

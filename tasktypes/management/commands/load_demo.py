@@ -1,5 +1,5 @@
 """Loads the demo: one researcher, three annotators, an adjudicator, the NQ-open 301 QA campaign, the answer-ranking,
-AIS, image-suggestion and passage-relevance demos, and assist-demo (adjudication and an assistance experiment, with
+AIS, image-suggestion, passage-relevance and pairwise-preference demos, and assist-demo (adjudication and an assistance experiment, with
 simulated annotators: tasktypes.demo_assist).
 
 Idempotent: a second run changes nothing. The answer-ranking demo's BM25 and MiniLM runs and the passage demo's
@@ -25,6 +25,7 @@ from judges.models import Judge, ModelEndpoint
 from judges.services import judge_run_here, judge_run_start
 from tasktypes.demo_ais import ais_demo_simulate
 from tasktypes.demo_assist import assist_demo_simulate
+from tasktypes.pairwise_preference.demo import pairwise_demo_simulate
 
 DEMO_PASSWORD = "concord-demo"
 DEMO_RESEARCHER = "researcher"
@@ -122,6 +123,21 @@ DEMOS = {
         # Run once, when the campaign is first made: tasktypes.demo_assist.
         "simulate": FIXTURES / "assist_demo" / "truth.tsv",
     },
+    "pairwise-demo": {
+        "task_type": "pairwise_preference", "format": "pairwise-outputs",
+        "path": FIXTURES / "pairwise_demo" / "outputs.jsonl", "overlap": 3,
+        "name": "Pairwise preference: which of two answers is better?",
+        "description": (
+            "Eight everyday questions written for this demo, each answered by four made-up systems; every two "
+            "systems' answers to a question make a pair (48 pairs). Three simulated raters have judged the pairs of "
+            "six questions on the side-by-side page, one of them leaning to the left side now and then; the other "
+            "two questions' pairs wait for three raters each. The made-up judge-demo's verdicts are an external "
+            "judge's; an LLM judge in both orders is one click away on the Judges page."
+        ),
+        "rankers": (),
+        # Run once, when the campaign is first made: tasktypes.pairwise_preference.demo.
+        "then": pairwise_demo_simulate,
+    },
 }
 
 
@@ -173,6 +189,8 @@ class Command(BaseCommand):
                 self.stdout.write(f"simulated {judgments} judgments on {slug}")
             if created and demo.get("raters"):
                 self.stdout.write(f"simulated {ais_demo_simulate(campaign=campaign)} ratings on {slug}")
+            if created and demo.get("then"):
+                self.stdout.write(f"simulated {demo['then'](campaign=campaign)} verdicts on {slug}")
         endpoint = ModelEndpoint.objects.filter(name=DEMO_ENDPOINT).first()
         if endpoint is None:
             call_command("model_endpoint", "add", DEMO_ENDPOINT, "--url", "http://127.0.0.1:8080/v1",
