@@ -72,7 +72,10 @@ def _prompt_rows(comparisons: Comparisons, clusters: Sequence[Hashable], prompts
     grouped: list[list] = [[] for _ in prompts]
     for comparison, cluster in zip(comparisons, clusters, strict=True):
         grouped[index[cluster]].append(comparison)
-    return np.array([win_matrix(group, systems).ravel() for group in grouped]).reshape(len(prompts), -1)
+    rows = np.zeros((len(prompts), len(systems) ** 2))
+    for n, group in enumerate(grouped):
+        rows[n] = win_matrix(group, systems).ravel()
+    return rows
 
 
 def _refit(sums: np.ndarray, size: int, start: np.ndarray) -> np.ndarray:

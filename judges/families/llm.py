@@ -57,8 +57,9 @@ _URL = re.compile(r"^https?://[^\s/]+", re.IGNORECASE)
 
 class LLMJudge(JudgeFamily):
     name = "llm"
-    description = ("An LLM says whether the answer is correct given the gold answers, or grades a passage on the "
-                   "campaign's scale; n samples, majority vote.")
+    description = ("An LLM says whether the answer is correct given the gold answers, grades a passage on the "
+                   "campaign's scale, or (pairwise) says which of two responses is better, asked in both orders; n "
+                   "samples, majority vote.")
     # The task layer passes a database-backed SampleStore to judge_batch (judges.samples.DbSampleStore).
     uses_samples: ClassVar[bool] = True
     uses_endpoint: ClassVar[bool] = True

@@ -3,7 +3,8 @@ in both orders; a family that scores a text for a query (cross-encoder, dense, m
 prompt and prefers the higher, with a tie margin.
 
 The llm family in its pairwise mode: the chat is our instruction and a fixed answer form (`Better: 1`, `Better: 2` or
-`Better: tie` alone on the last line), then the prompt and the two responses as Response 1 and Response 2. It is
+`Better: tie` alone on the last line), two worked examples in that form, then the prompt and the two responses as
+Response 1 and Response 2. It is
 asked in both orders (a first, then b first): n samples per order, the majority answer of each order (judges.llm.
 voting), and the verdict is kept only when the two orders name the same response (or both a tie); otherwise it is
 recorded as INCONSISTENT with both orders' answers and samples. Option `orders` "one" asks in one order only, drawn
@@ -49,6 +50,16 @@ ANSWER_FORM_COT = (
     "form Better: 1, Better: 2 or Better: tie."
 )
 ANSWER_FORM_DIRECT = "Reply with one line only: Better: 1, Better: 2 or Better: tie."
+# Worked examples, shown before the pair as earlier turns of the chat (ours): the answer form in use, which small
+# models follow far more often than an instruction alone.
+EXAMPLES = [
+    {"prompt": "How many legs does a spider have?", "first": "A spider has six legs, like every insect.",
+     "second": "Eight. Spiders are arachnids, not insects.",
+     "explanation": "Response 2 gives the right number and says why; response 1 is wrong.", "answer": "2"},
+    {"prompt": "Name a primary colour.", "first": "Red.", "second": "Blue.",
+     "explanation": "Both name a primary colour correctly and equally briefly.", "answer": "tie"},
+]
+
 # What the last line may say for each answer, once its lead-in ("Better:") is set aside (judges.llm.voting).
 WORDS = {"first": ["1", "response 1"], "second": ["2", "response 2"], TIE: [TIE]}
 
@@ -134,14 +145,22 @@ def orders_asked(item_id: int, config: dict) -> tuple[str, ...]:
     return ORDERS if config["orders"] == BOTH else (drawn_order(item_id),)
 
 
+def _shown(prompt: str, first: str, second: str) -> str:
+    return (f"Prompt:\n{prompt.strip()}\n\nResponse 1:\n{first.strip()}\n\nResponse 2:\n{second.strip()}\n\n"
+            f"Which response is better?")
+
+
 def messages_build(item: ItemInput, order: str, config: dict) -> list[dict]:
-    """The chat for PAIR shown in ORDER: the instruction and the answer form, then the prompt and both responses."""
+    """The chat for PAIR shown in ORDER: the instruction and the answer form, the worked examples, then the prompt
+    and both responses."""
     form = ANSWER_FORM_COT if config["cot"] else ANSWER_FORM_DIRECT
     first, second = (A, B) if order == AB else (B, A)
-    body = (f"Prompt:\n{item.topic_text.strip()}\n\nResponse 1:\n{_text(item, first).strip()}\n\n"
-            f"Response 2:\n{_text(item, second).strip()}\n\nWhich response is better?")
-    return [{"role": "system", "content": f"{config['pairwise_instruction'].strip()}\n\n{form}"},
-            {"role": "user", "content": body}]
+    messages = [{"role": "system", "content": f"{config['pairwise_instruction'].strip()}\n\n{form}"}]
+    for example in EXAMPLES:
+        reply = f"Better: {example['answer']}"
+        messages += [{"role": "user", "content": _shown(example["prompt"], example["first"], example["second"])},
+                     {"role": "assistant", "content": f"{example['explanation']}\n{reply}" if config["cot"] else reply}]
+    return messages + [{"role": "user", "content": _shown(item.topic_text, _text(item, first), _text(item, second))}]
 
 
 def _answer(order: str, label: str) -> str:

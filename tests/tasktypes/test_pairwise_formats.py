@@ -9,6 +9,7 @@ import zipfile
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from agreement.report import agreement_report_build
 from annotate.models import HumanJudgment, Item, JudgmentKind, Topic
 from annotate.services.campaigns import campaign_get_or_create, campaign_options_set
 from interchange.importers.common import ImportDataError
@@ -133,6 +134,9 @@ def test_pairs_from_outputs_are_every_pair_or_a_seeded_draw_of_prompts(tmp_path)
     # Six pairs of systems on each of five prompts, but s4 did not answer p0: three pairs fewer.
     assert summary.items_created == 27
     assert "pairs made: 27, every pair of systems on every prompt both answered" in summary.notes
+    # No verdict yet: the report opens with nothing to score.
+    empty = agreement_report_build(campaign=every)
+    assert empty["scores"]["humans"]["n_comparisons"] == 0 and empty["scores"]["humans"]["scores"]["s1"] is None
     drawn = []
     for slug, seed in (("seeded", 5), ("again", 5), ("other", 6)):
         campaign = _campaign(slug)

@@ -88,11 +88,15 @@ def test_the_prompt_shows_both_responses_in_the_order_asked():
     swapped = judging.messages_build(_pair(1), judging.BA, config)
     assert first[0]["content"].startswith(judging.INSTRUCTION)
     assert first[0]["content"].endswith("in the form Better: 1, Better: 2 or Better: tie.")
-    assert "Response 1:\nBoil the water first.\n\nResponse 2:\nAdd salt." in first[1]["content"]
-    assert "Response 1:\nAdd salt.\n\nResponse 2:\nBoil the water first." in swapped[1]["content"]
+    # The worked examples come first, each answered in the form; the pair is the last turn.
+    assert [m["role"] for m in first] == ["system", "user", "assistant", "user", "assistant", "user"]
+    assert first[2]["content"].endswith("\nBetter: 2") and first[4]["content"].endswith("\nBetter: tie")
+    assert "Response 1:\nBoil the water first.\n\nResponse 2:\nAdd salt." in first[-1]["content"]
+    assert "Response 1:\nAdd salt.\n\nResponse 2:\nBoil the water first." in swapped[-1]["content"]
     direct = judging.messages_build(_pair(1), judging.AB, _config(n=1, decoding="greedy", cot=False,
                                                                      pairwise_instruction="Compare."))
     assert direct[0]["content"] == "Compare.\n\n" + judging.ANSWER_FORM_DIRECT
+    assert direct[2]["content"] == "Better: 2"
 
 
 def test_one_order_asks_half_the_pairs_each_way_for_half_the_samples():
