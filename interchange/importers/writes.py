@@ -102,14 +102,16 @@ def units_done_refresh(*, campaign: Campaign) -> None:
         .annotate(n=Count("annotator_id", distinct=True))
         .values_list("unit_id", "n")
     )
-    units = list(Unit.objects.select_for_update().filter(campaign=campaign).only("id", "judgments_done"))
-    changed = []
-    for unit in units:
-        done = counts.get(unit.id, 0)
-        if unit.judgments_done != done:
-            unit.judgments_done = done
-            changed.append(unit)
-    Unit.objects.bulk_update(changed, ["judgments_done"], batch_size=1000)
+    units = Unit.objects.select_for_update().filter(campaign=campaign).values_list("id", "judgments_done")
+    # One UPDATE per count and slice of ids (a unit's count is one of a few), not one CASE branch per unit.
+    changed: dict[int, list[int]] = {}
+    for unit_id, done_before in units:
+        done = counts.get(unit_id, 0)
+        if done_before != done:
+            changed.setdefault(done, []).append(unit_id)
+    for done, ids in changed.items():
+        for start in range(0, len(ids), 900):
+            Unit.objects.filter(pk__in=ids[start:start + 900]).update(judgments_done=done)
 
 
 def external_judge_get(*, campaign: Campaign, name: str, config: dict, path: Path) -> Judge:

@@ -71,6 +71,7 @@ class PairsWriter:
         self.items = {external_id: (pk, data) for external_id, pk, data in
                       Item.objects.filter(campaign=campaign).values_list("external_id", "id", "data")}
         self.new: dict[str, Item] = {}
+        self.new_topics: list[Topic] = []
         self.verdicts: list[tuple[PairRow, str]] = []
         self.annotators = ImportedAnnotators(campaign=campaign)
         self.judge = external_judge_get(campaign=campaign, name=judge, path=path,
@@ -83,10 +84,9 @@ class PairsWriter:
         if row.sides[A]["system"] == row.sides[B]["system"]:
             raise ImportDataError(file=path, line=line, field="system_b", message="a pair needs two systems")
         topic = self.topics.get(prompt_id)
-        if topic is None:
-            topic = self.topics[prompt_id] = Topic.objects.create(campaign=self.campaign, external_id=prompt_id,
-                                                                  text=row.prompt)
-            self.summary.topics_created += 1
+        if topic is None:  # made with the pairs, at the end
+            topic = self.topics[prompt_id] = Topic(campaign=self.campaign, external_id=prompt_id, text=row.prompt)
+            self.new_topics.append(topic)
         elif topic.text != row.prompt:
             raise ImportDataError(file=path, line=line, field="prompt",
                                   message=f"prompt {prompt_id!r} has another text already")
@@ -104,6 +104,8 @@ class PairsWriter:
             self.verdicts.append((row, pair_id))
 
     def finish(self) -> None:
+        Topic.objects.bulk_create(self.new_topics, batch_size=2000)
+        self.summary.topics_created = len(self.new_topics)
         Item.objects.bulk_create(self.new.values(), batch_size=2000)
         pks = {**{key: pk for key, (pk, _) in self.items.items()}, **{key: item.pk for key, item in self.new.items()}}
         self.summary.items_created = len(self.new)
