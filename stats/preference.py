@@ -88,9 +88,13 @@ def _refit(sums: np.ndarray, size: int, start: np.ndarray) -> np.ndarray:
 def preference_scores(raters: Sequence[tuple[Comparisons, Sequence[Hashable]]], *, systems: Sequence[Hashable],
                       resamples: int | None = None, seed: int | None = None) -> tuple[list[dict], list[dict]]:
     """System scores under each of RATERS, given as (comparisons, the prompt each was made on), and how the order
-    under each rater after the first agrees with the first's: (a bradley_terry block per rater, a
-    system_order_agreement block per rater after the first). One bootstrap over the prompts of them all: every rater's
-    scores are fitted again on the same drawn prompts, which the order agreement's intervals compare."""
+    under each rater after the first agrees with the first's: (a bradley_terry block per rater, an
+    order block per rater after the first). One bootstrap over the prompts of them all: every rater's
+    scores are fitted again on the same drawn prompts, which the order agreement's intervals compare.
+
+    An order block: {"kendall_tau_b", "spearman" (scipy, over the systems' scores), their "_ci95" (None with fewer
+    than MIN_RESAMPLE_UNITS prompts or fewer than 3 systems), "swaps" [[x, y]: the first rater puts x above y, this
+    one y above x], "n_systems", "n_prompts", "method"}."""
     systems = list(systems)
     size = len(systems)
     prompts = sorted({cluster for _, clusters in raters for cluster in clusters}, key=str)
@@ -162,19 +166,6 @@ def bradley_terry(comparisons: Comparisons, *, clusters: Sequence[Hashable], sys
     systems = list(systems) if systems is not None else sorted({s for c in comparisons for s in c[:2]}, key=str)
     fits, _ = preference_scores([(comparisons, clusters)], systems=systems, resamples=resamples, seed=seed)
     return fits[0]
-
-
-def system_order_agreement(first: Comparisons, first_clusters: Sequence[Hashable], second: Comparisons,
-                           second_clusters: Sequence[Hashable], *, systems: Sequence[Hashable],
-                           resamples: int | None = None, seed: int | None = None) -> dict:
-    """How the Bradley-Terry orders of two raters' comparisons of the same SYSTEMS agree (the humans' FIRST and a
-    judge's SECOND, each with the prompt it was made on): {"kendall_tau_b", "spearman" (scipy, over the systems'
-    scores), their "_ci95", "swaps" [[x, y]: FIRST puts x above y, SECOND y above x], "n_systems", "n_prompts",
-    "method"}. The intervals resample prompts, both raters' comparisons on a drawn prompt together, and fit both
-    orders again; None with fewer than MIN_RESAMPLE_UNITS prompts or fewer than 3 systems."""
-    _, orders = preference_scores([(first, first_clusters), (second, second_clusters)], systems=systems,
-                                  resamples=resamples, seed=seed)
-    return orders[0]
 
 
 def first_position_rate(outcomes: Sequence[str]) -> dict:
