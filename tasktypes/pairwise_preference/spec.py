@@ -8,6 +8,7 @@ from pathlib import Path
 
 from annotate.forms import CampaignOptionsForm, NumberOptionField, YesNoOptionField
 from annotate.guidelines import guidelines_html
+from annotate.selectors.arms import judge_item_verdicts
 from annotate.selectors.annotation import unit_display
 from annotate.task_types.options import whole_number, yes_no
 from annotate.task_types.registry import register
@@ -105,20 +106,35 @@ class PairwisePreference(TaskTypeSpec):
         data = assignment.unit.item.data or {}
         left = left_side(unit_id=assignment.unit_id, annotator_id=assignment.annotator_id)
         right = OTHER[left]
+        sides = {left: "left", right: "right"}
         own = display.get("own_value") or {}
-        chosen = {left: "left", right: "right"}.get(own.get("preferred"), own.get("preferred"))
-        return {**display, "left_side": left, "chosen": chosen,
+        chosen = sides.get(own.get("preferred"), own.get("preferred"))
+        suggested = (assignment.suggestion or {}).get("preferred")
+        return {**display, "left_side": left, "chosen": chosen, "suggested": sides.get(suggested, suggested),
                 "both_bad": both_bad_allowed(assignment.unit.campaign),
                 "left_html": guidelines_html((data.get(left) or {}).get("text", "")),
                 "right_html": guidelines_html((data.get(right) or {}).get("text", ""))}
 
     def value_words(self, value, *, assignment) -> str:
-        """A verdict in words: the response it preferred by its letter, and the side it was on for whoever gave it."""
+        """A verdict in words: the response it preferred by its letter, and the side it was on for whoever gave it.
+        A suggestion names no side (see suggestions): it is worded by the side ASSIGNMENT's annotator sees."""
         preferred = value.get("preferred") if isinstance(value, dict) else None
+        if preferred in SIDES and "left" not in value and assignment is not None:
+            left = left_side(unit_id=assignment.unit_id, annotator_id=assignment.annotator_id)
+            return f"the {'left' if preferred == left else 'right'} response is better"
         if preferred in SIDES:
             side = {value.get("left"): "left"}.get(preferred, "right" if value.get("left") in SIDES else "")
             return f"{preferred.upper()} is better" + (f" (shown {side})" if side else "")
         return {TIE: "a tie", BOTH_BAD: "both bad"}.get(preferred, "a verdict this page cannot show")
+
+    def suggestions(self, *, campaign, judge, units=None) -> dict[int, dict]:
+        """A judge's preference as {"preferred": "a", "b", "tie" or "both_bad"}, naming the response and not a side:
+        the side each response shows on is drawn per annotator, and the page maps it (unit_context's "suggested").
+        An order-inconsistent verdict suggests nothing, nor does both_bad where the campaign does not offer it."""
+        allowed = {*SIDES, TIE, *([BOTH_BAD] if both_bad_allowed(campaign) else [])}
+        return {unit: {"preferred": label}
+                for unit, (label, _) in judge_item_verdicts(campaign=campaign, judge=judge, units=units).items()
+                if label in allowed}
 
     def adjudication_questions(self, campaign) -> list[dict]:
         choices = [{"value": A, "words": "A is better", "key": "a"}, {"value": B, "words": "B is better", "key": "b"},

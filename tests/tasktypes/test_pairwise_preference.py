@@ -133,6 +133,8 @@ def test_a_campaign_end_to_end(campaign, client, tmp_path):
     html = page.content.decode()
     assert all(f'id="{block}"' in html for block in ("pairwise-humans", "position-humans", "pairwise-judges",
                                                      "pairwise-scores"))
+    pj = report["judges"]["pj"]["scores"]
+    assert f"; pj: n = {pj['n_comparisons']} verdicts over {pj['n_prompts']} prompts." in html and pj["n_prompts"] == 4
     systems_csv = client.get("/campaigns/prefs/report/systems.csv").content.decode().splitlines()
     assert systems_csv[0] == "system,human_score,human_ci95_low,human_ci95_high,pj_score,pj_ci95_low,pj_ci95_high"
     assert len(systems_csv) == 4
@@ -152,3 +154,60 @@ def test_the_adjudication_page_shows_both_responses_with_their_systems(campaign,
     html = page.content.decode()
     assert page.status_code == 200 and "A (alpha)" in html and "B (beta)" in html and "One reply, **hi**" in html
     assert Campaign.objects.get(slug="prefs").task_type_label == "Pairwise preference"
+
+
+def test_an_assisted_arm_suggests_the_judges_preference_on_the_side_each_annotator_sees_it(campaign, client):
+    from judges.models import Judge
+    from reports.arms import arms_report_build
+
+    items = list(campaign.items.order_by("pk"))
+    judge = Judge.objects.create(campaign=campaign, name="pj", family="external", config_hash="pj")
+    # The judge prefers b everywhere, except an order-inconsistent pair and a both-bad the campaign does not offer.
+    labels = ["inconsistent", "both_bad"] + ["b"] * (len(items) - 3) + ["tie"]
+    ModelJudgment.objects.bulk_create(ModelJudgment(judge=judge, item=item, label=label)
+                                      for item, label in zip(items, labels))
+    spec = task_type_get("pairwise_preference")
+    found = spec.suggestions(campaign=campaign, judge=judge)
+    by_item = {campaign.units.get(pk=unit).item_id: value for unit, value in found.items()}
+    assert by_item == {**{item.pk: {"preferred": "b"} for item in items[2:-1]}, items[-1].pk: {"preferred": "tie"}}
+    assert all(spec.value_check(value, unit=campaign.units.get(pk=unit)) for unit, value in found.items())
+
+    annotator = UserFactory(username="assisted")
+    membership_add(campaign=campaign, user=annotator, role=Role.ANNOTATOR)
+    campaign_options_set(campaign=campaign, values={"arms": ["blind", "assisted:pj"], "arm_assignment": "researcher"})
+    campaign.memberships.filter(user=annotator, role=Role.ANNOTATOR).update(arm="assisted:pj")
+    client.force_login(annotator)
+    sides = set()
+    for _ in range(len(items)):
+        page = client.get("/campaigns/prefs/annotate/")
+        unit, html = page.context["unit"], page.content.decode()
+        assignment = Assignment.objects.get(pk=unit["assignment_id"])
+        suggestion = found.get(assignment.unit_id)
+        if suggestion is None:  # nothing readable to suggest: the page says so and pre-selects nothing
+            assert "No model suggestion is available for this pair" in html and "Enter" not in html.split(
+                'class="verdicts"')[1]
+            choice = "tie"
+        elif suggestion["preferred"] == "tie":
+            assert '<b id="assist-words">a tie</b>' in html
+            assert 'id="choice-tie" data-key="t Enter" class="verdict suggested"' in html
+            choice = "tie"
+        else:  # b is on the side drawn for this annotator: that button is the suggested one, in its words
+            side = "left" if unit["left_side"] == "b" else "right"
+            sides.add(side)
+            key = {"left": "1 ArrowLeft", "right": "2 ArrowRight"}[side]
+            assert f'<b id="assist-words">the {side} response is better</b>' in html
+            assert f'id="choice-{side}" data-key="{key} Enter" class="verdict suggested"' in html
+            other = {"left": "right", "right": "left"}[side]
+            assert f'id="choice-{other}" data-key="{ {"left": "1 ArrowLeft", "right": "2 ArrowRight"}[other]}" ' \
+                   f'class="verdict"' in html
+            choice = side if len(sides) % 2 else other  # accept some suggestions, overrule others
+        client.post("/campaigns/prefs/annotate/submit/", {"assignment": unit["assignment_id"],
+                                                          "shown_version": unit["shown_version"], "choice": choice})
+    assert sides == {"left", "right"}  # both sides were drawn
+    made = HumanJudgment.objects.filter(annotator=annotator, kind=JudgmentKind.ANNOTATION)
+    assert made.count() == len(items)
+    assert {j.unit_id: j.suggestion for j in made if j.suggestion} == found  # each records what it was shown
+    arm = next(row for row in arms_report_build(campaign=Campaign.objects.get(pk=campaign.pk))["per_arm"] if row["arm"] == "assisted:pj")
+    equal = sum(spec.arm_key(j.value) == spec.arm_key(j.suggestion) for j in made if j.suggestion)
+    assert arm["judgments"] == len(items)
+    assert arm["suggestion"]["shown"] == len(found) and arm["suggestion"]["equal"]["value"] == equal / len(found)
