@@ -157,7 +157,8 @@ class CampaignOptionsForm(forms.Form):
 
     # The fields of the options every task type takes, shown after the task type's own.
     COMMON = ("min_system_outputs", "min_system_coverage", "small_sample", "rbo_p", "top_k", "judge_new_items",
-              "adjudication", "adjudication_judge", "arms", "arm_assignment", "arm_per", "budget_width", "queue_order")
+              "adjudication", "adjudication_judge", "arms", "arm_assignment", "arm_per", "budget_width", "queue_order",
+              "alt_test_epsilon")
 
     min_system_outputs = NumberOptionField(
         label="Outputs judged by both, at least",
@@ -209,6 +210,11 @@ class CampaignOptionsForm(forms.Form):
         label="Interval width to aim at",
         help_text="The report's budget says how many more human labels would narrow each headline statistic's 95% "
                   "interval to this width. A number above 0, at most 2. Empty: 0.1.")
+    alt_test_epsilon = NumberOptionField(
+        label="Alternative annotator test: epsilon",
+        help_text="How much worse than an annotator a judge may be and still count as a replacement, for being "
+                  "cheaper (the report's alternative annotator test). The test's authors suggest 0.2 for experts, "
+                  "0.15 for trained annotators, 0.1 for crowd workers. A number from 0 up to 1. Empty: 0.2.")
     queue_order = ChoiceOptionField(
         label="Queue order", choices=QUEUE_ORDERS, unset="not set: position",
         help_text="The order open units are offered in, applied to the open units when you save; after imports and "

@@ -39,6 +39,12 @@ def persistence(key: str, value) -> str | None:
     return None
 
 
+def margin(key: str, value) -> str | None:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value < 1:
+        return f"{key} must be a number from 0 up to (not including) 1, e.g. 0.2"
+    return None
+
+
 def yes_no(key: str, value) -> str | None:
     if not isinstance(value, bool):
         return f"{key} must be true or false"
@@ -73,4 +79,6 @@ COMMON_OPTIONS: dict[str, Callable[[str, object], str | None]] = {
     # The labelling budget (stats.budget): the interval width it counts labels towards, and the queue order.
     "budget_width": width,
     "queue_order": choice(QUEUE_ORDERS),
+    # The alternative annotator test's cost-benefit margin (stats.replacement, reports.replacement).
+    "alt_test_epsilon": margin,
 }

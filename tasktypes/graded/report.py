@@ -42,6 +42,7 @@ from reports.budget import graded_budget
 from reports.build_steps import HUMANS, JUDGES, READING, SYSTEM_LEVEL, build_step
 from reports.categories import categories_block
 from reports.humans import humans_block
+from reports.replacement import replacement_block
 from reports.selectors import (
     HumanLabels,
     JudgeScores,
@@ -187,6 +188,10 @@ def graded_report_build(*, campaign: Campaign) -> dict:
         # The same judges' grades within each item category (null when no item has one).
         "categories": categories_block(humans=humans, judges=judge_labels,
                                        categories=item_categories_get(campaign=campaign)),
+        # May a judge replace an assessor: the alt-test (grades by distance), the human-likeness z-score, and the
+        # kappa-paradox panel (AC2 with linear weights; the prevalence and bias indices at the relevance cut).
+        "replacement": replacement_block(humans=humans, judges=judge_labels, options=options, levels=levels,
+                                         relevant_from=rel),
     }
     build_step(SYSTEM_LEVEL)
     report["budget"] = graded_budget(report=report, human_grade=human_grade, judge_labels=judge_labels, items=items,

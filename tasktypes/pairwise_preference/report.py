@@ -9,6 +9,7 @@ from annotate.models import HumanJudgment, Item, JudgmentKind
 from judges.models import ModelJudgment
 from reports.adjudication import adjudication_items_block
 from reports.humans import humans_block
+from reports.replacement import replacement_block
 from reports.selectors import human_labels_get, judge_labels_get
 from stats.interrater import WILSON, cohen_kappa, item_agreement_intervals, share_with_interval
 from stats.preference import FIRST, SECOND, TIE, first_position_rate, preference_scores
@@ -127,4 +128,7 @@ def preference_report_build(*, campaign) -> dict:
         "method": f"Cohen's kappa and agreement against the humans' majority over a, b and tie (both bad as a tie), "
                   f"{bootstrap_method('prompts')}; agreement on the pairs both call for a side, {WILSON}",
         "adjudication": adjudication_items_block(humans=humans, judges=[(j.name, j.family, j.labels) for j in judges]),
+        # May a judge replace an annotator, on a, b and tie (both bad as a tie; order-inconsistent verdicts left out).
+        "replacement": replacement_block(humans=humans, judges=[(j.name, j.family, j.labels) for j in judges],
+                                         options=campaign.options or {}, label_map=THREE),
     }

@@ -266,8 +266,8 @@ def test_the_api_checks_its_json_as_it_is_and_names_every_problem(client, resear
     assert refused({"ties": True, "colour": 1, "min_system_coverage": 2}) == (
         "option min_system_coverage: min_system_coverage must be a share from 0 to 1; "
         "option ties: ties apply to answer_ranking campaigns; option colour: unknown option (known: "
-        "ablation_base, adjudication, adjudication_judge, arm_assignment, arm_per, arms, bias_tag, both_bad, "
-        "budget_width, compat_p, counting_rule, dimensions, grade_mapping, judge_new_items, min_system_coverage, min_system_outputs, "
+        "ablation_base, adjudication, adjudication_judge, alt_test_epsilon, arm_assignment, arm_per, arms, bias_tag, "
+        "both_bad, budget_width, compat_p, counting_rule, dimensions, grade_mapping, judge_new_items, min_system_coverage, min_system_outputs, "
         "nrp_rule, nrp_weights, pair_prompts, pair_seed, queue_order, rank_depth, rbo_p, relevant_from, scale, small_sample, ties, top_k)")
     assert refused({"scale": "0 | No\n1 | Yes"}).startswith("option scale: scale must be a list of")
     assert client.put(url, {"options": [1]}, content_type="application/json").status_code == 400

@@ -162,3 +162,18 @@ def test_distinct_rows_are_numpys_rows_in_numpys_order():
         assert np.array_equal(unique, expected) and np.array_equal(multiplicity, expected_multiplicity)
         classes, which = resampling.row_classes(rows)
         assert np.array_equal(classes, unique) and np.array_equal(classes[which], rows)
+
+
+def test_wide_rows_are_classed_as_numpys_row_wise_unique_classes_them():
+    # Rows too wide for one 62-bit key (160 one-hot columns; 40 columns of halves): several keys, the same classes in
+    # the same order as np.unique(axis=0), so the draws, and the intervals, are unchanged.
+    rng = np.random.default_rng(3)
+    one_hot = np.zeros((3000, 160))
+    one_hot[np.arange(3000), rng.integers(0, 160, 3000)] = 1
+    one_hot[np.arange(3000), rng.integers(0, 160, 3000)] += 1
+    halves = rng.integers(0, 3, (3000, 40)) / 2 - 0.5
+    for rows in (one_hot, halves):
+        assert resampling._row_key(rows) is None and resampling._row_keys(rows).shape[1] > 1
+        unique, inverse = resampling.row_classes(rows)
+        expected, expected_inverse = np.unique(rows, axis=0, return_inverse=True)
+        assert np.array_equal(unique, expected) and np.array_equal(inverse, expected_inverse.reshape(-1))

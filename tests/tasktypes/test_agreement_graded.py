@@ -86,6 +86,19 @@ def test_item_statistics_equal_the_libraries(passage_campaign):
     binary = cohen_kappa_score([h >= 2 for h in human], [m >= 2 for m in judge])
     assert item["cohen_kappa_binary"] == pytest.approx(binary)
     assert binary != pytest.approx(cohen_kappa_score([h >= 1 for h in human], [m >= 1 for m in judge]))
+    # The replacement section: the paradox panel on the same grades (AC2 with linear weights, the indices at the
+    # relevance cut); one assessor, so no replacement test, and it says why.
+    replacement = report["replacement"]["judges"]["grader"]
+    panel = replacement["paradox"]
+    assert (panel["n"], panel["ac_name"]) == (16, "AC2 (linear weights)")
+    assert panel["cohen_kappa"] == pytest.approx(cohen_kappa_score(human, judge))
+    cells = [sum((h >= 2, m >= 2) == cell for h, m in zip(human, judge, strict=True))
+             for cell in ((False, False), (False, True), (True, False), (True, True))]
+    assert panel["prevalence_index"] == pytest.approx(abs(cells[0] - cells[3]) / 16)
+    assert panel["bias_index"] == pytest.approx(abs(cells[1] - cells[2]) / 16)
+    assert replacement["alt_test"]["missing"].endswith("this campaign has 1 annotator, 0 such items, and 0 "
+                                                       "annotators with 30 or more of them")
+    assert not replacement["human_likeness"]["ran"]
     assert item["confusion"] == [[sum(1 for h, m in zip(human, judge, strict=True) if (h, m) == (row, column))
                                   for column in LEVELS] for row in LEVELS]
     # Every statistic with a 95% interval from the bootstrap over the four topics.

@@ -13,6 +13,7 @@ from agreement.report import agreement_report_build
 from agreement.stored import report_for_open, stored_report_rebuild, stored_report_status
 from annotate.models import Campaign
 from annotate.task_types.registry import task_type_get
+from reports.replacement import replacement_text
 
 
 class Command(BaseCommand):
@@ -46,3 +47,5 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(report, ensure_ascii=False))
         else:
             self.stdout.write(task_type_get(found.task_type).report_presentation().text(report))
+            if report.get("replacement"):
+                self.stdout.write(replacement_text(report["replacement"]))

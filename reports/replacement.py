@@ -1,0 +1,124 @@
+"""The report's "May a judge replace an annotator?" section (report["replacement"]), for the task types whose humans
+and judges give one label per item: for each judge, the alternative annotator test and the human-likeness z-score
+against every annotator's own labels (stats.replacement), and the kappa-paradox panel of the judge against the items'
+human labels (stats.paradox). Null when the campaign has no judge.
+
+The task type says how its labels read: LEVELS, a graded scale's grades in order (labels are their numbers as text;
+the alt-test then scores by distance, the panel weighs AC2 linearly, and the prevalence and bias indices read the
+scale cut at RELEVANT_FROM); without levels, labels are categories, compared equal or not. LABEL_MAP, when given,
+rewrites each label before anything reads it (pairwise: both bad as a tie) and leaves out the labels it does not
+name (an order-inconsistent verdict)."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+import numpy as np
+
+from reports.selectors import HumanLabels
+from stats import paradox, replacement
+from stats.interrater import sorted_as_sklearn
+
+# A campaign option: the alt-test's epsilon (stats.replacement.EPSILON by default).
+EPSILON_OPTION = "alt_test_epsilon"
+
+
+def _reader(levels: list[int] | None, label_map: dict | None):
+    """A label as the tests compare it, or None to leave it out."""
+    def read(label) -> Hashable | None:
+        if label_map is not None:
+            label = label_map.get(label)
+        if label is None or label == "":
+            return None
+        if levels is None:
+            return label
+        try:
+            grade = int(label)
+        except (TypeError, ValueError):
+            return None
+        return grade if grade in levels else None
+    return read
+
+
+def annotator_rows(humans: HumanLabels, judge: dict, read, *, numeric: bool) -> replacement.RaterLabels:
+    """The current annotations of item units as rows (stats.replacement.RaterLabels), each label as READ reads it, with
+    JUDGE's labels ({item: label}, read the same way)."""
+    ratings = humans.ratings
+    on_items = ratings.item >= 0
+    read_codes = np.array([read(label) for label in ratings.labels] + [None], dtype=object)
+    values = read_codes[np.where(on_items, ratings.label, len(ratings.labels))]
+    return replacement.rater_labels(ratings.item, ratings.rater, values, list(ratings.raters),
+                                    {item: read(label) for item, label in judge.items()}, numeric=numeric)
+
+
+def _table(pairs: list[tuple], categories: list) -> np.ndarray:
+    code = {label: i for i, label in enumerate(categories)}
+    table = np.zeros((len(categories), len(categories)), dtype=np.int64)
+    for human, judge in pairs:
+        table[code[human], code[judge]] += 1
+    return table
+
+
+def replacement_block(*, humans: HumanLabels, judges: list[tuple[str, str, dict]], options: dict,
+                      levels: list[int] | None = None, relevant_from: int | None = None,
+                      label_map: dict | None = None) -> dict | None:
+    """The section for JUDGES [(name, family, {item: label})] against HUMANS (see the module's docstring)."""
+    if not judges:
+        return None
+    epsilon = float(options.get(EPSILON_OPTION, replacement.EPSILON))
+    read = _reader(levels, label_map)
+    item_label = {item: value for item, label in humans.item_label.items() if (value := read(label)) is not None}
+    blocks = {}
+    for name, family, labels in judges:
+        own = {item: value for item, label in labels.items() if (value := read(label)) is not None}
+        pairs = [(item_label[item], own[item]) for item in sorted(own) if item in item_label]
+        categories = list(levels) if levels is not None else sorted_as_sklearn(
+            {label for pair in pairs for label in pair})
+        binary = None
+        if levels is not None and relevant_from is not None:
+            binary = _table([(h >= relevant_from, j >= relevant_from) for h, j in pairs], [False, True])
+        rows = annotator_rows(humans, labels, read, numeric=levels is not None)
+        blocks[name] = {
+            "family": family,
+            "alt_test": replacement.alt_test(rows, epsilon=epsilon),
+            "human_likeness": replacement.human_likeness(rows),
+            "paradox": paradox.paradox_panel(_table(pairs, categories), ordinal=levels is not None, binary=binary)
+            if len(categories) >= 2 else None,
+        }
+    annotators = len(set(humans.ratings.rater[humans.ratings.item >= 0].tolist()))
+    return {"epsilon": epsilon, "epsilon_default": epsilon == replacement.EPSILON, "annotators": annotators,
+            "graded": levels is not None, "paradox_method": paradox.IRRCAC_METHOD,
+            "index_method": paradox.INDEX_METHOD,
+            "judges": blocks,
+            "thresholds": {"annotators": replacement.MIN_ANNOTATORS, "items": replacement.MIN_ITEMS,
+                           "items_per_annotator": replacement.MIN_ITEMS_PER_ANNOTATOR,
+                           "pass_rate": replacement.PASS_RATE, "q": replacement.FDR_Q},
+            "scoring": "minus the root mean squared distance between grades" if levels is not None
+            else "the share of labels equal"}
+
+
+def _number(value) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def replacement_text(block: dict) -> str:
+    """The section as plain text (manage.py agreement_report): per judge the alternative annotator test, the
+    human-likeness z and the paradox panel's figures, or what is missing for a test."""
+    lines = ["", f"May a judge replace an annotator? ({block['annotators']} annotators; alt-test epsilon "
+                 f"{block['epsilon']:g})"]
+    for name, judge in block["judges"].items():
+        alt, likeness, panel = judge["alt_test"], judge["human_likeness"], judge["paradox"]
+        if alt["ran"]:
+            lines.append(f"  {name}: alt-test winning rate {_number(alt['winning_rate'])} ({alt['rejected']} of "
+                         f"{len(alt['annotators'])} annotators), {'may replace' if alt['passes'] else 'may not replace'}"
+                         f"; advantage probability {_number(alt['advantage'])} (n = {alt['n_items']} items)")
+        else:
+            lines.append(f"  {name}: alt-test not run: {alt['missing']}")
+        lines.append(f"  {name}: human-likeness z {_number(likeness['z'])} ({likeness['verdict']})" if likeness["ran"]
+                     else f"  {name}: human-likeness z not computed: {likeness['missing']}")
+        if panel:
+            lines.append(f"  {name}: n = {panel['n']}, agreement {_number(panel['agreement'])}, kappa "
+                         f"{_number(panel['cohen_kappa'])}, {panel['ac_name']} {_number(panel['ac'])}, "
+                         f"{panel['bp_name']} {_number(panel['bp'])}, prevalence index "
+                         f"{_number(panel['prevalence_index'])}, bias index {_number(panel['bias_index'])}")
+    return "\n".join(lines)

@@ -1,0 +1,347 @@
+"""May a judge replace an annotator? Two published tests, from every annotator's own labels and the judge's.
+
+The alternative annotator test (Calderon, Reichart and Dror, ACL 2025). Each annotator j is left out in turn. On each
+item j labelled that at least one other annotator labelled too, the judge and j are each scored by how well they match
+the *other* annotators' labels of the item (the share equal, for labels; minus the root mean squared distance, for a
+numeric scale). The judge wins the item when its score is at least j's, j wins when j's is at least the judge's (a
+tie is a win for both). rho_j, the judge's advantage probability against j, is the share of j's items the judge wins.
+For each j a one-sided one-sample t-test (scipy) asks whether j's wins minus the judge's wins average below epsilon
+(H0: they average epsilon or more, the judge is worse than j by epsilon or more); epsilon is the cost-benefit margin
+the researcher grants the judge for being cheaper (the authors' rule of thumb: 0.2 for experts, 0.15 for trained
+annotators, 0.1 for crowd workers). The annotators' p-values are corrected together by Benjamini-Yekutieli at
+level q = 0.05 (statsmodels multipletests, fdr_by). The winning rate is the share of annotators whose null hypothesis
+is rejected; the judge may replace the annotators when it is at least 0.5. The average advantage probability (the
+mean of rho_j) compares judges. An annotator with fewer than MIN_ITEMS_PER_ANNOTATOR such items is left out of the
+test (the t-test wants that many), and the test needs MIN_ANNOTATORS annotators and MIN_ITEMS items: with fewer it
+is not run and says what is missing.
+
+The human-likeness z-score (Han et al. 2025, "Judge's Verdict"): the judge's mean Cohen's kappa with each annotator,
+placed in the distribution of the annotators' kappas with each other, z = (mean judge-human kappa - mean human-human
+kappa) / standard deviation of the human-human kappas. |z| <= 1 reads as within the humans' spread; z > 1 as agreeing
+with the humans more than they agree with each other; z < -1 as below them. It needs MIN_ANNOTATORS annotators (three
+pairs at least, for a standard deviation).
+
+Intervals: the average advantage probability, each rho_j (as a share, Wilson) and z carry 95% intervals; the
+average and z by a percentile bootstrap over items (1000 resamples, seed 0), every kappa and every rho_j computed
+again on each resample's items.
+
+The labels come as rows (RaterLabels: item, annotator, label code), as reports.selectors holds them, so that a
+campaign of a million labels, or of thousands of annotators who each label a few items (an arena), costs array
+operations over its rows and no table of every item by every annotator. Pure functions, no Django (STYLE.md).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats as scipy_stats
+from scipy import sparse
+from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.proportion import proportion_confint
+
+from stats import batch_stats, resampling
+from stats.checks import finite
+
+EPSILON = 0.2  # the authors' rule of thumb for expert annotators; campaign option alt_test_epsilon
+FDR_Q = 0.05
+PASS_RATE = 0.5
+MIN_ANNOTATORS = 3
+MIN_ITEMS = 50
+MIN_ITEMS_PER_ANNOTATOR = 30
+# Two raters count in the human-likeness z when they share this many items (a kappa over fewer is noise).
+MIN_PAIR_ITEMS = 10
+# At most this many numbers in a bootstrap's rows (items x annotators; classes of items x rater pairs x cells): 160 MB.
+MAX_BOOTSTRAP_CELLS = 20_000_000
+HUMAN_LIKE_Z = 1.0
+ALT_TEST_METHOD = ("alternative annotator test (Calderon, Reichart and Dror 2025): each annotator left out in turn, "
+                   "one-sided one-sample t-test (scipy) per annotator, Benjamini-Yekutieli correction at q = 0.05 "
+                   "(statsmodels); winning rate = share of annotators rejected, passing at 0.5 or more")
+BOOTSTRAP_METHOD = (f"95% percentile bootstrap over items ({resampling.RESAMPLES} resamples, seed {resampling.SEED})")
+
+Labels = dict[Hashable, Hashable]  # item -> label
+
+
+@dataclass(frozen=True)
+class RaterLabels:
+    """Annotators' labels as rows, and a judge's: row r is annotator RATER[r]'s label LABEL[r] (a position in LABELS)
+    of item ITEM[r] (a position in ITEMS); JUDGE[i] is the judge's label of item i, -1 where it has none. LABELS are
+    sorted (as numbers when NUMERIC, else as text); an (item, annotator) has one row at most."""
+
+    item: np.ndarray
+    rater: np.ndarray
+    label: np.ndarray
+    judge: np.ndarray
+    items: list
+    raters: list[str]
+    labels: list
+    numeric: bool = False
+
+
+def rater_labels(items: Sequence[Hashable], raters: Sequence[int], values: Sequence, names: list[str],
+                 judge: Labels, *, numeric: bool = False) -> RaterLabels:
+    """RaterLabels from one row per label: ITEMS[r] the item's id, RATERS[r] the annotator's position in NAMES,
+    VALUES[r] the label (None: left out); JUDGE {item id: label} (None values left out)."""
+    values = np.asarray(values, dtype=object)
+    kept = np.fromiter((value is not None for value in values), dtype=bool, count=len(values))
+    judged = {item: label for item, label in judge.items() if label is not None}
+    distinct = {*values[kept].tolist(), *judged.values()}
+    labels = sorted(distinct) if numeric else sorted(distinct, key=str)
+    position = {label: index for index, label in enumerate(labels)}
+    row_items = np.asarray(items, dtype=object)[kept]
+    all_items = sorted({*row_items.tolist(), *judged}, key=str)
+    index = {item: i for i, item in enumerate(all_items)}
+    judge_codes = np.full(len(all_items), -1, dtype=np.int64)
+    for item, label in judged.items():
+        judge_codes[index[item]] = position[label]
+    return RaterLabels(item=np.fromiter(map(index.__getitem__, row_items), dtype=np.int64, count=len(row_items)),
+                       rater=np.asarray(raters, dtype=np.int64)[kept],
+                       label=np.fromiter(map(position.__getitem__, values[kept]), dtype=np.int64,
+                                         count=int(kept.sum())),
+                       judge=judge_codes, items=all_items, raters=list(names), labels=labels, numeric=numeric)
+
+
+def rater_labels_of(annotators: dict[str, Labels], judge: Labels, *, numeric: bool = False) -> RaterLabels:
+    """RaterLabels from {annotator: {item: label}} and the judge's {item: label}."""
+    names = sorted(annotators)
+    rows = [(item, n, label) for n, name in enumerate(names) for item, label in annotators[name].items()]
+    return rater_labels([row[0] for row in rows], [row[1] for row in rows], [row[2] for row in rows], names, judge,
+                        numeric=numeric)
+
+
+@dataclass(frozen=True)
+class _Wins:
+    """Per row of the RaterLabels that can be compared (the judge and another annotator labelled its item too): its
+    item, annotator, whether the judge won it, whether the annotator won it."""
+
+    item: np.ndarray
+    rater: np.ndarray
+    judge: np.ndarray
+    own: np.ndarray
+
+
+def _wins(data: RaterLabels, scoring: str) -> _Wins:
+    """Each comparable row's two wins (module docstring): the judge's label and the row's each scored against the
+    other annotators' labels of the item, by the share equal (ACCURACY: counts of equal labels, one denominator) or
+    minus the root mean squared distance (NEG_RMSE: sums of squares, one denominator)."""
+    items, levels = len(data.items), max(len(data.labels), 1)
+    count = np.bincount(data.item, minlength=items)
+    judge = data.judge[data.item]
+    comparable = (judge >= 0) & (count[data.item] >= 2)
+    item, rater, label, judge = data.item[comparable], data.rater[comparable], data.label[comparable], judge[comparable]
+    if scoring == "accuracy":
+        per_label = np.bincount(data.item * levels + data.label, minlength=items * levels).reshape(items, levels)
+        own_score = per_label[item, label] - 1  # the others who gave the row's label
+        judge_score = per_label[item, judge] - (label == judge)  # the others who gave the judge's label
+        judge_win, own_win = judge_score >= own_score, own_score >= judge_score
+    else:
+        value = np.asarray(data.labels, dtype=float)
+        x = value[data.label]
+        first = np.bincount(data.item, weights=x, minlength=items)
+        second = np.bincount(data.item, weights=x * x, minlength=items)
+        n, s1, s2 = count[item], first[item], second[item]
+        mine, theirs = value[label], value[judge]
+        own_loss = s2 - 2 * mine * s1 + n * mine ** 2  # the row's own term is 0
+        judge_loss = s2 - 2 * theirs * s1 + n * theirs ** 2 - (mine - theirs) ** 2
+        tolerance = 1e-9 * np.maximum(1.0, np.abs(own_loss) + np.abs(judge_loss))
+        judge_win, own_win = judge_loss <= own_loss + tolerance, own_loss <= judge_loss + tolerance
+    return _Wins(item=item, rater=rater, judge=judge_win.astype(float), own=own_win.astype(float))
+
+
+def _p_value(differences: np.ndarray, epsilon: float) -> float:
+    """The one-sided p-value of H0: mean(DIFFERENCES) >= EPSILON. With no spread (every difference equal) the t-test
+    is undefined; the answer is then plain: 0 when the differences sit below epsilon, else 1."""
+    if np.ptp(differences) == 0:
+        return 0.0 if differences[0] < epsilon else 1.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return float(scipy_stats.ttest_1samp(differences, epsilon, alternative="less").pvalue)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def missing_words(*, annotators: int, enough: int, items: int) -> str | None:
+    """What a campaign lacks for the alt-test, in words (its ANNOTATORS, the ITEMS it could compare on, ENOUGH
+    annotators with MIN_ITEMS_PER_ANNOTATOR of those); None when it has enough."""
+    if enough >= MIN_ANNOTATORS and items >= MIN_ITEMS:
+        return None
+    return (f"needs {MIN_ANNOTATORS} annotators with {MIN_ITEMS_PER_ANNOTATOR} or more items each, on {MIN_ITEMS} "
+            f"items or more that the judge and at least two annotators labelled; this campaign has "
+            f"{_plural(annotators, 'annotator')}, {_plural(items, 'such item')}, and {enough} annotator"
+            f"{'' if enough == 1 else 's'} with {MIN_ITEMS_PER_ANNOTATOR} or more of them")
+
+
+def alt_test(data: RaterLabels, *, epsilon: float = EPSILON, q: float = FDR_Q) -> dict:
+    """The alternative annotator test of DATA's judge against its annotators, scored by the share of labels equal, or
+    with NUMERIC labels by minus the root mean squared distance. {"ran": False, "missing": words} when there are too
+    few annotators or items; else {"ran": True, "epsilon", "q", "winning_rate", "rejected" (how many annotators' null
+    hypotheses), "passes", "advantage", "advantage_ci95" (or "advantage_ci_note"), "n_items",
+    "annotators": [{"annotator", "n", "rho", "rho_ci95", "human_rho", "human_rho_ci95", "p_value", "rejected"}],
+    "skipped": {name: n}, "method", "ci_method"}."""
+    scoring = "neg_rmse" if data.numeric else "accuracy"
+    wins = _wins(data, scoring)
+    per_rater = np.bincount(wins.rater, minlength=len(data.raters))
+    tested = [n for n in range(len(data.raters)) if per_rater[n] >= MIN_ITEMS_PER_ANNOTATOR]
+    in_test = np.isin(wins.rater, tested)
+    labelled = np.bincount(data.rater, minlength=len(data.raters))
+    missing = missing_words(annotators=int((labelled > 0).sum()), enough=len(tested),
+                            items=len(np.unique(wins.item)))
+    base = {"epsilon": epsilon, "q": q, "scoring": scoring, "n_items": len(np.unique(wins.item[in_test])),
+            "method": ALT_TEST_METHOD, "ci_method": BOOTSTRAP_METHOD,
+            "skipped": {data.raters[n]: int(per_rater[n]) for n in range(len(data.raters))
+                        if 0 < per_rater[n] < MIN_ITEMS_PER_ANNOTATOR}}
+    if missing:
+        return {"ran": False, "missing": missing, **base}
+    order = np.argsort(wins.rater, kind="stable")
+    bounds = np.searchsorted(wins.rater[order], np.arange(len(data.raters) + 1))
+    rows, p_values = [], []
+    for n in tested:
+        mine = order[bounds[n]:bounds[n + 1]]
+        judge_wins, own_wins = wins.judge[mine], wins.own[mine]
+        p_values.append(_p_value(own_wins - judge_wins, epsilon))
+        rows.append({"annotator": data.raters[n], "n": len(mine), "rho": float(judge_wins.mean()),
+                     "rho_ci95": _wilson(judge_wins), "human_rho": float(own_wins.mean()),
+                     "human_rho_ci95": _wilson(own_wins)})
+    rejected = multipletests(p_values, alpha=q, method="fdr_by")[0]
+    for row, p_value, reject in zip(rows, p_values, rejected, strict=True):
+        row.update(p_value=p_value, rejected=bool(reject))
+    winning_rate = float(np.mean(rejected))
+    interval, note = _advantage_interval(wins, tested, in_test, items=len(data.items))
+    return {"ran": True, **base, "winning_rate": winning_rate, "rejected": int(np.sum(rejected)),
+            "passes": winning_rate >= PASS_RATE, "advantage": float(np.mean([row["rho"] for row in rows])),
+            "advantage_ci95": interval, "advantage_ci_note": note, "annotators": rows}
+
+
+def _wilson(wins: np.ndarray) -> list[float]:
+    low, high = proportion_confint(int(wins.sum()), len(wins), alpha=0.05, method="wilson")
+    return [float(low), float(high)]
+
+
+def _advantage_interval(wins: _Wins, tested: list[int], in_test: np.ndarray, *,
+                        items: int) -> tuple[list[float] | None, str | None]:
+    """The bootstrap interval of the average advantage probability (or why none): per item, each tested annotator's
+    (judge win, compared) as sums, so a resample's rho_j is its summed wins over its summed items."""
+    used = np.unique(wins.item[in_test])
+    if len(used) * 2 * len(tested) > MAX_BOOTSTRAP_CELLS:
+        return None, f"too many annotators ({len(tested)}) on {len(used)} items to resample here"
+    row_of = np.full(items, -1, dtype=np.int64)
+    row_of[used] = np.arange(len(used))
+    column_of = np.full(int(wins.rater.max(initial=0)) + 1, -1, dtype=np.int64)
+    column_of[tested] = np.arange(len(tested))
+    rows = np.zeros((len(used), 2 * len(tested)))
+    where, column = row_of[wins.item[in_test]], column_of[wins.rater[in_test]]
+    rows[where, 2 * column] = wins.judge[in_test]
+    rows[where, 2 * column + 1] = 1
+
+    def statistic(sums: np.ndarray) -> np.ndarray:
+        return (sums[:, 0::2] / sums[:, 1::2]).mean(axis=1)
+
+    return resampling.sum_bootstrap(rows, statistic)[0], None
+
+
+def _rater_items(data: RaterLabels) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Per annotator: (the items they labelled, sorted; their labels of them)."""
+    order = np.lexsort((data.item, data.rater))
+    bounds = np.searchsorted(data.rater[order], np.arange(len(data.raters) + 1))
+    return [(data.item[order[a:b]], data.label[order[a:b]]) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+
+
+def _pair_cells(first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray],
+                levels: int) -> tuple[np.ndarray, np.ndarray]:
+    """(the items both raters labelled, each one's cell of their contingency table: first's label x levels +
+    second's)."""
+    shared, left, right = np.intersect1d(first[0], second[0], assume_unique=True, return_indices=True)
+    return shared, first[1][left] * levels + second[1][right]
+
+
+def _sharing_pairs(data: RaterLabels) -> list[tuple[int, int]]:
+    """The pairs of annotators (positions) who labelled MIN_PAIR_ITEMS items or more in common: a sparse product of
+    the items-by-annotators incidence, so thousands of annotators who each label a few items cost little."""
+    incidence = sparse.csr_matrix((np.ones(len(data.item)), (data.item, data.rater)),
+                                  shape=(len(data.items), len(data.raters)))
+    shared = sparse.triu(incidence.T @ incidence, k=1).tocoo()
+    keep = shared.data >= MIN_PAIR_ITEMS
+    return sorted(zip(shared.row[keep].tolist(), shared.col[keep].tolist()))
+
+
+def _likeness_intervals(cells: list[tuple[np.ndarray, np.ndarray]], size: int, statistic) -> tuple[list, str | None]:
+    """The bootstrap intervals of the human-likeness statistics (or why none), resampling items. An item's row holds
+    a one in the cell each pair of raters gave it, for every pair that rated it: few ones in a wide row. Items whose
+    ones fall in the same places are one class, found from those places (a small sort), and the bootstrap draws the
+    classes (stats.resampling.class_bootstrap) without ever writing a row per item."""
+    items = np.concatenate([shared for shared, _ in cells])
+    columns = np.concatenate([p * size + cell for p, (_, cell) in enumerate(cells)])
+    order = np.lexsort((columns, items))
+    items, columns = items[order], columns[order]
+    used, group, per_item = np.unique(items, return_inverse=True, return_counts=True)
+    place = np.arange(len(items)) - np.concatenate([[0], np.cumsum(per_item)[:-1]])[group]
+    pattern = np.full((len(used), int(per_item.max())), -1, dtype=np.int64)
+    pattern[group, place] = columns
+    classes, multiplicity = np.unique(pattern, axis=0, return_counts=True)
+    if classes.shape[0] * len(cells) * size > MAX_BOOTSTRAP_CELLS:  # even the classes' rows would not fit
+        return [None] * 4, f"too many pairs of raters ({len(cells)}) on {len(used)} items to resample here"
+    unique = np.zeros((classes.shape[0], len(cells) * size))
+    row, slot = np.nonzero(classes >= 0)
+    unique[row, classes[row, slot]] = 1
+    return resampling.class_bootstrap(unique, multiplicity, statistic), None
+
+
+def human_likeness(data: RaterLabels) -> dict:
+    """The human-likeness z-score of DATA's judge among its annotators: {"ran": False, "missing"} with fewer than
+    MIN_ANNOTATORS annotators who share MIN_PAIR_ITEMS items with each other; else {"ran": True, "z", "judge_kappa"
+    (the mean; "judge_kappas" per annotator), "human_kappa_mean", "human_kappa_sd" (each of those four with its _ci95;
+    "ci_note" when there is none), "human_pairs" (each pair's kappa), "n_items", "judge_items", "verdict", "method",
+    "ci_method"}."""
+    levels = max(len(data.labels), 1)
+    human_pairs = _sharing_pairs(data)
+    names = sorted({n for pair in human_pairs for n in pair})
+    per_rater = _rater_items(data)
+    judge_items = np.flatnonzero(data.judge >= 0)
+    judge_side = (judge_items, data.judge[judge_items])
+    judged = [n for n in names if len(np.intersect1d(per_rater[n][0], judge_items, assume_unique=True))
+              >= MIN_PAIR_ITEMS]
+    labelled = np.unique(data.item)
+    base = {"n_items": len(labelled), "judge_items": len(np.intersect1d(labelled, judge_items, assume_unique=True)),
+            "ci_method": BOOTSTRAP_METHOD,
+            "method": "human-likeness z-score (Han et al. 2025): Cohen's kappa of the judge with each annotator, "
+                      "against the annotators' kappas with each other"}
+    if len(names) < MIN_ANNOTATORS or len(human_pairs) < 3 or not judged:
+        annotators = len(np.unique(data.rater))
+        return {"ran": False, "missing": f"needs {MIN_ANNOTATORS} annotators who share {MIN_PAIR_ITEMS} items or "
+                f"more with each other and with the judge; this campaign has {_plural(annotators, 'annotator')}, "
+                f"{_plural(len(human_pairs), 'pair')} of them sharing that many, and the judge labelled "
+                f"{base['judge_items']} of their items", **base}
+    cells = [_pair_cells(per_rater[a], per_rater[b], levels) for a, b in human_pairs]
+    cells += [_pair_cells(judge_side, per_rater[n], levels) for n in judged]
+    hh, size = len(human_pairs), levels * levels
+
+    def statistic(sums: np.ndarray) -> np.ndarray:
+        tables = sums.reshape(len(sums), len(cells), levels, levels)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            kappas = batch_stats.kappa_of_tables(tables)
+            human, machine = kappas[:, :hh], kappas[:, hh:]
+            return np.vstack([(machine.mean(axis=1) - human.mean(axis=1)) / human.std(axis=1, ddof=1),
+                              machine.mean(axis=1), human.mean(axis=1), human.std(axis=1, ddof=1)])
+
+    tables = np.stack([np.bincount(cell, minlength=size) for _, cell in cells]).astype(float)
+    point = statistic(tables.reshape(1, -1))[:, 0]
+    z, judge_mean, human_mean, human_sd = (finite(value) for value in point)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kappas = batch_stats.kappa_of_tables(tables.reshape(len(cells), levels, levels))
+    intervals, note = _likeness_intervals(cells, size, statistic)
+    verdict = None if z is None else ("within the humans' spread" if abs(z) <= HUMAN_LIKE_Z else
+                                      "above the humans: agrees with them more than they agree with each other"
+                                      if z > HUMAN_LIKE_Z else "below the humans")
+    return {"ran": True, **base, "ci_note": note, "z": z, "z_ci95": intervals[0] if z is not None else None,
+            "judge_kappa": judge_mean, "judge_kappa_ci95": intervals[1] if judge_mean is not None else None,
+            "human_kappa_mean_ci95": intervals[2] if human_mean is not None else None,
+            "human_kappa_sd_ci95": intervals[3] if human_sd is not None else None,
+            "judge_kappas": {data.raters[n]: finite(kappa) for n, kappa in zip(judged, kappas[hh:], strict=True)},
+            "human_kappa_mean": human_mean, "human_kappa_sd": human_sd,
+            "human_pairs": {f"{data.raters[a]} / {data.raters[b]}": finite(kappa)
+                            for (a, b), kappa in zip(human_pairs, kappas[:hh], strict=True)},
+            "verdict": verdict}

@@ -1,0 +1,109 @@
+"""The report's "May a judge replace an annotator?" section (reports.replacement) on a qa_correctness campaign: three
+annotators on 60 answers, a judge that copies the truth and one that says "yes" to everything; the same figures as
+stats.replacement and stats.paradox give on the labels, the page, the epsilon option, and a campaign too small."""
+
+import io
+
+import numpy as np
+import pytest
+from django.core.management import call_command
+
+from agreement.report import agreement_report_build
+from annotate.models import HumanJudgment, JudgmentKind, Role
+from judges.models import Judge, ModelJudgment
+from stats import paradox, replacement
+from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory, UserFactory
+from tests.report_support import report_stored
+
+pytestmark = pytest.mark.django_db
+ITEMS = 60
+
+
+def _campaign(researcher, *, annotators: int, slug: str):
+    """SLUG: ITEMS answers (80% correct), ANNOTATORS annotators right 85% of the time, judges "truth" and "yes-man"."""
+    rng = np.random.default_rng(11)
+    truth = [rng.random() < 0.8 for _ in range(ITEMS)]
+    campaign = CampaignFactory(slug=slug, task_type="qa_correctness", overlap=annotators)
+    MembershipFactory(campaign=campaign, user=researcher, role=Role.RESEARCHER)
+    people = [UserFactory(username=f"{slug}-{n}") for n in range(annotators)]
+    judges = [Judge.objects.create(campaign=campaign, name=name, family="external", config={}, config_hash=name)
+              for name in ("truth", "yes-man")]
+    labels = {person.username: {} for person in people}
+    for n in range(ITEMS):
+        topic = TopicFactory(campaign=campaign, external_id=f"q{n}", text=f"question {n}")
+        item = ItemFactory(campaign=campaign, topic=topic, external_id=f"a{n}", text=f"answer {n}")
+        unit = UnitFactory(campaign=campaign, topic=topic, item=item, judgments_needed=annotators,
+                           judgments_done=annotators)
+        for person in people:
+            said = truth[n] if rng.random() < 0.85 else not truth[n]
+            labels[person.username][item.pk] = "yes" if said else "no"
+            HumanJudgment.objects.create(unit=unit, annotator=person, kind=JudgmentKind.ANNOTATION,
+                                         value={"correct": said}, label="yes" if said else "no")
+        ModelJudgment.objects.create(judge=judges[0], item=item, label="yes" if truth[n] else "no", raw="")
+        ModelJudgment.objects.create(judge=judges[1], item=item, label="yes", raw="")
+    return campaign, labels
+
+
+def test_the_section_reads_every_annotator_and_the_page_shows_it(client, researcher):
+    campaign, labels = _campaign(researcher, annotators=3, slug="replace")
+    report = agreement_report_build(campaign=campaign)
+    block = report["replacement"]
+    assert block["annotators"] == 3 and block["epsilon"] == replacement.EPSILON and block["epsilon_default"]
+    items = sorted(next(iter(labels.values())))
+    truth = {item: label for item, label in ModelJudgment.objects.filter(judge__name="truth")
+             .values_list("item_id", "label")}
+    expected = replacement.alt_test(replacement.rater_labels_of(labels, truth))
+    got = block["judges"]["truth"]["alt_test"]
+    assert got["ran"] and got["passes"]
+    assert {key: got[key] for key in ("winning_rate", "advantage", "annotators")} == {
+        key: expected[key] for key in ("winning_rate", "advantage", "annotators")}
+    assert block["judges"]["truth"]["human_likeness"]["z"] == pytest.approx(
+        replacement.human_likeness(replacement.rater_labels_of(labels, truth))["z"])
+    # The yes-man: agreement is the share of "yes" majorities, its kappa 0 (one label throughout); AC1 and the
+    # prevalence index show why.
+    majority = {item: max(("yes", "no"), key=[labels[p][item] for p in labels].count) for item in items}
+    yes_man = block["judges"]["yes-man"]
+    table = [[0, sum(majority[i] == "no" for i in items)], [0, sum(majority[i] == "yes" for i in items)]]
+    assert yes_man["paradox"]["agreement"] == pytest.approx(paradox.paradox_panel(table)["agreement"])
+    assert yes_man["paradox"]["cohen_kappa"] == pytest.approx(0.0) and yes_man["paradox"]["paradox"]
+    # At the default epsilon a judge that always says "yes" holds up against 2 of 3 annotators on 80%-yes data...
+    assert (yes_man["alt_test"]["rejected"], yes_man["alt_test"]["passes"]) == (2, True)
+
+    report_stored(campaign)
+    client.force_login(researcher)
+    html = client.get("/campaigns/replace/report/").content.decode()
+    assert 'id="replacement"' in html and 'id="paradox-panel"' in html
+    assert html.count("<b class=\"passes\">may replace</b>") == 2 and "ε = 0.2, q = 0.05" in html
+    assert "yes-man agrees on" in html  # the paradox row says why its kappa is low
+
+    out = io.StringIO()
+    call_command("agreement_report", "--campaign", "replace", stdout=out)
+    assert "  truth: alt-test winning rate 1.000 (3 of 3 annotators), may replace" in out.getvalue()
+    assert "  yes-man: n = 60, agreement" in out.getvalue()
+
+    # The epsilon is a campaign option, from the options page.
+    answer = client.post("/campaigns/replace/options/", {"alt_test_epsilon": "0.1"}, follow=True)
+    assert answer.status_code == 200
+    campaign.refresh_from_db()
+    assert campaign.options["alt_test_epsilon"] == 0.1
+    # ...and against none at epsilon 0.1, where the truthful judge still passes.
+    judges = agreement_report_build(campaign=campaign)["replacement"]["judges"]
+    assert judges["truth"]["alt_test"]["epsilon"] == 0.1 and judges["truth"]["alt_test"]["passes"]
+    assert (judges["yes-man"]["alt_test"]["rejected"], judges["yes-man"]["alt_test"]["passes"]) == (0, False)
+    report_stored(campaign)
+    html = client.get("/campaigns/replace/report/").content.decode()
+    assert "<b class=\"fails\">may not replace</b>" in html and "ε = 0.1, q = 0.05" in html
+    refused = client.post("/campaigns/replace/options/", {"alt_test_epsilon": "1.5"})
+    assert refused.status_code == 400 and "alt_test_epsilon must be a number from 0 up to" in refused.content.decode()
+
+
+def test_too_few_annotators_is_said_instead_of_a_number(client, researcher):
+    campaign, _ = _campaign(researcher, annotators=2, slug="two")
+    report_stored(campaign)
+    client.force_login(researcher)
+    html = client.get("/campaigns/two/report/").content.decode()
+    assert ("not run: needs 3 annotators with 30 or more items each, on 50 items or more that the judge and at least "
+            "two annotators labelled; this campaign has 2 annotators, 60 such items, and 2 annotators with 30 or more "
+            "of them") in html
+    assert "not run: needs 3 annotators who share 10 items or more" in html
+    assert 'id="paradox-panel"' in html  # the panel needs no more than the judge and the human labels
