@@ -102,8 +102,8 @@ def test_too_few_annotators_is_said_instead_of_a_number(client, researcher):
     report_stored(campaign)
     client.force_login(researcher)
     html = client.get("/campaigns/two/report/").content.decode()
-    assert ("not run: needs 3 annotators with 30 or more items each, on 50 items or more that the judge and at least "
-            "two annotators labelled; this campaign has 2 annotators, 60 such items, and 2 annotators with 30 or more "
-            "of them") in html
-    assert "not run: needs 3 annotators who share 10 items or more" in html
+    assert ("truth: the alternative annotator test did not run: it needs 3 annotators with 30 or more items each, on "
+            "50 items or more that the judge and at least two annotators labelled; this campaign has 2 annotators, 60 "
+            "such items, and 2 annotators with 30 or more of them.") in html
+    assert "The human-likeness z was not computed: it needs 3 annotators who share 10 items or more" in html
     assert 'id="paradox-panel"' in html  # the panel needs no more than the judge and the human labels
