@@ -9,6 +9,8 @@ import gc
 from annotate.models import Campaign
 from annotate.task_types.registry import task_type_get
 from reports.arms import arms_report_build
+from reports.methods import labels_csv, methods_text, software_versions
+from reports.replacement import replacement_text
 
 
 def agreement_report_build(*, campaign: Campaign) -> dict:
@@ -27,6 +29,8 @@ def agreement_report_build(*, campaign: Campaign) -> dict:
         spec = task_type_get(campaign.task_type)
         report = spec.report_build(campaign=campaign)
         report["layout"] = spec.report_layout
+        # What computed the figures, for the methods section (reports.methods).
+        report["software"] = software_versions()
         arms = arms_report_build(campaign=campaign)
         if arms is not None:
             report["arms"] = arms
@@ -34,3 +38,30 @@ def agreement_report_build(*, campaign: Campaign) -> dict:
     finally:
         if collecting:
             gc.enable()
+
+
+def report_methods_text(*, campaign: Campaign, opened) -> str:
+    """The methods section of CAMPAIGN's report as OPENED (agreement.stored.OpenedReport, ready): the document, the
+    campaign's judges with their configurations, and the figures as the command prints them."""
+    report = opened.document
+    figures = task_type_get(campaign.task_type).report_presentation().text(report)
+    if report.get("replacement"):
+        figures += "\n" + replacement_text(report["replacement"])
+    judges = list(campaign.judges.order_by("name").values_list("name", "family", "config_hash", "config"))
+    built = opened.built_at.strftime("%Y-%m-%d %H:%M UTC") if opened.built_at else "at an unknown time"
+    return methods_text(report=report, campaign_name=campaign.name, judges=judges, figures=figures, built_at=built,
+                        data_version=opened.version)
+
+
+def report_labels_csv(*, campaign: Campaign) -> str:
+    """The per-rater label table of CAMPAIGN, read now (reports.methods.labels_csv)."""
+    from annotate.models import Item
+    from reports.selectors import human_labels_get, judge_labels_get
+
+    humans = human_labels_get(campaign=campaign)
+    rows = Item.objects.filter(campaign=campaign).values_list("id", "external_id", "topic__external_id")
+    items, topics = {}, {}
+    for pk, external_id, topic in rows.iterator(chunk_size=10_000):
+        items[pk], topics[pk] = external_id, topic or ""
+    return labels_csv(items=items, topics=topics, ratings=humans.ratings, judges=judge_labels_get(campaign=campaign),
+                      human_label=humans.item_label)

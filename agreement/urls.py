@@ -10,6 +10,8 @@ urlpatterns = [
     path("campaigns/<slug:slug>/report/judges.csv", views.agreement_judges_csv, name="agreement-judges-csv"),
     path("campaigns/<slug:slug>/report/items.csv", views.agreement_items_csv, name="agreement-items-csv"),
     path("campaigns/<slug:slug>/report/topics.csv", views.agreement_topics_csv, name="agreement-topics-csv"),
+    path("campaigns/<slug:slug>/report/labels.csv", views.agreement_labels_csv, name="agreement-labels-csv"),
+    path("campaigns/<slug:slug>/report/methods.txt", views.agreement_methods_txt, name="agreement-methods-txt"),
     path("campaigns/<slug:slug>/report/plots/<slug:plot>.<slug:fmt>", views.agreement_plot, name="agreement-plot"),
     path("campaigns/<slug:slug>/report/qrels/<path:source>.qrels", views.agreement_qrels, name="agreement-qrels"),
     path("campaigns/<slug:slug>/report/leaderboards/<path:source>/trec-leaderboard.txt", views.agreement_leaderboard,

@@ -184,6 +184,29 @@ def agreement_items_csv(request, slug):
 
 
 @require_GET
+def agreement_methods_txt(request, slug):
+    """The report's methods section for a paper, as plain text (agreement.report.report_methods_text)."""
+    from agreement.report import report_methods_text
+
+    campaign = campaign_for_researcher(request.user, slug)
+    opened = report_for_open(campaign=campaign)
+    if not opened.ready:
+        return _not_built(campaign, opened, _page_status_url(request, campaign))
+    return _attachment(report_methods_text(campaign=campaign, opened=opened), content_type="text/plain; charset=utf-8",
+                       filename=f"{campaign.slug}-methods.txt")
+
+
+@require_GET
+def agreement_labels_csv(request, slug):
+    """Every label behind the report, one row per item and rater, read now (agreement.report.report_labels_csv)."""
+    from agreement.report import report_labels_csv
+
+    campaign = campaign_for_researcher(request.user, slug)
+    return _attachment(report_labels_csv(campaign=campaign), content_type="text/csv; charset=utf-8",
+                       filename=f"{campaign.slug}-labels.csv")
+
+
+@require_GET
 def agreement_report_status(request, slug):
     """What the page polls while its report is building or updating: {report_version, data_version, updating,
     building, step, building_seconds, queue_error, built_at}. Reads two rows; never builds."""
@@ -307,6 +330,24 @@ class AgreementLeaderboardAPI(APIView):
     def get(self, request, slug, source):
         campaign = campaign_for_researcher(request.user, slug)
         return _leaderboard_download(campaign, source, _api_status_url(request, campaign))
+
+
+class AgreementMethodsAPI(APIView):
+    """GET: the methods section of the campaign's stored report, as text (the page's methods.txt)."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR, 202: OpenApiTypes.OBJECT},
+                   summary="The methods section of the campaign's agreement report")
+    def get(self, request, slug):
+        from agreement.report import report_methods_text
+
+        campaign = campaign_for_researcher(request.user, slug)
+        opened = report_for_open(campaign=campaign)
+        if not opened.ready:
+            return _not_built(campaign, opened, _api_status_url(request, campaign))
+        return HttpResponse(report_methods_text(campaign=campaign, opened=opened),
+                            content_type="text/plain; charset=utf-8")
 
 
 class AgreementStatusAPI(APIView):

@@ -104,14 +104,16 @@ def _number(value) -> str:
 def replacement_text(block: dict) -> str:
     """The section as plain text (manage.py agreement_report): per judge the alternative annotator test, the
     human-likeness z and the paradox panel's figures, or what is missing for a test."""
-    lines = ["", f"May a judge replace an annotator? ({block['annotators']} annotators; alt-test epsilon "
-                 f"{block['epsilon']:g})"]
+    annotators = block["annotators"]
+    lines = ["", f"May a judge replace an annotator? ({annotators} annotator{'' if annotators == 1 else 's'}; "
+                 f"alt-test epsilon {block['epsilon']:g})"]
     for name, judge in block["judges"].items():
         alt, likeness, panel = judge["alt_test"], judge["human_likeness"], judge["paradox"]
         if alt["ran"]:
+            verdict = "may replace" if alt["passes"] else "may not replace"
             lines.append(f"  {name}: alt-test winning rate {_number(alt['winning_rate'])} ({alt['rejected']} of "
-                         f"{len(alt['annotators'])} annotators), {'may replace' if alt['passes'] else 'may not replace'}"
-                         f"; advantage probability {_number(alt['advantage'])} (n = {alt['n_items']} items)")
+                         f"{len(alt['annotators'])} annotators), {verdict}; advantage probability "
+                         f"{_number(alt['advantage'])} (n = {alt['n_items']} items)")
         else:
             lines.append(f"  {name}: alt-test not run: {alt['missing']}")
         lines.append(f"  {name}: human-likeness z {_number(likeness['z'])} ({likeness['verdict']})" if likeness["ran"]

@@ -71,6 +71,42 @@ class GradedPresentation(ReportPresentation):
             "confusion_svg": plots.get("confusion"),
         }
 
+    def text(self, report: dict) -> str:
+        """The report as aligned plain text (manage.py agreement_report, the methods section): the assessors, each
+        judge's grades against theirs, and the runs' order under each judge by the main measures."""
+        from reports.presentation import three_decimals
+        from tasktypes.graded.report import MAIN, report_measures
+
+        humans = report["humans"]
+        main = [m for m in report_measures(report) if m["group"] == MAIN]
+        lines = [f"Agreement report: {report['campaign']} ({report['task_type']})", "",
+                 f"Assessors: {humans['annotators']} annotator{'' if humans['annotators'] == 1 else 's'}, "
+                 f"{humans['items_labelled']} {report['item_noun']}s "
+                 f"with a human grade; Fleiss' kappa {three_decimals(humans['fleiss_kappa'])} over "
+                 f"{humans['fleiss_items']} items; Krippendorff's alpha {three_decimals(humans['krippendorff_alpha'])}",
+                 "", f"Judges ({report['item_noun']} grades against the human grade, relevant from "
+                 f"{report['relevant_from']}):"]
+        if not report["judges"]:
+            lines.append("  none")
+        for name, block in report["judges"].items():
+            item = block["item"]
+            lines.append(f"  {name}: n = {item['n']}, kappa {three_decimals(item['cohen_kappa'])}, quadratic "
+                         f"{three_decimals(item['cohen_kappa_quadratic'])}, relevant or not "
+                         f"{three_decimals(item['cohen_kappa_binary'])}, agreement {three_decimals(item['accuracy'])}")
+            for measure in main:
+                order = block["system"].get(measure["key"]) or {}
+                lines.append(f"    runs by {measure['label']} (n = {order.get('n', 0)} runs): tau-b "
+                             f"{three_decimals(order.get('kendall_tau_b'))}, "
+                             f"rho {three_decimals(order.get('spearman'))}")
+        if report["systems"]:
+            lines += ["", "Runs (" + ", ".join(m["label"] for m in main) + "; under the humans, then each judge):"]
+            for row in report["systems"]:
+                cells = [three_decimals(row["human"].get(m["key"])) for m in main]
+                for name in report["judges"]:
+                    cells += [three_decimals((row["judges"].get(name) or {}).get(m["key"])) for m in main]
+                lines.append(f"  {row['system']}: " + " ".join(cells))
+        return "\n".join(lines)
+
     def plots(self, report: dict) -> dict[str, Callable]:
         from tasktypes.graded.plots import confusion_plot, runs_scatter_plot, scores_cdf_plot
 

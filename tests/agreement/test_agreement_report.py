@@ -67,7 +67,8 @@ def test_report_has_the_documented_shape(small_campaign):
     report = agreement_report_build(campaign=small_campaign)
     assert report["campaign"] == "small" and report["task_type"] == "qa_correctness"
     assert set(report) == {"campaign", "task_type", "layout", "options", "humans", "judges", "systems", "ablation",
-                           "counting", "system_tests", "adjudication", "budget", "categories", "replacement"}
+                           "counting", "system_tests", "adjudication", "budget", "categories", "replacement",
+                           "software"}
     assert report["categories"] is None  # no item has a category
     assert report["counting"]["rule"] == "concord"  # the default
     assert report["layout"] == "verdicts"

@@ -506,7 +506,8 @@ def downloads(campaign) -> list[tuple[str, str, list[str]]]:
     topics = list(campaign.topics.filter(units__judgments__isnull=False).distinct().values_list("external_id",
                                                                                               flat=True))
     found = [(url("agreement-report-json", campaign), "json", [*JUDGE_NAMES, *systems]),
-             (url("agreement-judges-csv", campaign), "csv", list(JUDGE_NAMES))]
+             (url("agreement-judges-csv", campaign), "csv", list(JUDGE_NAMES)),
+             (url("agreement-labels-csv", campaign), "csv", list(JUDGE_NAMES))]
     if campaign.task_type == "answer_ranking":
         found.append((url("agreement-topics-csv", campaign), "csv", [*JUDGE_NAMES, *topics]))
     else:

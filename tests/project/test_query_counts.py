@@ -148,6 +148,10 @@ BOUNDS = {  # (qa_correctness, answer_ranking, ais, image_relevance, passage_rel
     # The items CSV reads the database as it is (human labels: annotations, adjudications, the annotators' names;
     # judges and verdicts; items), not the stored report.
     ("agreement-items-csv", "researcher"): (9, 9, 9, 9, 9, 9),
+    # The labels behind the report, read now: the human labels (three queries), the items, the judges and verdicts.
+    ("agreement-labels-csv", "researcher"): (9, 9, 9, 9, 9, 9),
+    # The stored report, and the judges with their configurations.
+    ("agreement-methods-txt", "researcher"): (6, 6, 6, 6, 6, 6),
     ("agreement-qrels", "researcher"): (None, None, None, 5, 5, None),
     # The stored qrels, and the runs scored under them: read from their files (campaign.options), no query.
     ("agreement-leaderboard", "researcher"): (None, None, None, 5, 5, None),
@@ -168,6 +172,7 @@ BOUNDS = {  # (qa_correctness, answer_ranking, ais, image_relevance, passage_rel
     ("api-judge-run-failures", "researcher"): (11, 11, 11, 11, 11, 11),
     ("api-agreement-report", "researcher"): (5, 5, 5, 5, 5, 5),
     ("api-agreement-status", "researcher"): (5, 5, 5, 5, 5, 5),
+    ("api-agreement-methods", "researcher"): (6, 6, 6, 6, 6, 6),
     ("api-agreement-qrels-list", "researcher"): (None, None, None, 5, 5, None),
     ("api-agreement-qrels", "researcher"): (None, None, None, 5, 5, None),
     ("api-agreement-leaderboard", "researcher"): (None, None, None, 5, 5, None),

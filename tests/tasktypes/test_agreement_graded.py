@@ -2,9 +2,12 @@
 alpha, kappa binarised at relevant_from, P@10 at that threshold, the pairs of runs the judge's qrels swap, the page
 and the qrels per source. Every figure is checked against the library that defines it."""
 
+import io
+
 import ir_measures
 import krippendorff
 import pytest
+from django.core.management import call_command
 from sklearn.metrics import cohen_kappa_score
 
 from agreement.report import agreement_report_build
@@ -115,6 +118,20 @@ def test_item_statistics_equal_the_libraries(passage_campaign):
     assert per_topic["q1"]["krippendorff_alpha_ordinal"] == pytest.approx(krippendorff.alpha(
         reliability_data=[human_q1, judge_q1], level_of_measurement="ordinal", value_domain=LEVELS))
     assert per_topic["q3"]["krippendorff_alpha_nominal"] == pytest.approx(1.0)
+
+
+def test_the_command_prints_the_graded_report_and_its_methods(passage_campaign):
+    out = io.StringIO()
+    call_command("agreement_report", "--campaign", "dl-passages", stdout=out)
+    text = out.getvalue()
+    human, judge = _vectors(JUDGE)
+    assert "Assessors: 1 annotator, 16 passages with a human grade" in text
+    assert f"  grader: n = 16, kappa {cohen_kappa_score(human, judge):.3f}" in text
+    assert "    runs by NDCG@10 (n = 3 runs): tau-b" in text and "  r1: " in text
+    assert "May a judge replace an annotator? (1 annotator; alt-test epsilon 0.2)" in text
+    methods = io.StringIO()
+    call_command("agreement_report", "--campaign", "dl-passages", "--methods", stdout=methods)
+    assert methods.getvalue().startswith("Methods: agreement report of ") and "  grader: n = 16" in methods.getvalue()
 
 
 def test_p_at_10_at_the_threshold_equals_ir_measures(passage_campaign):

@@ -1,0 +1,132 @@
+"""A report's methods section for a paper, as plain text (the page's "Methods (text)" download, methods.txt), and the
+per-rater label table behind its statistics (labels.csv).
+
+The methods text is made from the stored report document and the campaign's judges, so that it names what the page
+shows: the data (items, annotators, the human label's rule), each judge with the version of its configuration (its
+family and configuration hash, and the settings that make it), every interval method the document records and the
+blocks it applies to (resamples and seed are in each), the figures with their n as the command prints them, and the
+software that computed them (recorded in the document when it was built, report["software"]).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import platform
+from pathlib import Path
+
+from reports.tables import SpreadsheetCsv
+
+# The libraries whose arithmetic a report shows, in the order a methods section names them.
+LIBRARIES = ("numpy", "scipy", "scikit-learn", "statsmodels", "krippendorff", "irrCAC", "choix", "ir_measures",
+             "pytrec-eval-terrier", "matplotlib", "Django")
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def concord_version() -> str:
+    """The commit Concord runs from (read from .git, no subprocess), or "unknown" where the code is not a checkout."""
+    head = ROOT / ".git" / "HEAD"
+    try:
+        ref = head.read_text().strip()
+        if ref.startswith("ref: "):
+            target = ROOT / ".git" / ref[5:]
+            if target.exists():
+                return target.read_text().strip()[:12]
+            packed = (ROOT / ".git" / "packed-refs").read_text().splitlines()
+            return next(line.split()[0][:12] for line in packed if line.endswith(" " + ref[5:]))
+        return ref[:12]
+    except (OSError, StopIteration):
+        return "unknown"
+
+
+def software_versions() -> dict[str, str]:
+    """{name: version} of Concord (its commit), Python and each library of LIBRARIES installed here."""
+    versions = {"Concord": concord_version(), "Python": platform.python_version()}
+    for name in LIBRARIES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return versions
+
+
+def _methods(node, path: str, found: dict[str, list[str]]) -> None:
+    """Every method string of the document (a key ending in "method"), with the blocks it describes."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            where = f"{path}.{key}" if path else str(key)
+            if isinstance(value, str) and key.endswith("method") and value:
+                found.setdefault(value, []).append(path or "report")
+            else:
+                _methods(value, where, found)
+    elif isinstance(node, list):
+        for value in node:
+            _methods(value, path, found)
+
+
+def _blocks(paths: list[str]) -> str:
+    shown = list(dict.fromkeys(paths))
+    return "; ".join(shown[:6]) + (f"; and {len(shown) - 6} more" if len(shown) > 6 else "")
+
+
+def _judge_settings(config: dict) -> str:
+    """A judge's configuration as the methods name it: every setting, long texts (a prompt) by their length."""
+    parts = []
+    for key, value in sorted((config or {}).items()):
+        text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        parts.append(f"{key} = {text}" if len(text) <= 80 else f"{key} = ({len(text)} characters)")
+    return ", ".join(parts) or "its family's defaults"
+
+
+def methods_text(*, report: dict, campaign_name: str, judges: list[tuple[str, str, str, dict]], figures: str,
+                 built_at: str, data_version) -> str:
+    """The methods section of REPORT (a stored document) of the campaign CAMPAIGN_NAME. JUDGES: (name, family,
+    configuration hash, configuration) of the campaign's judges; FIGURES: the report as the command prints it."""
+    humans = report.get("humans") or {}
+    lines = [f"Methods: agreement report of {campaign_name} ({report['campaign']}, {report['task_type']}), built "
+             f"{built_at} at data version {data_version}.", ""]
+    lines.append("Data. " + (
+        f"{humans.get('annotators', 0)} annotators; {humans.get('items_labelled', 0)} items with a human label "
+        f"(the adjudicated verdict where there is one, else the annotators' decided majority; "
+        f"{humans.get('adjudicated', 0)} adjudicated, {humans.get('ties', 0)} tied and left without one)."
+        if "items_labelled" in humans else f"{humans.get('annotators', 0)} annotators."))
+    lines += ["", "Judges (each judge's version: its family and the hash of its whole configuration):"]
+    if not judges:
+        lines.append("- none")
+    for name, family, config_hash, config in judges:
+        lines.append(f"- {name}: family {family}, configuration {config_hash[:12] or 'none'}"
+                     f"{'' if family == 'external' else ': ' + _judge_settings(config)}"
+                     f"{' (verdicts imported from outside Concord)' if family == 'external' else ''}.")
+    found: dict[str, list[str]] = {}
+    _methods(report, "", found)
+    lines += ["", "Statistics, their intervals and where the report uses each (intervals are 95%; a bootstrap "
+                  "names its resamples and seed):"]
+    lines += [f"- {method} [{_blocks(paths)}]" for method, paths in found.items()]
+    lines += ["", "Figures (n beside each):", figures.strip(), ""]
+    software = report.get("software") or {}
+    if software:
+        lines.append("Software: " + ", ".join(f"{name} {version}" for name, version in software.items()) + ".")
+    lines += ["", f"The labels behind every statistic, one row per item and rater (each annotator, each judge, and the "
+                  f"human label): {report['campaign']}-labels.csv, beside this file on the report page."]
+    return "\n".join(lines) + "\n"
+
+
+def labels_csv(*, items, topics: dict[int, str], ratings, raters_kind: str = "annotator", judges: list,
+               human_label: dict[int, str]) -> str:
+    """The per-rater label table: one row per (item, rater) with a label: topic, item, rater, rater_kind
+    (annotator, judge, or human_label for the report's label of the item), label. ITEMS: {item id: external id};
+    TOPICS: {item id: topic external id}; RATINGS: the current annotations (stats.ratings.Ratings); JUDGES:
+    reports.selectors.JudgeLabels."""
+    out = SpreadsheetCsv()
+    out.writerow(["topic", "item", "rater", "rater_kind", "label"])
+    labelled = ratings.item >= 0
+    for item, rater, label in zip(ratings.item[labelled].tolist(), ratings.rater[labelled].tolist(),
+                                  ratings.label[labelled].tolist(), strict=True):
+        out.writerow([topics.get(item, ""), items.get(item, item), ratings.raters[rater], raters_kind,
+                      ratings.labels[label]])
+    for item, label in sorted(human_label.items()):
+        out.writerow([topics.get(item, ""), items.get(item, item), "human label", "human_label", label])
+    for judge in judges:
+        for item, label in sorted(judge.labels.items()):
+            out.writerow([topics.get(item, ""), items.get(item, item), judge.name, "judge", label])
+    return out.text()
