@@ -8,6 +8,7 @@ import gc
 
 from annotate.models import Campaign
 from annotate.task_types.registry import task_type_get
+from judges.selectors import judges_served_models
 from reports.arms import arms_report_build
 from reports.methods import labels_csv, methods_text, software_versions
 from reports.replacement import replacement_text
@@ -47,7 +48,10 @@ def report_methods_text(*, campaign: Campaign, opened) -> str:
     figures = task_type_get(campaign.task_type).report_presentation().text(report)
     if report.get("replacement"):
         figures += "\n" + replacement_text(report["replacement"])
-    judges = list(campaign.judges.order_by("name").values_list("name", "family", "config_hash", "config"))
+    served = judges_served_models(campaign=campaign)
+    judges = [(name, family, config_hash, config, served[judge_id].text() if judge_id in served else "")
+              for judge_id, name, family, config_hash, config in
+              campaign.judges.order_by("name").values_list("id", "name", "family", "config_hash", "config")]
     built = opened.built_at.strftime("%Y-%m-%d %H:%M UTC") if opened.built_at else "at an unknown time"
     return methods_text(report=report, campaign_name=campaign.name, judges=judges, figures=figures, built_at=built,
                         data_version=opened.version)

@@ -12,6 +12,7 @@ urlpatterns = [
     path("campaigns/<slug:slug>/report/topics.csv", views.agreement_topics_csv, name="agreement-topics-csv"),
     path("campaigns/<slug:slug>/report/labels.csv", views.agreement_labels_csv, name="agreement-labels-csv"),
     path("campaigns/<slug:slug>/report/methods.txt", views.agreement_methods_txt, name="agreement-methods-txt"),
+    path("campaigns/<slug:slug>/report/compare/", views.agreement_judge_compare, name="agreement-judge-compare"),
     path("campaigns/<slug:slug>/report/plots/<slug:plot>.<slug:fmt>", views.agreement_plot, name="agreement-plot"),
     path("campaigns/<slug:slug>/report/qrels/<path:source>.qrels", views.agreement_qrels, name="agreement-qrels"),
     path("campaigns/<slug:slug>/report/leaderboards/<path:source>/trec-leaderboard.txt", views.agreement_leaderboard,

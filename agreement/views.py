@@ -184,6 +184,27 @@ def agreement_items_csv(request, slug):
 
 
 @require_GET
+def agreement_judge_compare(request, slug):
+    """Two judges of the campaign side by side (reports.judge_compare), chosen in the page's form (?a=&b=); read from
+    the data as it is now."""
+    from reports.judge_compare import CompareError, judge_comparison
+
+    campaign = campaign_for_researcher(request.user, slug)
+    names = list(campaign.judges.order_by("name").values_list("name", flat=True))
+    first, second = request.GET.get("a", ""), request.GET.get("b", "")
+    comparison, error = None, None
+    if first or second:
+        try:
+            comparison = judge_comparison(campaign=campaign, first=first, second=second)
+        except CompareError as exc:
+            error = str(exc)
+    return render(request, "agreement/compare.html",
+                  {"campaign": campaign, "names": names, "first": first or (names[0] if names else ""),
+                   "second": second or (names[1] if len(names) > 1 else ""), "comparison": comparison,
+                   "error": error}, status=400 if error else 200)
+
+
+@require_GET
 def agreement_methods_txt(request, slug):
     """The report's methods section for a paper, as plain text (agreement.report.report_methods_text)."""
     from agreement.report import report_methods_text
@@ -330,6 +351,28 @@ class AgreementLeaderboardAPI(APIView):
     def get(self, request, slug, source):
         campaign = campaign_for_researcher(request.user, slug)
         return _leaderboard_download(campaign, source, _api_status_url(request, campaign))
+
+
+class AgreementJudgeCompareAPI(APIView):
+    """GET ?a=JUDGE&b=JUDGE: two judges of the campaign compared (reports.judge_compare), read from the data now; 400
+    with the reason when they cannot be. Without either: the campaign's judges, which may be named."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT},
+                   summary="Two judges of the campaign compared")
+    def get(self, request, slug):
+        from reports.judge_compare import CompareError, judge_comparison
+
+        campaign = campaign_for_researcher(request.user, slug)
+        first, second = request.GET.get("a", ""), request.GET.get("b", "")
+        if not first and not second:  # what can be compared
+            return Response({"judges": list(campaign.judges.order_by("name").values_list("name", flat=True)),
+                             "detail": "name two of these judges: ?a=BEFORE&b=AFTER"})
+        try:
+            return Response(judge_comparison(campaign=campaign, first=first, second=second))
+        except CompareError as exc:
+            return Response({"detail": str(exc)}, status=400)
 
 
 class AgreementMethodsAPI(APIView):

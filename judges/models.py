@@ -190,6 +190,10 @@ class ModelJudgment(models.Model):
         ]
 
 
+# The longest model id a sample keeps of what the server reported.
+SERVED_MODEL_CHARS = 200
+
+
 class LLMSample(models.Model):
     """One generated sample of an LLM judge for an item: the cache that makes reruns continue.
 
@@ -204,6 +208,10 @@ class LLMSample(models.Model):
     prompt_tokens = models.PositiveIntegerField(null=True, blank=True)
     completion_tokens = models.PositiveIntegerField(null=True, blank=True)
     seconds = models.FloatField(default=0.0, help_text="Generation time spent on this sample.")
+    run = models.ForeignKey(JudgeRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
+                            help_text="The run that asked for it.")
+    served_model = models.CharField(max_length=SERVED_MODEL_CHARS, blank=True,
+                                    help_text="The model id the server reported answering with; empty for local models.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -226,6 +226,47 @@ def judges_usage_for_campaign(*, campaign: Campaign, configs: dict[int, dict] | 
             for judge_id, config in configs.items()}
 
 
+@dataclass(frozen=True)
+class ServedModels:
+    """The model ids a server reported for one judge's samples (judges.llm.backend.Generation.model): samples per
+    model id, and the runs whose samples name more than one (the model changed while the run was under way)."""
+
+    samples: dict[str, int]
+    runs_mixed: tuple[int, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        """More than one model id answered under this one configuration: its verdicts are not one model's."""
+        return len(self.samples) > 1
+
+    def text(self) -> str:
+        """"m (120 samples)", or every id with its samples and the runs that mixed them."""
+        shown = ", ".join(f"{model} ({count} sample{'s' if count != 1 else ''})"
+                          for model, count in sorted(self.samples.items(), key=lambda pair: (-pair[1], pair[0])))
+        if not self.changed:
+            return shown
+        where = (f"; run{'s' if len(self.runs_mixed) > 1 else ''} {', '.join(map(str, self.runs_mixed))} changed "
+                 f"model mid-run" if self.runs_mixed else "; the model changed between runs")
+        return f"{len(self.samples)} model ids: {shown}{where}"
+
+
+def judges_served_models(*, campaign: Campaign) -> dict[int, ServedModels]:
+    """judge id -> the model ids the server reported for its samples, for the campaign's judges that have any (HTTP
+    LLM and VLM judges; local models report none). One query."""
+    rows = (LLMSample.objects.filter(judge__campaign=campaign).exclude(served_model="")
+            .values_list("judge_id", "run_id", "served_model").annotate(n=Count("id")).order_by())
+    samples: dict[int, dict[str, int]] = {}
+    per_run: dict[tuple[int, int], set[str]] = {}
+    for judge_id, run_id, model, count in rows:
+        counts = samples.setdefault(judge_id, {})
+        counts[model] = counts.get(model, 0) + count
+        if run_id is not None:
+            per_run.setdefault((judge_id, run_id), set()).add(model)
+    return {judge_id: ServedModels(counts, tuple(sorted(run for (judge, run), models in per_run.items()
+                                                        if judge == judge_id and len(models) > 1)))
+            for judge_id, counts in samples.items()}
+
+
 # How many of a judge's failed verdicts the panel reads to group them by reason, and items it names per reason.
 FAILURES_READ = 2_000
 FAILURE_EXAMPLES = 5

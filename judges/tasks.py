@@ -120,12 +120,14 @@ def _inputs(judge, item_ids: list[int], *, with_topic_candidates: bool = False) 
     ]
 
 
-def _family_verdicts(family, inputs: list[ItemInput], config: dict, judge, connection=None) -> list[Verdict]:
+def _family_verdicts(family, inputs: list[ItemInput], config: dict, judge, connection=None, *,
+                     run_id: int | None = None) -> list[Verdict]:
     """FAMILY's verdicts on INPUTS, one per item, or JudgeConfigError when it returns another number."""
     extra = {}
     if getattr(family, "uses_samples", False):
-        # LLM judges keep each generated sample as it arrives: a rerun asks only for what is missing.
-        extra["samples"] = DbSampleStore(judge)
+        # LLM judges keep each generated sample as it arrives, with the run that asked for it: a rerun asks only for
+        # what is missing.
+        extra["samples"] = DbSampleStore(judge, run_id=run_id)
     if getattr(family, "uses_endpoint", False):
         extra["connection"] = connection
     if getattr(family, "uses_task_context", False):
@@ -164,18 +166,18 @@ def _verdicts_or_one_by_one(
 ) -> list[Verdict]:
     """The batch's verdicts; when the family raises on the batch, each item's verdict asked alone."""
     try:
-        return _family_verdicts(family, inputs, config, judge, connection)
+        return _family_verdicts(family, inputs, config, judge, connection, run_id=run_id)
     except _NOT_ITEM_FAILURES:
         raise
     except Exception:  # noqa: BLE001 - which item made it raise is found by asking again one by one
         logger.exception("judge run %s: a batch of %d items raised; judging them one by one", run_id, len(inputs))
-        return [_verdict_alone(family, item, config, judge, connection) for item in inputs]
+        return [_verdict_alone(family, item, config, judge, connection, run_id=run_id) for item in inputs]
 
 
-def _verdict_alone(family, item: ItemInput, config: dict, judge, connection=None) -> Verdict:
+def _verdict_alone(family, item: ItemInput, config: dict, judge, connection=None, *, run_id: int | None = None) -> Verdict:
     """The verdict on ITEM judged alone; a failed verdict saying why when the family raises on it too."""
     try:
-        return _family_verdicts(family, [item], config, judge, connection)[0]
+        return _family_verdicts(family, [item], config, judge, connection, run_id=run_id)[0]
     except _NOT_ITEM_FAILURES:
         raise
     except Exception as exc:  # noqa: BLE001 - any defect on one item becomes that item's failure, listed with its reason

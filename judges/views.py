@@ -25,6 +25,7 @@ from judges.selectors import (
     judge_runs_for_campaign,
     judges_for_campaign,
     judges_new_items,
+    judges_served_models,
     judges_usage_for_campaign,
     run_is_active,
     run_progress,
@@ -64,11 +65,14 @@ def _with_config_text(judge, usage: dict, task_type: str):
 
 
 def _judges_shown(campaign, usage: dict) -> list:
-    """The campaign's judges as the Judges table shows them: configuration, USAGE, items not judged yet."""
+    """The campaign's judges as the Judges table shows them: configuration, the model ids the server reported, USAGE,
+    items not judged yet."""
     judges = [_with_config_text(judge, usage, campaign.task_type) for judge in judges_for_campaign(campaign=campaign)]
     new_items = judges_new_items(campaign=campaign, judges=judges)
+    served = judges_served_models(campaign=campaign)
     for judge in judges:
         judge.new_items = new_items.get(judge.id)
+        judge.served = served.get(judge.id)
     return judges
 
 

@@ -78,10 +78,11 @@ def _judge_settings(config: dict) -> str:
     return ", ".join(parts) or "its family's defaults"
 
 
-def methods_text(*, report: dict, campaign_name: str, judges: list[tuple[str, str, str, dict]], figures: str,
+def methods_text(*, report: dict, campaign_name: str, judges: list[tuple[str, str, str, dict, str]], figures: str,
                  built_at: str, data_version) -> str:
     """The methods section of REPORT (a stored document) of the campaign CAMPAIGN_NAME. JUDGES: (name, family,
-    configuration hash, configuration) of the campaign's judges; FIGURES: the report as the command prints it."""
+    configuration hash, configuration, the model ids the server reported as judges.selectors.ServedModels.text
+    words them or "") of the campaign's judges; FIGURES: the report as the command prints it."""
     humans = report.get("humans") or {}
     lines = [f"Methods: agreement report of {campaign_name} ({report['campaign']}, {report['task_type']}), built "
              f"{built_at} at data version {data_version}.", ""]
@@ -93,10 +94,11 @@ def methods_text(*, report: dict, campaign_name: str, judges: list[tuple[str, st
     lines += ["", "Judges (each judge's version: its family and the hash of its whole configuration):"]
     if not judges:
         lines.append("- none")
-    for name, family, config_hash, config in judges:
+    for name, family, config_hash, config, served in judges:
         lines.append(f"- {name}: family {family}, configuration {config_hash[:12] or 'none'}"
                      f"{'' if family == 'external' else ': ' + _judge_settings(config)}"
-                     f"{' (verdicts imported from outside Concord)' if family == 'external' else ''}.")
+                     f"{' (verdicts imported from outside Concord)' if family == 'external' else ''}"
+                     f"{'; the server reported ' + served if served else ''}.")
     found: dict[str, list[str]] = {}
     _methods(report, "", found)
     lines += ["", "Statistics, their intervals and where the report uses each (intervals are 95%; a bootstrap "

@@ -370,3 +370,27 @@ def item_agreement_intervals(
     intervals = resampling.sum_bootstrap(tables.reshape(len(tables), size * size), statistic, resamples=resamples,
                                          seed=seed)
     return dict(zip(keys, intervals, strict=True))
+
+
+def paired_agreement_difference(human: Sequence[Hashable], first: Sequence[Hashable], second: Sequence[Hashable],
+                                clusters: Sequence[Hashable], *, resamples: int = BOOTSTRAP_RESAMPLES,
+                                seed: int = BOOTSTRAP_SEED) -> dict[str, list[float] | None]:
+    """95% intervals of SECOND's Cohen's kappa and agreement with HUMAN minus FIRST's, on the same items, by a bootstrap
+    over CLUSTERS in which both kappas are computed on the same draw (the two judges are paired by item):
+    {"cohen_kappa": [low, high] or None, "accuracy": ...}."""
+    check_paired(human, first)
+    check_paired(human, second)
+    if len(human) < 2:
+        return {"cohen_kappa": None, "accuracy": None}
+    levels = sorted_as_sklearn(set(human) | set(first) | set(second))
+    size = len(levels)
+    tables = np.concatenate([cluster_tables(human, first, clusters, levels).reshape(-1, size * size),
+                             cluster_tables(human, second, clusters, levels).reshape(-1, size * size)], axis=1)
+
+    def statistic(sums: np.ndarray) -> list[np.ndarray]:
+        before, after = sums[:, :size * size].reshape(-1, size, size), sums[:, size * size:].reshape(-1, size, size)
+        return [batch_stats.kappa_of_tables(after) - batch_stats.kappa_of_tables(before),
+                batch_stats.agreement_of_tables(after) - batch_stats.agreement_of_tables(before)]
+
+    kappa, accuracy = resampling.sum_bootstrap(tables, statistic, resamples=resamples, seed=seed)
+    return {"cohen_kappa": kappa, "accuracy": accuracy}

@@ -61,7 +61,8 @@ class Request:
 
 @dataclass(frozen=True)
 class Generation:
-    """One sample: its text, the tokens it cost (None when the backend cannot tell), seconds spent.
+    """One sample: its text, the tokens it cost (None when the backend cannot tell), seconds spent, and the model id
+    the server reported in its response (the HTTP backend; "" where nothing reports one).
 
     `error` is set, and `text` empty, when the backend gave up on this sample (retries exhausted, a
     malformed response, a timeout): the family records the item as failed with that reason, and a later
@@ -73,6 +74,7 @@ class Generation:
     completion_tokens: int | None = None
     seconds: float = 0.0
     error: str = ""
+    model: str = ""
 
 
 # Called once per finished sample, as soon as it exists: (request key, sample index, generation).

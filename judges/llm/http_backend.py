@@ -305,11 +305,13 @@ class HttpBackend:
         if not isinstance(content, str):
             return malformed("message content is not a string")
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        served = data.get("model")  # what the server says answered: a judge's version records it per sample
         return Generation(
             text=content,
             prompt_tokens=_count_or_none(usage.get("prompt_tokens")),
             completion_tokens=_count_or_none(usage.get("completion_tokens")),
             seconds=seconds,
+            model=served.strip() if isinstance(served, str) else "",
         )
 
     def _failed(self, request: Request, index: int, started: float, error: str, attempts: int) -> _Outcome:

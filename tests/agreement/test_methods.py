@@ -9,6 +9,7 @@ import json
 from django.core.management import call_command
 
 from agreement.stored import report_for_open
+from judges.models import LLMSample
 from reports.methods import software_versions
 from tests.agreement.test_agreement_report import small_campaign  # noqa: F401 (a fixture)
 from tests.report_support import report_stored
@@ -26,6 +27,9 @@ def _methods(report, found):
 def test_the_methods_name_every_interval_method_the_judges_and_the_software(small_campaign, client,  # noqa: F811
                                                                            researcher):
     report_stored(small_campaign)
+    judge = small_campaign.judges.get(name="judge-a")
+    LLMSample.objects.create(judge=judge, item=judge.judgments.first().item, index=0, text="yes",
+                             served_model="gpt-x-0613")  # the model id a server reported answering with
     client.force_login(researcher)
     page = client.get("/campaigns/small/report/").content.decode()
     assert 'id="methods-txt"' in page and 'id="labels-csv"' in page
@@ -34,7 +38,8 @@ def test_the_methods_name_every_interval_method_the_judges_and_the_software(smal
     text = answer.content.decode()
     document = report_for_open(campaign=small_campaign).document
     assert text.startswith(f"Methods: agreement report of {small_campaign.name} (small, qa_correctness), built ")
-    assert "- judge-a: family external, configuration hash-judge-a (verdicts imported from outside Concord)." in text
+    assert ("- judge-a: family external, configuration hash-judge-a (verdicts imported from outside Concord); the "
+            "server reported gpt-x-0613 (1 sample).") in text
     methods = _methods(document, set())
     assert len(methods) >= 4 and all(f"- {method} [" in text for method in methods)
     assert "(1000 resamples, seed 0)" in text

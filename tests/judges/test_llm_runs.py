@@ -12,6 +12,7 @@ from rest_framework.test import APIClient
 from annotate.models import Role
 from judges.endpoints import endpoint_register
 from judges.models import JudgeRun, LLMSample, ModelJudgment, RunStatus
+from judges.selectors import ServedModels, judges_served_models
 from judges.services import judge_run_resume, judge_run_start
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory
 from tests.judges_support import eager  # noqa: F401 - fixture
@@ -21,11 +22,13 @@ from tests.report_support import report_stored
 KEY = "sk-test-4f9a1c77e2"
 
 
-def said(verdict: str, *, words: int = 12) -> object:
-    """A chat completion that explains in WORDS words, then says VERDICT on its own line."""
+def said(verdict: str, *, words: int = 12, model: str | None = None) -> object:
+    """A chat completion that explains in WORDS words, then says VERDICT on its own line; the server names MODEL as
+    the one that answered when given."""
     content = " ".join(["because"] * words) + f"\n{verdict}"
     return raw(json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": content}}],
-                           "usage": {"prompt_tokens": 100, "completion_tokens": words + 1}}))
+                           "usage": {"prompt_tokens": 100, "completion_tokens": words + 1},
+                           **({"model": model} if model else {})}))
 
 
 @pytest.fixture
@@ -96,7 +99,7 @@ def test_a_run_that_dies_mid_batch_continues_without_asking_twice(campaign, eage
                                                                  django_capture_on_commit_callbacks):
     with chat_server() as server:
         # Five samples come back, then the server refuses the key: the batch stops as a worker crash would.
-        server.script(*([said("yes")] * 5), error(401), when=None)
+        server.script(*([said("yes", model="judge-model-0101")] * 5), error(401), when=None)
         with django_capture_on_commit_callbacks(execute=True):
             run = judge_run_start(campaign=campaign, name="llm-api", family="llm", config=config(server), batch_size=4)
         run.refresh_from_db()
@@ -106,7 +109,7 @@ def test_a_run_that_dies_mid_batch_continues_without_asking_twice(campaign, eage
         # 5 answered and the refused one: the refusal stops every worker before its next request (one with more
         # workers could have one in flight).
         first_run = len(server.requests)
-        server.script(*([said("yes")] * 7), when=None)
+        server.script(*([said("yes", model="judge-model-0315")] * 7), when=None)  # the server's model was updated
 
         with django_capture_on_commit_callbacks(execute=True):
             run = judge_run_resume(run=JudgeRun.objects.get(pk=run.pk))
@@ -118,6 +121,32 @@ def test_a_run_that_dies_mid_batch_continues_without_asking_twice(campaign, eage
                    for candidate in [content.split("Candidate answer: ")[1].splitlines()[0]]}
     assert len(after) == 12 - 5 and len(asked_again) == 7 and not stored & asked_again
     assert LLMSample.objects.count() == 12 and ModelJudgment.objects.filter(label="yes").count() == 4
+    # Each sample keeps the run that asked for it and the model id the server reported: the judge's verdicts are not
+    # one model's, and the run (resumed, the same run) changed model on the way.
+    served = judges_served_models(campaign=campaign)[run.judge_id]
+    assert served.samples == {"judge-model-0101": 5, "judge-model-0315": 7} and served.changed
+    assert served.runs_mixed == (run.pk,)
+    assert set(LLMSample.objects.values_list("run_id", flat=True)) == {run.pk}
+
+
+@pytest.mark.django_db
+def test_a_model_that_changes_mid_run_is_flagged_on_the_judges_row(campaign, researcher, client, eager,  # noqa: F811
+                                                                    django_capture_on_commit_callbacks):
+    with chat_server() as server:
+        for name, model in (("alpha", "m-v1"), ("beta", "m-v1"), ("gamma", "m-v2"), ("delta", "m-v2")):
+            server.script(*([said("yes", model=model)] * 3), when=f"candidate {name}")
+        with django_capture_on_commit_callbacks(execute=True):
+            run = judge_run_start(campaign=campaign, name="llm-api", family="llm", config=config(server), batch_size=2)
+    served = judges_served_models(campaign=campaign)[run.judge_id]
+    assert served.samples == {"m-v1": 6, "m-v2": 6} and served.runs_mixed == (run.pk,)
+    client.force_login(researcher)
+    html = client.get("/campaigns/llm-qa/judges/").content.decode()
+    assert f'id="served-{run.judge_id}"' in html
+    assert f"2 model ids: m-v1 (6 samples), m-v2 (6 samples); run {run.pk} changed model mid-run" in html
+    # Two runs each answered by one model, another each: the judge changed model between them.
+    between = ServedModels({"m-v1": 1, "m-v2": 2})
+    assert between.text() == "2 model ids: m-v2 (2 samples), m-v1 (1 sample); the model changed between runs"
+    assert ServedModels({"m-v1": 3}).text() == "m-v1 (3 samples)" and not ServedModels({"m-v1": 3}).changed
 
 
 @pytest.mark.django_db

@@ -101,6 +101,7 @@ EXPECTED = {
     "agreement-items-csv": PAGE_RESEARCHER,  # read from the database as it is, not from the stored report
     "agreement-labels-csv": PAGE_RESEARCHER,  # likewise
     "agreement-methods-txt": PAGE_RESEARCHER_BUILDING,
+    "agreement-judge-compare": PAGE_RESEARCHER,  # read from the database as it is
     # A plot exists where the report has data for it (tests/agreement/test_agreement_plots.py checks the researcher's 200 on
     # campaigns with systems, and 404 for a plot the report does not have); before the report is built, 202.
     "agreement-plot": PAGE_RESEARCHER_BUILDING,
@@ -140,6 +141,7 @@ EXPECTED = {
     "api-judge-new-items": API_RESEARCHER_POST_ONLY,
     "api-agreement-report": API_RESEARCHER_BUILDING,
     "api-agreement-methods": API_RESEARCHER_BUILDING,
+    "api-agreement-compare": API_RESEARCHER,  # without ?a=&b=: the judges that may be compared
     "api-agreement-status": API_RESEARCHER,  # what a script polls after a 202 from the report or its qrels
     # qrels exist for graded campaigns only, as for agreement-qrels (tests/tasktypes/test_passage_relevance.py: 200 on one)
     "api-agreement-qrels-list": (401, 403, 404, 403, 404, 404),

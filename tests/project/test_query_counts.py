@@ -81,6 +81,9 @@ VARIANTS = {
     "judge-panel": [("?run= (htmx row)", {"run": "{run_id}"}, HTMX)],  # one run's progress row, polled
     "import-job": [(" (htmx)", {}, HTMX)],  # the job's progress, polled until it ends
     "api-campaign-import-job": [],
+    # Two judges compared: their verdicts, the human labels, the changed items' texts.
+    "agreement-judge-compare": [("?a=&b=", {"a": "{first_judge}", "b": "{judge}"}, {})],
+    "api-agreement-compare": [("?a=&b=", {"a": "{first_judge}", "b": "{judge}"}, {})],
     "api-campaign-rankings": [("?shape=label-studio", {"shape": "label-studio"}, {}),
                               ("?shape=trec-run", {"shape": "trec-run", "judge": "{judge}"}, {})],
 }
@@ -150,8 +153,12 @@ BOUNDS = {  # (qa_correctness, answer_ranking, ais, image_relevance, passage_rel
     ("agreement-items-csv", "researcher"): (9, 9, 9, 9, 9, 9),
     # The labels behind the report, read now: the human labels (three queries), the items, the judges and verdicts.
     ("agreement-labels-csv", "researcher"): (9, 9, 9, 9, 9, 9),
-    # The stored report, and the judges with their configurations.
-    ("agreement-methods-txt", "researcher"): (6, 6, 6, 6, 6, 6),
+    # The stored report, the judges with their configurations, and the model ids their servers reported.
+    ("agreement-methods-txt", "researcher"): (7, 7, 7, 7, 7, 7),
+    # The form only (no judges chosen): the campaign's judges' names.
+    ("agreement-judge-compare", "researcher"): (5, 5, 5, 5, 5, 5),
+    # The verdicts, the human labels, the two judges' configurations and reported model ids.
+    ("agreement-judge-compare?a=&b=", "researcher"): (12, 12, 12, 12, 12, 12),
     ("agreement-qrels", "researcher"): (None, None, None, 5, 5, None),
     # The stored qrels, and the runs scored under them: read from their files (campaign.options), no query.
     ("agreement-leaderboard", "researcher"): (None, None, None, 5, 5, None),
@@ -172,7 +179,9 @@ BOUNDS = {  # (qa_correctness, answer_ranking, ais, image_relevance, passage_rel
     ("api-judge-run-failures", "researcher"): (11, 11, 11, 11, 11, 11),
     ("api-agreement-report", "researcher"): (5, 5, 5, 5, 5, 5),
     ("api-agreement-status", "researcher"): (5, 5, 5, 5, 5, 5),
-    ("api-agreement-methods", "researcher"): (6, 6, 6, 6, 6, 6),
+    ("api-agreement-methods", "researcher"): (7, 7, 7, 7, 7, 7),
+    ("api-agreement-compare", "researcher"): (4, 4, 4, 4, 4, 4),
+    ("api-agreement-compare?a=&b=", "researcher"): (10, 10, 10, 10, 10, 10),
     ("api-agreement-qrels-list", "researcher"): (None, None, None, 5, 5, None),
     ("api-agreement-qrels", "researcher"): (None, None, None, 5, 5, None),
     ("api-agreement-leaderboard", "researcher"): (None, None, None, 5, 5, None),
@@ -376,7 +385,7 @@ def _campaign_build(task_type, *, topics, tag, media_root):
                              files=[{"name": "bad.tsv", "size": 10}], bytes_total=10, error="bad.tsv:2: score: x")
     report_stored(campaign)  # as the worker leaves it: the report pages read the stored report
     return {"campaign": campaign, "users": {"researcher": researcher, "annotator": annotator},
-            "run": runs[1], "judge": runs[1].judge.name, "image_item": image_item, "token": token, "job": job,
+            "run": runs[1], "judge": runs[1].judge.name, "first_judge": runs[0].judge.name, "image_item": image_item, "token": token, "job": job,
             "judge_id": runs[0].judge.id, "welcome_key": welcome_key, "unit_id": units[1].pk}
 
 
@@ -419,7 +428,8 @@ def _requests(task_type, world):
         url = reverse(name, kwargs=_url_kwargs(kwarg_names, world))
         yield name, url, {}, {}
         for label, query, headers in VARIANTS.get(name, []):
-            query = {key: value.format(run_id=world["run"].id, judge=world["judge"]) for key, value in query.items()}
+            query = {key: value.format(run_id=world["run"].id, judge=world["judge"],
+                                       first_judge=world["first_judge"]) for key, value in query.items()}
             yield name + label, url, query, headers
 
 
