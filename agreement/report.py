@@ -8,6 +8,7 @@ import gc
 
 from annotate.models import Campaign
 from annotate.task_types.registry import task_type_get
+from judges.development import split_summary
 from judges.selectors import judges_served_models
 from reports.arms import arms_report_build
 from reports.methods import labels_csv, methods_text, software_versions
@@ -35,6 +36,9 @@ def agreement_report_build(*, campaign: Campaign) -> dict:
         arms = arms_report_build(campaign=campaign)
         if arms is not None:
             report["arms"] = arms
+        split = split_summary(campaign=campaign)
+        if split is not None:  # which part each judge's figures are read on (judges.development)
+            report["development_split"] = split
         return report
     finally:
         if collecting:

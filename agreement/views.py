@@ -14,8 +14,9 @@ scipy, scikit-learn and matplotlib (about 1 s) would be paid by each of them (is
 
 import json
 
+from django.contrib import messages
 from django.http import Http404, HttpResponse, JsonResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET
 from drf_spectacular.types import OpenApiTypes
@@ -27,6 +28,9 @@ from rest_framework.views import APIView
 from agreement.stored import FAILED, QUEUE_FAILED, OpenedReport, report_for_open, stored_report_status
 from annotate.access import campaign_for_researcher
 from annotate.task_types.registry import task_type_get
+from judges.development import SplitError, split_make
+from judges.forms import DevelopmentSplitForm
+from reports.development import development_view
 from reports.selectors import human_labels_get, item_rows_get, judge_labels_get
 
 
@@ -430,3 +434,47 @@ class AgreementReportAPI(APIView):
         if opened.state == FAILED:
             response["X-Report-Build-Error"] = opened.build_error.encode("ascii", "backslashreplace").decode()[:200]
         return response
+
+
+def judge_development(request, slug):
+    """The judge development page: make the campaign's development split (POST), then each judge's figures on its part
+    of it and the development items a judge not marked final gets wrong (reports.development)."""
+    campaign = campaign_for_researcher(request.user, slug)
+    form = DevelopmentSplitForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            summary = split_make(campaign=campaign, user=request.user, **form.cleaned_data)
+        except SplitError as exc:
+            form.add_error(None, str(exc))
+        else:
+            messages.success(request, f"Split: {summary['development']} items to develop judges on, "
+                                      f"{summary['held_out_items']} held out.")
+            return redirect("judge-development", slug=campaign.slug)
+    context = {"campaign": campaign, "form": form, **development_view(campaign=campaign)}
+    return render(request, "judges/development.html", context, status=400 if form.errors else 200)
+
+
+class DevelopmentSplitApi(APIView):
+    @extend_schema(responses={200: OpenApiTypes.OBJECT})
+    def get(self, request, slug):
+        """The campaign's development split and each judge's figures on its part of it (the judge development page);
+        {"split": null, "judges": []} before the split is made."""
+        campaign = campaign_for_researcher(request.user, slug)
+        return Response(development_view(campaign=campaign))
+
+    @extend_schema(request=OpenApiTypes.OBJECT, responses={201: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT})
+    def post(self, request, slug):
+        """Split the campaign's items once: {"held_out": 0.5, "seed": 0, "stratify": "topic" or "system"} (each
+        optional); 201 with the split, 400 when it is split already or a setting is out of range."""
+        campaign = campaign_for_researcher(request.user, slug)
+        form = DevelopmentSplitForm({**{name: field.initial for name, field in DevelopmentSplitForm.base_fields.items()},
+                                     **(request.data if isinstance(request.data, dict) else {})})
+        if not form.is_valid():
+            return Response({"detail": "; ".join(f"{name}: {' '.join(errors)}" for name, errors in form.errors.items())},
+                            status=400)
+        try:
+            summary = split_make(campaign=campaign, user=request.user, **form.cleaned_data)
+        except SplitError as exc:
+            return Response({"detail": str(exc)}, status=400)
+        return Response(summary, status=201)
+

@@ -63,6 +63,11 @@ class Campaign(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    development_split = models.JSONField(
+        null=True, blank=True, default=None,
+        help_text="The split of its items into a development and a held-out part for judge development, as made "
+                  "(judges.development: held_out, seed, stratify, made_at, made_by); null: none. Items carry their part.",
+    )
 
     objects = CampaignQuerySet.as_manager()
 
@@ -132,6 +137,11 @@ class Item(models.Model):
     kind = models.CharField(max_length=32, default="answer", help_text="answer, document, image, ...")
     text = models.TextField(blank=True)
     data = models.JSONField(default=dict, blank=True, help_text="Task-type fields, e.g. evidence passage.")
+    split = models.CharField(
+        max_length=12, blank=True, default="", db_default="",
+        choices=[("", "none"), ("development", "development"), ("held_out", "held out")],
+        help_text="Its part of the campaign's development split (judges.development); empty without one.",
+    )
     category = models.CharField(
         max_length=CATEGORY_MAX_LENGTH, blank=True, default="", db_default="",
         help_text="The researcher's kind of item (e.g. semantic, symbolic, granularity), which the agreement report "

@@ -5,12 +5,14 @@ user researches.
 """
 
 from django.http import Http404
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import generics, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotate.access import campaign_for_researcher
+from judges.development import SplitError, judge_mark_final
 from judges.endpoints import endpoint_public, endpoints_usable
 from judges.errors import JudgeConfigError, JudgeQueueError, JudgeRunConflictError, JudgeRunError
 from judges.models import JudgeRun
@@ -178,3 +180,19 @@ class JudgeRunRetryFailedApi(APIView):
         except (JudgeConfigError, JudgeRunError) as exc:
             return _error(exc)
         return Response(RetryFailedSerializer({"removed": removed, "run": run}).data)
+
+
+class JudgeMarkFinalApi(APIView):
+    @extend_schema(request=None, responses={200: OpenApiTypes.OBJECT, 400: ErrorSerializer})
+    def post(self, request, slug, judge_id):
+        """Mark the judge final: the report reads it on the held-out part from now on; 400 without a split, or when
+        it is final already. It cannot be undone."""
+        campaign = campaign_for_researcher(request.user, slug)
+        judge = campaign.judges.filter(pk=judge_id).first()
+        if judge is None:
+            raise Http404("No such judge.")
+        try:
+            judge = judge_mark_final(judge=judge)
+        except SplitError as exc:
+            return _error(exc)
+        return Response({"judge": judge.name, "final_at": judge.final_at.isoformat(timespec="seconds")})

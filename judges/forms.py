@@ -7,6 +7,7 @@ import json
 
 from django import forms
 
+from judges.development import HELD_OUT_DEFAULT, HELD_OUT_RANGE, STRATA
 from judges.families import FAMILIES, families_for, family_options
 from judges.services import MAX_BATCH_SIZE
 
@@ -94,3 +95,15 @@ class JudgeRunStartForm(forms.Form):
             config.setdefault("backend", "openai")
             config["endpoint"] = data["endpoint"]
         return config
+
+
+class DevelopmentSplitForm(forms.Form):
+    """The judge development page's form that splits the campaign's items (judges.development.split_make)."""
+
+    held_out = forms.FloatField(
+        initial=HELD_OUT_DEFAULT, min_value=HELD_OUT_RANGE[0], max_value=HELD_OUT_RANGE[1], label="Held-out share",
+        help_text="The share of each stratum's items kept for the final figure.")
+    seed = forms.IntegerField(initial=0, min_value=0, max_value=2**31 - 1,
+                              help_text="The draw's seed: the same seed on the same items gives the same split.")
+    stratify = forms.ChoiceField(choices=[(key, f"{key}: {words}") for key, words in STRATA.items()], initial="topic",
+                                 label="Stratify by")

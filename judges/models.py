@@ -101,6 +101,11 @@ class Judge(models.Model):
         max_length=64, help_text="sha256 of the family and canonical JSON configuration: the judge's identity."
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    final_at = models.DateTimeField(
+        null=True, blank=True,
+        help_text="When the researcher marked it final (judges.development): from then on the report reads it on the "
+                  "held-out part of the campaign's development split, and every other judge on the development part.",
+    )
 
     class Meta:
         constraints = [
@@ -210,7 +215,7 @@ class LLMSample(models.Model):
     seconds = models.FloatField(default=0.0, help_text="Generation time spent on this sample.")
     run = models.ForeignKey(JudgeRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
                             help_text="The run that asked for it.")
-    served_model = models.CharField(max_length=SERVED_MODEL_CHARS, blank=True,
+    served_model = models.CharField(max_length=SERVED_MODEL_CHARS, blank=True, default="",
                                     help_text="The model id the server reported answering with; empty for local models.")
     created_at = models.DateTimeField(auto_now_add=True)
 

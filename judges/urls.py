@@ -10,4 +10,5 @@ urlpatterns = [
          name="judge-run-retry-failed"),
     path("campaigns/<slug:slug>/judges/<int:judge_id>/judge-new-items/", views.judge_new_items_view,
          name="judge-new-items"),
+    path("campaigns/<slug:slug>/judges/<int:judge_id>/final/", views.judge_mark_final_view, name="judge-mark-final"),
 ]

@@ -17,6 +17,7 @@ from annotate.access import campaign_for_researcher
 from judges.endpoints import endpoint_public, endpoints_usable
 from judges.errors import JudgeConfigError, JudgeRunError
 from judges.families import families_for, family_options
+from judges.development import SplitError, judge_mark_final
 from judges.forms import JudgeRunStartForm
 from judges.models import Judge, JudgeRun
 from judges.secrets import config_public
@@ -178,3 +179,16 @@ def judge_new_items_view(request, slug, judge_id):
     except (JudgeConfigError, JudgeRunError) as exc:
         messages.error(request, str(exc))
     return redirect("judge-panel", slug=slug)
+
+
+@require_POST
+def judge_mark_final_view(request, slug, judge_id):
+    """Mark a judge final: its held-out figures appear in the report (judges.development.judge_mark_final)."""
+    campaign = campaign_for_researcher(request.user, slug)
+    judge = get_object_or_404(Judge, pk=judge_id, campaign=campaign)
+    try:
+        judge_mark_final(judge=judge)
+        messages.success(request, f"{judge.name} is final: the report reads it on the held-out part now.")
+    except SplitError as exc:
+        messages.error(request, str(exc))
+    return redirect("judge-development", slug=campaign.slug)

@@ -28,6 +28,17 @@ def config_changes(first: dict, second: dict) -> list[dict]:
             if first.get(key) != second.get(key)]
 
 
+def agreement_with_human(human: list, labels: list, topics: list) -> dict:
+    """A judge's LABELS against the HUMAN labels of the same items: Cohen's kappa and agreement, each with its 95%
+    interval from a bootstrap over TOPICS (the items' topics), and n."""
+    block = {"n": len(human), "cohen_kappa": interrater.cohen_kappa(human, labels),
+             "accuracy": interrater.agreement_rate(human, labels) if labels else None}
+    intervals = interrater.item_agreement_intervals(human, labels, topics)
+    for key in ("cohen_kappa", "accuracy"):
+        put_interval(block, key, intervals[key], units=len(set(topics)), noun="topics")
+    return block
+
+
 class CompareError(ValueError):
     """The two judges cannot be compared (one does not exist, or both are the same)."""
 
@@ -50,14 +61,8 @@ def judge_comparison(*, campaign: Campaign, first: str, second: str) -> dict:
     human = [humans.item_label[item] for item in labelled]
     before, after = [a.labels[item] for item in labelled], [b.labels[item] for item in labelled]
     topics = [humans.item_topic.get(item, item) for item in labelled]
-    sides = []
-    for side, name, labels in (("a", first, before), ("b", second, after)):
-        block = {"side": side, "name": name, "cohen_kappa": interrater.cohen_kappa(human, labels),
-                 "accuracy": interrater.agreement_rate(human, labels) if labels else None}
-        intervals = interrater.item_agreement_intervals(human, labels, topics)
-        for key in ("cohen_kappa", "accuracy"):
-            put_interval(block, key, intervals[key], units=len(set(topics)), noun="topics")
-        sides.append(block)
+    sides = [{"side": side, "name": name, **agreement_with_human(human, labels, topics)}
+             for side, name, labels in (("a", first, before), ("b", second, after))]
     difference = {key: (None if sides[1][key] is None or sides[0][key] is None else sides[1][key] - sides[0][key])
                   for key in ("cohen_kappa", "accuracy")}
     intervals = interrater.paired_agreement_difference(human, before, after, topics)
@@ -66,21 +71,24 @@ def judge_comparison(*, campaign: Campaign, first: str, second: str) -> dict:
     correct = system_tests.paired_test([float(x == h) for x, h in zip(after, human, strict=True)],
                                        [float(x == h) for x, h in zip(before, human, strict=True)])
     brief = items_brief_get(item_ids=set(changed[:CHANGED_SHOWN]))
-    versions = {name: (judge_id, config_hash, config) for name, judge_id, config_hash, config in
+    versions = {name: (judge_id, config_hash, config, final_at) for name, judge_id, config_hash, config, final_at in
                 Judge.objects.filter(campaign=campaign, name__in=(first, second))
-                .values_list("name", "id", "config_hash", "config")}
+                .values_list("name", "id", "config_hash", "config", "final_at")}
     served = judges_served_models(campaign=campaign)
 
     def version(side: str, name: str, judge) -> dict:
-        judge_id, config_hash, _ = versions[name]
+        judge_id, config_hash, _, final_at = versions[name]
         models = served.get(judge_id)
         return {"side": side, "name": name, "family": judge.family, "labelled": len(judge.labels),
-                "failed": len(judge.failed), "config_hash": config_hash, "served_models": models.samples if models else {},
+                "failed": len(judge.failed), "config_hash": config_hash, "final": final_at is not None, "served_models": models.samples if models else {},
                 "served_text": models.text() if models else "", "served_changed": bool(models and models.changed)}
 
     shown = [version("a", first, a), version("b", second, b)]
     return {
         "first": shown[0], "second": shown[1], "versions": shown,
+        # With a development split a final judge is read on the held-out part, any other on the development part
+        # (reports.selectors.judge_part_filter): two such judges share no item.
+        "parts_differ": bool(campaign.development_split) and shown[0]["final"] != shown[1]["final"],
         "config_changes": [] if a.family != b.family else config_changes(versions[first][2], versions[second][2]),
         "n_both": len(both), "n_changed": len(changed), "n_labelled": len(labelled), "n_topics": len(set(topics)),
         "agreement": sides, "difference": difference, "correct_test": correct,

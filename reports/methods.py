@@ -91,6 +91,16 @@ def methods_text(*, report: dict, campaign_name: str, judges: list[tuple[str, st
         f"(the adjudicated verdict where there is one, else the annotators' decided majority; "
         f"{humans.get('adjudicated', 0)} adjudicated, {humans.get('ties', 0)} tied and left without one)."
         if "items_labelled" in humans else f"{humans.get('annotators', 0)} annotators."))
+    split = report.get("development_split")
+    if split:
+        finals = "; ".join(f"{final['judge']} marked final {final['marked_at']}, {final['before']} version"
+                           f"{'s' if final['before'] != 1 else ''} marked final before it" for final in split["final"])
+        lines += ["", f"Development split. The items were split once into a development part "
+                      f"({split['development']} items) and a held-out part ({split['held_out_items']} items), a "
+                      f"share of {split['held_out']} drawn within {split['stratify_words']} with seed "
+                      f"{split['seed']}. Judges were developed on the development part; a judge's figures here are "
+                      f"read on the held-out part for the judges marked final ({finals or 'none yet'}), on the "
+                      f"development part for the others."]
     lines += ["", "Judges (each judge's version: its family and the hash of its whole configuration):"]
     if not judges:
         lines.append("- none")

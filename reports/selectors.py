@@ -88,6 +88,7 @@ class JudgeLabels:
     scores: dict[int, float] = field(default_factory=dict)
     # Of the failed items, the label the imported file gave beside the unreadable verdict (fallback_label).
     fallback: dict[int, str] = field(default_factory=dict)
+    id: int | None = None
 
 
 @dataclass
@@ -117,6 +118,17 @@ def _driver_rows(queryset) -> list[tuple]:
     with connections[queryset.db].cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()
+
+
+def judge_part_filter(campaign: Campaign) -> Q:
+    """The model judgments of CAMPAIGN a statistic may read (ModelJudgment rows): all of them without a development
+    split; with one (judges.development), a judge marked final on the held-out part only, every other judge on the
+    development part only, so that nothing tuned on the development part is ever scored on the held-out part before
+    it is marked final."""
+    if not campaign.development_split:
+        return Q()
+    return (Q(judge__final_at__isnull=True, item__split="development")
+            | Q(judge__final_at__isnull=False, item__split="held_out"))
 
 
 def human_labels_get(*, campaign: Campaign) -> HumanLabels:
@@ -224,14 +236,15 @@ def judge_human_pairs(*, judge: JudgeLabels, humans: HumanLabels) -> Paired:
 
 
 def judge_labels_get(*, campaign: Campaign) -> list[JudgeLabels]:
-    """Every judge of the campaign (external ones included), by name, with its verdicts. Two queries."""
+    """Every judge of the campaign (external ones included), by name, with its verdicts (on its part of a development
+    split: judge_part_filter). Two queries."""
     judges = {
-        judge_id: JudgeLabels(name=name, family=family, config=config or {})
+        judge_id: JudgeLabels(name=name, family=family, config=config or {}, id=judge_id)
         for judge_id, name, family, config in Judge.objects.filter(campaign=campaign).order_by("name").values_list(
             "id", "name", "family", "config"
         )
     }
-    rows = _driver_rows(ModelJudgment.objects.filter(judge__campaign=campaign).values_list(
+    rows = _driver_rows(ModelJudgment.objects.filter(judge_part_filter(campaign), judge__campaign=campaign).values_list(
         "judge_id", "item_id", "label", "failed", "score", "fallback_label"
     ))
     for judge_id, item_id, label, failed, score, fallback in rows:
@@ -384,14 +397,15 @@ GRADE_LABELS = {str(grade): grade for grade in range(10)}  # a judge's grade on 
 
 
 def judge_scores_get(*, campaign: Campaign) -> list[JudgeScores]:
-    """Every judge of the campaign, by name, with its scores and grades. Two queries."""
+    """Every judge of the campaign, by name, with its scores and grades (on its part of a development split:
+    judge_part_filter). Two queries."""
     judges = {
         judge_id: JudgeScores(name=name, family=family)
         for judge_id, name, family in Judge.objects.filter(campaign=campaign).order_by("name").values_list(
             "id", "name", "family")
     }
-    rows = ModelJudgment.objects.filter(judge__campaign=campaign).values_list("judge_id", "item_id", "score", "label",
-                                                                              "failed")
+    rows = ModelJudgment.objects.filter(judge_part_filter(campaign), judge__campaign=campaign).values_list(
+        "judge_id", "item_id", "score", "label", "failed")
     for judge_id, item_id, score, label, failed in rows:
         judge = judges[judge_id]
         if failed:
@@ -571,9 +585,8 @@ def ranking_data_get(*, campaign: Campaign) -> RankingData:
             "id", "name", "family"
         )
     }
-    for judge_id, item_id, score, failed in ModelJudgment.objects.filter(judge__campaign=campaign).values_list(
-        "judge_id", "item_id", "score", "failed"
-    ):
+    for judge_id, item_id, score, failed in ModelJudgment.objects.filter(
+            judge_part_filter(campaign), judge__campaign=campaign).values_list("judge_id", "item_id", "score", "failed"):
         if failed or score is None:
             judges[judge_id].failed.add(item_id)
         else:

@@ -257,6 +257,11 @@ def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str |
                 depth=depth, tag=tag, clip=clip, summary=summary, unused=unused)
         unused.check_some_used()
         summary.lines_unused = unused.rows()
+        if summary.items_created:
+            from judges.development import split_new_items
+
+            # Items added to a split campaign join a part now, before any judge is scored on them.
+            split_new_items(campaign=campaign)
         for key, value in campaign_counts(campaign=campaign).items():
             setattr(summary, key, value)
         # One new data version for the whole import, committed with it (the report's stored copy is then out of date).

@@ -19,6 +19,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='llmsample',
             name='served_model',
-            field=models.CharField(blank=True, help_text='The model id the server reported answering with; empty for local models.', max_length=200),
+            field=models.CharField(blank=True, default='', help_text='The model id the server reported answering with; empty for local models.', max_length=200),
         ),
     ]

@@ -10,7 +10,7 @@ from judges.models import ModelJudgment
 from reports.adjudication import adjudication_items_block
 from reports.humans import humans_block
 from reports.replacement import replacement_block
-from reports.selectors import human_labels_get, judge_labels_get
+from reports.selectors import human_labels_get, judge_labels_get, judge_part_filter
 from stats.interrater import WILSON, cohen_kappa, item_agreement_intervals, share_with_interval
 from stats.preference import FIRST, SECOND, TIE, first_position_rate, preference_scores
 from stats.uncertainty import bootstrap_method
@@ -55,7 +55,8 @@ def _judge_orders(campaign) -> dict[str, list[dict[str, str]]]:
     from judges.families import SAMPLE_FAMILIES
 
     answers: dict[str, list[dict[str, str]]] = {}
-    rows = ModelJudgment.objects.filter(judge__campaign=campaign, judge__family__in=SAMPLE_FAMILIES, failed=False)
+    rows = ModelJudgment.objects.filter(judge_part_filter(campaign), judge__campaign=campaign,
+                                        judge__family__in=SAMPLE_FAMILIES, failed=False)
     for name, raw in rows.values_list("judge__name", "raw").iterator():
         orders = order_answers(raw)
         if orders:

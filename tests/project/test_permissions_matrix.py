@@ -87,6 +87,8 @@ EXPECTED = {
     "campaign-items": PAGE_ADJUDICATOR,
     "item-category": (LOGIN, 405, 405, 405, 405, 405),  # POST only
     "judge-panel": PAGE_RESEARCHER,
+    "judge-development": PAGE_RESEARCHER,  # GET the page; POST makes the split (tests/judges/test_development_split.py)
+    "judge-mark-final": (LOGIN, 405, 405, 405, 405, 405),  # POST only
     "judge-run-cancel": (LOGIN, 405, 405, 405, 405, 405),
     "judge-run-resume": (LOGIN, 405, 405, 405, 405, 405),
     "judge-run-retry-failed": (LOGIN, 405, 405, 405, 405, 405),
@@ -139,6 +141,8 @@ EXPECTED = {
     "api-judge-run-failures": API_RESEARCHER_BY_ID,
     "api-judge-run-retry-failed": API_RESEARCHER_POST_ONLY,
     "api-judge-new-items": API_RESEARCHER_POST_ONLY,
+    "api-judge-final": API_RESEARCHER_POST_ONLY,
+    "api-development-split": API_RESEARCHER,  # GET the split and the judges on it; POST makes it
     "api-agreement-report": API_RESEARCHER_BUILDING,
     "api-agreement-methods": API_RESEARCHER_BUILDING,
     "api-agreement-compare": API_RESEARCHER,  # without ?a=&b=: the judges that may be compared

@@ -133,6 +133,9 @@ BOUNDS = {  # (qa_correctness, answer_ranking, ais, image_relevance, passage_rel
     # The Items page: a page of items with their topics, the count, the categories with theirs.
     ("campaign-items", "researcher"): (7, 7, 7, 7, 7, 7),
     ("judge-panel", "researcher"): (16, 16, 16, 16, 16, 16),
+    # Without a split (the world's campaigns have none): the form only.
+    ("judge-development", "researcher"): (4, 4, 4, 4, 4, 4),
+    ("api-development-split", "researcher"): (3, 3, 3, 3, 3, 3),
     ("import-job", "researcher"): (6, 6, 6, 6, 6, 6),
     ("import-job (htmx)", "researcher"): (6, 6, 6, 6, 6, 6),
     ("api-campaign-imports", "researcher"): (8, 8, 8, 8, 8, 8),
