@@ -30,7 +30,6 @@ from annotate.access import campaign_for_researcher
 from annotate.task_types.registry import task_type_get
 from judges.development import SplitError, split_make
 from judges.forms import DevelopmentSplitForm
-from reports.development import development_view
 from reports.selectors import human_labels_get, item_rows_get, judge_labels_get
 
 
@@ -439,6 +438,8 @@ class AgreementReportAPI(APIView):
 def judge_development(request, slug):
     """The judge development page: make the campaign's development split (POST), then each judge's figures on its part
     of it and the development items a judge not marked final gets wrong (reports.development)."""
+    from reports.development import development_view  # the statistics libraries load on first use, not at start
+
     campaign = campaign_for_researcher(request.user, slug)
     form = DevelopmentSplitForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -459,6 +460,8 @@ class DevelopmentSplitApi(APIView):
     def get(self, request, slug):
         """The campaign's development split and each judge's figures on its part of it (the judge development page);
         {"split": null, "judges": []} before the split is made."""
+        from reports.development import development_view
+
         campaign = campaign_for_researcher(request.user, slug)
         return Response(development_view(campaign=campaign))
 

@@ -116,8 +116,12 @@ def test_postgres_restart_during_a_judge_run_and_annotation(tmp_path):
                    "--batch-size", "10")
         judged = lambda: _query(pg, "select count(*) from judges_modeljudgment")[0][0]  # noqa: E731
         # Getting under way is not what is tested: on a loaded 2-core machine (CI's two runs side by side) the worker
-        # once took more than 60 s to take its first batch.
-        wait_until(lambda: 0 < judged() < N_ITEMS // 2, timeout=120, what="the judge run to be under way")
+        # once took more than 60 s to take its first batch, and once (SQLite broker) more than 120 s. Should it not
+        # start at all, the worker's log says why.
+        try:
+            wait_until(lambda: 0 < judged() < N_ITEMS // 2, timeout=300, what="the judge run to be under way")
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}; judged: {judged()}; the worker's log ends:\n{worker.log()[-4000:]}") from None
         wait_until(lambda: sum(len(a.acknowledged) for a in annotators) >= 5, timeout=120,
                    what="the annotators to be under way")
 
