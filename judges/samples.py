@@ -6,7 +6,7 @@ from judges.models import SERVED_MODEL_CHARS, Judge, LLMSample
 
 class DbSampleStore:
     """The samples of one judge. Each sample is written as soon as the backend returns it, with RUN_ID (the run that
-    asked for it) and the model id the server reported (judges.selectors.judge_served_models)."""
+    asked for it) and the model id the server reported (judges.selectors.judges_served_models)."""
 
     def __init__(self, judge: Judge, *, run_id: int | None = None) -> None:
         self.judge = judge

@@ -80,8 +80,9 @@ def judge_comparison(*, campaign: Campaign, first: str, second: str) -> dict:
         judge_id, config_hash, _, final_at = versions[name]
         models = served.get(judge_id)
         return {"side": side, "name": name, "family": judge.family, "labelled": len(judge.labels),
-                "failed": len(judge.failed), "config_hash": config_hash, "final": final_at is not None, "served_models": models.samples if models else {},
-                "served_text": models.text() if models else "", "served_changed": bool(models and models.changed)}
+                "failed": len(judge.failed), "config_hash": config_hash, "final": final_at is not None,
+                "served_models": models.samples if models else {}, "served_text": models.text() if models else "",
+                "served_changed": bool(models and models.changed)}
 
     shown = [version("a", first, a), version("b", second, b)]
     return {
