@@ -7,6 +7,8 @@ urlpatterns = [
     path("campaigns/<slug:slug>/agreement/status/", views.AgreementStatusAPI.as_view(), name="api-agreement-status"),
     path("campaigns/<slug:slug>/agreement/methods/", views.AgreementMethodsAPI.as_view(), name="api-agreement-methods"),
     path("campaigns/<slug:slug>/development/", views.DevelopmentSplitApi.as_view(), name="api-development-split"),
+    path("campaigns/<slug:slug>/probes/", views.ProbesApi.as_view(), name="api-probes"),
+    path("campaigns/<slug:slug>/judges/<int:judge_id>/probes/", views.JudgeProbesApi.as_view(), name="api-judge-probes"),
     path("campaigns/<slug:slug>/agreement/compare/", views.AgreementJudgeCompareAPI.as_view(),
          name="api-agreement-compare"),
     path("campaigns/<slug:slug>/agreement/qrels/", views.AgreementQrelsListAPI.as_view(),

@@ -13,6 +13,7 @@ from judges.selectors import judges_served_models
 from reports.arms import arms_report_build
 from reports.methods import labels_csv, methods_text, software_versions
 from reports.replacement import replacement_text
+from tasktypes.probes import probe_report
 
 
 def agreement_report_build(*, campaign: Campaign) -> dict:
@@ -36,6 +37,9 @@ def agreement_report_build(*, campaign: Campaign) -> dict:
         arms = arms_report_build(campaign=campaign)
         if arms is not None:
             report["arms"] = arms
+        probes = probe_report(campaign=campaign)
+        if probes is not None:  # the judges' flip rates on robustness probes (tasktypes.probes)
+            report["probes"] = probes
         split = split_summary(campaign=campaign)
         if split is not None:  # which part each judge's figures are read on (judges.development)
             report["development_split"] = split

@@ -15,6 +15,7 @@ urlpatterns = [
     path("campaigns/<slug:slug>/report/compare/", views.agreement_judge_compare, name="agreement-judge-compare"),
     # The judge development page reads the report's selectors: it lives here, beside the judge page's URL.
     path("campaigns/<slug:slug>/judges/development/", views.judge_development, name="judge-development"),
+    path("campaigns/<slug:slug>/judges/probes/", views.judge_probes, name="judge-probes"),
     path("campaigns/<slug:slug>/report/plots/<slug:plot>.<slug:fmt>", views.agreement_plot, name="agreement-plot"),
     path("campaigns/<slug:slug>/report/qrels/<path:source>.qrels", views.agreement_qrels, name="agreement-qrels"),
     path("campaigns/<slug:slug>/report/leaderboards/<path:source>/trec-leaderboard.txt", views.agreement_leaderboard,

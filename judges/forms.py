@@ -9,6 +9,7 @@ from django import forms
 
 from judges.development import HELD_OUT_DEFAULT, HELD_OUT_RANGE, STRATA
 from judges.families import FAMILIES, families_for, family_options
+from judges.probes import PER_KIND_DEFAULT, PER_KIND_MOST
 from judges.services import MAX_BATCH_SIZE
 
 
@@ -107,3 +108,21 @@ class DevelopmentSplitForm(forms.Form):
                               help_text="The draw's seed: the same seed on the same items gives the same split.")
     stratify = forms.ChoiceField(choices=[(key, f"{key}: {words}") for key, words in STRATA.items()], initial="topic",
                                  label="Stratify by")
+
+
+class ProbesForm(forms.Form):
+    """The probes page's form that makes robustness probes (tasktypes.probes.probes_make): KINDS are the (kind, title)
+    pairs the campaign's task type offers."""
+
+    kinds = forms.MultipleChoiceField(widget=forms.CheckboxSelectMultiple, label="Probes",
+                                      error_messages={"required": "Choose at least one kind of probe."})
+    per_kind = forms.IntegerField(initial=PER_KIND_DEFAULT, min_value=1, max_value=PER_KIND_MOST,
+                                  label="Probes per kind",
+                                  help_text="At most this many items of each kind are copied, drawn at random.")
+    seed = forms.IntegerField(initial=0, min_value=0, max_value=2**31 - 1,
+                              help_text="The draw's seed: the same seed on the same items draws the same items.")
+
+    def __init__(self, *args, kinds: list[tuple[str, str]], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["kinds"].choices = kinds
+        self.fields["kinds"].initial = [kind for kind, _ in kinds]

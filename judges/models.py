@@ -255,3 +255,40 @@ class LeaderboardValue(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["leaderboard", "run", "measure", "topic"],
                                                name="leaderboard_value_unique")]
+
+
+class Probe(models.Model):
+    """A robustness probe: a copy of one of the campaign's items changed so that a sound judge keeps its verdict
+    (query words stuffed into a passage, a sentence claiming relevance or correctness appended, the two responses of a
+    pair swapped: tasktypes.probes). Probes live apart from the items: no statistic, export or queue but the probes'
+    own report reads them."""
+
+    campaign = models.ForeignKey(Campaign, on_delete=models.CASCADE, related_name="probes")
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="probes", help_text="The item it copies.")
+    kind = models.CharField(max_length=32, help_text="stuffing, instruction or swap (tasktypes.probes.KINDS).")
+    text = models.TextField(blank=True)
+    data = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["item", "kind"], name="probe_unique_item_kind"),
+        ]
+        indexes = [models.Index(fields=["campaign", "kind"], name="probe_campaign_kind")]
+
+
+class ProbeVerdict(models.Model):
+    """A judge's verdict on a probe, as ModelJudgment is on an item. Unique per (judge, probe)."""
+
+    judge = models.ForeignKey(Judge, on_delete=models.CASCADE, related_name="probe_verdicts")
+    probe = models.ForeignKey(Probe, on_delete=models.CASCADE, related_name="verdicts")
+    score = models.FloatField(null=True, blank=True)
+    label = models.CharField(max_length=64, blank=True)
+    raw = models.TextField(blank=True)
+    failed = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["judge", "probe"], name="probe_verdict_unique"),
+        ]

@@ -1,4 +1,4 @@
-"""Celery tasks of judge runs: one task per batch of item ids.
+"""Celery tasks of judge runs: one task per batch of item ids; and of robustness probes, one per batch of probe ids.
 
 A batch can be delivered twice (a worker killed after writing, before acknowledging; a resumed run
 queueing what a dead worker had taken): it skips items already judged and inserts with
@@ -24,7 +24,8 @@ from judges.endpoints import endpoint_connection
 from judges.errors import JudgeConfigError
 from judges.families import ItemInput, Verdict, family_config_validate, family_get
 from judges.families.batching import BatchMeter, metered
-from judges.models import ACTIVE_RUN_STATUSES, JudgeRun, ModelJudgment, RunStatus
+from judges.llm.backend import MemorySampleStore
+from judges.models import ACTIVE_RUN_STATUSES, Judge, JudgeRun, ModelJudgment, Probe, ProbeVerdict, RunStatus
 from judges.samples import DbSampleStore
 from judges.selectors import judge_failed_count, judge_judged_count
 
@@ -96,6 +97,13 @@ def _topic_candidates(topic_ids: set[int]) -> dict[int, tuple[str, ...]]:
     return {topic_id: tuple(candidates) for topic_id, candidates in texts.items()}
 
 
+def _item_input(item: Item, *, text: str, data: dict, candidates: tuple[str, ...] | None) -> ItemInput:
+    topic = item.topic
+    return ItemInput(item_id=item.id, topic_text=topic.text,
+                     gold_answers=list((topic.data or {}).get("gold_answers") or []),
+                     text=text, data=data or {}, topic_candidates=candidates, topic_data=topic.data or {})
+
+
 def _inputs(judge, item_ids: list[int], *, with_topic_candidates: bool = False) -> list[ItemInput]:
     judged = ModelJudgment.objects.filter(judge=judge, item_id__in=item_ids).values("item_id")
     items = list(
@@ -106,28 +114,19 @@ def _inputs(judge, item_ids: list[int], *, with_topic_candidates: bool = False) 
     )
     # Corpus-statistics families (BM25) need the whole topic, whatever slice of it this batch holds.
     candidates = _topic_candidates({item.topic_id for item in items}) if with_topic_candidates and items else {}
-    return [
-        ItemInput(
-            item_id=item.id,
-            topic_text=item.topic.text,
-            gold_answers=list((item.topic.data or {}).get("gold_answers") or []),
-            text=item.text,
-            data=item.data or {},
-            topic_candidates=candidates.get(item.topic_id),
-            topic_data=item.topic.data or {},
-        )
-        for item in items
-    ]
+    return [_item_input(item, text=item.text, data=item.data, candidates=candidates.get(item.topic_id))
+            for item in items]
 
 
 def _family_verdicts(family, inputs: list[ItemInput], config: dict, judge, connection=None, *,
-                     run_id: int | None = None) -> list[Verdict]:
-    """FAMILY's verdicts on INPUTS, one per item, or JudgeConfigError when it returns another number."""
+                     run_id: int | None = None, samples=None) -> list[Verdict]:
+    """FAMILY's verdicts on INPUTS, one per item, or JudgeConfigError when it returns another number. SAMPLES: where
+    an LLM judge keeps its samples, the judge's own in the database (judges.samples.DbSampleStore) when None."""
     extra = {}
     if getattr(family, "uses_samples", False):
         # LLM judges keep each generated sample as it arrives, with the run that asked for it: a rerun asks only for
         # what is missing.
-        extra["samples"] = DbSampleStore(judge, run_id=run_id)
+        extra["samples"] = samples if samples is not None else DbSampleStore(judge, run_id=run_id)
     if getattr(family, "uses_endpoint", False):
         extra["connection"] = connection
     if getattr(family, "uses_task_context", False):
@@ -162,44 +161,49 @@ _NOT_ITEM_FAILURES = (JudgeConfigError, SoftTimeLimitExceeded, OperationalError,
 
 
 def _verdicts_or_one_by_one(
-    family, inputs: list[ItemInput], config: dict, judge, *, run_id: int, connection=None
+    family, inputs: list[ItemInput], config: dict, judge, *, run_id: int | None, connection=None, samples=None
 ) -> list[Verdict]:
     """The batch's verdicts; when the family raises on the batch, each item's verdict asked alone."""
     try:
-        return _family_verdicts(family, inputs, config, judge, connection, run_id=run_id)
+        return _family_verdicts(family, inputs, config, judge, connection, run_id=run_id, samples=samples)
     except _NOT_ITEM_FAILURES:
         raise
     except Exception:  # noqa: BLE001 - which item made it raise is found by asking again one by one
-        logger.exception("judge run %s: a batch of %d items raised; judging them one by one", run_id, len(inputs))
-        return [_verdict_alone(family, item, config, judge, connection, run_id=run_id) for item in inputs]
+        logger.exception("judge %s: a batch of %d items raised; judging them one by one", judge.name, len(inputs))
+        return [_verdict_alone(family, item, config, judge, connection, run_id=run_id, samples=samples)
+                for item in inputs]
 
 
-def _verdict_alone(family, item: ItemInput, config: dict, judge, connection=None, *, run_id: int | None = None) -> Verdict:
+def _verdict_alone(family, item: ItemInput, config: dict, judge, connection=None, *, run_id: int | None = None,
+                   samples=None) -> Verdict:
     """The verdict on ITEM judged alone; a failed verdict saying why when the family raises on it too."""
     try:
-        return _family_verdicts(family, [item], config, judge, connection, run_id=run_id)[0]
+        return _family_verdicts(family, [item], config, judge, connection, run_id=run_id, samples=samples)[0]
     except _NOT_ITEM_FAILURES:
         raise
     except Exception as exc:  # noqa: BLE001 - any defect on one item becomes that item's failure, listed with its reason
         return Verdict.failure(exception_reason(exc))
 
 
-@shared_task(
-    name="judges.judge_batch",
-    acks_late=True,
-    reject_on_worker_lost=True,
-    soft_time_limit=10 * 60,
-    time_limit=11 * 60,
+# How a batch task (judge_batch, probe_batch) is delivered and retried.
+BATCH_TASK_OPTIONS = {
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "soft_time_limit": 10 * 60,
+    "time_limit": 11 * 60,
     # Only a database that is briefly unavailable or locked is worth another try. Each wait is drawn from 0 to 2, 4,
     # 8, 16, 32 s, then 60 s (full jitter, so that batches do not come back all at once): ten tries, three minutes on
     # average before the batch is given up, and with it the run's completion. Five tries were too few: all five once
     # fell within the 3 s of a database restart in CI, and that run never ended.
-    autoretry_for=(OperationalError, InterfaceError),
-    max_retries=10,
-    retry_backoff=2,
-    retry_backoff_max=60,
-    retry_jitter=True,
-)
+    "autoretry_for": (OperationalError, InterfaceError),
+    "max_retries": 10,
+    "retry_backoff": 2,
+    "retry_backoff_max": 60,
+    "retry_jitter": True,
+}
+
+
+@shared_task(name="judges.judge_batch", **BATCH_TASK_OPTIONS)
 def judge_batch(run_id: int, item_ids: list[int]) -> int:
     """Judge the items ITEM_IDS for run RUN_ID; returns how many verdicts it wrote."""
     run = _run_mark_running(run_id)
@@ -247,3 +251,61 @@ def judge_batch(run_id: int, item_ids: list[int]) -> int:
         _run_finish_if_done(run_id)
         campaign_data_changed(campaign_id=judge.campaign_id)
     return len(inputs)
+
+
+# --- Robustness probes (judges.probes): a judge's verdicts on changed copies of items, kept apart from its verdicts ---
+
+def _probe_inputs(probes: list[Probe], *, with_topic_candidates: bool) -> list[ItemInput]:
+    """Each probe as the family sees an item: the item it copies (its id, its topic), with the probe's text and data.
+    A probe is judged as its item would be (the same id: the same order drawn for a pair, the same seeds), so only
+    its change differs. With WITH_TOPIC_CANDIDATES, the topic's texts with the item's own text replaced by the
+    probe's."""
+    by_topic: dict[int, list[tuple[int, str]]] = {}
+    if with_topic_candidates:
+        rows = (Item.objects.filter(topic_id__in={probe.item.topic_id for probe in probes})
+                .order_by("topic_id", "id").values_list("topic_id", "id", "text"))
+        for topic_id, item_id, text in rows:
+            by_topic.setdefault(topic_id, []).append((item_id, text))
+
+    def candidates(probe: Probe) -> tuple[str, ...] | None:
+        if not with_topic_candidates:
+            return None
+        return tuple(probe.text if item_id == probe.item_id else text
+                     for item_id, text in by_topic[probe.item.topic_id])
+
+    return [_item_input(probe.item, text=probe.text, data=probe.data, candidates=candidates(probe)) for probe in probes]
+
+
+@shared_task(name="judges.probe_batch", **BATCH_TASK_OPTIONS)
+def probe_batch(judge_id: int, probe_ids: list[int], user_id: int | None = None) -> int:
+    """Judge the probes PROBE_IDS (of one kind: no item twice) with judge JUDGE_ID, for the user USER_ID who asked
+    (whose model endpoints it may use); returns how many verdicts it wrote. A configuration that cannot run here
+    (an endpoint switched off since) gives every probe of the batch a failed verdict saying why."""
+    from django.contrib.auth import get_user_model
+
+    judge = Judge.objects.select_related("campaign").filter(pk=judge_id).first()
+    if judge is None:
+        return 0
+    probes = list(Probe.objects.filter(id__in=probe_ids, campaign_id=judge.campaign_id)
+                  .exclude(verdicts__judge=judge).select_related("item__topic").order_by("id"))
+    if not probes:
+        return 0
+    try:
+        family = family_get(judge.family)
+        config = family_config_validate(judge.family, judge.config, task_type=judge.campaign.task_type)
+        user = get_user_model().objects.filter(pk=user_id).first() if user_id is not None else None
+        connection = endpoint_connection(judge=judge, config=config, user=user)
+        inputs = _probe_inputs(probes, with_topic_candidates=family.needs_topic_candidates)
+        verdicts = _verdicts_or_one_by_one(family, inputs, config, judge, run_id=None, connection=connection,
+                                           samples=MemorySampleStore())
+    except (JudgeConfigError, SoftTimeLimitExceeded) as exc:
+        reason = str(exc) or f"a batch of {len(probes)} probes ran past the time limit"
+        verdicts = [Verdict.failure(reason[:FAILURE_REASON_CHARS])] * len(probes)
+    with transaction.atomic():
+        ProbeVerdict.objects.bulk_create(
+            [ProbeVerdict(judge=judge, probe=probe, score=verdict.score, label="" if verdict.failed else verdict.label,
+                          raw=verdict.raw, failed=verdict.failed) for probe, verdict in zip(probes, verdicts)],
+            ignore_conflicts=True,
+        )
+        campaign_data_changed(campaign_id=judge.campaign_id)
+    return len(probes)

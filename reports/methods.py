@@ -78,6 +78,24 @@ def _judge_settings(config: dict) -> str:
     return ", ".join(parts) or "its family's defaults"
 
 
+def _probes_lines(probes: dict | None) -> list[str]:
+    """The robustness probes paragraph (tasktypes.probes): each kind, and each judge's flip rates with n and
+    interval."""
+    if not probes:
+        return []
+    kinds = "; ".join(f"{kind['title'].lower()} ({kind['probes']} probes: {kind['what']})" for kind in probes["kinds"])
+    lines = ["", f"Robustness probes. Copies of items changed so that a sound judge keeps its verdict, kept apart from "
+                 f"every other figure: {kinds}. Each judge's flip rate, read on its part of the items "
+                 f"({probes['ci_method']}):"]
+    for judge in probes["judges"]:
+        rates = "; ".join(
+            f"{rate['kind']} {rate['rate']:.3f} ({rate['flips']} of n = {rate['n']}, 95% CI "
+            f"{rate['rate_ci95'][0]:.3f}-{rate['rate_ci95'][1]:.3f})" if rate["n"]
+            else f"{rate['kind']}: no probe counts" for rate in judge["kinds"])
+        lines.append(f"- {judge['name']}: {rates}")
+    return lines
+
+
 def methods_text(*, report: dict, campaign_name: str, judges: list[tuple[str, str, str, dict, str]], figures: str,
                  built_at: str, data_version) -> str:
     """The methods section of REPORT (a stored document) of the campaign CAMPAIGN_NAME. JUDGES: (name, family,
@@ -101,6 +119,7 @@ def methods_text(*, report: dict, campaign_name: str, judges: list[tuple[str, st
                       f"{split['seed']}. Judges were developed on the development part; a judge's figures here are "
                       f"read on the held-out part for the judges marked final ({finals or 'none yet'}), on the "
                       f"development part for the others."]
+    lines += _probes_lines(report.get("probes"))
     lines += ["", "Judges (each judge's version: its family and the hash of its whole configuration):"]
     if not judges:
         lines.append("- none")

@@ -97,6 +97,11 @@ class TaskTypeSpec:
     pools_runs: bool = False
     # The judge families (judges.families) that can judge this task type: the one place it is said.
     judge_families: tuple[str, ...] = ()
+    # The robustness probes its researchers may make of its items (tasktypes.probes.KINDS: stuffing, instruction,
+    # swap), and the sentence the instruction probe appends to an item's text, in the type's own words: a claim, false
+    # on the items it is appended to, that the item is relevant, supported or correct.
+    probe_kinds: tuple[str, ...] = ()
+    probe_claim: str = ""
     # The shape of the report document report_build makes, as its "layout" field tells readers of the JSON (task types
     # share one where their reports have the same shape); no code branches on it: its presentation shows it.
     report_layout: str = "verdicts"
@@ -152,6 +157,11 @@ class TaskTypeSpec:
         """Why a model judge cannot judge an item with TEXT and DATA yet (its verdict fails with this reason, and
         "retry failed items" judges it later); None when it can."""
         return None
+
+    def label_negative(self, label: str, *, campaign) -> bool:
+        """Whether LABEL (a human's or a judge's) says the item is not relevant, not supported or not correct: the
+        items the stuffing and instruction probes copy, and the verdicts they try to raise. "no" by default."""
+        return label == "no"
 
     def unit_gradable(self, unit) -> None:
         """Refuse (JudgmentValueError) a browser verdict on a unit whose content the annotator cannot see."""

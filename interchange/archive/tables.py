@@ -27,7 +27,16 @@ from annotate.models import (
     Topic,
     Unit,
 )
-from judges.models import Judge, JudgeRun, Leaderboard, LeaderboardValue, LLMSample, ModelJudgment
+from judges.models import (
+    Judge,
+    JudgeRun,
+    Leaderboard,
+    LeaderboardValue,
+    LLMSample,
+    ModelJudgment,
+    Probe,
+    ProbeVerdict,
+)
 
 ARCHIVE_FORMAT = "concord-archive"
 ARCHIVE_VERSION = 1
@@ -67,11 +76,13 @@ TABLES = (
     Table("llm_samples", LLMSample, "judge__campaign"),
     Table("leaderboards", Leaderboard, "campaign"),
     Table("leaderboard_values", LeaderboardValue, "leaderboard__campaign"),
+    Table("probes", Probe, "campaign"),
+    Table("probe_verdicts", ProbeVerdict, "judge__campaign"),
 )
 TABLE_NAMES = {table.model: table.name for table in TABLES} | {Campaign: "campaign"}
 # Tables added to TABLES after archives of version 1 were first written: an archive whose manifest does not count one
 # was written before it existed, and has no rows of it.
-LATER_TABLES = ("guidelines", "leaderboards", "leaderboard_values")
+LATER_TABLES = ("guidelines", "leaderboards", "leaderboard_values", "probes", "probe_verdicts")
 
 
 class RowError(Exception):

@@ -207,6 +207,10 @@ class GradedRelevance(TaskTypeSpec):
         return int((campaign.options or {}).get("relevant_from", self.DEFAULT_RELEVANT_FROM)
                    if campaign is not None else self.DEFAULT_RELEVANT_FROM)
 
+    def label_negative(self, label: str, *, campaign) -> bool:
+        """A grade below relevant_from."""
+        return label.isdigit() and int(label) < self.relevant_from(campaign)
+
     def page_context(self, campaign) -> dict:
         """The scale, for the grade buttons, the keys line and the definitions in the page's help."""
         return {"scale": self.scale(campaign)}

@@ -79,6 +79,7 @@ class PairwisePreference(TaskTypeSpec):
     }
     report_layout = "preferences"
     judge_families = ("cross-encoder", "dense", "llm", "monot5")
+    probe_kinds = ("swap",)
 
     def value_check(self, value, *, unit=None) -> str:
         if not isinstance(value, dict) or not set(value) <= {"preferred", "left"} or "preferred" not in value:

@@ -88,6 +88,7 @@ EXPECTED = {
     "item-category": (LOGIN, 405, 405, 405, 405, 405),  # POST only
     "judge-panel": PAGE_RESEARCHER,
     "judge-development": PAGE_RESEARCHER,  # GET the page; POST makes the split (tests/judges/test_development_split.py)
+    "judge-probes": PAGE_RESEARCHER,  # GET the page; POST makes probes or runs a judge (tests/judges/test_probes.py)
     "judge-mark-final": (LOGIN, 405, 405, 405, 405, 405),  # POST only
     "judge-run-cancel": (LOGIN, 405, 405, 405, 405, 405),
     "judge-run-resume": (LOGIN, 405, 405, 405, 405, 405),
@@ -143,6 +144,8 @@ EXPECTED = {
     "api-judge-new-items": API_RESEARCHER_POST_ONLY,
     "api-judge-final": API_RESEARCHER_POST_ONLY,
     "api-development-split": API_RESEARCHER,  # GET the split and the judges on it; POST makes it
+    "api-probes": API_RESEARCHER,  # GET the probes and flip rates; POST makes probes; DELETE deletes a kind
+    "api-judge-probes": API_RESEARCHER_POST_ONLY,
     "api-agreement-report": API_RESEARCHER_BUILDING,
     "api-agreement-methods": API_RESEARCHER_BUILDING,
     "api-agreement-compare": API_RESEARCHER,  # without ?a=&b=: the judges that may be compared

@@ -136,6 +136,8 @@ BOUNDS = {  # (qa_correctness, answer_ranking, ais, image_relevance, passage_rel
     # Without a split (the world's campaigns have none): the form only.
     ("judge-development", "researcher"): (4, 4, 4, 4, 4, 4),
     ("api-development-split", "researcher"): (3, 3, 3, 3, 3, 3),
+    ("judge-probes", "researcher"): (7, 7, 7, 7, 7, 7),
+    ("api-probes", "researcher"): (5, 5, 5, 5, 5, 5),
     ("import-job", "researcher"): (6, 6, 6, 6, 6, 6),
     ("import-job (htmx)", "researcher"): (6, 6, 6, 6, 6, 6),
     ("api-campaign-imports", "researcher"): (8, 8, 8, 8, 8, 8),

@@ -21,11 +21,14 @@ from django.db import transaction
 
 from annotate.models import Campaign, Role
 from annotate.services.campaigns import campaign_creator_grant, membership_add
-from judges.models import Judge, ModelEndpoint
+from annotate.task_types.registry import task_type_get
+from judges.models import Judge, ModelEndpoint, Probe
+from judges.probes import probes_judge_here
 from judges.services import judge_run_here, judge_run_start
 from tasktypes.demo_ais import ais_demo_simulate
 from tasktypes.demo_assist import assist_demo_simulate
 from tasktypes.pairwise_preference.demo import pairwise_demo_simulate
+from tasktypes.probes import probes_make
 
 DEMO_PASSWORD = "concord-demo"
 DEMO_RESEARCHER = "researcher"
@@ -99,6 +102,8 @@ DEMOS = {
             "qrels are an external judge's grades, and BM25 scores every passage."
         ),
         "rankers": (("bm25", "bm25"),),
+        # Robustness probes of every kind the type offers, judged by the rankers (tasktypes.probes).
+        "probes": True,
         "more": (
             ("trec-run", FIXTURES / "passage_demo" / "runs.txt", ("--depth", "5")),
             ("collection", FIXTURES / "passage_demo" / "collection.tsv", ()),
@@ -203,10 +208,22 @@ class Command(BaseCommand):
         # rather than an update under way once the worker has caught up (their queued batches then do nothing).
         for run, name, slug in runs:
             self.stdout.write(f"judge {name} on {slug}: {judge_run_here(run.id)} verdicts (run {run.id})")
+            if DEMOS[slug].get("probes"):
+                self.stdout.write(f"judge {name} on {slug}'s probes: {_demo_probes(run.judge, users)} verdicts")
         for slug in () if no_reports else demos:  # agreement_report --stored builds and stores where none is
             call_command("agreement_report", "--campaign", slug, "--stored", "--json", stdout=io.StringIO())
             self.stdout.write(f"report of {slug} stored")
         self.stdout.write(self.style.SUCCESS(f"Demo ready: campaigns {', '.join(demos)}; users {', '.join(users)}"))
+
+
+def _demo_probes(judge: Judge, users: dict) -> int:
+    """The probes of every kind the campaign's task type offers (made once), judged by JUDGE here."""
+    campaign = judge.campaign
+    kinds = [kind for kind in task_type_get(campaign.task_type).probe_kinds
+             if not Probe.objects.filter(campaign=campaign, kind=kind).exists()]
+    if kinds:
+        probes_make(campaign=campaign, kinds=kinds)
+    return probes_judge_here(judge=judge, user=users[DEMO_RESEARCHER])
 
 
 def demo_users_ensure() -> dict:
