@@ -19,6 +19,14 @@ def config_hash(*, family: str, config: dict) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+def config_changes(first: dict, second: dict) -> list[dict]:
+    """The settings whose values differ between two judges' configurations (secrets left out), in key order:
+    [{"key", "a", "b"}], a value None where that configuration has no such setting."""
+    first, second = config_identity(first), config_identity(second)
+    return [{"key": key, "a": first.get(key), "b": second.get(key)} for key in sorted(first.keys() | second.keys())
+            if first.get(key) != second.get(key)]
+
+
 def judge_get_or_create(*, campaign: Campaign, name: str, family: str, config: dict) -> Judge:
     """The campaign's judge NAME with this family and configuration, created when missing.
 

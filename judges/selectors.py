@@ -13,7 +13,8 @@ from django.db.models import Count, Q, QuerySet, Sum
 from annotate.models import Campaign, Item
 from judges.endpoints import endpoint_prices
 from judges.families import SAMPLE_FAMILIES
-from judges.models import ACTIVE_RUN_STATUSES, Judge, JudgeRun, LLMSample, ModelJudgment
+from judges.identity import config_changes
+from judges.models import ACTIVE_RUN_STATUSES, EXTERNAL_FAMILY, Judge, JudgeRun, LLMSample, ModelJudgment
 
 
 @dataclass(frozen=True)
@@ -155,6 +156,32 @@ def judges_for_campaign(*, campaign: Campaign) -> QuerySet[Judge]:
         )
         .order_by("name")
     )
+
+
+def judge_versions(*, campaign: Campaign) -> list[dict]:
+    """The campaign's model judges as versions, family by family (those with two judges or more), oldest first: each
+    with its number, name, configuration hash, when it was made and marked final, and the settings that changed from
+    the version before it (judges.identity.config_changes). Imported judges have no configuration to compare. One
+    query."""
+    rows = (Judge.objects.filter(campaign=campaign).exclude(family=EXTERNAL_FAMILY)
+            .order_by("family", "created_at", "id")
+            .values("id", "name", "family", "config", "config_hash", "created_at", "final_at"))
+    families: dict[str, list[dict]] = {}
+    for row in rows:
+        families.setdefault(row["family"], []).append(row)
+    groups = []
+    for family, judges in families.items():
+        if len(judges) < 2:
+            continue
+        versions = []
+        for number, judge in enumerate(judges, 1):
+            previous = judges[number - 2] if number > 1 else None
+            changes = [] if previous is None else [change["key"] for change in config_changes(previous["config"],
+                                                                                               judge["config"])]
+            versions.append({**{key: judge[key] for key in ("id", "name", "config_hash", "created_at", "final_at")},
+                             "number": number, "previous": previous["name"] if previous else None, "changes": changes})
+        groups.append({"family": family, "versions": versions})
+    return groups
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from judges.secrets import config_public
 from judges.selectors import (
     campaign_failures,
     judge_runs_for_campaign,
+    judge_versions,
     judges_for_campaign,
     judges_new_items,
     judges_served_models,
@@ -120,6 +121,7 @@ def judge_panel(request, slug):
         "endpoints": [endpoint_public(endpoint) for endpoint in endpoints],
         "usage": bool(usage),
         "rows": [_run_row(run) for run in judge_runs_for_campaign(campaign=campaign)[:50]],
+        "versions": judge_versions(campaign=campaign),
     }
     return render(request, "judges/panel.html", context, status=400 if form.errors else 200)
 

@@ -6,7 +6,8 @@ stopped early, failures), so every row is computed over the SAME items: those wi
 every LLM judge has been asked about. A failed verdict there counts as a disagreement in `accuracy`
 and is left out of kappa (reported as `failed`). A judge asked about none of the items with a human label (a run
 that failed before any verdict, one still queued) is left out of that intersection, and listed in `left_out` with
-its latest run, rather than leaving every row with no items.
+its latest run, rather than leaving every row with no items; so is a judge marked final in a campaign with a
+development split, read on the held-out part while the others are read on the development part.
 
 In the study's terms each row also carries its system-level figures (`system`: Kendall's tau-b and Spearman's rho
 between the systems' human and judge accuracies, with intervals, and `mae`, the mean absolute difference of the two
@@ -40,11 +41,17 @@ def ablation_build(*, judges: list[JudgeLabels], humans: HumanLabels, costs: lis
         return None
     labelled = set(humans.item_label)
     asked = {cost.name: (set(by_name[cost.name].labels) | by_name[cost.name].failed) & labelled for cost in costs}
+    # With a development split, the configurations being developed are read on the development part and a final one
+    # on the held-out part: no item is common to both, so the final ones are listed apart.
+    apart = ({cost.name for cost in costs if by_name[cost.name].held_out}
+             if len({by_name[cost.name].held_out for cost in costs}) > 1 else set())
     left_out = [{"judge": cost.name, "settings": _settings(cost),
-                 "why": f"asked about none of the {len(labelled)} items with a human label"
+                 "why": "marked final: read on the held-out part of the development split, on which the other "
+                        "configurations are not scored" if cost.name in apart else
+                        f"asked about none of the {len(labelled)} items with a human label"
                         + (f" ({cost.last_run})" if cost.last_run else " (never run)")}
-                for cost in costs if not asked[cost.name]]
-    costs = [cost for cost in costs if asked[cost.name]]
+                for cost in costs if cost.name in apart or not asked[cost.name]]
+    costs = [cost for cost in costs if asked[cost.name] and cost.name not in apart]
     if not costs:
         return {"items": 0, "settings": _varied(left_out), "rows": [], "left_out": left_out, "base": None,
                 "base_why": None, "sample": False, "labelled": len(labelled)}

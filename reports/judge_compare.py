@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from annotate.models import Campaign
 from judges.models import Judge
-from judges.secrets import config_identity
+from judges.identity import config_changes
 from judges.selectors import judges_served_models
 from reports.selectors import human_labels_get, items_brief_get, judge_labels_get
 from stats import interrater, system_tests
@@ -18,14 +18,6 @@ from stats.uncertainty import bootstrap_method, put_interval
 
 # The changed items the page lists (all are counted; the items CSV holds every verdict).
 CHANGED_SHOWN = 200
-
-
-def config_changes(first: dict, second: dict) -> list[dict]:
-    """The settings whose values differ between two judges' configurations (secrets left out), in key order:
-    [{"key", "a", "b"}], a value None where that configuration has no such setting."""
-    first, second = config_identity(first), config_identity(second)
-    return [{"key": key, "a": first.get(key), "b": second.get(key)} for key in sorted(first.keys() | second.keys())
-            if first.get(key) != second.get(key)]
 
 
 def agreement_with_human(human: list, labels: list, topics: list) -> dict:

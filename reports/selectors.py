@@ -89,6 +89,8 @@ class JudgeLabels:
     # Of the failed items, the label the imported file gave beside the unreadable verdict (fallback_label).
     fallback: dict[int, str] = field(default_factory=dict)
     id: int | None = None
+    # Read on the held-out part of the campaign's development split (marked final), not on the development part.
+    held_out: bool = False
 
 
 @dataclass
@@ -238,11 +240,12 @@ def judge_human_pairs(*, judge: JudgeLabels, humans: HumanLabels) -> Paired:
 def judge_labels_get(*, campaign: Campaign) -> list[JudgeLabels]:
     """Every judge of the campaign (external ones included), by name, with its verdicts (on its part of a development
     split: judge_part_filter). Two queries."""
+    split = bool(campaign.development_split)
     judges = {
-        judge_id: JudgeLabels(name=name, family=family, config=config or {}, id=judge_id)
-        for judge_id, name, family, config in Judge.objects.filter(campaign=campaign).order_by("name").values_list(
-            "id", "name", "family", "config"
-        )
+        judge_id: JudgeLabels(name=name, family=family, config=config or {}, id=judge_id,
+                              held_out=split and final_at is not None)
+        for judge_id, name, family, config, final_at in Judge.objects.filter(campaign=campaign).order_by("name")
+        .values_list("id", "name", "family", "config", "final_at")
     }
     rows = _driver_rows(ModelJudgment.objects.filter(judge_part_filter(campaign), judge__campaign=campaign).values_list(
         "judge_id", "item_id", "label", "failed", "score", "fallback_label"

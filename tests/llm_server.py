@@ -70,6 +70,7 @@ class ChatServer:
     requests: list[Recorded] = field(default_factory=list)
     max_in_flight: int = 0
     _scripts: list[tuple[str | None, list[Reply]]] = field(default_factory=list)
+    _rule: object = None  # prompt -> Reply or None, asked before the scripts (answer_by)
     _in_flight: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _closing: threading.Event = field(default_factory=threading.Event)
@@ -79,12 +80,21 @@ class ChatServer:
         with self._lock:
             self._scripts.append((when, list(replies)))
 
+    def answer_by(self, rule) -> None:
+        """Answer every request whose prompt RULE(prompt) gives a Reply for with that reply (the scripts otherwise):
+        for a model whose answer depends on both the instruction and the item, which no one `when` text can name."""
+        with self._lock:
+            self._rule = rule
+
     def bodies(self) -> list[dict]:
         with self._lock:
             return [r.body for r in self.requests if r.body is not None]
 
     def _next_reply(self, prompt: str) -> Reply:
         with self._lock:
+            reply = self._rule(prompt) if self._rule is not None else None
+            if reply is not None:
+                return reply
             for when, replies in self._scripts:
                 if replies and (when is None or when in prompt):
                     return replies.pop(0)

@@ -78,7 +78,11 @@ def test_the_comparison_is_the_libraries_figures(campaign):
 def test_the_page_and_the_api(campaign, client, researcher):
     campaign, *_ = campaign
     client.force_login(researcher)
-    assert 'id="compare-judges"' in client.get("/campaigns/cmp/judges/").content.decode()
+    panel = client.get("/campaigns/cmp/judges/").content.decode()
+    assert 'id="compare-judges"' in panel
+    # The judge page lists the two as versions of the llm family, the second with what changed and a comparison link.
+    assert 'id="versions-llm"' in panel and "<td>instruction</td>" in panel
+    assert '/campaigns/cmp/report/compare/?a=v1&amp;b=v2">compare with v1</a>' in panel
     page = client.get("/campaigns/cmp/report/compare/?a=v1&b=v2")
     html = page.content.decode()
     assert page.status_code == 200 and "<b>12</b> of the 39 items both judges labelled" in html

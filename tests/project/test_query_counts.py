@@ -132,7 +132,7 @@ BOUNDS = {  # (qa_correctness, answer_ranking, ais, image_relevance, passage_rel
     ("api-campaign-adjudication-unit", "researcher"): (11, 15, 11, 13, 11, 11),
     # The Items page: a page of items with their topics, the count, the categories with theirs.
     ("campaign-items", "researcher"): (7, 7, 7, 7, 7, 7),
-    ("judge-panel", "researcher"): (16, 16, 16, 16, 16, 16),
+    ("judge-panel", "researcher"): (17, 17, 17, 17, 17, 17),
     # Without a split (the world's campaigns have none): the form only.
     ("judge-development", "researcher"): (4, 4, 4, 4, 4, 4),
     ("api-development-split", "researcher"): (3, 3, 3, 3, 3, 3),

@@ -38,6 +38,21 @@ def test_rows_cover_only_the_items_every_llm_judge_was_asked_about():
     assert ablation_build(judges=[em], humans=humans, costs=[]) is None
 
 
+def test_a_final_judge_read_on_the_held_out_part_is_listed_apart_from_the_versions_being_developed():
+    humans = HumanLabels(item_label={1: "yes", 2: "no", 3: "yes", 4: "no"})
+    v1 = JudgeLabels(name="v1", family="llm", labels={1: "yes", 2: "yes"})  # the development part: items 1 and 2
+    v2 = JudgeLabels(name="v2", family="llm", labels={1: "yes", 2: "no"})
+    final = JudgeLabels(name="v3", family="llm", labels={3: "yes", 4: "no"}, held_out=True)
+    block = ablation_build(judges=[v1, v2, final], humans=humans,
+                           costs=[cost("v1", n=1), cost("v2", n=3), cost("v3", n=5)])
+    assert block["items"] == 2 and [row["judge"] for row in block["rows"]] == ["v1", "v2"]
+    assert [row["judge"] for row in block["left_out"]] == ["v3"] and "held-out part" in block["left_out"][0]["why"]
+    # Every version final: all read on the held-out part, compared there.
+    both = ablation_build(judges=[JudgeLabels(name="v3", family="llm", labels={3: "yes"}, held_out=True)],
+                          humans=humans, costs=[cost("v3", n=5)])
+    assert both["items"] == 1 and both["left_out"] == []
+
+
 @pytest.mark.django_db
 def test_report_and_page_show_the_ablation(qa_campaign, researcher, client):
     from annotate.models import HumanJudgment, JudgmentKind, Unit
