@@ -6,6 +6,7 @@ counter the workers increment: a redelivered batch or a resumed run cannot make 
 
 import hashlib
 import json
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from django.db.models import Count, Q, QuerySet, Sum
@@ -282,16 +283,17 @@ def judges_served_models(*, campaign: Campaign) -> dict[int, ServedModels]:
     LLM and VLM judges; local models report none). One query."""
     rows = (LLMSample.objects.filter(judge__campaign=campaign).exclude(served_model="")
             .values_list("judge_id", "run_id", "served_model").annotate(n=Count("id")).order_by())
-    samples: dict[int, dict[str, int]] = {}
-    per_run: dict[tuple[int, int], set[str]] = {}
+    samples: dict[int, Counter] = defaultdict(Counter)
+    per_run: dict[tuple[int, int], set[str]] = defaultdict(set)
     for judge_id, run_id, model, count in rows:
-        counts = samples.setdefault(judge_id, {})
-        counts[model] = counts.get(model, 0) + count
+        samples[judge_id][model] += count
         if run_id is not None:
-            per_run.setdefault((judge_id, run_id), set()).add(model)
-    return {judge_id: ServedModels(counts, tuple(sorted(run for (judge, run), models in per_run.items()
-                                                        if judge == judge_id and len(models) > 1)))
-            for judge_id, counts in samples.items()}
+            per_run[judge_id, run_id].add(model)
+    mixed: dict[int, list[int]] = defaultdict(list)
+    for (judge_id, run_id), models in sorted(per_run.items()):
+        if len(models) > 1:
+            mixed[judge_id].append(run_id)
+    return {judge_id: ServedModels(dict(counts), tuple(mixed[judge_id])) for judge_id, counts in samples.items()}
 
 
 # How many of a judge's failed verdicts the panel reads to group them by reason, and items it names per reason.

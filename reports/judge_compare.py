@@ -9,7 +9,6 @@ whose values differ (a prompt text, the model, decoding) and the model ids the s
 from __future__ import annotations
 
 from annotate.models import Campaign
-from judges.models import Judge
 from judges.identity import config_changes
 from judges.selectors import judges_served_models
 from reports.selectors import human_labels_get, items_brief_get, judge_labels_get
@@ -63,16 +62,13 @@ def judge_comparison(*, campaign: Campaign, first: str, second: str) -> dict:
     correct = system_tests.paired_test([float(x == h) for x, h in zip(after, human, strict=True)],
                                        [float(x == h) for x, h in zip(before, human, strict=True)])
     brief = items_brief_get(item_ids=set(changed[:CHANGED_SHOWN]))
-    versions = {name: (judge_id, config_hash, config, final_at) for name, judge_id, config_hash, config, final_at in
-                Judge.objects.filter(campaign=campaign, name__in=(first, second))
-                .values_list("name", "id", "config_hash", "config", "final_at")}
     served = judges_served_models(campaign=campaign)
 
     def version(side: str, name: str, judge) -> dict:
-        judge_id, config_hash, _, final_at = versions[name]
-        models = served.get(judge_id)
+        models = served.get(judge.id)
+        # Marked final only where there is a split (judges.development), where it is read on the held-out part.
         return {"side": side, "name": name, "family": judge.family, "labelled": len(judge.labels),
-                "failed": len(judge.failed), "config_hash": config_hash, "final": final_at is not None,
+                "failed": len(judge.failed), "config_hash": judge.config_hash, "final": judge.held_out,
                 "served_models": models.samples if models else {}, "served_text": models.text() if models else "",
                 "served_changed": bool(models and models.changed)}
 
@@ -81,8 +77,8 @@ def judge_comparison(*, campaign: Campaign, first: str, second: str) -> dict:
         "first": shown[0], "second": shown[1], "versions": shown,
         # With a development split a final judge is read on the held-out part, any other on the development part
         # (reports.selectors.judge_part_filter): two such judges share no item.
-        "parts_differ": bool(campaign.development_split) and shown[0]["final"] != shown[1]["final"],
-        "config_changes": [] if a.family != b.family else config_changes(versions[first][2], versions[second][2]),
+        "parts_differ": shown[0]["final"] != shown[1]["final"],
+        "config_changes": [] if a.family != b.family else config_changes(a.config, b.config),
         "n_both": len(both), "n_changed": len(changed), "n_labelled": len(labelled), "n_topics": len(set(topics)),
         "agreement": sides, "difference": difference, "correct_test": correct,
         "ci_method": bootstrap_method("topics, both judges on the same draw"),

@@ -91,6 +91,7 @@ class JudgeLabels:
     id: int | None = None
     # Read on the held-out part of the campaign's development split (marked final), not on the development part.
     held_out: bool = False
+    config_hash: str = ""  # the judge's version (judges.identity.config_hash)
 
 
 @dataclass
@@ -242,10 +243,10 @@ def judge_labels_get(*, campaign: Campaign) -> list[JudgeLabels]:
     split: judge_part_filter). Two queries."""
     split = bool(campaign.development_split)
     judges = {
-        judge_id: JudgeLabels(name=name, family=family, config=config or {}, id=judge_id,
+        judge_id: JudgeLabels(name=name, family=family, config=config or {}, id=judge_id, config_hash=config_hash,
                               held_out=split and final_at is not None)
-        for judge_id, name, family, config, final_at in Judge.objects.filter(campaign=campaign).order_by("name")
-        .values_list("id", "name", "family", "config", "final_at")
+        for judge_id, name, family, config, config_hash, final_at in Judge.objects.filter(campaign=campaign)
+        .order_by("name").values_list("id", "name", "family", "config", "config_hash", "final_at")
     }
     rows = _driver_rows(ModelJudgment.objects.filter(judge_part_filter(campaign), judge__campaign=campaign).values_list(
         "judge_id", "item_id", "label", "failed", "score", "fallback_label"

@@ -163,7 +163,7 @@ BOUNDS = {  # (qa_correctness, answer_ranking, ais, image_relevance, passage_rel
     # The form only (no judges chosen): the campaign's judges' names.
     ("agreement-judge-compare", "researcher"): (5, 5, 5, 5, 5, 5),
     # The verdicts, the human labels, the two judges' configurations and reported model ids.
-    ("agreement-judge-compare?a=&b=", "researcher"): (12, 12, 12, 12, 12, 12),
+    ("agreement-judge-compare?a=&b=", "researcher"): (11, 11, 11, 11, 11, 11),
     ("agreement-qrels", "researcher"): (None, None, None, 5, 5, None),
     # The stored qrels, and the runs scored under them: read from their files (campaign.options), no query.
     ("agreement-leaderboard", "researcher"): (None, None, None, 5, 5, None),
@@ -186,7 +186,7 @@ BOUNDS = {  # (qa_correctness, answer_ranking, ais, image_relevance, passage_rel
     ("api-agreement-status", "researcher"): (5, 5, 5, 5, 5, 5),
     ("api-agreement-methods", "researcher"): (7, 7, 7, 7, 7, 7),
     ("api-agreement-compare", "researcher"): (4, 4, 4, 4, 4, 4),
-    ("api-agreement-compare?a=&b=", "researcher"): (10, 10, 10, 10, 10, 10),
+    ("api-agreement-compare?a=&b=", "researcher"): (9, 9, 9, 9, 9, 9),
     ("api-agreement-qrels-list", "researcher"): (None, None, None, 5, 5, None),
     ("api-agreement-qrels", "researcher"): (None, None, None, 5, 5, None),
     ("api-agreement-leaderboard", "researcher"): (None, None, None, 5, 5, None),
