@@ -194,13 +194,21 @@ class HttpBackend:
             }
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                refused = None
                 for future in done:
                     try:
                         outcome = future.result()  # re-raises a worker's JudgeConfigError here
                     except _Stopped:  # a job a worker's JudgeConfigError stopped: that error's own future raises it
                         continue
+                    except JudgeConfigError as exc:
+                        # Raised once every sample that came back with it is kept: a refusal finishing beside an
+                        # answer (one wait can return both, in either order) must not cost that answer again.
+                        refused = refused or exc
+                        continue
                     self._count(outcome)
                     on_sample(outcome.key, outcome.index, outcome.generation)
+                if refused is not None:
+                    raise refused
         finally:
             # On the way out after an exception: wake the workers from their backoff sleeps, drop what
             # has not started, and let in-flight requests end (each bounded by the timeout).

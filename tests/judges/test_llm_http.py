@@ -337,6 +337,27 @@ def test_refused_key_raises_a_config_error_without_the_key(server, caplog, statu
     assert KEY not in caplog.text
 
 
+def test_an_answer_that_comes_back_beside_a_refusal_is_kept(server, monkeypatch):
+    """One wait may return a refused request and an answered one together, in either order (a set): the answer is
+    handed over before the refusal is raised, so a resumed run does not ask for it again. Every wait here returns
+    both (ALL_COMPLETED), so the old order-dependent loss would show on about every other run."""
+    import concurrent.futures
+
+    from judges.llm import http_backend
+
+    monkeypatch.setattr(http_backend, "wait", lambda pending, return_when: concurrent.futures.wait(
+        pending, return_when=concurrent.futures.ALL_COMPLETED))
+    samples: dict[int, Generation] = {}
+    for _ in range(8):  # the set's order differs from run to run: the answer must arrive every time
+        samples.clear()
+        server.script(error(401), when="question 1")
+        server.script(answer(), when="question 2")
+        with pytest.raises(JudgeConfigError, match="refused the request"):
+            make_backend(make_config(server, concurrency=2)).generate(
+                [item(1), item(2)], SAMPLE, lambda key, index, generation: samples.__setitem__(key, generation))
+        assert list(samples) == [2] and "question 2" in samples[2].text
+
+
 def test_unknown_url_or_model_raises_a_config_error(server):
     with pytest.raises(JudgeConfigError, match=r"answered HTTP 404 \(application/json, 39 bytes\): the model "
                                                "'judge-model' or the URL"):
