@@ -4,7 +4,6 @@ written: the probes' verdicts are read by the probes' report only."""
 
 from itertools import groupby
 
-from django.db import transaction
 from kombu.exceptions import KombuError
 
 from judges.errors import JudgeConfigError, JudgeQueueError
@@ -52,17 +51,14 @@ def probes_judge(*, judge: Judge, user) -> int:
     config = family_config_validate(judge.family, judge.config, task_type=campaign.task_type)
     endpoint_use_check(family=judge.family, config=config, campaign=campaign, user=user)
     rows = _pending(judge)
-    batches = _batches(rows, family.items_per_task)
-    judge_id, user_id, queue = judge.pk, getattr(user, "pk", None), judge_queue_name(config=config)
-
-    def publish() -> None:
-        try:
-            for batch in batches:
-                probe_batch.apply_async(args=(judge_id, batch, user_id), queue=queue, retry=True,
-                                        retry_policy=PUBLISH_RETRY_POLICY)
-        except (KombuError, OSError) as exc:
-            raise JudgeQueueError(f"could not queue the probes: the Celery broker is unreachable ({exc}); start it, "
-                                  f"then run the probes again (what was judged is kept)") from exc
-
-    transaction.on_commit(publish)
+    # Published at once: nothing is written here for a worker to wait on (the probes are committed already), and a
+    # broker that cannot be reached is the caller's error to show, not one raised later after some commit.
+    queue, user_id = judge_queue_name(config=config), getattr(user, "pk", None)
+    try:
+        for batch in _batches(rows, family.items_per_task):
+            probe_batch.apply_async(args=(judge.pk, batch, user_id), queue=queue, retry=True,
+                                    retry_policy=PUBLISH_RETRY_POLICY)
+    except (KombuError, OSError) as exc:
+        raise JudgeQueueError(f"could not queue the probes: the Celery broker is unreachable ({exc}); start it, "
+                              f"then run the probes again (what was judged is kept)") from exc
     return len(rows)

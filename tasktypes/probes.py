@@ -99,7 +99,7 @@ def probes_make(*, campaign: Campaign, kinds: list[str], per_kind: int = PER_KIN
     labels = human_labels_get(campaign=campaign).item_label
     items = {item.pk: item for item in Item.objects.filter(campaign=campaign, pk__in=list(labels))
              .select_related("topic").order_by("pk")}
-    existing = {kind: Probe.objects.filter(campaign=campaign, kind=kind).count() for kind in kinds}
+    existing = _probe_counts(campaign)
     summary = {}
     with transaction.atomic():
         for kind in kinds:
@@ -159,14 +159,25 @@ def _words(verdict: tuple[str, float | None]) -> str:
     return label or ("" if score is None else f"score {score:.4g}")
 
 
+def _probe_counts(campaign: Campaign) -> Counter:
+    """kind -> how many probes CAMPAIGN has of it. One query."""
+    return Counter(dict(Probe.objects.filter(campaign=campaign).order_by().values_list("kind")
+                        .annotate(n=Count("pk"))))
+
+
+def _kind_row(kind: str, probes: int) -> dict:
+    """A kind as the page and the report list it, with how many probes the campaign has of it."""
+    return {"kind": kind, "title": KINDS[kind].title, "what": KINDS[kind].what, "probes": probes}
+
+
 def _kind_rate(kind: str, *, probes: dict, own: dict, seen: dict, items: dict, negative) -> dict:
-    """One judge's flip rate on KIND's PROBES (id -> (item, kind, text)), from its verdicts OWN on probes and SEEN on
+    """One judge's flip rate on KIND's PROBES (id -> (item, text)), from its verdicts OWN on probes and SEEN on
     items: n, flips, the rate with its Wilson interval, and the first flipped examples."""
     from stats.interrater import share_with_interval
 
     asked, counted, flips, examples = 0, 0, 0, []
-    for probe_id, (item_id, probe_kind, text) in probes.items():
-        if probe_kind != kind or probe_id not in own:
+    for probe_id, (item_id, text) in probes.items():
+        if probe_id not in own:
             continue
         asked += 1
         original = seen.get(item_id)
@@ -192,11 +203,13 @@ def probe_report(*, campaign: Campaign) -> dict | None:
     from stats.interrater import WILSON
 
     spec = task_type_get(campaign.task_type)
-    probes = {pk: (item_id, kind, text) for pk, item_id, kind, text in
-              Probe.objects.filter(campaign=campaign).order_by("pk").values_list("pk", "item_id", "kind", "text")}
-    if not probes:
+    by_kind: dict[str, dict[int, tuple[int, str]]] = {}
+    for pk, item_id, kind, text in Probe.objects.filter(campaign=campaign).order_by("pk").values_list(
+            "pk", "item_id", "kind", "text"):
+        by_kind.setdefault(kind, {})[pk] = (item_id, text)
+    if not by_kind:
         return None
-    kinds = sorted({kind for _, kind, _ in probes.values()}, key=list(KINDS).index)
+    kinds = sorted(by_kind, key=list(KINDS).index)
     verdicts: dict[int, dict[int, tuple[str, float | None]]] = {}
     for judge_id, probe_id, label, score in ProbeVerdict.objects.filter(probe__campaign=campaign, failed=False) \
             .values_list("judge_id", "probe_id", "label", "score"):
@@ -204,7 +217,7 @@ def probe_report(*, campaign: Campaign) -> dict | None:
     failed = Counter(ProbeVerdict.objects.filter(probe__campaign=campaign, failed=True)
                      .values_list("judge_id", "probe__kind"))
     ran = set(verdicts) | {judge_id for judge_id, _ in failed}
-    source_items = {item for item, _, _ in probes.values()}
+    source_items = {item for probes in by_kind.values() for item, _ in probes.values()}
     originals: dict[int, dict[int, tuple[str, float | None]]] = {}
     rows = (ModelJudgment.objects.filter(judge_part_filter(campaign), judge__campaign=campaign, failed=False,
                                          judge_id__in=ran, item_id__in=source_items)
@@ -217,21 +230,16 @@ def probe_report(*, campaign: Campaign) -> dict | None:
         return spec.label_negative(label, campaign=campaign)
 
     judges = [{"name": name, "kinds": [
-        {**_kind_rate(kind, probes=probes, own=verdicts.get(judge_id, {}), seen=originals.get(judge_id, {}),
+        {**_kind_rate(kind, probes=by_kind[kind], own=verdicts.get(judge_id, {}), seen=originals.get(judge_id, {}),
                       items=items, negative=negative), "failed": failed[judge_id, kind]} for kind in kinds]}
         for judge_id, name in Judge.objects.filter(pk__in=ran).order_by("name").values_list("pk", "name")]
-    made = Counter(kind for _, kind, _ in probes.values())
-    return {"kinds": [{"kind": kind, "title": KINDS[kind].title, "what": KINDS[kind].what, "probes": made[kind]}
-                      for kind in kinds],
+    return {"kinds": [_kind_row(kind, len(by_kind[kind])) for kind in kinds],
             "judges": judges, "ci_method": f"flip rate: the share of the probes that count that flipped; {WILSON}"}
 
 
 def probes_view(*, campaign: Campaign) -> dict:
     """What the probes page and its API show: the kinds the task type offers with how many probes each has, and the
     flip rates (probe_report)."""
-    spec = task_type_get(campaign.task_type)
-    counts = Counter(dict(Probe.objects.filter(campaign=campaign).order_by().values_list("kind")
-                          .annotate(n=Count("pk"))))
-    return {"offered": [{"kind": kind, "title": KINDS[kind].title, "what": KINDS[kind].what, "probes": counts[kind]}
-                        for kind in spec.probe_kinds],
+    counts = _probe_counts(campaign)
+    return {"offered": [_kind_row(kind, counts[kind]) for kind in task_type_get(campaign.task_type).probe_kinds],
             "report": probe_report(campaign=campaign)}
