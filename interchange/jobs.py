@@ -47,7 +47,7 @@ PUBLISH_RETRY_POLICY = {"max_retries": 3, "interval_start": 0, "interval_step": 
 PROGRESS_FILE = "progress.json"
 FILES = "files"
 INCOMING = "incoming"
-PARAMETERS = ("system", "judge", "score_judge", "depth", "tag", "clip")
+PARAMETERS = ("system", "judge", "score_judge", "depth", "tag", "clip", "repeat_assessors")
 
 
 class ImportQueueError(Exception):
@@ -89,14 +89,15 @@ def job_folder(job_id: int) -> Path:
 
 def import_job_create(*, campaign: Campaign, user, fmt: str, files: list, system: str | None = None,
                       judge: str | None = None, score_judge: str | None = None, depth: int | None = None,
-                      tag: str | None = None, clip: bool = False) -> ImportJob:
+                      tag: str | None = None, clip: bool = False, repeat_assessors: bool = False) -> ImportJob:
     """A job importing the uploaded FILES into CAMPAIGN, queued for a worker (after commit); the files are moved
     into the job's folder. Raises ImportRequestError (or ImportDataError for a file over the size limit) for an
     import that cannot be served, before anything is stored; ImportQueueError, after marking the job failed,
     when the broker is unreachable. Must not be called inside an outer transaction."""
-    # clip is stored only when asked for (None is left out), as a job's parameters were before it existed.
+    # clip and repeat_assessors are stored only when asked for (None is left out), as a job's parameters were
+    # before they existed.
     parameters = {"system": system, "judge": judge, "score_judge": score_judge, "depth": depth, "tag": tag,
-                  "clip": clip or None}
+                  "clip": clip or None, "repeat_assessors": repeat_assessors or None}
     names = uploads_check(files)
     import_request_check(campaign=campaign, fmt=fmt, paths=[Path(name) for name in names], **parameters)
     folder = None

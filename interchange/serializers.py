@@ -19,6 +19,10 @@ class ImportRequestSerializer(serializers.Serializer):
     clip = serializers.BooleanField(required=False, default=False,
                                     help_text="judge-qrels: set grades off the campaign's scale to its nearest end "
                                               "(counted in grades_clipped) instead of refusing the file.")
+    repeat_assessors = serializers.BooleanField(
+        required=False, default=False,
+        help_text="trec-preferences, pairwise-jsonl: a pair judged again by an assessor the file does not name is "
+                  "another assessor's verdict (assessor 1, 2, ... in the file's order) instead of a conflict.")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -54,6 +54,9 @@ class ImportForm(forms.Form):
     tag = forms.CharField(required=False, max_length=100, help_text="trec-run: a tag for these runs, e.g. clip-based.")
     clip = forms.BooleanField(required=False, help_text="judge-qrels: set grades off the campaign's scale to its "
                                                         "nearest end (counted) instead of refusing the file.")
+    repeat_assessors = forms.BooleanField(
+        required=False, help_text="trec-preferences, pairwise-jsonl: a pair judged again by an assessor the file does "
+                                  "not name is another assessor's verdict.")
 
     def __init__(self, *args, task_type: str, **kwargs):
         super().__init__(*args, **kwargs)
@@ -99,7 +102,8 @@ def _campaign_import(request, campaign):
                 job = import_job_create(campaign=campaign, user=request.user, fmt=data["format"], files=data["files"],
                                         system=data["system"] or None, judge=data["judge"] or None,
                                         score_judge=data["score_judge"] or None, depth=data["depth"],
-                                        tag=data["tag"] or None, clip=data["clip"])
+                                        tag=data["tag"] or None, clip=data["clip"],
+                                        repeat_assessors=data["repeat_assessors"])
             except (ImportDataError, ImportRequestError, ImportQueueError) as exc:
                 error = str(exc)
             else:
@@ -110,7 +114,7 @@ def _campaign_import(request, campaign):
     spec = task_type_get(campaign.task_type)
     return render(request, "annotate/import.html",
                   {"campaign": campaign, "form": form, "error": error, "pools_runs": spec.pools_runs,
-                   "clips": "judge-qrels" in spec.import_formats,
+                   "clips": "judge-qrels" in spec.import_formats, "repeats": spec.repeat_formats,
                    "jobs": import_jobs_recent(campaign=campaign),
                    "format_help": {name: help_html(spec.format_help.get(name) or SHARED_FORMAT_HELP.get(name, ""))
                                    for name, _ in form.fields["format"].choices},

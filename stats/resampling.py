@@ -23,6 +23,7 @@ import warnings
 from collections.abc import Callable
 
 import numpy as np
+from scipy import sparse
 
 RESAMPLES = 1000
 SEED = 0
@@ -181,17 +182,19 @@ def class_sums(unique: np.ndarray, multiplicity: np.ndarray, *, resamples: int =
                size: int | None = None) -> np.ndarray:
     """resampled_sums of units given as their distinct rows: UNIQUE[r] is the row that MULTIPLICITY[r] of them share
     (distinct_rows' answer, or the classes a caller found more cheaply than a row-wise unique of its units)."""
-    unique = np.asarray(unique, dtype=float)
+    # A sparse UNIQUE (scipy.sparse: rows of mostly zeros, as a prompt's win matrix is) stays sparse: the product
+    # below is then as dear as its nonzeros.
+    unique = unique if sparse.issparse(unique) else np.asarray(unique, dtype=float)
     multiplicity = np.asarray(multiplicity, dtype=np.int64)
     rng = np.random.default_rng(seed)
     drawn = int(multiplicity.sum()) if size is None else int(size)
     # Numbers held per resample: its counts over the distinct rows, its sums, and its unit indices when drawn so.
-    per_resample = max(len(unique), unique.shape[1], drawn if _by_index(multiplicity) else 0, 1)
+    per_resample = max(unique.shape[0], unique.shape[1], drawn if _by_index(multiplicity) else 0, 1)
     block = max(1, BLOCK_NUMBERS // per_resample)
     parts = []
     for start in range(0, resamples, block):
         counts = draw_counts(multiplicity, resamples=min(block, resamples - start), rng=rng, size=size)
-        parts.append(counts @ unique)
+        parts.append(np.asarray(counts @ unique))
     return np.concatenate(parts) if parts else np.zeros((0, unique.shape[1]))
 
 

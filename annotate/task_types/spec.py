@@ -90,6 +90,9 @@ class TaskTypeSpec:
     format_help: dict[str, str] = {}
     # The formats whose paths may be folders (or a .zip of one, uploaded).
     folder_formats: tuple[str, ...] = ()
+    # Formats whose verdicts may name no assessor, where the import option repeat_assessors reads a unit judged again
+    # by an unnamed assessor as another assessor's verdict (published preference files name none).
+    repeat_formats: tuple[str, ...] = ()
     # What the items of a pooled task type are: Item.kind and what the pages call one (tasktypes.graded).
     item_kind: str = ""
     item_noun: str = "item"
@@ -223,7 +226,8 @@ class TaskTypeSpec:
     def import_run(self, *, campaign, fmt: str, paths: list, summary, unused, **parameters) -> None:
         """Import PATHS, files of format FMT (one of import_formats), into CAMPAIGN, inside the import's transaction
         (interchange.importers.service.import_run calls it): count what was made in SUMMARY (an ImportSummary) and the
-        lines not used in UNUSED; PARAMETERS are the import's options (system, judge, score_judge, depth, tag, clip)."""
+        lines not used in UNUSED; PARAMETERS are the import's options (system, judge, score_judge, depth, tag, clip,
+        repeat_assessors)."""
         raise NotImplementedError
 
     def uploaded_paths(self, *, fmt: str, root: Path, paths: list[Path]) -> list[Path]:

@@ -171,7 +171,7 @@ class ImportSummary:
 
 def import_request_check(*, campaign: Campaign, fmt: str, paths: list[Path], judge: str | None,
                          score_judge: str | None = None, depth: int | None = None, tag: str | None = None,
-                         clip: bool = False, **_) -> None:
+                         clip: bool = False, repeat_assessors: bool = False, **_) -> None:
     """Refuse, with ImportRequestError, an import that cannot be served whatever the files hold."""
     known = formats()
     if fmt not in known:
@@ -195,6 +195,10 @@ def import_request_check(*, campaign: Campaign, fmt: str, paths: list[Path], jud
     if clip and fmt != "judge-qrels":
         raise ImportRequestError(f"--clip clips the grades of a judge-qrels file to the campaign's scale; format "
                                  f"{fmt} has none to clip")
+    repeats = task_type_get(campaign.task_type).repeat_formats
+    if repeat_assessors and fmt not in repeats:
+        raise ImportRequestError(f"--repeat-assessors reads a pair judged again by an unnamed assessor as another "
+                                 f"assessor: formats {', '.join(repeats) or '(none of this task type)'}, not {fmt}")
     if depth is not None and depth < 1:
         raise ImportRequestError(f"--depth must be 1 or more, not {depth}")
 
@@ -224,9 +228,10 @@ def campaign_counts(*, campaign: Campaign) -> dict:
 
 def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str | None = None,
                judge: str | None = None, score_judge: str | None = None, depth: int | None = None,
-               tag: str | None = None, clip: bool = False) -> ImportSummary:
+               tag: str | None = None, clip: bool = False, repeat_assessors: bool = False) -> ImportSummary:
     """Import PATHS into CAMPAIGN, all or nothing. CLIP (judge-qrels): grades off the campaign's scale are set to
-    its nearest end and counted, instead of refused.
+    its nearest end and counted, instead of refused. REPEAT_ASSESSORS (a task type's repeat_formats): a unit judged
+    again by an assessor the file does not name is judged by another assessor (1, 2, ... in the file's order).
 
     Raises ImportRequestError for a request that cannot be served and ImportDataError (file, line,
     field) for bad input; either way the database is as before.
@@ -234,7 +239,7 @@ def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str |
     started = time.perf_counter()
     paths = [Path(path) for path in paths]
     import_request_check(campaign=campaign, fmt=fmt, paths=paths, judge=judge, score_judge=score_judge, depth=depth,
-                         tag=tag, clip=clip)
+                         tag=tag, clip=clip, repeat_assessors=repeat_assessors)
     for path in paths:
         if not (fmt in task_type_get(campaign.task_type).folder_formats and path.is_dir()):
             file_check(path)
@@ -254,7 +259,7 @@ def import_run(*, campaign: Campaign, fmt: str, paths: list[Path], system: str |
         else:
             task_type_get(campaign.task_type).import_run(
                 campaign=campaign, fmt=fmt, paths=paths, system=system, judge=judge, score_judge=score_judge,
-                depth=depth, tag=tag, clip=clip, summary=summary, unused=unused)
+                depth=depth, tag=tag, clip=clip, repeat_assessors=repeat_assessors, summary=summary, unused=unused)
         unused.check_some_used()
         summary.lines_unused = unused.rows()
         if summary.items_created:
@@ -288,14 +293,15 @@ def import_judges_start(*, campaign: Campaign, summary: ImportSummary, user=None
 def import_data_run(*, slug: str, task_type: str, fmt: str, paths: list[Path], system: str | None = None,
                     judge: str | None = None, score_judge: str | None = None, overlap: int | None = None,
                     owner=None, depth: int | None = None, tag: str | None = None,
-                    clip: bool = False) -> ImportSummary:
+                    clip: bool = False, repeat_assessors: bool = False) -> ImportSummary:
     """`import_data`: create the campaign when missing and import into it, in one transaction."""
     if fmt not in formats():
         raise ImportRequestError(f"unknown format {fmt!r}; choose one of {', '.join(formats())}")
     with transaction.atomic():
         campaign = campaign_get_or_create(slug=slug, task_type=task_type, overlap=overlap, owner=owner)
         return import_run(campaign=campaign, fmt=fmt, paths=paths, system=system, judge=judge,
-                          score_judge=score_judge, depth=depth, tag=tag, clip=clip)
+                          score_judge=score_judge, depth=depth, tag=tag, clip=clip,
+                          repeat_assessors=repeat_assessors)
 
 
 __all__ = ["formats", "ImportDataError", "ImportRequestError", "ImportSummary", "import_data_run", "import_run"]

@@ -72,7 +72,7 @@ def _relative(text: str, root: Path) -> str:
 
 def folder_import(*, campaign: Campaign, fmt: str, root: Path, names: list[str], system: str | None = None,
                   judge: str | None = None, score_judge: str | None = None, depth: int | None = None,
-                  tag: str | None = None, clip: bool = False) -> ImportSummary:
+                  tag: str | None = None, clip: bool = False, repeat_assessors: bool = False) -> ImportSummary:
     """Import the files NAMES of folder ROOT (stored by upload_store) through `import_run`: same errors, same
     summary, with ROOT taken out of both. A folder format's uploads are made its folder first (the task type's
     uploaded_paths: an nq301 import's .zip archives are unpacked in ROOT)."""
@@ -80,7 +80,8 @@ def folder_import(*, campaign: Campaign, fmt: str, root: Path, names: list[str],
                                                              paths=[root / name for name in names])
     try:
         summary = import_run(campaign=campaign, fmt=fmt, paths=paths, system=system, judge=judge,
-                             score_judge=score_judge, depth=depth, tag=tag, clip=clip)
+                             score_judge=score_judge, depth=depth, tag=tag, clip=clip,
+                             repeat_assessors=repeat_assessors)
     except ImportDataError as exc:
         raise ImportDataError(file=_relative(exc.file, root), line=exc.line, field=_relative(exc.field, root),
                               message=_relative(exc.message, root)) from None

@@ -10,7 +10,12 @@
 - arena-conversations: Chatbot Arena's conversations, the same keys, "winner" model_a, model_b, tie or
   "tie (bothbad)" (both bad); each line is its own pair, under its question_id.
 - trec-preferences: a folder (or a .zip of one) holding topics.tsv and collection.tsv (`id<TAB>text`, no header) and
-  preference files of `topic left right preferred [assessor]` lines; preferred is left's or right's id, or tie.
+  preference files of `topic left right preferred [assessor]` lines; preferred is left's or right's id, or tie. A
+  judge's file may be in the both-orders layout, `@ topic x y mark` lines: mark `!` (x preferred, the two orders
+  agreed), `=` (the two orders disagreed: kept as order-inconsistent) or `?` (a text was missing: no verdict,
+  counted apart). A pair named again by an assessor the file does not name is refused, or, with the import option
+  repeat_assessors, is the next assessor's verdict (assessor1, assessor2, ... in the file's order), as published
+  TREC preference files give them.
 - pairwise-outputs: each system's response to each prompt, {"prompt_id", "prompt", "system", "response"}; the
   pairs are made here (pairs_design): every pair of systems on every prompt both answered, or, with the campaign
   option pair_prompts n, each pair of systems on n of those prompts drawn with the seed pair_seed.
@@ -21,13 +26,13 @@ bias.
 """
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 from pathlib import Path
 
 from annotate.models import Item, JudgmentKind, Topic
 from annotate.services.campaigns import units_ensure
-from interchange.importers.common import ImportDataError, fits, jsonl_read, lines_read, str_field
+from interchange.importers.common import ImportDataError, UnusedLines, fits, jsonl_read, lines_read, str_field
 from interchange.importers.writes import (
     HumanVerdict,
     ImportedAnnotators,
@@ -45,6 +50,10 @@ WINNERS = (*SIDES, TIE, BOTH_BAD)
 # The LMSYS layouts' winners, as ours.
 LMSYS_WINNERS = {"model_a": A, "model_b": B, "tie": TIE, "tie (bothbad)": BOTH_BAD, "tie (inconsistent)": INCONSISTENT}
 TREC_TEXTS = ("topics.tsv", "collection.tsv")
+# The both-orders layout of a judge's TREC preference file: `@ topic x y mark`.
+BOTH_ORDERS = "@"
+MARK_PREFERRED, MARK_INCONSISTENT, MARK_MISSING = "!", "=", "?"
+UNNAMED = "imported"  # the assessor of a verdict whose line names none
 
 
 @dataclass(frozen=True)
@@ -58,14 +67,15 @@ class PairRow:
     sides: dict  # {"a": {"system", "text"}, "b": {...}}
     pair_id: str
     winner: str | None = None
-    annotator: str = "imported"
+    annotator: str = UNNAMED
 
 
 class PairsWriter:
     """Pairs and their verdicts written as a file's rows come: new prompts and pairs made, a pair named again checked
     to be the same, verdicts kept for the end (the new pairs' ids come with their creation)."""
 
-    def __init__(self, *, campaign, summary, judge: str | None, path: Path):
+    def __init__(self, *, campaign, summary, judge: str | None, path: Path, unused=None,
+                 repeat_assessors: bool = False):
         self.campaign, self.summary = campaign, summary
         self.topics = {topic.external_id: topic for topic in Topic.objects.filter(campaign=campaign)}
         self.items = {external_id: (pk, data) for external_id, pk, data in
@@ -74,6 +84,10 @@ class PairsWriter:
         self.new_topics: list[Topic] = []
         self.verdicts: list[tuple[PairRow, str]] = []
         self.annotators = ImportedAnnotators(campaign=campaign)
+        self.unused = unused
+        # A pair's verdicts by assessors the file does not name: how many so far, and the first one's line.
+        self.repeat_assessors = repeat_assessors
+        self.unnamed: dict[str, tuple[int, int]] = {}
         self.judge = external_judge_get(campaign=campaign, name=judge, path=path,
                                         config={"format": "pairwise", "name": judge}) if judge else None
 
@@ -101,7 +115,22 @@ class PairsWriter:
             if row.winner not in WINNERS + ((INCONSISTENT,) if self.judge else ()):
                 raise ImportDataError(file=path, line=line, field="winner",
                                       message=f"winner is a, b, tie or both_bad, not {row.winner!r}")
+            if self.judge is None and row.annotator == UNNAMED:
+                row = self._unnamed(row, pair_id)
             self.verdicts.append((row, pair_id))
+
+    def _unnamed(self, row: PairRow, pair_id: str) -> PairRow:
+        """ROW, a human verdict whose line names no assessor: as it is the first time its pair is so judged; a repeat
+        refused, or with repeat_assessors the next assessor's (the first one's is assessor1 then)."""
+        count, first = self.unnamed.get(pair_id, (0, row.line))
+        self.unnamed[pair_id] = (count + 1, first)
+        if self.repeat_assessors:
+            return replace(row, annotator=f"assessor{count + 1}")
+        if count:
+            raise ImportDataError(file=row.path, line=row.line, field="assessor", message=(
+                f"pair {pair_id!r} was judged on line {first} by an assessor the file does not name: name each "
+                f"line's assessor, or import with repeat assessors (each repeat is another assessor's verdict)"))
+        return row
 
     def finish(self) -> None:
         Topic.objects.bulk_create(self.new_topics, batch_size=2000)
@@ -110,8 +139,19 @@ class PairsWriter:
         pks = {**{key: pk for key, (pk, _) in self.items.items()}, **{key: item.pk for key, item in self.new.items()}}
         self.summary.items_created = len(self.new)
         self.summary.units_created = units_ensure(campaign=self.campaign)
+        if self.repeat_assessors:
+            repeated = [count for count, _ in self.unnamed.values() if count > 1]
+            self.summary.notes.append(
+                f"pairs judged by assessors the files do not name: {len(self.unnamed)}, of them judged more than once: "
+                f"{len(repeated)} (each repeat another assessor, up to assessor{max(repeated, default=1)})")
+            fewer = sum(count < self.campaign.overlap for count, _ in self.unnamed.values())
+            if fewer:
+                self.summary.notes.append(
+                    f"pairs with fewer verdicts than the campaign's k = {self.campaign.overlap}: {fewer}; they have no "
+                    f"human label until more come (a campaign made with k = 1 takes each pair's verdicts as they are)")
         if self.judge is not None:
-            writer = JudgeVerdictWriter(judge=self.judge)
+            # A pair named again keeps its first verdict; the others are counted as lines not used.
+            writer = JudgeVerdictWriter(judge=self.judge, unused=self.unused)
             for row, pair_id in self.verdicts:
                 writer.add(JudgeVerdict(path=row.path, line=row.line, item=ItemRef(pks[pair_id]), score=None,
                                         label=row.winner, raw="", failed=False, key=pair_id))
@@ -136,7 +176,7 @@ def _pairwise_jsonl_rows(path: Path):
         yield PairRow(path=path, line=line, prompt_id=prompt_id, prompt=str_field(row, "prompt", path=path, line=line),
                       sides=sides, pair_id=str(row.get("id") or f"{prompt_id}/{sides[A]['system']}-vs-"
                                                                   f"{sides[B]['system']}"),
-                      winner=row.get("winner"), annotator=str(row.get("annotator") or "imported"))
+                      winner=row.get("winner"), annotator=str(row.get("annotator") or UNNAMED))
 
 
 def _turns(row: dict, key: str, *, path: Path, line: int) -> list[dict]:
@@ -186,7 +226,7 @@ def _lmsys_rows(path: Path, *, per_turn: bool):
         pair_id = f"{prompt_id}/{models[A]}-vs-{models[B]}" if per_turn else str(question)
         yield PairRow(path=path, line=line, prompt_id=prompt_id, prompt=_joined(asked[:turn], "Question"),
                       sides=sides, pair_id=pair_id, winner=LMSYS_WINNERS.get(winner),
-                      annotator=str(row.get("judge") or "imported"))
+                      annotator=str(row.get("judge") or UNNAMED))
 
 
 def _tab_texts(path: Path) -> dict[str, str]:
@@ -201,7 +241,7 @@ def _tab_texts(path: Path) -> dict[str, str]:
     return texts
 
 
-def _trec_rows(folders: list[Path]):
+def _trec_rows(folders: list[Path], *, unused, judge: bool):
     paths = sorted(file for path in folders for file in ([path] if path.is_file() else path.rglob("*"))
                    if file.is_file() and not file.name.startswith("."))
     tables = {name: next((path for path in paths if path.name == name), None) for name in TREC_TEXTS}
@@ -216,6 +256,12 @@ def _trec_rows(folders: list[Path]):
             fields = text.split()
             if not fields:
                 continue
+            if fields[0] == BOTH_ORDERS:
+                fields = _both_orders(fields, path=path, line=line, judge=judge)
+                if fields is None:
+                    unused.skip("a judge's missing-text mark (?): no verdict", path=path, line=line, field="mark",
+                                value=text.strip())
+                    continue
             if len(fields) not in (4, 5):
                 raise ImportDataError(file=path, line=line, field="line",
                                       message="expected topic left right preferred [assessor]")
@@ -226,16 +272,33 @@ def _trec_rows(folders: list[Path]):
                 if doc not in documents:
                     raise ImportDataError(file=path, line=line, field=field,
                                           message=f"no document {doc!r} in collection.tsv")
-            if preferred not in (left, right, TIE):
+            if preferred not in (left, right, TIE, *((INCONSISTENT,) if judge else ())):
                 raise ImportDataError(file=path, line=line, field="preferred",
                                       message=f"preferred is {left!r}, {right!r} or tie, not {preferred!r}")
             first, second = sorted((left, right))  # one pair whichever side a line puts each document
-            winner = TIE if preferred == TIE else (A if preferred == first else B)
+            winner = preferred if preferred in (TIE, INCONSISTENT) else (A if preferred == first else B)
             yield PairRow(path=path, line=line, prompt_id=topic, prompt=topics[topic],
                           sides={A: {"system": first, "text": documents[first]},
                                  B: {"system": second, "text": documents[second]}},
                           pair_id=f"{topic}/{first}-vs-{second}", winner=winner,
-                          annotator=fields[4] if len(fields) == 5 else "imported")
+                          annotator=fields[4] if len(fields) == 5 else UNNAMED)
+
+
+def _both_orders(fields: list[str], *, path: Path, line: int, judge: bool) -> list[str] | None:
+    """A both-orders line `@ topic x y mark` as `topic x y preferred` (preferred: x, or INCONSISTENT where the two
+    orders disagreed); None for a missing text's mark."""
+    if not judge:
+        raise ImportDataError(file=path, line=line, field="line", message=(
+            "an '@ topic x y mark' line is a judge's verdict asked in both orders: import the file under a judge "
+            "name"))
+    if len(fields) != 5 or fields[4] not in (MARK_PREFERRED, MARK_INCONSISTENT, MARK_MISSING):
+        raise ImportDataError(file=path, line=line, field="mark", message=(
+            f"expected @ topic x y mark, the mark {MARK_PREFERRED} (x preferred), {MARK_INCONSISTENT} (the two "
+            f"orders disagreed) or {MARK_MISSING} (a text was missing)"))
+    _, topic, x, y, mark = fields
+    if mark == MARK_MISSING:
+        return None
+    return [topic, x, y, x if mark == MARK_PREFERRED else INCONSISTENT]
 
 
 def pairs_design(outputs: dict[str, dict[str, str]], *, prompts_per_pair: int | None, seed: int):
@@ -289,10 +352,12 @@ def _outputs_rows(campaign, paths: list[Path], summary):
                       pair_id=f"{prompt_id}/{first}-vs-{second}")
 
 
-def pairs_import(*, campaign, fmt: str, paths: list[Path], summary, judge: str | None = None) -> None:
-    writer = PairsWriter(campaign=campaign, summary=summary, judge=judge, path=paths[0])
+def pairs_import(*, campaign, fmt: str, paths: list[Path], summary, judge: str | None = None, unused=None,
+                 repeat_assessors: bool = False) -> None:
+    writer = PairsWriter(campaign=campaign, summary=summary, judge=judge, path=paths[0], unused=unused,
+                         repeat_assessors=repeat_assessors)
     if fmt == "trec-preferences":
-        rows = _trec_rows(paths)
+        rows = _trec_rows(paths, unused=writer.unused or UnusedLines(), judge=judge is not None)
     elif fmt == "pairwise-outputs":
         rows = _outputs_rows(campaign, paths, summary)
     else:

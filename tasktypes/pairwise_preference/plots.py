@@ -7,6 +7,16 @@ import matplotlib
 from matplotlib.patches import Rectangle
 
 from reports.plots import Plot, figure_sized, legend_below, literal, number_text
+from stats.preference import SCOPE_PROMPT
+
+
+# More systems than this make a plot of every one unreadable; the tables and the CSV hold them all.
+PLOTTED_SYSTEMS = 60
+
+
+def _plotted(humans: dict) -> bool:
+    """Whether a plot of every system is drawn: scores fitted over all prompts (not per prompt's pool), few enough."""
+    return humans.get("scope") != SCOPE_PROMPT and 2 <= len(humans["systems"]) <= PLOTTED_SYSTEMS
 
 
 def _sources(report: dict) -> dict[str, dict]:
@@ -16,9 +26,12 @@ def _sources(report: dict) -> dict[str, dict]:
 
 def scores_plot(*, report: dict) -> Plot | None:
     """Each system's score (a point) and its 95% interval (a bar) under the humans and under each judge, the systems
-    in the humans' order, best at the top. None without a score."""
+    in the humans' order, best at the top. None without a score, for scores per prompt's pool or past
+    PLOTTED_SYSTEMS systems."""
     humans = report["scores"]["humans"]
     systems = humans["systems"]
+    if not _plotted(humans):
+        return None
     sources = {name: block for name, block in _sources(report).items()
                if any(block["scores"].get(system) is not None for system in systems)}
     if not systems or not sources:
@@ -56,10 +69,11 @@ def scores_plot(*, report: dict) -> Plot | None:
 
 def win_rates_plot(*, report: dict) -> Plot | None:
     """The humans' win-rate matrix: row system's share of its comparisons with the column system (ties half), as a
-    heatmap in the humans' order; blank where two systems never met. None with fewer than two systems."""
+    heatmap in the humans' order; blank where two systems never met. None with fewer than two systems,
+    for scores per prompt's pool or past PLOTTED_SYSTEMS systems."""
     humans = report["scores"]["humans"]
     systems = humans["systems"]
-    if len(systems) < 2 or not humans["n_comparisons"]:
+    if not _plotted(humans) or not humans["n_comparisons"]:
         return None
     size = len(systems)
     rates = [[humans["win_rates"][row].get(column) if row != column else None for column in systems]

@@ -12,7 +12,15 @@ from reports.humans import humans_block
 from reports.replacement import replacement_block
 from reports.selectors import human_labels_get, judge_labels_get, judge_part_filter
 from stats.interrater import WILSON, cohen_kappa, item_agreement_intervals, share_with_interval
-from stats.preference import FIRST, SECOND, TIE, first_position_rate, preference_scores
+from stats.preference import (
+    FIRST,
+    SECOND,
+    TIE,
+    first_position_rate,
+    pool_preference_scores,
+    pooled_by_prompt,
+    preference_scores,
+)
 from stats.uncertainty import bootstrap_method
 from tasktypes.pairwise_preference.judging import FIRST_SHOWN, INCONSISTENT, ORDERS, order_answers
 from tasktypes.pairwise_preference.verdicts import BOTH_BAD, SIDES
@@ -21,10 +29,10 @@ from tasktypes.pairwise_preference.verdicts import BOTH_BAD, SIDES
 THREE = {"a": "a", "b": "b", "tie": "tie", BOTH_BAD: "tie"}
 
 
-def _pairs(campaign) -> dict[int, tuple[int, str, str]]:
-    """item -> (its prompt's topic id, system a, system b): one query, the responses' texts left unread."""
+def _pairs(campaign) -> dict[int, tuple[str, str, str]]:
+    """item -> (its prompt's id, system a, system b): one query, the responses' texts left unread."""
     rows = Item.objects.filter(campaign=campaign).values_list(
-        "id", "topic_id", json_text("data__a__system"), json_text("data__b__system"))
+        "id", "topic__external_id", json_text("data__a__system"), json_text("data__b__system"))
     return {pk: (topic, a or "", b or "") for pk, topic, a, b in rows}
 
 
@@ -112,10 +120,15 @@ def preference_report_build(*, campaign) -> dict:
     positions = [TIE if THREE.get(label) == "tie" else (FIRST if label == (value or {}).get("left") else SECOND)
                  for _, label, value in votes if (value or {}).get("left") in SIDES]
     orders = _judge_orders(campaign)
-    # The systems' scores under the humans and under each judge, from one bootstrap over the prompts.
+    # The systems' scores under the humans and under each judge: one fit over every prompt, from one bootstrap over
+    # the prompts; or, where each candidate was compared on one prompt only (passages in a topic's pool), one fit
+    # per prompt, compared per prompt and averaged over the prompts.
     raters = [_comparisons([(item, label) for item, label, _ in votes], pairs),
               *(_comparisons(sorted(judge.labels.items()), pairs) for judge in judges)]
-    scores, system_orders = preference_scores(raters, systems=systems)
+    if pooled_by_prompt(raters):
+        scores, system_orders = pool_preference_scores(raters)
+    else:
+        scores, system_orders = preference_scores(raters, systems=systems)
     return {
         "campaign": campaign.slug,
         "task_type": campaign.task_type,

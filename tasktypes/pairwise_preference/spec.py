@@ -59,6 +59,7 @@ class PairwisePreference(TaskTypeSpec):
     import_formats = ("pairwise-jsonl", "mt-bench-human", "arena-conversations", "trec-preferences",
                       "pairwise-outputs", "judge-scores", "item-categories")
     folder_formats = ("trec-preferences",)
+    repeat_formats = ("trec-preferences", "pairwise-jsonl")
     format_help = {
         "pairwise-jsonl": "One pair per line: {\"prompt_id\", \"prompt\", \"system_a\", \"response_a\", \"system_b\", "
                           "\"response_b\"}, and optionally a verdict {\"winner\": \"a\", \"b\", \"tie\" or "
@@ -70,7 +71,9 @@ class PairwisePreference(TaskTypeSpec):
                                "(model_a, model_b, tie, tie (bothbad)), judge, conversation_a, conversation_b "
                                "(docs/formats/arena-conversations.md).",
         "trec-preferences": "A folder or .zip holding topics.tsv and collection.tsv (id<TAB>text) and preference "
-                            "files of `topic left right preferred [assessor]` lines (docs/formats/trec-preferences.md).",
+                            "files of `topic left right preferred [assessor]` lines, or a judge's `@ topic x y !` "
+                            "lines (! x preferred, = the two orders disagreed, ? a text missing); with repeat "
+                            "assessors, a pair judged again is another assessor (docs/formats/trec-preferences.md).",
         "pairwise-outputs": "Each system's response to each prompt, {\"prompt_id\", \"prompt\", \"system\", "
                             "\"response\"} per line: the pairs are made from them, all of them or a seeded draw "
                             "(options pair_prompts, pair_seed; docs/formats/pairwise-outputs.md).",
@@ -169,11 +172,13 @@ class PairwisePreference(TaskTypeSpec):
 
         return pairs_judge(family, items, config, **extra)
 
-    def import_run(self, *, campaign, fmt, paths, summary, unused, judge=None, **parameters) -> None:
+    def import_run(self, *, campaign, fmt, paths, summary, unused, judge=None, repeat_assessors=False,
+                   **parameters) -> None:
         """Every format's verdicts are humans', or with JUDGE the verdicts of that external judge."""
         from tasktypes.pairwise_preference.importers import pairs_import
 
-        pairs_import(campaign=campaign, fmt=fmt, paths=paths, summary=summary, judge=judge)
+        pairs_import(campaign=campaign, fmt=fmt, paths=paths, summary=summary, judge=judge, unused=unused,
+                     repeat_assessors=repeat_assessors)
 
     def uploaded_paths(self, *, fmt: str, root: Path, paths: list[Path]) -> list[Path]:
         """A trec-preferences upload: its .zip archives unpacked in ROOT, and ROOT read as the folder."""

@@ -7,6 +7,7 @@ import math
 import choix
 import numpy as np
 import pytest
+from scipy import stats as scipy_stats
 
 from stats.preference import (
     FIRST,
@@ -15,6 +16,9 @@ from stats.preference import (
     bradley_terry,
     bradley_terry_scores,
     first_position_rate,
+    pool_preference_scores,
+    pooled_by_prompt,
+    swaps_between,
     win_matrix,
     win_rates,
 )
@@ -85,3 +89,67 @@ def test_a_judges_first_position_bias_is_recovered_within_its_interval():
     assert block["n"] + block["ties"] == 600
     assert first_position_rate([TIE]) == {"rate": None, "rate_ci95": None, "n": 0, "ties": 1,
                                           "method": block["method"]}
+
+
+def _pools(prompts: int, size: int, *, seed: int):
+    """Each prompt its own pool of SIZE candidates (passages in a topic); every pair met once under two raters, the
+    second seeing the first's strengths through noise."""
+    rng = np.random.default_rng(seed)
+    raters = [([], []), ([], [])]
+    for prompt in range(prompts):
+        quality = rng.normal(0, 1, size=size)
+        seen = quality + rng.normal(0, 0.7, size=size)
+        for i, j in itertools.combinations(range(size), 2):
+            for (comparisons, clusters), strength in zip(raters, (quality, seen), strict=True):
+                p_first = 1 / (1 + math.exp(strength[j] - strength[i]))
+                comparisons.append((f"q{prompt}-d{i}", f"q{prompt}-d{j}", FIRST if rng.random() < p_first else SECOND))
+                clusters.append(prompt)
+    return raters
+
+
+def test_candidates_of_one_prompts_pool_are_fitted_per_prompt_and_compared_per_prompt():
+    raters = _pools(12, 7, seed=3)
+    pools = pooled_by_prompt(raters)
+    assert pools["q3-d5"] == 3 and len(pools) == 84
+    shared = [(raters[0][0] + [("q0-d1", "q1-d2", FIRST)], raters[0][1] + [0])]
+    assert pooled_by_prompt(shared) is None  # a candidate met on two prompts: one fit over all prompts
+    scores, orders = pool_preference_scores(raters)
+    # Each prompt's scores are choix's on that prompt's win matrix alone, centred.
+    for prompt in (0, 7):
+        candidates = [f"q{prompt}-d{n}" for n in range(7)]
+        matrix = win_matrix([comparison for comparison, cluster in zip(*raters[1], strict=True) if cluster == prompt],
+                            candidates)
+        direct = choix.ilsr_pairwise_dense(matrix, alpha=0.01)
+        assert np.allclose([scores[1]["scores"][c] for c in candidates], direct - direct.mean(), atol=1e-6)
+        assert scores[1]["pools"][candidates[0]] == prompt and scores[1]["scores_ci95"][candidates[0]] is None
+    # The order agreement per prompt is scipy's tau-b between the two fits; the headline is their mean over prompts.
+    order = orders[0]
+    taus, swaps = [], 0
+    for row in order["per_prompt"]:
+        candidates = [f"q{row['prompt']}-d{n}" for n in range(7)]
+        x = np.array([scores[0]["scores"][c] for c in candidates])
+        y = np.array([scores[1]["scores"][c] for c in candidates])
+        assert row["kendall_tau_b"] == pytest.approx(scipy_stats.kendalltau(x, y).statistic, abs=1e-12)
+        assert row["spearman"] == pytest.approx(scipy_stats.spearmanr(x, y).statistic, abs=1e-12)
+        counted = sum(x[i] > x[j] and y[j] > y[i] for i in range(7) for j in range(7))
+        assert row["swaps_count"] == counted
+        taus.append(row["kendall_tau_b"])
+        swaps += counted
+    assert (order["n_prompts"], order["n_systems"], order["swaps_count"]) == (12, 84, swaps)
+    assert order["kendall_tau_b"] == pytest.approx(np.mean(taus))
+    # Its interval resamples the prompts: the percentile bootstrap of the mean, as scipy draws it, within Monte Carlo
+    # error.
+    low, high = order["kendall_tau_b_ci95"]
+    reference = scipy_stats.bootstrap((np.array(taus),), np.mean, n_resamples=4000, method="percentile",
+                                      random_state=np.random.default_rng(0)).confidence_interval
+    assert abs(low - reference.low) < 0.03 and abs(high - reference.high) < 0.03
+    assert len(order["swaps"]) == min(swaps, 20) and "per prompt's pool" in order["method"]
+
+
+def test_swaps_are_counted_whole_and_the_largest_listed_first():
+    x = np.array([4.0, 3.0, 2.0, 1.0, 0.0])
+    y = np.array([0.0, 3.0, 2.0, 1.0, 4.0])  # 0 falls from first to last, 4 rises from last to first
+    count, largest = swaps_between(x, y, shown=2, block=2)
+    brute = sum(x[i] > x[j] and y[j] > y[i] for i in range(5) for j in range(5))
+    assert count == brute == 7
+    assert largest == [[0, 4], [0, 3]]  # the humans' widest gaps first

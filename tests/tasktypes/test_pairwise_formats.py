@@ -9,13 +9,16 @@ import zipfile
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from rest_framework.test import APIClient
+
 from agreement.report import agreement_report_build
-from annotate.models import HumanJudgment, Item, JudgmentKind, Topic
+from annotate.models import HumanJudgment, Item, JudgmentKind, Membership, Role, Topic
 from annotate.services.campaigns import campaign_get_or_create, campaign_options_set
 from interchange.importers.common import ImportDataError
-from interchange.importers.service import import_run
+from interchange.importers.service import ImportRequestError, import_run
 from interchange.importers.uploads import uploads_import
 from judges.models import ModelJudgment
+from tests.import_jobs_support import api_import, imports_inline  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.django_db
 TYPE = "pairwise_preference"
@@ -168,3 +171,79 @@ def test_a_pair_named_again_takes_another_verdict_but_not_other_responses(tmp_pa
                                               "or responses"):
         import_run(campaign=campaign, fmt="pairwise-jsonl", paths=[_write(tmp_path / "c.jsonl", [
             {**line, "response_b": "three"}])])
+
+
+def _trec_folder(folder, lines: str):
+    folder.mkdir()
+    (folder / "topics.tsv").write_text("1037798\twho was the first woman in space\n")
+    (folder / "collection.tsv").write_text("7\tValentina Tereshkova flew in 1963.\n12\tSally Ride flew in 1983.\n"
+                                           "30\tThe moon has no air.\n")
+    (folder / "prefs.txt").write_text(lines)
+    return folder
+
+
+def test_a_published_preference_file_with_unnamed_repeats_imports_with_each_repeat_another_assessor(tmp_path):
+    # As the TREC DL 2021 preferences are published: no assessor field, a pair judged again is its line again, in
+    # either order.
+    folder = _trec_folder(tmp_path / "prefs", "1037798 7 12 7\n1037798 30 7 7\n1037798 12 7 12\n1037798 7 12 tie\n")
+    with pytest.raises(ImportDataError, match=r"prefs.txt:3: assessor: pair '1037798/12-vs-7' was judged on line 1 "
+                                              r"by an assessor the file does not name.*repeat assessors"):
+        import_run(campaign=_campaign("refused"), fmt="trec-preferences", paths=[folder])
+    campaign = campaign_get_or_create(slug="prefs", task_type=TYPE, overlap=1)
+    summary = import_run(campaign=campaign, fmt="trec-preferences", paths=[folder], repeat_assessors=True)
+    assert (summary.items_created, summary.human_judgments_created) == (2, 4)
+    assert _verdicts(campaign) == [("1037798/12-vs-7", "prefs-annotator-assessor1", "b"),
+                                   ("1037798/12-vs-7", "prefs-annotator-assessor2", "a"),
+                                   ("1037798/12-vs-7", "prefs-annotator-assessor3", "tie"),
+                                   ("1037798/30-vs-7", "prefs-annotator-assessor1", "b")]
+    assert ("pairs judged by assessors the files do not name: 2, of them judged more than once: 1 (each repeat "
+            "another assessor, up to assessor3)") in summary.lines()
+    # The option is for formats whose lines may name no assessor.
+    with pytest.raises(ImportRequestError, match="formats trec-preferences, pairwise-jsonl, not mt-bench-human"):
+        import_run(campaign=_campaign("mt"), fmt="mt-bench-human", paths=[folder / "prefs.txt"],
+                   repeat_assessors=True)
+
+
+def test_a_judges_both_orders_file_keeps_inconsistent_verdicts_and_counts_missing_texts_apart(tmp_path):
+    # `@ topic x y mark`: ! x preferred in both orders, = the orders disagreed, ? a text was missing.
+    humans = _trec_folder(tmp_path / "humans", "1037798 7 12 7 n1\n1037798 30 7 7 n1\n1037798 30 12 12 n1\n")
+    judge = _trec_folder(tmp_path / "judge", "@ 1037798 7 12 !\n@ 1037798 30 7 =\n@ 1037798 12 30 ?\n"
+                                             "@ 1037798 12 7 !\n")
+    campaign = campaign_get_or_create(slug="prefs", task_type=TYPE, overlap=1)  # one assessor a pair: its label
+    import_run(campaign=campaign, fmt="trec-preferences", paths=[humans])
+    summary = import_run(campaign=campaign, fmt="trec-preferences", paths=[judge], judge="gpt-4o")
+    labels = dict(ModelJudgment.objects.filter(judge__name="gpt-4o").values_list("item__external_id", "label"))
+    assert labels == {"1037798/12-vs-7": "b", "1037798/30-vs-7": "inconsistent"}
+    assert summary.lines_unused == [
+        {"reason": "a judge's missing-text mark (?): no verdict", "lines": 1,
+         "example": "prefs.txt:3: mark '@ 1037798 12 30 ?'"},
+        {"reason": "naming an item an earlier line gave a verdict on (the first line's is kept)", "lines": 1,
+         "example": "prefs.txt:4: item '1037798/12-vs-7'"}]
+    report = agreement_report_build(campaign=campaign)["judges"]["gpt-4o"]
+    assert report["inconsistent"] == 1 and report["item"]["n"] == 1  # the inconsistent verdict is left out
+    with pytest.raises(ImportDataError, match="prefs.txt:1: line: an '@ topic x y mark' line is a judge's verdict"):
+        import_run(campaign=_campaign("as-humans"), fmt="trec-preferences", paths=[judge])
+    (judge / "prefs.txt").write_text("@ 1037798 7 12 maybe\n")
+    with pytest.raises(ImportDataError, match="prefs.txt:1: mark: expected @ topic x y mark"):
+        import_run(campaign=_campaign("bad-mark"), fmt="trec-preferences", paths=[judge], judge="gpt-4o")
+
+
+def test_the_api_and_the_import_page_take_repeat_assessors(tmp_path, researcher, imports_inline, client):
+    folder = _trec_folder(tmp_path / "prefs", "1037798 7 12 7\n1037798 12 7 tie\n")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path in folder.iterdir():
+            archive.write(path, f"prefs/{path.name}")
+    campaign = campaign_get_or_create(slug="prefs", task_type=TYPE, overlap=1)
+    Membership.objects.create(campaign=campaign, user=researcher, role=Role.RESEARCHER)
+    api = APIClient()
+    api.force_authenticate(researcher)
+    job = api_import(imports_inline, api, "/api/campaigns/prefs/import/", {
+        "format": "trec-preferences", "repeat_assessors": "true",
+        "files": [SimpleUploadedFile("prefs.zip", buffer.getvalue())]})
+    assert job["status"] == "done" and job["parameters"] == {"repeat_assessors": True}
+    assert [annotator for _, annotator, _ in _verdicts(campaign)] == ["prefs-annotator-assessor1",
+                                                                       "prefs-annotator-assessor2"]
+    client.force_login(researcher)
+    page = client.get("/campaigns/prefs/import/").content.decode()
+    assert 'name="repeat_assessors"' in page and "A pair judged again by an unnamed assessor" in page

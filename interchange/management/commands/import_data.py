@@ -32,11 +32,14 @@ class Command(BaseCommand):
         parser.add_argument("--clip", action="store_true",
                             help="judge-qrels: set grades off the campaign's scale to its nearest end (counted in the "
                                  "summary) instead of refusing the file")
+        parser.add_argument("--repeat-assessors", action="store_true",
+                            help="trec-preferences, pairwise-jsonl: a pair judged again by an assessor the file does "
+                                 "not name is another assessor's verdict (assessor 1, 2, ... in the file's order)")
         parser.add_argument("--owner", help="username made a researcher of the campaign")
         parser.add_argument("paths", nargs="+", metavar="PATH")
 
     def handle(self, *args, campaign, task_type, fmt, system, judge, score_judge, overlap, owner, paths, depth, tag,
-               clip=False, **options):
+               clip=False, repeat_assessors=False, **options):
         owner_user = None
         if owner:
             owner_user = get_user_model().objects.filter(username=owner).first()
@@ -47,7 +50,8 @@ class Command(BaseCommand):
         try:
             summary = import_data_run(slug=campaign, task_type=task_type, fmt=fmt, paths=[Path(p) for p in paths],
                                       system=system, judge=judge, score_judge=score_judge, overlap=overlap,
-                                      depth=depth, tag=tag, owner=owner_user, clip=clip)
+                                      depth=depth, tag=tag, owner=owner_user, clip=clip,
+                                      repeat_assessors=repeat_assessors)
         except (ImportDataError, ImportRequestError, CampaignError) as exc:
             raise CommandError(str(exc)) from None
         import_judges_start(campaign=Campaign.objects.get(slug=campaign), summary=summary, user=owner_user)
