@@ -1,7 +1,8 @@
 """Benchmark of a pairwise_preference campaign at TREC scale (issue 47): a collection of the published TREC DL 2021
 preferences' shape (tests/preferences_synthetic.py: passages in topics' pools, one to three assessors a pair whom
 the file does not name, ties, an LLM judge's file in the both-orders layout) imported as published, and its stored
-report built with every interval, against the target of under 60 s and 2 GB.
+report built with every interval, against the target of under 60 s and 2 GB; then PandaLM's whole human-annotated test
+set and its two judges as published (fixtures/pandalm), with the figures the release states beside the report's.
 
 The two files are imported from the command line's code path (interchange.importers.service.import_data_run, the
 assessors' file with repeat_assessors), then the report is built as a worker builds it
@@ -114,6 +115,38 @@ def main():
               f"(n = {item['n']:,} pairs); Kendall tau-b {order['kendall_tau_b']:.3f} "
               f"{_interval(order['kendall_tau_b_ci95'])}, mean over {order['n_prompts']} prompts' pools; "
               f"{order['swaps_count']:,} swapped pairs")
+    bench_pandalm()
+
+
+def bench_pandalm() -> None:
+    """PandaLM's whole human-annotated test set and both of its judges, as published (fixtures/pandalm): the import,
+    the report's build, and its figures beside the ones the release states."""
+    from agreement.report import agreement_report_build
+    from interchange.importers.service import import_data_run
+
+    folder = ROOT / "fixtures" / "pandalm"
+    started = time.perf_counter()
+    import_data_run(slug="pandalm", task_type="pairwise_preference", fmt="pandalm-testset",
+                    paths=[folder / "testset-v1.json"])
+    for judge, name in (("gpt-3.5-turbo", "gpt-3.5-turbo-testset-v1.json"), ("pandalm-7b", "pandalm-7b-testset-v1.json")):
+        import_data_run(slug="pandalm", task_type="pairwise_preference", fmt="pandalm-testset",
+                        paths=[folder / name], judge=judge)
+    imported = time.perf_counter() - started
+    from annotate.models import Campaign
+
+    started = time.perf_counter()
+    report = agreement_report_build(campaign=Campaign.objects.get(slug="pandalm"))
+    built = time.perf_counter() - started
+    print(f"\nPandaLM test set (999 pairs, 3 annotators, 2 judges): imported in {imported:.1f} s, report statistics "
+          f"in {built:.2f} s")
+    kappas = ", ".join(f"{row['kappa']:.3f}" for row in report["humans"]["pairwise_cohen_kappa"])
+    print(f"  annotators' Cohen's kappas with each other: {kappas} (the release: 0.85, 0.88, 0.86); Fleiss' kappa "
+          f"{report['humans']['fleiss_kappa']:.3f} {_interval(report['humans']['fleiss_kappa_ci95'])}")
+    for name, block in report["judges"].items():
+        item, order = block["item"], block["order"]
+        print(f"  {name}: Cohen's kappa {item['cohen_kappa']:.3f} {_interval(item['cohen_kappa_ci95'])}, agreement "
+              f"{item['accuracy']:.3f} (n = {item['n']} pairs); system order tau-b {order['kendall_tau_b']:.3f} "
+              f"over {order['n_systems']} systems")
 
 
 def _interval(interval) -> str:

@@ -16,6 +16,12 @@
   counted apart). A pair named again by an assessor the file does not name is refused, or, with the import option
   repeat_assessors, is the next assessor's verdict (assessor1, assessor2, ... in the file's order), as published
   TREC preference files give them.
+- pandalm-testset: PandaLM's human-annotated test set as published (WeOpenML/PandaLM data/testset-v1.json): a JSON
+  list of {"idx", "cmp_key" ("<system a>_<system b>"), "instruction", "input", "response1", "response2",
+  "annotator1", "annotator2", "annotator3"}, a verdict 0 (a tie), 1 (response1) or 2 (response2) by each annotator; the
+  pair is `pandalm/<idx>`, its prompt the instruction and the input. With a judge name, a judge's results file of the
+  same release: [{"idx", "<name>_result"}], the result 0 or Tie, 1 or 2, anything else a verdict the judge failed to
+  give (kept as failed, with its text).
 - pairwise-outputs: each system's response to each prompt, {"prompt_id", "prompt", "system", "response"}; the
   pairs are made here (pairs_design): every pair of systems on every prompt both answered, or, with the campaign
   option pair_prompts n, each pair of systems on n of those prompts drawn with the seed pair_seed.
@@ -25,6 +31,7 @@ human verdict records no side shown ("left": null): it counts for agreement and 
 bias.
 """
 
+import hashlib
 import random
 from dataclasses import dataclass, replace
 from itertools import combinations
@@ -32,7 +39,15 @@ from pathlib import Path
 
 from annotate.models import Item, JudgmentKind, Topic
 from annotate.services.campaigns import units_ensure
-from interchange.importers.common import ImportDataError, UnusedLines, fits, jsonl_read, lines_read, str_field
+from interchange.importers.common import (
+    ImportDataError,
+    UnusedLines,
+    fits,
+    json_array_read,
+    jsonl_read,
+    lines_read,
+    str_field,
+)
 from interchange.importers.writes import (
     HumanVerdict,
     ImportedAnnotators,
@@ -301,6 +316,74 @@ def _both_orders(fields: list[str], *, path: Path, line: int, judge: bool) -> li
     return [topic, x, y, x if mark == MARK_PREFERRED else INCONSISTENT]
 
 
+PANDALM_WINNERS = {"0": TIE, "tie": TIE, "1": A, "2": B}
+PANDALM_ANNOTATORS = ("annotator1", "annotator2", "annotator3")
+
+
+def _pandalm_pair(idx) -> str:
+    return f"pandalm/{idx}"
+
+
+def _pandalm_rows(path: Path):
+    """PandaLM's test set: a pair per record, each of its three annotators' verdicts a row."""
+    for position, record in json_array_read(path, what="PandaLM test records"):
+        if not isinstance(record, dict) or not isinstance(record.get("idx"), int):
+            raise ImportDataError(file=path, line=position, field="idx", message="expected a record with an idx")
+        systems = str_field(record, "cmp_key", path=path, line=position).split("_")
+        if len(systems) != 2 or not all(systems):
+            raise ImportDataError(file=path, line=position, field="cmp_key",
+                                  message="expected <system a>_<system b>")
+        instruction = str_field(record, "instruction", path=path, line=position)
+        given = record.get("input") or ""
+        prompt = f"{instruction}\n\n{given}" if given else instruction
+        # The release names no prompt: one id per distinct prompt text, the same whatever the records' order.
+        prompt_id = "pandalm-" + hashlib.sha256(prompt.encode()).hexdigest()[:12]
+        sides = {side: {"system": system, "text": _pandalm_text(record, f"response{n}", path=path, line=position)}
+                 for n, (side, system) in enumerate(zip(SIDES, systems, strict=True), start=1)}
+        for annotator in PANDALM_ANNOTATORS:
+            verdict = PANDALM_WINNERS.get(str(record.get(annotator)).lower())
+            if verdict is None:
+                raise ImportDataError(file=path, line=position, field=annotator,
+                                      message=f"expected 0 (a tie), 1 or 2, not {record.get(annotator)!r}")
+            yield PairRow(path=path, line=position, prompt_id=prompt_id, prompt=prompt, sides=sides,
+                          pair_id=_pandalm_pair(record["idx"]), winner=verdict, annotator=annotator)
+
+
+def _pandalm_text(record: dict, key: str, *, path: Path, line: int) -> str:
+    """A response's text; a few of the release's responses are JSON's true (a model that answered "True"), read as
+    that word."""
+    value = record.get(key)
+    if isinstance(value, bool):
+        return str(value)
+    return str_field(record, key, path=path, line=line)
+
+
+def pandalm_results_import(*, campaign, paths: list[Path], judge: str, summary, unused) -> None:
+    """A judge's results file of PandaLM's release ([{"idx", "<name>_result"}]) as that external judge's verdicts on
+    the pairs the test set made; a result that is no verdict ("garbage") is a failed judgment, its text kept."""
+    pairs = dict(Item.objects.filter(campaign=campaign, external_id__startswith="pandalm/")
+                 .values_list("external_id", "id"))
+    writer = JudgeVerdictWriter(judge=external_judge_get(campaign=campaign, name=judge, path=paths[0],
+                                                         config={"format": "pandalm-testset", "name": judge}),
+                                unused=unused)
+    for path in paths:
+        for position, record in json_array_read(path, what="PandaLM results"):
+            results = [key for key in record if key.endswith("_result")] if isinstance(record, dict) else []
+            if not isinstance(record, dict) or not isinstance(record.get("idx"), int) or len(results) != 1:
+                raise ImportDataError(file=path, line=position, field="idx",
+                                      message='expected {"idx", "<judge>_result"}')
+            pair = pairs.get(_pandalm_pair(record["idx"]))
+            if pair is None:
+                raise ImportDataError(file=path, line=position, field="idx", message=(
+                    f"no pair {_pandalm_pair(record['idx'])!r} in the campaign: import the test set first"))
+            raw = str(record[results[0]])
+            label = PANDALM_WINNERS.get(raw.lower())
+            writer.add(JudgeVerdict(path=path, line=position, item=ItemRef(pair), score=None, label=label or "",
+                                    raw=raw, failed=label is None, key=_pandalm_pair(record["idx"])))
+    writer.flush()
+    summary.model_judgments_created = {judge: writer.created}
+
+
 def pairs_design(outputs: dict[str, dict[str, str]], *, prompts_per_pair: int | None, seed: int):
     """The pairs to make from OUTPUTS {prompt id: {system: response}}: for every two systems, the prompts both
     answered, or PROMPTS_PER_PAIR of them drawn with SEED (all of them where they share fewer). Yields (prompt id,
@@ -356,6 +439,10 @@ def pairs_import(*, campaign, fmt: str, paths: list[Path], summary, judge: str |
                  repeat_assessors: bool = False) -> None:
     writer = PairsWriter(campaign=campaign, summary=summary, judge=judge, path=paths[0], unused=unused,
                          repeat_assessors=repeat_assessors)
+    if fmt == "pandalm-testset" and judge is not None:
+        pandalm_results_import(campaign=campaign, paths=paths, judge=judge, summary=summary,
+                               unused=unused or UnusedLines())
+        return
     if fmt == "trec-preferences":
         rows = _trec_rows(paths, unused=writer.unused or UnusedLines(), judge=judge is not None)
     elif fmt == "pairwise-outputs":
@@ -363,7 +450,8 @@ def pairs_import(*, campaign, fmt: str, paths: list[Path], summary, judge: str |
     else:
         read = {"pairwise-jsonl": _pairwise_jsonl_rows,
                 "mt-bench-human": lambda path: _lmsys_rows(path, per_turn=True),
-                "arena-conversations": lambda path: _lmsys_rows(path, per_turn=False)}[fmt]
+                "arena-conversations": lambda path: _lmsys_rows(path, per_turn=False),
+                "pandalm-testset": _pandalm_rows}[fmt]
         rows = (row for path in paths for row in read(path))
     for row in rows:
         writer.add(row)

@@ -57,7 +57,7 @@ class PairwisePreference(TaskTypeSpec):
     item_kind = "pair"
     item_noun = "pair"
     import_formats = ("pairwise-jsonl", "mt-bench-human", "arena-conversations", "trec-preferences",
-                      "pairwise-outputs", "judge-scores", "item-categories")
+                      "pandalm-testset", "pairwise-outputs", "judge-scores", "item-categories")
     folder_formats = ("trec-preferences",)
     repeat_formats = ("trec-preferences", "pairwise-jsonl")
     format_help = {
@@ -74,6 +74,10 @@ class PairwisePreference(TaskTypeSpec):
                             "files of `topic left right preferred [assessor]` lines, or a judge's `@ topic x y !` "
                             "lines (! x preferred, = the two orders disagreed, ? a text missing); with repeat "
                             "assessors, a pair judged again is another assessor (docs/formats/trec-preferences.md).",
+        "pandalm-testset": "PandaLM's human-annotated test set as published (testset-v1.json: a JSON list of "
+                           "idx, cmp_key, instruction, input, response1, response2, annotator1-3, each 0 a tie, 1 "
+                           "or 2); with a judge name, a judge's results file of the release ({\"idx\", "
+                           "\"<name>_result\"}) (docs/formats/pandalm-testset.md).",
         "pairwise-outputs": "Each system's response to each prompt, {\"prompt_id\", \"prompt\", \"system\", "
                             "\"response\"} per line: the pairs are made from them, all of them or a seeded draw "
                             "(options pair_prompts, pair_seed; docs/formats/pairwise-outputs.md).",
