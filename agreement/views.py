@@ -31,6 +31,7 @@ from annotate.task_types.registry import task_type_get
 from judges.development import SplitError, split_make
 from judges.forms import DevelopmentSplitForm, ProbesForm
 from judges.models import EXTERNAL_FAMILY
+from reports.presentation import PART_WORDS
 from reports.selectors import human_labels_get, item_rows_get, judge_labels_get
 
 
@@ -96,7 +97,7 @@ def agreement_report(request, slug):
         "presentation": presentation,
         "judge_names": judge_names,
         "judge_rows": [
-            {"name": name, **block,
+            {"name": name, **block, "part_words": PART_WORDS.get(block.get("part")),
              "partial": bool(block["item"].get("coverage")) and block["item"]["coverage"][0] < block["item"]["coverage"][1]}
             for name, block in report["judges"].items()
         ],
