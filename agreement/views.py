@@ -31,6 +31,7 @@ from annotate.task_types.registry import task_type_get
 from judges.development import SplitError, split_make
 from judges.forms import DevelopmentSplitForm, ProbesForm
 from judges.models import EXTERNAL_FAMILY
+from reports.presentation import PART_WORDS
 from reports.selectors import human_labels_get, item_rows_get, judge_labels_get
 
 
@@ -96,7 +97,7 @@ def agreement_report(request, slug):
         "presentation": presentation,
         "judge_names": judge_names,
         "judge_rows": [
-            {"name": name, **block,
+            {"name": name, **block, "part_words": PART_WORDS.get(block.get("part")),
              "partial": bool(block["item"].get("coverage")) and block["item"]["coverage"][0] < block["item"]["coverage"][1]}
             for name, block in report["judges"].items()
         ],
@@ -445,7 +446,7 @@ def judge_development(request, slug):
     form = DevelopmentSplitForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            summary = split_make(campaign=campaign, user=request.user, **form.cleaned_data)
+            summary = split_make(campaign=campaign, user=request.user, **_split_settings(form))
         except SplitError as exc:
             form.add_error(None, str(exc))
         else:
@@ -454,6 +455,11 @@ def judge_development(request, slug):
             return redirect("judge-development", slug=campaign.slug)
     context = {"campaign": campaign, "form": form, **development_view(campaign=campaign)}
     return render(request, "judges/development.html", context, status=400 if form.errors else 200)
+
+
+def _split_settings(form: DevelopmentSplitForm) -> dict:
+    """The split's settings from a valid DevelopmentSplitForm: its fields but the confirmation."""
+    return {key: value for key, value in form.cleaned_data.items() if key != "confirm"}
 
 
 class DevelopmentSplitApi(APIView):
@@ -468,8 +474,9 @@ class DevelopmentSplitApi(APIView):
 
     @extend_schema(request=OpenApiTypes.OBJECT, responses={201: OpenApiTypes.OBJECT, 400: OpenApiTypes.OBJECT})
     def post(self, request, slug):
-        """Split the campaign's items once: {"held_out": 0.5, "seed": 0, "stratify": "topic" or "system"} (each
-        optional); 201 with the split, 400 when it is split already or a setting is out of range."""
+        """Split the campaign's items once: {"confirm": true, "held_out": 0.5, "seed": 0, "stratify": "topic" or
+        "system"} (all but confirm optional); 201 with the split, 400 without "confirm": true (the split cannot be
+        undone), when it is split already or a setting is out of range."""
         campaign = campaign_for_researcher(request.user, slug)
         form = DevelopmentSplitForm({**{name: field.initial for name, field in DevelopmentSplitForm.base_fields.items()},
                                      **(request.data if isinstance(request.data, dict) else {})})
@@ -477,7 +484,7 @@ class DevelopmentSplitApi(APIView):
             return Response({"detail": "; ".join(f"{name}: {' '.join(errors)}" for name, errors in form.errors.items())},
                             status=400)
         try:
-            summary = split_make(campaign=campaign, user=request.user, **form.cleaned_data)
+            summary = split_make(campaign=campaign, user=request.user, **_split_settings(form))
         except SplitError as exc:
             return Response({"detail": str(exc)}, status=400)
         return Response(summary, status=201)

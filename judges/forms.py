@@ -98,6 +98,10 @@ class JudgeRunStartForm(forms.Form):
         return config
 
 
+SPLIT_UNCONFIRMED = ('the split is made once and cannot be undone: every judge is read on one part from then on; '
+                     'confirm it (the API: "confirm": true) to make it')
+
+
 class DevelopmentSplitForm(forms.Form):
     """The judge development page's form that splits the campaign's items (judges.development.split_make)."""
 
@@ -108,6 +112,10 @@ class DevelopmentSplitForm(forms.Form):
                               help_text="The draw's seed: the same seed on the same items gives the same split.")
     stratify = forms.ChoiceField(choices=[(key, f"{key}: {words}") for key, words in STRATA.items()], initial="topic",
                                  label="Stratify by")
+    # The split is made once and cannot be undone (judges.development): whoever makes it says so, the page after a
+    # confirmation dialog (a hidden field the dialog's acceptance submits), the API with "confirm": true.
+    confirm = forms.BooleanField(required=True, widget=forms.HiddenInput, label="",
+                                 error_messages={"required": SPLIT_UNCONFIRMED})
 
 
 class ProbesForm(forms.Form):

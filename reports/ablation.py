@@ -56,6 +56,10 @@ def ablation_build(*, judges: list[JudgeLabels], humans: HumanLabels, costs: lis
         return {"items": 0, "settings": _varied(left_out), "rows": [], "left_out": left_out, "base": None,
                 "base_why": None, "sample": False, "labelled": len(labelled)}
     items = sorted(labelled.intersection(*(asked[cost.name] for cost in costs)))
+    # The rows share one part of a development split (the final ones are apart): the items they could be asked about
+    # are that part's, which is what "a sample" is measured against.
+    part = by_name[costs[0].name]
+    labelled_here = sum(part.reads_item(item) for item in labelled)
     rows = []
     for cost in costs:
         judge = by_name[cost.name]
@@ -78,7 +82,7 @@ def ablation_build(*, judges: list[JudgeLabels], humans: HumanLabels, costs: lis
             "tokens_per_item": (cost.prompt_tokens + cost.completion_tokens) / n_asked if n_asked else None,
             "tokens": cost.prompt_tokens + cost.completion_tokens,
         })
-    sample = len(items) < len(humans.item_label)
+    sample = len(items) < labelled_here
     if outputs is not None:
         for row in rows:
             row.update(_system_figures(judge=by_name[row["judge"]], humans=humans, outputs=outputs, items=set(items)))
@@ -92,7 +96,7 @@ def ablation_build(*, judges: list[JudgeLabels], humans: HumanLabels, costs: lis
             "base_why": f"{base!r} is not an LLM judge of this campaign (those: {', '.join(names)}); the first row is "
                         f"the base" if base and base not in names else None,
             # The rows' items are a sample of the items with a human label (judges run on --sample).
-            "sample": sample, "labelled": len(humans.item_label)}
+            "sample": sample, "labelled": labelled_here}
 
 
 def _settings(cost: LlmJudgeCost) -> dict:
@@ -101,9 +105,12 @@ def _settings(cost: LlmJudgeCost) -> dict:
 
 
 def _system_figures(*, judge: JudgeLabels, humans: HumanLabels, outputs: SystemOutputs, items: set) -> dict:
-    """The row's system order against the humans' over the ablation's items, and the mean absolute error."""
+    """The row's system order against the humans' over the ablation's items, and the mean absolute error. With a
+    development split, over the outputs of the judge's part only: a gold match on the other part is nothing the
+    judge was read on."""
     systems = []
     for system, pairs in outputs.outputs.items():
+        pairs = [(topic, item) for topic, item in pairs if judge.reads_item(item)]
         rows = SystemRows(system=system, outputs=len(pairs))
         for topic, item in pairs:
             if item in items:

@@ -59,9 +59,11 @@ def verdict_budget(*, report: dict, judges, paired: dict, coverage: dict[str, li
 
 
 def graded_budget(*, report: dict, human_grade: dict[int, int], judge_labels: list, items: dict, levels: list[int],
-                  per_topic_human: dict, per_topic_judges: dict, target: float) -> dict:
+                  per_topic_humans: dict, per_topic_judges: dict, target: float) -> dict:
     """Graded relevance: each judge's item kappa over the items both graded (by topic), and the tau-b of the runs'
-    NDCG@10 under the human qrels against the judge's (by topic), from what graded_report_build has read."""
+    NDCG@10 under the human qrels against the judge's (by topic), from what graded_report_build has read.
+    PER_TOPIC_HUMANS[judge]: the runs' measures under the human qrels the judge is compared with (those of its part
+    of a development split, where there is one)."""
     measure = "ndcg_cut_10"
     inputs = []
     for name, _, labels in judge_labels:
@@ -73,7 +75,8 @@ def graded_budget(*, report: dict, human_grade: dict[int, int], judge_labels: li
                                    unit_noun="topics",
                                    levels=levels))
         system = block["system"][measure]
-        inputs.append(_tau_input(name, _run_matrices({run: values[measure] for run, values in per_topic_human.items()},
+        humans = per_topic_humans[name]
+        inputs.append(_tau_input(name, _run_matrices({run: values[measure] for run, values in humans.items()},
                                                      {run: values[measure] for run, values in
                                                       per_topic_judges[name].items()}),
                                  current=system["kendall_tau_b_ci95"],

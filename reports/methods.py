@@ -118,7 +118,9 @@ def methods_text(*, report: dict, campaign_name: str, judges: list[tuple[str, st
                       f"share of {split['held_out']} drawn within {split['stratify_words']} with seed "
                       f"{split['seed']}. Judges were developed on the development part; a judge's figures here are "
                       f"read on the held-out part for the judges marked final ({finals or 'none yet'}), on the "
-                      f"development part for the others."]
+                      f"development part for the others, and compared with the human labels of the same part "
+                      f"only: no output or item of the other part counts for a judge, not even by a gold-answer "
+                      f"match."]
     lines += _probes_lines(report.get("probes"))
     lines += ["", "Judges (each judge's version: its family and the hash of its whole configuration):"]
     if not judges:

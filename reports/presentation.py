@@ -24,6 +24,10 @@ def three_decimals(value) -> str:
     return "—" if value is None else f"{value:.3f}"
 
 
+# How the page names the part of a development split a judge is read on (reports.verdicts._judge_block "part").
+PART_WORDS = {"development": "development", "held_out": "held-out"}
+
+
 def partial_coverage(coverage):
     """[compared, of] where some were left out, else None."""
     return coverage if coverage and coverage[0] < coverage[1] else None
@@ -132,9 +136,13 @@ class VerdictPresentation(ReportPresentation):
                 {**row, "judge_values": [row["judges"].get(name) for name in judge_names],
                  # Per judge: its accuracy and [outputs compared with the humans, outputs] where some were left out,
                  # and over every output it decided ("all"), with its mean score where it scores.
+                 # A judge read on one part of a development split: that part's name, and the humans' accuracy on the
+                 # same outputs, so that the two figures side by side are over the same outputs.
                  "judge_cells": [{"value": row["judges"].get(name),
                                   "cover": partial_coverage((row.get("coverage") or {}).get(name)),
-                                  "all": (row.get("judges_all") or {}).get(name)}
+                                  "all": (row.get("judges_all") or {}).get(name),
+                                  "part": PART_WORDS.get((report["judges"].get(name) or {}).get("part")),
+                                  "human": (row.get("human_by_judge") or {}).get(name)}
                                  for name in judge_names]}
                 for row in report["systems"]
             ],

@@ -92,6 +92,14 @@ class JudgeLabels:
     # Read on the held-out part of the campaign's development split (marked final), not on the development part.
     held_out: bool = False
     config_hash: str = ""  # the judge's version (judges.identity.config_hash)
+    # The items of the part it is read on (judge_part_filter), None without a split: every figure of the judge, and
+    # the humans' side of every comparison with it, reads these items only (reads_item).
+    part: frozenset[int] | None = None
+
+    def reads_item(self, item: int) -> bool:
+        """Whether a figure of this judge may read ITEM: without a split every item; with one only its part's, so
+        that no rule (a gold match, a string another verdict accepted) decides an output of the other part for it."""
+        return self.part is None or item in self.part
 
 
 @dataclass
@@ -132,6 +140,17 @@ def judge_part_filter(campaign: Campaign) -> Q:
         return Q()
     return (Q(judge__final_at__isnull=True, item__split="development")
             | Q(judge__final_at__isnull=False, item__split="held_out"))
+
+
+def judge_parts_get(*, campaign: Campaign) -> dict[bool, frozenset[int]] | None:
+    """The items each kind of judge is read on (judge_part_filter), by whether it is marked final: {False: the
+    development part, True: the held-out part}; None without a split. One query with a split, none without."""
+    if not campaign.development_split:
+        return None
+    parts: dict[str, list[int]] = {"development": [], "held_out": []}
+    for item_id, part in Item.objects.filter(campaign=campaign).exclude(split="").values_list("id", "split"):
+        parts.setdefault(part, []).append(item_id)
+    return {False: frozenset(parts["development"]), True: frozenset(parts["held_out"])}
 
 
 def human_labels_get(*, campaign: Campaign) -> HumanLabels:
@@ -239,12 +258,14 @@ def judge_human_pairs(*, judge: JudgeLabels, humans: HumanLabels) -> Paired:
 
 
 def judge_labels_get(*, campaign: Campaign) -> list[JudgeLabels]:
-    """Every judge of the campaign (external ones included), by name, with its verdicts (on its part of a development
-    split: judge_part_filter). Two queries."""
+    """Every judge of the campaign (external ones included), by name, with its verdicts and the items of its part of a
+    development split (judge_part_filter, judge_parts_get). Two queries, three with a split."""
     split = bool(campaign.development_split)
+    parts = judge_parts_get(campaign=campaign)
     judges = {
         judge_id: JudgeLabels(name=name, family=family, config=config or {}, id=judge_id, config_hash=config_hash,
-                              held_out=split and final_at is not None)
+                              held_out=split and final_at is not None,
+                              part=None if parts is None else parts[final_at is not None])
         for judge_id, name, family, config, config_hash, final_at in Judge.objects.filter(campaign=campaign)
         .order_by("name").values_list("id", "name", "family", "config", "config_hash", "final_at")
     }
@@ -340,11 +361,15 @@ def input_cuts_get(*, campaign: Campaign) -> dict[str, dict]:
 
     Counted from the notes families write in each verdict's raw text (judges.families.base NOTE_*). One query.
     {"long_passages" (families that take that option; else None), "max_length" (None: the model's limit), "whole",
-    "truncated", "windowed"}.
+    "truncated", "windowed"}. With a development split, over the judge's part only.
     """
     from judges.families.base import NOTE_TRUNCATED, NOTE_WINDOWED
 
     judged = Q(judgments__failed=False)
+    if campaign.development_split:
+        # Counted on the judge's part only, as every figure of it (judge_part_filter, seen from the judge).
+        judged &= (Q(final_at__isnull=True, judgments__item__split="development")
+                   | Q(final_at__isnull=False, judgments__item__split="held_out"))
     rows = Judge.objects.filter(campaign=campaign, family__in=CUTTING_FAMILIES).annotate(
         judged=Count("judgments", filter=judged),
         truncated=Count("judgments", filter=judged & Q(judgments__raw__contains=NOTE_TRUNCATED)),
@@ -395,18 +420,24 @@ class JudgeScores:
     scores: dict[int, float] = field(default_factory=dict)
     grades: dict[int, int] = field(default_factory=dict)
     failed: set[int] = field(default_factory=set)
+    part: frozenset[int] | None = None  # as JudgeLabels.part
+    held_out: bool = False  # as JudgeLabels.held_out
+
+    reads_item = JudgeLabels.reads_item
 
 
 GRADE_LABELS = {str(grade): grade for grade in range(10)}  # a judge's grade on any scale (tasktypes.graded)
 
 
 def judge_scores_get(*, campaign: Campaign) -> list[JudgeScores]:
-    """Every judge of the campaign, by name, with its scores and grades (on its part of a development split:
-    judge_part_filter). Two queries."""
+    """Every judge of the campaign, by name, with its scores and grades and the items of its part of a development
+    split (judge_part_filter, judge_parts_get). Two queries, three with a split."""
+    parts = judge_parts_get(campaign=campaign)
     judges = {
-        judge_id: JudgeScores(name=name, family=family)
-        for judge_id, name, family in Judge.objects.filter(campaign=campaign).order_by("name").values_list(
-            "id", "name", "family")
+        judge_id: JudgeScores(name=name, family=family, part=None if parts is None else parts[final_at is not None],
+                               held_out=parts is not None and final_at is not None)
+        for judge_id, name, family, final_at in Judge.objects.filter(campaign=campaign).order_by("name").values_list(
+            "id", "name", "family", "final_at")
     }
     rows = ModelJudgment.objects.filter(judge_part_filter(campaign), judge__campaign=campaign).values_list(
         "judge_id", "item_id", "score", "label", "failed")
@@ -522,7 +553,8 @@ def _completed(groups: list[list[int]], candidates: list[RankingCandidate]) -> l
 
 
 def ranking_data_get(*, campaign: Campaign) -> RankingData:
-    """Everything the answer_ranking report needs, in six queries whatever the campaign's size.
+    """Everything the answer_ranking report needs, in six queries whatever the campaign's size (seven with a
+    development split).
 
     Topics and their candidate items; each annotator's current ranking per topic and dimension, and
     the current adjudicated ranking; every judge's scores per item.
@@ -583,10 +615,12 @@ def ranking_data_get(*, campaign: Campaign) -> RankingData:
     data.annotators = sorted(annotators)
     data.topics = sorted(topics.values(), key=lambda topic: _topic_sort_key(topic.external_id))
 
+    parts = judge_parts_get(campaign=campaign)
     judges = {
-        judge_id: JudgeScores(name=name, family=family)
-        for judge_id, name, family in Judge.objects.filter(campaign=campaign).order_by("name").values_list(
-            "id", "name", "family"
+        judge_id: JudgeScores(name=name, family=family, part=None if parts is None else parts[final_at is not None],
+                               held_out=parts is not None and final_at is not None)
+        for judge_id, name, family, final_at in Judge.objects.filter(campaign=campaign).order_by("name").values_list(
+            "id", "name", "family", "final_at"
         )
     }
     for judge_id, item_id, score, failed in ModelJudgment.objects.filter(

@@ -12,7 +12,7 @@ of candidate answers, too few for a per-topic statistic); ranking task types fil
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from operator import eq
 from typing import NamedTuple
 
@@ -105,10 +105,15 @@ def verdict_report_build(*, campaign: Campaign, counting: CountingRule | None = 
     judges = judge_labels_get(campaign=campaign)
     outputs = system_outputs_get(campaign=campaign, texts=counting is not None and counting.reads_texts)
     rule = None if counting is None else counting.make(humans, outputs)
-    coverage = {judge.name: _system_rows(judge=judge, humans=humans, outputs=outputs, counting=rule)
+    # A judge read on one part of a development split is compared with the humans on that part alone, both sides:
+    # the rule that counts its outputs reads the humans' labels of that part only (a string the humans accepted on
+    # the other part decides nothing here), so that its figures are those of a campaign holding its part only.
+    rules = {judge.part: rule if judge.part is None or counting is None
+             else counting.make(humans_on_part(humans, judge.part), outputs) for judge in judges}
+    coverage = {judge.name: _system_rows(judge=judge, humans=humans, outputs=outputs, counting=rules[judge.part])
                 for judge in judges}
-    everything = {judge.name: _system_sides(judge=judge, humans=humans, outputs=outputs, counting=rule)
-                  for judge in judges}
+    everything = {judge.name: _system_sides(judge=judge, humans=humans, outputs=outputs,
+                                            counting=rules[judge.part]) for judge in judges}
     if systems is None:
         systems = _systems
     table = systems(humans=humans, outputs=outputs, coverage=coverage, counting=rule)
@@ -142,8 +147,17 @@ def verdict_report_build(*, campaign: Campaign, counting: CountingRule | None = 
     build_step(SYSTEM_LEVEL)
     report["budget"] = verdict_budget(report=report, judges=judges, paired=paired, coverage=coverage,
                                       options=options, target=target_width(campaign.options))
+    # The systems' order the tests between systems under a judge follow: the humans' (the systems table's), on the
+    # judge's part of a development split where it has one (the table the same report has on that part alone).
+    orders = {None: _human_order(table)}
+    for judge in judges:
+        if judge.part not in orders:
+            orders[judge.part] = _human_order(systems(
+                humans=humans_on_part(humans, judge.part), outputs=_outputs_on_part(outputs, judge.part), coverage={},
+                counting=rules[judge.part]))
     report["system_tests"] = _system_tests(humans=humans, paired=paired, outputs=outputs, counting=rule,
-                                           everything=everything, systems=table)
+                                           everything=everything, order=orders[None],
+                                           judge_orders={judge.name: orders[judge.part] for judge in judges})
     if counting is not None:
         report["counting"] = {"rule": counting.name, "description": counting.description}
     if extend is not None:
@@ -151,11 +165,28 @@ def verdict_report_build(*, campaign: Campaign, counting: CountingRule | None = 
     return report
 
 
-def _outputs(outputs: SystemOutputs, system: str):
-    """SYSTEM's outputs as counting.Output: prediction and own gold only where the counting rule reads them."""
+def _outputs(outputs: SystemOutputs, system: str, judge: JudgeLabels | None = None):
+    """SYSTEM's outputs as counting.Output: prediction and own gold only where the counting rule reads them. With
+    JUDGE, only the outputs of its part of a development split (JudgeLabels.reads_item): an output of the other part
+    is no output for that judge, whatever a gold match or the judge's verdicts on its own part could decide of it."""
     predictions, gold = outputs.predictions.get(system), outputs.own_gold.get(system)
     for index, (topic, item) in enumerate(outputs.outputs[system]):
+        if judge is not None and not judge.reads_item(item):
+            continue
         yield Output(topic, item, predictions[index], gold[index]) if predictions else Output(topic, item)
+
+
+def _part_size(outputs: SystemOutputs, system: str, judge: JudgeLabels) -> int:
+    """How many of SYSTEM's outputs JUDGE is read on: all of them without a development split, its part's with one."""
+    pairs = outputs.outputs[system]
+    return len(pairs) if judge.part is None else sum(item in judge.part for _, item in pairs)
+
+
+def humans_on_part(humans: HumanLabels, part: frozenset[int]) -> HumanLabels:
+    """HUMANS with the verdicts of PART's items only (labels, ties, open items): the humans' side of a comparison
+    with a judge read on that part of a development split."""
+    return replace(humans, item_label={item: label for item, label in humans.item_label.items() if item in part},
+                   ties=humans.ties & part, open=humans.open & part)
 
 
 def _system_rows(*, judge: JudgeLabels, humans: HumanLabels, outputs: SystemOutputs, counting) -> list[SystemRows]:
@@ -169,9 +200,10 @@ def _system_rows(*, judge: JudgeLabels, humans: HumanLabels, outputs: SystemOutp
     ais (COUNTING None): an output is compared when it has a human label and a verdict (or failure) of the judge.
     """
     rows = []
-    for system, pairs in outputs.outputs.items():
-        system_rows = SystemRows(system=system, outputs=len(pairs))
-        for output in _outputs(outputs, system):
+    for system in outputs.outputs:
+        # A judge read on a part of a development split is measured against its part's outputs (coverage rules).
+        system_rows = SystemRows(system=system, outputs=_part_size(outputs, system, judge))
+        for output in _outputs(outputs, system, judge):
             topic, item = output.topic, output.item
             asked = item in judge.labels or item in judge.failed
             if counting is None:
@@ -195,11 +227,12 @@ def _system_rows(*, judge: JudgeLabels, humans: HumanLabels, outputs: SystemOutp
 def _system_sides(*, judge: JudgeLabels, humans: HumanLabels, outputs: SystemOutputs, counting) -> list[SystemSides]:
     """Per system, each side over every output it decided, scored apart: the humans' verdicts (as the systems table
     has them), the judge's (a system no human rated still gets the judge's), and the judge's mean score over the
-    outputs it gave a score (in `scores`, beside the SystemSides: (topic, score) each)."""
+    outputs it gave a score (in `scores`, beside the SystemSides: (topic, score) each). Both sides over JUDGE's part
+    of a development split, where there is one."""
     rows = []
-    for system, pairs in outputs.outputs.items():
-        sides = SystemSides(system=system, outputs=len(pairs))
-        for output in _outputs(outputs, system):
+    for system in outputs.outputs:
+        sides = SystemSides(system=system, outputs=_part_size(outputs, system, judge))
+        for output in _outputs(outputs, system, judge):
             topic, item = output.topic, output.item
             if counting is None:
                 human = humans.item_label[item] == POSITIVE if item in humans.item_label else None
@@ -242,6 +275,9 @@ def _judge_block(*, judge: JudgeLabels, humans: HumanLabels, paired: Paired, sys
         uncertainty.put_interval(item, key, intervals[key], units=len(set(topics)), noun="questions")
     return {
         "family": judge.family,
+        # The part of the development split every figure of this judge is read on, humans' side included
+        # ("development", "held_out"); null without a split (reports.selectors.JudgeLabels.part).
+        "part": _part_name(judge),
         "item": {
             **item,
             "ci_method": uncertainty.bootstrap_method("questions (the items of a question together)"),
@@ -252,8 +288,9 @@ def _judge_block(*, judge: JudgeLabels, humans: HumanLabels, paired: Paired, sys
             # asked and gave no readable verdict on an item with a human label.
             "dropped": {"ties": len(humans.ties & (judge.labels.keys() | judge.failed)),
                         "failed": len(judge.failed & humans.item_label.keys())},
-            # Items with a human label the judge was asked about, out of all of them.
-            "coverage": [len(shared) + len(judge.failed & humans.item_label.keys()), len(humans.item_label)],
+            # Items with a human label the judge was asked about, out of all of them (of its part, with a split).
+            "coverage": [len(shared) + len(judge.failed & humans.item_label.keys()),
+                         sum(judge.reads_item(item) for item in humans.item_label)],
         },
         "per_topic": [],
         "topic_mean": {},
@@ -290,12 +327,30 @@ def _system_orders(system_rows: list[SystemRows], everything: list[SystemSides],
     return orders
 
 
+def _human_order(systems: list[dict]) -> list[str]:
+    """The systems of a systems table by the humans' accuracy, best first, those without one last."""
+    return [row["system"] for row in sorted(systems, key=lambda row: (row["human"] is None, -(row["human"] or 0)))]
+
+
+def _outputs_on_part(outputs: SystemOutputs, part: frozenset[int]) -> SystemOutputs:
+    """OUTPUTS with the outputs of PART's items only, every system kept (a system without one has none)."""
+    keep = {system: [index for index, (_, item) in enumerate(pairs) if item in part]
+            for system, pairs in outputs.outputs.items()}
+
+    def kept(columns: dict[str, list]) -> dict[str, list]:
+        return {system: [values[i] for i in keep[system]] for system, values in columns.items()}
+
+    return replace(outputs, outputs=kept(outputs.outputs), predictions=kept(outputs.predictions),
+                   own_gold=kept(outputs.own_gold))
+
+
 def _system_tests(*, humans: HumanLabels, paired: dict[str, Paired], outputs: SystemOutputs, counting,
-                  everything: dict[str, list[SystemSides]], systems: list[dict]) -> dict:
+                  everything: dict[str, list[SystemSides]], order: list[str],
+                  judge_orders: dict[str, list[str]]) -> dict:
     """Paired tests between every two systems under the humans and under each judge (per question, on the questions
     both answered and the rater decided), and between every two judges' agreement with the human label (per item, on
-    the items with a human label both judges labelled); stats.system_tests."""
-    order = [row["system"] for row in sorted(systems, key=lambda row: (row["human"] is None, -(row["human"] or 0)))]
+    the items with a human label both judges labelled); stats.system_tests. ORDER: the systems by the humans'
+    accuracy; JUDGE_ORDERS[judge]: the same on the judge's part of a development split."""
     human_rows = {}
     for system in outputs.outputs:
         rows = []
@@ -308,12 +363,18 @@ def _system_tests(*, humans: HumanLabels, paired: dict[str, Paired], outputs: Sy
                 rows.append((output.topic, float(verdict)))
         human_rows[system] = system_tests.per_unit(rows)
     by_judge = {name: system_tests.pairs_block({sides.system: system_tests.per_unit(sides.judge) for sides in rows},
-                                               order=order)
+                                               order=judge_orders[name])
                 for name, rows in everything.items()}
     agreement = {name: dict(zip(pairs.items, map(float, map(eq, pairs.model, pairs.human)), strict=True))
                  for name, pairs in paired.items()}
     return {"humans": system_tests.pairs_block(human_rows, order=order), "judges": by_judge,
             "judge_agreement": system_tests.pairs_block(agreement)}
+
+
+def _part_name(judge: JudgeLabels) -> str | None:
+    if judge.part is None:
+        return None
+    return "held_out" if judge.held_out else "development"
 
 
 def _kappa_why(first: list, second: list) -> str:

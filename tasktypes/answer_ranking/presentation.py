@@ -23,7 +23,10 @@ class RankingPresentation(ReportPresentation):
 
     def page_context(self, report: dict, *, judge_names: list[str], plots: dict[str, str]) -> dict:
         return {
-            "nrp_rows": [{**row, "judge_nrp": [row["judges_nrp"].get(name, {}) for name in judge_names]}
+            # With a development split, beside each judge's NRP the humans' over the same part (its n).
+            "nrp_rows": [{**row, "judge_nrp": [{**row["judges_nrp"].get(name, {}),
+                                               "human_part": (row.get("human_by_judge") or {}).get(name)}
+                                              for name in judge_names]}
                          for row in report["systems"]],
             # Rankers against the document qrels: one row per (ranker, qrels set).
             "qrels_rows": [

@@ -96,11 +96,14 @@ def ranking_report_build(*, campaign: Campaign) -> dict:
 QRELS_RELEVANT_FROM = 1
 
 
-def _qrels_sets(data: RankingData) -> dict[str, dict[str, dict[str, int]]]:
-    """{qrels name: {topic: {document: grade}}} over the campaign's document qrels."""
+def _qrels_sets(data: RankingData, part: frozenset[int] | None = None) -> dict[str, dict[str, dict[str, int]]]:
+    """{qrels name: {topic: {document: grade}}} over the campaign's document qrels; with PART (a judge's part of a
+    development split, JudgeScores.part), over that part's documents only."""
     sets: dict[str, dict[str, dict[str, int]]] = {}
     for topic in data.topics:
         for candidate in topic.candidates:
+            if part is not None and candidate.pk not in part:
+                continue
             for name, grade in candidate.qrels.items():
                 sets.setdefault(name, {}).setdefault(topic.external_id, {})[candidate.external_id] = grade
     return sets
@@ -115,6 +118,9 @@ def _qrels_block(data: RankingData) -> dict | None:
                                              if c.kind == "document" and c.pk in judge.scores}
                          for topic in data.topics} for judge in data.judges}
     only = len(sets) == 1 and len(data.dimensions) == 1
+    # A ranker read on one part of a development split is scored against the grades of that part's documents: a
+    # document of the other part is no more its to rank than its to score.
+    judge_sets = {judge.name: sets if judge.part is None else _qrels_sets(data, judge.part) for judge in data.judges}
     return {
         "sets": [{"name": name,
                   "dimension": name if name in data.dimensions else (data.dimensions[0] if only else None),
@@ -126,7 +132,7 @@ def _qrels_block(data: RankingData) -> dict | None:
                                 for measure, values in retrieval.run_measures_per_topic(
                                     qrels, {topic: docs for topic, docs in run.items() if docs},
                                     relevant_from=QRELS_RELEVANT_FROM).items()}
-                   for qrels_name, qrels in sorted(sets.items())}
+                   for qrels_name, qrels in sorted(judge_sets[name].items())}
             for name, run in runs.items()
         },
     }
@@ -189,6 +195,9 @@ class AnswerNrps:
 
     human: dict[int, float | None] = field(default_factory=dict)
     judges: dict[str, dict[int, float | None]] = field(default_factory=dict)
+    # With a development split, per judge read on a part: the humans' NRP of that part's answers among that part's
+    # documents, the human side its NRP is compared with.
+    human_by_judge: dict[str, dict[int, float | None]] = field(default_factory=dict)
     where: dict[int, tuple[tuple[str, str], str]] = field(default_factory=dict)
 
     def by_system(self, values: dict[int, float | None]) -> dict[tuple[str, str], list[tuple[str, float | None]]]:
@@ -205,7 +214,8 @@ def _answer_nrps(data: RankingData, *, dimension: str, rule: str, judged_only: b
     set graded, on the topics that have such documents; correlation.normalised_rank_position under RULE): for humans the
     answer's tie group in DIMENSION's reference rankings (better group = higher), averaged over them when several
     annotators ranked the topic; for each ranker its scores."""
-    nrps = AnswerNrps(judges={judge.name: {} for judge in data.judges})
+    nrps = AnswerNrps(judges={judge.name: {} for judge in data.judges},
+                      human_by_judge={judge.name: {} for judge in data.judges if judge.part is not None})
     for topic in data.topics:
         documents = [c.pk for c in topic.candidates if c.kind == "document" and (c.qrels or not judged_only)]
         if not documents and judged_only:
@@ -217,16 +227,25 @@ def _answer_nrps(data: RankingData, *, dimension: str, rule: str, judged_only: b
             if candidate.kind != "answer" or key is None:
                 continue
             nrps.where[candidate.pk] = (key, topic.external_id)
-            nrps.human[candidate.pk] = uncertainty.mean_defined([
-                correlation.normalised_rank_position(-pos[candidate.pk], [-pos[d] for d in documents if d in pos],
-                                                     plus_one=rule == NRP_STUDY_CODE)
-                for pos in positions if candidate.pk in pos])
+            nrps.human[candidate.pk] = _human_nrp(candidate.pk, positions, documents, rule=rule)
             for judge in data.judges:
+                if judge.part is not None and candidate.pk in judge.part:
+                    nrps.human_by_judge[judge.name][candidate.pk] = _human_nrp(
+                        candidate.pk, positions, [d for d in documents if d in judge.part], rule=rule)
                 if candidate.pk in judge.scores:
                     nrps.judges[judge.name][candidate.pk] = correlation.normalised_rank_position(
                         judge.scores[candidate.pk], [judge.scores[d] for d in documents if d in judge.scores],
                         plus_one=rule == NRP_STUDY_CODE)
     return nrps
+
+
+def _human_nrp(pk: int, positions: list[dict], documents: list[int], *, rule: str) -> float | None:
+    """The answer PK's NRP among DOCUMENTS under the human references (their tie-group POSITIONS), averaged over
+    the references that place it."""
+    return uncertainty.mean_defined([
+        correlation.normalised_rank_position(-pos[pk], [-pos[d] for d in documents if d in pos],
+                                             plus_one=rule == NRP_STUDY_CODE)
+        for pos in positions if pk in pos])
 
 
 def _systems(data: RankingData, *, rule: str = NRP_PAPER) -> list[dict]:
@@ -237,6 +256,7 @@ def _systems(data: RankingData, *, rule: str = NRP_PAPER) -> list[dict]:
     graded = _answer_nrps(data, dimension=data.dimensions[0], rule=rule, judged_only=True)
     human, judged_human = every.by_system(every.human), graded.by_system(graded.human)
     judges = {name: every.by_system(values) for name, values in every.judges.items()}
+    human_by_judge = {name: every.by_system(values) for name, values in every.human_by_judge.items()}
     judges_graded = {name: graded.by_system(values) for name, values in graded.judges.items()}
     rows = []
     for system, prompt in sorted(human):
@@ -251,6 +271,11 @@ def _systems(data: RankingData, *, rule: str = NRP_PAPER) -> list[dict]:
             "human_nrp": human_nrp,
             "judges_nrp": judges_nrp,
         }
+        if human_by_judge:
+            # With a development split: per judge read on a part, the humans' NRP over that part (its answers among
+            # its documents), what the judge's NRP beside it is compared with.
+            row["human_by_judge"] = {name: _nrp_summary(values.get((system, prompt), []))
+                                     for name, values in human_by_judge.items()}
         if judged_human:
             # Its answers on the topics that have judged documents.
             row["n_judged"] = len(judged_human.get((system, prompt), []))
@@ -337,6 +362,11 @@ def _nrp_summary(values: list[tuple[str, float | None]]) -> dict:
             "ci_method": uncertainty.bootstrap_method("topics, each with its answers")}
 
 
+def _within(groups: list[list[int]], part: frozenset[int]) -> list[list[int]]:
+    """Tie GROUPS with the candidates of PART only, groups left empty dropped."""
+    return [kept for kept in ([pk for pk in group if pk in part] for group in groups) if kept]
+
+
 def _as_ranked(topic: RankingTopic, who: str, dimension: str, groups: list[list[int]]) -> list[list[int]]:
     """GROUPS as WHO ranked them: without the tie group of unranked candidates that ranking_data_get added to a
     partial ranking (topic.partial). The measures at the top count missing candidates as tied below every ranked one
@@ -360,6 +390,13 @@ def _judge_topic_row(*, judge: JudgeScores, topic: RankingTopic, dimension: str,
     scores = {c.pk: judge.scores[c.pk] for c in topic.candidates if c.pk in judge.scores}
     row = {"topic": topic.external_id, "dimension": dimension}
     row["reference"], references = _references(topic, dimension)
+    as_ranked = {who: _as_ranked(topic, who, dimension, groups) for who, groups in references.items()}
+    if judge.part is not None:
+        # Read on one part of a development split: the human orders it is compared with (and shown beside it) are
+        # those of its part's candidates, as in a campaign holding that part alone.
+        answers = answers & judge.part
+        references = {who: _within(groups, judge.part) for who, groups in references.items()}
+        as_ranked = {who: _within(groups, judge.part) for who, groups in as_ranked.items()}
     ranked = {pk for groups in references.values() for group in groups for pk in group}
     row["n"] = len(ranked & scores.keys())
     row["n_answers"] = len(ranked & scores.keys() & answers)
@@ -370,7 +407,7 @@ def _judge_topic_row(*, judge: JudgeScores, topic: RankingTopic, dimension: str,
     )
     # At the top: the judge's order (its scores) against each reference, among the candidates it scored.
     order = rank_agreement.score_groups(scores)
-    pairs = [(order, _as_ranked(topic, who, dimension, groups)) for who, groups in references.items()]
+    pairs = [(order, as_ranked[who]) for who in references]
     row.update(_top_measures(pairs, options=options, universe=list(scores), symmetric=False))
     if len(references) == 1:
         row["human_order"] = _groups_as_ids(next(iter(references.values())), ids)

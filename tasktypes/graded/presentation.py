@@ -58,7 +58,11 @@ class GradedPresentation(ReportPresentation):
             "run_measures": main,
             "run_rows": [
                 {**row, "human_values": [row["human"].get(m["key"]) for m in main],
-                 "judge_values": [(row["judges"].get(name) or {}).get(m["key"]) for name in judge_names for m in main]}
+                 # With, for a judge read on one part of a development split, the run under the human qrels of
+                 # that part: what its figure is compared with (None for a judge read on every item).
+                 "judge_values": [{"value": (row["judges"].get(name) or {}).get(m["key"]),
+                                   "human": ((row.get("human_by_judge") or {}).get(name) or {}).get(m["key"])}
+                                  for name in judge_names for m in main]}
                 for row in report["systems"]
             ],
             "track_tables": _track_tables(report, measures, judge_names),

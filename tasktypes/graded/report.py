@@ -132,9 +132,23 @@ def graded_report_build(*, campaign: Campaign) -> dict:
     judge_blocks = {}
     judge_labels = []  # (name, family, {item: grade as a label}): the adjudication block compares them
     per_topic_judges = {}  # judge -> run -> measure -> topic -> value: the budget block resamples them
+    per_topic_humans = {}  # judge -> the same under the human qrels it is compared with
+    # A judge read on one part of a development split is compared with the humans' grades of that part only, item
+    # and run level: its figures are those of a campaign holding its part alone (the other part's items are no
+    # more judged by the humans than by the judge). One human side per part.
+    sides = {None: (human_grade, per_topic_human, systems)}
+    for part in {judge.part for judge in judges} - {None}:
+        grades_here = {item: grade for item, grade in human_grade.items() if item in part}
+        per_topic_here = {name: retrieval.run_measures_per_topic(_qrels(grades_here, items), run["run"], **measure)
+                          for name, run in runs.items()}
+        sides[part] = (grades_here, per_topic_here,
+                       {name: {**row, "human": retrieval.run_measures_mean(per_topic_here[name])}
+                        for name, row in systems.items()})
     for judge in judges:
-        mapping, judge_grade = _judge_grades(judge, human_grade, rule=(options.get("grade_mapping") or {}).get(judge.name),
-                                             levels=levels)
+        human_here, per_topic_human_here, systems_here = sides[judge.part]
+        per_topic_humans[judge.name] = per_topic_human_here
+        mapping, judge_grade = _judge_grades(judge, human_here, levels=levels,
+                                             rule=(options.get("grade_mapping") or {}).get(judge.name))
         judge_labels.append((judge.name, judge.family, {item: str(grade) for item, grade in judge_grade.items()}))
         qrels = _qrels(judge_grade, items)
         per_topic_judge = {}
@@ -142,18 +156,25 @@ def graded_report_build(*, campaign: Campaign) -> dict:
             per_topic_judge[name] = retrieval.run_measures_per_topic(qrels, run["run"], **measure)
             systems[name]["judges"][judge.name] = retrieval.run_measures_mean(per_topic_judge[name])
         per_topic_judges[judge.name] = per_topic_judge
+        if judge.part is not None:
+            # Beside the judge's figures in the runs table, the humans' on its part (what they are compared with).
+            for name, row in systems_here.items():
+                systems[name].setdefault("human_by_judge", {})[judge.name] = row["human"]
         for name, block in _run_means(per_topic_judge).items():
             systems[name]["means"]["judges"][judge.name] = block
         judge_blocks[judge.name] = {
             "family": judge.family,
             "mapping": mapping,
-            "item": _item_block(judge_grade, human_grade, failed=judge.failed, ties=humans.ties, items=items,
+            # The part of the development split its figures are read on (humans' side included), null without one.
+            "part": None if judge.part is None else ("held_out" if judge.held_out else "development"),
+            "item": _item_block(judge_grade, human_here, failed=judge.failed,
+                                ties=humans.ties if judge.part is None else humans.ties & judge.part, items=items,
                                 levels=levels, rel=rel,
                                 small_sample=options.get("small_sample", SMALL_SAMPLE), noun=spec.item_noun),
-            "per_topic": _per_topic(judge_grade, human_grade, items, levels, rel),
+            "per_topic": _per_topic(judge_grade, human_here, items, levels, rel),
             "topic_mean": {},
-            "system": _system_block(systems, {name: row["judges"][judge.name] for name, row in systems.items()}, tag,
-                                    per_topic_human=per_topic_human,
+            "system": _system_block(systems_here, {name: row["judges"][judge.name] for name, row in systems.items()},
+                                    tag, per_topic_human=per_topic_human_here,
                                     per_topic_judge=per_topic_judge, top=top),
             "cdf": _cdf(judge.scores),
             # CLIPScore: how many section texts were cut to the model's token limit (null for other judges).
@@ -195,7 +216,7 @@ def graded_report_build(*, campaign: Campaign) -> dict:
     }
     build_step(SYSTEM_LEVEL)
     report["budget"] = graded_budget(report=report, human_grade=human_grade, judge_labels=judge_labels, items=items,
-                                     levels=levels, per_topic_human=per_topic_human,
+                                     levels=levels, per_topic_humans=per_topic_humans,
                                      per_topic_judges=per_topic_judges, target=target_width(options))
     return report
 

@@ -109,6 +109,15 @@ def _judge_block(judge, humans, orders: list[dict[str, str]], scores: dict, orde
     }
 
 
+def _scores(raters: list, systems: list) -> tuple[list[dict], list[dict]]:
+    """The systems' scores under each of RATERS and each order after the first against the first's: one fit over
+    every prompt (stats.preference.preference_scores), or one per prompt where each candidate was compared on one
+    prompt only (pool_preference_scores)."""
+    if pooled_by_prompt(raters):
+        return pool_preference_scores(raters)
+    return preference_scores(raters, systems=systems)
+
+
 def preference_report_build(*, campaign) -> dict:
     humans = human_labels_get(campaign=campaign)
     judges = judge_labels_get(campaign=campaign)
@@ -125,18 +134,28 @@ def preference_report_build(*, campaign) -> dict:
     # per prompt, compared per prompt and averaged over the prompts.
     raters = [_comparisons([(item, label) for item, label, _ in votes], pairs),
               *(_comparisons(sorted(judge.labels.items()), pairs) for judge in judges)]
-    if pooled_by_prompt(raters):
-        scores, system_orders = pool_preference_scores(raters)
-    else:
-        scores, system_orders = preference_scores(raters, systems=systems)
+    scores, system_orders = _scores(raters, systems)
+    on_part = {}
+    for n, judge in enumerate(judges):
+        if judge.part is not None:
+            # Read on one part of a development split: its systems' order is compared with the humans' over the
+            # pairs of that part only, both fitted on one bootstrap of that part's prompts, as in a campaign holding
+            # that part alone.
+            humans_here = _comparisons([(item, label) for item, label, _ in votes if item in judge.part], pairs)
+            fits, part_orders = _scores([humans_here, raters[n + 1]], systems)
+            scores[n + 1], system_orders[n], on_part[judge.name] = fits[1], part_orders[0], fits[0]
     return {
         "campaign": campaign.slug,
         "task_type": campaign.task_type,
         "humans": humans_block(humans),
         "position": {"humans": first_position_rate(positions)},
         "scores": {"humans": scores[0]},
-        "judges": {judge.name: _judge_block(judge, humans, orders.get(judge.name, []), scores[n + 1],
-                                            system_orders[n])
+        "judges": {judge.name: {**_judge_block(judge, humans, orders.get(judge.name, []), scores[n + 1],
+                                               system_orders[n]),
+                                # With a development split: the part it is read on, and the humans' scores there.
+                                "part": None if judge.part is None else ("held_out" if judge.held_out
+                                                                         else "development"),
+                                "humans_on_part": on_part.get(judge.name)}
                    for n, judge in enumerate(judges)},
         "systems": [],
         "method": f"Cohen's kappa and agreement against the humans' majority over a, b and tie (both bad as a tie), "

@@ -17,8 +17,11 @@ def test_split_tune_three_versions_mark_one_final_and_read_it_held_out(researche
     page.click("#judge-development")
     page.fill("input[name=held_out]", "0.5")
     page.fill("input[name=seed]", "7")
+    asked = []  # the split cannot be undone: the page asks first, and says so
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
     page.click("button[name=make-split]")
     expect(page.locator("#split-summary")).to_contain_text("12 items to develop judges on, 12 held out")
+    assert "cannot be undone" in asked[0]
     campaign.refresh_from_db()
     for name in ("v1", "v2", "v3"):  # three prompts tuned on the development part (planted: right on all of it)
         _overfit_judge(campaign, name)

@@ -80,6 +80,7 @@ def test_tune_three_prompts_mark_one_final_and_read_it_with_replacement_tests_an
     campaign = _campaign(researcher)
     page = login_page("res")
     page.goto(f"{live_server.url}/campaigns/journey/judges/development/")
+    page.once("dialog", lambda dialog: dialog.accept())  # the split cannot be undone: asked first
     page.click("button[name=make-split]")
     expect(page.locator("#split-summary")).to_contain_text("60 items to develop judges on, 60 held out")
     with chat_server() as server:

@@ -105,14 +105,38 @@ def test_a_seeded_stratified_split_keeps_the_held_out_part_for_the_final_version
     assert sorted(late) == ["development", "development", "held_out", "held_out"]
 
 
+def test_the_api_makes_the_split_only_when_told_it_cannot_be_undone(researcher, client):
+    campaign = _campaign("dev-api", researcher)
+    client.force_login(researcher)
+    for body in ({"seed": 1}, {"seed": 1, "confirm": False}):
+        refused = client.post("/api/campaigns/dev-api/development/", body, content_type="application/json")
+        assert refused.status_code == 400
+        assert refused.json()["detail"] == ('confirm: the split is made once and cannot be undone: every judge is read '
+                                            'on one part from then on; confirm it (the API: "confirm": true) to make '
+                                            'it')
+    campaign.refresh_from_db()
+    assert campaign.development_split is None and not campaign.items.exclude(split="").exists()
+    made = client.post("/api/campaigns/dev-api/development/", {"seed": 1, "confirm": True},
+                       content_type="application/json")
+    assert made.status_code == 201 and made.json()["development"] + made.json()["held_out_items"] == 24
+
+
 def test_the_page_the_api_the_report_and_the_archive(researcher, client, tmp_path):
     campaign = _campaign("dev-page", researcher)
     client.force_login(researcher)
     page = client.get("/campaigns/dev-page/judges/development/").content.decode()
     assert 'id="split-form"' in page and 'id="judge-development"' in client.get("/campaigns/dev-page/judges/").content.decode()
-    refused = client.post("/campaigns/dev-page/judges/development/", {"held_out": "2", "seed": "0", "stratify": "topic"})
+    # The split cannot be undone: the page asks first (a dialog whose acceptance sends confirm), and says so.
+    assert "cannot be undone" in page and "if (!window.confirm('Split the items?" in page
+    refused = client.post("/campaigns/dev-page/judges/development/",
+                          {"held_out": "2", "seed": "0", "stratify": "topic", "confirm": "true"})
     assert refused.status_code == 400 and campaign.items.filter(split="").count() == TOPICS * PER_TOPIC
-    made = client.post("/campaigns/dev-page/judges/development/", {"held_out": "0.25", "seed": "1", "stratify": "topic"})
+    unconfirmed = client.post("/campaigns/dev-page/judges/development/",
+                              {"held_out": "0.25", "seed": "1", "stratify": "topic", "confirm": ""})
+    assert unconfirmed.status_code == 400 and "cannot be undone" in unconfirmed.content.decode()
+    assert campaign.items.filter(split="").count() == TOPICS * PER_TOPIC
+    made = client.post("/campaigns/dev-page/judges/development/",
+                       {"held_out": "0.25", "seed": "1", "stratify": "topic", "confirm": "true"})
     assert made.status_code == 302 and campaign.items.filter(split="held_out").count() == 6
     campaign.refresh_from_db()
     judge = _overfit_judge(campaign, "tuned")
@@ -126,7 +150,8 @@ def test_the_page_the_api_the_report_and_the_archive(researcher, client, tmp_pat
 
     api = client.get("/api/campaigns/dev-page/development/").json()
     assert api["split"]["held_out_items"] == 6 and api["judges"][0]["n"] == 18
-    again = client.post("/api/campaigns/dev-page/development/", {"seed": 2}, content_type="application/json")
+    again = client.post("/api/campaigns/dev-page/development/", {"seed": 2, "confirm": True},
+                        content_type="application/json")
     assert again.status_code == 400 and "split already" in again.json()["detail"]
     final = client.post(f"/api/campaigns/dev-page/judges/{judge.pk}/final/")
     assert final.status_code == 200 and final.json()["judge"] == "tuned"
