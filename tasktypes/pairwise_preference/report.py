@@ -8,7 +8,7 @@ from annotate.ids import json_text
 from annotate.models import HumanJudgment, Item, JudgmentKind
 from judges.models import ModelJudgment
 from reports.adjudication import adjudication_items_block
-from reports.humans import humans_block
+from reports.humans import humans_block, selected_annotators
 from reports.replacement import replacement_block
 from reports.selectors import human_labels_get, judge_labels_get, judge_part_filter
 from stats.interrater import WILSON, cohen_kappa, item_agreement_intervals, share_with_interval
@@ -116,10 +116,11 @@ def preference_report_build(*, campaign) -> dict:
     raters = [_comparisons([(item, label) for item, label, _ in votes], pairs),
               *(_comparisons(sorted(judge.labels.items()), pairs) for judge in judges)]
     scores, system_orders = preference_scores(raters, systems=systems)
+    humans_part = humans_block(humans)
     return {
         "campaign": campaign.slug,
         "task_type": campaign.task_type,
-        "humans": humans_block(humans),
+        "humans": humans_part,
         "position": {"humans": first_position_rate(positions)},
         "scores": {"humans": scores[0]},
         "judges": {judge.name: _judge_block(judge, humans, orders.get(judge.name, []), scores[n + 1],
@@ -131,5 +132,6 @@ def preference_report_build(*, campaign) -> dict:
         "adjudication": adjudication_items_block(humans=humans, judges=[(j.name, j.family, j.labels) for j in judges]),
         # May a judge replace an annotator, on a, b and tie (both bad as a tie; order-inconsistent verdicts left out).
         "replacement": replacement_block(humans=humans, judges=[(j.name, j.family, j.labels) for j in judges],
-                                         options=campaign.options or {}, label_map=THREE),
+                                         options=campaign.options or {}, label_map=THREE,
+                                         selected=selected_annotators(humans_part)),
     }
