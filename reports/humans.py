@@ -65,3 +65,8 @@ def humans_block(humans: HumanLabels, *, levels: list[int] | None = None, small_
         "items_open": len(humans.open),
     }
 
+
+def selected_annotators(block: dict) -> list[str]:
+    """The annotators BLOCK (humans_block's) found to have judged a selected sample, by name: the report's other
+    sections read them from here rather than testing again."""
+    return [row["annotator"] for row in block["selected_samples"]]

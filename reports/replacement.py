@@ -60,9 +60,11 @@ def _table(pairs: list[tuple], categories: list) -> np.ndarray:
 
 
 def replacement_block(*, humans: HumanLabels, judges: list[tuple[str, str, dict]], options: dict,
-                      levels: list[int] | None = None, relevant_from: int | None = None,
+                      selected: list[str], levels: list[int] | None = None, relevant_from: int | None = None,
                       label_map: dict | None = None) -> dict | None:
-    """The section for JUDGES [(name, family, {item: label})] against HUMANS (see the module's docstring)."""
+    """The section for JUDGES [(name, family, {item: label})] against HUMANS (see the module's docstring). SELECTED:
+    the annotators the humans block found to have judged a selected sample (reports.humans.selected_annotators):
+    named where the alt-test leaves them out, and left out of the human-likeness z."""
     if not judges:
         return None
     epsilon = float(options.get(EPSILON_OPTION, replacement.EPSILON))
@@ -80,13 +82,17 @@ def replacement_block(*, humans: HumanLabels, judges: list[tuple[str, str, dict]
         rows = annotator_rows(humans, labels, read, numeric=levels is not None)
         blocks[name] = {
             "family": family,
-            "alt_test": replacement.alt_test(rows, epsilon=epsilon),
-            "human_likeness": replacement.human_likeness(rows),
+            "alt_test": replacement.alt_test(rows, epsilon=epsilon, selected=selected),
+            "human_likeness": replacement.human_likeness(rows, selected=selected),
             "paradox": paradox.paradox_panel(_table(pairs, categories), ordinal=levels is not None, binary=binary)
             if len(categories) >= 2 else None,
         }
     annotators = len(set(humans.ratings.rater[humans.ratings.item >= 0].tolist()))
     return {"epsilon": epsilon, "epsilon_default": epsilon == replacement.EPSILON, "annotators": annotators,
+            "selected_samples": list(selected),
+            # The margins each judge's verdict is given at, in the order of its alt_test's by_epsilon.
+            "epsilons": sorted({*replacement.EPSILONS, epsilon}),
+            "alt_tests_ran": sum(block["alt_test"]["ran"] for block in blocks.values()),
             "graded": levels is not None, "paradox_method": paradox.IRRCAC_METHOD,
             "index_method": paradox.INDEX_METHOD,
             "judges": blocks,
@@ -114,10 +120,22 @@ def replacement_text(block: dict) -> str:
             lines.append(f"  {name}: alt-test winning rate {_number(alt['winning_rate'])} ({alt['rejected']} of "
                          f"{len(alt['annotators'])} annotators), {verdict}; advantage probability "
                          f"{_number(alt['advantage'])} (n = {alt['n_items']} items)")
+            lines.append(f"  {name}: the verdict rests on {', '.join(alt['rests_on'])} (items per annotator: "
+                         + ", ".join(f"{row['annotator']} {row['n']}" for row in alt["annotators"]) + ")")
+            lines.append(f"  {name}: by epsilon: " + "; ".join(
+                f"{each['epsilon']:g}: {_number(each['winning_rate'])} ({each['rejected']} of {each['of']}), "
+                f"{'may replace' if each['passes'] else 'may not replace'}" for each in alt["by_epsilon"]))
         else:
             lines.append(f"  {name}: alt-test not run: {alt['missing']}")
-        lines.append(f"  {name}: human-likeness z {_number(likeness['z'])} ({likeness['verdict']})" if likeness["ran"]
-                     else f"  {name}: human-likeness z not computed: {likeness['missing']}")
+        for row in alt["left_out"]:
+            lines.append(f"  {name}: alt-test leaves out {row['annotator']}: {row['reason']}")
+        if alt["undecidable"]:
+            lines.append(f"  {name}: items not counted where the other annotators split evenly: "
+                         + ", ".join(f"{who} {count}" for who, count in alt["undecidable"].items()))
+        aside = f"; left out as a selected sample: {', '.join(likeness['left_out'])}" if likeness["left_out"] else ""
+        lines.append(f"  {name}: human-likeness z {_number(likeness['z'])} ({likeness['verdict']}; "
+                     f"{len(likeness['judge_kappas'])} annotators, {len(likeness['human_pairs'])} pairs{aside})"
+                     if likeness["ran"] else f"  {name}: human-likeness z not computed: {likeness['missing']}")
         if panel:
             lines.append(f"  {name}: n = {panel['n']}, agreement {_number(panel['agreement'])}, kappa "
                          f"{_number(panel['cohen_kappa'])}, {panel['ac_name']} {_number(panel['ac'])}, "

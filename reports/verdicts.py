@@ -24,7 +24,7 @@ from reports.budget import verdict_budget
 from reports.build_steps import HUMANS, JUDGES, READING, SYSTEM_LEVEL, build_step
 from reports.categories import categories_block
 from reports.replacement import replacement_block
-from reports.humans import humans_block
+from reports.humans import humans_block, selected_annotators
 from reports.selectors import (
     HumanLabels,
     JudgeLabels,
@@ -143,7 +143,8 @@ def verdict_report_build(*, campaign: Campaign, counting: CountingRule | None = 
     report["categories"] = categories_block(humans=humans, judges=judge_labels,
                                             categories=item_categories_get(campaign=campaign))
     # May a judge replace an annotator: the alt-test, the human-likeness z-score, the kappa-paradox panel.
-    report["replacement"] = replacement_block(humans=humans, judges=judge_labels, options=campaign.options or {})
+    report["replacement"] = replacement_block(humans=humans, judges=judge_labels, options=campaign.options or {},
+                                              selected=selected_annotators(humans_part))
     build_step(SYSTEM_LEVEL)
     report["budget"] = verdict_budget(report=report, judges=judges, paired=paired, coverage=coverage,
                                       options=options, target=target_width(campaign.options))

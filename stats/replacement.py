@@ -5,21 +5,33 @@ item j labelled that at least one other annotator labelled too, the judge and j 
 the *other* annotators' labels of the item (the share equal, for labels; minus the root mean squared distance, for a
 numeric scale). The judge wins the item when its score is at least j's, j wins when j's is at least the judge's (a
 tie is a win for both). rho_j, the judge's advantage probability against j, is the share of j's items the judge wins.
+Items the others cannot decide are not counted (a departure from the published procedure, the same for every
+annotator): on an item where the other annotators' labels give every label in use the same score (two labels, the
+others split evenly) the judge and j tie whatever they say, so the item tells nothing about either; it only pulls j's
+wins minus the judge's towards 0, below any epsilon, so that the more the others split, the easier the judge passes.
+An annotator sent mostly such items (a third annotator sent the items the first two split on: a selected sample,
+stats.selection) would otherwise hand the judge a near-certain win. On a numeric scale the squared distance always
+prefers the grades nearest the others' mean: an item is undecidable only when the grades in use are one, or two that
+the others' mean falls halfway between. Where nothing is undecidable (any odd number of others on two labels, say)
+the figures are the published procedure's.
 For each j a one-sided one-sample t-test (scipy) asks whether j's wins minus the judge's wins average below epsilon
 (H0: they average epsilon or more, the judge is worse than j by epsilon or more); epsilon is the cost-benefit margin
 the researcher grants the judge for being cheaper (the authors' rule of thumb: 0.2 for experts, 0.15 for trained
 annotators, 0.1 for crowd workers). The annotators' p-values are corrected together by Benjamini-Yekutieli at
 level q = 0.05 (statsmodels multipletests, fdr_by). The winning rate is the share of annotators whose null hypothesis
 is rejected; the judge may replace the annotators when it is at least 0.5. The average advantage probability (the
-mean of rho_j) compares judges. An annotator with fewer than MIN_ITEMS_PER_ANNOTATOR such items is left out of the
-test (the t-test wants that many), and the test needs MIN_ANNOTATORS annotators and MIN_ITEMS items: with fewer it
-is not run and says what is missing.
+mean of rho_j) compares judges. An annotator with fewer than MIN_ITEMS_PER_ANNOTATOR such items (decidable ones) is
+left out of the test, with the reason (the t-test wants that many), and the test needs MIN_ANNOTATORS annotators and
+MIN_ITEMS items: with fewer it is not run and says what is missing. The verdict is also given at each of EPSILONS,
+the same p-values' tests against other margins, since the choice of epsilon often decides it.
 
 The human-likeness z-score (Han et al. 2025, "Judge's Verdict"): the judge's mean Cohen's kappa with each annotator,
 placed in the distribution of the annotators' kappas with each other, z = (mean judge-human kappa - mean human-human
 kappa) / standard deviation of the human-human kappas. |z| <= 1 reads as within the humans' spread; z > 1 as agreeing
 with the humans more than they agree with each other; z < -1 as below them. It needs MIN_ANNOTATORS annotators (three
-pairs at least, for a standard deviation).
+pairs at least, for a standard deviation). An annotator who judged a selected sample is left out of it altogether:
+their kappas with the others, and the judge's with them, are over the items the others split on, not comparable
+with kappas over a random sample, and they would widen the humans' spread and so shrink z.
 
 Intervals: the average advantage probability, each rho_j (as a share, Wilson) and z carry 95% intervals; the
 average and z by a percentile bootstrap over items (1000 resamples, seed 0), every kappa and every rho_j computed
@@ -32,8 +44,9 @@ operations over its rows and no table of every item by every annotator. Pure fun
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
-from collections.abc import Hashable, Sequence
+from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -56,6 +69,9 @@ MIN_PAIR_ITEMS = 10
 # At most this many numbers in a bootstrap's rows (items x annotators; classes of items x rater pairs x cells): 160 MB.
 MAX_BOOTSTRAP_CELLS = 20_000_000
 HUMAN_LIKE_Z = 1.0
+# The margins every report gives the verdict at, beside the campaign's own: the authors' rule of thumb for crowd
+# workers (0.1) and experts (0.2), and a stricter one.
+EPSILONS = (0.05, 0.1, 0.2)
 ALT_TEST_METHOD = ("alternative annotator test (Calderon, Reichart and Dror 2025): each annotator left out in turn, "
                    "one-sided one-sample t-test (scipy) per annotator, Benjamini-Yekutieli correction at q = 0.05 "
                    "(statsmodels); winning rate = share of annotators rejected, passing at 0.5 or more")
@@ -114,12 +130,19 @@ def rater_labels_of(annotators: dict[str, Labels], judge: Labels, *, numeric: bo
 @dataclass(frozen=True)
 class _Wins:
     """Per row of the RaterLabels that can be compared (the judge and another annotator labelled its item too): its
-    item, annotator, whether the judge won it, whether the annotator won it."""
+    item, annotator, whether the judge won it, whether the annotator won it, and whether the item is undecidable for
+    that annotator (the others' labels score every label alike: module docstring)."""
 
     item: np.ndarray
     rater: np.ndarray
     judge: np.ndarray
     own: np.ndarray
+    undecidable: np.ndarray
+
+    def decidable(self) -> _Wins:
+        keep = ~self.undecidable
+        return _Wins(item=self.item[keep], rater=self.rater[keep], judge=self.judge[keep], own=self.own[keep],
+                     undecidable=self.undecidable[keep])
 
 
 def _wins(data: RaterLabels, scoring: str) -> _Wins:
@@ -136,6 +159,10 @@ def _wins(data: RaterLabels, scoring: str) -> _Wins:
         own_score = per_label[item, label] - 1  # the others who gave the row's label
         judge_score = per_label[item, judge] - (label == judge)  # the others who gave the judge's label
         judge_win, own_win = judge_score >= own_score, own_score >= judge_score
+        # The others' count of every label: all equal, every label scores alike (one row, the labels in use, each).
+        others = per_label[item]
+        others[np.arange(len(item)), label] -= 1
+        undecidable = others.max(axis=1) == others.min(axis=1)
     else:
         value = np.asarray(data.labels, dtype=float)
         x = value[data.label]
@@ -147,7 +174,17 @@ def _wins(data: RaterLabels, scoring: str) -> _Wins:
         judge_loss = s2 - 2 * theirs * s1 + n * theirs ** 2 - (mine - theirs) ** 2
         tolerance = 1e-9 * np.maximum(1.0, np.abs(own_loss) + np.abs(judge_loss))
         judge_win, own_win = judge_loss <= own_loss + tolerance, own_loss <= judge_loss + tolerance
-    return _Wins(item=item, rater=rater, judge=judge_win.astype(float), own=own_win.astype(float))
+        # A grade's summed squared distance to the others is a parabola in the grade with its minimum at their mean:
+        # every grade in use scores alike only with one grade in use, or two equally far from that mean.
+        if len(value) == 1:
+            undecidable = np.ones(len(item), dtype=bool)
+        elif len(value) == 2:
+            others, others_sum = n - 1, s1 - mine
+            undecidable = np.abs(others * (value[0] + value[1]) - 2 * others_sum) <= 1e-9 * np.maximum(1.0, others)
+        else:
+            undecidable = np.zeros(len(item), dtype=bool)
+    return _Wins(item=item, rater=rater, judge=judge_win.astype(float), own=own_win.astype(float),
+                 undecidable=undecidable)
 
 
 def _p_value(differences: np.ndarray, epsilon: float) -> float:
@@ -164,56 +201,110 @@ def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
-def missing_words(*, annotators: int, enough: int, items: int) -> str | None:
+def missing_words(*, annotators: int, enough: int, items: int, names: Sequence[str] = (),
+                  undecidable: bool = False) -> str | None:
     """What a campaign lacks for the alt-test, in words (its ANNOTATORS, the ITEMS it could compare on, ENOUGH
-    annotators with MIN_ITEMS_PER_ANNOTATOR of those); None when it has enough."""
+    annotators with MIN_ITEMS_PER_ANNOTATOR of those, named when NAMES are given; UNDECIDABLE: whether items the
+    others split evenly on were not counted); None when it has enough."""
     if enough >= MIN_ANNOTATORS and items >= MIN_ITEMS:
         return None
+    named = f" ({_names(names)})" if names else ""
     return (f"needs {MIN_ANNOTATORS} annotators with {MIN_ITEMS_PER_ANNOTATOR} or more items each, on {MIN_ITEMS} "
             f"items or more that the judge and at least two annotators labelled; this campaign has "
             f"{_plural(annotators, 'annotator')}, {_plural(items, 'such item')}, and {enough} annotator"
-            f"{'' if enough == 1 else 's'} with {MIN_ITEMS_PER_ANNOTATOR} or more of them")
+            f"{'' if enough == 1 else 's'} with {MIN_ITEMS_PER_ANNOTATOR} or more of them{named}"
+            + (", not counting the items where the other annotators' labels split evenly, which decide nothing"
+               if undecidable else ""))
 
 
-def alt_test(data: RaterLabels, *, epsilon: float = EPSILON, q: float = FDR_Q) -> dict:
+def _names(names: Sequence[str]) -> str:
+    return " and ".join(names) if len(names) <= 2 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _left_out_reason(*, kept: int, compared: int, undecidable: int, selected: bool) -> str:
+    """Why an annotator with KEPT decidable items of the COMPARED ones is not tested, in words."""
+    if not undecidable:
+        return (f"{_plural(kept, 'item')} shared with the judge and another annotator, fewer than "
+                f"{MIN_ITEMS_PER_ANNOTATOR}")
+    sample = "judged a selected sample: " if selected else ""
+    return (f"{sample}on {undecidable} of their {compared} items the other annotators' labels split evenly and decide "
+            f"nothing, which leaves {_plural(kept, 'item')}, fewer than {MIN_ITEMS_PER_ANNOTATOR}")
+
+
+def _verdicts(differences: list[np.ndarray], names: list[str], *, epsilon: float, q: float) -> dict:
+    """The test's verdict at EPSILON from each tested annotator's wins minus the judge's (DIFFERENCES, in the order
+    of NAMES): the p-values, which null hypotheses Benjamini-Yekutieli rejects at Q, the winning rate."""
+    p_values = [_p_value(own_minus_judge, epsilon) for own_minus_judge in differences]
+    rejected = [bool(reject) for reject in multipletests(p_values, alpha=q, method="fdr_by")[0]]
+    winning_rate = float(np.mean(rejected))
+    return {"epsilon": epsilon, "p_values": p_values, "rejected_each": rejected, "winning_rate": winning_rate,
+            "rejected": int(sum(rejected)), "of": len(names), "passes": winning_rate >= PASS_RATE,
+            "held_up_against": [name for name, reject in zip(names, rejected, strict=True) if reject]}
+
+
+def alt_test(data: RaterLabels, *, epsilon: float = EPSILON, q: float = FDR_Q,
+             selected: Collection[str] = ()) -> dict:
     """The alternative annotator test of DATA's judge against its annotators, scored by the share of labels equal, or
-    with NUMERIC labels by minus the root mean squared distance. {"ran": False, "missing": words} when there are too
-    few annotators or items; else {"ran": True, "epsilon", "q", "winning_rate", "rejected" (how many annotators' null
-    hypotheses), "passes", "advantage", "advantage_ci95" (or "advantage_ci_note"), "n_items",
-    "annotators": [{"annotator", "n", "rho", "rho_ci95", "human_rho", "human_rho_ci95", "p_value", "rejected"}],
-    "skipped": {name: n}, "method", "ci_method"}."""
+    with NUMERIC labels by minus the root mean squared distance, on the items each annotator's others can decide
+    (module docstring). SELECTED: the annotators who judged a selected sample (stats.selection), named as such when
+    they are left out. {"ran": False, "missing": words} when there are too few annotators or items; else {"ran": True,
+    "epsilon", "q", "winning_rate", "rejected" (how many annotators' null hypotheses), "passes", "advantage",
+    "advantage_ci95" (or "advantage_ci_note"), "n_items",
+    "annotators": [{"annotator", "n" (decidable items), "compared", "undecidable", "selected_sample", "rho",
+    "rho_ci95", "human_rho", "human_rho_ci95", "p_value", "rejected"}], "by_epsilon": [the verdict at each of
+    EPSILONS and EPSILON: {"epsilon", "winning_rate", "rejected", "of", "passes", "held_up_against"}]}; both with
+    "rests_on" (the annotators with enough items, tested when it ran, by name), "n_per_annotator" {name: decidable
+    items}, "left_out": [{"annotator", "n",
+    "compared", "undecidable", "selected_sample", "reason"}], "skipped": {name: n},
+    "undecidable" {name: items not counted}, "method", "ci_method"."""
     scoring = "neg_rmse" if data.numeric else "accuracy"
-    wins = _wins(data, scoring)
+    every = _wins(data, scoring)
+    compared = np.bincount(every.rater, minlength=len(data.raters))
+    undecidable = np.bincount(every.rater, weights=every.undecidable, minlength=len(data.raters)).astype(int)
+    wins = every.decidable()
     per_rater = np.bincount(wins.rater, minlength=len(data.raters))
     tested = [n for n in range(len(data.raters)) if per_rater[n] >= MIN_ITEMS_PER_ANNOTATOR]
     in_test = np.isin(wins.rater, tested)
     labelled = np.bincount(data.rater, minlength=len(data.raters))
-    missing = missing_words(annotators=int((labelled > 0).sum()), enough=len(tested),
-                            items=len(np.unique(wins.item)))
+    missing = missing_words(annotators=int((labelled > 0).sum()), enough=len(tested), items=len(np.unique(wins.item)),
+                            names=[data.raters[n] for n in tested], undecidable=bool(undecidable.any()))
+    selected = set(selected)
+    left_out = [{"annotator": data.raters[n], "n": int(per_rater[n]), "compared": int(compared[n]),
+                 "undecidable": int(undecidable[n]), "selected_sample": data.raters[n] in selected,
+                 "reason": _left_out_reason(kept=int(per_rater[n]), compared=int(compared[n]),
+                                            undecidable=int(undecidable[n]), selected=data.raters[n] in selected)}
+                for n in range(len(data.raters)) if compared[n] and per_rater[n] < MIN_ITEMS_PER_ANNOTATOR]
     base = {"epsilon": epsilon, "q": q, "scoring": scoring, "n_items": len(np.unique(wins.item[in_test])),
-            "method": ALT_TEST_METHOD, "ci_method": BOOTSTRAP_METHOD,
-            "skipped": {data.raters[n]: int(per_rater[n]) for n in range(len(data.raters))
-                        if 0 < per_rater[n] < MIN_ITEMS_PER_ANNOTATOR}}
+            "method": ALT_TEST_METHOD, "ci_method": BOOTSTRAP_METHOD, "left_out": left_out,
+            "rests_on": [data.raters[n] for n in tested],
+            "n_per_annotator": {data.raters[n]: int(per_rater[n]) for n in range(len(data.raters)) if compared[n]},
+            "skipped": {row["annotator"]: row["n"] for row in left_out if row["n"]},
+            "undecidable": {data.raters[n]: int(undecidable[n]) for n in range(len(data.raters)) if undecidable[n]}}
     if missing:
         return {"ran": False, "missing": missing, **base}
     order = np.argsort(wins.rater, kind="stable")
     bounds = np.searchsorted(wins.rater[order], np.arange(len(data.raters) + 1))
-    rows, p_values = [], []
+    rows, differences = [], []
     for n in tested:
         mine = order[bounds[n]:bounds[n + 1]]
         judge_wins, own_wins = wins.judge[mine], wins.own[mine]
-        p_values.append(_p_value(own_wins - judge_wins, epsilon))
-        rows.append({"annotator": data.raters[n], "n": len(mine), "rho": float(judge_wins.mean()),
-                     "rho_ci95": _wilson(judge_wins), "human_rho": float(own_wins.mean()),
-                     "human_rho_ci95": _wilson(own_wins)})
-    rejected = multipletests(p_values, alpha=q, method="fdr_by")[0]
-    for row, p_value, reject in zip(rows, p_values, rejected, strict=True):
-        row.update(p_value=p_value, rejected=bool(reject))
-    winning_rate = float(np.mean(rejected))
+        differences.append(own_wins - judge_wins)
+        rows.append({"annotator": data.raters[n], "n": len(mine), "compared": int(compared[n]),
+                     "undecidable": int(undecidable[n]), "selected_sample": data.raters[n] in selected,
+                     "rho": float(judge_wins.mean()), "rho_ci95": _wilson(judge_wins),
+                     "human_rho": float(own_wins.mean()), "human_rho_ci95": _wilson(own_wins)})
+    names = [row["annotator"] for row in rows]
+    verdict = _verdicts(differences, names, epsilon=epsilon, q=q)
+    for row, p_value, reject in zip(rows, verdict["p_values"], verdict["rejected_each"], strict=True):
+        row.update(p_value=p_value, rejected=reject)
+    by_epsilon = [verdict if margin == epsilon else _verdicts(differences, names, epsilon=margin, q=q)
+                  for margin in sorted({*EPSILONS, epsilon})]
     interval, note = _advantage_interval(wins, tested, in_test, items=len(data.items))
-    return {"ran": True, **base, "winning_rate": winning_rate, "rejected": int(np.sum(rejected)),
-            "passes": winning_rate >= PASS_RATE, "advantage": float(np.mean([row["rho"] for row in rows])),
-            "advantage_ci95": interval, "advantage_ci_note": note, "annotators": rows}
+    return {"ran": True, **base, "winning_rate": verdict["winning_rate"], "rejected": verdict["rejected"],
+            "passes": verdict["passes"], "advantage": float(np.mean([row["rho"] for row in rows])),
+            "advantage_ci95": interval, "advantage_ci_note": note, "annotators": rows,
+            "by_epsilon": [{key: value for key, value in each.items() if key not in ("p_values", "rejected_each")}
+                           | {"campaign": each["epsilon"] == epsilon} for each in by_epsilon]}
 
 
 def _wilson(wins: np.ndarray) -> list[float]:
@@ -290,12 +381,19 @@ def _likeness_intervals(cells: list[tuple[np.ndarray, np.ndarray]], size: int, s
     return resampling.class_bootstrap(unique, multiplicity, statistic), None
 
 
-def human_likeness(data: RaterLabels) -> dict:
-    """The human-likeness z-score of DATA's judge among its annotators: {"ran": False, "missing"} with fewer than
-    MIN_ANNOTATORS annotators who share MIN_PAIR_ITEMS items with each other; else {"ran": True, "z", "judge_kappa"
-    (the mean; "judge_kappas" per annotator), "human_kappa_mean", "human_kappa_sd" (each of those four with its _ci95;
-    "ci_note" when there is none), "human_pairs" (each pair's kappa), "n_items", "judge_items", "verdict", "method",
-    "ci_method"}."""
+def human_likeness(data: RaterLabels, *, selected: Collection[str] = ()) -> dict:
+    """The human-likeness z-score of DATA's judge among its annotators, leaving out the SELECTED ones (those who
+    judged a selected sample, module docstring): {"ran": False, "missing"} with fewer than MIN_ANNOTATORS others who
+    share MIN_PAIR_ITEMS items with each other; else {"ran": True, "z", "judge_kappa" (the mean; "judge_kappas" per
+    annotator), "human_kappa_mean", "human_kappa_sd" (each of those four with its _ci95; "ci_note" when there is
+    none), "human_pairs" (each pair's kappa), "n_items", "judge_items", "verdict", "method", "ci_method"}; both with
+    "left_out" (the selected annotators who labelled something, by name)."""
+    selected = set(selected)
+    gone = [n for n, name in enumerate(data.raters) if name in selected and np.any(data.rater == n)]
+    left_out = [data.raters[n] for n in gone]
+    if gone:
+        keep = ~np.isin(data.rater, gone)
+        data = dataclasses.replace(data, item=data.item[keep], rater=data.rater[keep], label=data.label[keep])
     levels = max(len(data.labels), 1)
     human_pairs = _sharing_pairs(data)
     names = sorted({n for pair in human_pairs for n in pair})
@@ -306,14 +404,16 @@ def human_likeness(data: RaterLabels) -> dict:
               >= MIN_PAIR_ITEMS]
     labelled = np.unique(data.item)
     base = {"n_items": len(labelled), "judge_items": len(np.intersect1d(labelled, judge_items, assume_unique=True)),
-            "ci_method": BOOTSTRAP_METHOD,
+            "ci_method": BOOTSTRAP_METHOD, "left_out": left_out,
             "method": "human-likeness z-score (Han et al. 2025): Cohen's kappa of the judge with each annotator, "
                       "against the annotators' kappas with each other"}
     if len(names) < MIN_ANNOTATORS or len(human_pairs) < 3 or not judged:
         annotators = len(np.unique(data.rater))
+        sample = "a selected sample" if len(left_out) == 1 else "selected samples"
+        aside = f" besides {', '.join(left_out)}, left out as {sample}" if left_out else ""
         return {"ran": False, "missing": f"needs {MIN_ANNOTATORS} annotators who share {MIN_PAIR_ITEMS} items or "
-                f"more with each other and with the judge; this campaign has {_plural(annotators, 'annotator')}, "
-                f"{_plural(len(human_pairs), 'pair')} of them sharing that many, and the judge labelled "
+                f"more with each other and with the judge; this campaign has {_plural(annotators, 'annotator')}"
+                f"{aside}, {_plural(len(human_pairs), 'pair')} of them sharing that many, and the judge labelled "
                 f"{base['judge_items']} of their items", **base}
     cells = [_pair_cells(per_rater[a], per_rater[b], levels) for a, b in human_pairs]
     cells += [_pair_cells(judge_side, per_rater[n], levels) for n in judged]

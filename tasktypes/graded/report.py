@@ -41,7 +41,7 @@ from reports.adjudication import adjudication_items_block
 from reports.budget import graded_budget
 from reports.build_steps import HUMANS, JUDGES, READING, SYSTEM_LEVEL, build_step
 from reports.categories import categories_block
-from reports.humans import humans_block
+from reports.humans import humans_block, selected_annotators
 from reports.replacement import replacement_block
 from reports.selectors import (
     HumanLabels,
@@ -182,6 +182,7 @@ def graded_report_build(*, campaign: Campaign) -> dict:
         }
         judge_blocks[judge.name]["topic_mean"] = {"cohen_kappa": uncertainty.topic_mean_summary(
             [row["cohen_kappa"] for row in judge_blocks[judge.name]["per_topic"]])}
+    humans_part = _humans_block(humans, human_grade, levels)
     report = {
         "campaign": campaign.slug,
         "task_type": campaign.task_type,
@@ -194,8 +195,7 @@ def graded_report_build(*, campaign: Campaign) -> dict:
                      for key in MEASURES],
         "compat_p": compat_p,
         "run_means_ci_method": uncertainty.bootstrap_method("topics, the same draws for every run"),
-        "humans": {**_humans_block(humans, human_grade, levels), "relative_delta": _relative_delta(systems, tag, None,
-                                                                                     per_topic=per_topic_human)},
+        "humans": {**humans_part, "relative_delta": _relative_delta(systems, tag, None, per_topic=per_topic_human)},
         # Leaderboards imported from automatic judges (format trec-leaderboard) against the human one.
         "leaderboards": {name: _leaderboard_block(board, systems, tag, per_topic_human=per_topic_human, top=top)
                          for name, board in leaderboards_get(campaign=campaign).items()},
@@ -212,7 +212,7 @@ def graded_report_build(*, campaign: Campaign) -> dict:
         # May a judge replace an assessor: the alt-test (grades by distance), the human-likeness z-score, and the
         # kappa-paradox panel (AC2 with linear weights; the prevalence and bias indices at the relevance cut).
         "replacement": replacement_block(humans=humans, judges=judge_labels, options=options, levels=levels,
-                                         relevant_from=rel),
+                                         relevant_from=rel, selected=selected_annotators(humans_part)),
     }
     build_step(SYSTEM_LEVEL)
     report["budget"] = graded_budget(report=report, human_grade=human_grade, judge_labels=judge_labels, items=items,

@@ -8,7 +8,7 @@ from annotate.ids import json_text
 from annotate.models import HumanJudgment, Item, JudgmentKind
 from judges.models import ModelJudgment
 from reports.adjudication import adjudication_items_block
-from reports.humans import humans_block
+from reports.humans import humans_block, selected_annotators
 from reports.replacement import replacement_block
 from reports.selectors import human_labels_get, judge_labels_get, judge_part_filter
 from stats.interrater import WILSON, cohen_kappa, item_agreement_intervals, share_with_interval
@@ -144,10 +144,11 @@ def preference_report_build(*, campaign) -> dict:
             humans_here = _comparisons([(item, label) for item, label, _ in votes if item in judge.part], pairs)
             fits, part_orders = _scores([humans_here, raters[n + 1]], systems)
             scores[n + 1], system_orders[n], on_part[judge.name] = fits[1], part_orders[0], fits[0]
+    humans_part = humans_block(humans)
     return {
         "campaign": campaign.slug,
         "task_type": campaign.task_type,
-        "humans": humans_block(humans),
+        "humans": humans_part,
         "position": {"humans": first_position_rate(positions)},
         "scores": {"humans": scores[0]},
         "judges": {judge.name: {**_judge_block(judge, humans, orders.get(judge.name, []), scores[n + 1],
@@ -163,5 +164,6 @@ def preference_report_build(*, campaign) -> dict:
         "adjudication": adjudication_items_block(humans=humans, judges=[(j.name, j.family, j.labels) for j in judges]),
         # May a judge replace an annotator, on a, b and tie (both bad as a tie; order-inconsistent verdicts left out).
         "replacement": replacement_block(humans=humans, judges=[(j.name, j.family, j.labels) for j in judges],
-                                         options=campaign.options or {}, label_map=THREE),
+                                         options=campaign.options or {}, label_map=THREE,
+                                         selected=selected_annotators(humans_part)),
     }

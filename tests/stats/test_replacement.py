@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from scipy.stats import ttest_1samp
 from sklearn.metrics import cohen_kappa_score
+from statsmodels.stats.multitest import multipletests
 
 from stats import paradox, replacement
 
@@ -35,6 +36,8 @@ def test_the_alt_test_passes_a_better_judge_and_fails_a_coin(seed):
     truth, humans, rater, rng = _simulated(seed)
     better = alt_test(humans, rater(0.97))
     assert better["ran"] and better["passes"] and better["winning_rate"] == 1.0 and better["rejected"] == 4
+    # Three others on two labels never split evenly: every item counts, as in the published procedure.
+    assert better["undecidable"] == {} and better["left_out"] == [] and better["rests_on"] == ["h0", "h1", "h2", "h3"]
     coin = alt_test(humans, {item: int(rng.random() < 0.5) for item in truth})
     assert not coin["passes"] and coin["winning_rate"] < 0.5
     assert better["advantage"] > coin["advantage"]  # rho ranks the judges
@@ -96,14 +99,34 @@ def test_the_alt_test_says_what_is_missing_instead_of_a_number():
     assert not result["ran"] and "winning_rate" not in result
     assert result["missing"] == ("needs 3 annotators with 30 or more items each, on 50 items or more that the judge "
                                  "and at least two annotators labelled; this campaign has 2 annotators, 120 such "
-                                 "items, and 2 annotators with 30 or more of them")
+                                 "items, and 2 annotators with 30 or more of them (h0 and h1)")
     _, three, rater, _ = _simulated(5, annotators=3)
     few = {name: {item: label for item, label in labels.items() if item < 40} for name, labels in three.items()}
-    assert "3 annotators, 40 such items, and 3 annotators with 30" in alt_test(few, rater(0.9))["missing"]
+    # Three annotators on two labels: where the two others split, the item decides nothing and is not counted, which
+    # leaves each annotator fewer than 30 of the 40, and each is named with the reason.
+    few_result = alt_test(few, rater(0.9))
+    assert few_result["missing"].startswith("needs 3 annotators") and few_result["missing"].endswith(
+        "this campaign has 3 annotators, 40 such items, and 0 annotators with 30 or more of them, not counting the "
+        "items where the other annotators' labels split evenly, which decide nothing")
+    assert [row["annotator"] for row in few_result["left_out"]] == ["h0", "h1", "h2"]
+    assert all(row["n"] + row["undecidable"] == 40 and row["n"] < 30 and row["reason"].endswith(
+        f"which leaves {row['n']} items, fewer than 30") for row in few_result["left_out"])
     # A distance scale scores by minus the root mean squared distance.
+    # A distance scale scores by minus the root mean squared distance. On grades 0 and 2 alone, two others who split
+    # put their mean halfway, where both grades score alike: those items are not counted there either.
+    three_truth = _simulated(5, annotators=3)[0]
     grades = {name: {item: int(label) * 2 for item, label in labels.items()} for name, labels in three.items()}
-    graded = alt_test(grades, {item: 2 * label for item, label in truth.items()}, numeric=True)
+    graded = alt_test(grades, {item: 2 * label for item, label in three_truth.items()}, numeric=True)
     assert graded["ran"] and graded["passes"] and graded["scoring"] == "neg_rmse"
+    splits = {name: sum(len({grades[other][item] for other in grades if other != name}) == 2 for item in range(ITEMS))
+              for name in grades}
+    assert graded["undecidable"] == splits and all(row["n"] == ITEMS - splits[row["annotator"]]
+                                                    for row in graded["annotators"])
+    # The truth of another draw agrees with these annotators' truth on 74 of 120 items: with the split items counted
+    # as wins for both it held up against 2 of 3 of them at epsilon 0.2; on the items the others decide, against none.
+    unrelated = alt_test(grades, {item: 2 * label for item, label in truth.items()}, numeric=True)
+    assert sum(truth[i] == three_truth[i] for i in range(ITEMS)) == 74
+    assert unrelated["ran"] and (unrelated["rejected"], unrelated["passes"]) == (0, False)
 
 
 def test_the_human_likeness_z_places_the_judge_among_the_humans(monkeypatch):
@@ -136,6 +159,108 @@ def test_the_human_likeness_z_places_the_judge_among_the_humans(monkeypatch):
     # share enough items for a kappa.
     crowd = {f"voter{n}": {item: truth[item]} for n, item in enumerate(range(ITEMS))}
     assert not human_likeness(crowd, dict(truth))["ran"]
+
+
+def _selected_study(seed: int, *, agreed: int, fifth: bool = False):
+    """240 answers (40% correct). a and b judge all of them, d the first 120; c is sent every answer from 120 on that
+    a and b split on, and the first AGREED of those they agree on (a selected sample, as NQ-open 301's annotator 3);
+    with FIFTH, e judges all of them too. Annotators but c are right 80% of the time, c and the judge 85%."""
+    rng = np.random.default_rng(seed)
+    truth = {item: int(rng.random() < 0.4) for item in range(240)}
+
+    def rater(accuracy: float, items) -> dict:
+        return {item: truth[item] if rng.random() < accuracy else 1 - truth[item] for item in items}
+
+    a, b, d = rater(0.8, range(240)), rater(0.8, range(240)), rater(0.8, range(120))
+    split = [item for item in range(120, 240) if a[item] != b[item]]
+    agree = [item for item in range(120, 240) if a[item] == b[item]][:agreed]
+    annotators = {"a": a, "b": b, "c": rater(0.85, split + agree), "d": d}
+    if fifth:
+        annotators["e"] = rater(0.8, range(240))
+    return annotators, rater(0.85, range(240)), split
+
+
+def _decidable_wins(annotators: dict, judge: dict) -> dict:
+    """From the definition, item by item: each annotator's (judge wins, own wins) over the items on which the other
+    annotators' labels do not score every label in use alike."""
+    in_use = {label for labels in annotators.values() for label in labels.values()} | set(judge.values())
+    result = {}
+    for name, own in annotators.items():
+        judge_wins, own_wins = [], []
+        for item, mine in sorted(own.items()):
+            others = [labels[item] for who, labels in annotators.items() if who != name and item in labels]
+            if not others or item not in judge:
+                continue
+            score = {label: np.mean([other == label for other in others]) for label in in_use}
+            if len(set(score.values())) == 1:  # the others split evenly: no label can win or lose here
+                continue
+            judge_wins.append(score[judge[item]] >= score[mine])
+            own_wins.append(score[mine] >= score[judge[item]])
+        result[name] = (np.array(judge_wins, dtype=float), np.array(own_wins, dtype=float))
+    return result
+
+
+def test_an_annotator_sent_the_items_the_others_split_on_is_tested_where_they_decide():
+    annotators, judge, split = _selected_study(3, agreed=35)
+    result = alt_test(annotators, judge, epsilon=0.15, selected=["c"])
+    rows = {row["annotator"]: row for row in result["annotators"]}
+    # c's items the others split on are left out: c is tested on the 35 answers a and b agree on, no more.
+    assert (rows["c"]["compared"], rows["c"]["undecidable"], rows["c"]["n"]) == (len(split) + 35, len(split), 35)
+    assert rows["c"]["selected_sample"] and result["rests_on"] == ["a", "b", "c", "d"] and result["left_out"] == []
+    # Every figure equals an independent computation on the same kept items: scipy's t-test per annotator,
+    # statsmodels' Benjamini-Yekutieli over the four, at each epsilon shown and at the campaign's own (0.15).
+    wins = _decidable_wins(annotators, judge)
+    for name, (judge_wins, own_wins) in wins.items():
+        assert (rows[name]["n"], rows[name]["rho"], rows[name]["human_rho"]) == pytest.approx(
+            (len(judge_wins), judge_wins.mean(), own_wins.mean()))
+    assert [each["epsilon"] for each in result["by_epsilon"]] == [0.05, 0.1, 0.15, 0.2]
+    for each in result["by_epsilon"]:
+        p_values = [ttest_1samp(wins[name][1] - wins[name][0], each["epsilon"], alternative="less").pvalue
+                    for name in "abcd"]
+        rejected = multipletests(p_values, alpha=0.05, method="fdr_by")[0]
+        assert each["held_up_against"] == [name for name, reject in zip("abcd", rejected) if reject]
+        assert (each["winning_rate"], each["passes"], each["of"]) == (rejected.mean(), rejected.mean() >= 0.5, 4)
+        assert each["campaign"] == (each["epsilon"] == 0.15)
+        if each["campaign"]:
+            assert [rows[name]["p_value"] for name in "abcd"] == pytest.approx(p_values)
+            assert result["winning_rate"] == each["winning_rate"] and result["passes"] == each["passes"]
+
+    # With fewer such answers than the t-test wants, c is left out, named, and the reason said.
+    annotators, judge, split = _selected_study(3, agreed=20)
+    result = alt_test(annotators, judge, selected=["c"])
+    assert result["ran"] and result["rests_on"] == ["a", "b", "d"]
+    (row,) = result["left_out"]
+    assert (row["annotator"], row["n"], row["undecidable"], row["selected_sample"]) == ("c", 20, len(split), True)
+    assert row["reason"] == (f"judged a selected sample: on {len(split)} of their {len(split) + 20} items the "
+                             f"other annotators' labels split evenly and decide nothing, which leaves 20 items, "
+                             f"fewer than 30")
+
+
+def test_the_human_likeness_z_leaves_a_selected_sample_out():
+    annotators, judge, _ = _selected_study(4, agreed=35, fifth=True)
+    data = replacement.rater_labels_of(annotators, judge)
+    every, comparable = replacement.human_likeness(data), replacement.human_likeness(data, selected=["c"])
+    assert comparable["left_out"] == ["c"] and every["left_out"] == []
+    assert "a / c" in every["human_pairs"] and "a / c" not in comparable["human_pairs"]
+    assert "c" in every["judge_kappas"] and "c" not in comparable["judge_kappas"]
+
+    def kappa(first: dict, second: dict) -> float:
+        shared = sorted(set(first) & set(second))
+        return cohen_kappa_score([first[i] for i in shared], [second[i] for i in shared])
+
+    names = ["a", "b", "d", "e"]
+    pairs = [kappa(annotators[x], annotators[y]) for n, x in enumerate(names) for y in names[n + 1:]]
+    judge_kappa = np.mean([kappa(judge, annotators[name]) for name in names])
+    assert comparable["human_kappa_sd"] == pytest.approx(np.std(pairs, ddof=1))
+    assert comparable["z"] == pytest.approx((judge_kappa - np.mean(pairs)) / np.std(pairs, ddof=1))
+    # c's kappas over the split answers sit far below the others' and widen their spread.
+    assert every["human_kappa_sd"] > comparable["human_kappa_sd"]
+    # With two comparable annotators left there is no spread, and the report says who was left out.
+    three = replacement.rater_labels_of({name: annotators[name] for name in "abc"}, judge)
+    assert replacement.human_likeness(three)["ran"]
+    alone = replacement.human_likeness(three, selected=["c"])
+    assert not alone["ran"] and "this campaign has 2 annotators besides c, left out as a selected sample, 1 pair" \
+        in alone["missing"]
 
 
 def test_the_paradox_panel_on_the_classic_skewed_table():

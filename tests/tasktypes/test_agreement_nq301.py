@@ -5,6 +5,7 @@ by a straightforward rule, README "NQ-open 301") and under qa-eval, the study's 
 (the published table, tested in test_agreement_nq301_published).
 """
 
+import csv
 import io
 from pathlib import Path
 
@@ -80,6 +81,60 @@ def test_annotator3_is_named_a_selected_sample_and_their_kappa_is_unchanged(repo
     pairs = {(p["a"].rsplit("-", 1)[-1], p["b"].rsplit("-", 1)[-1]): p for p in humans["pairwise_cohen_kappa"]}
     assert round(pairs[("annotator2", "annotator3")]["kappa"], 3) == -0.361
     assert [pair["selected_sample"] != [] for pair in pairs.values()] == [False, True, True]
+
+
+def _decidable_counts() -> dict[str, tuple[int, int]]:
+    """From the TSVs, for each annotator: (items compared, items on which the other annotators split evenly). An
+    answer is compared when GPT-4's verdict on it starts with Yes or No and another annotator judged it too."""
+    with open(FOLDER / "NQ301_human.tsv", newline="") as human, open(FOLDER / "NQ301_gpt-4.tsv", newline="") as gpt:
+        labels: dict[str, dict] = {f"annotator{k}": {} for k in (1, 2, 3)}
+        judged = set()
+        for row, verdict in zip(csv.DictReader(human, delimiter="\t"), csv.DictReader(gpt, delimiter="\t")):
+            key = (row["id"], row["Model answer"])
+            for name in labels:
+                if row[name].strip():
+                    labels[name][key] = row[name].strip().lower()
+            if verdict["gpt-4"].strip().lower().startswith(("yes", "no")):
+                judged.add(key)
+    assert len(judged) == 1479  # the report's 1,489 less the 10 failed verdicts
+    counts = {}
+    for name, own in labels.items():
+        compared = split = 0
+        for key in own:
+            others = [labels[other][key] for other in labels if other != name and key in labels[other]]
+            if key in judged and others:
+                compared += 1
+                split += others.count("yes") == others.count("no")
+        counts[name] = (compared, split)
+    return counts
+
+
+def test_annotator3_is_tested_only_where_annotators_1_and_2_decide(report):
+    """Annotator 3 was sent the answers annotators 1 and 2 split on. On those, with annotator 3 left out, the two
+    remaining labels split evenly: any verdict scores 0.5, and the judge's win over annotator 3 was certain (GPT-4
+    held up against "3 of 3 annotators"). Those answers are not counted now; annotator 3 keeps 28 answers, fewer
+    than the test's 30, and is left out, named, with the reason. Two annotators are fewer than the test's three, so
+    it does not run, and says on whom it would have rested; the human-likeness z leaves annotator 3 out too, which
+    leaves one pair of annotators and no spread."""
+    counts = _decidable_counts()
+    assert counts["annotator3"] == (218, 190)
+    block = report["replacement"]
+    assert block["selected_samples"] == ["nq301-annotator3"]
+    alt = block["judges"]["gpt-4"]["alt_test"]
+    assert not alt["ran"] and alt["rests_on"] == ["nq301-annotator1", "nq301-annotator2"]
+    assert alt["n_per_annotator"] == {f"nq301-{name}": compared - split for name, (compared, split) in counts.items()}
+    assert alt["undecidable"] == {f"nq301-{name}": split for name, (_, split) in counts.items()}
+    (left_out,) = alt["left_out"]
+    assert (left_out["annotator"], left_out["n"], left_out["selected_sample"]) == ("nq301-annotator3", 28, True)
+    assert left_out["reason"] == ("judged a selected sample: on 190 of their 218 items the other annotators' labels "
+                                  "split evenly and decide nothing, which leaves 28 items, fewer than 30")
+    assert alt["missing"].endswith("and 2 annotators with 30 or more of them (nq301-annotator1 and "
+                                   "nq301-annotator2), not counting the items where the other annotators' labels "
+                                   "split evenly, which decide nothing")
+    likeness = block["judges"]["gpt-4"]["human_likeness"]
+    assert not likeness["ran"] and likeness["left_out"] == ["nq301-annotator3"]
+    assert "this campaign has 2 annotators besides nq301-annotator3, left out as a selected sample, 1 pair" in \
+        likeness["missing"]
 
 
 def test_judges_vs_final_human_verdict(report):
