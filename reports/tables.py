@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import unicodedata
 
 from stats.rank_agreement import TOP_INTERVAL_KEYS, TOP_KEYS
 
@@ -24,20 +25,40 @@ from stats.rank_agreement import TOP_INTERVAL_KEYS, TOP_KEYS
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
+# What a spreadsheet passes over before it decides that a cell is a formula: leading spaces (a no-break space too),
+# line feeds and invisible characters (zero-width space, joiners, word joiner, byte order mark). It also reads the
+# full-width forms of = + - @ (which Unicode's NFKC folds to them) as the ASCII ones.
+_SKIPPED = " \n\u00a0\u200b\u200c\u200d\u2060\ufeff"
+
 # A plain decimal number, as Python writes a float or an int ("-0.25", "1e-05", "+3"): it stays a number.
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 
+def _formula_like(text: str) -> bool:
+    """Whether a spreadsheet could read TEXT as a formula: past what it skips, a formula's first character (or its
+    full-width form), unless the text is a plain ASCII number."""
+    head = text.lstrip(_SKIPPED)
+    return unicodedata.normalize("NFKC", head[:1])[:1] in FORMULA_STARTS and not _NUMBER.fullmatch(head)
+
+
 def spreadsheet_cell(value):
-    """VALUE as a CSV cell that a spreadsheet shows as written: text beginning with =, +, -, @, a tab or a carriage
-    return gets a leading single quote (OWASP CSV Injection), unless it is a plain number; numbers and other text as
-    they are. A reader that wants the text back drops one leading quote from a cell that starts with "'" and one of
-    those characters or another "'": so text that itself begins so (an id "'=1", "''") gets a quote too, and every
-    name comes back exactly."""
-    if isinstance(value, str) and ((value.startswith(FORMULA_STARTS) and not _NUMBER.fullmatch(value))
-                                   or (value[:1] == "'" and value[1:2] in (*FORMULA_STARTS, "'"))):
+    """VALUE as a CSV cell that a spreadsheet shows as written: text that could be a formula (_formula_like: =, +, -,
+    @, a tab or a carriage return first, after any leading spaces, line feeds or invisible characters, in ASCII or
+    full-width) gets a leading single quote (OWASP CSV Injection), unless it is a plain number; numbers and other
+    text as they are. spreadsheet_text reads a cell back: it drops one leading quote from a cell whose rest could be
+    a formula or starts with another "'", so text that itself begins so (an id "'=1", "''") gets a quote too, and
+    every name comes back exactly."""
+    if isinstance(value, str) and (_formula_like(value)
+                                   or (value[:1] == "'" and (value[1:2] == "'" or _formula_like(value[1:])))):
         return "'" + value
     return value
+
+
+def spreadsheet_text(cell: str) -> str:
+    """The text a CSV cell written by spreadsheet_cell stands for: its escaping quote dropped."""
+    if cell[:1] == "'" and (cell[1:2] == "'" or _formula_like(cell[1:])):
+        return cell[1:]
+    return cell
 
 
 class SpreadsheetCsv:

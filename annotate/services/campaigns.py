@@ -344,6 +344,14 @@ class MemberAdded:
     no_link: str | None = None  # why a person with no password yet gets no link from here, to tell the researcher
 
 
+# One answer for every existing account a researcher may not add, whatever the reason (none, a staff account, one
+# invited to another campaign and not claimed yet, one whose name differs only in case): the answer must not tell a
+# researcher what exists elsewhere. The reason is recorded for staff (InvitationEvent, kind refused).
+NOT_ADDABLE = ("{username!r} cannot be added as an existing account here: check the username the person signs in "
+               "with; if they have no account yet, add them as a new person; otherwise ask staff")
+USERNAME_TAKEN = ("the username {username!r} is taken, or differs only in case from one that is: choose another for "
+                  "the new person, or add the person's own account as an existing account")
+
 NO_LINK_ADVICE = ("staff can set their password and make the account active in the admin (Users, the account, then "
                   "'Set password')")
 
@@ -369,7 +377,10 @@ def member_add(*, campaign: Campaign, username: str, role: str, added_by, create
     campaign: its key is returned, to show once. An existing account gets a link only when this campaign's invitation
     made it and nobody has claimed it yet (re-added after a removal); any other account with no password yet (made by
     an import or `createsuperuser --noinput`) is added without one, and `no_link` says why. An account another
-    campaign invited that has not been claimed yet is refused: that campaign holds a live link to it.
+    campaign invited that has not been claimed yet is refused: that campaign holds a live link to it; so is a staff
+    account unless ADDED_BY is staff. Every refusal of an existing account answers NOT_ADDABLE, the same words
+    whether the account is missing, staff, invited elsewhere or a lookalike of another: a researcher learns nothing
+    of accounts outside their campaigns (the reason is recorded for staff).
     USERNAME is normalised as Django does (NFKC) and must not differ from another account's only by case.
     CampaignError when the name is not a username, the account is missing (without CREATE) or exists (with it), or
     the person holds ROLE here already."""
@@ -387,16 +398,10 @@ def member_add(*, campaign: Campaign, username: str, role: str, added_by, create
     with transaction.atomic():
         user = User.objects.filter(**{User.USERNAME_FIELD: username}).first()
         twin = username_twin(username) if user is None else None
-        if twin is not None:
-            raise CampaignError(f"there is no account called {username!r}, but there is {twin.get_username()!r}, "
-                                "which differs only in case; add that one if it is the person, or choose a username "
-                                "that differs in more than case for a new person")
-        if user is None and not create:
-            raise CampaignError(f"there is no account called {username!r}; to add a person who has none yet, add them "
-                                "as a new person: an account is made and you get a link for them to choose a password")
-        if user is not None and create:
-            raise CampaignError(f"an account called {username!r} exists already; add it as an existing account, or "
-                                "choose another username for the new person")
+        if create and (user is not None or twin is not None):
+            raise CampaignError(USERNAME_TAKEN.format(username=username))
+        if not create and user is None:
+            raise CampaignError(NOT_ADDABLE.format(username=username))
         created = user is None
         scope = campaign_invitation_scope(campaign)
         refused = None
@@ -405,12 +410,15 @@ def member_add(*, campaign: Campaign, username: str, role: str, added_by, create
                                           created_by=added_by)
         elif Membership.objects.filter(campaign=campaign, user=user, role=role).exists():
             raise CampaignError(f"{username} is already {role_words(role)} of this campaign")
+        elif (user.is_staff or user.is_superuser) and not getattr(added_by, "is_staff", False):
+            # A staff account joins a campaign only by a staff action: a researcher cannot make an administrator
+            # one of their annotators (nor learn from the answer that the account is one).
+            refused = "a staff account: only staff may add it to a campaign"
         elif (not user.has_usable_password() and user.last_login is None
               and invited_elsewhere(user=user, scope=scope)):
             # Added here, the account would belong to two campaigns while the other one holds a link to it: whoever
             # holds that link would sign in here as this person (a username taken in advance).
-            refused = (f"{username} was invited to another campaign and has not chosen a password yet; add them "
-                       "once they have (they then sign in with it), or ask staff")
+            refused = "invited to another campaign and not claimed yet"
         if refused is None:
             membership = membership_add(campaign=campaign, user=user, role=role, added_by=added_by)
             no_password = not user.has_usable_password() and user.last_login is None
@@ -421,7 +429,7 @@ def member_add(*, campaign: Campaign, username: str, role: str, added_by, create
     if refused is not None:
         invitation_event_record(kind=InvitationEvent.Kind.REFUSED, account=user, actor=added_by, scope=scope,
                                 scope_name=campaign.slug, detail=f"not added: {refused}")
-        raise CampaignError(refused)
+        raise CampaignError(NOT_ADDABLE.format(username=username))
     if no_password and problem is not None:
         invitation_event_record(kind=InvitationEvent.Kind.REFUSED, account=user, actor=added_by, scope=scope,
                                 scope_name=campaign.slug, detail=f"added without a link: {problem}")

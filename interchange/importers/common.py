@@ -37,6 +37,10 @@ MAX_ZIP_ENTRIES = 100_000
 MAX_LINE_BYTES = 16 * 1024 * 1024
 # Deeper than any export nests; Python's own json parser gives up near 1,000 levels.
 MAX_JSON_DEPTH = 500
+# Values (lists, objects, strings, numbers, keys) one record, a JSONL line or an element of a JSON document, may hold.
+# A record of the formats read here holds tens to a few thousand (a ranking of 1,000 candidates: about 5,000); a
+# 15 MB line of tiny values within the depth limit built 7 million Python objects and cost a worker 600-800 MB.
+MAX_JSON_VALUES = 200_000
 CHUNK_BYTES = 64 * 1024
 _BOM = codecs.BOM_UTF8
 _WHITESPACE = b" \t\n\r\x0b\x0c"
@@ -244,6 +248,7 @@ def json_parse(text: str, *, path: Path, line: int | None = None):
     deeper than its recursion limit (RecursionError); neither may escape as a crash. Nesting deeper than
     MAX_JSON_DEPTH is refused from the parser's events before anything is built (json_depth_check).
     """
+    json_breadth_check(text, path=path, line=line)  # first: it stops at the first value past the limit
     json_depth_check(text, path=path, line=line)
     try:
         return json.loads(text)
@@ -270,6 +275,27 @@ def json_depth_check(text: str, *, path: Path, line: int | None) -> None:
         return
     if deep is not None:
         raise _too_deep(path, 1 if line is None else line)
+
+
+def json_breadth_check(text: str, *, path: Path, line: int | None) -> None:
+    """Refuse TEXT when it holds more than MAX_JSON_VALUES values, counted from the parser's plain events (nothing
+    built); TEXT with fewer separators and brackets than that cannot, and costs three counts."""
+    if text.count(",") + text.count("[") + text.count("{") < MAX_JSON_VALUES:
+        return
+    values = 0
+    try:
+        for event, _ in ijson.basic_parse(io.BytesIO(text.encode("utf-8", "surrogatepass")), use_float=True):
+            values += event not in _CLOSING
+            if values > MAX_JSON_VALUES:
+                raise _too_broad(path, 1 if line is None else line)
+    except ijson.JSONError:
+        return
+
+
+def _too_broad(path: Path, line: int) -> ImportDataError:
+    return ImportDataError(file=path, line=line, field="json", message=(
+        f"one record holds more than {MAX_JSON_VALUES:,} values (lists, objects, strings, numbers); no format needs "
+        f"that many"))
 
 
 class _JsonSource:
@@ -301,6 +327,7 @@ class _JsonSource:
         self._depth = 0
         self._element_depth = element_depth
         self._element_bytes = 0  # bytes since the last chunk in which no value the reader builds was open
+        self._element_values = 0  # the parser's events over those chunks
         self._events = ijson.sendable_list() if depth_checked else None
         self._depth_parser = ijson.basic_parse_coro(self._events, use_float=True) if depth_checked else None
 
@@ -352,9 +379,14 @@ class _JsonSource:
             self._depth_parser = None
             return
         deep, shallowest, self._depth = _first_too_deep(self._events, start=self._depth)
+        values = sum(event not in _CLOSING for event, _ in self._events)
         del self._events[:]
         if self._element_depth is not None and deep is None:
-            self._element_bytes = 0 if shallowest < self._element_depth else self._element_bytes + len(chunk)
+            open_still = shallowest >= self._element_depth
+            self._element_bytes = self._element_bytes + len(chunk) if open_still else 0
+            self._element_values = self._element_values + values if open_still else 0
+            if self._element_values > MAX_JSON_VALUES:
+                raise _too_broad(self.path, self.newlines + chunk.count(b"\n") + 1)
             if self._element_bytes > MAX_LINE_BYTES:
                 raise ImportDataError(file=self.path, line=self.newlines + chunk.count(b"\n") + 1, field="json",
                                       message=f"one record is larger than {MAX_LINE_BYTES:,} bytes, the most a "
@@ -439,6 +471,8 @@ def json_check(value, *, path: Path, line: int, nul: bool) -> None:
 # Each parser event's change to the nesting depth.
 _DEPTH_STEP = {"start_map": 1, "start_array": 1, "end_map": -1, "end_array": -1,
                "map_key": 0, "string": 0, "number": 0, "boolean": 0, "null": 0}
+# The events that close a value rather than open one (not counted against MAX_JSON_VALUES).
+_CLOSING = ("end_map", "end_array")
 
 
 def _too_deep(path: Path, line: int) -> ImportDataError:

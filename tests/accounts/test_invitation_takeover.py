@@ -63,10 +63,11 @@ def test_a_researcher_cannot_take_the_account_of_a_person_invited_to_another_cam
     client.force_login(mal)
     page = _page_add(client, "cleo")
     assert _links(page.content.decode()) == []
-    assert "Cleo was invited to another campaign and has not chosen a password yet; add them once they have" in \
-        page.content.decode()
+    # The answer is the one a missing account gets: it does not tell mal that cleo was invited elsewhere.
+    missing = _api(mal).post("/api/campaigns/b/members/", {"username": "nobody"}, format="json").json()["detail"]
+    assert "&#x27;cleo&#x27; cannot be added as an existing account here" in page.content.decode()
     api = _api(mal).post("/api/campaigns/b/members/", {"username": "cleo"}, format="json")
-    assert api.status_code == 400 and api.json()["detail"].startswith("cleo was invited to another campaign")
+    assert api.status_code == 400 and api.json()["detail"] == missing.replace("nobody", "cleo")
     assert _api(mal).post("/api/campaigns/b/members/cleo/invitation/").status_code == 404
     assert not Membership.objects.filter(campaign__slug="b", user__username="cleo").exists()
     # cleo's own link, from her campaign, still works and brings her there.
@@ -74,12 +75,22 @@ def test_a_researcher_cannot_take_the_account_of_a_person_invited_to_another_cam
     assert cleo is not None and cleo.get("/campaigns/qa/annotate/").status_code == 200
 
 
-def test_a_staff_account_made_by_createsuperuser_noinput_gets_no_link(client, mal, monkeypatch):
+def test_a_staff_account_joins_a_campaign_only_by_staff_and_gets_no_link(client, mal, monkeypatch):
     monkeypatch.delenv("DJANGO_SUPERUSER_PASSWORD", raising=False)
     call_command("createsuperuser", "--noinput", username="root", email="root@example.org", verbosity=0)
     root = get_user_model().objects.get(username="root")
     assert root.is_superuser and not root.has_usable_password()
-    client.force_login(mal)
+    # A researcher may not add it, and the answer is a missing account's: it does not say the account is staff.
+    refused = _api(mal).post("/api/campaigns/b/members/", {"username": "root"}, format="json")
+    assert refused.status_code == 400 and refused.json()["detail"].startswith("'root' cannot be added as an existing")
+    assert not Membership.objects.filter(campaign__slug="b", user=root).exists()
+    from accounts.models import InvitationEvent
+
+    assert InvitationEvent.objects.filter(kind="refused", account=root, detail__contains="a staff account").exists()
+    operator = UserFactory(username="operator", is_staff=True)
+    Membership.objects.create(campaign=Membership.objects.get(user=mal).campaign, user=operator,
+                              role=Role.RESEARCHER)
+    client.force_login(operator)  # staff may
     page = _page_add(client, "root").content.decode()
     assert _links(page) == []
     assert "Root has no password yet and gets no link from here (root is a staff account, which never gets a link): " \
@@ -115,9 +126,9 @@ def test_a_username_differing_by_case_or_unicode_form_reaches_no_other_account(c
     for name in ("alice", "fiona", "fiöna"):
         member_add(campaign=qa_campaign, username=name, role=Role.ANNOTATOR, added_by=researcher, create=True)
     b = mal.memberships.get().campaign
-    with pytest.raises(CampaignError, match="there is 'alice', which differs only in case"):
+    with pytest.raises(CampaignError, match="the username 'Alice' is taken, or differs only in case from one that is"):
         member_add(campaign=b, username="Alice", role=Role.ANNOTATOR, added_by=mal, create=True)
-    with pytest.raises(CampaignError, match="there is 'alice', which differs only in case"):
+    with pytest.raises(CampaignError, match="'ALICE' cannot be added as an existing account here"):
         member_add(campaign=b, username="ALICE", role=Role.ANNOTATOR, added_by=mal)
     # "\ufb01ona" (the fi ligature) and "fio\u0308na" (o and a combining diaeresis) are "fiona" and "fiöna" as Django
     # stores them and signs them in (NFKC): they reach those accounts, which another campaign invited.
@@ -127,8 +138,8 @@ def test_a_username_differing_by_case_or_unicode_form_reaches_no_other_account(c
             response = _page_add(client, typed, create=create)
             page = response.content.decode()
             assert response.status_code == 400 and _links(page) == []
-            assert (f"An account called &#x27;{stored}&#x27; exists already" if create else
-                    f"{stored[:1].upper()}{stored[1:]} was invited to another campaign") in page
+            assert (f"The username &#x27;{stored}&#x27; is taken" if create else
+                    f"&#x27;{stored}&#x27; cannot be added as an existing account here") in page
     assert sorted(get_user_model().objects.filter(username__startswith="fi").values_list("username", flat=True)) == [
         "fiona", "fiöna"]
     assert not Membership.objects.filter(campaign__slug="b", role=Role.ANNOTATOR).exists()

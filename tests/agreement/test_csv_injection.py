@@ -18,7 +18,7 @@ from annotate.models import HumanJudgment, Item, Role, SystemOutput, Topic, Unit
 from annotate.services.campaigns import campaign_get_or_create
 from interchange.importers.runs_pool import runs_pool_import
 from judges.models import Judge, ModelJudgment
-from reports.tables import SpreadsheetCsv, spreadsheet_cell
+from reports.tables import SpreadsheetCsv, spreadsheet_cell, spreadsheet_text
 from tests.factories import PASSWORD, MembershipFactory, TopicFactory, UserFactory
 from tests.report_support import report_stored
 from tests.tasktypes.test_agreement_ranking import ranking_campaign  # noqa: F401 (fixture)
@@ -47,9 +47,15 @@ def _is_number(cell: str) -> bool:
     ("-0.25", "-0.25"), ("+3", "+3"), ("1e-05", "1e-05"), (-0.25, -0.25), (-3, -3), ("", ""), ("a=b", "a=b"),
     # text that begins as an escaped cell does is escaped too, so that dropping one quote gives it back
     ("'=already", "''=already"), ("''", "'''"), ("'a", "'a"), ("'", "'"),
+    # what a spreadsheet passes over first (spaces, a line feed, invisible characters) and full-width signs
+    ("\uff1d1+1", "'\uff1d1+1"), ("\uff0bcmd", "'\uff0bcmd"), ("\uff0dx", "'\uff0dx"), ("\uff20SUM(A1)", "'\uff20SUM(A1)"),
+    (" =1+1", "' =1+1"), ("\u00a0@x", "'\u00a0@x"), ("\u200b=1", "'\u200b=1"), ("\ufeff+x", "'\ufeff+x"),
+    ("\n=1", "'\n=1"), (" -3", " -3"), ("\u200b", "\u200b"), ("a \uff1d b", "a \uff1d b"),
+    ("'\u200b=1", "''\u200b=1"),
 ])
 def test_a_cell_that_would_be_a_formula_is_text(value, cell):
     assert spreadsheet_cell(value) == cell
+    assert not isinstance(value, str) or spreadsheet_text(cell) == value  # a reader gets the text back
 
 
 def _hostile(campaign, *, systems: list[str], topic: str | None = None,

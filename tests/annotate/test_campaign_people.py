@@ -44,8 +44,8 @@ def test_a_missing_account_is_not_made_unless_asked_for(client, qa_campaign, res
     client.force_login(researcher)
     response = _add(client, username="nobody")
     assert response.status_code == 400
-    assert "There is no account called &#x27;nobody&#x27;; to add a person who has none yet" in \
-        response.content.decode()
+    assert ("&#x27;nobody&#x27; cannot be added as an existing account here: check the username the person signs in "
+            "with; if they have no account yet, add them as a new person") in response.content.decode()
     assert not get_user_model().objects.filter(username="nobody").exists()
     assert _add(client, username="ann", create="on").status_code == 400  # "ann" exists: not a new person
     assert Membership.objects.filter(campaign=qa_campaign).count() == 2
@@ -198,7 +198,7 @@ def test_the_api_lists_adds_and_removes_members(qa_campaign, researcher, annotat
     assert APIClient().get(link).status_code == 410 and APIClient().get(
         renewed.removeprefix("http://testserver")).status_code == 200
     refused = api.post("/api/campaigns/qa/members/", {"username": "ghost"}, format="json")
-    assert refused.status_code == 400 and refused.json()["detail"].startswith("there is no account called 'ghost'")
+    assert refused.status_code == 400 and refused.json()["detail"].startswith("'ghost' cannot be added as an existing")
     assert api.delete("/api/campaigns/qa/members/ann/?role=annotator").status_code == 204
     assert api.delete("/api/campaigns/qa/members/ann/").status_code == 404  # not a member any more
     last = api.delete("/api/campaigns/qa/members/res/")

@@ -26,6 +26,7 @@ from annotate.models import Campaign, HumanJudgment, Item, Membership, Role, Top
 from interchange.archive import campaign_export, campaign_import
 from interchange.importers.runs_pool import stored_runs
 from judges.models import ModelJudgment
+from reports.tables import spreadsheet_text
 from tests.report_support import report_stored
 
 pytestmark = pytest.mark.django_db
@@ -90,8 +91,7 @@ def imp(slug: str, task_type: str, fmt: str, path: Path, *options: str) -> None:
 def _csv_rows(text: str) -> list[list[str]]:
     """The cells of a download as a reader that knows the spreadsheet escape (reports.tables.spreadsheet_cell)
     reads them: one leading quote dropped before =, +, -, @, a tab, a carriage return or another quote."""
-    return [[cell[1:] if cell[:1] == "'" and cell[1:2] in ("=", "+", "-", "@", "\t", "\r", "'") else cell
-             for cell in row] for row in csv.reader(io.StringIO(text))]
+    return [[spreadsheet_text(cell) for cell in row] for row in csv.reader(io.StringIO(text))]
 
 
 def _report(signed_in, researcher, slug: str) -> dict:

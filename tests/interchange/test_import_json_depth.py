@@ -67,10 +67,11 @@ def test_nesting_up_to_the_limit_is_read(tmp_path):
 
 @pytest.mark.parametrize("reader", ["array", "values", "pairs"])
 def test_a_record_larger_than_a_line_may_be_is_refused_before_it_is_built(reader, tmp_path, monkeypatch):
-    """One record of 3 MB (a list of 1.5 million numbers) under a 1 MB record limit (MAX_LINE_BYTES, what a JSONL
-    line may hold): refused while it is read, the records before it read; the old readers built it whole."""
+    """One record of 3 MB (a list of 3,000 texts of 1,000 characters) under a 1 MB record limit (MAX_LINE_BYTES,
+    what a JSONL line may hold): refused while it is read, the records before it read; the old readers built it
+    whole."""
     monkeypatch.setattr(common, "MAX_LINE_BYTES", 1024 * 1024)
-    big = "[" + "0," * 1_500_000 + "0]"
+    big = "[" + ",".join(['"' + "x" * 1000 + '"'] * 3000) + "]"
     read, options, text = {
         "array": (json_array_read, {"what": "tasks"}, '[{"data": {}},\n' + big + "]"),
         "values": (json_values_read, {"prefix": "topics.item"}, '{"topics": [{"data": {}},\n' + big + "]}"),
@@ -91,3 +92,34 @@ def test_a_record_larger_than_a_line_may_be_is_refused_before_it_is_built(reader
     assert str(info.value) == (f"{path}:2: json: one record is larger than 1,048,576 bytes, the most a record (or a "
                                f"line) may hold")
     assert peak < PEAK_LIMIT, f"refusing a 3 MB record allocated {peak:,} bytes"
+
+
+BROAD = "[" + ",".join(["[0]"] * common.MAX_JSON_VALUES) + "]"  # 800 kB, 400,000 values, within the depth limit
+
+
+@pytest.mark.parametrize("reader", ["array", "values", "jsonl"])
+def test_a_record_of_too_many_values_is_refused_before_it_is_built(reader, tmp_path):
+    # Found: a 15 MB JSONL line of tiny lists within the depth limit cost a worker 600-800 MB to build.
+    read, options, text = {
+        "array": (json_array_read, {"what": "tasks"}, '[{"data": {}},\n' + BROAD + "]"),
+        "values": (json_values_read, {"prefix": "topics.item"}, '{"topics": [\n' + BROAD + "]}"),
+        "jsonl": (jsonl_read, {}, '{"question": "q"}\n{"question": ' + BROAD + "}\n"),
+    }[reader]
+    path = tmp_path / "broad.json"
+    path.write_text(text)
+    tracemalloc.start()
+    try:
+        with pytest.raises(ImportDataError, match=r"broad.json:2: json: one record holds more than 200,000 values"):
+            for _ in read(path, **options):
+                pass
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # Building it costs more than 30 MB of Python objects; the refusal a chunk's events and the line's text.
+    assert peak < PEAK_LIMIT, peak
+
+
+def test_a_broad_record_under_the_limit_is_read(tmp_path):
+    path = tmp_path / "wide.jsonl"
+    path.write_text('{"candidates": [' + ",".join(["1"] * 150_000) + "]}\n")
+    assert len(next(jsonl_read(path))[1]["candidates"]) == 150_000
