@@ -73,19 +73,23 @@ MAX_BOOTSTRAP_SYSTEMS = 150
 # The order block lists this many swapped pairs, the largest first; it counts them all.
 SWAPS_SHOWN = 20
 SCOPE_ALL, SCOPE_PROMPT = "all prompts", "prompt"
+# Systems answer every prompt; passages belong to one topic's pool, a few to two (a passage relevant to both). A
+# campaign where at most this share of the candidates was compared on more than one prompt is read as pools.
+POOLED_SHARE = 0.5
 
 
-def pooled_by_prompt(raters: Sequence[tuple[Comparisons, Sequence[Hashable]]]) -> dict[Hashable, Hashable] | None:
-    """{candidate: the prompt it was compared on} when every candidate of RATERS was compared on one prompt only
-    (passages in a topic's pool: their scores mean something within that pool alone), else None (systems that
-    answer several prompts: one fit over all of them). One prompt alone is the global case too."""
-    pools: dict[Hashable, Hashable] = {}
+def pooled_by_prompt(raters: Sequence[tuple[Comparisons, Sequence[Hashable]]]) -> bool:
+    """Whether the candidates of RATERS belong to prompts' pools (passages in topics': a score means something
+    within its pool alone) rather than answer several prompts each (systems: one fit over every prompt): more than
+    one prompt, and at most POOLED_SHARE of the candidates compared on more than one."""
+    prompts_of: dict[Hashable, set] = {}
     for comparisons, clusters in raters:
         for (first, second, _), cluster in zip(comparisons, clusters, strict=True):
-            for candidate in (first, second):
-                if pools.setdefault(candidate, cluster) != cluster:
-                    return None
-    return pools if len(set(pools.values())) > 1 else None
+            prompts_of.setdefault(first, set()).add(cluster)
+            prompts_of.setdefault(second, set()).add(cluster)
+    if len(set().union(*prompts_of.values())) < 2:
+        return False
+    return sum(len(prompts) > 1 for prompts in prompts_of.values()) <= POOLED_SHARE * len(prompts_of)
 
 
 def _prompt_classes(raters, prompts: list, systems: list) -> tuple[list, np.ndarray]:
@@ -245,14 +249,14 @@ def _pool_fits(comparisons: Comparisons, clusters: Sequence[Hashable]) -> dict[H
 
 def pool_preference_scores(raters: Sequence[tuple[Comparisons, Sequence[Hashable]]], *,
                            resamples: int | None = None, seed: int | None = None) -> tuple[list[dict], list[dict]]:
-    """preference_scores for candidates that each belong to one prompt's pool (pooled_by_prompt): each rater's
+    """preference_scores for candidates that belong to prompts' pools (pooled_by_prompt): each rater's
     Bradley-Terry scores fitted per prompt on that pool alone, and each rater after the first compared with the
     first per prompt (Kendall's tau-b and Spearman's rho over the candidates both compared there), then averaged over
     the prompts, with a percentile bootstrap over prompts. A candidate's score is only comparable with its own
     pool's, so it has no interval across prompts; the per-prompt figures are in the order block's "per_prompt".
 
-    A scores block: {"systems" (by prompt, best first within each), "scores", "scores_ci95" (None each), "pools"
-    {candidate: prompt}, "win_rates" ({}: a pool's matrix is in the comparisons), "n_comparisons", "n_prompts",
+    A scores block: {"systems" (by prompt, best first within each; a candidate of several pools named
+    "candidate (prompt)" in each), "scores", "scores_ci95" (None each), "pools" {candidate: prompt}, "win_rates" ({}: a pool's matrix is in the comparisons), "n_comparisons", "n_prompts",
     "scope": SCOPE_PROMPT, "ci_note", "method"}. An order block: {"kendall_tau_b", "spearman" (the means over the
     prompts where each is defined), their "_ci95" and "_ci_note", "per_prompt" [{"prompt", "n_candidates",
     "kendall_tau_b", "spearman", "swaps_count"}], "swaps" (the SWAPS_SHOWN largest over all prompts), "swaps_count",
@@ -262,9 +266,17 @@ def pool_preference_scores(raters: Sequence[tuple[Comparisons, Sequence[Hashable
     method = (f"Bradley-Terry log-strengths, mean 0 within each prompt's pool (choix's Iterative Luce Spectral "
               f"Ranking, regularisation {ALPHA}; a tie is half a win to each), one fit per prompt: a candidate was "
               f"compared on its own prompt only")
+    # A candidate of several pools (a passage of two topics) has a score in each: named with its prompt there.
+    seen: dict[Hashable, set] = {}
+    for fit in fits:
+        for prompt, scores in fit.items():
+            for candidate in scores:
+                seen.setdefault(candidate, set()).add(prompt)
+    named = {(prompt, candidate): candidate if len(prompts) == 1 else f"{candidate} ({prompt})"
+             for candidate, prompts in seen.items() for prompt in prompts}
     blocks = []
     for (comparisons, clusters), fit in zip(raters, fits, strict=True):
-        ordered = [(prompt, candidate, score) for prompt in sorted(fit, key=str)
+        ordered = [(prompt, named[prompt, candidate], score) for prompt in sorted(fit, key=str)
                    for candidate, score in sorted(fit[prompt].items(), key=lambda entry: -entry[1])]
         blocks.append({"systems": [candidate for _, candidate, _ in ordered],
                        "scores": {candidate: score for _, candidate, score in ordered},
@@ -273,11 +285,11 @@ def pool_preference_scores(raters: Sequence[tuple[Comparisons, Sequence[Hashable
                        "win_rates": {}, "n_comparisons": len(comparisons), "n_prompts": len(set(clusters)),
                        "scope": SCOPE_PROMPT, "method": method,
                        "ci_note": "no interval: a candidate's score compares it within its own prompt's pool"})
-    orders = [_pool_order_block(fits[0], fit, options) for fit in fits[1:]]
+    orders = [_pool_order_block(fits[0], fit, named, options) for fit in fits[1:]]
     return blocks, orders
 
 
-def _pool_order_block(reference: dict, other: dict, options: dict) -> dict:
+def _pool_order_block(reference: dict, other: dict, named: dict, options: dict) -> dict:
     rows, best, count, compared = [], [], 0, 0
     for prompt in sorted(set(reference) & set(other), key=str):
         shared = sorted(set(reference[prompt]) & set(other[prompt]), key=str)
@@ -288,7 +300,7 @@ def _pool_order_block(reference: dict, other: dict, options: dict) -> dict:
         swapped, largest = swaps_between(x, y)
         count += swapped
         compared += len(shared)
-        best += [(x[i] - x[j], shared[i], shared[j]) for i, j in largest]
+        best += [(x[i] - x[j], named[prompt, shared[i]], named[prompt, shared[j]]) for i, j in largest]
         rows.append({"prompt": prompt, "n_candidates": len(shared), "kendall_tau_b": kendall_tau_b(list(x), list(y)),
                      "spearman": spearman(list(x), list(y)), "swaps_count": swapped})
     best.sort(key=lambda swap: -swap[0])

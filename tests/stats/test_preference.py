@@ -109,10 +109,14 @@ def _pools(prompts: int, size: int, *, seed: int):
 
 def test_candidates_of_one_prompts_pool_are_fitted_per_prompt_and_compared_per_prompt():
     raters = _pools(12, 7, seed=3)
-    pools = pooled_by_prompt(raters)
-    assert pools["q3-d5"] == 3 and len(pools) == 84
-    shared = [(raters[0][0] + [("q0-d1", "q1-d2", FIRST)], raters[0][1] + [0])]
-    assert pooled_by_prompt(shared) is None  # a candidate met on two prompts: one fit over all prompts
+    assert pooled_by_prompt(raters)
+    # A passage of two topics' pools (here q0-d1, compared on prompt 1 too) is still read per pool, with a score in
+    # each; systems that meet on every prompt are one fit over all of them.
+    assert pooled_by_prompt([(raters[0][0] + [("q0-d1", "q1-d2", FIRST)], raters[0][1] + [1])])
+    systems = [([("s1", "s2", FIRST), ("s2", "s3", SECOND), ("s1", "s3", TIE)] * 2, [0, 0, 0, 1, 1, 1])]
+    assert not pooled_by_prompt(systems) and not pooled_by_prompt([(systems[0][0][:3], [0, 0, 0])])
+    shared, _ = pool_preference_scores([(raters[0][0] + [("q0-d1", "q1-d2", FIRST)], raters[0][1] + [1])] * 2)
+    assert {"q0-d1 (0)", "q0-d1 (1)"} <= set(shared[0]["scores"]) and shared[0]["pools"]["q0-d1 (1)"] == 1
     scores, orders = pool_preference_scores(raters)
     # Each prompt's scores are choix's on that prompt's win matrix alone, centred.
     for prompt in (0, 7):
