@@ -372,9 +372,10 @@ class CampaignSettingsForm(forms.Form):
 
     name = forms.CharField(label="Name", max_length=200)
     overlap = OverlapField(
-        help_text="How many different people judge each unit. A change applies to every unit, those made already "
-                  "included: more reopens complete units for the judgments now missing; fewer keeps every judgment "
-                  "made.")
+        help_text="How many different annotators judge each unit. With 1 the report has no human agreement to show "
+                  "(no unit is judged twice); 2 or more gives it. A change applies to every unit, those made "
+                  "already included: more reopens complete units for the judgments now missing; fewer keeps every "
+                  "judgment made.")
     guidelines = forms.CharField(
         label="Guidelines for annotators", required=False, widget=forms.Textarea(attrs={"rows": 14}),
         help_text=GUIDELINES_HELP + " Saving a change keeps the earlier text as an earlier version; each judgment "

@@ -76,7 +76,8 @@ def data_write(folder: Path, *, topics: int, runs: int, lines: int, extra: int, 
 
 
 # (format, file, extra arguments), in import order
-STEPS = (("trec-topics", "topics.tsv", ()), ("trec-run", "runs.txt", ("--depth", str(DEPTH))),
+# k = 1 (the first import makes the campaign): one assessor's qrels, each grade a passage's human label.
+STEPS = (("trec-topics", "topics.tsv", ("--overlap", "1")), ("trec-run", "runs.txt", ("--depth", str(DEPTH))),
          ("collection", "collection.tsv", ()), ("trec-qrels", "assessor.qrels", ()),
          ("judge-qrels", "judge-x.qrels", ("--judge", "judge-x")),
          ("judge-qrels", "judge-y.qrels", ("--judge", "judge-y")))

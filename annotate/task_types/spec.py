@@ -69,8 +69,10 @@ class TaskTypeSpec:
     label: str = ""
     # The unit of human work: UNIT_ITEM or UNIT_TOPIC.
     unit: str = UNIT_ITEM
-    # Human judgments per unit (k) of a new campaign when none is asked for.
-    default_overlap: int = 1
+    # Human judgments per unit (k) of a new campaign when none is asked for. Two: with one, no unit is ever judged
+    # by two people and the report's human agreement stays empty (n = 0); a type whose label is a panel's majority
+    # asks for more (three, so that two of them decide).
+    default_overlap: int = 2
     # Options of this task type only: name -> check(name, value) giving the problem, or None when fine.
     options: dict[str, Callable[[str, object], str | None]] = {}
     # The form of the campaign's options (a subclass of annotate.forms.CampaignOptionsForm, one field per option):

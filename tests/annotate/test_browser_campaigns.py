@@ -62,7 +62,7 @@ def test_a_researcher_makes_a_campaign_with_options_and_guidelines_then_edits_th
     page.click("#settings-link")
     expect(page.locator("#guidelines-v1")).to_contain_text("Rank the most useful answer first.")
     page.fill("#id_guidelines", "Rank the **most useful** answer first.\n\n- Ignore typos.\n- A refusal goes last.")
-    page.fill("#id_overlap", "2")
+    page.fill("#id_overlap", "3")  # from the default, 2
     page.click("#settings-form button[type=submit]")
     expect(page.locator(".messages")).to_have_text("Saved: overlap k, guidelines (a new version).")
     expect(page.locator("#guidelines-v2")).to_contain_text("A refusal goes last.")
@@ -76,7 +76,7 @@ def test_a_researcher_makes_a_campaign_with_options_and_guidelines_then_edits_th
     assert list(CampaignGuidelines.objects.filter(campaign=campaign).order_by("version")
                 .values_list("version", flat=True)) == [1, 2]
     assert CampaignGuidelines.objects.get(campaign=campaign, version=1).text.endswith("- Ignore typos.")
-    assert Campaign.objects.get(pk=campaign.pk).overlap == 2
+    assert Campaign.objects.get(pk=campaign.pk).overlap == 3
 
 
 @pytest.mark.browser

@@ -14,7 +14,6 @@ from annotate.models import Campaign, CampaignGuidelines, HumanJudgment, Members
 from annotate.selectors.campaigns import campaign_overview
 from annotate.services.annotation import judgment_edit, judgment_submit, unit_lease_next
 from annotate.services.campaigns import CampaignError, campaign_create, campaign_update
-from annotate.task_types.registry import task_type_get
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -96,7 +95,9 @@ def test_the_task_types_options_are_fields_and_htmx_swaps_them(client, creator):
     text = fragment.content.decode()
     assert "<html" not in text and 'id="type-fields"' in text
     assert 'name="option-dimensions"' in text and 'name="option-scale"' not in text
-    assert f'placeholder="{task_type_get("answer_ranking").default_overlap}"' in text
+    # k's default, 2, and what k does to the report's human agreement.
+    assert 'placeholder="2"' in text and "Empty: 2, this task type's default." in text
+    assert "With 1, every unit is judged once, so the report can say nothing of how well the annotators agree" in text
 
 
 def test_a_campaign_is_made_with_its_options_guidelines_and_researcher(client, creator):
@@ -105,7 +106,7 @@ def test_a_campaign_is_made_with_its_options_guidelines_and_researcher(client, c
     assert response.status_code == 302 and response["Location"] == "/campaigns/passages-2026/"
     campaign = Campaign.objects.get(slug="passages-2026")
     assert (campaign.name, campaign.task_type, campaign.created_by) == ("Passages 2026", "passage_relevance", creator)
-    assert campaign.overlap == task_type_get("passage_relevance").default_overlap
+    assert campaign.overlap == 2  # the default k: two assessors per passage, so the report has their agreement
     assert campaign.options == {"relevant_from": 2, "bias_tag": "clip"}
     assert list(Membership.objects.filter(campaign=campaign).values_list("user__username", "role")) == [
         ("maker", "researcher")]

@@ -146,12 +146,14 @@ def test_graded_ids_round_trip(folder, signed_in, researcher, task_type, qids, d
     slug, doc_key = f"graded-{next(_slugs)}", GRADED[task_type]
     grade = {(qid, doc): (i + j) % 3 for i, qid in enumerate(qids) for j, doc in enumerate(docids)}
     judged = {key: (value + 1) % 3 for key, value in grade.items()}
+    # k = 1: the one assessor's qrels below are each item's human grade, which the consensus qrels carry.
     if task_type == "passage_relevance":
         imp(slug, task_type, "trec-topics", write(folder, "topics.tsv", "".join(
-            f"{qid}\tquery {n}\n" for n, qid in enumerate(qids))))
+            f"{qid}\tquery {n}\n" for n, qid in enumerate(qids))), "--overlap", "1")
     else:
         imp(slug, task_type, "jsonl", write(folder, "topics.jsonl", "".join(
-            json.dumps({"id": qid, "section_title": f"section {n}"}) + "\n" for n, qid in enumerate(qids))))
+            json.dumps({"id": qid, "section_title": f"section {n}"}) + "\n" for n, qid in enumerate(qids))),
+            "--overlap", "1")
     for n, tag in enumerate(runs):
         order = docids if n == 0 else docids[::-1]
         imp(slug, task_type, "trec-run", write(folder, f"run{n}.txt", "".join(

@@ -1,7 +1,10 @@
-"""The newcomer's path (issue 30), in Chromium only: from a fresh `load_demo` the demo researcher makes a passage
-campaign, imports the demo's topics, runs and collection on the import page, invites two annotators whose one-time
-links come from the People page, each grades every passage by keyboard, the researcher runs BM25 from the judges
-page and reads the report, where every agreement statistic carries its n and an interval or says why it has none.
+"""The README's walkthrough ("From signing in to a report, in the browser"), step by step, in Chromium only: from a
+fresh `load_demo` the demo researcher makes a passage_relevance campaign with the default overlap k, imports the
+demo's topics, runs and collection on the import page with their defaults, adds the demo's assessor1 and assessor2 on
+the People page, each signs in and grades every passage by keyboard, the researcher runs BM25 from the judges page and
+reads the report, whose first agreement tile holds the two assessors' Fleiss' kappa with its n, and where every
+agreement statistic carries its n and an interval or says why it has none. Issue 47 found the README's steps ending
+in an empty kappa (n = 0): new campaigns took k = 1, so the two assessors never graded the same passage.
 
 load_demo runs first, whole (its reports built), as the README's first command does before any worker starts: the
 batches of the demo's own judge runs are kept where they would be published, and no worker judges them. From then on
@@ -21,6 +24,7 @@ from django.conf import settings as django_settings
 from django.core.management import call_command
 from playwright.sync_api import expect
 from sklearn.metrics import cohen_kappa_score
+from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 from annotate.models import Campaign, HumanJudgment
 from judges.models import JudgeRun
@@ -31,18 +35,28 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 DEMO = django_settings.BASE_DIR / "fixtures" / "passage_demo"
 SLUG = "newcomer-passages"
-ANNOTATORS = ("ines", "tomas")
-NEW_PASSWORD = "a long first password"
-# The grades each annotator gives, by passage id (pool depth 1 of the demo's three runs: 14 passages over 5 queries).
-# They agree on ten and split on four, so the k = 2 campaign has ties to drop and statistics with spread.
+ANNOTATORS = ("assessor1", "assessor2")
+# The grades each assessor gives, by passage id: every passage the demo's three runs pool at the default depth, 25 over
+# 5 queries. They agree on 19 and split on 6, so the k = 2 campaign has ties to drop and statistics with spread.
 GRADES = {
-    "ines": {"c1": 3, "c3": 2, "c4": 0, "n1": 3, "n2": 1, "n4": 0, "r1": 3, "r3": 1, "r5": 1, "k1": 3, "k4": 0,
-             "h1": 3, "h3": 2, "h4": 0},
-    "tomas": {"c1": 3, "c3": 1, "c4": 0, "n1": 2, "n2": 1, "n4": 0, "r1": 3, "r3": 0, "r5": 1, "k1": 3, "k4": 1,
-              "h1": 3, "h3": 2, "h4": 0},
+    "assessor1": {"c1": 3, "c2": 1, "c3": 2, "c4": 0, "c5": 2, "n1": 3, "n2": 1, "n3": 1, "n4": 0, "n5": 2,
+                  "r1": 3, "r2": 0, "r3": 1, "r4": 2, "r5": 1, "k1": 3, "k2": 2, "k3": 0, "k4": 0, "k5": 2,
+                  "h1": 3, "h2": 1, "h3": 2, "h4": 0, "h5": 2},
+    "assessor2": {"c1": 3, "c2": 1, "c3": 1, "c4": 0, "c5": 3, "n1": 3, "n2": 1, "n3": 2, "n4": 0, "n5": 2,
+                  "r1": 3, "r2": 0, "r3": 1, "r4": 2, "r5": 0, "k1": 3, "k2": 1, "k3": 0, "k4": 1, "k5": 2,
+                  "h1": 3, "h2": 1, "h3": 2, "h4": 0, "h5": 2},
 }
-UNITS = len(GRADES["ines"])
-AGREED = sum(GRADES["ines"][d] == GRADES["tomas"][d] for d in GRADES["ines"])
+UNITS = len(GRADES["assessor1"])
+AGREED = sum(GRADES["assessor1"][d] == GRADES["assessor2"][d] for d in GRADES["assessor1"])
+
+
+def sign_in(page, url: str, username: str) -> None:
+    """Sign USERNAME in on the sign-in form, with the demo's password, as the README's steps do."""
+    page.goto(f"{url}/accounts/login/")
+    page.fill("input[name=username]", username)
+    page.fill("input[name=password]", DEMO_PASSWORD)
+    page.click("button[type=submit]")
+    expect(page).to_have_url(f"{url}/")
 
 
 def shot(page, shots: Path, name: str) -> None:
@@ -91,18 +105,18 @@ def test_newcomer_from_a_fresh_demo_to_a_report(new_page, live_server, settings,
     monkeypatch.setattr(app.conf, "task_eager_propagates", True)
     url = live_server.url
 
-    # 1. Sign in as the demo researcher and make a passage campaign, overlap 2.
+    # 1. Sign in as the demo researcher.
     page = new_page()
-    page.goto(f"{url}/accounts/login/")
-    page.fill("input[name=username]", DEMO_RESEARCHER)
-    page.fill("input[name=password]", DEMO_PASSWORD)
-    page.click("button[type=submit]")
+    sign_in(page, url, DEMO_RESEARCHER)
+
+    # 2. New campaign: passage_relevance and a name; the overlap k left as it comes, which must give agreement.
     page.click("#campaign-new")
     page.wait_for_load_state()  # htmx (deferred) binds the task type's change before it is chosen
     page.select_option("select[name=task_type]", "passage_relevance")
     page.wait_for_selector("#field-overlap")
+    expect(page.locator("input[name=overlap]")).to_have_attribute("placeholder", "2")
+    expect(page.locator("#overlap-agreement")).to_contain_text("With 1, every unit is judged once")
     page.fill("input[name=name]", "Newcomer passages")
-    page.fill("input[name=overlap]", "2")
     shot(page, shots, "01-new-campaign")
     page.click("#campaign-form button[type=submit]")
     expect(page).to_have_url(f"{url}/campaigns/{SLUG}/")
@@ -110,17 +124,16 @@ def test_newcomer_from_a_fresh_demo_to_a_report(new_page, live_server, settings,
     campaign = Campaign.objects.get(slug=SLUG)
     assert (campaign.task_type, campaign.overlap) == ("passage_relevance", 2)
 
-    # 2. Import the demo's topics, its runs (pooled at depth 1) and its collection, each waited for on its job page.
-    for fmt, name, depth, summary in (
-        ("trec-topics", "topics.tsv", None, "created: 5 topics, 0 passages to grade"),
-        ("trec-run", "runs.txt", "1", f"{UNITS} passages to grade, 42 run lines linked, 0 grades, {UNITS} units"),
-        ("collection", "collection.tsv", None, f"passages given their text: {UNITS}"),
+    # 3. Import the demo's topics, its runs (pooled at the default depth) and its collection, each waited for on its
+    # job page.
+    for fmt, name, summary in (
+        ("trec-topics", "topics.tsv", "created: 5 topics, 0 passages to grade"),
+        ("trec-run", "runs.txt", f"{UNITS} passages to grade, 75 run lines linked, 0 grades, {UNITS} units"),
+        ("collection", "collection.tsv", f"passages given their text: {UNITS}"),
     ):
         page.click("text=Import data")
         page.select_option("select[name=format]", fmt)
         page.set_input_files("input[name=files]", str(DEMO / name))
-        if depth:
-            page.fill("input[name=depth]", depth)
         page.click("form button[type=submit]")
         page.wait_for_selector('#import-job[data-status="done"]')
         text = page.locator("#import-summary").inner_text()
@@ -130,26 +143,19 @@ def test_newcomer_from_a_fresh_demo_to_a_report(new_page, live_server, settings,
     expect(page.locator("#pools tbody tr")).to_have_count(5)
     timings["imports"] = time.monotonic() - started
 
-    # 3. Invite two new annotators on the People page; each link is read from the page.
-    links = {}
+    # 4. People: the demo's two assessors, added as annotators. Each signs in in a window of their own, opens the
+    # campaign, Start annotating, and grades every passage by keyboard.
     page.click("a.button:has-text('People')")
     for username in ANNOTATORS:
         page.fill("input[name=username]", username)
         page.check("input[name=role][value=annotator]")
-        page.check("input[name=create]")
         page.click("#member-add button[type=submit]")
-        expect(page.locator("#invite")).to_contain_text(f"An account called {username} was made.")
-        links[username] = page.locator("#invite-url").input_value()
-        shot(page, shots, f"03-people-{username}")
-    assert all(link.startswith(f"{url}/accounts/welcome/") for link in links.values())
-
-    # 4. Each annotator opens their link, chooses a password and grades every passage by keyboard.
+        expect(page.locator(".messages")).to_contain_text(f"{username} is now")
+    shot(page, shots, "03-people")
     for username in ANNOTATORS:
         annotator = new_page()
-        annotator.goto(links[username])
-        annotator.fill("input[name=new_password1]", NEW_PASSWORD)
-        annotator.fill("input[name=new_password2]", NEW_PASSWORD)
-        annotator.click("#welcome button[type=submit]")
+        sign_in(annotator, url, username)
+        annotator.click(f"a:has-text('{campaign.name}')")
         expect(annotator.locator("h1")).to_have_text("Newcomer passages")
         annotator.click("text=Start annotating")
         for n in range(UNITS):
@@ -163,12 +169,13 @@ def test_newcomer_from_a_fresh_demo_to_a_report(new_page, live_server, settings,
                 expect(progress).to_contain_text(f"{n + 1} of {UNITS} done")
         expect(annotator.locator("#all-done")).to_contain_text(f"you graded {UNITS} passages")
         shot(annotator, shots, f"05-done-{username}")
+        annotator.context.close()  # a signed-out window holds no memory through the rest
     graded = HumanJudgment.objects.filter(unit__campaign=campaign, is_current=True)
     assert sorted(graded.values_list("annotator__username", flat=True).distinct()) == sorted(ANNOTATORS)
     assert graded.count() == 2 * UNITS
     timings["grading"] = time.monotonic() - started
 
-    # 5. Run BM25 from the judges page and wait for it there.
+    # 5. Model judges: start bm25 of the family bm25 and wait for it there; then the Agreement report.
     page.goto(f"{url}/campaigns/{SLUG}/")
     page.click("text=Model judges")
     page.fill("#start-judge input[name=name]", "bm25")
@@ -179,7 +186,7 @@ def test_newcomer_from_a_fresh_demo_to_a_report(new_page, live_server, settings,
     shot(page, shots, "06-judges")
     timings["judge"] = time.monotonic() - started
 
-    # 6. Open the report, waiting out "Building…" if it shows.
+    # Open the report, waiting out "Building…" if it shows.
     page.goto(f"{url}/campaigns/{SLUG}/")
     page.click("text=Agreement report")
     page.wait_for_selector("#report-built", timeout=120_000)
@@ -192,11 +199,17 @@ def test_newcomer_from_a_fresh_demo_to_a_report(new_page, live_server, settings,
     found = page.evaluate(STATISTICS_CHECK)
     assert found["problems"] == [], found["problems"]
     assert found["tiles"] >= 2 and found["prose"] >= 2 and found["cells"] >= 40, found
-    # The concrete facts: the two annotators' pair over every unit, the judge over the units they agreed on.
-    expect(page.locator("#headline-fleiss")).to_contain_text(f"n = {UNITS} passages, 2 assessors")
-    # The pair's kappas are sklearn's on the grades the two gave.
-    ines, tomas = ([GRADES[name][docid] for docid in sorted(GRADES[name])] for name in ANNOTATORS)
-    kappas = [f"{cohen_kappa_score(ines, tomas, weights=weights):.3f}" for weights in (None, "linear")]
+    # The first agreement tile: the two assessors' Fleiss' kappa over every passage (statsmodels' on the grades they
+    # gave), not the empty one with its hint.
+    first, second = ([GRADES[name][docid] for docid in sorted(GRADES[name])] for name in ANNOTATORS)
+    fleiss = fleiss_kappa(aggregate_raters(list(zip(first, second, strict=True)))[0])
+    tile = page.locator("#headline-fleiss")
+    expect(tile.locator("b.num")).to_have_text(f"{fleiss:.3f}")
+    expect(tile).to_contain_text(f"n = {UNITS} passages, 2 assessors")
+    expect(tile.locator("#why-no-human-agreement")).to_have_count(0)
+    tile.screenshot(path=str(shots / "08-first-tile.png"))
+    # The pair's kappas are sklearn's on the grades the two gave; the judge is compared over the units they agreed on.
+    kappas = [f"{cohen_kappa_score(first, second, weights=weights):.3f}" for weights in (None, "linear")]
     pair = page.locator("#humans table tbody tr")
     expect(pair).to_have_count(1)
     expect(pair.locator("td")).to_have_text([*sorted(ANNOTATORS), str(UNITS),

@@ -231,7 +231,7 @@ def test_every_task_type_is_registered_with_its_hooks():
 def test_campaigns_take_the_unit_overlap_and_options_of_their_task_type():
     ais = campaign_get_or_create(slug="a", task_type="ais")
     qa = campaign_get_or_create(slug="q", task_type="qa_correctness")
-    assert (ais.overlap, qa.overlap) == (3, 1)
+    assert (ais.overlap, qa.overlap) == (3, 2)
     with pytest.raises(CampaignError, match="option ties: ties apply to answer_ranking campaigns"):
         campaign_options_set(campaign=qa, values={"ties": True})
     with pytest.raises(CampaignError, match="option bias_tag: bias_tag applies to image_relevance, passage_relevance campaigns"):

@@ -114,7 +114,8 @@ def test_the_graded_report_carries_the_block_on_its_judges_grades(db, tmp_path):
         call_command("import_data", "--campaign", "pr", "--task-type", "passage_relevance", "--format", fmt, *extra,
                      str(path), stdout=io.StringIO())
 
-    run("trec-topics", "topics.tsv", "101\tis coffee healthy\n102\tbest tea\n")
+    # k = 1: one assessor's qrels, each grade a passage's human label for the judge to be compared with.
+    run("trec-topics", "topics.tsv", "101\tis coffee healthy\n102\tbest tea\n", "--overlap", "1")
     docs = [f"d{n}" for n in range(8)]
     human = [3, 2, 0, 1, 3, 0, 2, 1]
     judge = [3, 2, 1, 1, 2, 0, 2, 0]

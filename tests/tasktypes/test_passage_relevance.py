@@ -64,8 +64,9 @@ def fails(*args):
 
 @pytest.fixture
 def pooled(tmp_path):
-    """Two queries, two runs pooled to depth 2: q1 {d1, d2, d4}, q2 {e1, e2, e3}."""
-    imp("--format", "trec-topics", write(tmp_path, "topics.tsv", TOPICS))
+    """Two queries, two runs pooled to depth 2: q1 {d1, d2, d4}, q2 {e1, e2, e3}. Overlap 1: the qrels these tests
+    import are one assessor's, each grade a passage's whole human judgment (at k = 2 it would wait for a second)."""
+    imp("--format", "trec-topics", "--overlap", "1", write(tmp_path, "topics.tsv", TOPICS))
     return imp("--format", "trec-run", "--depth", "2", write(tmp_path, "runs.txt", RUNS))
 
 
