@@ -99,9 +99,11 @@ def share_summary(values: Sequence[float | None]) -> dict:
     if all(v in (0.0, 1.0) for v in data):
         hits = int(sum(data))
         low, high = proportion_confint(hits, n, alpha=0.05, method="wilson")
-        return {"n": n, "value": hits / n, "ci95": [float(low), float(high)], "method": "95% Wilson interval"}
+        return {"n": n, "value": hits / n, "ci95": [float(low), float(high)], "method": "95% Wilson interval",
+                "ci_over": "Wilson"}
     summary = uncertainty.mean_ci95(data)
-    return {"n": n, "value": summary["mean"], "ci95": summary["ci95"], "method": "95% t interval of the mean"}
+    return {"n": n, "value": summary["mean"], "ci95": summary["ci95"], "method": "95% t interval of the mean",
+            "ci_over": "t-based"}
 
 
 def median_summary(values: Sequence[float | None], *, seed: int = SEED) -> dict:
@@ -111,7 +113,7 @@ def median_summary(values: Sequence[float | None], *, seed: int = SEED) -> dict:
         return {"n": 0, "median": None, "ci95": None, "method": None}
     interval = uncertainty.bootstrap_interval(data.size, lambda idx: float(np.median(data[idx])), seed=seed)
     return {"n": int(data.size), "median": float(np.median(data)), "ci95": interval,
-            "method": uncertainty.bootstrap_method("judgments", seed=seed)}
+            "method": uncertainty.bootstrap_method("judgments", seed=seed), "ci_over": "judgments"}
 
 
 def difference_test(first: Sequence[float | None], second: Sequence[float | None], *, over: str,

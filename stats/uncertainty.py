@@ -138,9 +138,11 @@ def interval_checked(interval: list[float] | None, *, value: float | None, units
 
 def put_interval(block: dict, key: str, interval: list[float] | None, *, units: int, noun: str,
                  minimum: int = MIN_RESAMPLE_UNITS) -> None:
-    """Set BLOCK[KEY_ci95] and BLOCK[KEY_ci_note] for the statistic BLOCK[KEY] by interval_checked."""
+    """Set BLOCK[KEY_ci95] and BLOCK[KEY_ci_note] for the statistic BLOCK[KEY] by interval_checked, and
+    BLOCK[KEY_ci_over] to NOUN: what the interval resampled, which the page prints beside it ("over topics")."""
     block[f"{key}_ci95"], block[f"{key}_ci_note"] = interval_checked(interval, value=block[key], units=units,
                                                                      noun=noun, minimum=minimum)
+    block[f"{key}_ci_over"] = noun
 
 
 def put_order_intervals(block: dict, intervals: dict, keys: Sequence[str], *, systems: int, topics: int,
@@ -211,5 +213,6 @@ def topic_mean_summary(values: Sequence[float | None]) -> dict:
     summary["bootstrap_ci95"], summary["ci_note"] = interval_checked(
         mean_interval(values) if summary["n"] >= 2 else None, value=summary["mean"], units=summary["n"], noun="topics")
     summary["ci_method"] = bootstrap_method("topics")
+    summary["ci_over"] = "topics"
     summary["small"] = 0 < summary["n"] < SMALL_TOPICS
     return summary

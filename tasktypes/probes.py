@@ -193,7 +193,7 @@ def _kind_rate(kind: str, *, probes: dict, own: dict, seen: dict, items: dict, n
                                  "probe": _words(own[probe_id]), "text": text[:EXAMPLE_CHARS]})
     share = share_with_interval(flips, counted)
     return {"kind": kind, "asked": asked, "n": counted, "flips": flips, "rate": share["share"],
-            "rate_ci95": share["share_ci95"], "examples": examples}
+            "rate_ci95": share["share_ci95"], "rate_ci_over": "Wilson", "examples": examples}
 
 
 def probe_report(*, campaign: Campaign) -> dict | None:

@@ -96,9 +96,9 @@ def _judge_block(judge, humans, orders: list[dict[str, str]], scores: dict, orde
     return {
         "family": judge.family,
         "item": {"n": len(items), "cohen_kappa": cohen_kappa(own, human) if items else None,
-                 "cohen_kappa_ci95": intervals["cohen_kappa"],
+                 "cohen_kappa_ci95": intervals["cohen_kappa"], "cohen_kappa_ci_over": "prompts",
                  "accuracy": sum(a == b for a, b in zip(own, human, strict=True)) / len(items) if items else None,
-                 "accuracy_ci95": intervals["accuracy"]},
+                 "accuracy_ci95": intervals["accuracy"], "accuracy_ci_over": "prompts"},
         # On the pairs both call for a side: how often the same side.
         "decided": {"n": len(decided), **share_with_interval(sum(a == b for a, b in decided), len(decided))},
         # Verdicts whose two orders named different responses: left out of every comparison above.

@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import re
 
 import pytest
 from django.core.management import call_command
@@ -52,7 +53,12 @@ def test_page_shows_the_report(client, small_campaign):  # noqa: F811
     html = _client(client, "res").get("/campaigns/small/report/").content.decode()
     assert "Agreement report" in html
     assert "-0.500" in html  # judge-a's kappa, three decimals
-    assert "-0.500" in html and '<div class="ci-under muted" title="95% interval">[' in html  # intervals under the numbers
+    # Intervals under the numbers, each naming what it resampled or its method: Fleiss' kappa the items rated, an
+    # annotator's agreement with the adjudicated label Wilson's; a judge's kappa over 2 questions says why it has none.
+    assert re.search(r'<div class="ci-under muted" title="95% interval, resampling items">\[-?\d\.\d{3}, -?\d\.\d{3}\] '
+                     r'<span class="ci-over">over items</span></div>', html)
+    assert '<span class="ci-over">Wilson</span>' in html
+    assert ">no interval: too few questions to resample: 2</div>" in html
     # judge-a's constant system accuracies: tau-b undefined, shown as a dash that says why
     assert 'title="every system has the same score under the judge">—</span>' in html
     assert "<svg" in html and "accuracy under human labels" in html  # the inline scatter plot

@@ -219,7 +219,12 @@ def test_newcomer_from_a_fresh_demo_to_a_report(new_page, live_server, settings,
     expect(judge).to_have_count(1)
     expect(judge.locator("td").nth(0)).to_have_text("bm25 bm25")
     expect(judge.locator("td").nth(2)).to_have_text(f"{AGREED} small dropped: {UNITS - AGREED} tied")
-    expect(page.locator("#run-orders tbody tr").first).to_contain_text("no interval: too few runs to resample: 3")
+    # Three runs: the run-orders table says once, in its caption, why none of its cells has an interval.
+    expect(page.locator("#run-orders caption.ci-note")).to_have_text(
+        "No interval: too few runs to resample: 3 (an interval needs at least 4)")
+    expect(page.locator("#run-orders tbody .ci-note")).to_have_count(0)
+    # An interval names what it resampled: the pair's kappa the passages both graded.
+    expect(page.locator("#humans table tbody tr td").nth(3).locator(".ci-over")).to_have_text("over items")
     print("newcomer timings (s, cumulative):", {k: round(v, 1) for k, v in timings.items()})
 
 

@@ -278,3 +278,17 @@ def test_every_number_has_its_n_and_an_interval_or_why_not(passage_campaign, cli
                  "no interval: too few runs to resample: 3"):
         assert text in page, text
     assert "[1.000, 1.000]" not in page
+    # Each interval names what it resampled: the humans' kappa and alpha the passages rated, the judge's kappa its
+    # topics (a pool's passages together).
+    assert f'{fleiss} <span class="ci-over">over items</span>' in page
+    judges = page[page.index('<table id="judges">'):]
+    low, high = item["cohen_kappa_ci95"]
+    assert f'[{low:.3f}, {high:.3f}] <span class="ci-over">over topics</span>' in judges[:judges.index("</table>")]
+    # Three runs: every run-order cell would say "no interval: too few runs to resample: 3"; the table says it once,
+    # in its caption, and its cells only give their numbers.
+    orders = page[page.index('<table id="run-orders">'):]
+    orders = orders[:orders.index("</table>")]
+    assert orders.count("too few runs to resample") == 1
+    assert ('<caption class="ci-note">No interval: too few runs to resample: 3 (an interval needs at least 4)'
+            '</caption>') in orders
+    assert "ci-note" not in orders.split("</caption>", 1)[1]

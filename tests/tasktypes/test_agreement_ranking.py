@@ -292,7 +292,7 @@ def test_json_document_fields(client, ranking_campaign):
     assert set(document["judges"]["good"]["topic_mean"]) == {"kendall_tau_b", "kendall_tau_b_answers_only", "tau_ap",
                                                               "rbo", "overlap_at_k", "kendall_tau_b_at_k"}
     assert set(document["judges"]["good"]["topic_mean"]["kendall_tau_b"]) == {"mean", "ci95", "n", "bootstrap_ci95",
-                                                                              "ci_method", "small", "ci_note"}
+                                                                              "ci_method", "ci_over", "small", "ci_note"}
     # the API and the command serve the same document
     assert client.get("/api/campaigns/rank/agreement/").json() == document
     out = io.StringIO()
@@ -316,7 +316,8 @@ def test_page_shows_means_ceiling_and_topic_table(client, ranking_campaign):
     # The page shows the bootstrap interval (the t-based one of the JSON can leave [-1, 1]) and says which.
     low, high = agreement_report_build(campaign=ranking_campaign)["judges"]["good"]["topic_mean"]["kendall_tau_b"][
         "bootstrap_ci95"]
-    assert f"[{low:.3f}, {high:.3f}]</span>" in html and "95% percentile bootstrap over topics" in html
+    assert f'[{low:.3f}, {high:.3f}] <span class="ci-over">over topics</span></span>' in html
+    assert "95% percentile bootstrap over topics" in html
     assert f"{mean(HUMAN_TAU.values()):.3f}" in html
     # the per-topic table: human order (ties joined by "=") and the ranker's order, short labels
     assert "d1 = a1 &gt; a2 &gt; a3 &gt; d2" in html
