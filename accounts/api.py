@@ -34,6 +34,7 @@ def _created(token: ApiToken, key: str) -> dict:
 class ObtainTokenApi(APIView):
     authentication_classes = []
     permission_classes = [AllowAny]
+    request_max_bytes_setting = "REQUEST_SIGN_IN_MAX_BYTES"  # anyone may post here (config.middleware)
 
     def get_authenticators(self):
         # DELETE revokes the token it carries, so it must be read. POST is a sign-in and reads no token; the

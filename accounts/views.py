@@ -23,6 +23,7 @@ from accounts.services import (
     token_revoke,
     token_rotate,
 )
+from config.middleware import request_body_limit
 
 
 class TokenNameForm(forms.Form):
@@ -75,6 +76,7 @@ class PasswordChangeDoneView(auth_views.PasswordChangeDoneView):
     template_name = "accounts/password_change_done.html"
 
 
+@request_body_limit("REQUEST_SIGN_IN_MAX_BYTES")  # anyone holding a link may post here
 @never_cache
 def welcome(request, key):
     """A one-time link (accounts.services.invitation_create): choose a password, checked by the password validators;

@@ -17,3 +17,4 @@ class ThrottledAuthenticationForm(AuthenticationForm):
 
 class ThrottledLoginView(LoginView):
     authentication_form = ThrottledAuthenticationForm
+    request_max_bytes_setting = "REQUEST_SIGN_IN_MAX_BYTES"  # anyone may post here (config.middleware)

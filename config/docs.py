@@ -18,7 +18,10 @@ from django.utils._os import safe_join
 from django.views.decorators.http import require_safe
 from django.views.static import serve
 
+from config.middleware import request_body_limit
 
+
+@request_body_limit("REQUEST_SIGN_IN_MAX_BYTES")  # open to anyone; GET and HEAD only
 @require_safe
 def docs_page(request, path: str = ""):
     root = Path(settings.DOCS_ROOT)

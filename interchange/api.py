@@ -56,6 +56,7 @@ class UploadApiView(APIView):
 
     authentication_classes = [ApiTokenAuthentication, SessionAuthenticationCsrfLater]
     parser_classes = [MultiPartParser, FormParser]
+    request_max_bytes_setting = "REQUEST_MAX_BYTES"  # an upload and its form (config.middleware)
 
     def initialize_request(self, request, *args, **kwargs):
         request.upload_handlers = import_upload_handlers(request)

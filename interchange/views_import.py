@@ -10,6 +10,7 @@ from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django_htmx.http import HttpResponseStopPolling
 
 from annotate.access import campaign_for_researcher
+from config.middleware import request_body_limit
 from annotate.task_types.registry import task_type_get
 from interchange.importers.common import ImportDataError
 from interchange.importers.service import JUDGE_NAME_REQUIRED, SHARED_FORMAT_HELP, ImportRequestError, ImportSummary
@@ -84,6 +85,7 @@ def help_html(text: str):
                                        for odd, piece in enumerate(pieces)))
 
 
+@request_body_limit("REQUEST_MAX_BYTES")  # an import file and its form
 @csrf_exempt  # the CSRF check reads the body: it runs below, once the upload handlers are set
 def campaign_import(request, slug):
     campaign = campaign_for_researcher(request.user, slug)  # before a byte of the body is read

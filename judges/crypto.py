@@ -8,6 +8,7 @@ secret) or stores the endpoints' keys again.
 """
 
 import base64
+from collections.abc import Sequence
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from cryptography.hazmat.primitives import hashes
@@ -19,19 +20,24 @@ from judges.errors import JudgeConfigError
 _INFO = b"concord model endpoint keys"
 
 
-def _derived_key(secret: str) -> bytes:
+def derived_key(secret: str) -> str:
+    """The Fernet key derived from a SECRET_KEY: what encrypts when ENDPOINT_ENCRYPTION_KEYS is not set."""
     hkdf = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=_INFO)
-    return base64.urlsafe_b64encode(hkdf.derive(secret.encode("utf-8")))
+    return base64.urlsafe_b64encode(hkdf.derive(secret.encode("utf-8"))).decode("ascii")
 
 
-def _fernet() -> MultiFernet:
+def _keys() -> list:
     keys = list(getattr(settings, "ENDPOINT_ENCRYPTION_KEYS", []) or [])
     if not keys:
         if not settings.SECRET_KEY:
             raise JudgeConfigError("stored endpoint keys need ENDPOINT_ENCRYPTION_KEYS or SECRET_KEY to be set")
-        keys = [_derived_key(settings.SECRET_KEY)]
+        keys = [derived_key(settings.SECRET_KEY)]
+    return keys
+
+
+def _fernet(old_keys: Sequence[str] = ()) -> MultiFernet:
     try:
-        return MultiFernet([Fernet(key) for key in keys])
+        return MultiFernet([Fernet(key) for key in [*_keys(), *old_keys]])
     except ValueError:
         raise JudgeConfigError(
             "ENDPOINT_ENCRYPTION_KEYS must list Fernet keys (32 url-safe base64-encoded bytes each)"
@@ -54,9 +60,19 @@ def secret_decrypt(token: str) -> str:
         ) from None
 
 
-def secret_rotate(token: str) -> str:
-    """TOKEN re-encrypted with the newest key (after a key was put in front of ENDPOINT_ENCRYPTION_KEYS)."""
+def secret_opens_with_newest(token: str) -> bool:
+    """Whether the newest key (the one that encrypts) opens TOKEN."""
     try:
-        return _fernet().rotate(token.encode("ascii")).decode("ascii")
+        Fernet(_keys()[0]).decrypt(token.encode("ascii"))
+    except (InvalidToken, ValueError):
+        return False
+    return True
+
+
+def secret_rotate(token: str, *, old_keys: Sequence[str] = ()) -> str:
+    """TOKEN re-encrypted with the newest key (after a key was put in front of ENDPOINT_ENCRYPTION_KEYS); OLD_KEYS
+    may open it too (keys no longer configured: derived_key of an earlier SECRET_KEY)."""
+    try:
+        return _fernet(old_keys).rotate(token.encode("ascii")).decode("ascii")
     except (InvalidToken, ValueError):
         raise JudgeConfigError("the endpoint's stored key cannot be decrypted; store it again") from None

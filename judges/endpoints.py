@@ -9,13 +9,14 @@ own URL.
 """
 
 import os
+from collections.abc import Sequence
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from annotate.models import Campaign
 from judges.boundary import base_url_check
-from judges.crypto import secret_decrypt, secret_encrypt, secret_rotate
+from judges.crypto import secret_decrypt, secret_encrypt, secret_opens_with_newest, secret_rotate
 from judges.errors import JudgeConfigError
 from judges.families import family_get
 from judges.llm.backend import Connection
@@ -167,6 +168,26 @@ def endpoint_register(
     endpoint.campaigns.add(*campaigns)
     endpoint.groups.add(*groups)
     return endpoint
+
+
+def endpoint_keys_rotate_from(*, old_keys: Sequence[str]) -> tuple[int, list[str]]:
+    """Re-encrypt with the newest of ENDPOINT_ENCRYPTION_KEYS every stored key that it does not open but one of the
+    configured keys or OLD_KEYS does (a key no longer configured: derived_key of an earlier SECRET_KEY); the keys
+    it already opens are left as they are. Returns how many were re-encrypted and the names of the endpoints whose
+    stored key no key opens (staff must store those again). Run at every start of the default install."""
+    count, unreadable = 0, []
+    with transaction.atomic():
+        for endpoint in ModelEndpoint.objects.select_for_update().filter(key_source=KeySource.STORED).order_by("name"):
+            if secret_opens_with_newest(endpoint.key_encrypted):
+                continue
+            try:
+                endpoint.key_encrypted = secret_rotate(endpoint.key_encrypted, old_keys=old_keys)
+            except JudgeConfigError:
+                unreadable.append(endpoint.name)
+                continue
+            endpoint.save(update_fields=["key_encrypted", "updated_at"])
+            count += 1
+    return count, unreadable
 
 
 def endpoint_keys_rotate() -> int:

@@ -135,9 +135,17 @@ TRUSTED_PROXY_HEADER = env("TRUSTED_PROXY_HEADER", default="")
 TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=1)
 IMPORT_MAX_BYTES = env.int("IMPORT_MAX_BYTES", default=512 * 1024 * 1024)
 # The largest request body the app takes, in bytes: a Content-Length over it is answered 413 before the body is read
-# (config.middleware.RequestSizeLimitMiddleware). One import file plus its form (multipart framing, the options).
+# (config.middleware.RequestSizeLimitMiddleware). One import file plus its form (multipart framing, the options):
+# only the views that take uploads say they take this much (config.middleware.request_body_limit).
 # In production the proxy in front should refuse the same (nginx: client_max_body_size).
 REQUEST_MAX_BYTES = env.int("REQUEST_MAX_BYTES", default=IMPORT_MAX_BYTES + 1024 * 1024)
+# Every other URL takes a form or JSON body up to Django's default for a form, 2.5 MiB (a form body costs up to 80
+# times its size while Python parses it); Django's own check on a form's fields reads the same setting.
+REQUEST_FORM_MAX_BYTES = env.int("REQUEST_FORM_MAX_BYTES", default=2_621_440)
+DATA_UPLOAD_MAX_MEMORY_SIZE = REQUEST_FORM_MAX_BYTES
+# The pages and endpoints open before sign-in (the sign-in page, POST /api/token/, the one-time link's page): a
+# username, a password and a token need far less, and anyone may send them.
+REQUEST_SIGN_IN_MAX_BYTES = env.int("REQUEST_SIGN_IN_MAX_BYTES", default=64 * 1024)
 # The longest text value (a question, an answer, a passage, a cell) an import takes, in characters: a longer one is
 # refused with its file, line and field (interchange.importers.common.value_check).
 IMPORT_MAX_VALUE_CHARS = env.int("IMPORT_MAX_VALUE_CHARS", default=100_000)
@@ -160,8 +168,6 @@ IMPORT_HEARTBEAT_SECONDS = env.int("IMPORT_HEARTBEAT_SECONDS", default=10)
 # any decoding, so a decompression bomb is refused without being decoded.
 IMAGE_MAX_BYTES = env.int("IMAGE_MAX_BYTES", default=40 * 1024 * 1024)
 IMAGE_MAX_PIXELS = env.int("IMAGE_MAX_PIXELS", default=64_000_000)
-DATA_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
-FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
 
 # The judges' trust boundary (judges.boundary, judges.endpoints; docs/model-endpoints.md). Closed by default:
 # researchers reach LLM servers only through model endpoints that staff register, and load local models only

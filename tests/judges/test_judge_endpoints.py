@@ -402,6 +402,35 @@ def test_keys_rotate_to_a_new_encryption_key(settings):
 
 
 @pytest.mark.django_db
+def test_a_start_moves_keys_stored_under_the_old_development_key_to_the_installs_own(settings):
+    """Before issue 48 every default install encrypted its endpoints' keys with the key derived from one constant
+    SECRET_KEY. The first start with keys of its own (scripts/serve: model_endpoint rekey --old-keys) re-encrypts
+    them with its endpoint key; later starts change nothing; a key nothing opens is named, and the start goes on."""
+    from cryptography.fernet import Fernet
+
+    from config.local_install import OLD_DEVELOPMENT_SECRET_KEY
+
+    settings.SECRET_KEY, settings.ENDPOINT_ENCRYPTION_KEYS = OLD_DEVELOPMENT_SECRET_KEY, []  # the install before
+    endpoint_register(name="stored", base_url="http://127.0.0.1:9/v1", key=STORED_SECRET)
+    before = ModelEndpoint.objects.get(name="stored").key_encrypted
+    ModelEndpoint.objects.create(name="lost", base_url="http://127.0.0.1:9/v1", key_source=KeySource.STORED,
+                                 key_encrypted=Fernet(Fernet.generate_key()).encrypt(b"gone").decode())
+    own = Fernet.generate_key().decode()
+    settings.SECRET_KEY, settings.ENDPOINT_ENCRYPTION_KEYS = "a-new-random-secret-key-" * 3, [own]  # its own keys
+    with pytest.raises(JudgeConfigError, match="cannot be decrypted"):
+        secret_decrypt(before)
+    out, err = io.StringIO(), io.StringIO()
+    call_command("model_endpoint", "rekey", "--old-keys", stdout=out, stderr=err)
+    assert out.getvalue() == "re-encrypted 1 stored key(s) with this install's own key\n"
+    assert "no key opens the stored key of endpoint(s) lost" in err.getvalue()
+    after = ModelEndpoint.objects.get(name="stored").key_encrypted
+    assert secret_decrypt(after) == STORED_SECRET and Fernet(own).decrypt(after.encode()) == STORED_SECRET.encode()
+    out = io.StringIO()
+    call_command("model_endpoint", "rekey", "--old-keys", stdout=out, stderr=io.StringIO())
+    assert out.getvalue() == "" and ModelEndpoint.objects.get(name="stored").key_encrypted == after
+
+
+@pytest.mark.django_db
 def test_staff_register_list_and_remove_endpoints_with_the_command(qa_campaign, monkeypatch):
     Group.objects.create(name="nlp-lab")
     monkeypatch.setattr(sys, "stdin", io.StringIO(STORED_SECRET + "\n"))

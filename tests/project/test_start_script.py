@@ -1,5 +1,6 @@
-"""scripts/serve (what scripts/start runs after the install): the banner only once the app answers, and Ctrl-C or
-SIGTERM stops the web server and the worker within 10 s, leaving no process behind.
+"""scripts/serve (what scripts/start runs after the install): the banner only once the app answers, the app served
+by gunicorn with DEBUG off and its database private, a 600 MB POST costing the web processes nothing, and Ctrl-C or
+SIGTERM stopping the web server and the worker within 10 s, leaving no process behind.
 
 Real processes on a temporary SQLite database and broker holding the demo, as a researcher's machine has them after
 the first start: the demo is loaded once for the module, by the commands scripts/serve runs (migrate, load_demo),
@@ -11,15 +12,18 @@ tests/tasktypes/test_load_demo.py and tests/project/test_browser_newcomer.py.
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
 import pytest
 
 from tests.pg_private import free_port
+from tests.web_memory import MB, peak_growth, peak_reset, post
 
 pytestmark = pytest.mark.worker
 
@@ -55,7 +59,7 @@ def _serve(tmp_path, demo_files):
     log = open(tmp_path / "serve.log", "w+")
     # Started as a terminal starts it: with SIGINT at its default. A test run started in the background (`pytest &`
     # from a script, as a CI harness may) ignores SIGINT, and an ignored signal is inherited across exec: bash could
-    # then not trap Ctrl-C, runserver would ignore it, and only the worker's own handler would stop anything. A
+    # then not trap Ctrl-C, gunicorn would ignore it, and only the worker's own handler would stop anything. A
     # Python handler is not inherited (exec resets it to the default), so one is set around the start.
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
@@ -94,6 +98,44 @@ def _group_alive(pgid: int) -> list[str]:
     return left
 
 
+def _gunicorn_workers(pgid: int) -> list[int]:
+    arbiters = [pid for pid, line in _group_processes(pgid) if "gunicorn" in line and "config.wsgi" in line]
+    return [pid for pid, line in _group_processes(pgid) if "gunicorn" in line and _parent(pid) in arbiters]
+
+
+def _group_processes(pgid: int) -> list[tuple[int, str]]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[2]) == pgid:
+                    found.append((int(entry.name), (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()))
+            except (OSError, IndexError, ValueError):
+                continue
+    return found
+
+
+def _parent(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def _check_the_default_install(folder: Path, port: int, pgid: int) -> None:
+    """Issue 48: gunicorn serves, DEBUG is off (a 404 is a plain page), the database is 0600, and a 600 MB POST to the
+    sign-in page is refused from its length, its connection closed, its body never read."""
+    workers = _gunicorn_workers(pgid)
+    assert workers, f"no gunicorn worker among {_group_processes(pgid)}"
+    try:
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/docs/no-such-page/", timeout=5)
+    except urllib.error.HTTPError as answer:
+        page = answer.read().decode()
+        assert answer.code == 404 and "URLconf" not in page and "DEBUG" not in page and len(page) < 2000, page
+    assert stat.S_IMODE((folder / "db.sqlite3").stat().st_mode) == 0o600
+    baseline = peak_reset(workers)
+    answer = post(port, "/accounts/login/", size=600 * MB, close_wait=5)
+    assert answer.status == 413 and answer.closed and answer.sent < 64 * MB
+    assert peak_growth(baseline) < 20 * MB
+
+
 @pytest.mark.parametrize("how", ["ctrl-c", "sigterm"])
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_banner_once_the_app_answers_and_a_signal_stops_everything_within_10_s(tmp_path, demo_files, how):
@@ -105,6 +147,7 @@ def test_banner_once_the_app_answers_and_a_signal_stops_everything_within_10_s(t
         assert text.count(BANNER) == 1 and f"http://127.0.0.1:{port}/" in text and "researcher / concord-demo" in text
         assert "Adjudicator: adjudicator / concord-demo" in text
         assert any("celery" in line for line in _group_alive(process.pid)), "the worker runs beside the web server"
+        _check_the_default_install(tmp_path, port, process.pid)
         started = time.monotonic()
         if how == "ctrl-c":  # a terminal sends SIGINT to the whole foreground group
             os.killpg(process.pid, signal.SIGINT)

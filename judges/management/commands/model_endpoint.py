@@ -6,23 +6,29 @@
                    [--show-bodies]
     model_endpoint list
     model_endpoint remove NAME
-    model_endpoint rekey
+    model_endpoint rekey [--old-keys]
 
 `add` creates the endpoint or updates it (grants are added to). A key is read from standard input
 (--key-stdin), never from the command line, where shell history and `ps` would keep it; it is stored
 encrypted. --show-bodies lets failures of judges using it quote the start of what the server answered, for
 debugging (every `add` without it switches that off again). `list` shows each endpoint without its key.
 `rekey` re-encrypts the stored keys with the newest of ENDPOINT_ENCRYPTION_KEYS after an operator put a new
-key in front.
+key in front. `rekey --old-keys` (scripts/serve runs it at every start) re-encrypts only the stored keys the newest
+key does not open, with the keys derived from the SECRET_KEY every default install had before issue 48 and from
+this one's SECRET_KEY allowed to open them; it says only what it changed, and names the endpoints whose key no key
+opens instead of failing.
 """
 
 import sys
 
+from django.conf import settings
 from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError
 
 from annotate.models import Campaign
-from judges.endpoints import endpoint_keys_rotate, endpoint_register
+from config.local_install import OLD_DEVELOPMENT_SECRET_KEY
+from judges.crypto import derived_key
+from judges.endpoints import endpoint_keys_rotate, endpoint_keys_rotate_from, endpoint_register
 from judges.errors import JudgeConfigError
 from judges.models import KeySource, ModelEndpoint
 
@@ -64,7 +70,11 @@ class Command(BaseCommand):
         actions.add_parser("list", help="List endpoints (never their keys).")
         remove = actions.add_parser("remove", help="Remove an endpoint; judges naming it can no longer run.")
         remove.add_argument("name")
-        actions.add_parser("rekey", help="Re-encrypt stored keys with the newest ENDPOINT_ENCRYPTION_KEYS entry.")
+        rekey = actions.add_parser("rekey",
+                                   help="Re-encrypt stored keys with the newest ENDPOINT_ENCRYPTION_KEYS entry.")
+        rekey.add_argument("--old-keys", action="store_true",
+                           help="Only the keys the newest one does not open, also opened with the keys derived from "
+                                "the old development SECRET_KEY and from SECRET_KEY (the default install's start).")
 
     def handle(self, *args, **opts):
         try:
@@ -103,7 +113,16 @@ class Command(BaseCommand):
         self.stdout.write(f"removed endpoint {opts['name']}")
 
     def _rekey(self, opts) -> None:
-        self.stdout.write(f"re-encrypted {endpoint_keys_rotate()} stored key(s)")
+        if not opts["old_keys"]:
+            self.stdout.write(f"re-encrypted {endpoint_keys_rotate()} stored key(s)")
+            return
+        count, unreadable = endpoint_keys_rotate_from(
+            old_keys=[derived_key(OLD_DEVELOPMENT_SECRET_KEY), derived_key(settings.SECRET_KEY)])
+        if count:
+            self.stdout.write(f"re-encrypted {count} stored key(s) with this install's own key")
+        if unreadable:
+            self.stderr.write(f"no key opens the stored key of endpoint(s) {', '.join(unreadable)}: staff must store "
+                              f"it again (manage.py model_endpoint add NAME --key-stdin, or the admin)")
 
     @staticmethod
     def _describe(endpoint: ModelEndpoint) -> str:
