@@ -315,8 +315,10 @@ def _dimension_nrp(data: RankingData, qrels: dict | None, *, rule: str, weights:
     for step in selection:
         nrps = _answer_nrps(data, dimension=step["dimension"], rule=rule)
         where.update(nrps.where)
-        per_dimension[step["dimension"]] = (nrps.by_system(nrps.human), nrps.by_system(nrps.judges[step["ranker"]]))
-        for side, values in ((combined_human, nrps.human), (combined_ranker, nrps.judges[step["ranker"]])):
+        # A ranker read on one part of a development split is compared with the humans' NRP on that part.
+        humans = nrps.human_by_judge.get(step["ranker"], nrps.human)
+        per_dimension[step["dimension"]] = (nrps.by_system(humans), nrps.by_system(nrps.judges[step["ranker"]]))
+        for side, values in ((combined_human, humans), (combined_ranker, nrps.judges[step["ranker"]])):
             for pk, value in values.items():
                 side.setdefault(pk, []).append((weights[step["dimension"]], value))
     merged = AnswerNrps(where=where)

@@ -3,7 +3,7 @@
 import pytest
 
 from agreement.report import agreement_report_build
-from annotate.models import HumanJudgment, SystemOutput
+from annotate.models import Campaign, HumanJudgment, Item, SystemOutput
 from judges.models import Judge, ModelJudgment
 from stats.correlation import normalised_rank_position
 from stats.uncertainty import mean_interval, spread
@@ -180,3 +180,15 @@ def test_nrp_by_dimension_selects_each_dimensions_best_ranker_and_weights_them(d
     page = client.get("/campaigns/nrp-dims/report/").content.decode()
     assert 'id="nrp-selection"' in page and "<b>r1</b>" in page and "relevance (r1)" in page
     assert "0.562" in page and "0.938" in page  # sysA combined: rankers, humans
+
+    # After a development split (rankers not marked final are read on the development part), each selected ranker's
+    # NRP is compared with the humans' over the same part: here d3 and B are held out, so A's correctness NRP among
+    # d1, d2 and d4 is 1 - 1/3 (below d1 only), and sysA's combined human NRP (3 x 1.0 + 2/3) / 4, not 0.938.
+    Item.objects.filter(pk__in=[items["d3"].pk, items["B"].pk]).update(split="held_out")
+    Item.objects.filter(campaign=campaign, split="").update(split="development")
+    Campaign.objects.filter(pk=campaign.pk).update(development_split={"held_out": 0.33, "seed": 0,
+                                                                      "stratify": "topic"})
+    campaign.refresh_from_db()
+    rows = {row["system"]: row for row in agreement_report_build(campaign=campaign)["nrp_dimensions"]["systems"]}
+    assert rows["sysA"]["by_dimension"]["correctness"]["human_nrp"]["mean"] == pytest.approx(2 / 3)
+    assert rows["sysA"]["human_nrp"]["mean"] == pytest.approx((3 * 1.0 + 2 / 3) / 4)
