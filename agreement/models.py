@@ -18,6 +18,10 @@ class StoredReport(models.Model):
     # zlib of the JSON bytes: the rows shrink 3-5 fold, and inflating costs under 0.1 ms a read (bench/bench_reports.py,
     # README "Stored reports"); a ranking report's per-topic blocks make documents of megabytes.
     document = models.BinaryField(null=True, blank=True, help_text="zlib-compressed JSON of the report document.")
+    schema = models.PositiveIntegerField(
+        default=0,
+        help_text="The report schema (agreement.stored.REPORT_SCHEMA) of the code that built the document; a document "
+                  "of another schema is built again before it is shown. 0: built before schemas were recorded.")
     extras = models.BinaryField(
         null=True, blank=True,
         help_text="zlib-compressed JSON of what the page and downloads show beside the document: the plots' inline "

@@ -16,6 +16,9 @@
 - A build that raises records the data version it failed at and why (FAILED): the page and the API say so, with the
   stored report if there is one, instead of waiting forever, and opens at that version queue nothing more (the same
   data would fail the same way). The next change of the campaign's data, or agreement_report --stored, tries again.
+- A stored document carries the schema of the code that built it (REPORT_SCHEMA, StoredReport.schema). One of
+  another schema counts as nothing stored: an upgraded installation rebuilds it on first open ("Building…", 202 from
+  the API) rather than rendering an older document with templates that expect another shape.
 """
 
 import json
@@ -55,6 +58,11 @@ QUEUE_FAILED = "queue-failed"  # the (re)build could not be queued (broker unrea
 FAILED = "failed"  # the build at the campaign's data version failed (build_error); the stored report if any
 QUEUED_NOW = "queued-now"  # internal to _rebuild_queue's caller: published here, read the row once more
 PLOTS_PENDING = None  # extras["plots"] between a build's statistics being stored and its plots
+# The shape of the report documents this code builds and the methods of their statistics: raised by one whenever a
+# change adds, removes or renames a field a template or a download reads, or changes how a figure is computed (its
+# resampling, its unit, its rule), so that documents stored by an earlier version are built again before they are
+# shown. The history is in docs/upgrading.md.
+REPORT_SCHEMA = 1
 
 
 def _pack(value) -> bytes:
@@ -110,10 +118,17 @@ class OpenedReport:
         return self.ready and self.building and self.extras().get("plots", {}) is PLOTS_PENDING
 
 
+def _stored_version(row: StoredReport) -> int | None:
+    """The data version of ROW's document when this code can show it (built under REPORT_SCHEMA), else None: a
+    document of another schema counts as nothing stored."""
+    return row.version if row.schema == REPORT_SCHEMA else None
+
+
 def _opened(row: StoredReport, *, state: str, data_version: int) -> OpenedReport:
     held = _lock_held(row)
-    return OpenedReport(document=_unpack(row.document) if row.version is not None else None, state=state,
-                        version=row.version, data_version=data_version, built_at=row.built_at,
+    version = _stored_version(row)
+    return OpenedReport(document=_unpack(row.document) if version is not None else None, state=state,
+                        version=version, data_version=data_version, built_at=row.built_at,
                         build_seconds=row.build_seconds, building=held,
                         building_step=row.building_step if held else "",
                         building_seconds=(timezone.now() - row.building_since).total_seconds() if held else None,
@@ -142,7 +157,7 @@ def report_for_open(*, campaign: Campaign) -> OpenedReport:
     if row is None:
         _row(campaign.pk)
         row = StoredReport.objects.get(campaign_id=campaign.pk)
-    if row.version is not None and row.version >= data_version:
+    if _stored_version(row) is not None and row.version >= data_version:
         return _opened(row, state=CURRENT, data_version=data_version)
     if _failed_here(row, data_version):
         return _opened(row, state=FAILED, data_version=data_version)
@@ -152,12 +167,12 @@ def report_for_open(*, campaign: Campaign) -> OpenedReport:
     elif state == QUEUED_NOW:
         # Read once more: a worker that took the task at once (or Celery eager, in tests) may have stored it.
         row.refresh_from_db()
-        if row.version is not None and row.version >= data_version:
+        if _stored_version(row) is not None and row.version >= data_version:
             return _opened(row, state=CURRENT, data_version=data_version)
         if _failed_here(row, data_version):
             return _opened(row, state=FAILED, data_version=data_version)
         state = UPDATING
-    if state == UPDATING and row.version is None:
+    if state == UPDATING and _stored_version(row) is None:
         state = BUILDING
     return _opened(row, state=state, data_version=data_version)
 
@@ -168,14 +183,15 @@ def stored_report_status(*, campaign: Campaign) -> dict:
     queues."""
     data_version = campaign_data_version(campaign_id=campaign.pk)
     row = (StoredReport.objects.filter(campaign_id=campaign.pk)
-           .only("version", "built_at", "build_seconds", "building_since", "building_version", "building_step",
-                 "queued_at", "queue_error", "failed_version", "build_error").first())
+           .only("version", "schema", "built_at", "build_seconds", "building_since", "building_version",
+                 "building_step", "queued_at", "queue_error", "failed_version", "build_error").first())
     if row is None:
         return {"report_version": None, "data_version": data_version, "updating": True, "building": False,
                 "step": None, "building_seconds": None, "queue_error": None, "build_error": None, "built_at": None}
     held = _lock_held(row)
-    return {"report_version": row.version, "data_version": data_version,
-            "updating": row.version is None or row.version < data_version, "building": held,
+    version = _stored_version(row)
+    return {"report_version": version, "data_version": data_version, "report_schema": REPORT_SCHEMA,
+            "updating": version is None or version < data_version, "building": held,
             "step": (row.building_step or None) if held else None,
             "building_seconds": round((timezone.now() - row.building_since).total_seconds(), 1) if held else None,
             "queue_error": row.queue_error or None,
@@ -251,11 +267,11 @@ def _step_record(*, campaign_id: int, token: datetime):
 def _store(*, campaign_id: int, token: datetime, version: int, document: dict, extras: dict, seconds: float) -> None:
     """Store the build's statistics, keeping its lock for the plots, in one UPDATE: readers open the report from
     here on. A build whose lock was taken over still stores what it built where nothing newer is stored."""
-    values = {"version": version, "document": _pack(document), "extras": _pack(extras), "built_at": timezone.now(),
-              "build_seconds": seconds, "failed_version": None, "build_error": ""}
+    values = {"version": version, "schema": REPORT_SCHEMA, "document": _pack(document), "extras": _pack(extras),
+              "built_at": timezone.now(), "build_seconds": seconds, "failed_version": None, "build_error": ""}
     if not StoredReport.objects.filter(campaign_id=campaign_id, building_since=token).update(**values):
         StoredReport.objects.filter(campaign_id=campaign_id).filter(
-            Q(version__isnull=True) | Q(version__lt=version)).update(**values)
+            Q(version__isnull=True) | Q(version__lt=version) | ~Q(schema=REPORT_SCHEMA)).update(**values)
 
 
 def _plots_store(*, campaign_id: int, token: datetime, version: int, extras: dict) -> None:
@@ -303,7 +319,7 @@ def stored_report_rebuild(*, campaign_id: int) -> bool:
     _row(campaign_id)
     current = campaign_data_version(campaign_id=campaign_id)
     row = StoredReport.objects.get(campaign_id=campaign_id)
-    if row.version is not None and row.version >= current:
+    if _stored_version(row) is not None and row.version >= current:
         StoredReport.objects.filter(campaign_id=campaign_id).update(queued_at=None)
         return False  # already current: a second delivery, or built meanwhile
     token = _lock_take(campaign_id=campaign_id, version=current)

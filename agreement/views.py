@@ -25,7 +25,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agreement.stored import FAILED, QUEUE_FAILED, OpenedReport, report_for_open, stored_report_status
+from agreement.stored import FAILED, QUEUE_FAILED, REPORT_SCHEMA, OpenedReport, report_for_open, stored_report_status
 from annotate.access import campaign_for_researcher
 from annotate.task_types.registry import task_type_get
 from judges.development import SplitError, split_make
@@ -412,7 +412,8 @@ class AgreementStatusAPI(APIView):
 class AgreementReportAPI(APIView):
     """GET: the agreement report of the campaign (DESIGN.md §5), as stored for its data version. Researchers of the
     campaign only; 404 otherwise. The body is the document itself, as the command and report.json give it; the state
-    of the stored copy comes in headers: X-Report-Version (the data version it was built from), X-Data-Version (the
+    of the stored copy comes in headers: X-Report-Version (the data version it was built from), X-Report-Schema (the
+    document's schema, agreement.stored.REPORT_SCHEMA: a document of another is rebuilt first), X-Data-Version (the
     campaign's now) and X-Report-Updating ("true" while a newer one builds in the background). Before the first build
     is stored: 202 with the status URL (also in Location) and Retry-After, never a request held while it builds; 503
     when the build could not be queued; 500 when it failed (build_error says why). A stale report whose rebuild
@@ -430,6 +431,7 @@ class AgreementReportAPI(APIView):
             return _not_built(campaign, opened, _api_status_url(request, campaign))
         response = Response(opened.document)
         response["X-Report-Version"] = str(opened.version)
+        response["X-Report-Schema"] = str(REPORT_SCHEMA)
         response["X-Data-Version"] = str(opened.data_version)
         response["X-Report-Updating"] = "true" if opened.updating and opened.state != FAILED else "false"
         if opened.state == FAILED:

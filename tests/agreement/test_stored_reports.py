@@ -476,3 +476,34 @@ def test_plots_that_cannot_be_drawn_leave_the_report_and_say_why(res, small_camp
     html = res.get(PAGE).content.decode()
     assert 'id="headline"' in html and 'id="scatter"' not in html
     assert "<b>No plots:</b> they could not be drawn\n  (ValueError: no font for this name)" in html
+
+
+def test_a_report_stored_by_an_earlier_version_is_built_again_before_it_is_shown(client, small_campaign, researcher,  # noqa: F811
+                                                                                  builds, queued,
+                                                                                  django_capture_on_commit_callbacks):
+    """Found after an upgrade in place: a document stored by the old code still counted as current (its data version
+    had not moved), and the new templates read fields it lacked: the report pages answered 500. A document of another
+    schema now counts as nothing stored: "Building…" and one build queued, the API 202, then the new document."""
+    from accounts.services import token_create
+
+    report_stored(small_campaign)
+    # As an earlier version left it: another shape (a field the templates read is missing), no schema recorded.
+    row = StoredReport.objects.get(campaign=small_campaign)
+    old = stored._unpack(row.document)
+    old.pop("counting")
+    StoredReport.objects.filter(pk=row.pk).update(document=stored._pack(old), schema=0)
+    builds.clear()
+    client.login(username="res", password=PASSWORD)
+    with django_capture_on_commit_callbacks(execute=True):
+        page = client.get(PAGE)
+    assert page.status_code == 200 and "Building…" in page.content.decode() and len(queued) == 1
+    auth = {"HTTP_AUTHORIZATION": f"Token {token_create(user=researcher, name='script')[1]}"}
+    assert client.get("/api/campaigns/small/agreement/", **auth).status_code == 202
+    assert client.get("/campaigns/small/report/report.json").status_code == 202
+    assert client.get("/campaigns/small/report/status.json").json()["report_version"] is None
+    report_rebuild(*queued[0][0])  # the worker
+    assert builds == ["small"] and StoredReport.objects.get(campaign=small_campaign).schema == stored.REPORT_SCHEMA
+    api = client.get("/api/campaigns/small/agreement/", **auth)
+    assert api.status_code == 200 and api["X-Report-Schema"] == str(stored.REPORT_SCHEMA)
+    assert api.json()["counting"]["rule"] == "concord"
+    assert "Counting rule <strong>concord</strong>" in client.get(PAGE).content.decode()
