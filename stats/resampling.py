@@ -19,11 +19,11 @@ both on several data sets, within a tolerance derived from the number of resampl
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Callable
 
 import numpy as np
-from scipy import sparse
 
 RESAMPLES = 1000
 SEED = 0
@@ -184,7 +184,7 @@ def class_sums(unique: np.ndarray, multiplicity: np.ndarray, *, resamples: int =
     (distinct_rows' answer, or the classes a caller found more cheaply than a row-wise unique of its units)."""
     # A sparse UNIQUE (scipy.sparse: rows of mostly zeros, as a prompt's win matrix is) stays sparse: the product
     # below is then as dear as its nonzeros.
-    unique = unique if sparse.issparse(unique) else np.asarray(unique, dtype=float)
+    unique = unique if _sparse(unique) else np.asarray(unique, dtype=float)
     multiplicity = np.asarray(multiplicity, dtype=np.int64)
     rng = np.random.default_rng(seed)
     drawn = int(multiplicity.sum()) if size is None else int(size)
@@ -196,6 +196,13 @@ def class_sums(unique: np.ndarray, multiplicity: np.ndarray, *, resamples: int =
         counts = draw_counts(multiplicity, resamples=min(block, resamples - start), rng=rng, size=size)
         parts.append(np.asarray(counts @ unique))
     return np.concatenate(parts) if parts else np.zeros((0, unique.shape[1]))
+
+
+def _sparse(value) -> bool:
+    """Whether VALUE is a scipy.sparse matrix, without importing scipy (a report's selectors import this module, and
+    start-up stays without scipy: tests/project/test_startup.py): one can exist only once scipy.sparse is loaded."""
+    module = sys.modules.get("scipy.sparse")
+    return module is not None and module.issparse(value)
 
 
 def percentile_intervals(values: np.ndarray) -> list[list[float] | None]:
