@@ -20,9 +20,27 @@ SLOW_FIRST = (
 
 
 def pytest_collection_modifyitems(session, config, items):
-    """The files of SLOW_FIRST first, in its order; the rest after them, as collected."""
+    """The files of SLOW_FIRST first, in its order; the rest after them, as collected. Every test that uses the
+    database may use all of them (_every_database)."""
     rank = {path: n for n, path in enumerate(SLOW_FIRST)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
+    for item in items:
+        _every_database(item)
+
+
+DATABASE_FIXTURES = {"db", "transactional_db", "live_server"}
+
+
+def _every_database(item) -> None:
+    """ITEM, when it uses the database, may use every database of the settings: on SQLite API tokens are in one of
+    their own (accounts.routers), and any test may make or read a token. Its django_db mark is kept, with
+    databases="__all__" added (pytest-django then makes each test database and lets the test reach it)."""
+    marker = item.get_closest_marker("django_db")
+    if marker is None and not DATABASE_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return
+    args, kwargs = (marker.args, dict(marker.kwargs)) if marker is not None else ((), {})
+    if kwargs.get("databases") is None and len(args) < 3:
+        item.add_marker(pytest.mark.django_db(*args, **{**kwargs, "databases": "__all__"}), append=False)
 
 
 def pytest_sessionstart(session):

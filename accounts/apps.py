@@ -1,6 +1,19 @@
 from django.apps import AppConfig
+from django.conf import settings
+from django.db.models.signals import post_delete
+
+
+def _user_deleted(sender, instance, **kwargs):
+    from accounts.services import tokens_delete
+
+    tokens_delete(user_id=instance.pk)
 
 
 class AccountsConfig(AppConfig):
     name = "accounts"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self):
+        # A user's API tokens go with the user: not by a cascade, since on SQLite they are in a database of their own
+        # (accounts.routers).
+        post_delete.connect(_user_deleted, sender=settings.AUTH_USER_MODEL, dispatch_uid="accounts-user-tokens")

@@ -8,8 +8,9 @@ import logging
 from contextlib import contextmanager
 from datetime import timedelta
 
+from django.contrib.auth import get_user_model
 from django.core.cache import cache
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, connections, router, transaction
 from django.utils import timezone
 from drf_spectacular.authentication import SessionScheme
 from rest_framework import exceptions
@@ -28,13 +29,16 @@ class ApiTokenAuthentication(TokenAuthentication):
     keyword = "Token"
 
     def authenticate_credentials(self, key):
-        token = ApiToken.objects.select_related("user").filter(digest=token_digest(key)).first()
+        # No select_related("user"): on SQLite the token and its user are in two databases (accounts.routers).
+        token = ApiToken.objects.filter(digest=token_digest(key)).first()
         if token is None or token.revoked_at is not None:
             raise exceptions.AuthenticationFailed("Invalid or revoked token.")
-        if not token.user.is_active:
+        user = get_user_model()._default_manager.filter(pk=token.user_id).first()
+        if user is None or not user.is_active:
             raise exceptions.AuthenticationFailed("User inactive or deleted.")
+        token.user = user
         token_use_record(token=token)
-        return token.user, token
+        return user, token
 
 
 def token_use_record(*, token: ApiToken) -> None:
@@ -54,7 +58,7 @@ def token_use_record(*, token: ApiToken) -> None:
     if not cache.add(claim, True, timeout=int(LAST_USED_RESOLUTION.total_seconds())):
         return
     try:
-        with _lock_wait_none():
+        with lock_wait_none(using=router.db_for_write(ApiToken)):
             ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
     except DatabaseError as exc:
         logger.info("token %s: use not recorded, the database is busy (%s)", token.pk, exc)
@@ -63,9 +67,11 @@ def token_use_record(*, token: ApiToken) -> None:
 
 
 @contextmanager
-def _lock_wait_none():
-    """Run the body's writes without waiting for locks: SQLite's busy timeout at 0 (restored after), PostgreSQL's
-    lock_timeout at LAST_USED_LOCK_WAIT_MS for one transaction. A lock held elsewhere raises DatabaseError."""
+def lock_wait_none(*, using: str):
+    """Run the body's writes to database USING without waiting for locks: SQLite's busy timeout at 0 (restored
+    after), PostgreSQL's lock_timeout at LAST_USED_LOCK_WAIT_MS for one transaction. A lock held elsewhere raises
+    DatabaseError."""
+    connection = connections[using]
     if connection.vendor == "sqlite":
         wait = int(float(connection.settings_dict.get("OPTIONS", {}).get("timeout", 5)) * 1000)
         with connection.cursor() as cursor:
@@ -76,7 +82,7 @@ def _lock_wait_none():
             with connection.cursor() as cursor:
                 cursor.execute(f"PRAGMA busy_timeout = {wait}")
     elif connection.vendor == "postgresql":
-        with transaction.atomic():
+        with transaction.atomic(using=using):
             with connection.cursor() as cursor:
                 cursor.execute(f"SET LOCAL lock_timeout = {LAST_USED_LOCK_WAIT_MS}")
             yield

@@ -14,9 +14,14 @@ def token_digest(key: str) -> str:
 
 
 class ApiToken(models.Model):
-    """A key for `Authorization: Token <key>`. Only its SHA-256 digest is stored: the key is shown once, when made."""
+    """A key for `Authorization: Token <key>`. Only its SHA-256 digest is stored: the key is shown once, when made.
+    On SQLite the rows live in a database of their own (accounts.routers): never join them to another table."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.DO_NOTHING, db_constraint=False, related_name="api_tokens",
+        help_text="No database constraint: on SQLite tokens live in a database file of their own (accounts.routers). "
+                  "A user's tokens are deleted with the user (accounts.services.tokens_delete).",
+    )
     name = models.CharField(max_length=100, help_text="What the user calls it (the script or machine that uses it).")
     digest = models.CharField(max_length=64, unique=True, help_text="sha256 of the key, hex.")
     prefix = models.CharField(max_length=12, help_text="The key's first characters, to tell tokens apart.")

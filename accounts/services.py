@@ -11,6 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.models import AccountState, ApiToken, Invitation, InvitationEvent, InvitedAccount, token_digest
+from accounts.routers import tokens_database
 from accounts.selectors import invitation_problem, password_change_flag_set
 
 KEY_PREFIX = "cnc_"
@@ -32,11 +33,17 @@ def token_revoke(*, token: ApiToken) -> ApiToken:
     return token
 
 
-@transaction.atomic
 def token_rotate(*, token: ApiToken) -> tuple[ApiToken, str]:
     """Revoke TOKEN and make a new one of the same name for the same user; returns it and its key."""
-    token_revoke(token=token)
-    return token_create(user=token.user, name=token.name)
+    with transaction.atomic(using=tokens_database()):  # the tokens' own database on SQLite (accounts.routers)
+        token_revoke(token=token)
+        return token_create(user=token.user, name=token.name)
+
+
+def tokens_delete(*, user_id: int) -> int:
+    """Delete the tokens of the user USER_ID, which is being deleted; returns how many. Called by the user's
+    post_delete (accounts.apps): on SQLite the tokens are in a database of their own, out of the cascade's reach."""
+    return ApiToken.objects.filter(user_id=user_id).delete()[0]
 
 
 def tokens_revoke_all(*, user) -> int:

@@ -5,6 +5,8 @@ from pathlib import Path
 import environ
 from kombu import Queue
 
+from config.databases import SQLITE_OPTIONS, tokens_database_add
+
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 VAR_DIR = BASE_DIR / "var"
 
@@ -82,12 +84,15 @@ DATABASES = {
 }
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # Several processes (web, worker) share the file: wait on a lock instead of failing at once.
-    DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"timeout": 30, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"}
-    )
+    DATABASES["default"].setdefault("OPTIONS", {}).update(SQLITE_OPTIONS)
+# On SQLite, API tokens in a file of their own beside it (config.databases, accounts.routers).
+tokens_database_add(DATABASES)
+DATABASE_ROUTERS = ["accounts.routers.ApiTokenRouter"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# A password's hash upgrade never waits for the database's write lock (accounts.backends); Django's own backend stays
+# for the sessions it signed in.
+AUTHENTICATION_BACKENDS = ["accounts.backends.PasswordBackend", "django.contrib.auth.backends.ModelBackend"]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
 ]

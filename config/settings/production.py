@@ -2,6 +2,8 @@
 
 from django.core.exceptions import ImproperlyConfigured
 
+from config.databases import tokens_database_add
+
 from .base import *  # noqa: F401,F403
 from .base import MIDDLEWARE, env
 
@@ -13,6 +15,7 @@ DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
 # A kept connection is checked before each request reuses it: after a database restart the first request
 # opens a new one instead of failing on the dead one.
 DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+tokens_database_add(DATABASES)  # on SQLite only: the API tokens' own file beside the database's
 CELERY_BROKER_URL = env("CELERY_BROKER_URL")
 # Sign-in failures and the password-change flag are counted in the cache: every web process must share it.
 CACHES = {"default": env.cache("CACHE_URL")}

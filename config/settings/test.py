@@ -8,6 +8,7 @@ a cache or a file. Processes a test starts inherit the rewritten environment.
 import os
 from pathlib import Path
 
+from config.databases import TOKENS, tokens_database_name
 from config.test_workers import worker_environment_isolate
 
 TEST_WORKER = worker_environment_isolate(os.environ)  # before base.py reads the environment
@@ -25,6 +26,9 @@ ALLOWED_HOSTS = ["*"]
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # A file, not memory: worker processes started by tests must see the same test database.
     DATABASES["default"]["TEST"] = {"NAME": env("CONCORD_TEST_DB", default=str(VAR_DIR / "test-concord.sqlite3"))}
+if TOKENS in DATABASES:
+    # The tokens' own file beside it: what a process a test starts (DATABASE_URL naming the test file) finds there.
+    DATABASES[TOKENS]["TEST"] = {"NAME": tokens_database_name(DATABASES["default"]["TEST"]["NAME"])}
 # Uploaded images and stored runs of the test run: one folder per test database (worker processes started by tests
 # compute the same one), emptied when a test session starts (conftest.py), so no run sees an earlier run's files.
 MEDIA_ROOT = VAR_DIR / ("test-media-" + Path(DATABASES["default"].get("TEST", {}).get("NAME") or "postgres").stem

@@ -1,8 +1,8 @@
 """Using an API token never waits for the database's write lock: on the embedded SQLite database an import holds
 it for minutes, and a token request that wrote last_used_at waited 30 s and answered 503 "database is locked".
-Its use is still recorded, to the minute, once the database is free (accounts.authentication.token_use_record)."""
+Tokens have a database file of their own there now (accounts.routers), and their use is still recorded, to the
+minute, without waiting should that one be busy (accounts.authentication.token_use_record)."""
 
-import sqlite3
 import time
 
 import pytest
@@ -11,6 +11,8 @@ from django.test import Client
 
 from accounts.models import ApiToken
 from accounts.services import token_create
+from config.databases import TOKENS
+from tests.accounts.locks import sqlite_write_lock_held
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -21,16 +23,28 @@ def _get(key: str):
 
 @pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's one write lock")
 def test_a_token_request_succeeds_at_once_while_another_connection_holds_the_write_lock(researcher):
+    """The import's lock is on the default database's file; the token's use is recorded in the tokens' own file
+    (accounts.routers) at once."""
     token, key = token_create(user=researcher, name="script")
-    holder = sqlite3.connect(connection.settings_dict["NAME"], timeout=0, isolation_level=None)
-    try:
-        holder.execute("BEGIN IMMEDIATE")  # what an import's transaction holds while it runs
+    with sqlite_write_lock_held():  # what an import's transaction holds while it runs
         started = time.monotonic()
         response = _get(key)
         took = time.monotonic() - started
-    finally:
-        holder.execute("ROLLBACK")
-        holder.close()
+        recorded = ApiToken.objects.get(pk=token.pk).last_used_at
+    assert response.status_code == 200, response.content
+    assert took < 5, f"the request waited {took:.1f} s for the lock"
+    assert recorded is not None
+
+
+@pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's one write lock")
+def test_a_token_request_succeeds_at_once_while_the_tokens_database_is_locked(researcher):
+    """Should the tokens' own file be locked (another token's write), the use is not recorded and the request goes
+    on: the next request records it."""
+    token, key = token_create(user=researcher, name="script")
+    with sqlite_write_lock_held(TOKENS):
+        started = time.monotonic()
+        response = _get(key)
+        took = time.monotonic() - started
     assert response.status_code == 200, response.content
     assert took < 5, f"the request waited {took:.1f} s for the lock"
     assert ApiToken.objects.get(pk=token.pk).last_used_at is None  # not recorded while the database was busy
