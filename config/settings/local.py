@@ -11,7 +11,8 @@ from .base import CELERY_BROKER_URL, DATABASES, STATIC_ROOT, VAR_DIR, env
 # var/ 0700, its SQLite databases 0600, the keys made on the first start (0600) and read by every later one.
 _SQLITE_BROKER = "sqla+sqlite:///"
 _LOCAL = local_install_secure(var_dir=VAR_DIR, databases=[
-    *([Path(DATABASES["default"]["NAME"])] if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3" else []),
+    *(Path(database["NAME"]) for database in DATABASES.values()  # the main file and the API tokens' (config.databases)
+      if database["ENGINE"] == "django.db.backends.sqlite3" and str(database["NAME"]) != ":memory:"),
     *([Path(CELERY_BROKER_URL.removeprefix(_SQLITE_BROKER))] if CELERY_BROKER_URL.startswith(_SQLITE_BROKER) else []),
 ])
 STATIC_ROOT.mkdir(exist_ok=True)  # whitenoise warns on every request when it is missing

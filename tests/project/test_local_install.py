@@ -95,6 +95,8 @@ def test_the_default_install_has_debug_off_and_its_own_keys(tmp_path):
     assert said["SECRET_KEY"] == (var / "secret_key").read_text().strip() != OLD_DEVELOPMENT_SECRET_KEY
     assert said["ENDPOINT_ENCRYPTION_KEYS"] == [(var / "endpoint_key").read_text().strip()]
     assert _mode(var) == 0o700 and _mode(var / "secret_key") == 0o600
+    # The API tokens' own SQLite file (config.databases) is as private as the main one.
+    assert _mode(var / "concord.sqlite3") == _mode(var / "tokens-concord.sqlite3") == 0o600
 
 
 def test_check_deploy_on_the_default_install_warns_only_of_what_needs_https(tmp_path):
