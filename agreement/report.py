@@ -11,7 +11,7 @@ from annotate.task_types.registry import task_type_get
 from judges.development import split_summary
 from judges.selectors import judges_served_models
 from reports.arms import arms_report_build
-from reports.methods import labels_csv, methods_text, software_versions
+from reports.methods import labels_csv, methods_text, random_stream, software_versions
 from reports.replacement import replacement_text
 from tasktypes.probes import probe_report
 
@@ -34,6 +34,7 @@ def agreement_report_build(*, campaign: Campaign) -> dict:
         report["layout"] = spec.report_layout
         # What computed the figures, for the methods section (reports.methods).
         report["software"] = software_versions()
+        report["random_stream"] = random_stream()  # which draws its intervals and budget figures came from
         arms = arms_report_build(campaign=campaign)
         if arms is not None:
             report["arms"] = arms

@@ -16,6 +16,7 @@ import platform
 from pathlib import Path
 
 from reports.tables import SpreadsheetCsv
+from stats import budget, resampling
 
 # The libraries whose arithmetic a report shows, in the order a methods section names them.
 LIBRARIES = ("numpy", "scipy", "scikit-learn", "statsmodels", "krippendorff", "irrCAC", "choix", "ir_measures",
@@ -48,6 +49,23 @@ def software_versions() -> dict[str, str]:
         except importlib.metadata.PackageNotFoundError:
             continue
     return versions
+
+
+def random_stream() -> dict:
+    """The random stream of every resampled figure of a report built now (stats.resampling.random_stream, the
+    budget's resamples and seed, and the Concord commit whose code drew them): a figure recomputed under another
+    stream moves by its Monte Carlo error, so the methods name the stream beside the method."""
+    return {**resampling.random_stream(), "budget_resamples": budget.BUDGET_RESAMPLES, "budget_seed": budget.BUDGET_SEED,
+            "budget_mc_groups": budget.MC_GROUPS, "concord": concord_version()}
+
+
+def random_stream_text(stream: dict) -> str:
+    """One sentence for the methods section naming STREAM (random_stream's)."""
+    return (f"Random stream: every bootstrap draws from {stream['generator']} (numpy {stream['numpy']}), Concord's "
+            f"stream {stream['stream']} as computed by Concord {stream['concord']}: {stream['resamples']} resamples "
+            f"an interval, seed {stream['seed']}; the labelling budget {stream['budget_resamples']} a size, seed "
+            f"{stream['budget_seed']}, its figures with their Monte Carlo error ({stream['budget_mc_groups']} groups "
+            f"of resamples). Under another stream an interval end moves by Monte Carlo error only.")
 
 
 def _methods(node, path: str, found: dict[str, list[str]]) -> None:
@@ -139,6 +157,8 @@ def methods_text(*, report: dict, campaign_name: str, judges: list[tuple[str, st
     software = report.get("software") or {}
     if software:
         lines.append("Software: " + ", ".join(f"{name} {version}" for name, version in software.items()) + ".")
+    if report.get("random_stream"):
+        lines.append(random_stream_text(report["random_stream"]))
     lines += ["", f"The labels behind every statistic, one row per item and rater (each annotator, each judge, and the "
                   f"human label): {report['campaign']}-labels.csv, beside this file on the report page."]
     return "\n".join(lines) + "\n"

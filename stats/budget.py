@@ -4,9 +4,16 @@ budget"). Pure functions, no Django.
 The width at a size m is the width of the report's own interval (stats: a 95% percentile bootstrap over
 the statistic's units, each a topic or question with its items where the report resamples topics) computed as if the
 study had m units: an m-out-of-n bootstrap, each resample m units drawn with replacement from the n judged so far
-(stats.resampling, from the same sufficient statistics as the report's interval). At m = n, with the report's
-resamples and seed, it is the report's interval itself, which is taken as it is. The other sizes are a quarter, a half
-and three quarters of the n units, BUDGET_RESAMPLES resamples each.
+(stats.resampling, from the same sufficient statistics as the report's interval), at a quarter, a half, three quarters
+and all of the n units, BUDGET_RESAMPLES resamples each (at m = n with the report's resamples and seed it would be the
+report's interval itself; the row's current width is the report's).
+
+Monte Carlo error: a 2.5th or 97.5th percentile of 200 resamples moves by about 7% of the width from one random stream
+to another, and units needed go as the square of the widths: with 200 resamples a size, em's system tau-b on NQ301
+needed 5,733 to 7,532 units over ten seeds (a 29% change was seen between two versions). So each size draws 4,000, and
+each figure carries its Monte Carlo standard error (batch means: the resamples of every size are split into
+MC_GROUPS groups, the figure is computed from each group alone, and the spread of those figures over sqrt(groups) is
+the error of the figure from all of them, a percentile's error going as 1 / sqrt(resamples)).
 
 The fit: width = c / sqrt(n), c fitted by least squares on log width (log c = the mean of log w + log n / 2). Why not
 the free power law a * n^-b: the statistics here (kappa, Kendall's tau, a mean over topics) are sqrt(n)-consistent,
@@ -27,8 +34,9 @@ import numpy as np
 from stats import batch_stats, interrater, resampling, system_order, uncertainty
 
 FRACTIONS = (0.25, 0.5, 0.75, 1.0)
-BUDGET_RESAMPLES = 200
+BUDGET_RESAMPLES = 4000
 BUDGET_SEED = uncertainty.BOOTSTRAP_SEED
+MC_GROUPS = 10  # groups of resamples whose figures' spread gives each figure's Monte Carlo error
 # At least this many units: the quarter size then resamples 2 units, the least a statistic is defined on.
 MIN_UNITS = 8
 MIN_POINTS = 3  # sizes with a defined width a fit needs
@@ -38,10 +46,12 @@ FIT_MODEL = "width = c / sqrt(n)"
 DEFAULT_TARGET_WIDTH = 0.1  # campaign option budget_width
 CURVE_POINTS = 24  # points of the fitted curve the report carries (for the plot)
 
-METHOD = (f"the report's 95% percentile bootstrap interval recomputed as if the study had a quarter, a half and three "
-          f"quarters of its units (m-out-of-n bootstrap, {BUDGET_RESAMPLES} resamples a size, seed {BUDGET_SEED}), "
-          f"beside the report's interval over all of them; {FIT_MODEL} fitted by least squares on log width; labels "
-          f"needed: (c / target)^2 units, times the labels a unit holds now")
+METHOD = (f"the report's 95% percentile bootstrap interval recomputed as if the study had a quarter, a half, three "
+          f"quarters and all of its units (m-out-of-n bootstrap, {BUDGET_RESAMPLES} resamples a size, seed "
+          f"{BUDGET_SEED}); {FIT_MODEL} fitted by least squares on log width; labels needed: (c / target)^2 units, "
+          f"times the labels a unit holds now; ± is the Monte Carlo standard error of a figure (the figure from each of "
+          f"{MC_GROUPS} groups of {BUDGET_RESAMPLES // MC_GROUPS} resamples a size, their standard deviation over "
+          f"sqrt({MC_GROUPS}))")
 
 
 @dataclass(frozen=True)
@@ -108,29 +118,55 @@ def mean_statistic(values: Sequence[float | None]) -> tuple[int, Statistic]:
 # --- Width against units, the fit, and the labels needed ---
 
 
-def width_curve(n: int, statistic: Statistic, *, fractions: Sequence[float] = FRACTIONS,
-                resamples: int = BUDGET_RESAMPLES, seed: int = BUDGET_SEED,
-                current: list[float] | None = None) -> list[dict]:
-    """[{"units": m, "width": the interval's width at m units, or None}] for m = each fraction of N (at least 2):
-    the 95% percentile interval of STATISTIC over m units drawn with replacement from the N (resampling.sum_bootstrap
-    with m draws a resample). At m = N the report's own interval CURRENT is that interval (with the report's
-    resamples): given, it is taken as it is rather than drawn again."""
+def size_draws(n: int, statistic: Statistic, *, fractions: Sequence[float] = FRACTIONS,
+               resamples: int = BUDGET_RESAMPLES, seed: int = BUDGET_SEED) -> list[tuple[int, np.ndarray]]:
+    """[(m, STATISTIC in each of RESAMPLES resamples of m units, NaN where undefined)] for m = each fraction of N (at
+    least 2): m units drawn with replacement from the N (resampling.resampled_values with m draws a resample). Each
+    size draws from its own stream, seeded with (SEED, m): one seed for all would make the smaller sizes' resamples
+    pieces of the larger ones' (the same integers, cut shorter), their widths' errors alike, and the figures' Monte
+    Carlo error larger than the groups show."""
+    sizes = [max(2, min(n, round(fraction * n))) for fraction in fractions]
+    return [(m, resampling.resampled_values(statistic.rows, statistic.of_sums, resamples=resamples, seed=[seed, m],
+                                            size=m)) for m in sizes]
+
+
+def _widths(draws: Sequence[tuple[int, np.ndarray]], part: slice = slice(None)) -> list[dict]:
     points = []
-    for fraction in fractions:
-        m = max(2, min(n, round(fraction * n)))
-        if m == n and current is not None:
-            points.append({"units": m, "width": current[1] - current[0]})
-            continue
-        interval = resampling.sum_bootstrap(statistic.rows, statistic.of_sums, resamples=resamples, seed=seed,
-                                            size=m)[0]
+    for m, values in draws:
+        interval = resampling.percentile_intervals(values[part])[0]
         points.append({"units": m, "width": None if interval is None else interval[1] - interval[0]})
     return points
 
 
-def width_fit(points: Sequence[dict]) -> dict:
+def width_curve(n: int, statistic: Statistic, *, fractions: Sequence[float] = FRACTIONS,
+                resamples: int = BUDGET_RESAMPLES, seed: int = BUDGET_SEED) -> list[dict]:
+    """[{"units": m, "width": the interval's width at m units, or None}] for m = each fraction of N (at least 2):
+    the 95% percentile interval of STATISTIC over m units drawn with replacement from the N (size_draws)."""
+    return _widths(size_draws(n, statistic, fractions=fractions, resamples=resamples, seed=seed))
+
+
+def group_parts(resamples: int, groups: int = MC_GROUPS) -> list[slice]:
+    """The GROUPS consecutive slices of RESAMPLES resamples whose figures give a figure's Monte Carlo error."""
+    size = resamples // groups
+    return [slice(g * size, (g + 1) * size) for g in range(groups)] if size >= 2 else []
+
+
+def mc_error(values: Sequence[float | None]) -> float | None:
+    """The Monte Carlo standard error of a figure computed from all the groups' resamples, from its value in each
+    group alone (VALUES, None where a group gives none): their standard deviation over sqrt(groups). None when under
+    half of the groups give a value."""
+    defined = [v for v in values if v is not None and math.isfinite(v)]
+    if len(defined) < max(2, len(values) / 2):
+        return None
+    return float(np.std(defined, ddof=1) / math.sqrt(len(defined)))
+
+
+def width_fit(points: Sequence[dict], *, exponent_mc: float | None = None) -> dict:
     """{"c", "exponent", "usable", "why"}: c of width = c / sqrt(units) over the POINTS with a positive width, and
     the free power law's exponent b (width = a * units^-b, numpy.polyfit in log-log) as its check. Not usable (why
-    says so) with fewer than MIN_POINTS such points or an exponent under MIN_EXPONENT."""
+    says so) with fewer than MIN_POINTS such points or an exponent under MIN_EXPONENT by more than twice its Monte
+    Carlo error EXPONENT_MC (given: the exponent of four widths moves by about 0.03 with the stream, and a figure that
+    comes and goes with the seed is no figure to plan with)."""
     defined = [(p["units"], p["width"]) for p in points if p["width"] is not None and p["width"] > 0]
     if len(defined) < MIN_POINTS:
         return {"c": None, "exponent": None, "usable": False,
@@ -140,8 +176,10 @@ def width_fit(points: Sequence[dict]) -> dict:
     log_w = np.log([width for _, width in defined])
     c = float(np.exp(np.mean(log_w + 0.5 * log_n)))
     exponent = float(-np.polyfit(log_n, log_w, 1)[0]) if len(set(log_n)) > 1 else None
-    if exponent is None or exponent < MIN_EXPONENT:
+    if exponent is None or exponent + 2 * (exponent_mc or 0.0) < MIN_EXPONENT:
         shown = "undefined" if exponent is None else f"{exponent:.2f}"
+        if exponent is not None and exponent_mc is not None:
+            shown += f" ± {exponent_mc:.2f}"
         return {"c": c, "exponent": exponent, "usable": False,
                 "why": f"the interval does not narrow with more units here (fitted exponent {shown}, about 0.5 "
                        f"expected): more labels of the same kind may not help", "note": None}
@@ -161,13 +199,15 @@ def budget_estimate(item: BudgetInput, *, target: float, resamples: int = BUDGET
                     seed: int = BUDGET_SEED) -> dict:
     """The budget row of ITEM for a TARGET width: n now, the current width (the report's interval's), the observed
     widths (curve), the fit and its curve (fitted), and units_needed / labels_needed / more_labels (None, with why,
-    when the fit is unusable; 0 when the current interval is already as narrow as TARGET)."""
+    when the fit is unusable; 0 when the current interval is already as narrow as TARGET), with the Monte Carlo
+    standard errors of units and labels needed (units_needed_mc, labels_needed_mc: mc_error over the MC_GROUPS groups
+    of resamples; None where no figure is extrapolated) and of the fit's exponent (fit["exponent_mc"])."""
     per_unit = item.n_labels / item.n_units if item.n_units else 0.0
     width = None if item.current is None else item.current[1] - item.current[0]
     row = {"judge": item.judge, "statistic": item.statistic_key, "title": item.title, "unit": item.unit_noun,
            "n_units": item.n_units, "n_labels": item.n_labels, "ci95": item.current, "width": width,
            "target": target, "curve": [], "fit": None, "fitted": [], "units_needed": None, "labels_needed": None,
-           "more_labels": None, "why": None}
+           "more_labels": None, "units_needed_mc": None, "labels_needed_mc": None, "why": None}
     if width is None or width == 0:
         # No interval, or one that degenerated (uncertainty.interval_checked): no width to extrapolate, so no estimate,
         # never "0 more labels" read off an interval that only looks certain.
@@ -180,10 +220,13 @@ def budget_estimate(item: BudgetInput, *, target: float, resamples: int = BUDGET
         if width <= target:
             row.update(units_needed=item.n_units, labels_needed=item.n_labels, more_labels=0, why=None)
         return row
-    curve = width_curve(item.n_units, item.statistic, resamples=resamples, seed=seed, current=item.current)
+    draws = size_draws(item.n_units, item.statistic, resamples=resamples, seed=seed)
+    curve = _widths(draws)
     for point in curve:
         point["labels"] = round(point["units"] * per_unit)
-    fit = width_fit(curve)
+    groups = [width_fit(_widths(draws, part)) for part in group_parts(resamples)]
+    exponent_mc = mc_error([group["exponent"] for group in groups])
+    fit = {**width_fit(curve, exponent_mc=exponent_mc), "exponent_mc": exponent_mc}
     row.update(curve=curve, fit=fit)
     if width <= target:
         row.update(units_needed=item.n_units, labels_needed=item.n_labels, more_labels=0)
@@ -193,6 +236,9 @@ def budget_estimate(item: BudgetInput, *, target: float, resamples: int = BUDGET
         units = units_for_width(fit["c"], target)
         labels = math.ceil(units * per_unit)
         row.update(units_needed=math.ceil(units), labels_needed=labels, more_labels=max(0, labels - item.n_labels))
+        error = mc_error([None if group["c"] is None else units_for_width(group["c"], target) for group in groups])
+        if error is not None:
+            row.update(units_needed_mc=math.ceil(error), labels_needed_mc=math.ceil(error * per_unit))
     if fit["c"] is not None:
         last = max(item.n_units, row["units_needed"] or 0) * 1.1
         first = curve[0]["units"]

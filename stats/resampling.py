@@ -27,6 +27,12 @@ import numpy as np
 
 RESAMPLES = 1000
 SEED = 0
+# The random stream every interval draws from: numpy's Generator (PCG64, numpy.random.default_rng(seed)), the units of
+# a resample drawn as below (unit indices counted, or multinomial counts over distinct rows), resample after resample.
+# STREAM names that recipe. Any change to it (the generator, the order or shape of the draws, RESAMPLES, SEED) moves
+# interval ends by Monte Carlo error while the method text reads the same, so it is a new STREAM and a new
+# agreement.stored.REPORT_SCHEMA, noted in docs/upgrading.md (docs/statistics/intervals.md).
+STREAM = 1
 # A resample in which the statistic is undefined (one label only, a constant ranking) is left out; with fewer than
 # this share of the resamples defined, the interval is too: it would describe a few lucky resamples.
 MIN_DEFINED = 0.5
@@ -36,6 +42,12 @@ BLOCK_NUMBERS = 4_000_000
 # indices counted per resample; others as multinomial counts over their distinct rows, whose cost is the number of
 # distinct rows, not of units.
 DISTINCT_SHARE = 0.25
+
+
+def random_stream() -> dict:
+    """The stream the intervals draw from, as the report records it (report["random_stream"])."""
+    return {"stream": STREAM, "generator": "numpy.random.Generator (PCG64) from numpy.random.default_rng(seed)",
+            "numpy": np.__version__, "resamples": RESAMPLES, "seed": SEED}
 
 
 def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -157,9 +169,10 @@ def draw_counts(multiplicity: np.ndarray, *, resamples: int, rng: np.random.Gene
     units = int(multiplicity.sum())
     size = units if size is None else int(size)
     if _by_index(multiplicity):
-        # Unit indices, mapped to their row (the units sorted by row), counted per resample.
-        bounds = np.cumsum(multiplicity)
-        drawn = np.searchsorted(bounds, rng.integers(0, units, size=(resamples, size)), side="right")
+        # Unit indices, mapped to their row (the units sorted by row) through a table rather than a search of the
+        # rows' bounds: the same rows (the same stream), at a seventh of the time when the units are all distinct.
+        owner = np.repeat(np.arange(len(multiplicity)), multiplicity)
+        drawn = owner[rng.integers(0, units, size=(resamples, size))]
         offsets = np.arange(resamples)[:, np.newaxis] * len(multiplicity)
         return np.bincount((drawn + offsets).ravel(),
                            minlength=resamples * len(multiplicity)).reshape(resamples, len(multiplicity))
@@ -170,7 +183,7 @@ def _by_index(multiplicity: np.ndarray) -> bool:
     return len(multiplicity) > DISTINCT_SHARE * multiplicity.sum()
 
 
-def resampled_sums(rows: np.ndarray, *, resamples: int = RESAMPLES, seed: int = SEED,
+def resampled_sums(rows: np.ndarray, *, resamples: int = RESAMPLES, seed: int | list[int] = SEED,
                    size: int | None = None) -> np.ndarray:
     """(resamples, statistics): each resample's sums of the units' ROWS (one row per unit), the units drawn with
     replacement (SIZE of them; by default as many as there are)."""
@@ -178,7 +191,8 @@ def resampled_sums(rows: np.ndarray, *, resamples: int = RESAMPLES, seed: int = 
     return class_sums(unique, multiplicity, resamples=resamples, seed=seed, size=size)
 
 
-def class_sums(unique: np.ndarray, multiplicity: np.ndarray, *, resamples: int = RESAMPLES, seed: int = SEED,
+def class_sums(unique: np.ndarray, multiplicity: np.ndarray, *, resamples: int = RESAMPLES,
+               seed: int | list[int] = SEED,
                size: int | None = None) -> np.ndarray:
     """resampled_sums of units given as their distinct rows: UNIQUE[r] is the row that MULTIPLICITY[r] of them share
     (distinct_rows' answer, or the classes a caller found more cheaply than a row-wise unique of its units)."""
@@ -231,6 +245,15 @@ def sum_bootstrap(rows: np.ndarray, statistic: Callable[[np.ndarray], np.ndarray
         probe = np.zeros((1, rows.shape[1] if rows.ndim == 2 else 0))
         return [None] * len(np.atleast_2d(_quiet(statistic, probe)))
     return percentile_intervals(_quiet(statistic, resampled_sums(rows, resamples=resamples, seed=seed, size=size)))
+
+
+def resampled_values(rows: np.ndarray, statistic: Callable[[np.ndarray], np.ndarray], *,
+                     resamples: int = RESAMPLES, seed: int | list[int] = SEED, size: int | None = None) -> np.ndarray:
+    """The first statistic of STATISTIC (sum_bootstrap's) in each resample of SIZE units drawn from ROWS (resamples,
+    NaN where undefined): the values sum_bootstrap takes its percentiles of, for callers that take their own."""
+    rows = np.asarray(rows, dtype=float)
+    sums = resampled_sums(rows, resamples=resamples, seed=seed, size=size)
+    return np.atleast_2d(_quiet(statistic, sums))[0]
 
 
 def class_bootstrap(unique: np.ndarray, multiplicity: np.ndarray, statistic: Callable[[np.ndarray], np.ndarray], *,
