@@ -43,6 +43,13 @@ def invitation_live(*, key: str) -> Invitation | None:
     return invitation
 
 
+def invitation_of_an_earlier_version(*, key: str) -> bool:
+    """Whether KEY is a link made before links belonged to a campaign (no scope), never used and not expired: the
+    welcome page says what happened to it rather than that it was used."""
+    return Invitation.objects.filter(digest=token_digest(key or ""), scope="", used_at__isnull=True,
+                                     expires_at__gt=timezone.now()).exists()
+
+
 def invitation_problem(*, user, scope: str) -> str | None:
     """Why no one-time link may be made (or used) for USER from SCOPE; None when one may. A link is only for an
     account that SCOPE's invitation made (InvitedAccount) and that nobody has claimed: never signed in, no usable

@@ -72,6 +72,12 @@ class InvitationError(Exception):
 
 INVITATION_UNUSABLE = ("This link has been used already or has expired. Ask the researcher who sent it for a new "
                        "one.")
+# A link made before links belonged to the campaign that made them, which the upgrade could not carry over (accounts
+# migration 0006 says which it carries): not used, not expired, but no longer a way in.
+INVITATION_EARLIER_VERSION = ("This link was made by an earlier version of Concord, before each link belonged to the "
+                              "campaign that made it, and this installation's upgrade could not carry it over. Ask the "
+                              "researcher who added you to a campaign for a new link; if they cannot make one, staff "
+                              "can set your password.")
 
 
 def invitation_event_record(*, kind: str, account, actor=None, scope: str = "", scope_name: str = "",

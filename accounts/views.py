@@ -13,8 +13,14 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 
 from accounts.models import ApiToken
-from accounts.selectors import invitation_live, password_change_required, tokens_for_user
+from accounts.selectors import (
+    invitation_live,
+    invitation_of_an_earlier_version,
+    password_change_required,
+    tokens_for_user,
+)
 from accounts.services import (
+    INVITATION_EARLIER_VERSION,
     INVITATION_UNUSABLE,
     InvitationError,
     invitation_accept,
@@ -83,7 +89,8 @@ def welcome(request, key):
     then the person is signed in and taken to their campaign. A used, expired or unknown link says so (410)."""
     invitation = invitation_live(key=key)
     if invitation is None:
-        return _welcome_render(request, None, error=INVITATION_UNUSABLE)
+        earlier = invitation_of_an_earlier_version(key=key)
+        return _welcome_render(request, None, error=INVITATION_EARLIER_VERSION if earlier else INVITATION_UNUSABLE)
     form = SetPasswordForm(invitation.user, request.POST if request.method == "POST" else None)
     if request.method == "POST" and form.is_valid():
         try:

@@ -252,3 +252,44 @@ def test_archive_accounts_get_no_link_and_an_invitee_an_archive_names_is_closed(
         assert added["invite_url"] is None and "gets no link from here" in added["no_link"]
         assert _api(mal).post(f"/api/campaigns/b/members/{name}/invitation/").status_code == 400
     assert not get_user_model().objects.get(username="colleague").is_active
+
+
+def test_a_pending_link_of_an_earlier_version_is_carried_over_where_it_is_safe(client, qa_campaign, researcher, mal):
+    """Found after an upgrade in place: a pending link made before links had a campaign answered 410 "used already or
+    expired", and the researcher could not make another. accounts migration 0006 carries such a link over where the
+    rules would have let its campaign make it (an account with no password, a member of that one campaign only);
+    the others stay dead, and their page says what happened and whom to ask."""
+    import importlib
+    from datetime import timedelta
+    from types import SimpleNamespace
+
+    from django.apps import apps
+    from django.db import connection
+    from django.utils import timezone
+
+    from accounts.models import Invitation, InvitationEvent, InvitedAccount, token_digest
+    from accounts.services import INVITATION_EARLIER_VERSION
+
+    def old_link(username: str, *, campaigns) -> str:
+        user = get_user_model().objects.create_user(username=username, password=None)  # as the old code made them
+        for campaign in campaigns:
+            Membership.objects.create(campaign=campaign, user=user, role=Role.ANNOTATOR)
+        Invitation.objects.create(user=user, digest=token_digest(f"old-{username}"), scope="", created_by=researcher,
+                                  next_path=f"/campaigns/{campaigns[0].slug}/",
+                                  expires_at=timezone.now() + timedelta(days=3))
+        return f"/accounts/welcome/old-{username}/"
+
+    olga = old_link("olga", campaigns=[qa_campaign])
+    pat = old_link("pat", campaigns=[qa_campaign, Membership.objects.get(user=mal).campaign])  # two campaigns
+    for link in (olga, pat):
+        page = client.get(link)
+        assert page.status_code == 410 and "made by an earlier version of Concord" in page.content.decode()
+    migration = importlib.import_module("accounts.migrations.0006_invitations_carried_over")
+    migration.carry_over(apps, SimpleNamespace(connection=connection))  # what the migration reads of its editor
+    assert InvitedAccount.objects.get(user__username="olga").scope == f"campaign:{qa_campaign.pk}"
+    assert InvitationEvent.objects.filter(account__username="olga", kind="reissued").exists()
+    signed_in = _claim(olga)
+    assert signed_in is not None and signed_in.get("/campaigns/qa/annotate/").status_code == 200
+    # pat's account belongs to two campaigns: a link from either would hand it over. It stays dead, and says why.
+    assert not InvitedAccount.objects.filter(user__username="pat").exists() and _claim(pat) is None
+    assert INVITATION_EARLIER_VERSION.split(",")[0] in client.get(pat).content.decode()
