@@ -34,6 +34,8 @@ SEQ2SEQ_FIELDS = ("premise", "hypothesis")
 KINDS = ("auto", "seq2seq", "classification")
 
 LONG_PASSAGES = ("truncate", "window")
+# Model inputs given to the tokenizer in one call (judges.families.autoais.AutoAIS._scores).
+TOKENIZED_AT_ONCE = 8
 
 
 def _load(model: str, device: str):
@@ -157,12 +159,19 @@ class AutoAIS(JudgeFamily):
             index = self._entailment_index(network, config["positive_label"])
         if not pairs:
             return []
-        if seq2seq:
-            texts = [template_fill(config["seq2seq_prompt"], premise=p, hypothesis=h) for p, h in pairs]
-            encoding = tokenizer(texts, truncation=True, max_length=config["max_length"])
-        else:
-            encoding = tokenizer([p for p, _ in pairs], [h for _, h in pairs], truncation="only_first",
+        # Tokenized a few pairs at a time: the tokenizer reads each text whole before it truncates, and 64 inputs of
+        # 400,000 characters read at once took a worker 380 MB more; the truncated ids it keeps are small.
+        encoding: dict[str, list] = {}
+        for start in range(0, len(pairs), TOKENIZED_AT_ONCE):
+            group = pairs[start:start + TOKENIZED_AT_ONCE]
+            if seq2seq:
+                texts = [template_fill(config["seq2seq_prompt"], premise=p, hypothesis=h) for p, h in group]
+                part = tokenizer(texts, truncation=True, max_length=config["max_length"])
+            else:
+                part = tokenizer([p for p, _ in group], [h for _, h in group], truncation="only_first",
                                  max_length=config["max_length"])
+            for key, rows in part.items():
+                encoding.setdefault(key, []).extend(rows)
 
         def forward(inputs: dict) -> list[float]:
             with torch.inference_mode():

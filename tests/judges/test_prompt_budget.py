@@ -59,9 +59,12 @@ def test_a_repeated_placeholder_template_is_refused_when_saved_with_its_worst_ca
 
 def test_the_issues_relevance_template_is_refused_and_each_family_names_its_multiplied_placeholder():
     cases = [
-        ("llm", {"relevance_template": ISSUE_TEMPLATE}, "{passage} is shown 11,108 times (relevance_template: 11,108 × up to 100,000 characters)"),
-        ("autoais", {"template": "{question}" * 8 + "{answer}"}, "{question} is shown 8 times (template: 8 × up to 100,000"),
-        ("autoais", {"seq2seq_prompt": "{premise} {hypothesis}" * 3}, "{hypothesis} is shown 3 times (seq2seq_prompt: 3 × up to 200,035"),
+        ("llm", {"relevance_template": ISSUE_TEMPLATE},
+         "{passage} is shown 11,108 times (relevance_template: 11,108 × up to 100,000 characters)"),
+        ("autoais", {"template": "{question}" * 8 + "{answer}"},
+         "{question} is shown 8 times (template: 8 × up to 100,000"),
+        ("autoais", {"seq2seq_prompt": "{premise} {hypothesis}" * 3},
+         "{hypothesis} is shown 3 times (seq2seq_prompt: 3 × up to 200,035"),
         # The vlm's fields are cut at field_max_chars: counted at that, across the prompt's three parts.
         ("vlm", {"field_max_chars": 100_000, "relevance_instruction": "About {page_title}."},
          "{page_title} is shown 2 times (context_template: 1 × up to 100,000 characters; relevance_instruction: 1 × "
@@ -163,3 +166,28 @@ def test_a_batch_of_long_prompts_reaches_the_backend_in_parts(monkeypatch):
     # Each part was sent before the next one's prompts were built (one request ahead, which closed the part).
     assert [seen for _, _, seen in parts] == [4, 7, 10, 10]
     generate_in_parts(lambda: pytest.fail("no part, no backend"), iter(()), None, None)
+
+
+def test_long_prompts_over_http_hold_a_bounded_number_of_bodies_at_once(monkeypatch):
+    """Up to `concurrency` requests are in flight while their bodies (estimated at 6 bytes of JSON a byte of prompt)
+    fit IN_FLIGHT_BYTES: 8 prompts of 10,000 characters with room for two bodies are sent two at a time, every one
+    answered; short prompts keep the whole concurrency."""
+    from judges.llm import http_backend
+    from judges.llm.backend import Connection, Decoding
+    from tests.llm_server import answer, chat_server
+
+    monkeypatch.setattr(http_backend, "IN_FLIGHT_BYTES", 2 * 6 * 10_100)
+    with chat_server() as server:
+        server.script(*[answer(delay=0.1) for _ in range(16)])
+        backend = http_backend.HttpBackend({"model": "m", "concurrency": 8, "max_retries": 0},
+                                           connection=Connection(base_url=server.base_url))
+        got = []
+        long = [Request(key=k, messages=[{"role": "user", "content": f"{k} " + "x" * 10_000}], sample_indices=(0,))
+                for k in range(8)]
+        backend.generate(long, Decoding(strategy="greedy"), lambda key, index, generation: got.append(key))
+        assert sorted(got) == list(range(8)) and server.max_in_flight == 2
+        server.max_in_flight = 0
+        short = [Request(key=k, messages=[{"role": "user", "content": f"item {k}"}], sample_indices=(0,))
+                 for k in range(8)]
+        backend.generate(short, Decoding(strategy="greedy"), lambda key, index, generation: got.append(key))
+        assert server.max_in_flight > 2
