@@ -191,3 +191,46 @@ def test_long_prompts_over_http_hold_a_bounded_number_of_bodies_at_once(monkeypa
                  for k in range(8)]
         backend.generate(short, Decoding(strategy="greedy"), lambda key, index, generation: got.append(key))
         assert server.max_in_flight > 2
+
+
+@pytest.fixture(scope="module")
+def byte_level_llama(tmp_path_factory):
+    """A tiny causal model (2,048 positions) with a byte-level BPE tokenizer, as GPT-2, Llama 3 and SmolLM2 have."""
+    import torch
+    from tokenizers import ByteLevelBPETokenizer
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    folder = tmp_path_factory.mktemp("byte-level-llama")
+    trained = ByteLevelBPETokenizer()
+    trained.train_from_iterator(["who wrote it? someone wrote it. yes no"] * 20, vocab_size=300,
+                                special_tokens=["<pad>", "</s>"])
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=trained._tokenizer, pad_token="<pad>", eos_token="</s>")
+    tokenizer.chat_template = ("{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}"
+                               "{% if add_generation_prompt %}assistant:{% endif %}")
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=2048,
+                         pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id)
+    LlamaForCausalLM(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return str(folder)
+
+
+def test_a_local_prompt_past_the_context_is_refused_before_it_is_tokenized(byte_level_llama, monkeypatch):
+    """A byte-level tokenizer's token stands for at most its longest entry's bytes: a prompt with more bytes than the
+    context times that is refused without being tokenized (the tokenizer reads a text whole: 64 prompts of 400,000
+    4-byte characters took a worker 496 MB more); a shorter one is tokenized as before."""
+    from judges.llm import hf_backend
+
+    config = LLMJudge().validate_config({"model": byte_level_llama, "n": 1, "decoding": "greedy", "examples": [],
+                                         "max_new_tokens": 2})
+    tokenized = []
+    length = hf_backend.HfBackend.prompt_length
+    monkeypatch.setattr(hf_backend.HfBackend, "prompt_length",
+                        lambda self, request, text: tokenized.append(request.key) or length(self, request, text))
+    long, short = _item(2, "\U0001F600" * 50_000), _item(1, "someone")
+    verdicts = LLMJudge().judge_batch([short, long], config)
+    reason = json.loads(verdicts[1].raw)["reason"]
+    assert "the prompt has at least" in reason and "exceeds the model's context of 2048 tokens" in reason, reason
+    assert tokenized == [1]
+    assert "context" not in verdicts[0].raw
