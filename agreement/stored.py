@@ -37,6 +37,7 @@ from kombu.exceptions import KombuError
 from agreement.models import StoredReport
 from annotate.models import Campaign
 from annotate.selectors.campaigns import campaign_data_version
+from annotate.services.task_starts import lost_worker_reason, starts_limited
 from annotate.task_types.registry import task_type_get
 from reports.build_steps import PLOTS, build_step, build_steps_reported
 
@@ -374,8 +375,18 @@ def _rebuild_publish(*, campaign_id: int) -> bool:
 _HARD_LIMIT_S = int(BUILD_TIMEOUT.total_seconds()) - 30
 
 
+def _rebuild_given_up(campaign_id: int, *, lost: int) -> None:
+    """A build whose worker was lost at every start fails at the current data version, saying so: the page shows the
+    reason, and opening the report at that version queues no build again (a new change of data does)."""
+    reason = lost_worker_reason(what="the report's build", lost=lost)
+    StoredReport.objects.filter(campaign_id=campaign_id).update(
+        failed_version=campaign_data_version(campaign_id=campaign_id), build_error=reason[:BUILD_ERROR_CHARS],
+        building_version=None, building_since=None, building_step="", queued_at=None)
+
+
 @shared_task(name="agreement.tasks.report_rebuild", acks_late=True, soft_time_limit=_HARD_LIMIT_S - 60,
              time_limit=_HARD_LIMIT_S, autoretry_for=(OperationalError, InterfaceError), retry_backoff=5, max_retries=3)
+@starts_limited(given_up=_rebuild_given_up)
 def report_rebuild(campaign_id: int) -> None:
     """Rebuild campaign CAMPAIGN_ID's stored report if it is stale and no other build runs; a second delivery, or one
     for a deleted campaign, does nothing. Database errors (a restart) are retried."""

@@ -370,3 +370,21 @@ class HumanJudgment(models.Model):
             models.Index(fields=["unit"], condition=Q(kind="adjudication", is_current=True),
                          name="judgment_adjudication_current"),
         ]
+
+
+class TaskStart(models.Model):
+    """A Celery message being run, and how many times a worker has started it (annotate.services.task_starts).
+
+    A message that kills the worker running it (out of memory, a crash in native code) comes back to the queue each
+    time (acks_late; reject_on_worker_lost for judge and probe batches); its row counts those starts, so that the
+    start after settings.TASK_MAX_STARTS lost ones fails with a reason instead of killing the next worker. The row is
+    deleted when a start ends, in whatever way: one that remains belongs to a start that lost its worker."""
+
+    key = models.CharField(max_length=200, unique=True,
+                           help_text="The message: its Celery task id and retry number ('<id>:<retries>').")
+    task = models.CharField(max_length=100, help_text="The task's name, for the admin and the logs.")
+    starts = models.PositiveIntegerField(default=0, help_text="How many times a worker has started this message.")
+    first_started_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"{self.task} {self.key}: {self.starts} start(s)"

@@ -48,6 +48,10 @@ DEFAULT_LIMITS = {
     "text_chars": 100_000,  # every text option (an instruction, a template)
     "list_items": 64,  # every list option (worked examples)
     "run_batch_size": 10_000,  # items per Celery task
+    # One rendered prompt, worst case (judges.templates.PromptBound): UTF-8 bytes, and tokens counted as characters.
+    # Every family's defaults fit with fields at IMPORT_MAX_VALUE_CHARS (autoais 400,000 characters, the most).
+    "prompt_bytes": 2_000_000,
+    "prompt_tokens": 500_000,
 }
 
 

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from annotate.models import Item
 from annotate.services.data_version import campaign_data_changed
+from annotate.services.task_starts import lost_worker_reason, starts_limited
 from annotate.task_types.registry import task_type_get
 from judges.endpoints import endpoint_connection
 from judges.errors import JudgeConfigError
@@ -203,7 +204,15 @@ BATCH_TASK_OPTIONS = {
 }
 
 
+def _batch_given_up(run_id: int, item_ids: list[int], *, lost: int) -> None:
+    """A batch whose worker was lost at every start fails its run, saying so (annotate.services.task_starts)."""
+    _run_fail(run_id, lost_worker_reason(what=f"a batch of {len(item_ids)} items", lost=lost) + (
+        "; the run stops here. Lower the batch size or what the judge asks of the worker (model, batch_size, "
+        "max_batch_tokens), then resume it"))
+
+
 @shared_task(name="judges.judge_batch", **BATCH_TASK_OPTIONS)
+@starts_limited(given_up=_batch_given_up)
 def judge_batch(run_id: int, item_ids: list[int]) -> int:
     """Judge the items ITEM_IDS for run RUN_ID; returns how many verdicts it wrote."""
     run = _run_mark_running(run_id)
@@ -276,7 +285,21 @@ def _probe_inputs(probes: list[Probe], *, with_topic_candidates: bool) -> list[I
     return [_item_input(probe.item, text=probe.text, data=probe.data, candidates=candidates(probe)) for probe in probes]
 
 
+def _probes_given_up(judge_id: int, probe_ids: list[int], user_id: int | None = None, *, lost: int) -> None:
+    """A probe batch whose worker was lost at every start gives each of its probes a failed verdict saying so."""
+    judge = Judge.objects.filter(pk=judge_id).first()
+    if judge is None:
+        return
+    reason = lost_worker_reason(what=f"a batch of {len(probe_ids)} probes", lost=lost)
+    probes = Probe.objects.filter(id__in=probe_ids, campaign_id=judge.campaign_id).exclude(verdicts__judge=judge)
+    with transaction.atomic():
+        ProbeVerdict.objects.bulk_create([ProbeVerdict(judge=judge, probe=probe, label="", raw=reason, failed=True)
+                                          for probe in probes], ignore_conflicts=True)
+        campaign_data_changed(campaign_id=judge.campaign_id)
+
+
 @shared_task(name="judges.probe_batch", **BATCH_TASK_OPTIONS)
+@starts_limited(given_up=_probes_given_up)
 def probe_batch(judge_id: int, probe_ids: list[int], user_id: int | None = None) -> int:
     """Judge the probes PROBE_IDS (of one kind: no item twice) with judge JUDGE_ID, for the user USER_ID who asked
     (whose model endpoints it may use); returns how many verdicts it wrote. A configuration that cannot run here

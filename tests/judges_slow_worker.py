@@ -5,6 +5,8 @@ families sleep CONCORD_TEST_BATCH_SECONDS before judging, so a run lasts long en
 in the middle. While a pool process is inside a batch, the file CONCORD_TEST_BUSY_DIR/<pid> exists:
 the test kills a busy process, as the OOM killer would. (Killing an idle prefork process can
 deadlock the pool: it may die holding the shared task-queue lock, which billiard never releases.)
+CONCORD_TEST_WORKER_LOST_WAIT, when set, is the seconds the worker waits before reporting a killed pool process lost
+(Celery's default of 10 s would make a test of killed workers wait that long per kill).
 """
 
 import os
@@ -16,6 +18,9 @@ from celery.signals import worker_init
 from config.celery import app
 
 __all__ = ["app"]
+
+if os.environ.get("CONCORD_TEST_WORKER_LOST_WAIT"):
+    app.conf.worker_lost_wait = float(os.environ["CONCORD_TEST_WORKER_LOST_WAIT"])
 
 
 @worker_init.connect

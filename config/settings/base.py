@@ -166,6 +166,9 @@ IMPORT_MEMORY_LIMIT = env.int("IMPORT_MEMORY_LIMIT", default=4 * 1024**3)
 # How many times a worker may start one import job: a start whose worker is lost (killed for memory, the machine
 # gone) hands the message back, and past this many starts the job fails instead of killing the next worker.
 IMPORT_MAX_STARTS = env.int("IMPORT_MAX_STARTS", default=2)
+# Judge and probe batches and report builds: a message whose worker was lost this many times fails at its next start
+# with the reason, instead of being run again (annotate.services.task_starts).
+TASK_MAX_STARTS = env.int("TASK_MAX_STARTS", default=2)
 # Seconds between the heartbeats of a running import; the job page shows a job as stalled (no worker holds it)
 # after six missed beats.
 IMPORT_HEARTBEAT_SECONDS = env.int("IMPORT_HEARTBEAT_SECONDS", default=10)

@@ -25,7 +25,7 @@ from judges.errors import JudgeConfigError
 from judges.families.base import NOTE_TRUNCATED, NOTE_WINDOWED, ItemInput, JudgeFamily, Option, Verdict
 from judges.families.batching import ITEMS_PER_TASK, by_length
 from judges.families.hf import check_model_config, model_cached, model_options, torch_device
-from judges.templates import template_fill
+from judges.templates import PromptBound, PromptTooLarge, field_max_chars, template_fill, template_fill_check
 
 TEMPLATE = "The answer to the question '{question}' is '{answer}'"
 TEMPLATE_FIELDS = ("question", "answer")
@@ -34,6 +34,8 @@ SEQ2SEQ_FIELDS = ("premise", "hypothesis")
 KINDS = ("auto", "seq2seq", "classification")
 
 LONG_PASSAGES = ("truncate", "window")
+# Model inputs given to the tokenizer in one call (judges.families.autoais.AutoAIS._scores).
+TOKENIZED_AT_ONCE = 8
 
 
 def _load(model: str, device: str):
@@ -79,6 +81,16 @@ class AutoAIS(JudgeFamily):
         if config["window_stride"] < 1:
             raise JudgeConfigError(f"{self.name}: window_stride must be at least 1 token, not {config['window_stride']}")
 
+    def prompt_bounds(self, config: dict, options: dict[str, Option]) -> list[PromptBound]:
+        """The hypothesis (template, {question} and {answer} at an item's largest text) and the seq2seq input
+        (seq2seq_prompt: {premise} the passage after its headings, {hypothesis} at the hypothesis's worst case)."""
+        hypothesis = PromptBound(self.name, "the hypothesis (template)").template("template", config["template"])
+        # "<section>. <passage>": two texts of an item and ". " between them.
+        premise = field_max_chars() * (2 if config["headings"] else 1) + 2
+        model_input = PromptBound(self.name, "the seq2seq input (seq2seq_prompt)").template(
+            "seq2seq_prompt", config["seq2seq_prompt"], fields={"premise": premise, "hypothesis": hypothesis.chars})
+        return [hypothesis, model_input]
+
     def judge_batch(self, items: list[ItemInput], config: dict) -> list[Verdict]:
         device = torch_device(self.name, config["device"])
         tokenizer, network, seq2seq = model_cached(self.name, config["model"], device, _load)
@@ -93,8 +105,15 @@ class AutoAIS(JudgeFamily):
             if not isinstance(passage, str) or not passage.strip():
                 verdicts[index] = Verdict.failure("no evidence passage for this item")
                 continue
-            hypothesis = template_fill(config["template"], question=item.topic_text, answer=item.text)
             section = item.data.get("section")
+            try:
+                hypothesis = template_fill(config["template"], question=item.topic_text, answer=item.text)
+                if seq2seq:  # each premise piece is at most the passage: the input is at most this
+                    template_fill_check(config["seq2seq_prompt"], premise=f"{section or ''}. {passage}",
+                                        hypothesis=hypothesis)
+            except PromptTooLarge as exc:
+                verdicts[index] = Verdict.failure(str(exc))
+                continue
             if config["headings"] and isinstance(section, str) and section.strip():
                 passage = f"{section}. {passage}"
             pieces, notes[index] = self._premises(tokenizer, passage, hypothesis, config, seq2seq)
@@ -140,12 +159,19 @@ class AutoAIS(JudgeFamily):
             index = self._entailment_index(network, config["positive_label"])
         if not pairs:
             return []
-        if seq2seq:
-            texts = [template_fill(config["seq2seq_prompt"], premise=p, hypothesis=h) for p, h in pairs]
-            encoding = tokenizer(texts, truncation=True, max_length=config["max_length"])
-        else:
-            encoding = tokenizer([p for p, _ in pairs], [h for _, h in pairs], truncation="only_first",
+        # Tokenized a few pairs at a time: the tokenizer reads each text whole before it truncates, and 64 inputs of
+        # 400,000 characters read at once took a worker 380 MB more; the truncated ids it keeps are small.
+        encoding: dict[str, list] = {}
+        for start in range(0, len(pairs), TOKENIZED_AT_ONCE):
+            group = pairs[start:start + TOKENIZED_AT_ONCE]
+            if seq2seq:
+                texts = [template_fill(config["seq2seq_prompt"], premise=p, hypothesis=h) for p, h in group]
+                part = tokenizer(texts, truncation=True, max_length=config["max_length"])
+            else:
+                part = tokenizer([p for p, _ in group], [h for _, h in group], truncation="only_first",
                                  max_length=config["max_length"])
+            for key, rows in part.items():
+                encoding.setdefault(key, []).extend(rows)
 
         def forward(inputs: dict) -> list[float]:
             with torch.inference_mode():

@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from judges.boundary import config_limits_check
 from judges.errors import JudgeConfigError
-from judges.templates import template_check
+from judges.templates import PromptBound, template_check
 
 
 @dataclass(frozen=True)
@@ -135,10 +135,20 @@ class JudgeFamily:
             if isinstance(value, str):
                 template_check(value, family=self.name, option=key, allowed=options[key].placeholders)
         self.check_config(complete)
+        # Every prompt the configuration can make, at its worst, within the budget (judges.templates.PromptBound).
+        for bound in self.prompt_bounds(complete, options):
+            bound.check()
         return complete
 
     def check_config(self, config: dict) -> None:
         """Checks beyond types (ranges, combinations); raise JudgeConfigError. Default: none."""
+
+    def prompt_bounds(self, config: dict, options: dict[str, Option]) -> list[PromptBound]:
+        """The worst case of each prompt CONFIG makes. Default: each template option alone, every placeholder at an
+        item's largest text (judges.templates.field_max_chars). A family whose prompt joins several parts, or whose
+        fields are cut shorter, says so by overriding this."""
+        return [PromptBound(self.name, key).template(key, config[key]) for key, option in options.items()
+                if option.placeholders and isinstance(config.get(key), str)]
 
     def judge_batch(self, items: list[ItemInput], config: dict) -> list[Verdict]:
         """One verdict per item, in order. `config` has passed `validate_config`."""

@@ -42,8 +42,10 @@ from judges.llm.backend import (
     Request,
     SampleStore,
     TokenCount,
+    generate_in_parts,
 )
 from judges.llm.packaged import PACKAGED_SMOLLM2
+from judges.templates import PromptBound, PromptTooLarge
 
 BACKENDS = ("transformers", "openai")
 # Options of the openai backend that moved into staff's model endpoints (judges.models.ModelEndpoint).
@@ -137,6 +139,11 @@ class LLMJudge(JudgeFamily):
         prompts.prompt_config_check(config)
         prompts.relevance_config_check(config)
 
+    def prompt_bounds(self, config: dict, options: dict[str, Option]) -> list[PromptBound]:
+        """The prompt of an answer (qa_correctness: template) and of a passage (graded relevance: relevance_template),
+        each with its system message and worked examples (judges.llm.prompts.prompt_bounds)."""
+        return prompts.prompt_bounds(config)
+
     @staticmethod
     def decoding(config: dict) -> Decoding:
         return Decoding(strategy=config["decoding"], temperature=float(config["temperature"]), top_k=config["top_k"],
@@ -167,12 +174,20 @@ class LLMJudge(JudgeFamily):
         have = store.samples_get([item.item_id for item in items])
         got: dict[int, dict[int, Generation]] = {item.item_id: dict(have.get(item.item_id, {})) for item in items}
         errors: dict[int, list[str]] = {item.item_id: [] for item in items}
-        requests = []
-        for item in items:
-            missing = tuple(i for i in range(n) if i not in got[item.item_id])
-            if missing and not _unjudgeable(item, scale):
-                requests.append(Request(key=item.item_id, messages=_messages(item, config, scale),
-                                        sample_indices=missing))
+
+        def requests():
+            # Built as the backend's parts ask for them (judges.llm.backend.generate_in_parts). A prompt over the
+            # budget fails its item alone, before it is built (judges.templates.PromptTooLarge).
+            for item in items:
+                missing = tuple(i for i in range(n) if i not in got[item.item_id])
+                if not missing or _unjudgeable(item, scale):
+                    continue
+                try:
+                    messages = _messages(item, config, scale)
+                except PromptTooLarge as exc:
+                    errors[item.item_id].append(str(exc))
+                    continue
+                yield Request(key=item.item_id, messages=messages, sample_indices=missing)
 
         def on_sample(key: int, index: int, generation: Generation) -> None:
             if generation.error:
@@ -181,8 +196,8 @@ class LLMJudge(JudgeFamily):
             store.sample_put(key, index, generation)
             got[key][index] = generation
 
-        if requests:
-            self.backend(config, connection=connection).generate(requests, self.decoding(config), on_sample)
+        generate_in_parts(lambda: self.backend(config, connection=connection), requests(), self.decoding(config),
+                          on_sample)
         return [self._verdict(item, got[item.item_id], errors[item.item_id], config, scale) for item in items]
 
     def _verdict(self, item: ItemInput, generations: dict[int, Generation], errors: list[str], config: dict,

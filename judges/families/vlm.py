@@ -24,8 +24,18 @@ from judges.errors import JudgeConfigError
 from judges.families.base import ItemInput, JudgeFamily, Option, Verdict
 from judges.families.hf import check_model_config
 from judges.families.llm import BACKENDS, RETIRED_HTTP_OPTIONS, LLMJudge, decoding_check, http_check
-from judges.llm.backend import Backend, Connection, Generation, MemorySampleStore, Message, Request, SampleStore, TokenCount
-from judges.templates import template_fill, template_names
+from judges.llm.backend import (
+    Backend,
+    Connection,
+    Generation,
+    MemorySampleStore,
+    Message,
+    Request,
+    SampleStore,
+    TokenCount,
+    generate_in_parts,
+)
+from judges.templates import PromptBound, PromptTooLarge, template_fill, template_names
 
 NAME = "vlm"
 CONTEXT_FIELDS = ("page_title", "page_context", "section_title", "section_context")
@@ -94,7 +104,8 @@ class VLMJudge(JudgeFamily):
                                      "with an integer from 1 to 100, the line the grade is read from.",
                                      placeholders=CONTEXT_FIELDS),
         "field_max_chars": Option((int,), 2000, "Each text field is cut to this many characters, at a word "
-                                                "boundary and marked with …; 0: no limit."),
+                                                "boundary and marked with …; from 1 to 100,000 (JUDGE_LIMITS "
+                                                "field_max_chars)."),
         "image_max_side": Option((int,), 1024, "Images whose longer side exceeds this many pixels are scaled down "
                                                "(and sent as PNG); 0: sent as stored."),
         "decoding": Option((str,), "greedy", "greedy (one deterministic grade), sample, or beam (transformers only: "
@@ -108,6 +119,9 @@ class VLMJudge(JudgeFamily):
         **{key: LLMJudge.options[key] for key in HTTP_OPTIONS},
     }
 
+    def prompt_bounds(self, config: dict, options: dict[str, Option]) -> list[PromptBound]:
+        return [prompt_bound(config)]
+
     def check_config(self, config: dict) -> None:
         name = self.name
         if config["backend"] not in BACKENDS:
@@ -117,9 +131,10 @@ class VLMJudge(JudgeFamily):
             raise JudgeConfigError(f"{name}: num_beams must be at least 1, not {config['num_beams']}")
         decoding_check(name, config, n=1)
         http_check(name, config)
-        if config["field_max_chars"] < 0:
-            raise JudgeConfigError(f"{name}: field_max_chars must be 0 (no limit) or more, not "
-                                   f"{config['field_max_chars']}")
+        if config["field_max_chars"] < 1:
+            # 0 once meant "no limit": every prompt now has one (judges.templates.PromptBound).
+            raise JudgeConfigError(f"{name}: field_max_chars must be at least 1 character (there is no unlimited), "
+                                   f"not {config['field_max_chars']}")
         if config["image_max_side"] < 0:
             raise JudgeConfigError(f"{name}: image_max_side must be 0 (as stored) or more pixels, not "
                                    f"{config['image_max_side']}")
@@ -146,20 +161,22 @@ class VLMJudge(JudgeFamily):
         have = store.samples_get([item.item_id for item in items])
         texts = {key: stored[0].text for key, stored in have.items() if 0 in stored}
         errors: dict[int, str] = {}
-        requests = []
-        for item in items:
-            if item.item_id in texts:
-                continue
-            if not any(_field(item.topic_data, f) for f in prompt_fields(config)):
-                errors[item.item_id] = "the topic has none of the text fields the prompt shows"
-                continue
-            try:
-                url = image_data_url(image_file(item.data), max_side=config["image_max_side"])
-            except (ImageMissingError, ImageUnreadableError) as exc:
-                errors[item.item_id] = str(exc)
-                continue
-            requests.append(Request(key=item.item_id, messages=messages_build(item.topic_data, url, config),
-                                    sample_indices=(0,)))
+
+        def requests():
+            # Built as the backend's parts ask for them (judges.llm.backend.generate_in_parts).
+            for item in items:
+                if item.item_id in texts:
+                    continue
+                if not any(_field(item.topic_data, f) for f in prompt_fields(config)):
+                    errors[item.item_id] = "the topic has none of the text fields the prompt shows"
+                    continue
+                try:
+                    text = prompt_text(item.topic_data, config)
+                    url = image_data_url(image_file(item.data), max_side=config["image_max_side"])
+                except (ImageMissingError, ImageUnreadableError, PromptTooLarge) as exc:
+                    errors[item.item_id] = str(exc)
+                    continue
+                yield Request(key=item.item_id, messages=_messages(text, url), sample_indices=(0,))
 
         def on_sample(key: int, index: int, generation: Generation) -> None:
             if generation.error:
@@ -168,8 +185,8 @@ class VLMJudge(JudgeFamily):
             store.sample_put(key, index, generation)
             texts[key] = generation.text
 
-        if requests:
-            self.backend(config, connection=connection).generate(requests, LLMJudge.decoding(config), on_sample)
+        generate_in_parts(lambda: self.backend(config, connection=connection), requests(),
+                          LLMJudge.decoding(config), on_sample)
         return [_verdict(texts.get(item.item_id), errors.get(item.item_id)) for item in items]
 
 
@@ -250,10 +267,22 @@ def prompt_text(topic_data: dict, config: dict) -> str:
 
 def messages_build(topic_data: dict, image_url: str, config: dict) -> list[Message]:
     """One user turn: the image, then the three parts of the prompt."""
+    return _messages(prompt_text(topic_data, config), image_url)
+
+
+def _messages(text: str, image_url: str) -> list[Message]:
     return [{"role": "user", "content": [
         {"type": "image_url", "image_url": {"url": image_url}},
-        {"type": "text", "text": prompt_text(topic_data, config)},
+        {"type": "text", "text": text},
     ]}]
+
+
+def prompt_bound(config: dict) -> PromptBound:
+    """The worst case of the text beside the image: the three parts, each field at field_max_chars."""
+    bound = PromptBound(NAME, "the prompt")
+    for part in PARTS:
+        bound.template(part, config[part], fields={f: config["field_max_chars"] for f in CONTEXT_FIELDS})
+    return bound
 
 
 def _field(topic_data: dict, name: str) -> str:
@@ -262,7 +291,7 @@ def _field(topic_data: dict, name: str) -> str:
 
 
 def _cut(text: str, limit: int) -> str:
-    if not limit or len(text) <= limit:
+    if len(text) <= limit:
         return text
     head = text[:limit - 1]
     space = head.rfind(" ")

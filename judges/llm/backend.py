@@ -9,7 +9,9 @@ seed is `decoding.seed + i`.
 """
 
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Callable, Iterable, Protocol
+
+from judges.templates import text_size
 
 # One chat message: {"role": "system" | "user" | "assistant", "content": str}. The vlm family's "content" is
 # a list of OpenAI-style parts, {"type": "text", "text": ...} and {"type": "image_url", "image_url": {"url":
@@ -130,3 +132,45 @@ class MemorySampleStore:
     def sample_put(self, item_id: int, index: int, generation: Generation) -> None:
         self.samples.setdefault(item_id, {})[index] = generation
         self.puts += 1
+
+
+# The most prompt text one generate() call holds (bytes of UTF-8, at most): a batch whose prompts take more is given
+# to the backend in parts, each part's prompts built only when it is next, so that a batch of many long prompts (each
+# within JUDGE_LIMITS prompt_bytes) is never held whole in a worker's memory.
+PROMPTS_HELD_BYTES = 16_000_000
+
+
+def request_bytes(request: Request) -> int:
+    """An upper bound of the UTF-8 bytes of REQUEST's messages (text parts, and an image part's URL)."""
+    total = 0
+    for message in request.messages:
+        content = message["content"]
+        parts = [content] if isinstance(content, str) else [
+            part.get("text") or (part.get("image_url") or {}).get("url") or "" for part in content]
+        total += sum(text_size(part)[1] for part in parts if isinstance(part, str))
+    return total
+
+
+def generate_in_parts(backend: Callable[[], Backend], requests: Iterable[Request], decoding: Decoding,
+                      on_sample: OnSample, *, held_bytes: int = PROMPTS_HELD_BYTES) -> None:
+    """BACKEND().generate over REQUESTS (an iterable that builds each request as it is asked for), in parts of at most
+    HELD_BYTES of prompts (a part holds at least one request). The backend is made once, when the first part is
+    ready; no part, no backend."""
+    made: Backend | None = None
+    part: list[Request] = []
+    held = 0
+
+    def flush() -> None:
+        nonlocal made, part, held
+        if part:
+            made = made or backend()
+            made.generate(part, decoding, on_sample)
+        part, held = [], 0
+
+    for request in requests:
+        size = request_bytes(request)
+        if part and held + size > held_bytes:
+            flush()
+        part.append(request)
+        held += size
+    flush()

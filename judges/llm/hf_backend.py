@@ -72,6 +72,44 @@ def _load(model: str, device: str, *, gguf_file: str, architecture: str) -> _Mod
     return _Model(tokenizer=tokenizer, network=network, seq2seq=seq2seq, chat=chat, eos_ids=eos_ids, context=context)
 
 
+# id(tokenizer) -> the most UTF-8 bytes one of its tokens stands for, 0 where no such bound holds (tokens_at_least).
+_MOST_BYTES: dict[int, int] = {}
+
+
+def tokens_at_least(tokenizer: Any, text: str) -> tuple[int, int, int]:
+    """(a floor of the tokens TEXT takes, its UTF-8 bytes, the most bytes a token stands for), without tokenizing it:
+    for a byte-level BPE tokenizer with no normalizer, every token stands for at most as many bytes of the text as its
+    longest vocabulary entry has; for any other tokenizer (an unknown-word token, a normalizer that may shorten the
+    text) no floor holds and it is 0."""
+    key = id(tokenizer)
+    if key not in _MOST_BYTES:
+        _MOST_BYTES[key] = _most_bytes_per_token(tokenizer)
+    most = _MOST_BYTES[key]
+    if not most:
+        return 0, 0, 0
+    size = len(text.encode("utf-8"))
+    return -(-size // most), size, most
+
+
+def _most_bytes_per_token(tokenizer: Any) -> int:
+    import json
+
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is None:
+        return 0
+    try:
+        spec = json.loads(backend.to_str())
+    except (ValueError, TypeError, AttributeError):
+        return 0
+    model = spec.get("model") or {}
+    byte_level = bool(model.get("byte_fallback")) or "ByteLevel" in json.dumps(spec.get("pre_tokenizer"))
+    if model.get("type") != "BPE" or not byte_level or spec.get("normalizer") is not None:
+        return 0
+    # A byte-level entry writes each byte as one character of at most 2 UTF-8 bytes; a fallback entry as <0xNN>: the
+    # entry's own UTF-8 length is at least the bytes it stands for.
+    return max((len(token.encode("utf-8")) for token in tokenizer.get_vocab()), default=0)
+
+
 def eos_ids_prepare(family: str, model: str, tokenizer: Any, network: Any) -> frozenset[int]:
     """The end-of-sequence token ids of NETWORK; gives TOKENIZER its end-of-sequence token as padding
     when it has no pad token (padding is masked out, so which token pads does not matter)."""
@@ -181,8 +219,17 @@ class HfBackend:
         runnable: list[Request] = []
         for request in requests:
             text = self.prompt(request)
-            length = self.prompt_length(request, text)
             context = self.model.context
+            floor, size, most = tokens_at_least(self.model.tokenizer, text)
+            if context is not None and floor + decoding.max_new_tokens > context:
+                # Past the context whatever the tokenizer makes of it: not tokenized (the tokenizer reads a text whole,
+                # and 64 prompts of 400,000 4-byte characters took a worker 496 MB more).
+                error = (f"the prompt has at least {floor} tokens ({size:,} bytes, at most {most} a token); with "
+                         f"max_new_tokens {decoding.max_new_tokens} it exceeds the model's context of {context} tokens")
+                for index in request.sample_indices:
+                    self._deliver(on_sample, request.key, index, Generation(text="", error=error))
+                continue
+            length = self.prompt_length(request, text)
             if context is not None and length + decoding.max_new_tokens > context:
                 error = (f"the prompt has {length} tokens; with max_new_tokens {decoding.max_new_tokens} it "
                          f"exceeds the model's context of {context} tokens")

@@ -16,7 +16,7 @@ old judge's name.
 from annotate.words import or_list
 from judges.errors import JudgeConfigError
 from judges.llm.backend import Message
-from judges.templates import template_fill, template_names
+from judges.templates import PromptBound, template_fill, template_names
 
 INSTRUCTION = (
     "You grade answers to questions. Each item gives a question, one or more gold answers, and a candidate "
@@ -211,6 +211,11 @@ RELEVANCE_TEMPLATE = (
     "Grades:\n{scale}\n\nQuery: {query}\n\nPassage: {passage}\n\nWhich grade does the passage deserve for this query?"
 )
 RELEVANCE_TEMPLATE_FIELDS = ("query", "passage", "scale")
+# The longest {scale}: 10 grades (keys 0-9), each a name of at most 200 characters and a definition of at most 2,000
+# (the graded task types refuse a longer scale), with the grade's number and punctuation.
+SCALE_MAX_CHARS = 10 * (200 + 2_000 + 10)
+# The longest "N is ..." list of grades the answer form names: "0, 1, 2, 3, 4, 5, 6, 7, 8 or 9".
+_GRADES_MAX = "0, 1, 2, 3, 4, 5, 6, 7, 8 or 9"
 
 
 def relevance_config_check(config: dict) -> None:
@@ -244,3 +249,27 @@ def relevance_messages_build(*, query: str, passage: str, scale: list[dict], con
     item = template_fill(config["relevance_template"], scale=scale_text(scale), query=query.strip(),
                          passage=passage.strip())
     return [{"role": "system", "content": system}, {"role": "user", "content": item}]
+
+
+# --- the worst case of each prompt (judges.templates.PromptBound), checked when a configuration is saved ---
+
+def prompt_bounds(config: dict) -> list[PromptBound]:
+    """The worst case of the prompt of an answer (system message, worked examples, the item through template) and
+    of a passage (system message, the item through relevance_template, {scale} at SCALE_MAX_CHARS), each field at an
+    item's largest text. The examples' fields count at their own sizes."""
+    answer = PromptBound("llm", "the prompt of an answer (template)")
+    words = {label: words[0] for label, words in config["verdicts"].items()}
+    output = config["output_format"] or (OUTPUT_FORMAT_COT if config["cot"] else OUTPUT_FORMAT_DIRECT)
+    answer.text(config["instruction"]).text("\n\n").template("output_format", output, values=words)
+    for example in config["examples"]:
+        answer.template("template in the worked examples", config["template"], values={
+            "question": example["question"], "candidate": example["candidate"],
+            "gold_answers": GOLD_SEPARATOR.join(example["gold_answers"])})
+        answer.text(example.get("explanation", "") if config["cot"] else "").text(config["verdicts"][
+            example["verdict"]][0])
+    answer.template("template", config["template"])
+    passage = PromptBound("llm", "the prompt of a passage (relevance_template)")
+    passage.text(config["relevance_instruction"]).text("\n\n").template(
+        "answer form", RELEVANCE_FORMAT_COT if config["cot"] else RELEVANCE_FORMAT_DIRECT, values={"grades": _GRADES_MAX})
+    passage.template("relevance_template", config["relevance_template"], fields={"scale": SCALE_MAX_CHARS})
+    return [answer, passage]

@@ -18,6 +18,10 @@ from annotate.task_types.spec import JudgmentValueError, TaskTypeSpec
 from annotate.words import or_list
 
 MAX_GRADES = 10  # keys 0-9
+# The longest name and definition of a grade: the llm judge's prompt shows the whole scale, and its worst case
+# (judges.llm.prompts.SCALE_MAX_CHARS) counts ten grades of these.
+SCALE_NAME_MAX_CHARS = 200
+SCALE_DEFINITION_MAX_CHARS = 2_000
 
 
 def _scale_problem(key: str, value) -> str | None:
@@ -36,6 +40,12 @@ def _scale_problem(key: str, value) -> str | None:
             return f"scale grade {number}: a name is required"
         if not isinstance(entry.get("definition", ""), str):
             return f"scale grade {number}: the definition must be text"
+        # A judge's prompt shows the whole scale: its length is part of the prompt's budget (SCALE_MAX_CHARS).
+        if len(entry["name"]) > SCALE_NAME_MAX_CHARS:
+            return f"scale grade {number}: the name is {len(entry['name']):,} characters; at most {SCALE_NAME_MAX_CHARS}"
+        if len(entry.get("definition", "")) > SCALE_DEFINITION_MAX_CHARS:
+            return (f"scale grade {number}: the definition is {len(entry['definition']):,} characters; at most "
+                    f"{SCALE_DEFINITION_MAX_CHARS:,}")
     return None
 
 

@@ -109,7 +109,10 @@ def test_prompt_is_the_three_parts_with_empty_fields_left_out_and_long_ones_cut(
     cut = prompt_text(long, VLM.validate_config({"field_max_chars": 50}))
     line = next(line for line in cut.splitlines() if line.startswith("Section text: "))
     assert line.endswith("…") and len(line) <= len("Section text: ") + 50
-    assert "word " * 200 in prompt_text(long, VLM.validate_config({"field_max_chars": 0}))
+    assert "word " * 200 in prompt_text(long, VLM.validate_config({"field_max_chars": 100_000}))
+    # 0 once meant "no limit"; every prompt has one now (judges.templates.PromptBound).
+    with pytest.raises(JudgeConfigError, match="field_max_chars must be at least 1 character"):
+        VLM.validate_config({"field_max_chars": 0})
 
 
 # --- parsing ---
@@ -265,7 +268,7 @@ def test_a_prompt_past_the_context_fails_its_item_only(tiny_llava, media):
     items = _items(media, [(1, "lighthouse", "a.png", "red"), (2, "volcano", "b.png", "blue")])
     long = ItemInput(item_id=2, topic_text="", gold_answers=[], text="", data=items[1].data,
                      topic_data={"section_title": "Eruptions", "section_context": "lava " * 400})
-    fine, too_long = VLM.judge_batch([items[0], long], _tiny_config(tiny_llava, field_max_chars=0))
+    fine, too_long = VLM.judge_batch([items[0], long], _tiny_config(tiny_llava, field_max_chars=100_000))
     assert "exceeds the model's context of 256 tokens" in json.loads(too_long.raw)["reason"]
     assert "context" not in (json.loads(fine.raw)["reason"] if fine.failed else "")
 

@@ -1,5 +1,5 @@
-"""Killing Celery worker processes in the middle of a judge run loses and duplicates nothing; an import whose
-worker is killed at each start is not started a third time.
+"""Killing Celery worker processes in the middle of a judge run loses and duplicates nothing; an import or a judge
+batch whose worker is killed at each start is not started a third time.
 
 Real worker processes (`celery -A tests.judges_slow_worker worker`: Concord's app and tasks, the
 families slowed so a run lasts several seconds), the real broker of the suite (an SQLite file via
@@ -220,6 +220,43 @@ def test_an_import_whose_worker_is_killed_at_each_start_fails_instead_of_killing
         assert job.error.startswith("stopped: the import used more memory than allowed, or its worker was lost "
                                     "otherwise: the worker running it was killed 2 times")
         assert Item.objects.filter(campaign=qa_campaign).count() == items
+        assert worker.proc.poll() is None
+    finally:
+        worker.kill()
+
+
+def test_a_judge_batch_whose_worker_is_killed_at_each_start_fails_its_run_at_the_third(tmp_path):
+    """Issue 48: a batch whose worker ran out of memory came back after every crash (acks_late, reject_on_worker_lost)
+    and the run stayed 'running' with nothing judged until someone cancelled it. SIGKILL the pool process twice in the
+    one batch of a run: its third start fails the run with the reason, which the judge panel shows."""
+    campaign_with_items(n_items=3)
+    broker_purge(broker_url(tmp_path))
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    worker = Worker(tmp_path, app="tests.judges_slow_worker", concurrency=1, CONCORD_TEST_BATCH_SECONDS=60,
+                    CONCORD_TEST_BUSY_DIR=busy, CONCORD_TEST_WORKER_LOST_WAIT=0.2)
+
+    def busy_pid():
+        pids = worker.pool_pids()
+        return next((int(marker.name) for marker in busy.iterdir() if int(marker.name) in pids), None)
+
+    try:
+        worker.start()
+        started = manage(tmp_path, "run_judge", "--campaign", "big", "--judge", "em", "--family", "em",
+                         "--batch-size", "3")
+        assert started.returncode == 0, started.stderr
+        run = JudgeRun.objects.get(judge__name="em")
+        for start in (1, 2):
+            pid = wait_until(busy_pid, timeout=60, interval=0.05, what=f"start {start} of the batch")
+            os.kill(pid, signal.SIGKILL)
+            wait_until(lambda start=start: worker.log().count("WorkerLostError") >= start, timeout=30,
+                       what=f"the worker to report lost pool process {start}")
+        run = wait_until(lambda: JudgeRun.objects.filter(pk=run.pk, status=RunStatus.FAILED).first(), timeout=30,
+                         what="the run to fail at the batch's third start")
+        assert run.error.startswith("stopped: a batch of 3 items lost the worker running it 2 times (killed for "
+                                    "memory, or otherwise; setting TASK_MAX_STARTS) and is not started again; the "
+                                    "run stops here"), run.error
+        assert not ModelJudgment.objects.filter(judge=run.judge).exists()
         assert worker.proc.poll() is None
     finally:
         worker.kill()
