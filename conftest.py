@@ -13,7 +13,8 @@ from tests.factories import PASSWORD, CampaignFactory, ItemFactory, MembershipFa
 SLOW_FIRST = (
     "tests/project/test_browser_injection.py", "tests/project/test_start_script.py", "tests/project/test_query_counts.py",
     "tests/project/test_browser_newcomer.py", "tests/project/test_worker_kill.py", "tests/judges/test_llm_hf.py",
-    "tests/interchange/test_ids_property.py", "tests/tasktypes/test_load_demo.py", "tests/project/test_postgres_restart.py",
+    "tests/interchange/test_ids_property.py", "tests/tasktypes/test_load_demo.py", "tests/project/test_upgrade.py",
+    "tests/project/test_postgres_restart.py",
     "tests/agreement/test_stored_reports.py", "tests/project/test_browser_long_content.py", "tests/interchange/test_campaign_archive.py",
     "tests/annotate/test_browser_arms.py", "tests/project/test_permissions_matrix.py", "tests/interchange/test_import_jobs_browser.py",
 )

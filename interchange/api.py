@@ -16,7 +16,7 @@ from annotate.access import campaign_for_researcher
 from annotate.services.campaigns import CampaignError
 from interchange.archive.web import archive_response, archive_upload_import
 from interchange.importers.common import ImportDataError
-from interchange.importers.service import ImportRequestError
+from interchange.importers.service import ImportRequestError, ImportSummary
 from interchange.jobs import (
     ImportQueueError,
     import_job_create,
@@ -42,7 +42,11 @@ def _job_data(request, job: ImportJob) -> dict:
         "page": request.build_absolute_uri(reverse("import-job", args=[slug, job.id])), "campaign": slug,
         "format": job.format, "parameters": job.parameters, "files": job.files,
         "status": import_job_state(job=job),
-        **import_job_progress(job=job), "summary": job.summary if job.status == ImportStatus.DONE else None,
+        **import_job_progress(job=job),
+        # In this version's shape: a job an earlier version stored lacks the keys added since (their defaults), and
+        # the serializer asks for every one (500 on a 5753f21 job after the upgrade).
+        "summary": ImportSummary.from_dict(job.summary).as_dict() if job.status == ImportStatus.DONE and job.summary
+        else None,
         "error": job.error, "created_by": job.created_by.username if job.created_by else None,
         "created_at": job.created_at, "started_at": job.started_at, "finished_at": job.finished_at,
     }

@@ -15,6 +15,7 @@ import json
 import platform
 from pathlib import Path
 
+from config.version import VERSION
 from reports.tables import SpreadsheetCsv
 from stats import budget, resampling
 
@@ -41,8 +42,11 @@ def concord_version() -> str:
 
 
 def software_versions() -> dict[str, str]:
-    """{name: version} of Concord (its commit), Python and each library of LIBRARIES installed here."""
-    versions = {"Concord": concord_version(), "Python": platform.python_version()}
+    """{name: version} of Concord (its version, config.version, and the commit it runs from), Python and each library
+    of LIBRARIES installed here."""
+    commit = concord_version()
+    versions = {"Concord": VERSION if commit == "unknown" else f"{VERSION} (commit {commit})",
+                "Python": platform.python_version()}
     for name in LIBRARIES:
         try:
             versions[name] = importlib.metadata.version(name)

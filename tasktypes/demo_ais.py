@@ -15,7 +15,7 @@ import random
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from annotate.models import Campaign, HumanJudgment, JudgmentKind, Role, Unit
+from annotate.models import Campaign, HumanJudgment, JudgmentKind, Membership, Role, Unit
 from annotate.services.annotation import judgment_submit, unit_lease_next
 from annotate.services.campaigns import membership_add
 
@@ -25,9 +25,15 @@ NOT_INTERPRETABLE = 0.2
 SEED = 30
 
 
+def ais_demo_raters_present(*, campaign: Campaign) -> bool:
+    """Whether RATERS have been made members of CAMPAIGN (ais_demo_simulate ran on it)."""
+    return Membership.objects.filter(campaign=campaign, user__username__in=RATERS).exists()
+
+
 def ais_demo_simulate(*, campaign: Campaign) -> int:
     """Have RATERS judge each of CAMPAIGN's answers that carries an imported (adjudicated) rating; returns how many
-    judgments were made. Run once, on the freshly imported campaign; opens its own transaction.
+    judgments were made. Run once, on the freshly imported campaign or on one an earlier version made without raters
+    (load_demo); opens its own transaction.
 
     The lease service hands out the first open unit, so while the raters work the rated units are opened for
     len(RATERS) judgments and the unrated ones are held back (k = 0); the unrated ones get their k back before the

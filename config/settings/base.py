@@ -74,6 +74,7 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "annotate.context_processors.header",
                 "config.context_processors.docs",
+                "config.context_processors.version",
             ],
         },
     },

@@ -2,7 +2,9 @@
 AIS, image-suggestion, passage-relevance and pairwise-preference demos, and assist-demo (adjudication and an assistance experiment, with
 simulated annotators: tasktypes.demo_assist).
 
-Idempotent: a second run changes nothing. The answer-ranking demo's BM25 and MiniLM runs and the passage demo's
+Idempotent: a second run changes nothing. On an installation an earlier version's load_demo made, it adds what that
+version's demo lacked (the AIS demo's simulated raters, the passage demo's probes), so that an upgraded demo is a fresh
+one (docs/upgrading.md). The answer-ranking demo's BM25 and MiniLM runs and the passage demo's
 BM25 run are queued on
 the first load; `scripts/start`'s worker judges them as soon as it starts. One model endpoint is registered
 the way staff register theirs (`manage.py model_endpoint add`): "local-llm", an OpenAI-compatible server on
@@ -25,7 +27,7 @@ from annotate.task_types.registry import task_type_get
 from judges.models import Judge, ModelEndpoint, Probe
 from judges.probes import probes_judge_here
 from judges.services import judge_run_here, judge_run_start
-from tasktypes.demo_ais import ais_demo_simulate
+from tasktypes.demo_ais import ais_demo_raters_present, ais_demo_simulate
 from tasktypes.demo_assist import assist_demo_simulate
 from tasktypes.pairwise_preference.demo import pairwise_demo_simulate
 from tasktypes.probes import probes_make
@@ -70,8 +72,15 @@ DEMOS = {
             "auto-ais."
         ),
         "rankers": (),
-        # Run once, when the campaign is first made: tasktypes.demo_ais.
+        # Run when its raters are missing: on the campaign just made, and on one an earlier version made without them
+        # (tasktypes.demo_ais).
         "raters": True,
+        # What earlier versions called it; replaced by the description above (a researcher's own text stays).
+        "former_descriptions": (
+            "Eight questions written for this demo, each answered by three made-up systems with an evidence passage. "
+            "Thirteen answers come with a human rating; the other eleven wait for three raters each. The made-up "
+            "nli_score column is imported as the external judge auto-ais.",
+        ),
     },
     "image-demo": {
         "task_type": "image_relevance", "format": "jsonl", "path": FIXTURES / "image_demo" / "topics.jsonl",
@@ -102,7 +111,8 @@ DEMOS = {
             "qrels are an external judge's grades, and BM25 scores every passage."
         ),
         "rankers": (("bm25", "bm25"),),
-        # Robustness probes of every kind the type offers, judged by the rankers (tasktypes.probes).
+        # Robustness probes of every kind the type offers, judged by the rankers (tasktypes.probes): made where the
+        # campaign has none, on the campaign just made and on one an earlier version made without them.
         "probes": True,
         "more": (
             ("trec-run", FIXTURES / "passage_demo" / "runs.txt", ("--depth", "5")),
@@ -176,7 +186,8 @@ class Command(BaseCommand):
                                  *extra, str(path), stdout=self.stdout)
             with transaction.atomic():
                 campaign = Campaign.objects.get(slug=slug)
-                if campaign.name == slug:
+                if campaign.name == slug or (campaign.name == demo["name"]
+                                             and campaign.description in demo.get("former_descriptions", ())):
                     campaign.name, campaign.description = demo["name"], demo["description"]
                     campaign.save(update_fields=["name", "description"])
                 membership_add(campaign=campaign, user=users[DEMO_RESEARCHER], role=Role.RESEARCHER)
@@ -192,7 +203,7 @@ class Command(BaseCommand):
                 judgments = assist_demo_simulate(campaign=campaign, truth_path=demo["simulate"],
                                                  adjudicator=users[DEMO_ADJUDICATOR])
                 self.stdout.write(f"simulated {judgments} judgments on {slug}")
-            if created and demo.get("raters"):
+            if demo.get("raters") and not ais_demo_raters_present(campaign=campaign):
                 self.stdout.write(f"simulated {ais_demo_simulate(campaign=campaign)} ratings on {slug}")
             if created and demo.get("then"):
                 self.stdout.write(f"simulated {demo['then'](campaign=campaign)} verdicts on {slug}")
@@ -208,22 +219,26 @@ class Command(BaseCommand):
         # rather than an update under way once the worker has caught up (their queued batches then do nothing).
         for run, name, slug in runs:
             self.stdout.write(f"judge {name} on {slug}: {judge_run_here(run.id)} verdicts (run {run.id})")
-            if DEMOS[slug].get("probes"):
-                self.stdout.write(f"judge {name} on {slug}'s probes: {_demo_probes(run.judge, users)} verdicts")
+        for slug, demo in demos.items():
+            if demo.get("probes"):
+                judged = _demo_probes(Campaign.objects.get(slug=slug), rankers=demo["rankers"], users=users)
+                if judged is not None:
+                    self.stdout.write(f"made {slug}'s probes; its rankers judged them: {judged} verdicts")
         for slug in () if no_reports else demos:  # agreement_report --stored builds and stores where none is
             call_command("agreement_report", "--campaign", slug, "--stored", "--json", stdout=io.StringIO())
             self.stdout.write(f"report of {slug} stored")
         self.stdout.write(self.style.SUCCESS(f"Demo ready: campaigns {', '.join(demos)}; users {', '.join(users)}"))
 
 
-def _demo_probes(judge: Judge, users: dict) -> int:
-    """The probes of every kind the campaign's task type offers (made once), judged by JUDGE here."""
-    campaign = judge.campaign
-    kinds = [kind for kind in task_type_get(campaign.task_type).probe_kinds
-             if not Probe.objects.filter(campaign=campaign, kind=kind).exists()]
-    if kinds:
-        probes_make(campaign=campaign, kinds=kinds)
-    return probes_judge_here(judge=judge, user=users[DEMO_RESEARCHER])
+def _demo_probes(campaign: Campaign, *, rankers, users: dict) -> int | None:
+    """The probes of every kind CAMPAIGN's task type offers, judged here by each of RANKERS' judges, where the campaign
+    has no probe yet (a fresh demo, or one an earlier version made without them); None where it has some, which are
+    left as they are (a second load changes nothing). Returns the verdicts written."""
+    if Probe.objects.filter(campaign=campaign).exists():
+        return None
+    probes_make(campaign=campaign, kinds=list(task_type_get(campaign.task_type).probe_kinds))
+    judges = Judge.objects.filter(campaign=campaign, name__in=[name for name, _ in rankers]).order_by("pk")
+    return sum(probes_judge_here(judge=judge, user=users[DEMO_RESEARCHER]) for judge in judges)
 
 
 def demo_users_ensure() -> dict:
