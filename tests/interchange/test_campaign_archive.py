@@ -269,13 +269,15 @@ def test_export_empty_database_import_gives_the_same_report_and_rows(demo, media
 
 def test_every_table_that_hangs_off_a_campaign_is_archived():
     """A model added to Concord's apps is either the campaign, one of the archive's tables, the installation's own
-    registry of model endpoints (staff's, with their keys: never carried from one installation to another), or what
-    is derived from the archived rows: the data version and the stored report (rebuilt on the first open)."""
+    registry of model endpoints (staff's, with their keys: never carried from one installation to another), what
+    is derived from the archived rows (the data version and the stored report, rebuilt on the first open), or a
+    worker's own bookkeeping (TaskStart: how often a queued message has started, gone when it ends)."""
     from agreement.models import StoredReport
+    from annotate.models import TaskStart
 
     archived = {table.model for table in TABLES}
     models = {model for app in SCHEMA_APPS for model in apps.get_app_config(app).get_models()}
-    assert models - archived == {Campaign, ModelEndpoint, CampaignDataVersion, StoredReport}
+    assert models - archived == {Campaign, ModelEndpoint, CampaignDataVersion, StoredReport, TaskStart}
 
 
 # --- A small campaign for the refusals ---

@@ -22,7 +22,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.contenttypes.models import ContentType
 from django.core.management import call_command
 from django.core.management.color import no_style
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.db.models import Count
 from django.db.migrations.executor import MigrationExecutor
 from django.test import Client, override_settings
@@ -31,6 +31,7 @@ from django.urls import reverse
 from accounts.models import ApiToken
 from agreement.stored import REPORT_SCHEMA, stored_report_rebuild
 from annotate.models import Campaign, HumanJudgment, Membership, Unit
+from config.databases import TOKENS
 from config.version import VERSION
 from judges.models import Judge, JudgeRun, Probe, ProbeVerdict
 from tasktypes.demo_ais import RATERS
@@ -57,6 +58,14 @@ def _old_installation_make(fixture: dict, media_root: Path) -> None:
     targets = [(app, fixture["migrations"].get(app)) for app in sorted(executor.loader.migrated_apps)]
     executor.migrate(targets)
     old = MigrationExecutor(connection).loader.project_state([target for target in targets if target[1]]).apps
+    if TOKENS in connections:
+        # On SQLite the tokens have a file of their own since accounts 0005, which moves an older install's tokens
+        # there from the one file they were in: both files as that install had them, so that the move is tested too.
+        MigrationExecutor(connections[TOKENS]).migrate([("accounts", "0004_invitation_scopes")])
+        tokens = old.get_model("accounts", "ApiToken")
+        if tokens._meta.db_table not in connection.introspection.table_names():
+            with connection.schema_editor() as editor:
+                editor.create_model(tokens)
     models = {key: old.get_model(*key.split(".")) for key in fixture["models"]}
     everything = [model for model in old.get_models(include_auto_created=True) if model._meta.managed]
     connection.ops.execute_sql_flush(connection.ops.sql_flush(
@@ -66,7 +75,7 @@ def _old_installation_make(fixture: dict, media_root: Path) -> None:
             for field in model._meta.concrete_fields:  # the rows' own times, not now
                 field.auto_now = field.auto_now_add = False
             binary = {field.attname for field in model._meta.concrete_fields if field.get_internal_type() == "BinaryField"}
-            model.objects.bulk_create([
+            model.objects.using(DEFAULT_DB_ALIAS).bulk_create([
                 model(**{name: base64.b64decode(value["__bytes__"]) if name in binary and value else value
                          for name, value in row.items()})
                 for row in fixture["models"][key]["rows"]], batch_size=500)
@@ -80,10 +89,12 @@ def _old_installation_make(fixture: dict, media_root: Path) -> None:
 
 
 def _counts(tables) -> dict[str, int]:
-    with connection.cursor() as cursor:
-        counts = {}
-        for table in tables:
-            cursor.execute(f"SELECT COUNT(*) FROM {connection.ops.quote_name(table)}")
+    """Each of TABLES' rows, counted where they live now: the API tokens in their own file on SQLite."""
+    counts = {}
+    for table in tables:
+        alias = TOKENS if table == ApiToken._meta.db_table and TOKENS in connections else DEFAULT_DB_ALIAS
+        with connections[alias].cursor() as cursor:
+            cursor.execute(f"SELECT COUNT(*) FROM {connections[alias].ops.quote_name(table)}")
             counts[table] = cursor.fetchone()[0]
     return counts
 
@@ -95,7 +106,8 @@ def _kwargs(names, campaign: Campaign) -> dict:
     unit = Unit.objects.filter(campaign=campaign, judgments__isnull=False).order_by("pk").first()
     job = campaign.import_jobs.order_by("pk").first()
     values = {"slug": campaign.slug, "run_id": run.pk if run else 0, "item_id": item.pk if item else 0,
-              "token_id": ApiToken.objects.filter(user__username="researcher").order_by("pk").first().pk,
+              "token_id": ApiToken.objects.filter(  # no join: the tokens may be in a file of their own
+                  user=get_user_model().objects.get(username="researcher")).order_by("pk").first().pk,
               "variant": "full", "source": "consensus", "plot": "systems", "fmt": "svg", "username": "assessor1",
               "key": "no-such-link", "judge_id": judge.pk if judge else 0, "job_id": job.pk if job else 0,
               "unit_id": unit.pk if unit else 0, "path": ""}
