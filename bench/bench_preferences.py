@@ -20,12 +20,13 @@ import os
 import resource
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from throwaway import throwaway_database  # noqa: E402 (bench/, the script's folder)
 
 TARGET_SECONDS, TARGET_MB = 60.0, 2048.0
 SLUG = "trec-prefs"
@@ -46,24 +47,6 @@ print(time.perf_counter() - started, resource.getrusage(resource.RUSAGE_SELF).ru
 """
 
 
-def _setup() -> Path:
-    workdir = Path(tempfile.mkdtemp(prefix="concord-bench-preferences-"))
-    os.environ.setdefault("DATABASE_URL", f"sqlite:///{workdir / 'bench.sqlite3'}")
-    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.local"
-    os.environ["DEBUG"] = "false"
-    os.environ.setdefault("LOG_LEVEL", "WARNING")
-    import django
-
-    django.setup()
-    from django.conf import settings
-    from django.core.management import call_command
-
-    settings.ALLOWED_HOSTS = ["*"]
-    print(f"database {os.environ['DATABASE_URL']}", flush=True)
-    call_command("migrate", verbosity=0)
-    return workdir
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=100_000)
@@ -71,7 +54,7 @@ def main():
     parser.add_argument("--passages", default="20-60", help="passages in a topic's pool, low-high (default 20-60)")
     args = parser.parse_args()
     low, high = (int(value) for value in args.passages.split("-"))
-    workdir = _setup()
+    workdir = throwaway_database("concord-bench-preferences-")
     from django.contrib.auth import get_user_model
     from django.test import Client
 

@@ -30,11 +30,9 @@ Also the stored document's and extras' sizes, and reading them zlib-compressed a
 import argparse
 import io
 import json
-import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import zlib
 from pathlib import Path
@@ -43,26 +41,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench" / "load"))
 
+from throwaway import throwaway_database  # noqa: E402 (bench/, the script's folder)
+
 REPEATS = 5
 BUILDS = 3  # first builds and rebuilds timed at each size (medians)
 TARGETS = {"small": 0.3, 100_000: 1.0, 1_000_000: 5.0}  # seconds, the statistics of a first build (issue 35)
-
-
-def _setup() -> None:
-    workdir = Path(tempfile.mkdtemp(prefix="concord-bench-reports-"))
-    os.environ.setdefault("DATABASE_URL", f"sqlite:///{workdir / 'bench.sqlite3'}")
-    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings.local"
-    os.environ["DEBUG"] = "false"
-    os.environ.setdefault("LOG_LEVEL", "WARNING")
-    import django
-
-    django.setup()
-    from django.conf import settings
-    from django.core.management import call_command
-
-    settings.ALLOWED_HOSTS = ["*"]
-    print(f"database {os.environ['DATABASE_URL']}", flush=True)
-    call_command("migrate", verbosity=0)
 
 
 def _timed_get(client, url: str) -> tuple[float, str]:
@@ -223,7 +206,7 @@ def main():
                         help="human judgments per campaign, comma-separated (default 100000,1000000)")
     parser.add_argument("--no-demo", action="store_true", help="leave out the demo's campaigns")
     args = parser.parse_args()
-    _setup()
+    throwaway_database("concord-bench-reports-")
     print(f"importing the statistics libraries, once per worker process: {imports_seconds():.2f} s")
     import agreement.plots  # noqa: F401 (the builds below are a warm worker's)
     import reports.verdicts  # noqa: F401
