@@ -11,8 +11,9 @@ from annotate.task_types.registry import task_type_get
 from judges.development import split_summary
 from judges.selectors import judges_served_models
 from reports.arms import arms_report_build
-from reports.methods import labels_csv, methods_text, random_stream, software_versions
+from reports.methods import interval_errors, labels_csv, methods_text, random_stream, software_versions
 from reports.replacement import replacement_text
+from stats import resampling
 from tasktypes.probes import probe_report
 
 
@@ -30,15 +31,17 @@ def agreement_report_build(*, campaign: Campaign) -> dict:
     gc.disable()
     try:
         spec = task_type_get(campaign.task_type)
-        report = spec.report_build(campaign=campaign)
+        with resampling.interval_errors_recorded() as errors:
+            report = spec.report_build(campaign=campaign)
+            arms = arms_report_build(campaign=campaign)
+            probes = probe_report(campaign=campaign)
         report["layout"] = spec.report_layout
         # What computed the figures, for the methods section (reports.methods).
         report["software"] = software_versions()
         report["random_stream"] = random_stream()  # which draws its intervals and budget figures came from
-        arms = arms_report_build(campaign=campaign)
+        report["interval_errors"] = interval_errors(errors)  # how far their ends move with the stream
         if arms is not None:
             report["arms"] = arms
-        probes = probe_report(campaign=campaign)
         if probes is not None:  # the judges' flip rates on robustness probes (tasktypes.probes)
             report["probes"] = probes
         split = split_summary(campaign=campaign)

@@ -15,6 +15,8 @@ import json
 import platform
 from pathlib import Path
 
+import numpy as np
+
 from config.version import VERSION
 from reports.tables import SpreadsheetCsv
 from stats import budget, resampling
@@ -69,7 +71,34 @@ def random_stream_text(stream: dict) -> str:
             f"stream {stream['stream']} as computed by Concord {stream['concord']}: {stream['resamples']} resamples "
             f"an interval, seed {stream['seed']}; the labelling budget {stream['budget_resamples']} a size, seed "
             f"{stream['budget_seed']}, its figures with their Monte Carlo error ({stream['budget_mc_groups']} groups "
-            f"of resamples). Under another stream an interval end moves by Monte Carlo error only.")
+            f"of resamples). Under another stream an interval end moves by its Monte Carlo error only (below).")
+
+
+def interval_errors(recorded: list[tuple[float, float, float]]) -> dict:
+    """How far the report's interval ends would move under another random stream: over the RECORDED intervals
+    (stats.resampling.interval_errors_recorded: each end's Monte Carlo standard error and the interval's width), the
+    ends' median and largest error, and the same as a share of their interval's width (intervals of some width)."""
+    errors = np.asarray([error for low, high, _ in recorded for error in (low, high)], dtype=float)
+    shares = np.asarray([error / width for low, high, width in recorded if width > 0 for error in (low, high)],
+                        dtype=float)
+    return {"intervals": len(recorded), "ends": int(errors.size),
+            "median": float(np.median(errors)) if errors.size else None,
+            "max": float(errors.max()) if errors.size else None,
+            "median_share": float(np.median(shares)) if shares.size else None,
+            "max_share": float(shares.max()) if shares.size else None,
+            "method": (f"each end's Monte Carlo standard error: the distance between the order statistics of its "
+                       f"resamples that bracket its percentile by {resampling.BRACKET:g} standard errors each way "
+                       f"(binomial ranks), over {2 * resampling.BRACKET:g}")}
+
+
+def interval_errors_text(errors: dict) -> str:
+    """One sentence for the methods section from ERRORS (interval_errors')."""
+    if not errors.get("ends"):
+        return "Monte Carlo error: the report has no bootstrap interval."
+    share = ("" if errors["median_share"] is None else
+             f" ({100 * errors['median_share']:.1f}% and {100 * errors['max_share']:.1f}% of the interval's width)")
+    return (f"Monte Carlo error of the interval ends (n = {errors['ends']} ends of {errors['intervals']} bootstrap "
+            f"intervals): median {errors['median']:.4f}, largest {errors['max']:.4f}{share}; {errors['method']}.")
 
 
 def _methods(node, path: str, found: dict[str, list[str]]) -> None:
@@ -163,6 +192,8 @@ def methods_text(*, report: dict, campaign_name: str, judges: list[tuple[str, st
         lines.append("Software: " + ", ".join(f"{name} {version}" for name, version in software.items()) + ".")
     if report.get("random_stream"):
         lines.append(random_stream_text(report["random_stream"]))
+    if report.get("interval_errors"):
+        lines.append(interval_errors_text(report["interval_errors"]))
     lines += ["", f"The labels behind every statistic, one row per item and rater (each annotator, each judge, and the "
                   f"human label): {report['campaign']}-labels.csv, beside this file on the report page."]
     return "\n".join(lines) + "\n"

@@ -1,19 +1,21 @@
 """How many more human labels: how a headline statistic's 95% interval narrows with more units (README "Labelling
 budget"). Pure functions, no Django.
 
-The width at a size m is the width of the report's own interval (stats: a 95% percentile bootstrap over
-the statistic's units, each a topic or question with its items where the report resamples topics) computed as if the
-study had m units: an m-out-of-n bootstrap, each resample m units drawn with replacement from the n judged so far
-(stats.resampling, from the same sufficient statistics as the report's interval), at a quarter, a half, three quarters
-and all of the n units, BUDGET_RESAMPLES resamples each (at m = n with the report's resamples and seed it would be the
-report's interval itself; the row's current width is the report's).
+The width at a size m is the width of the report's own interval (stats: a 95% bootstrap over the statistic's units,
+each a topic or question with its items where the report resamples topics) computed as if the study had m units: an
+m-out-of-n bootstrap, each resample m units drawn with replacement from the n judged so far (stats.resampling, from
+the same sufficient statistics as the report's interval), at a quarter, a half, three quarters and all of the n units,
+BUDGET_RESAMPLES resamples each, the ends Harrell-Davis percentiles (interval_width; at m = n it is the report's
+interval within Monte Carlo error; the row's current width is the report's).
 
 Monte Carlo error: a 2.5th or 97.5th percentile of 200 resamples moves by about 7% of the width from one random stream
 to another, and units needed go as the square of the widths: with 200 resamples a size, em's system tau-b on NQ301
-needed 5,733 to 7,532 units over ten seeds (a 29% change was seen between two versions). So each size draws 4,000, and
-each figure carries its Monte Carlo standard error (batch means: the resamples of every size are split into
-MC_GROUPS groups, the figure is computed from each group alone, and the spread of those figures over sqrt(groups) is
-the error of the figure from all of them, a percentile's error going as 1 / sqrt(resamples)).
+needed 5,733 to 7,532 units over ten seeds (a 29% change was seen between two versions); with 4,000, 6,239 to 6,813
+(a standard deviation of 153 units, 2.3%, over 30 seeds), so two seeds could still differ by 8.8%. So each size draws
+10,000 (two seeds then differ by under 5% but once in a few hundred pairs), and each figure carries its Monte Carlo
+standard error (batch means: the resamples of every size are split into MC_GROUPS groups, the figure is computed from
+each group alone, and the spread of those figures over sqrt(groups) is the error of the figure from all of them, a
+percentile's error going as 1 / sqrt(resamples); twenty groups, so that the error is itself known within about 16%).
 
 The fit: width = c / sqrt(n), c fitted by least squares on log width (log c = the mean of log w + log n / 2). Why not
 the free power law a * n^-b: the statistics here (kappa, Kendall's tau, a mean over topics) are sqrt(n)-consistent,
@@ -34,9 +36,9 @@ import numpy as np
 from stats import batch_stats, interrater, resampling, system_order, uncertainty
 
 FRACTIONS = (0.25, 0.5, 0.75, 1.0)
-BUDGET_RESAMPLES = 4000
+BUDGET_RESAMPLES = 10_000
 BUDGET_SEED = uncertainty.BOOTSTRAP_SEED
-MC_GROUPS = 10  # groups of resamples whose figures' spread gives each figure's Monte Carlo error
+MC_GROUPS = 20  # groups of resamples whose figures' spread gives each figure's Monte Carlo error
 # At least this many units: the quarter size then resamples 2 units, the least a statistic is defined on.
 MIN_UNITS = 8
 MIN_POINTS = 3  # sizes with a defined width a fit needs
@@ -130,12 +132,24 @@ def size_draws(n: int, statistic: Statistic, *, fractions: Sequence[float] = FRA
                                             size=m)) for m in sizes]
 
 
+def interval_width(values: np.ndarray) -> float | None:
+    """The width of the 95% interval of the resampled VALUES (NaN where undefined) between their Harrell-Davis 2.5th
+    and 97.5th percentiles (scipy.stats.mstats.hdquantiles: a weighted mean of every order statistic), None with
+    fewer than resampling.MIN_DEFINED of them defined. Not the plain percentiles of the report's interval: a system
+    tau-b of 24 systems takes a few hundred values, and the plain percentile of 10,000 resamples then jumps between
+    them, its Monte Carlo error twice what the groups' spread shows (em on NQ301: a standard deviation of 93 units
+    over 20 streams, 66 reported); the Harrell-Davis ends move less (72 units) and their groups show it (71)."""
+    from scipy.stats.mstats import hdquantiles  # on first use: start-up stays without scipy
+
+    defined = values[np.isfinite(values)]
+    if defined.size < 2 or defined.size < resampling.MIN_DEFINED * values.size:
+        return None
+    low, high = hdquantiles(defined, prob=[0.025, 0.975])
+    return float(high - low)
+
+
 def _widths(draws: Sequence[tuple[int, np.ndarray]], part: slice = slice(None)) -> list[dict]:
-    points = []
-    for m, values in draws:
-        interval = resampling.percentile_intervals(values[part])[0]
-        points.append({"units": m, "width": None if interval is None else interval[1] - interval[0]})
-    return points
+    return [{"units": m, "width": interval_width(values[part])} for m, values in draws]
 
 
 def width_curve(n: int, statistic: Statistic, *, fractions: Sequence[float] = FRACTIONS,
@@ -222,9 +236,9 @@ def budget_estimate(item: BudgetInput, *, target: float, resamples: int = BUDGET
         return row
     draws = size_draws(item.n_units, item.statistic, resamples=resamples, seed=seed)
     curve = _widths(draws)
+    groups = [width_fit(_widths(draws, part)) for part in group_parts(resamples)]
     for point in curve:
         point["labels"] = round(point["units"] * per_unit)
-    groups = [width_fit(_widths(draws, part)) for part in group_parts(resamples)]
     exponent_mc = mc_error([group["exponent"] for group in groups])
     fit = {**width_fit(curve, exponent_mc=exponent_mc), "exponent_mc": exponent_mc}
     row.update(curve=curve, fit=fit)
@@ -248,10 +262,13 @@ def budget_estimate(item: BudgetInput, *, target: float, resamples: int = BUDGET
     return row
 
 
-def budget_block(inputs: Sequence[BudgetInput], *, target: float, resamples: int = BUDGET_RESAMPLES) -> dict:
-    """The report's budget block: {"target_width", "fit_model", "method", "rows": a budget_estimate per input}."""
-    return {"target_width": target, "fit_model": FIT_MODEL, "method": METHOD,
-            "rows": [budget_estimate(item, target=target, resamples=resamples) for item in inputs]}
+def budget_block(inputs: Sequence[BudgetInput], *, target: float, resamples: int = BUDGET_RESAMPLES,
+                 seed: int | None = None) -> dict:
+    """The report's budget block: {"target_width", "fit_model", "method", "seed", "rows": a budget_estimate per
+    input}, drawn with SEED (BUDGET_SEED as it stands when called, when not given)."""
+    seed = BUDGET_SEED if seed is None else seed
+    return {"target_width": target, "fit_model": FIT_MODEL, "method": METHOD, "seed": seed,
+            "rows": [budget_estimate(item, target=target, resamples=resamples, seed=seed) for item in inputs]}
 
 
 def target_width(options: dict) -> float:

@@ -285,7 +285,7 @@ def test_json_document_fields(client, ranking_campaign):
     report_stored(ranking_campaign)
     document = json.loads(client.get("/campaigns/rank/report/report.json").content)
     assert set(document) == {"campaign", "task_type", "layout", "rank_agreement", "nrp", "nrp_dimensions", "humans", "judges", "systems", "qrels",
-                             "adjudication", "budget", "software", "random_stream"}
+                             "adjudication", "budget", "software", "random_stream", "interval_errors"}
     assert document["task_type"] == "answer_ranking" and document["layout"] == "ranking" and document["systems"] == []
     row = document["judges"]["good"]["per_topic"][0]
     assert {"topic", "n", "kendall_tau_b", "kendall_tau_b_answers_only", "dimension", "human_order", "judge_order"} <= set(row)

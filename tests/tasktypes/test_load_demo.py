@@ -58,6 +58,8 @@ def test_load_demo_twice_builds_both_campaigns_and_ranks_with_bm25_and_minilm(no
         html = client.get(f"/campaigns/{slug}/report/").content.decode()
         assert 'id="report-building"' not in html and 'id="report-updating"' not in html, slug
         assert 'id="report-built"' in html, slug
+        # Every demo's intervals carry their ends' Monte Carlo error (issue 53), and the page says how much.
+        assert 'id="report-mc"' in html and "Monte Carlo error of the interval ends" in html, slug
 
     qa = Campaign.objects.get(slug="nq301")
     assert qa.topics.count() == 301 and qa.memberships.count() == 5  # researcher, 3 annotators, adjudicator
