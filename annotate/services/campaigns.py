@@ -1,6 +1,7 @@
 """Creating campaigns, their settings, guidelines and members, and their units of human work."""
 
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
@@ -9,7 +10,7 @@ from django.contrib.auth.models import Permission
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_slug
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, models, transaction
 from django.urls import reverse
 
 from accounts.models import InvitationEvent
@@ -114,6 +115,7 @@ def units_ensure(*, campaign: Campaign) -> int:
     """
     existing = Unit.objects.filter(campaign=campaign)
     start = existing.count()
+    targets: list[tuple[int, int | None]]
     if task_type_get(campaign.task_type).unit == UNIT_TOPIC:
         have = set(existing.values_list("topic_id", flat=True))
         targets = [(topic_id, None) for topic_id in Topic.objects.filter(campaign=campaign).order_by("id").values_list("id", flat=True) if topic_id not in have]
@@ -173,7 +175,7 @@ def campaign_options_replace(*, campaign: Campaign, options: dict) -> Campaign:
     return campaign_options_set(campaign=campaign, values=changed, unset=[key for key in current if key not in options])
 
 
-def campaign_options_set(*, campaign: Campaign, values: dict, unset: list[str] = ()) -> Campaign:
+def campaign_options_set(*, campaign: Campaign, values: dict, unset: Sequence[str] = ()) -> Campaign:
     """Set VALUES and remove UNSET keys in the campaign's options; CampaignError names the first bad one, or what is
     wrong with the options together (the task type's options_problem: a scale that drops grades already given)."""
     spec = task_type_get(campaign.task_type)
@@ -207,8 +209,15 @@ def campaign_options_set(*, campaign: Campaign, values: dict, unset: list[str] =
 # campaigns/new/ is the page that makes campaigns: no campaign may be called that.
 RESERVED_SLUGS = ("new",)
 OVERLAP_MAX = 100
-NAME_MAX = Campaign._meta.get_field("name").max_length
-SLUG_MAX = Campaign._meta.get_field("slug").max_length
+def _max_length(model, name: str) -> int:
+    """The max_length of MODEL's text field NAME."""
+    field = model._meta.get_field(name)
+    assert isinstance(field, models.CharField) and field.max_length is not None, name
+    return field.max_length
+
+
+NAME_MAX = _max_length(Campaign, "name")
+SLUG_MAX = _max_length(Campaign, "slug")
 
 
 def slug_problem(slug: str) -> str | None:
@@ -388,7 +397,7 @@ def member_add(*, campaign: Campaign, username: str, role: str, added_by, create
         raise CampaignError(f"role must be one of {', '.join(Role.values)}")
     username = username_normalize(username)
     User = get_user_model()
-    limit = User._meta.get_field(User.USERNAME_FIELD).max_length
+    limit = _max_length(User, User.USERNAME_FIELD)
     try:
         if not username or len(username) > limit:
             raise ValidationError("")
@@ -405,7 +414,7 @@ def member_add(*, campaign: Campaign, username: str, role: str, added_by, create
         created = user is None
         scope = campaign_invitation_scope(campaign)
         refused = None
-        if created:
+        if user is None:
             user = invited_account_create(username=username, scope=scope, scope_name=campaign.slug,
                                           created_by=added_by)
         elif Membership.objects.filter(campaign=campaign, user=user, role=role).exists():
