@@ -1,4 +1,4 @@
-"""The agreement report document (DESIGN.md §5): one builder behind the page, the CSV, the API and the command. The
+"""The agreement report document (docs/design.md §5): one builder behind the page, the CSV, the API and the command. The
 campaign's task type builds it (its spec's report_build, with the report kit: reports/); what every report has
 beside that is added here."""
 
@@ -18,7 +18,7 @@ from tasktypes.probes import probe_report
 
 
 def agreement_report_build(*, campaign: Campaign) -> dict:
-    """The report document for CAMPAIGN, a JSON-ready dict in the shape of DESIGN.md §5, built by the campaign's
+    """The report document for CAMPAIGN, a JSON-ready dict in the shape of docs/design.md §5, built by the campaign's
     task type (its spec's report_build: tasktypes/<name>/report.py), with its layout and, in an assistance
     experiment (option arms), how the arms compare (reports.arms).
 

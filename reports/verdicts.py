@@ -1,4 +1,4 @@
-"""The verdict report (DESIGN.md §5) that qa_correctness and ais share: yes/no verdicts on items, systems scored by
+"""The verdict report (docs/design.md §5) that qa_correctness and ais share: yes/no verdicts on items, systems scored by
 the share of their outputs the humans and each judge accept. Each task type's builder calls verdict_report_build with
 what differs: qa_correctness its counting rule (tasktypes.qa_correctness.counting), ais its systems table and its
 own blocks (tasktypes.ais.report).

@@ -1,4 +1,4 @@
-"""From a judge's scores to grades 0..N on a campaign's scale (graded relevance, DESIGN.md §1.2). Pure functions:
+"""From a judge's scores to grades 0..N on a campaign's scale (graded relevance, docs/design.md §1.2). Pure functions:
 no Django.
 
 - Quantile rule: cut points at given percentiles of the judge's scores in the campaign. On the 0/1/2 scale of

@@ -1,4 +1,4 @@
-"""The campaign's data version: one more at every change of what its report reads (DESIGN.md §5, stored reports).
+"""The campaign's data version: one more at every change of what its report reads (docs/design.md §5, stored reports).
 
 Every write of judgments, items, imports or report options calls `campaign_data_changed` inside its transaction,
 as its last statement: the version and the data then commit together, and the row lock it takes is held only from

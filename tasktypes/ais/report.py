@@ -1,4 +1,4 @@
-"""The `ais` parts of the agreement report (DESIGN.md §1.3, Bohnet et al. 2022).
+"""The `ais` parts of the agreement report (docs/design.md §1.3, Bohnet et al. 2022).
 
 - Raters, per question: Fleiss' kappa and Krippendorff's alpha on Q1 (interpretable), on Q2 (supported; asked
   only after a yes to Q1, so a rater who said no to Q1 has no Q2 rating) and on attributable (yes and yes).

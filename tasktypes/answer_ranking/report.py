@@ -1,4 +1,4 @@
-"""The agreement report for `answer_ranking` campaigns (DESIGN.md §1.1 and §5, docs/answer_ranking.md).
+"""The agreement report for `answer_ranking` campaigns (docs/design.md §1.1 and §5, docs/answer_ranking.md).
 
 Per topic and judge: Kendall's tau-b between the human order of the topic's candidates (tie groups,
 best first) and the judge's scores, over all candidates and over the generated answers only; then
@@ -65,7 +65,7 @@ TOP = ("tau_ap", "rbo", "overlap_at_k", "kendall_tau_b_at_k")
 
 
 def ranking_report_build(*, campaign: Campaign) -> dict:
-    """The DESIGN.md §5 document for an answer_ranking CAMPAIGN; a fixed number of queries (see ranking_data_get)."""
+    """The docs/design.md §5 document for an answer_ranking CAMPAIGN; a fixed number of queries (see ranking_data_get)."""
     build_step(READING)
     data = ranking_data_get(campaign=campaign)
     options = rank_agreement.rank_options(campaign.options)

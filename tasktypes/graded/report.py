@@ -1,4 +1,4 @@
-"""The report of a graded relevance campaign (tasktypes.graded): images for a text (DESIGN.md §1.2, Yang & Lin,
+"""The report of a graded relevance campaign (tasktypes.graded): images for a text (docs/design.md §1.2, Yang & Lin,
 LLM4Eval 2024) or passages for a query (§1.5, TREC Deep Learning). The task type says what its items are
 (item_kind, item_noun) and which Item.data key holds the doc id that runs and qrels name (doc_key).
 

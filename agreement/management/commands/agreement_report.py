@@ -1,5 +1,5 @@
 """`manage.py agreement_report --campaign SLUG [--json] [--stored] [--methods]`: the agreement report on stdout
-(DESIGN.md §5).
+(docs/design.md §5).
 
 Built fresh from the data by default: a script gets the report of the data as it is now, with no worker needed, and
 the stored copy is left alone. With --stored, the report the page shows (agreement.stored): read from the store when
@@ -22,7 +22,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--campaign", required=True, help="campaign slug")
-        parser.add_argument("--json", action="store_true", dest="as_json", help="print the JSON document of DESIGN.md §5, nothing else")
+        parser.add_argument("--json", action="store_true", dest="as_json", help="print the JSON document of docs/design.md §5, nothing else")
         parser.add_argument("--methods", action="store_true",
                             help="print the methods section of the stored report (the page's methods.txt)")
         parser.add_argument("--stored", action="store_true",
