@@ -536,12 +536,12 @@ def main() -> None:
             if fast_path:
                 loaded = {}
 
-                def fast(name=name, location=location):
+                def fast(name=name, location=location, loaded=loaded):
                     if "fast" not in loaded:
                         loaded["fast"] = load_fast(name, location, args.device, args.dtype, args.attn, args.compile)
                     return loaded["fast"]
 
-                def eager(name=name, location=location):
+                def eager(name=name, location=location, loaded=loaded):
                     if "eager" not in loaded:
                         loaded["eager"] = load_fast(name, location, args.device, "float32", "eager", False)
                     return loaded["eager"]

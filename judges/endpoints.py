@@ -163,7 +163,8 @@ def endpoint_register(
     try:
         endpoint.full_clean(exclude=["campaigns", "groups"])
     except ValidationError as exc:
-        raise JudgeConfigError("; ".join(f"{field}: {' '.join(errors)}" for field, errors in exc.message_dict.items()))
+        raise JudgeConfigError("; ".join(f"{field}: {' '.join(errors)}"
+                                         for field, errors in exc.message_dict.items())) from None
     endpoint.save()
     endpoint.campaigns.add(*campaigns)
     endpoint.groups.add(*groups)

@@ -195,7 +195,7 @@ def adjudication_unit_view(*, unit: Unit, adjudicator) -> dict:
     for annotator_id, kind, *_ in rows:
         if kind == JudgmentKind.ANNOTATION and annotator_id not in order:
             order.append(annotator_id)
-    for annotator_id, kind, value, label, source, current, created_at, note, username, version in rows:
+    for annotator_id, kind, value, label, source, current, *_ in rows:
         if kind == JudgmentKind.ANNOTATION and current:
             raters.append({"rater": f"Rater {letter_label(order.index(annotator_id))}", "label": label,
                            "value": value, "words": spec.value_words(value, assignment=seen), "source": source})

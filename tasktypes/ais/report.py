@@ -38,7 +38,7 @@ def ais_humans_block(answers: AisAnswers) -> dict:
     block = {}
     for question, pick in (("interpretable", lambda a: a[0]), ("supported", lambda a: a[1]),
                            ("attributable", lambda a: a[0] and bool(a[1]))):
-        def label(unit, name):
+        def label(unit, name, pick=pick):
             answer = answers.by_unit[unit].get(name)
             if answer is None:
                 return None

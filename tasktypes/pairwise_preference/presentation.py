@@ -108,7 +108,7 @@ def _prompt_rows(report: dict, judge_names: list[str]) -> list[dict]:
     """A row per prompt: its candidates and verdicts under the humans, and each judge's order agreement there."""
     humans = report["scores"]["humans"]
     candidates: dict = {}
-    for candidate, prompt in humans["pools"].items():
+    for prompt in humans["pools"].values():
         candidates[prompt] = candidates.get(prompt, 0) + 1
     by_judge = {name: {str(row["prompt"]): row for row in report["judges"][name]["order"].get("per_prompt", [])}
                 for name in judge_names}

@@ -83,7 +83,7 @@ def test_a_record_larger_than_a_line_may_be_is_refused_before_it_is_built(reader
     tracemalloc.start()
     try:
         with pytest.raises(ImportDataError) as info:
-            for position, value in read(path, **options):
+            for position, _value in read(path, **options):
                 seen.append(position)
         _, peak = tracemalloc.get_traced_memory()
     finally:

@@ -434,9 +434,10 @@ NEXT_KEY = {"qa_correctness": "n", "ais": "n", "image_relevance": "0",
 def annotate_page_checked(injected, visit, task_type):
     page, guard = visit("ann", url("annotate", injected))
     links = set()
+    assignment = before = None
     for step in range(2):  # the first unit, then the next one, which comes through htmx (an innerHTML swap)
         if step:
-            before = assignment.pk
+            before = assignment.pk if assignment else None
             press(page, NEXT_KEY[task_type])
             page.wait_for_function("() => document.querySelector('#annotate-progress .progress-text')"
                                    ".textContent.trim().startsWith('1 of')")

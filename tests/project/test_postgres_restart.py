@@ -81,7 +81,7 @@ class Annotating(threading.Thread):
         reply = self._send(lambda: self.client.next_unit("big"))
         while reply is not None and reply.assignment is not None:
             assignment = reply.assignment
-            reply = self._send(lambda: self.client.submit("big", assignment, {"verdict": "yes"}))
+            reply = self._send(lambda assignment=assignment: self.client.submit("big", assignment, {"verdict": "yes"}))
             if reply is not None:
                 self.acknowledged.append(assignment)
 

@@ -77,7 +77,7 @@ def test_embedded_broker_polls_every_tenth_of_a_second(tmp_path):
     with app.connection_for_write(f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}") as connection:
         assert isinstance(connection.transport, Transport)
         assert connection.transport.polling_interval == 0.1
-        connection.default_channel  # opens the engine: the stock options still reach create_engine intact
+        assert connection.default_channel is not None  # opens the engine: the stock options still reach create_engine intact
 
 
 def test_embedded_broker_channel_is_safe_across_threads(tmp_path):

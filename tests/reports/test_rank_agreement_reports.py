@@ -13,7 +13,7 @@ from tests.agreement.test_agreement_report import small_campaign  # noqa: F401 (
 P = 0.9
 
 
-def rbo_by_hand(x: dict[int, float], s: int, l: int, p: float = P) -> float:
+def rbo_by_hand(x: dict[int, float], s: int, l: int, p: float = P) -> float:  # noqa: E741 - the paper's l
     """Webber et al.'s eq. 32 written out, X_d given per depth."""
     first = sum(x[d] / d * p**d for d in range(1, l + 1))
     second = sum(x[s] * (d - s) / (s * d) * p**d for d in range(s + 1, l + 1))

@@ -104,7 +104,7 @@ def test_rbo_ext_is_one_for_a_list_and_its_prefix_and_zero_for_disjoint_lists():
 
 def test_rbo_ext_of_uneven_lists_by_hand():
     # S = a b (s = 2), L = b c a (l = 3), p = 0.5. X_1 = 0, X_2 = 1, X_3 = |{a,b} ∩ {b,c,a}| = 2.
-    p, s, l = 0.5, 2, 3
+    p, s, l = 0.5, 2, 3  # noqa: E741 - the paper's l
     x = {1: 0, 2: 1, 3: 2}
     first = sum(x[d] / d * p**d for d in (1, 2, 3))
     second = x[s] * (3 - s) / (s * 3) * p**3
