@@ -25,7 +25,8 @@ def three_decimals(value) -> str:
 
 
 # How the page names the part of a development split a judge is read on (reports.verdicts._judge_block "part").
-PART_WORDS = {"development": "development", "held_out": "held-out"}
+# A judge's part of a development split (None: read on no part) in words.
+PART_WORDS: dict[str | None, str] = {"development": "development", "held_out": "held-out"}
 
 
 def partial_coverage(coverage):
