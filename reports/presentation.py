@@ -24,8 +24,8 @@ def three_decimals(value) -> str:
     return "—" if value is None else f"{value:.3f}"
 
 
-# How the page names the part of a development split a judge is read on (reports.verdicts._judge_block "part").
-# A judge's part of a development split (None: read on no part) in words.
+# How the page names the part of a development split a judge is read on (reports.verdicts._judge_block "part"; looked
+# up with None too, for a judge read on no part).
 PART_WORDS: dict[str | None, str] = {"development": "development", "held_out": "held-out"}
 
 

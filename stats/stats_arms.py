@@ -80,8 +80,8 @@ class RankingComparison:
         return keys[max(range(len(keys)), key=lambda index: (typical(index), -index))]
 
 
-COMPARISONS: dict[str, type[LabelComparison] | type[RankingComparison]] = {"labels": LabelComparison,
-                                                                           "rankings": RankingComparison}
+COMPARISONS: dict[str, type[LabelComparison] | type[RankingComparison]] = {
+    "labels": LabelComparison, "rankings": RankingComparison}
 
 
 # --- Summaries with intervals ---
