@@ -156,13 +156,16 @@ def invitation_accept(*, key: str, password: str) -> Invitation:
         # The account's row first, then the link's: the order invitation_create and invited_account_close take them
         # in, so a re-issue or a closing racing this use waits instead of deadlocking.
         user_id = Invitation.objects.filter(digest=digest).values_list("user_id", flat=True).first()
-        invited = InvitedAccount.objects.select_for_update().filter(user_id=user_id).first()
+        # No such link: user_id is None, which Django reads as user_id IS NULL (no row); django-stubs types the
+        # lookup without None.
+        invited = InvitedAccount.objects.select_for_update().filter(user_id=user_id).first()  # type: ignore[misc]
         invitation = Invitation.objects.select_for_update().select_related("user").filter(digest=digest).first()
         if invitation is None or invitation.used_at is not None or invitation.expires_at <= timezone.now():
             raise InvitationError(INVITATION_UNUSABLE)
         user = invitation.user
         problem = invitation_problem(user=user, scope=invitation.scope)
         if problem is None:
+            assert invited is not None  # invitation_problem found the account's InvitedAccount
             validate_password(password, user=user)
             user.set_password(password)
             user.is_active = True

@@ -20,6 +20,8 @@ base row (option ablation_base, else the first): the differences of its figures,
 
 from __future__ import annotations
 
+from typing import Any
+
 from reports.selectors import HumanLabels, JudgeLabels, LlmJudgeCost, SystemOutputs
 from reports.system_level import SystemRows, system_level_block
 from stats import interrater
@@ -60,7 +62,7 @@ def ablation_build(*, judges: list[JudgeLabels], humans: HumanLabels, costs: lis
     # are that part's, which is what "a sample" is measured against.
     part = by_name[costs[0].name]
     labelled_here = sum(part.reads_item(item) for item in labelled)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for cost in costs:
         judge = by_name[cost.name]
         judged = [item for item in items if item in judge.labels]

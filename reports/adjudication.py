@@ -18,6 +18,7 @@ The statistics are the pure functions below; the task types' report builders cal
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -53,8 +54,9 @@ def ranking_agreement_with_reference(pairs: Sequence[tuple[str, Sequence, Sequen
     """Kendall's tau-b between each ranking and its reference, both tie groups best first: PAIRS of (topic, ranking,
     reference). {"n": topics with a defined tau, "per_topic": [{"topic", "kendall_tau_b"}], and the mean over topics
     with its intervals (topic_mean_summary)}."""
-    per_topic = [{"topic": topic, "kendall_tau_b": correlation.ranking_ranking_tau_b(ranking, reference)}
-                 for topic, ranking, reference in pairs]
+    per_topic: list[dict[str, Any]] = [
+        {"topic": topic, "kendall_tau_b": correlation.ranking_ranking_tau_b(ranking, reference)}
+        for topic, ranking, reference in pairs]
     summary = uncertainty.topic_mean_summary([row["kendall_tau_b"] for row in per_topic])
     return {**summary, "per_topic": per_topic}
 

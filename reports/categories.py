@@ -22,7 +22,7 @@ The statistics are the pure functions below (no Django); the builders hand them 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from stats import interrater, uncertainty
@@ -55,7 +55,7 @@ def judge_against_humans(labels: Sequence[Hashable], reference: Sequence[Hashabl
 
 def agreement_by_category(*, categories: dict[int, str], item_label: dict[int, str],
                           ratings: dict[int, dict[str, Hashable]],
-                          judges: list[tuple[str, str, dict[int, Hashable]]]) -> list[dict] | None:
+                          judges: Sequence[tuple[str, str, Mapping[int, Hashable]]]) -> list[dict] | None:
     """The block's rows: one per category, the largest first, then the items without one (category WITHOUT) when
     there are any; None when no item has a category. CATEGORIES: every item's category ("" for none).
 
@@ -63,12 +63,12 @@ def agreement_by_category(*, categories: dict[int, str], item_label: dict[int, s
     (the raters' agreement reads the items rated twice or more; Fleiss' kappa takes an item's first m ratings, the
     most prolific annotators' first, as the report's humans block does); JUDGES: (name, family, {item: label})."""
     members: dict[str | None, list[int]] = {}
-    for item, category in sorted(categories.items()):
-        members.setdefault(category or WITHOUT, []).append(item)
+    for item, named in sorted(categories.items()):
+        members.setdefault(named or WITHOUT, []).append(item)
     if not any(category is not WITHOUT for category in members):
         return None
-    order = sorted((category for category in members if category is not WITHOUT),
-                   key=lambda category: (-len(members[category]), category))
+    order: list[str | None] = sorted((category for category in members if category is not WITHOUT),
+                                     key=lambda category: (-len(members[category]), category))
     if WITHOUT in members:
         order.append(WITHOUT)
     rated = Counter(name for labels in ratings.values() for name in labels)
@@ -78,7 +78,7 @@ def agreement_by_category(*, categories: dict[int, str], item_label: dict[int, s
         group = members[category]
         labelled = [item for item in group if item in item_label]
         rated_twice = [ratings[item] for item in group if len(ratings.get(item, ())) >= 2]
-        panel = [[labels[name] for name in sorted(labels, key=rank.get)] for labels in rated_twice]
+        panel = [[labels[name] for name in sorted(labels, key=rank.__getitem__)] for labels in rated_twice]
         raters = len({name for labels in rated_twice for name in labels})
         judge_rows = []
         for name, family, labels in judges:
@@ -94,7 +94,7 @@ def agreement_by_category(*, categories: dict[int, str], item_label: dict[int, s
 # --- Builders ---
 
 
-def categories_block(*, humans: HumanLabels, judges: list[tuple[str, str, dict[int, Hashable]]],
+def categories_block(*, humans: HumanLabels, judges: Sequence[tuple[str, str, Mapping[int, Hashable]]],
                      categories: dict[int, str]) -> dict | None:
     """The block from the campaign's HUMANS labels, its JUDGES as (name, family, {item: label}) (the same list the
     adjudication block takes) and every item's category (reports.selectors.item_categories_get: {} when no item

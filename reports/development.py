@@ -4,6 +4,8 @@ prompt on. Nothing here reads a held-out item for a judge that is not final (rep
 
 from __future__ import annotations
 
+from typing import Any
+
 from annotate.models import Campaign
 from judges.development import split_summary
 from reports.judge_compare import agreement_with_human
@@ -22,7 +24,8 @@ def development_view(*, campaign: Campaign) -> dict:
         return {"split": None, "judges": []}
     humans = human_labels_get(campaign=campaign)
     finals = {final["judge"]: final for final in split["final"]}
-    judges, wrong_shown = [], set()
+    judges: list[dict[str, Any]] = []
+    wrong_shown: set[int] = set()
     for judge in judge_labels_get(campaign=campaign):
         items = sorted(item for item in judge.labels if item in humans.item_label)
         human = [humans.item_label[item] for item in items]

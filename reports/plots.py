@@ -21,11 +21,13 @@ import io
 import math
 import re
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import matplotlib
 
 matplotlib.use("Agg")  # no display on servers; must precede pyplot
 
+from matplotlib.artist import Artist  # noqa: E402
 from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.layout_engine import ConstrainedLayoutEngine  # noqa: E402
@@ -193,7 +195,7 @@ def label_points(figure: Figure, panels: list[tuple]) -> None:
         return
     figure.draw_without_rendering()  # settle the layout: display positions are final from here on
     figure.set_layout_engine("none")  # and kept: the labels below are out of the layout, nothing else moves
-    renderer = figure.canvas.get_renderer()
+    renderer = cast(FigureCanvasAgg, figure.canvas).get_renderer()  # the canvas panels_figure gave it
     scale = figure.dpi / 72  # points to display units
     radius = math.sqrt(MARKER_AREA) / 2 * scale + 1
     for axes, points in panels:
@@ -242,7 +244,7 @@ def _label_search(centres: list, sizes: list, *, frame: Box, scale: float, radiu
             labels, lines = list(boxes.values()), list(leaders.values())
             other_points = [box for n, box in enumerate(markers) if n != index]
             obstacles = labels + [markers[index]] + [box for n, box in enumerate(clear) if n != index]
-            best = None
+            best: tuple[float, float, float, Box] | None = None
             for dx, dy in _OFFSETS:
                 left = cx + dx * scale - (0 if dx > 0 else width if dx < 0 else width / 2)
                 bottom = cy + dy * scale - (0 if dy > 0 else height if dy < 0 else height / 2)
@@ -259,6 +261,7 @@ def _label_search(centres: list, sizes: list, *, frame: Box, scale: float, radiu
                     best = (cost, dx, dy, box)
                 if cost == 0:
                     break
+            assert best is not None  # _OFFSETS is not empty and its first offset is always taken
             _, dx, dy, box = best
             boxes[index], offsets[index] = box, (dx, dy)
             if math.hypot(dx, dy) >= _LEADER:
@@ -268,8 +271,9 @@ def _label_search(centres: list, sizes: list, *, frame: Box, scale: float, radiu
 
 # How a scatter draws a point: filled in its judge's colour, hollow (a run with the bias tag), or hollow grey (a
 # system the report left out of the correlation, e.g. too few outputs labelled by both sides).
-STYLES = {"filled": {"filled": True, "edge": None}, "hollow": {"filled": False, "edge": None},
-          "left out": {"filled": False, "edge": "#9ca3af"}}
+STYLES: dict[str, dict[str, Any]] = {"filled": {"filled": True, "edge": None},
+                                     "hollow": {"filled": False, "edge": None},
+                                     "left out": {"filled": False, "edge": "#9ca3af"}}
 
 
 def systems_left_out(system_block: dict) -> dict[str, str]:
@@ -293,7 +297,7 @@ def human_judge_panels(name: str, *, panels: list[dict], columns: int, measure_n
     axes_list = plot.figure.subplots(rows, columns, squeeze=False, sharex=True, sharey=True).flatten()
     values = [v for panel in panels for _, x, y, _, _ in panel["points"] for v in (x, y)]
     low, high = axis_limits(values)
-    handles = {}
+    handles: dict[object, Artist] = {}
     for axes, panel in zip(axes_list, panels, strict=False):
         judge, measure = panel["judge"], measure_names[panel["measure"]]
         line, = axes.plot([low, high], [low, high], **PERFECT, label="y = x (judge and humans agree)")

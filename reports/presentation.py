@@ -24,8 +24,9 @@ def three_decimals(value) -> str:
     return "—" if value is None else f"{value:.3f}"
 
 
-# How the page names the part of a development split a judge is read on (reports.verdicts._judge_block "part").
-PART_WORDS = {"development": "development", "held_out": "held-out"}
+# How the page names the part of a development split a judge is read on (reports.verdicts._judge_block "part"; looked
+# up with None too, for a judge read on no part).
+PART_WORDS: dict[str | None, str] = {"development": "development", "held_out": "held-out"}
 
 
 def partial_coverage(coverage):

@@ -12,6 +12,7 @@ name (an order-inconsistent verdict)."""
 from __future__ import annotations
 
 from collections.abc import Hashable
+from typing import Any
 
 import numpy as np
 
@@ -70,7 +71,7 @@ def replacement_block(*, humans: HumanLabels, judges: list[tuple[str, str, dict]
     epsilon = float(options.get(EPSILON_OPTION, replacement.EPSILON))
     read = _reader(levels, label_map)
     item_label = {item: value for item, label in humans.item_label.items() if (value := read(label)) is not None}
-    blocks = {}
+    blocks: dict[str, dict[str, Any]] = {}
     for name, family, labels in judges:
         own = {item: value for item, label in labels.items() if (value := read(label)) is not None}
         pairs = [(item_label[item], own[item]) for item in sorted(own) if item in item_label]

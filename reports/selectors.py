@@ -665,6 +665,7 @@ def llm_judge_costs_get(*, campaign: Campaign) -> list[LlmJudgeCost]:
     runs = JudgeRun.objects.filter(judge__campaign=campaign, judge__family__in=SAMPLE_FAMILIES, started_at__isnull=False,
                                    finished_at__isnull=False).values_list("judge_id", "started_at", "finished_at")
     for judge_id, started, finished in runs:
+        assert started is not None and finished is not None  # the query keeps the runs that have both
         run_seconds[judge_id] += (finished - started).total_seconds()
     last_run = {}
     # No run id in the phrase: the report must read the same after an archive restores the runs under other ids.

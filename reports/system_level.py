@@ -16,6 +16,7 @@ first, the swaps a reader should doubt the judge on most).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -117,7 +118,14 @@ def exclusion_reason(system: SystemRows, *, min_outputs: int, min_coverage: floa
     return None
 
 
-def system_level_block(systems: list[SystemRows] | list[SystemSides], *, min_outputs: int = MIN_SYSTEM_OUTPUTS,
+def _included_means(system: SystemRows | SystemSides) -> tuple[float, float]:
+    """SYSTEM's (human, judge) means; a system a correlation includes (no exclusion) has outputs on both sides."""
+    human, judge = system.means()
+    assert human is not None and judge is not None
+    return human, judge
+
+
+def system_level_block(systems: Sequence[SystemRows | SystemSides], *, min_outputs: int = MIN_SYSTEM_OUTPUTS,
                        min_coverage: float = MIN_SYSTEM_COVERAGE, topics_word: str = "topics",
                        rbo_p: float = rank_agreement.RBO_P, top_k: int = rank_agreement.TOP_K) -> dict:
     """Kendall's tau-b, Spearman's rho and Pearson's r between the systems' human and judge scores, with 95%
@@ -130,7 +138,7 @@ def system_level_block(systems: list[SystemRows] | list[SystemSides], *, min_out
             excluded.append({"system": system.system, "reason": reason})
         else:
             included.append(system)
-    means = [system.means() for system in included]
+    means = [_included_means(system) for system in included]
     human = [h for h, _ in means]
     judge = [j for _, j in means]
     block = {
@@ -161,7 +169,8 @@ def system_level_block(systems: list[SystemRows] | list[SystemSides], *, min_out
     return block
 
 
-def _undefined_why(included: list[SystemRows], human: list, judge: list, excluded: list) -> str | None:
+def _undefined_why(included: Sequence[SystemRows | SystemSides], human: list, judge: list,
+                   excluded: list) -> str | None:
     if len(included) < 2:
         left = f"; {len(excluded)} left out (see excluded)" if excluded else ""
         return f"{len(included)} system(s) with enough outputs labelled by both sides, at least 2 needed{left}"
@@ -172,7 +181,7 @@ def _undefined_why(included: list[SystemRows], human: list, judge: list, exclude
     return None
 
 
-def topic_matrices(systems: list[SystemRows] | list[SystemSides]) -> tuple[np.ndarray, ...]:
+def topic_matrices(systems: Sequence[SystemRows | SystemSides]) -> tuple[np.ndarray, ...]:
     """(human sums, judge sums, human counts, judge counts), each systems x topics, over each side's outputs."""
     sides = [system.sides() for system in systems]
     topics = {topic: i for i, topic in enumerate(dict.fromkeys(t for pair in sides for rows in pair for t, _ in rows))}

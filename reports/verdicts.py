@@ -150,9 +150,9 @@ def verdict_report_build(*, campaign: Campaign, counting: CountingRule | None = 
                                       options=options, target=target_width(campaign.options))
     # The systems' order the tests between systems under a judge follow: the humans' (the systems table's), on the
     # judge's part of a development split where it has one (the table the same report has on that part alone).
-    orders = {None: _human_order(table)}
+    orders: dict[frozenset[int] | None, list[str]] = {None: _human_order(table)}
     for judge in judges:
-        if judge.part not in orders:
+        if judge.part is not None and judge.part not in orders:
             orders[judge.part] = _human_order(systems(
                 humans=humans_on_part(humans, judge.part), outputs=_outputs_on_part(outputs, judge.part), coverage={},
                 counting=rules[judge.part]))
@@ -174,7 +174,9 @@ def _outputs(outputs: SystemOutputs, system: str, judge: JudgeLabels | None = No
     for index, (topic, item) in enumerate(outputs.outputs[system]):
         if judge is not None and not judge.reads_item(item):
             continue
-        yield Output(topic, item, predictions[index], gold[index]) if predictions else Output(topic, item)
+        # PREDICTIONS and GOLD are read together (reports.selectors.system_outputs_get): one is there when the other is.
+        yield (Output(topic, item, predictions[index], gold[index]) if predictions and gold is not None
+               else Output(topic, item))
 
 
 def _part_size(outputs: SystemOutputs, system: str, judge: JudgeLabels) -> int:

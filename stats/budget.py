@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -218,10 +219,11 @@ def budget_estimate(item: BudgetInput, *, target: float, resamples: int = BUDGET
     of resamples; None where no figure is extrapolated) and of the fit's exponent (fit["exponent_mc"])."""
     per_unit = item.n_labels / item.n_units if item.n_units else 0.0
     width = None if item.current is None else item.current[1] - item.current[0]
-    row = {"judge": item.judge, "statistic": item.statistic_key, "title": item.title, "unit": item.unit_noun,
-           "n_units": item.n_units, "n_labels": item.n_labels, "ci95": item.current, "width": width,
-           "target": target, "curve": [], "fit": None, "fitted": [], "units_needed": None, "labels_needed": None,
-           "more_labels": None, "units_needed_mc": None, "labels_needed_mc": None, "why": None}
+    row: dict[str, Any] = {
+        "judge": item.judge, "statistic": item.statistic_key, "title": item.title, "unit": item.unit_noun,
+        "n_units": item.n_units, "n_labels": item.n_labels, "ci95": item.current, "width": width,
+        "target": target, "curve": [], "fit": None, "fitted": [], "units_needed": None, "labels_needed": None,
+        "more_labels": None, "units_needed_mc": None, "labels_needed_mc": None, "why": None}
     if width is None or width == 0:
         # No interval, or one that degenerated (uncertainty.interval_checked): no width to extrapolate, so no estimate,
         # never "0 more labels" read off an interval that only looks certain.

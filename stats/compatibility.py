@@ -16,6 +16,8 @@ Numbers computed here match the reference script to 1e-12 (tests/stats/test_comp
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 # The reference script's default persistence ("roughly equivalent to NSCG@20") and depth.
@@ -34,7 +36,7 @@ def _overlap_rbo(first: list[str], second: list[str], weights: np.ndarray) -> fl
     return float(np.sum(weights * overlap / np.arange(1, DEPTH + 1)) / weights.sum())
 
 
-def compatibility_per_topic(qrels: dict[str, dict[str, int | float]], run: dict[str, dict[str, float]], *,
+def compatibility_per_topic(qrels: Mapping[str, Mapping[str, float]], run: dict[str, dict[str, float]], *,
                             p: float = COMPAT_P) -> dict[str, float]:
     """{topic: compatibility} of RUN ({topic: {doc: score}}) under QRELS ({topic: {doc: grade}}) with persistence P,
     for the topics the run ranks that have a document graded above 0."""
@@ -54,7 +56,7 @@ def compatibility_per_topic(qrels: dict[str, dict[str, int | float]], run: dict[
     return out
 
 
-def compatibility(qrels: dict[str, dict[str, int | float]], run: dict[str, dict[str, float]], *,
+def compatibility(qrels: Mapping[str, Mapping[str, float]], run: dict[str, dict[str, float]], *,
                   p: float = COMPAT_P) -> float | None:
     """The mean compatibility of RUN over its topics that QRELS grade (compatibility_per_topic); None when none."""
     values = compatibility_per_topic(qrels, run, p=p)

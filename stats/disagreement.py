@@ -91,7 +91,7 @@ def rankings_disagreement(*, humans, judges, kinds, judge, needed, human_label) 
     the same (order_disagreement above 0, averaged over the dimensions): "humans" between the human rankings, "judge"
     between each human ranking and JUDGE, "judges" between the judges. The score is order_disagreement over all the
     orders in play, averaged over the dimensions. A judge's scores carry no confidence here (None)."""
-    rankings = [value.get("rankings") for _, value in humans
+    rankings = [value["rankings"] for _, value in humans
                 if isinstance(value, dict) and isinstance(value.get("rankings"), dict)]
     dimensions = sorted({name for ranking in rankings for name in ranking}) or ["overall"]
     scores = {name: {pk: verdict.score for pk, verdict in by_item.items() if verdict.score is not None}

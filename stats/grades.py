@@ -68,7 +68,9 @@ def quantile_grades(scores: Mapping[Hashable, float], *, levels: Sequence[int] =
 
 def _cut(scores: np.ndarray, cuts: Sequence[float]) -> list[int]:
     """Grades under fitted cut points, vectorised: grade_of(..., upper_inclusive=False) for every score."""
-    return sum((scores >= cut).astype(int) for cut in cuts).tolist()
+    grades = sum((scores >= cut).astype(int) for cut in cuts)
+    assert isinstance(grades, np.ndarray)  # one cut at least: two grades or more
+    return grades.tolist()
 
 
 def _fit(scores: np.ndarray, grades: np.ndarray, levels: Sequence[int]) -> tuple[float, ...]:

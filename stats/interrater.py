@@ -7,6 +7,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Hashable, Sequence
 from operator import eq
+from typing import Literal
 
 import krippendorff
 import numpy as np
@@ -111,7 +112,9 @@ def fleiss_kappa_with_interval(ratings: Sequence[Sequence[Hashable]], *, resampl
 
 def _fleiss_with_interval(table: np.ndarray | None, *, resamples: int,
                           seed: int) -> tuple[float | None, list[float] | None]:
-    value = None if table is None else _fleiss_of_table(table)
+    if table is None:
+        return None, None
+    value = _fleiss_of_table(table)
     if value is None:
         return None, None
     raters = int(table.sum(axis=1).max())
@@ -191,7 +194,9 @@ def krippendorff_alpha_with_interval(ratings: Sequence[Sequence[Hashable]], *, r
 
 def _alpha_with_interval(counts: np.ndarray | None, *, resamples: int,
                          seed: int) -> tuple[float | None, list[float] | None]:
-    value = None if counts is None else _alpha_of_counts(counts)
+    if counts is None:
+        return None, None
+    value = _alpha_of_counts(counts)
     if value is None:
         return None, None
     return value, alpha_interval(batch_stats.coincidence_rows(counts), values=counts.shape[1], level="nominal",
@@ -274,11 +279,13 @@ def rank_alpha(topics: Sequence[Sequence[Sequence[int]]], *, raters: int, resamp
     return block
 
 
-ALPHA_LEVELS = ("ordinal", "nominal")
+# The levels of measurement the alphas are given at, as the krippendorff package names them.
+AlphaLevel = Literal["ordinal", "nominal"]
+ALPHA_LEVELS: tuple[AlphaLevel, ...] = ("ordinal", "nominal")
 
 
 def krippendorff_alpha_pair(first: Sequence[float], second: Sequence[float], *, levels: Sequence[float],
-                            level: str = "nominal") -> float | None:
+                            level: AlphaLevel = "nominal") -> float | None:
     """Krippendorff's alpha between two raters who rated the same items (krippendorff package), at LEVEL "nominal"
     or "ordinal" over the ordered grades LEVELS (its value_domain: the ordinal distance between two grades counts
     how often the grades between them were given, so a grade nobody gave still sits on the scale).
@@ -294,7 +301,7 @@ def krippendorff_alpha_pair(first: Sequence[float], second: Sequence[float], *, 
                                           value_domain=list(levels), level_of_measurement=level))
 
 
-def _alpha_of_value_counts(counts: np.ndarray, levels: Sequence[float], level: str) -> float | None:
+def _alpha_of_value_counts(counts: np.ndarray, levels: Sequence[float], level: AlphaLevel) -> float | None:
     if counts.shape[0] < 2 or np.count_nonzero(counts.sum(axis=0)) < 2:
         return None
     with warnings.catch_warnings():

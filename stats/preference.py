@@ -11,6 +11,7 @@ centred on mean 0: P(i preferred to j) = 1 / (1 + exp(s_j - s_i)).
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from typing import Any
 
 import choix
 import numpy as np
@@ -209,11 +210,12 @@ def swaps_between(x: np.ndarray, y: np.ndarray, *, shown: int = SWAPS_SHOWN, blo
 
 def _order_block(x, x_resampled, y, y_resampled, systems, prompts: int, options: dict) -> dict:
     size = len(systems)
-    block = {"kendall_tau_b": None, "kendall_tau_b_ci95": None, "spearman": None, "spearman_ci95": None,
-             "swaps": [], "swaps_count": 0, "n_systems": size, "n_prompts": prompts, "scope": SCOPE_ALL,
-             "method": f"Kendall's tau-b and Spearman's rho (scipy) between the systems' Bradley-Terry scores under "
-                       f"each; intervals: {bootstrap_method('prompts', **options)}, both orders fitted again in each "
-                       f"resample"}
+    block: dict[str, Any] = {
+        "kendall_tau_b": None, "kendall_tau_b_ci95": None, "spearman": None, "spearman_ci95": None,
+        "swaps": [], "swaps_count": 0, "n_systems": size, "n_prompts": prompts, "scope": SCOPE_ALL,
+        "method": f"Kendall's tau-b and Spearman's rho (scipy) between the systems' Bradley-Terry scores under "
+                  f"each; intervals: {bootstrap_method('prompts', **options)}, both orders fitted again in each "
+                  f"resample"}
     if x is None or y is None or size < 2:
         return block
     if x_resampled is not None and y_resampled is not None and size >= 3:

@@ -192,6 +192,8 @@ def rank_agreement(ranking: Groups, reference: Groups, *, p: float, k: int,
     of both directions (two annotators). RBO takes each side's ranked ids only (UNIVERSE plays no part in it)."""
     universe = None if universe is None else list(universe)
     tau, n_at_k = tau_b_at_k(ranking, reference, k=k, universe=universe)
+    ranking_only: Groups
+    reference_only: Groups
     if universe is not None:  # RBO reads the ranked prefixes: ids outside the universe (unscored) are left out
         keep = set(universe)
         ranking_only, reference_only = _restricted(ranking, keep), _restricted(reference, keep)

@@ -48,6 +48,7 @@ import dataclasses
 import warnings
 from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import stats as scipy_stats
@@ -96,8 +97,9 @@ class RaterLabels:
     numeric: bool = False
 
 
-def rater_labels(items: Sequence[Hashable], raters: Sequence[int], values: Sequence, names: list[str],
-                 judge: Labels, *, numeric: bool = False) -> RaterLabels:
+def rater_labels(items: Sequence[Hashable] | np.ndarray, raters: Sequence[int] | np.ndarray,
+                 values: Sequence | np.ndarray, names: list[str], judge: Labels, *,
+                 numeric: bool = False) -> RaterLabels:
     """RaterLabels from one row per label: ITEMS[r] the item's id, RATERS[r] the annotator's position in NAMES,
     VALUES[r] the label (None: left out); JUDGE {item id: label} (None values left out)."""
     values = np.asarray(values, dtype=object)
@@ -284,7 +286,8 @@ def alt_test(data: RaterLabels, *, epsilon: float = EPSILON, q: float = FDR_Q,
         return {"ran": False, "missing": missing, **base}
     order = np.argsort(wins.rater, kind="stable")
     bounds = np.searchsorted(wins.rater[order], np.arange(len(data.raters) + 1))
-    rows, differences = [], []
+    rows: list[dict[str, Any]] = []
+    differences: list[np.ndarray] = []
     for n in tested:
         mine = order[bounds[n]:bounds[n + 1]]
         judge_wins, own_wins = wins.judge[mine], wins.own[mine]

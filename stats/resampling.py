@@ -23,7 +23,7 @@ import contextlib
 import functools
 import sys
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 
 import numpy as np
@@ -45,6 +45,8 @@ BLOCK_NUMBERS = 4_000_000
 # indices counted per resample; others as multinomial counts over their distinct rows, whose cost is the number of
 # distinct rows, not of units.
 DISTINCT_SHARE = 0.25
+# A statistic of each resample's sums (resamples x statistics): one array (width x resamples) or its rows as a list.
+Statistic = Callable[[np.ndarray], np.ndarray | Sequence[np.ndarray]]
 
 
 def random_stream() -> dict:
@@ -265,7 +267,8 @@ def end_errors(defined: np.ndarray) -> tuple[float, float]:
     distance between the order statistics that bracket that percentile of the resampled distribution by BRACKET
     standard errors each way (_end_ranks), over 2 * BRACKET. About what a second random stream would move the end by."""
     ordered = np.sort(defined)
-    return tuple(float(ordered[high] - ordered[low]) / (2 * BRACKET) for low, high in _end_ranks(ordered.size))
+    low_end, high_end = (float(ordered[high] - ordered[low]) / (2 * BRACKET) for low, high in _end_ranks(ordered.size))
+    return low_end, high_end
 
 
 def percentile_intervals(values: np.ndarray) -> list[list[float] | None]:
@@ -287,7 +290,7 @@ def percentile_intervals(values: np.ndarray) -> list[list[float] | None]:
     return intervals
 
 
-def sum_bootstrap(rows: np.ndarray, statistic: Callable[[np.ndarray], np.ndarray], *, resamples: int = RESAMPLES,
+def sum_bootstrap(rows: np.ndarray, statistic: Statistic, *, resamples: int = RESAMPLES,
                   seed: int = SEED, size: int | None = None) -> list[list[float] | None]:
     """95% percentile intervals of statistics of sums, resampling units: ROWS holds one row of sufficient statistics
     per unit; STATISTIC gets each resample's sums (resamples x statistics) and returns an array (width x resamples),
@@ -300,7 +303,7 @@ def sum_bootstrap(rows: np.ndarray, statistic: Callable[[np.ndarray], np.ndarray
     return percentile_intervals(_quiet(statistic, resampled_sums(rows, resamples=resamples, seed=seed, size=size)))
 
 
-def resampled_values(rows: np.ndarray, statistic: Callable[[np.ndarray], np.ndarray], *,
+def resampled_values(rows: np.ndarray, statistic: Statistic, *,
                      resamples: int = RESAMPLES, seed: int | list[int] = SEED, size: int | None = None) -> np.ndarray:
     """The first statistic of STATISTIC (sum_bootstrap's) in each resample of SIZE units drawn from ROWS (resamples,
     NaN where undefined): the values sum_bootstrap takes its percentiles of, for callers that take their own."""
@@ -309,7 +312,7 @@ def resampled_values(rows: np.ndarray, statistic: Callable[[np.ndarray], np.ndar
     return np.atleast_2d(_quiet(statistic, sums))[0]
 
 
-def class_bootstrap(unique: np.ndarray, multiplicity: np.ndarray, statistic: Callable[[np.ndarray], np.ndarray], *,
+def class_bootstrap(unique: np.ndarray, multiplicity: np.ndarray, statistic: Statistic, *,
                     resamples: int = RESAMPLES, seed: int = SEED) -> list[list[float] | None]:
     """sum_bootstrap of units given as their distinct rows (class_sums)."""
     if int(np.sum(multiplicity)) < 2:
@@ -317,7 +320,7 @@ def class_bootstrap(unique: np.ndarray, multiplicity: np.ndarray, statistic: Cal
     return percentile_intervals(_quiet(statistic, class_sums(unique, multiplicity, resamples=resamples, seed=seed)))
 
 
-def _quiet(statistic: Callable[[np.ndarray], np.ndarray], sums: np.ndarray) -> np.ndarray:
+def _quiet(statistic: Statistic, sums: np.ndarray) -> np.ndarray:
     """STATISTIC of SUMS with numpy's warnings for 0/0 silenced: an undefined resample is NaN, which is expected."""
     with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)

@@ -5,7 +5,8 @@ how two qrels order the same runs (correlations with intervals, relative deltas,
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import ir_measures
 import numpy as np
@@ -53,9 +54,9 @@ def leaderboard_measure(name: str, *, relevant_from: int, compat_p: float = COMP
         bare = re.sub(r"\((rel|p)=[^)]*\)", "", exact)
         for alias in (exact, bare, TREC_EVAL_NAMES.get(key, exact)):
             known[alias.lower()] = key
-    key = known.get(name.lower())
-    if key is not None:
-        return key, ""
+    found = known.get(name.lower())
+    if found is not None:
+        return found, ""
     level = re.search(r"rel=(\d+)", name)
     if level and known.get(re.sub(r"\(rel=\d+\)", "", name).lower()):
         return None, (f"naming a measure at relevance level {level.group(1)}, not the campaign's relevant_from "
@@ -201,7 +202,7 @@ def relative_delta(group: Sequence[float], others: Sequence[float]) -> float | N
     return finite(200.0 * (a - b) / (a + b))
 
 
-def swapped_pairs(first: dict[str, float | None], second: dict[str, float | None]) -> dict:
+def swapped_pairs(first: Mapping[str, float | None], second: Mapping[str, float | None]) -> dict:
     """The pairs of systems whose order two scorings disagree on: {"n_pairs", "n_swaps", "swaps"}.
 
     FIRST and SECOND map a system to its score under each (the human qrels and a judge's); a pair counts when both
@@ -210,13 +211,15 @@ def swapped_pairs(first: dict[str, float | None], second: dict[str, float | None
     "first": [a's, b's], "second": [a's, b's]} with a the one ahead under FIRST; the largest gaps under FIRST first,
     as those are the swaps a reader should doubt the judge on.
     """
-    names = sorted(name for name in first if first[name] is not None and second.get(name) is not None)
-    swaps = []
+    firsts = {name: score for name, score in first.items() if score is not None}
+    seconds = {name: score for name, score in second.items() if score is not None}
+    names = sorted(firsts.keys() & seconds.keys())
+    swaps: list[dict[str, Any]] = []
     for index, a in enumerate(names):
         for b in names[index + 1:]:
-            if (first[a] - first[b]) * (second[a] - second[b]) < 0:
-                ahead, behind = (a, b) if first[a] > first[b] else (b, a)
-                swaps.append({"runs": [ahead, behind], "first": [first[ahead], first[behind]],
-                              "second": [second[ahead], second[behind]]})
+            if (firsts[a] - firsts[b]) * (seconds[a] - seconds[b]) < 0:
+                ahead, behind = (a, b) if firsts[a] > firsts[b] else (b, a)
+                swaps.append({"runs": [ahead, behind], "first": [firsts[ahead], firsts[behind]],
+                              "second": [seconds[ahead], seconds[behind]]})
     swaps.sort(key=lambda swap: (-(swap["first"][0] - swap["first"][1]), swap["runs"]))
     return {"n_pairs": len(names) * (len(names) - 1) // 2, "n_swaps": len(swaps), "swaps": swaps}

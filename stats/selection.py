@@ -76,7 +76,7 @@ def annotator_samples_columns(group: np.ndarray, rater: np.ndarray, label: np.nd
         pool_share = pool_split / pool if pool else None
         p_value = float(hypergeom.sf(split_items - 1, pool, pool_split, items)) if items else None
         selected = (share is not None and pool_share is not None and items < pool
-                    and share >= SELECTED_RATIO * pool_share and p_value < SELECTED_P)
+                    and share >= SELECTED_RATIO * pool_share and p_value is not None and p_value < SELECTED_P)
         rows.append({"annotator": name, "items": items, "split": split_items, "share": share, "pool": pool,
                      "pool_split": pool_split, "pool_share": pool_share, "p_value": p_value, "selected": selected})
     return rows

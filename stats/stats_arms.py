@@ -12,6 +12,7 @@ import warnings
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy import special
@@ -79,7 +80,8 @@ class RankingComparison:
         return keys[max(range(len(keys)), key=lambda index: (typical(index), -index))]
 
 
-COMPARISONS = {"labels": LabelComparison, "rankings": RankingComparison}
+COMPARISONS: dict[str, type[LabelComparison] | type[RankingComparison]] = {
+    "labels": LabelComparison, "rankings": RankingComparison}
 
 
 # --- Summaries with intervals ---
@@ -123,10 +125,11 @@ def difference_test(first: Sequence[float | None], second: Sequence[float | None
     (scipy.stats.permutation_test, observations exchanged between the two groups) and a 95% percentile bootstrap
     interval (scipy.stats.bootstrap, each group resampled on its own). OVER names the observations."""
     a, b = np.asarray(_defined(first)), np.asarray(_defined(second))
-    result = {"n": [int(a.size), int(b.size)], "difference": None, "ci95": None, "p_value": None,
-              "method": (f"difference of means over {over}; two-sided permutation test ({PERMUTATIONS} "
-                         f"permutations at most, seed {seed}); 95% percentile bootstrap interval ({RESAMPLES} "
-                         f"resamples, seed {seed})")}
+    result: dict[str, Any] = {
+        "n": [int(a.size), int(b.size)], "difference": None, "ci95": None, "p_value": None,
+        "method": (f"difference of means over {over}; two-sided permutation test ({PERMUTATIONS} "
+                   f"permutations at most, seed {seed}); 95% percentile bootstrap interval ({RESAMPLES} "
+                   f"resamples, seed {seed})")}
     if a.size == 0 or b.size == 0:
         return result
     result["difference"] = float(a.mean() - b.mean())
@@ -167,6 +170,12 @@ class ArmRow:
     seconds: float | None
 
 
+def _equal(row: ArmRow) -> float:
+    """1.0 when ROW's judgment is the suggestion shown, else 0.0; a row with a suggestion shown always says which."""
+    assert row.equal is not None
+    return float(row.equal)
+
+
 def arm_summary(rows: list[ArmRow], *, arm: str, judge: str | None, judges: list[str]) -> dict:
     """One arm's figures from its ROWS: annotators, judgments, agreement with the reference and with each judge of
     JUDGES, time per judgment, and for an assisted arm (JUDGE its judge) the share equal to the suggestion, split by
@@ -183,9 +192,9 @@ def arm_summary(rows: list[ArmRow], *, arm: str, judge: str | None, judges: list
         shown = [row for row in rows if row.shown]
         summary["suggestion"] = {
             "shown": len(shown), "not_available": len(rows) - len(shown),
-            "equal": share_summary([float(row.equal) for row in shown]),
-            "equal_when_right": share_summary([float(row.equal) for row in shown if row.right is True]),
-            "equal_when_wrong": share_summary([float(row.equal) for row in shown if row.right is False]),
+            "equal": share_summary([_equal(row) for row in shown]),
+            "equal_when_right": share_summary([_equal(row) for row in shown if row.right is True]),
+            "equal_when_wrong": share_summary([_equal(row) for row in shown if row.right is False]),
         }
     return summary
 

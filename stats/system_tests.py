@@ -21,6 +21,7 @@ import gc
 import warnings
 from collections.abc import Sequence
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 from scipy import stats as scipy_stats
@@ -37,14 +38,15 @@ METHOD = ("difference of means (A minus B) on the units both have, 95% percentil
           "block's pairs")
 
 
-def paired_test(first: Sequence[float], second: Sequence[float], *, interval: bool = True) -> dict:
+def paired_test(first: Sequence[float] | np.ndarray, second: Sequence[float] | np.ndarray, *,
+                interval: bool = True) -> dict:
     """The paired comparison of two sides' outcomes on the same units (FIRST[i] and SECOND[i] belong together).
 
     INTERVAL False leaves `difference_ci95` to the caller (pairs_block bootstraps every pair of a block at once)."""
     a, b = np.asarray(first, dtype=float), np.asarray(second, dtype=float)
     n = int(a.size)
-    result = {"n": n, "mean_a": None, "mean_b": None, "difference": None, "difference_ci95": None, "p": None,
-              "test": None, "discordant": None}
+    result: dict[str, Any] = {"n": n, "mean_a": None, "mean_b": None, "difference": None, "difference_ci95": None,
+                              "p": None, "test": None, "discordant": None}
     if n == 0:
         return result
     difference = a - b
@@ -77,7 +79,7 @@ def welch_test(first: Sequence[float], second: Sequence[float]) -> dict:
     return welch_tests({"a": first, "b": second}, [("a", "b")])[0]
 
 
-def welch_tests(sides: dict[str, Sequence[float]], pairs: Sequence[tuple[str, str]]) -> list[dict]:
+def welch_tests(sides: dict[str, Sequence[float] | np.ndarray], pairs: Sequence[tuple[str, str]]) -> list[dict]:
     """welch_test of each pair (a, b) of SIDES (name -> its outcomes), all in one call of
     scipy.stats.ttest_ind_from_stats (unequal variances) on each side's mean, standard deviation and n."""
     summary = {}
@@ -126,7 +128,7 @@ def holm(pairs: list[dict]) -> None:
         pair["p_holm"], pair["significant"] = float(p), bool(rejected)
 
 
-def pairs_block(outcomes: dict[str, dict[object, float]], *, order: list[str] | None = None) -> dict:
+def pairs_block(outcomes: dict[str, dict[Any, float]], *, order: list[str] | None = None) -> dict:
     """Every pair of the sides in OUTCOMES (side -> unit -> outcome), tested on the units both have, Holm-corrected.
 
     ORDER lists the sides as the matrix shows them (by default as given); a pair is (a, b) with a before b. The
