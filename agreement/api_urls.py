@@ -1,6 +1,6 @@
 from django.urls import path
 
-from agreement import api, views_development, views_probes, views_qrels
+from agreement import api, views_development, views_extras, views_probes
 
 urlpatterns = [
     path("campaigns/<slug:slug>/agreement/", api.AgreementReportAPI.as_view(), name="api-agreement-report"),
@@ -13,10 +13,6 @@ urlpatterns = [
          name="api-judge-probes"),
     path("campaigns/<slug:slug>/agreement/compare/", api.AgreementJudgeCompareAPI.as_view(),
          name="api-agreement-compare"),
-    path("campaigns/<slug:slug>/agreement/qrels/", views_qrels.AgreementQrelsListAPI.as_view(),
-         name="api-agreement-qrels-list"),
-    path("campaigns/<slug:slug>/agreement/qrels/<path:source>.qrels", views_qrels.AgreementQrelsAPI.as_view(),
-         name="api-agreement-qrels"),
-    path("campaigns/<slug:slug>/agreement/leaderboards/<path:source>/trec-leaderboard.txt",
-         views_qrels.AgreementLeaderboardAPI.as_view(), name="api-agreement-leaderboard"),
+    # The files a task type serves beside its report (TaskTypeSpec.extra_downloads: a graded type's qrels).
+    *views_extras.extra_download_api_paths(),
 ]

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from agreement import views_development, views_downloads, views_page, views_probes, views_qrels
+from agreement import views_development, views_downloads, views_extras, views_page, views_probes
 
 urlpatterns = [
     path("campaigns/<slug:slug>/report/", views_page.agreement_report, name="agreement-report"),
@@ -22,7 +22,6 @@ urlpatterns = [
     path("campaigns/<slug:slug>/judges/probes/", views_probes.judge_probes, name="judge-probes"),
     path("campaigns/<slug:slug>/report/plots/<slug:plot>.<slug:fmt>", views_downloads.agreement_plot,
          name="agreement-plot"),
-    path("campaigns/<slug:slug>/report/qrels/<path:source>.qrels", views_qrels.agreement_qrels, name="agreement-qrels"),
-    path("campaigns/<slug:slug>/report/leaderboards/<path:source>/trec-leaderboard.txt",
-         views_qrels.agreement_leaderboard, name="agreement-leaderboard"),
+    # The files a task type serves beside its report (TaskTypeSpec.extra_downloads: a graded type's qrels).
+    *views_extras.extra_download_paths(),
 ]
