@@ -64,7 +64,8 @@ class TemplateLoader(FilesystemLoader):
 
 class StaticFinder(FileSystemFinder):
     """The static/ folders of the task types' packages, as FileSystemFinder finds STATICFILES_DIRS (same URLs: a
-    package's static/js/rank.js is /static/js/rank.js)."""
+    package's static/answer_ranking/rank.js is /static/answer_ranking/rank.js: each package keeps its files under
+    its name, so that two packages' files never take the same URL)."""
 
     def __init__(self, app_names=None, *args, **kwargs):
         super().__init__(app_names, *args, **kwargs)
