@@ -13,6 +13,6 @@ urlpatterns = [
          name="api-judge-probes"),
     path("campaigns/<slug:slug>/agreement/compare/", api.AgreementJudgeCompareAPI.as_view(),
          name="api-agreement-compare"),
-    # The files a task type serves beside its report (TaskTypeSpec.extra_downloads: a graded type's qrels).
+    # The files a task type serves beside its report (TaskTypeSpec.extra_downloads), at the routes it declares.
     *views_extras.extra_download_api_paths(),
 ]

@@ -22,6 +22,6 @@ urlpatterns = [
     path("campaigns/<slug:slug>/judges/probes/", views_probes.judge_probes, name="judge-probes"),
     path("campaigns/<slug:slug>/report/plots/<slug:plot>.<slug:fmt>", views_downloads.agreement_plot,
          name="agreement-plot"),
-    # The files a task type serves beside its report (TaskTypeSpec.extra_downloads: a graded type's qrels).
+    # The files a task type serves beside its report (TaskTypeSpec.extra_downloads), at the routes it declares.
     *views_extras.extra_download_paths(),
 ]

@@ -1,8 +1,8 @@
-"""The files a task type serves beside its stored report (TaskTypeSpec.extra_downloads: a graded type's qrels and
-leaderboards): their URLs, under the report page and under its API, as each type declares them, and the two views
-that serve them. A view opens the stored report, answers as agreement.responses.not_built says while none is stored,
-and lets the type write the file from what it stored with the report. Researchers of the campaign only; 404 for a
-campaign whose type serves no such file."""
+"""The files a task type serves beside its stored report (TaskTypeSpec.extra_downloads): their URLs, under the
+report page and under its API, as each type declares them, and the two views that serve them. A view opens the
+stored report, answers as agreement.responses.not_built says while none is stored, and lets the type write the file
+from what it stored with the report. Researchers of the campaign only; 404 for a campaign whose type serves no such
+file."""
 
 from django.http import Http404
 from django.urls import URLPattern, path
@@ -21,7 +21,8 @@ from annotate.task_types.spec import DownloadFile, ExtraDownload
 
 
 def _download_serve(request, slug: str, download: ExtraDownload, status_url, arguments: dict):
-    """DOWNLOAD of campaign SLUG, as its task type writes it from the stored report: a DownloadFile or a dict."""
+    """DOWNLOAD of campaign SLUG, as its task type writes it from the stored report (a DownloadFile or a dict), or
+    the answer while no report is stored."""
     campaign = campaign_for_researcher(request.user, slug)
     if download not in task_type_get(campaign.task_type).extra_downloads:
         raise Http404(f"this campaign's report has no {download.label}")
@@ -62,7 +63,7 @@ def _api_view(download: ExtraDownload):
 
 
 def _declared() -> list[ExtraDownload]:
-    """Every registered task type's extra downloads, each once (graded types share theirs)."""
+    """Every registered task type's extra downloads, each once (task types that share a base share them)."""
     return list(dict.fromkeys(download for spec in task_types() for download in spec.extra_downloads))
 
 
