@@ -20,7 +20,8 @@ def test_every_static_file_of_a_task_type_sits_under_its_package_name():
 
 
 def test_the_types_styles_and_scripts_are_found_under_their_prefix():
-    for name in ("answer_ranking/rank.js", "answer_ranking/rank.css", "ais/ais.css", "pairwise_preference/pairwise.css"):
+    moved = ("answer_ranking/rank.js", "answer_ranking/rank.css", "ais/ais.css", "pairwise_preference/pairwise.css")
+    for name in moved:
         assert finders.find(name), name
     assert finders.find("js/rank.js") is None and finders.find("css/rank.css") is None
 
