@@ -46,8 +46,6 @@ class ReportPresentation:
     # The tables the page offers for download before the judges table (agreement's systems.csv or topics.csv; the
     # judges and items CSVs and the JSON document are offered for every report, and every table can be downloaded).
     page_tables: tuple[str, ...] = ("systems",)
-    # Files the report stores beside the document (TaskTypeSpec.report_extras) that agreement serves: "qrels".
-    extra_downloads: tuple[str, ...] = ()
 
     def page_context(self, report: dict, *, judge_names: list[str], plots: dict[str, str]) -> dict:
         """What the body template needs beside REPORT (JUDGE_NAMES its judges in order, PLOTS the drawn plots' SVG

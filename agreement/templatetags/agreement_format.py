@@ -31,14 +31,6 @@ def num3(value, why: str = UNDEFINED):
     return _three(value)
 
 
-@register.filter
-def ranking_order(order, topic: str) -> str:
-    """A human order (tie groups) or a judge's order (flat ids) as "a > b = c", labels without the "<qid>/" prefix."""
-    from tasktypes.answer_ranking.report import order_text  # the ranking report's module imports scipy: only when shown
-
-    return order_text(order, str(topic))
-
-
 # An interval names what it resamples beside its bounds: "[0.412, 0.655] over topics". The unit comes with the
 # interval: the document's "<key>_ci_over" (stats.uncertainty.put_interval records the noun it resampled), a topic
 # summary's "ci_over", or, for a bare interval, the template's argument. Intervals that resample nothing name their
@@ -193,16 +185,6 @@ def _any_interval(value) -> bool:
 def small_class(block) -> str:
     """The CSS class that greys a statistic computed on a small sample (the block's "small" flag)."""
     return "small-sample" if (block or {}).get("small") else ""
-
-
-@register.filter
-def printed_percent(value) -> str:
-    """A share as the NQ-open 301 study printed it (tasktypes.qa_correctness.counting.study_percent): "58.8"; ""
-    when undefined."""
-    from tasktypes.qa_correctness.counting import study_percent
-
-    percent = study_percent(value)
-    return "" if percent is None else f"{percent:.1f}"
 
 
 @register.filter

@@ -53,6 +53,30 @@ class JudgeVerdict(NamedTuple):
     confidence: float | None
 
 
+class DownloadFile(NamedTuple):
+    """A file an ExtraDownload writes: its text, the name it is saved as, and its content type."""
+
+    text: str
+    filename: str
+    content_type: str = "text/plain; charset=utf-8"
+
+
+class ExtraDownload(NamedTuple):
+    """A file a task type serves beside its stored report, written from what report_extras stored with it (a graded
+    type's qrels). agreement routes it under the campaign's report page (campaigns/<slug>/report/ROUTE, URL name
+    URL_NAME; None for an API-only one, which answers JSON) and under its API (campaigns/<slug>/agreement/ROUTE, API_URL_NAME), opens
+    the stored report (answering 202 while none is stored), then calls WRITE(request, campaign=, report=, extras=,
+    **the route's arguments): a DownloadFile, or a dict that the API answers as JSON; Http404 when there is no such
+    file. LABEL says what it is ("qrels"), SUMMARY is its API documentation's title."""
+
+    label: str
+    route: str
+    url_name: str | None
+    api_url_name: str
+    write: Callable
+    summary: str = ""
+
+
 def view_assignment(*, unit, person):
     """An unsaved Assignment of UNIT to PERSON: what the annotation page's hooks (unit_context, value_from_post,
     value_words) take, for pages that show a unit without a lease (the adjudication page)."""
@@ -113,6 +137,8 @@ class TaskTypeSpec:
     # How the arms report (reports.arms) compares this type's arm_keys: "labels" (equal or not; a unit's
     # reference is the blind majority) or "rankings" (Kendall's tau-b; the most typical blind ranking).
     arm_comparison: str = "labels"
+    # The files its report serves beside the document (ExtraDownload), from what report_extras stores with it.
+    extra_downloads: tuple[ExtraDownload, ...] = ()
 
     def value_check(self, value, *, unit=None) -> str:
         """Check a submitted VALUE (JudgmentValueError when malformed) and return its label for agreement.
@@ -247,8 +273,8 @@ class TaskTypeSpec:
         raise NotImplementedError
 
     def report_extras(self, *, campaign, document: dict) -> dict:
-        """What the stored report keeps beside DOCUMENT, CAMPAIGN's report, for its presentation's downloads (a
-        graded type's qrels by source); {} by default."""
+        """What the stored report keeps beside DOCUMENT, CAMPAIGN's report, for its extra_downloads (a graded type's
+        qrels by source); {} by default."""
         return {}
 
     def report_presentation(self):

@@ -57,7 +57,9 @@ WSGI_APPLICATION = "config.wsgi.application"
 
 TEMPLATES = [
     {
-        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        # Django's, with the task type packages' template tag libraries (annotate.task_types.folders).
+        "BACKEND": "annotate.task_types.folders.TemplateBackend",
+        "NAME": "django",  # the alias Django's own backend has (django.template.engines["django"])
         "DIRS": [BASE_DIR / "templates"],
         "OPTIONS": {
             # The project's templates, each app's, then each task type package's (annotate.task_types.folders).

@@ -1,6 +1,7 @@
 """How a graded relevance report is shown (reports.presentation): the runs under the human qrels and each judge's,
 the track's measures, the run orders, imported leaderboards, the judges' grades (templates/graded/); its tables
-(tasktypes.graded.tables), its plots (tasktypes.graded.plots), and the qrels it stores beside the document."""
+(tasktypes.graded.tables) and its plots (tasktypes.graded.plots); the qrels it serves beside the document are
+tasktypes.graded.downloads'."""
 
 from collections.abc import Callable
 
@@ -43,9 +44,6 @@ def _leaderboard_order(name: str, block: dict, systems: list[dict], measures: li
 
 class GradedPresentation(ReportPresentation):
     body_template = "graded/report_body.html"
-    # The qrels each source's grades make, stored with the report (GradedRelevance.report_extras): agreement serves
-    # them and the runs' leaderboards under them.
-    extra_downloads = ("qrels",)
 
     def page_context(self, report: dict, *, judge_names: list[str], plots: dict[str, str]) -> dict:
         from tasktypes.graded.report import MAIN, report_measures
@@ -115,21 +113,6 @@ class GradedPresentation(ReportPresentation):
         from tasktypes.graded.plots import confusion_plot, runs_scatter_plot, scores_cdf_plot
 
         return {"runs": runs_scatter_plot, "cdf": scores_cdf_plot, "confusion": confusion_plot}
-
-    def qrels_text(self, qrels: dict) -> str:
-        """One source's QRELS (topic -> doc -> grade) as TREC qrels lines."""
-        from tasktypes.graded.report import qrels_text
-
-        return qrels_text(qrels)
-
-    def leaderboard_text(self, *, campaign, report: dict, qrels: dict) -> str:
-        """The runs' leaderboard under one source's QRELS (TREC AutoJudge lines), with REPORT's relevance level and
-        compatibility persistence."""
-        from stats import compatibility
-        from tasktypes.graded.report import graded_leaderboard, leaderboard_text
-
-        scoring = {"relevant_from": report["relevant_from"], "compat_p": report.get("compat_p", compatibility.COMPAT_P)}
-        return leaderboard_text(graded_leaderboard(campaign=campaign, qrels=qrels, **scoring), **scoring)
 
     def systems_csv(self, report: dict) -> str:
         from tasktypes.graded.tables import runs_csv

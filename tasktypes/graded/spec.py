@@ -16,6 +16,7 @@ from annotate.selectors.arms import judge_item_verdicts, judge_scores_all
 from annotate.task_types.options import persistence
 from annotate.task_types.spec import JudgmentValueError, TaskTypeSpec
 from annotate.words import or_list
+from tasktypes.graded.downloads import GRADED_DOWNLOADS
 
 MAX_GRADES = 10  # keys 0-9
 # The longest name and definition of a grade: the llm judge's prompt shows the whole scale, and its worst case
@@ -182,6 +183,8 @@ class GradedRelevance(TaskTypeSpec):
                             "Importing a name again replaces its leaderboard.",
     }
     report_layout = "grades"
+    # The qrels each source's grades make (report_extras) and the runs' leaderboards under them, beside the report.
+    extra_downloads = GRADED_DOWNLOADS
 
     def import_lines(self, summary) -> list[str]:
         from tasktypes.graded.importers import graded_lines
@@ -194,7 +197,8 @@ class GradedRelevance(TaskTypeSpec):
         return graded_report_build(campaign=campaign)
 
     def report_extras(self, *, campaign, document: dict) -> dict:
-        """The qrels each source's grades make (consensus, assessor-NAME, judge-NAME), served beside the report."""
+        """The qrels each source's grades make (consensus, assessor-NAME, judge-NAME), served beside the report
+        (tasktypes.graded.downloads)."""
         from tasktypes.graded.report import graded_qrels_sets
 
         return {"qrels": graded_qrels_sets(campaign=campaign)}

@@ -58,7 +58,7 @@ def test_the_page_shows_the_query_and_anonymised_candidates_only(client, setup):
     html = response.content.decode()
     assert "what should I do about a fever 1" in html
     assert "0</b> of <b class=\"num\">3</b> topics done" in html
-    assert "/static/js/rank.js" in html and "/static/css/rank.css" in html
+    assert "/static/answer_ranking/rank.js" in html and "/static/answer_ranking/rank.css" in html
     card = card_of(html)
     for text in ("Drink plenty of fluids", "Fever is the body", "Clinic page", "Forum post"):
         assert text in card

@@ -1,0 +1,107 @@
+"""The agreement report's downloads: the stored document as JSON, its tables as CSV, its methods as text, its plots
+as files; the items and labels CSVs read the data as it is now. While no report is stored the downloads of the
+stored one answer as agreement.responses.not_built says. Researchers of the campaign only. The exports and plots
+are imported by the views that use them, as in agreement.views_page."""
+
+import json
+
+from django.http import Http404, HttpResponse
+from django.views.decorators.http import require_GET
+
+from agreement.responses import attachment, not_built, page_status_url
+from agreement.stored import report_for_open
+from annotate.access import campaign_for_researcher
+from annotate.task_types.registry import task_type_get
+from reports.selectors import human_labels_get, item_rows_get, judge_labels_get
+
+
+@require_GET
+def agreement_report_json(request, slug):
+    campaign = campaign_for_researcher(request.user, slug)
+    opened = report_for_open(campaign=campaign)
+    if not opened.ready:
+        return not_built(campaign, opened, page_status_url(request, campaign))
+    report = opened.document
+    return attachment(
+        json.dumps(report, indent=2, ensure_ascii=False) + "\n",
+        content_type="application/json",
+        filename=f"{campaign.slug}-agreement.json",
+    )
+
+
+def _table_csv(request, slug, table: str) -> HttpResponse:
+    """The report's TABLE (systems, judges or topics) as CSV, as its task type's presentation writes it."""
+    campaign = campaign_for_researcher(request.user, slug)
+    opened = report_for_open(campaign=campaign)
+    if not opened.ready:
+        return not_built(campaign, opened, page_status_url(request, campaign))
+    presentation = task_type_get(campaign.task_type).report_presentation()
+    text = getattr(presentation, f"{table}_csv")(opened.document)
+    return attachment(text, content_type="text/csv; charset=utf-8", filename=f"{campaign.slug}-{table}.csv")
+
+
+@require_GET
+def agreement_systems_csv(request, slug):
+    return _table_csv(request, slug, "systems")
+
+
+@require_GET
+def agreement_judges_csv(request, slug):
+    return _table_csv(request, slug, "judges")
+
+
+@require_GET
+def agreement_topics_csv(request, slug):
+    return _table_csv(request, slug, "topics")
+
+
+@require_GET
+def agreement_items_csv(request, slug):
+    """Every item with its category, human label and judges' verdicts, read now (not from the stored report)."""
+    from reports.tables import items_csv
+
+    campaign = campaign_for_researcher(request.user, slug)
+    text = items_csv(rows=item_rows_get(campaign=campaign), human_label=human_labels_get(campaign=campaign).item_label,
+                     judges=judge_labels_get(campaign=campaign))
+    return attachment(text, content_type="text/csv; charset=utf-8", filename=f"{campaign.slug}-items.csv")
+
+
+@require_GET
+def agreement_methods_txt(request, slug):
+    """The report's methods section for a paper, as plain text (agreement.report.report_methods_text)."""
+    from agreement.report import report_methods_text
+
+    campaign = campaign_for_researcher(request.user, slug)
+    opened = report_for_open(campaign=campaign)
+    if not opened.ready:
+        return not_built(campaign, opened, page_status_url(request, campaign))
+    return attachment(report_methods_text(campaign=campaign, opened=opened), content_type="text/plain; charset=utf-8",
+                      filename=f"{campaign.slug}-methods.txt")
+
+
+@require_GET
+def agreement_labels_csv(request, slug):
+    """Every label behind the report, one row per item and rater, read now (agreement.report.report_labels_csv)."""
+    from agreement.report import report_labels_csv
+
+    campaign = campaign_for_researcher(request.user, slug)
+    return attachment(report_labels_csv(campaign=campaign), content_type="text/csv; charset=utf-8",
+                      filename=f"{campaign.slug}-labels.csv")
+
+
+@require_GET
+def agreement_plot(request, slug, plot, fmt):
+    """One of the report's plots as a file for a paper: SVG, or PNG at print resolution (plots.PRINT_DPI)."""
+    from agreement.plots import report_plot
+    from reports.plots import FORMATS
+
+    campaign = campaign_for_researcher(request.user, slug)
+    if fmt not in FORMATS:
+        raise Http404("no such format")
+    opened = report_for_open(campaign=campaign)
+    if not opened.ready:
+        return not_built(campaign, opened, page_status_url(request, campaign))
+    drawn = report_plot(report=opened.document, name=plot)
+    if drawn is None:
+        raise Http404("no such plot")
+    return attachment(drawn.render(fmt), content_type=FORMATS[fmt], filename=f"{campaign.slug}-{plot}.{fmt}")
