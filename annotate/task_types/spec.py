@@ -141,6 +141,13 @@ class TaskTypeSpec:
         CAMPAIGN beside its items (a graded type's scale); {} by default."""
         return {}
 
+    def judge_prompt(self, family: str):
+        """The prompt a FAMILY judge that takes its prompt from the task type (judges.families.base.JudgeFamily.
+        uses_prompt: the llm) puts to its model on this type's campaigns: a judges.families.base.JudgePrompt, with the
+        options it adds to the family's configuration, the chat for an item and how a reply is read. None by default:
+        such a family cannot judge this type, and a type that names one in judge_families gives its prompt here."""
+        return None
+
     def judge_options(self, family: str) -> dict:
         """Options this task type adds to the configuration of a FAMILY judge on its campaigns (name ->
         judges.families.base.Option), read by its judge_batch and part of the judge's identity; {} by default."""

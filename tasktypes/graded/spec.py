@@ -19,7 +19,7 @@ from annotate.words import or_list
 
 MAX_GRADES = 10  # keys 0-9
 # The longest name and definition of a grade: the llm judge's prompt shows the whole scale, and its worst case
-# (judges.llm.prompts.SCALE_MAX_CHARS) counts ten grades of these.
+# (tasktypes.graded.llm_prompt.SCALE_MAX_CHARS) counts ten grades of these.
 SCALE_NAME_MAX_CHARS = 200
 SCALE_DEFINITION_MAX_CHARS = 2_000
 
@@ -228,6 +228,17 @@ class GradedRelevance(TaskTypeSpec):
     def judge_context(self, campaign) -> dict:
         """The scale and the relevance threshold, for judges that answer with a grade (the llm family)."""
         return {"scale": self.scale(campaign), "relevant_from": self.relevant_from(campaign)}
+
+    def judge_prompt(self, family: str):
+        """The llm's prompt: which grade of the scale (llm_prompt.GradePrompt). Its judges carry qa_correctness's
+        prompt's options too, as every llm judge did when the family held both prompts: their identity stays the
+        same."""
+        if family != "llm":
+            return None
+        from tasktypes.graded.llm_prompt import GradePrompt
+        from tasktypes.qa_correctness.llm_prompt import AnswerPrompt
+
+        return GradePrompt(carries=(AnswerPrompt(),))
 
     def options_problem(self, campaign, options: dict) -> tuple[str, str] | None:
         """relevant_from must lie on the scale, and a new scale must keep every grade already given."""

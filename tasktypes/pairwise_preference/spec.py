@@ -161,6 +161,11 @@ class PairwisePreference(TaskTypeSpec):
                 "candidates": [{"label": f"{side.upper()} ({(data.get(side) or {}).get('system', '')})",
                                 "text": (data.get(side) or {}).get("text", "")} for side in SIDES]}
 
+    def judge_prompt(self, family: str):
+        from tasktypes.pairwise_preference.judging import judge_prompt
+
+        return judge_prompt(family)
+
     def judge_options(self, family: str) -> dict:
         from tasktypes.pairwise_preference.judging import judge_options
 

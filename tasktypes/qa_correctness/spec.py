@@ -55,6 +55,16 @@ class QaCorrectness(TaskTypeSpec):
                  "GPT-4 and text-davinci-003 TSVs, model_outputs/*.jsonl.",
     }
 
+    def judge_prompt(self, family: str):
+        """The llm's prompt: is the answer correct (llm_prompt.AnswerPrompt). Its judges carry the graded prompt's
+        options too, as every llm judge did when the family held both prompts: their identity stays the same."""
+        if family != "llm":
+            return None
+        from tasktypes.graded.llm_prompt import GradePrompt
+        from tasktypes.qa_correctness.llm_prompt import AnswerPrompt
+
+        return AnswerPrompt(carries=(GradePrompt(),))
+
     def import_run(self, **import_) -> None:
         from tasktypes.qa_correctness.importers import qa_import
 
