@@ -230,11 +230,9 @@ class GradedRelevance(TaskTypeSpec):
         return {"scale": self.scale(campaign), "relevant_from": self.relevant_from(campaign)}
 
     def judge_prompt(self, family: str):
-        """The llm's prompt: which grade of the scale (llm_prompt.GradePrompt). Its judges carry qa_correctness's
-        prompt's options too, as every llm judge did when the family held both prompts: their identity stays the
-        same."""
-        if family != "llm":
-            return None
+        """Which grade of the scale (llm_prompt.GradePrompt), for the one family of judge_families that takes a prompt
+        (passage_relevance's llm). Its judges carry qa_correctness's prompt's options too, as every llm judge did when
+        the family held both prompts: their identity stays the same."""
         from tasktypes.graded.llm_prompt import GradePrompt
         from tasktypes.qa_correctness.llm_prompt import AnswerPrompt
 

@@ -56,10 +56,9 @@ class QaCorrectness(TaskTypeSpec):
     }
 
     def judge_prompt(self, family: str):
-        """The llm's prompt: is the answer correct (llm_prompt.AnswerPrompt). Its judges carry the graded prompt's
-        options too, as every llm judge did when the family held both prompts: their identity stays the same."""
-        if family != "llm":
-            return None
+        """Is the answer correct (llm_prompt.AnswerPrompt), for the one family of judge_families that takes a prompt (the
+        llm). Its judges carry the graded prompt's options too, as every llm judge did when the family held both
+        prompts: their identity stays the same."""
         from tasktypes.graded.llm_prompt import GradePrompt
         from tasktypes.qa_correctness.llm_prompt import AnswerPrompt
 
