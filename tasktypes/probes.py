@@ -234,7 +234,8 @@ def probe_report(*, campaign: Campaign) -> dict | None:
         return spec.label_negative(label, campaign=campaign)
 
     judges = [{"name": name, "kinds": [
-        {**_kind_rate(offered[kind], probes=by_kind[kind], own=verdicts.get(judge_id, {}), seen=originals.get(judge_id, {}),
+        {**_kind_rate(offered[kind], probes=by_kind[kind], own=verdicts.get(judge_id, {}),
+                      seen=originals.get(judge_id, {}),
                       items=items, negative=negative), "failed": failed[judge_id, kind]} for kind in kinds]}
         for judge_id, name in Judge.objects.filter(pk__in=ran).order_by("name").values_list("pk", "name")]
     return {"kinds": [_kind_row(offered[kind], len(by_kind[kind])) for kind in kinds],
