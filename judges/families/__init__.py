@@ -70,7 +70,7 @@ def family_get(name: str) -> JudgeFamily:
     except KeyError:
         known = ", ".join(sorted(FAMILIES))
         if name == EXTERNAL_FAMILY:
-            raise JudgeConfigError("'external' judges hold imported verdicts and cannot be run") from None
+            raise JudgeConfigError(f"'{EXTERNAL_FAMILY}' judges hold imported verdicts and cannot be run") from None
         raise JudgeConfigError(f"unknown judge family {name!r} (available: {known})") from None
 
 
