@@ -184,17 +184,19 @@ class JudgeFamily:
         if prompt is not None:
             prompt.all_checks(complete)
         # Every prompt the configuration can make, at its worst, within the budget (judges.templates.PromptBound).
-        for bound in self.prompt_bounds(complete, options) + (prompt.all_bounds(complete) if prompt else []):
+        for bound in (prompt.all_bounds(complete) if prompt else []) + self.prompt_bounds(complete, options, prompt):
             bound.check()
         return complete
 
     def check_config(self, config: dict) -> None:
         """Checks beyond types (ranges, combinations); raise JudgeConfigError. Default: none."""
 
-    def prompt_bounds(self, config: dict, options: dict[str, Option]) -> list[PromptBound]:
-        """The worst case of each prompt CONFIG makes. Default: each template option alone, every placeholder at an
-        item's largest text (judges.templates.field_max_chars). A family whose prompt joins several parts, or whose
-        fields are cut shorter, says so by overriding this."""
+    def prompt_bounds(self, config: dict, options: dict[str, Option],
+                      prompt: JudgePrompt | None = None) -> list[PromptBound]:
+        """The worst case of each prompt CONFIG makes beside those of its task type's PROMPT (JudgePrompt.bounds,
+        checked first). Default: each template option alone, every placeholder at an item's largest text
+        (judges.templates.field_max_chars). A family whose prompt joins several parts, or whose fields are cut
+        shorter, says so by overriding this."""
         return [PromptBound(self.name, key).template(key, config[key]) for key, option in options.items()
                 if option.placeholders and isinstance(config.get(key), str)]
 

@@ -112,7 +112,8 @@ class LLMJudge(JudgeFamily):
         decoding_check(name, config, n=n)
         http_check(name, config)
 
-    def prompt_bounds(self, config: dict, options: dict[str, Option]) -> list[PromptBound]:
+    def prompt_bounds(self, config: dict, options: dict[str, Option],
+                      prompt: LLMPrompt | None = None) -> list[PromptBound]:
         """None of its own: every prompt is the task type's, whose bounds (JudgePrompt.bounds) count whole messages."""
         return []
 

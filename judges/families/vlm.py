@@ -119,7 +119,7 @@ class VLMJudge(JudgeFamily):
         **{key: LLMJudge.options[key] for key in HTTP_OPTIONS},
     }
 
-    def prompt_bounds(self, config: dict, options: dict[str, Option]) -> list[PromptBound]:
+    def prompt_bounds(self, config: dict, options: dict[str, Option], prompt=None) -> list[PromptBound]:
         return [prompt_bound(config)]
 
     def check_config(self, config: dict) -> None:

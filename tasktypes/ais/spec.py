@@ -33,6 +33,13 @@ class Ais(TaskTypeSpec):
     }
     report_layout = "attribution"
 
+    def judge_prompt(self, family: str):
+        """What the one family of judge_families that takes a prompt (autoais) asks: does the evidence passage entail
+        the answer (entailment.AnswerEntailment)."""
+        from tasktypes.ais.entailment import AnswerEntailment
+
+        return AnswerEntailment()
+
     def probes(self) -> dict:
         from tasktypes.claim_probe import CLAIM_APPENDED
 

@@ -92,7 +92,7 @@ def test_every_template_of_every_family_counts_in_a_prompt_bound(name, task_type
     so a template added later cannot multiply unseen; every family's defaults fit the budget."""
     family, options, prompt = FAMILIES[name], family_options(name, task_type), family_prompt(name, task_type)
     config = family_config_validate(name, {}, task_type=task_type)
-    bounds = family.prompt_bounds(config, options) + (prompt.all_bounds(config) if prompt else [])
+    bounds = (prompt.all_bounds(config) if prompt else []) + family.prompt_bounds(config, options, prompt)
     counted = {(option, placeholder) for bound in bounds for placeholder, shown in bound.fields.items()
                for option in shown}
     for key, option in options.items():
