@@ -144,7 +144,6 @@ class TaskTypeSpec:
         uses_prompt: the llm) puts to its model on this type's campaigns: a judges.families.base.JudgePrompt, with the
         options it adds to the family's configuration, the chat for an item and how a reply is read. None by default:
         such a family cannot judge this type, and a type that names one in judge_families gives its prompt here."""
-        return None
 
     def judge_options(self, family: str) -> dict:
         """Options this task type adds to the configuration of a FAMILY judge on its campaigns (name ->

@@ -7,7 +7,14 @@ TaskTypeSpec): a new task type takes up existing families without editing them.
 from annotate.task_types.registry import UnknownTaskType, task_type_get, task_type_names
 from judges.errors import JudgeConfigError
 from judges.families.autoais import AutoAIS
-from judges.families.base import EXTERNAL_FAMILY, ItemInput, JudgeFamily, JudgePrompt, Option, Verdict
+from judges.families.base import (
+    EXTERNAL_FAMILY,
+    ItemInput,
+    JudgeFamily,
+    JudgePrompt,
+    Option,
+    Verdict,
+)
 from judges.families.bm25 import BM25
 from judges.families.clipscore import CLIPScore
 from judges.families.cross_encoder import CrossEncoder

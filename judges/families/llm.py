@@ -23,7 +23,6 @@ from judges.errors import JudgeConfigError
 from judges.families.base import ItemInput, JudgeFamily, Option, Verdict
 from judges.families.batching import batch_options
 from judges.families.hf import check_model_config
-from judges.llm.prompts import LLMPrompt
 from judges.llm.backend import (
     Backend,
     Connection,
@@ -36,6 +35,7 @@ from judges.llm.backend import (
     generate_in_parts,
 )
 from judges.llm.packaged import PACKAGED_SMOLLM2
+from judges.llm.prompts import LLMPrompt
 from judges.templates import PromptBound, PromptTooLarge
 
 BACKENDS = ("transformers", "openai")

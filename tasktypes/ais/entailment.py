@@ -7,6 +7,8 @@ and the answer (the item's text). By default both are built as the Attributed QA
 them: "The answer to the question '<q>' is '<a>'" beside "<section>. <passage>".
 """
 
+from typing import ClassVar
+
 from judges.families.autoais import EntailmentPrompt
 from judges.families.base import ItemInput, Option
 from judges.templates import PromptBound, field_max_chars, template_fill
@@ -21,7 +23,7 @@ def _passage(item: ItemInput) -> str | None:
 
 
 class AnswerEntailment(EntailmentPrompt):
-    options = {
+    options: ClassVar[dict[str, Option]] = {
         "template": Option((str,), TEMPLATE, "The hypothesis, from {question} and {answer}.",
                            placeholders=TEMPLATE_FIELDS),
         "headings": Option((bool,), True, "Put the passage's headings before it (\"<section>. <passage>\"), as the "

@@ -13,6 +13,8 @@ The instruction and the item template are judge options, so they are part of the
 here makes new judges, never new answers under an old judge's name.
 """
 
+from typing import ClassVar
+
 from annotate.words import or_list
 from judges.errors import JudgeConfigError
 from judges.families.base import ItemInput, Option
@@ -92,7 +94,7 @@ class GradePrompt(LLMPrompt):
     """Which grade of the campaign's scale (the judge context's "scale") a passage deserves for its query."""
 
     scored = False
-    options = {
+    options: ClassVar[dict[str, Option]] = {
         "relevance_instruction": Option((str,), RELEVANCE_INSTRUCTION,
                                         "Graded relevance: the system message, what to judge and how (the answer "
                                         "form, Grade: N on the last line, is added after it)."),

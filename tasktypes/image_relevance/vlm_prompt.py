@@ -8,6 +8,7 @@ field_max_chars.
 """
 
 import re
+from typing import ClassVar
 
 from judges.errors import JudgeConfigError
 from judges.families.base import ItemInput, Option
@@ -137,7 +138,7 @@ def _cut(text: str, limit: int) -> str:
 class SectionRelevance(VisionPrompt):
     """How relevant the image is to the topic's text section, from 1 to 100."""
 
-    options = {
+    options: ClassVar[dict[str, Option]] = {
         "context_template": Option((str,), CONTEXT_TEMPLATE,
                                    "Prompt part 1, the text section: {page_title}, {page_context}, {section_title}, "
                                    "{section_context}; a line whose placeholders are all empty is left out.",

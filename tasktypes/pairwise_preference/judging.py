@@ -22,13 +22,14 @@ measure each judge's position consistency and first-position rate.
 import hashlib
 import json
 from dataclasses import replace
+from typing import ClassVar
 
-from judges.families import SAMPLE_FAMILIES
 from judges.errors import JudgeConfigError
+from judges.families import SAMPLE_FAMILIES
 from judges.families.base import ItemInput, JudgePrompt, Option, Verdict
 from judges.llm import voting
 from judges.llm.backend import Generation, MemorySampleStore, Request
-from tasktypes.pairwise_preference.verdicts import A, B, SIDES, TIE
+from tasktypes.pairwise_preference.verdicts import SIDES, TIE, A, B
 
 BOTH, ONE = "both", "one"
 # The orders a pair is shown in: a first (ab) or b first (ba); each order's first sample index.
@@ -74,7 +75,7 @@ class PairwisePrompt(JudgePrompt):
     family by pairs_judge). Its judges carry the answer and grade prompts' options too, as every llm judge did when the
     family held both: their identity stays the same."""
 
-    options = {
+    options: ClassVar[dict[str, Option]] = {
         "orders": Option((str,), BOTH, "Pairwise: both (ask with each response first; a verdict stands only "
                                         "when the two orders agree) or one (one order, drawn per pair)."),
         "pairwise_instruction": Option((str,), INSTRUCTION, "Pairwise: the system message, what to compare and "

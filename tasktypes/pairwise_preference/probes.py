@@ -1,7 +1,7 @@
 """The probe kind of pairs (TaskTypeSpec.probes): a pair with its two responses swapped. A judge that reads the
 responses, not their positions, names the same response as before."""
 
-from tasktypes.pairwise_preference.verdicts import A, B, TIE
+from tasktypes.pairwise_preference.verdicts import TIE, A, B
 from tasktypes.probes import ProbeKind, Verdict
 
 # The responses a swapped pair should be answered with: the other one, or the tie again.

@@ -13,6 +13,8 @@ are part of the judge's identity: editing a default here makes new judges, never
 old judge's name.
 """
 
+from typing import ClassVar
+
 from judges.errors import JudgeConfigError
 from judges.families.base import ItemInput, Option
 from judges.llm import voting
@@ -189,7 +191,7 @@ def _golds(item: ItemInput) -> list[str]:
 class AnswerPrompt(LLMPrompt):
     """Is the candidate answer correct, given the question's gold answers: yes or no, by the verdict words."""
 
-    options = {
+    options: ClassVar[dict[str, Option]] = {
         "instruction": Option((str,), INSTRUCTION, "The system message: what to judge and how."),
         "output_format": Option((str,), "", "How to answer, after the instruction; {yes} and {no} are the verdict "
                                             "words. Empty: the built-in one for the cot setting.",

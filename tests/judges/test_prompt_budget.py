@@ -10,9 +10,15 @@ import pytest
 from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 
-from judges.errors import JudgeConfigError
 from annotate.task_types.registry import task_types
-from judges.families import FAMILIES, ItemInput, family_config_validate, family_options, family_prompt
+from judges.errors import JudgeConfigError
+from judges.families import (
+    FAMILIES,
+    ItemInput,
+    family_config_validate,
+    family_options,
+    family_prompt,
+)
 from judges.families.llm import LLMJudge
 from judges.llm.backend import Generation, Request, generate_in_parts, request_bytes
 from judges.models import Judge
