@@ -63,7 +63,7 @@ def report_methods_text(*, campaign: Campaign, opened) -> str:
     served = judges_served_models(campaign=campaign)
     judges = [(judge.name, judge.family, judge.config_hash, judge.config,
                served[judge.pk].text() if judge.pk in served else "", judge.is_external)
-              for judge in campaign.judges.order_by("name").only("name", "family", "config_hash", "config")]
+              for judge in campaign.judges.order_by("name")]
     built = opened.built_at.strftime("%Y-%m-%d %H:%M UTC") if opened.built_at else "at an unknown time"
     return methods_text(report=report, campaign_name=campaign.name, judges=judges, figures=figures, built_at=built,
                         data_version=opened.version)
