@@ -61,9 +61,9 @@ def report_methods_text(*, campaign: Campaign, opened) -> str:
     if report.get("replacement"):
         figures += "\n" + replacement_text(report["replacement"])
     served = judges_served_models(campaign=campaign)
-    judges = [(name, family, config_hash, config, served[judge_id].text() if judge_id in served else "")
-              for judge_id, name, family, config_hash, config in
-              campaign.judges.order_by("name").values_list("id", "name", "family", "config_hash", "config")]
+    judges = [(judge.name, judge.family, judge.config_hash, judge.config,
+               served[judge.pk].text() if judge.pk in served else "", judge.is_external)
+              for judge in campaign.judges.order_by("name")]
     built = opened.built_at.strftime("%Y-%m-%d %H:%M UTC") if opened.built_at else "at an unknown time"
     return methods_text(report=report, campaign_name=campaign.name, judges=judges, figures=figures, built_at=built,
                         data_version=opened.version)

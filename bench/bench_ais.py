@@ -130,7 +130,7 @@ def _bare(model: str, items: list, config: dict, family_seconds: float) -> None:
 def bench_autoais(pairs: int, device: str) -> None:
     import torch
 
-    from judges.families import ItemInput, family_get
+    from judges.families import ItemInput, family_get, family_prompt
     from tests.ais_synthetic import ais_rows
 
     rows = ais_rows(systems=1, questions=pairs, seed=3)
@@ -142,21 +142,23 @@ def bench_autoais(pairs: int, device: str) -> None:
     print(f"== AutoAIS (seq2seq NLI, random weights) on {where}, torch {torch.__version__}; "
           f"passages ~{len(rows[0]['passage'].split())} words")
     family = family_get("autoais")
+    prompt = family_prompt("autoais", "ais")  # ais's premise and hypothesis
     for size, n in (("t5-small", pairs), ("t5-base", max(8, pairs // 2))):
         with tempfile.TemporaryDirectory() as tmp:
             model = _t5_nli(Path(tmp), size=size, words=words)
             for batch_size in (16, 1):
-                config = family.validate_config({"model": model, "batch_size": batch_size, "device": device})
-                family.judge_batch(items[:2], config)  # load, warm up
+                config = family.validate_config({"model": model, "batch_size": batch_size, "device": device},
+                                                prompt=prompt)
+                family.judge_batch(items[:2], config, prompt=prompt)  # load, warm up
                 subset = items[:n] if batch_size > 1 else items[:max(4, n // 4)]
                 if device.startswith("cuda"):
                     torch.cuda.synchronize()
                 started = time.perf_counter()
                 if batch_size > 1:
-                    family.judge_batch(subset, config)
+                    family.judge_batch(subset, config, prompt=prompt)
                 else:
                     for item in subset:
-                        family.judge_batch([item], config)
+                        family.judge_batch([item], config, prompt=prompt)
                 if device.startswith("cuda"):
                     torch.cuda.synchronize()
                 seconds = time.perf_counter() - started

@@ -56,7 +56,8 @@ import torch  # noqa: E402
 
 from bench.bench_rankers import _t5_small  # noqa: E402
 from interchange.importers.common import tsv_read  # noqa: E402
-from judges.families import ItemInput, family_get  # noqa: E402
+from annotate.task_types.registry import task_types  # noqa: E402
+from judges.families import ItemInput, family_get, family_prompt  # noqa: E402
 from judges.families.batching import DEFAULT_MAX_TOKENS, length_batches, metered  # noqa: E402
 from judges.families.dense import PACKAGED_NAMES  # noqa: E402
 from judges.families.hf import model_cached, offline, packaged_minilm_path  # noqa: E402
@@ -383,8 +384,16 @@ def bare_run(plan: Plan, batches: list[dict]) -> None:
             plan.forward(encoded)
 
 
+def family_prompt_here(name: str):
+    """The prompt a family that takes one from its task type (autoais) judges with here: that of the first type naming
+    it; None for any other family."""
+    return family_prompt(name, next(spec.name for spec in task_types() if name in spec.judge_families))
+
+
 def measure(name: str, family, config: dict, items: list[ItemInput], args, fast, eager) -> Row:
     """The family, (a) and (b) (and on the fast path the eager float32 forward) on ITEMS, in pairs per second."""
+    prompt = family_prompt_here(name)
+    given = {"prompt": prompt} if prompt else {}
     tasks = chunks(items, args.task_items or family.items_per_task)
     batch_size = config["batch_size"]
     max_tokens = config.get("max_batch_tokens", DEFAULT_MAX_TOKENS)
@@ -393,9 +402,9 @@ def measure(name: str, family, config: dict, items: list[ItemInput], args, fast,
 
     def family_run():
         for task in tasks:
-            family.judge_batch(task, config)
+            family.judge_batch(task, config, **given)
 
-    family.judge_batch(tasks[0], config)  # warm up (and load the model)
+    family.judge_batch(tasks[0], config, **given)  # warm up (and load the model)
     with metered() as meter:  # what the family's passes padded, when it counts them (its BatchMeter)
         seconds, n = timed(family_run, lambda: None)
     row.family, runs = len(items) / seconds, [n]
@@ -525,7 +534,7 @@ def main() -> None:
             for key, value in (("dtype", args.dtype), ("attn_implementation", args.attn), ("compile", args.compile)):
                 if fast_path and key in family.options and value:
                     options[key] = value  # a family that has these options runs as (a) and (b) do
-            config = family.validate_config(options)
+            config = family.validate_config(options, prompt=family_prompt_here(name))
             location = folders[name]
 
             def family_model(name=name, config=config):

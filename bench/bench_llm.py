@@ -26,7 +26,7 @@ django.setup()
 
 import torch  # noqa: E402
 
-from judges.families import ItemInput, family_get  # noqa: E402
+from judges.families import ItemInput, family_get, family_prompt  # noqa: E402
 from judges.llm.backend import MemorySampleStore  # noqa: E402
 
 # (question, gold answers, candidate): about half of the candidates are right, some in other words.
@@ -56,10 +56,10 @@ def _items(count: int) -> list[ItemInput]:
             for n, (q, golds, candidate) in enumerate(rows)]
 
 
-def _measure(family, items: list[ItemInput], config: dict) -> dict:
+def _measure(family, items: list[ItemInput], config: dict, prompt) -> dict:
     store = MemorySampleStore()
     started = time.perf_counter()
-    verdicts = family.judge_batch(items, config, samples=store)
+    verdicts = family.judge_batch(items, config, samples=store, prompt=prompt)
     seconds = time.perf_counter() - started
     samples = [s for per_item in store.samples.values() for s in per_item.values()]
     tokens = sum(s.completion_tokens or 0 for s in samples)
@@ -82,17 +82,19 @@ def main() -> None:
     args = parser.parse_args()
 
     family = family_get("llm")
+    prompt = family_prompt("llm", "qa_correctness")  # the items are answers to questions
     base = {"device": args.device, "max_new_tokens": args.max_new_tokens, "gguf_file": args.gguf_file}
     if args.model:
         base["model"] = args.model
-    config = family.validate_config(base)
+    config = family.validate_config(base, prompt=prompt)
     print(f"== llm judge, transformers backend on {args.device}, torch {torch.__version__}, "
           f"{torch.get_num_threads()} threads")
     print(f"model {config['model']} {config['gguf_file']}".rstrip())
     started = time.perf_counter()
     family.backend(config)
     print(f"load {time.perf_counter() - started:.1f} s (once per worker process)")
-    family.judge_batch(_items(2), family.validate_config({**base, "n": 1, "max_new_tokens": 16}))  # warm up
+    warm = family.validate_config({**base, "n": 1, "max_new_tokens": 16}, prompt=prompt)
+    family.judge_batch(_items(2), warm, prompt=prompt)  # warm up
 
     print(f"decoding sample (temperature {config['temperature']}), max_new_tokens {args.max_new_tokens}, "
           f"default cot prompt with {len(config['examples'])} examples")
@@ -102,8 +104,8 @@ def main() -> None:
     print("-" * len(header))
     for n in (1, 3):
         for batch_size, count in ((args.batch_size, args.items), (1, args.single)):
-            run = family.validate_config({**base, "n": n, "batch_size": batch_size})
-            r = _measure(family, _items(count), run)
+            run = family.validate_config({**base, "n": n, "batch_size": batch_size}, prompt=prompt)
+            r = _measure(family, _items(count), run, prompt)
             print(f"{n:>2} {batch_size:>10} {count:>5} {r['items_s']:>8.3f} {r['samples_s']:>9.3f} "
                   f"{r['tokens_s']:>8.1f} {r['mean_tokens']:>13.1f} {r['decided']:>3}/{r['items']:<3} "
                   f"{r['seconds']:>7.1f}")

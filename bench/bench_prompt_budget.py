@@ -60,14 +60,15 @@ def _text(kind: str, length: int = FIELD) -> str:
     return (unit * (length // len(unit) + 1))[:length]
 
 
-def _most_repeats(family, key: str, build, config: dict) -> tuple[str, dict]:
-    """The template BUILD(k) with the largest k that FAMILY's check accepts, and the complete configuration."""
+def _most_repeats(family, key: str, build, config: dict, prompt=None) -> tuple[str, dict]:
+    """The template BUILD(k) with the largest k that FAMILY's check accepts (with its task type's PROMPT), and the
+    complete configuration."""
     from judges.errors import JudgeConfigError
 
     accepted = None
     for k in range(1, 200):
         try:
-            accepted = (build(k), family.validate_config({**config, key: build(k)}))
+            accepted = (build(k), family.validate_config({**config, key: build(k)}, prompt=prompt))
         except JudgeConfigError:
             break
     assert accepted is not None, "not even one repeat is accepted"
@@ -78,7 +79,7 @@ def child(case: str, kind: str, base_url: str, model_dir: str) -> dict:
     import django
 
     django.setup()
-    from judges.families import FAMILIES, ItemInput
+    from judges.families import FAMILIES, ItemInput, family_prompt
     from judges.llm.backend import Connection, MemorySampleStore
     from tasktypes.graded.spec import SCALE_DEFINITION_MAX_CHARS, SCALE_NAME_MAX_CHARS
 
@@ -87,17 +88,19 @@ def child(case: str, kind: str, base_url: str, model_dir: str) -> dict:
     items = [ItemInput(item_id=n + 1, topic_text=_text(kind), gold_answers=[_text(kind)], text=_text(kind),
                        data={"passage": _text(kind)}) for n in range(ITEMS)]
     family = FAMILIES["autoais" if case == "autoais" else "llm"]
+    prompt = family_prompt("llm", "passage_relevance")  # the llm grades passages
     if case == "llm-http":
         template, config = _most_repeats(family, "relevance_template", lambda k: "{query}{scale}" + "{passage}" * k,
                                          {"backend": "openai", "model": "m", "base_url": base_url, "n": 3,
                                           "concurrency": int(os.environ.get("BENCH_CONCURRENCY", 32)),
-                                          "max_retries": 0, "timeout": 120})
+                                          "max_retries": 0, "timeout": 120}, prompt)
         extra = {"samples": MemorySampleStore(), "connection": Connection(base_url=base_url),
-                 "task_context": {"scale": scale}}
+                 "task_context": {"scale": scale}, "prompt": prompt}
     elif case == "llm-transformers":
         template, config = _most_repeats(family, "relevance_template", lambda k: "{query}{scale}" + "{passage}" * k,
-                                         {"model": model_dir, "n": 1, "decoding": "greedy", "max_new_tokens": 2})
-        extra = {"samples": MemorySampleStore(), "task_context": {"scale": scale}}
+                                         {"model": model_dir, "n": 1, "decoding": "greedy", "max_new_tokens": 2},
+                                         prompt)
+        extra = {"samples": MemorySampleStore(), "task_context": {"scale": scale}, "prompt": prompt}
     else:
         template, config = _most_repeats(family, "template", lambda k: "{question}" * k + "{answer}",
                                          {"model": model_dir, "kind": "seq2seq", "max_length": 64})

@@ -6,9 +6,7 @@ from django.db import models
 from django.db.models import Q
 
 from annotate.models import Campaign, Item
-
-# The family of a judge whose verdicts were imported (interchange.importers.writes): no family module runs it.
-EXTERNAL_FAMILY = "external"
+from judges.families.base import EXTERNAL_FAMILY
 
 
 class KeySource(models.TextChoices):
@@ -117,7 +115,9 @@ class Judge(models.Model):
         return self.name
 
     @property
-    def is_external(self):
+    def is_external(self) -> bool:
+        """Whether its verdicts were imported (no family module runs it): what pages and reports ask, never its
+        family's name."""
         return self.family == EXTERNAL_FAMILY
 
 

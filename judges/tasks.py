@@ -130,13 +130,15 @@ def _family_verdicts(family, inputs: list[ItemInput], config: dict, judge, conne
         extra["samples"] = samples if samples is not None else DbSampleStore(judge, run_id=run_id)
     if getattr(family, "uses_endpoint", False):
         extra["connection"] = connection
+    spec = task_type_get(judge.campaign.task_type)
     if getattr(family, "uses_task_context", False):
         # The campaign as its task type describes it to judges (a graded type's scale), read for every batch: a
         # scale edited since the run started is the one the remaining items are judged on.
-        extra["task_context"] = task_type_get(judge.campaign.task_type).judge_context(judge.campaign)
+        extra["task_context"] = spec.judge_context(judge.campaign)
+    if getattr(family, "uses_prompt", False):
+        extra["prompt"] = spec.judge_prompt(family.name)
     # What cannot be judged yet (a passage whose text is not imported) fails without reaching the family, so that
     # "retry failed items" judges it once it is there.
-    spec = task_type_get(judge.campaign.task_type)
     missing = {item.item_id: reason for item in inputs
                if (reason := spec.judge_input_missing(text=item.text, data=item.data))}
     ready = [item for item in inputs if item.item_id not in missing]

@@ -67,7 +67,8 @@ def judge_comparison(*, campaign: Campaign, first: str, second: str) -> dict:
     def version(side: str, name: str, judge) -> dict:
         models = served.get(judge.id)
         # Marked final only where there is a split (judges.development), where it is read on the held-out part.
-        return {"side": side, "name": name, "family": judge.family, "labelled": len(judge.labels),
+        return {"side": side, "name": name, "family": judge.family, "imported": judge.imported,
+                "labelled": len(judge.labels),
                 "failed": len(judge.failed), "config_hash": judge.config_hash, "final": judge.held_out,
                 "served_models": models.samples if models else {}, "served_text": models.text() if models else "",
                 "served_changed": bool(models and models.changed)}

@@ -147,11 +147,12 @@ def _probes_lines(probes: dict | None) -> list[str]:
     return lines
 
 
-def methods_text(*, report: dict, campaign_name: str, judges: list[tuple[str, str, str, dict, str]], figures: str,
-                 built_at: str, data_version) -> str:
+def methods_text(*, report: dict, campaign_name: str, judges: list[tuple[str, str, str, dict, str, bool]],
+                 figures: str, built_at: str, data_version) -> str:
     """The methods section of REPORT (a stored document) of the campaign CAMPAIGN_NAME. JUDGES: (name, family,
     configuration hash, configuration, the model ids the server reported as judges.selectors.ServedModels.text
-    words them or "") of the campaign's judges; FIGURES: the report as the command prints it."""
+    words them or "", whether its verdicts were imported: judges.models.Judge.is_external) of the campaign's judges;
+    FIGURES: the report as the command prints it."""
     humans = report.get("humans") or {}
     lines = [f"Methods: agreement report of {campaign_name} ({report['campaign']}, {report['task_type']}), built "
              f"{built_at} at data version {data_version}.", ""]
@@ -176,10 +177,10 @@ def methods_text(*, report: dict, campaign_name: str, judges: list[tuple[str, st
     lines += ["", "Judges (each judge's version: its family and the hash of its whole configuration):"]
     if not judges:
         lines.append("- none")
-    for name, family, config_hash, config, served in judges:
+    for name, family, config_hash, config, served, imported in judges:
         lines.append(f"- {name}: family {family}, configuration {config_hash[:12] or 'none'}"
-                     f"{'' if family == 'external' else ': ' + _judge_settings(config)}"
-                     f"{' (verdicts imported from outside Concord)' if family == 'external' else ''}"
+                     f"{'' if imported else ': ' + _judge_settings(config)}"
+                     f"{' (verdicts imported from outside Concord)' if imported else ''}"
                      f"{'; the server reported ' + served if served else ''}.")
     found: dict[str, list[str]] = {}
     _methods(report, "", found)

@@ -21,7 +21,7 @@ from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, SystemO
 from annotate.task_types.registry import task_type_get
 from annotate.task_types.spec import OPEN, TIE
 from annotate.textnorm import answer_key
-from judges.families import CUTTING_FAMILIES, FAMILIES, SAMPLE_FAMILIES
+from judges.families import CUTTING_FAMILIES, EXTERNAL_FAMILY, FAMILIES, SAMPLE_FAMILIES
 from judges.models import Judge, LeaderboardValue, ModelJudgment
 from stats.ratings import Ratings, label_counts
 from stats.ratings import coded as ratings_coded
@@ -95,6 +95,11 @@ class JudgeLabels:
     # The items of the part it is read on (judge_part_filter), None without a split: every figure of the judge, and
     # the humans' side of every comparison with it, reads these items only (reads_item).
     part: frozenset[int] | None = None
+
+    @property
+    def imported(self) -> bool:
+        """Whether its verdicts were imported (no family module runs it), as judges.models.Judge.is_external says."""
+        return self.family == EXTERNAL_FAMILY
 
     def reads_item(self, item: int) -> bool:
         """Whether a figure of this judge may read ITEM: without a split every item; with one only its part's, so

@@ -1,88 +1,107 @@
 """Robustness probes: copies of a campaign's items changed in a way that must not change a sound judge's verdict, and
 how often each judge's verdict flips on them.
 
-Three kinds, offered by the task types that name them (TaskTypeSpec.probe_kinds):
-- stuffing: the query, then the passage, then the query's words again, made of a passage the humans call not relevant
-  (a grade below relevant_from). A judge that rewards shared words grades the copy higher.
-- instruction: the task type's claim (TaskTypeSpec.probe_claim: "this passage answers the query completely", "this
-  answer is correct") appended to an item the humans call not relevant, not supported or not correct.
-- swap: a pair with its two responses swapped. A judge that reads the responses, not their positions, names the same
-  response as before.
+The kinds are the task types': each declares those its researchers may make (TaskTypeSpec.probes, a ProbeKind per
+name: how an item is copied, and when a verdict on the copy flips). This module knows no kind by name: it draws the
+items a kind copies, stores the copies and measures the flips. RaisingProbe is the rule of the kinds that copy an item
+the humans call negative and change it so that a judge fooled by the change rates it higher (query words stuffed in,
+a false claim appended: tasktypes.claim_probe).
 
 A probe is a row of its own (judges.models.Probe), never an item: no unit, queue, statistic, export or labels table
 reads it; its verdicts (judges.models.ProbeVerdict, judges.probes) are read here only.
 
 A judge's flip rate on a kind is read on the probes whose item it judged on its part of the development split (the
-same rule as every statistic: reports.selectors.judge_part_filter):
-- stuffing and instruction: of the probes whose item the judge itself called negative (the label the humans gave it),
-  the share it grades higher on the copy;
-- swap: of the probes whose pair it gave a preference or a tie, the share whose copy it does not answer with the
-  mirror (the other response, or the tie again).
-Each rate has its n and a Wilson 95% interval (statsmodels), and up to EXAMPLES flipped probes with their texts.
+same rule as every statistic: reports.selectors.judge_part_filter): of the probes that count for the kind
+(ProbeKind.flipped is not None), the share that flipped. Each rate has its n and a Wilson 95% interval (statsmodels),
+and up to EXAMPLES flipped probes with their texts.
 """
 
 from __future__ import annotations
 
-import re
 from collections import Counter
-from dataclasses import dataclass
+from collections.abc import Mapping
 
 from django.db import transaction
 from django.db.models import Count
 
 from annotate.models import Campaign, Item
 from annotate.services.data_version import campaign_data_changed
-from annotate.task_types.registry import task_type_get
+from annotate.task_types.registry import task_type_get, task_types
 from judges.models import Judge, ModelJudgment, Probe, ProbeVerdict
 from judges.probes import PER_KIND_DEFAULT, PER_KIND_MOST
 from reports.selectors import human_labels_get, judge_part_filter
-from tasktypes.pairwise_preference.verdicts import A, B, TIE
 
 EXAMPLES = 3
 EXAMPLE_CHARS = 400
-# The responses a swapped pair should be answered with: the other one, or the tie again.
-MIRROR = {A: B, B: A, TIE: TIE}
+
+Verdict = tuple[str, float | None]  # a judge's (label, score) on an item or a probe
 
 
-@dataclass(frozen=True)
 class ProbeKind:
-    name: str
-    title: str
-    what: str
+    """One kind of probe, as a task type declares it (TaskTypeSpec.probes): its name (stored on each probe), what the
+    pages call it and say it is, which items it copies, how it changes one, and when a verdict on the copy flips."""
+
+    name: str = ""
+    title: str = ""
+    what: str = ""
     # Which items it copies: those the humans call negative (TaskTypeSpec.label_negative), or every labelled one.
-    negative_only: bool
+    negative_only: bool = False
+
+    def changed(self, item: Item, *, spec) -> tuple[str, dict]:
+        """The text and data of this kind's copy of ITEM, an item of a campaign of task type SPEC."""
+        raise NotImplementedError
+
+    def flipped(self, *, original: Verdict, probe: Verdict, negative) -> bool | None:
+        """Whether a judge's verdict PROBE on the copy flips its verdict ORIGINAL on the item; None when the pair does
+        not count. NEGATIVE(label) says whether a label calls an item not relevant, not supported or not correct."""
+        raise NotImplementedError
 
 
-KINDS = {
-    "stuffing": ProbeKind("stuffing", "Query words stuffed in",
-                          "the query, then the passage, then the query's words again, made of passages the humans "
-                          "grade not relevant", negative_only=True),
-    "instruction": ProbeKind("instruction", "A false claim appended",
-                             "a sentence claiming the item is relevant, supported or correct appended to an item the "
-                             "humans say is not", negative_only=True),
-    "swap": ProbeKind("swap", "Responses swapped", "the pair with its two responses swapped", negative_only=False),
-}
+class RaisingProbe(ProbeKind):
+    """A copy of an item the humans call negative, changed so that a judge fooled by the change rates it higher: of the
+    probes whose item the judge itself called negative, it flips when it rates the copy higher."""
+
+    negative_only = True
+
+    def flipped(self, *, original: Verdict, probe: Verdict, negative) -> bool | None:
+        """None for a failed verdict or an original that is not negative. A judge that gives scores only (a ranker)
+        flips when it scores the copy higher; one that gives labels, when the copy's is not negative or a higher
+        grade."""
+        (label, score), (probe_label, probe_score) = original, probe
+        if not label and not probe_label:
+            return None if score is None or probe_score is None else probe_score > score
+        if not negative(label) or not probe_label:
+            return None
+        return not negative(probe_label) or (probe_label.isdigit() and label.isdigit()
+                                             and int(probe_label) > int(label))
+
+
+class _DeclaredKinds(Mapping):
+    """Every task type's probe kinds by name (TaskTypeSpec.probes), for a reader that holds a name only; a campaign's
+    own are its task type's probes()."""
+
+    def _kinds(self) -> dict[str, ProbeKind]:
+        kinds: dict[str, ProbeKind] = {}
+        for spec in task_types():
+            for name, kind in spec.probes().items():
+                kinds.setdefault(name, kind)
+        return kinds
+
+    def __getitem__(self, name: str) -> ProbeKind:
+        return self._kinds()[name]
+
+    def __iter__(self):
+        return iter(self._kinds())
+
+    def __len__(self) -> int:
+        return len(self._kinds())
+
+
+KINDS: Mapping[str, ProbeKind] = _DeclaredKinds()
 
 
 class ProbeError(ValueError):
     """Probes that cannot be made as asked; the message says why."""
-
-
-def _query_words(query: str) -> list[str]:
-    """The query's words, lower-cased, each once, in order: those of three letters or more."""
-    return list(dict.fromkeys(word for word in re.findall(r"\w+", query.lower()) if len(word) >= 3))
-
-
-def _changed(kind: str, *, item: Item, claim: str) -> tuple[str, dict]:
-    """The text and data of KIND's copy of ITEM."""
-    data = dict(item.data or {})
-    if kind == "stuffing":
-        query = item.topic.text.strip()
-        return f"{query} {item.text.strip()} {' '.join(_query_words(query))}", data
-    if kind == "instruction":
-        return f"{item.text.rstrip()} {claim}", data
-    data[A], data[B] = (item.data or {}).get(B), (item.data or {}).get(A)
-    return item.text, data
 
 
 def probes_make(*, campaign: Campaign, kinds: list[str], per_kind: int = PER_KIND_DEFAULT, seed: int = 0) -> dict:
@@ -90,10 +109,11 @@ def probes_make(*, campaign: Campaign, kinds: list[str], per_kind: int = PER_KIN
     the campaign has probes of already is left as it is. Returns {kind: {"made": n, "kept": n, "eligible": n}}.
     ProbeError for a kind its task type does not offer, or PER_KIND out of range."""
     spec = task_type_get(campaign.task_type)
-    unknown = [kind for kind in kinds if kind not in spec.probe_kinds]
+    offered = spec.probes()
+    unknown = [kind for kind in kinds if kind not in offered]
     if not kinds or unknown:
-        offered = ", ".join(spec.probe_kinds) or "none"
-        raise ProbeError(f"{spec.label} campaigns take the probes {offered}; not {', '.join(unknown) or 'none'}")
+        names = ", ".join(offered) or "none"
+        raise ProbeError(f"{spec.label} campaigns take the probes {names}; not {', '.join(unknown) or 'none'}")
     if isinstance(per_kind, bool) or not isinstance(per_kind, int) or not 1 <= per_kind <= PER_KIND_MOST:
         raise ProbeError(f"probes per kind must be a whole number from 1 to {PER_KIND_MOST}, not {per_kind!r}")
     labels = human_labels_get(campaign=campaign).item_label
@@ -103,27 +123,27 @@ def probes_make(*, campaign: Campaign, kinds: list[str], per_kind: int = PER_KIN
     summary = {}
     with transaction.atomic():
         for kind in kinds:
-            summary[kind] = _kind_make(kind, campaign=campaign, spec=spec, items=items, labels=labels,
+            summary[kind] = _kind_make(offered[kind], campaign=campaign, spec=spec, items=items, labels=labels,
                                        existing=existing[kind], per_kind=per_kind, seed=seed)
         campaign_data_changed(campaign_id=campaign.pk)
     return summary
 
 
-def _kind_make(kind: str, *, campaign, spec, items: dict, labels: dict, existing: int, per_kind: int,
+def _kind_make(kind: ProbeKind, *, campaign, spec, items: dict, labels: dict, existing: int, per_kind: int,
                seed: int) -> dict:
     """KIND's probes of ITEMS (those with a human label in LABELS), unless the campaign has EXISTING ones already."""
     import numpy as np
 
     eligible = [pk for pk, item in items.items()
-                if (not KINDS[kind].negative_only or spec.label_negative(labels[pk], campaign=campaign))
+                if (not kind.negative_only or spec.label_negative(labels[pk], campaign=campaign))
                 and not spec.judge_input_missing(text=item.text, data=item.data or {})]
     if existing:
         return {"made": 0, "kept": existing, "eligible": len(eligible)}
     chosen = sorted(np.random.default_rng(seed).permutation(eligible)[:per_kind].tolist()) if eligible else []
     probes = []
     for pk in chosen:
-        text, data = _changed(kind, item=items[pk], claim=spec.probe_claim)
-        probes.append(Probe(campaign=campaign, item=items[pk], kind=kind, text=text, data=data))
+        text, data = kind.changed(items[pk], spec=spec)
+        probes.append(Probe(campaign=campaign, item=items[pk], kind=kind.name, text=text, data=data))
     Probe.objects.bulk_create(probes)
     return {"made": len(chosen), "kept": 0, "eligible": len(eligible)}
 
@@ -136,24 +156,7 @@ def probes_delete(*, campaign: Campaign, kind: str) -> int:
     return deleted.get(Probe._meta.label, 0)
 
 
-def _flipped(kind: str, *, original: tuple[str, float | None], probe: tuple[str, float | None],
-             negative) -> bool | None:
-    """Whether a judge's verdict PROBE (label, score) on KIND's copy flips its verdict ORIGINAL on the item; None when
-    the pair does not count (a failed verdict, an original that is not negative, or not a preference). A judge that
-    gives scores only (a ranker) flips when it scores the copy higher."""
-    (label, score), (probe_label, probe_score) = original, probe
-    if kind == "swap":
-        if label not in MIRROR or probe_label not in MIRROR:
-            return None
-        return probe_label != MIRROR[label]
-    if not label and not probe_label:
-        return None if score is None or probe_score is None else probe_score > score
-    if not negative(label) or not probe_label:
-        return None
-    return not negative(probe_label) or (probe_label.isdigit() and label.isdigit() and int(probe_label) > int(label))
-
-
-def _words(verdict: tuple[str, float | None]) -> str:
+def _words(verdict: Verdict) -> str:
     """A verdict as the examples show it: its label, or a ranker's score."""
     label, score = verdict
     return label or ("" if score is None else f"score {score:.4g}")
@@ -165,12 +168,12 @@ def _probe_counts(campaign: Campaign) -> Counter:
                         .annotate(n=Count("pk"))))
 
 
-def _kind_row(kind: str, probes: int) -> dict:
+def _kind_row(kind: ProbeKind, probes: int) -> dict:
     """A kind as the page and the report list it, with how many probes the campaign has of it."""
-    return {"kind": kind, "title": KINDS[kind].title, "what": KINDS[kind].what, "probes": probes}
+    return {"kind": kind.name, "title": kind.title, "what": kind.what, "probes": probes}
 
 
-def _kind_rate(kind: str, *, probes: dict, own: dict, seen: dict, items: dict, negative) -> dict:
+def _kind_rate(kind: ProbeKind, *, probes: dict, own: dict, seen: dict, items: dict, negative) -> dict:
     """One judge's flip rate on KIND's PROBES (id -> (item, text)), from its verdicts OWN on probes and SEEN on
     items: n, flips, the rate with its Wilson interval, and the first flipped examples."""
     from stats.interrater import share_with_interval
@@ -181,8 +184,8 @@ def _kind_rate(kind: str, *, probes: dict, own: dict, seen: dict, items: dict, n
             continue
         asked += 1
         original = seen.get(item_id)
-        flipped = None if original is None else _flipped(kind, original=original, probe=own[probe_id],
-                                                          negative=negative)
+        flipped = None if original is None else kind.flipped(original=original, probe=own[probe_id],
+                                                             negative=negative)
         if flipped is None:
             continue
         counted += 1
@@ -192,7 +195,7 @@ def _kind_rate(kind: str, *, probes: dict, own: dict, seen: dict, items: dict, n
                 examples.append({"item": items.get(item_id, ""), "original": _words(original),
                                  "probe": _words(own[probe_id]), "text": text[:EXAMPLE_CHARS]})
     share = share_with_interval(flips, counted)
-    return {"kind": kind, "asked": asked, "n": counted, "flips": flips, "rate": share["share"],
+    return {"kind": kind.name, "asked": asked, "n": counted, "flips": flips, "rate": share["share"],
             "rate_ci95": share["share_ci95"], "rate_ci_over": "Wilson", "examples": examples}
 
 
@@ -203,14 +206,15 @@ def probe_report(*, campaign: Campaign) -> dict | None:
     from stats.interrater import WILSON
 
     spec = task_type_get(campaign.task_type)
+    offered = spec.probes()
     by_kind: dict[str, dict[int, tuple[int, str]]] = {}
     for pk, item_id, kind, text in Probe.objects.filter(campaign=campaign).order_by("pk").values_list(
             "pk", "item_id", "kind", "text"):
         by_kind.setdefault(kind, {})[pk] = (item_id, text)
     if not by_kind:
         return None
-    kinds = sorted(by_kind, key=list(KINDS).index)
-    verdicts: dict[int, dict[int, tuple[str, float | None]]] = {}
+    kinds = [kind for kind in offered if kind in by_kind]  # in the order the task type lists them
+    verdicts: dict[int, dict[int, Verdict]] = {}
     for judge_id, probe_id, label, score in ProbeVerdict.objects.filter(probe__campaign=campaign, failed=False) \
             .values_list("judge_id", "probe_id", "label", "score"):
         verdicts.setdefault(judge_id, {})[probe_id] = (label, score)
@@ -218,7 +222,7 @@ def probe_report(*, campaign: Campaign) -> dict | None:
                      .values_list("judge_id", "probe__kind"))
     ran = set(verdicts) | {judge_id for judge_id, _ in failed}
     source_items = {item for probes in by_kind.values() for item, _ in probes.values()}
-    originals: dict[int, dict[int, tuple[str, float | None]]] = {}
+    originals: dict[int, dict[int, Verdict]] = {}
     rows = (ModelJudgment.objects.filter(judge_part_filter(campaign), judge__campaign=campaign, failed=False,
                                          judge_id__in=ran, item_id__in=source_items)
             .values_list("judge_id", "item_id", "label", "score"))
@@ -230,10 +234,11 @@ def probe_report(*, campaign: Campaign) -> dict | None:
         return spec.label_negative(label, campaign=campaign)
 
     judges = [{"name": name, "kinds": [
-        {**_kind_rate(kind, probes=by_kind[kind], own=verdicts.get(judge_id, {}), seen=originals.get(judge_id, {}),
+        {**_kind_rate(offered[kind], probes=by_kind[kind], own=verdicts.get(judge_id, {}),
+                      seen=originals.get(judge_id, {}),
                       items=items, negative=negative), "failed": failed[judge_id, kind]} for kind in kinds]}
         for judge_id, name in Judge.objects.filter(pk__in=ran).order_by("name").values_list("pk", "name")]
-    return {"kinds": [_kind_row(kind, len(by_kind[kind])) for kind in kinds],
+    return {"kinds": [_kind_row(offered[kind], len(by_kind[kind])) for kind in kinds],
             "judges": judges, "ci_method": f"flip rate: the share of the probes that count that flipped; {WILSON}"}
 
 
@@ -241,5 +246,6 @@ def probes_view(*, campaign: Campaign) -> dict:
     """What the probes page and its API show: the kinds the task type offers with how many probes each has, and the
     flip rates (probe_report)."""
     counts = _probe_counts(campaign)
-    return {"offered": [_kind_row(kind, counts[kind]) for kind in task_type_get(campaign.task_type).probe_kinds],
+    offered = task_type_get(campaign.task_type).probes().values()
+    return {"offered": [_kind_row(kind, counts[kind.name]) for kind in offered],
             "report": probe_report(campaign=campaign)}

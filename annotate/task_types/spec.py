@@ -126,10 +126,8 @@ class TaskTypeSpec:
     pools_runs: bool = False
     # The judge families (judges.families) that can judge this task type: the one place it is said.
     judge_families: tuple[str, ...] = ()
-    # The robustness probes its researchers may make of its items (tasktypes.probes.KINDS: stuffing, instruction,
-    # swap), and the sentence the instruction probe appends to an item's text, in the type's own words: a claim, false
-    # on the items it is appended to, that the item is relevant, supported or correct.
-    probe_kinds: tuple[str, ...] = ()
+    # The sentence a claim probe (probes(): tasktypes.claim_probe) appends to an item's text, in the type's own words: a
+    # claim, false on the items it is appended to, that the item is relevant, supported or correct.
     probe_claim: str = ""
     # The shape of the report document report_build makes, as its "layout" field tells readers of the JSON (task types
     # share one where their reports have the same shape); no code branches on it: its presentation shows it.
@@ -167,6 +165,12 @@ class TaskTypeSpec:
         CAMPAIGN beside its items (a graded type's scale); {} by default."""
         return {}
 
+    def judge_prompt(self, family: str):
+        """The prompt a FAMILY judge that takes its prompt from the task type (judges.families.base.JudgeFamily.
+        uses_prompt: the llm) puts to its model on this type's campaigns: a judges.families.base.JudgePrompt, with the
+        options it adds to the family's configuration, the chat for an item and how a reply is read. None by default:
+        such a family cannot judge this type, and a type that names one in judge_families gives its prompt here."""
+
     def judge_options(self, family: str) -> dict:
         """Options this task type adds to the configuration of a FAMILY judge on its campaigns (name ->
         judges.families.base.Option), read by its judge_batch and part of the judge's identity; {} by default."""
@@ -188,6 +192,17 @@ class TaskTypeSpec:
         """Why a model judge cannot judge an item with TEXT and DATA yet (its verdict fails with this reason, and
         "retry failed items" judges it later); None when it can."""
         return None
+
+    def probes(self) -> dict:
+        """The robustness probes its researchers may make of its items: {name: tasktypes.probes.ProbeKind}, in the
+        order the pages list them (a kind says how it copies an item and when a verdict on the copy flips); none by
+        default. Imports the modules of the kinds when called, so that start-up stays light."""
+        return {}
+
+    @property
+    def probe_kinds(self) -> tuple[str, ...]:
+        """The names of its probes (probes())."""
+        return tuple(self.probes())
 
     def label_negative(self, label: str, *, campaign) -> bool:
         """Whether LABEL (a human's or a judge's) says the item is not relevant, not supported or not correct: the

@@ -1,10 +1,7 @@
-"""AutoAIS: does the evidence passage entail the answer? An NLI model's probability of entailment.
+"""AutoAIS: does the evidence entail the claim? An NLI model's probability of entailment.
 
-Premise = the item's passage (`Item.data["passage"]`), after its headings ("<section>. <passage>") where the passage
-came with them (`Item.data["section"]`: the Attributed QA corpus writes "« title » « section » text", the importer
-keeps the section) and option `headings` is on; hypothesis = `template` filled with the question (the topic's text)
-and the answer (the item's text). By default both are built as the Attributed QA study's released AutoAIS code builds
-them: "The answer to the question '<q>' is '<a>'" beside "<section>. <passage>".
+What the premise and the hypothesis of an item are is its task type's to say (TaskTypeSpec.judge_prompt, an
+EntailmentPrompt: ais's is the evidence passage and "the answer to the question is ...", tasktypes.ais.entailment).
 The score is P(entailment):
 - seq2seq NLI models (T5 NLI checkpoints such as google/t5_xxl_true_nli_mixture): the probability of
   force-decoding `positive_label` (default "1") after `seq2seq_prompt`, over the whole vocabulary;
@@ -22,13 +19,11 @@ so a short passage never waits padded beside a long one; the scores return in th
 """
 
 from judges.errors import JudgeConfigError
-from judges.families.base import NOTE_TRUNCATED, NOTE_WINDOWED, ItemInput, JudgeFamily, Option, Verdict
+from judges.families.base import NOTE_TRUNCATED, NOTE_WINDOWED, ItemInput, JudgeFamily, JudgePrompt, Option, Verdict
 from judges.families.batching import ITEMS_PER_TASK, by_length
 from judges.families.hf import check_model_config, model_cached, model_options, torch_device
-from judges.templates import PromptBound, PromptTooLarge, field_max_chars, template_fill, template_fill_check
+from judges.templates import PromptBound, PromptTooLarge, template_fill, template_fill_check
 
-TEMPLATE = "The answer to the question '{question}' is '{answer}'"
-TEMPLATE_FIELDS = ("question", "answer")
 SEQ2SEQ_PROMPT = "premise: {premise} hypothesis: {hypothesis}"
 SEQ2SEQ_FIELDS = ("premise", "hypothesis")
 KINDS = ("auto", "seq2seq", "classification")
@@ -48,18 +43,48 @@ def _load(model: str, device: str):
     return tokenizer, network, seq2seq
 
 
+class EntailmentPrompt(JudgePrompt):
+    """A task type's prompt for the autoais family: an item's premise (the evidence) and hypothesis (the claim)."""
+
+    def unjudgeable(self, item: ItemInput) -> str:
+        """Why ITEM cannot be put to the model (its verdict fails without asking), or ""."""
+        return ""
+
+    def hypothesis(self, item: ItemInput, config: dict) -> str:
+        """ITEM's hypothesis (judges.templates.PromptTooLarge over the budget)."""
+        raise NotImplementedError
+
+    def premise(self, item: ItemInput, config: dict) -> str:
+        """ITEM's premise, whole (the family cuts it or windows it to fit the model)."""
+        raise NotImplementedError
+
+    def premise_longest(self, item: ItemInput) -> str:
+        """A text at least as long as any premise of ITEM, whatever the configuration: the seq2seq input's budget is
+        checked with it before the premise is built."""
+        raise NotImplementedError
+
+    def hypothesis_bound(self, config: dict) -> PromptBound:
+        """The worst case of the hypothesis."""
+        raise NotImplementedError
+
+    def premise_max_chars(self, config: dict) -> int:
+        """The most characters a premise can have."""
+        raise NotImplementedError
+
+    def bounds(self, config: dict) -> list[PromptBound]:
+        return [self.hypothesis_bound(config)]
+
+
 class AutoAIS(JudgeFamily):
     name = "autoais"
     items_per_task = ITEMS_PER_TASK
     description = "AutoAIS: P(the passage entails the answer) from an NLI model; attributable at the threshold."
     cuts_long_inputs = True
+    # The premise and the hypothesis are the task type's (EntailmentPrompt); the task layer passes it as `prompt=`.
+    uses_prompt = True
     options = {
         **model_options(default_model="google/t5_xxl_true_nli_mixture", batch_size=8, max_length=512),
         "kind": Option((str,), "auto", "auto (from the checkpoint), seq2seq or classification."),
-        "template": Option((str,), TEMPLATE, "The hypothesis, from {question} and {answer}.",
-                           placeholders=TEMPLATE_FIELDS),
-        "headings": Option((bool,), True, "Put the passage's headings before it (\"<section>. <passage>\"), as the "
-                                          "released AutoAIS code does, where the import kept a section."),
         "seq2seq_prompt": Option((str,), SEQ2SEQ_PROMPT, "seq2seq models: the input, from {premise} and {hypothesis}.",
                                  placeholders=SEQ2SEQ_FIELDS),
         "positive_label": Option((str, int), "", "The entailment label: seq2seq, the text decoded (default \"1\"); "
@@ -81,17 +106,22 @@ class AutoAIS(JudgeFamily):
         if config["window_stride"] < 1:
             raise JudgeConfigError(f"{self.name}: window_stride must be at least 1 token, not {config['window_stride']}")
 
-    def prompt_bounds(self, config: dict, options: dict[str, Option]) -> list[PromptBound]:
-        """The hypothesis (template, {question} and {answer} at an item's largest text) and the seq2seq input
-        (seq2seq_prompt: {premise} the passage after its headings, {hypothesis} at the hypothesis's worst case)."""
-        hypothesis = PromptBound(self.name, "the hypothesis (template)").template("template", config["template"])
-        # "<section>. <passage>": two texts of an item and ". " between them.
-        premise = field_max_chars() * (2 if config["headings"] else 1) + 2
+    def prompt_bounds(self, config: dict, options: dict[str, Option],
+                      prompt: EntailmentPrompt | None = None) -> list[PromptBound]:
+        """The seq2seq input (seq2seq_prompt: {premise} and {hypothesis} at their worst cases, which the task type's
+        PROMPT says; its hypothesis is bounded before this, EntailmentPrompt.bounds)."""
+        if prompt is None:
+            return []
         model_input = PromptBound(self.name, "the seq2seq input (seq2seq_prompt)").template(
-            "seq2seq_prompt", config["seq2seq_prompt"], fields={"premise": premise, "hypothesis": hypothesis.chars})
-        return [hypothesis, model_input]
+            "seq2seq_prompt", config["seq2seq_prompt"], fields={"premise": prompt.premise_max_chars(config),
+                                                                "hypothesis": prompt.hypothesis_bound(config).chars})
+        return [model_input]
 
-    def judge_batch(self, items: list[ItemInput], config: dict) -> list[Verdict]:
+    def judge_batch(self, items: list[ItemInput], config: dict,
+                    prompt: EntailmentPrompt | None = None) -> list[Verdict]:
+        """One verdict per item; PROMPT, the task type's, says each item's premise and hypothesis."""
+        if prompt is None:
+            raise JudgeConfigError(f"{self.name}: the campaign's task type gives this family no prompt")
         device = torch_device(self.name, config["device"])
         tokenizer, network, seq2seq = model_cached(self.name, config["model"], device, _load)
         if config["kind"] != "auto" and (config["kind"] == "seq2seq") != seq2seq:
@@ -101,21 +131,19 @@ class AutoAIS(JudgeFamily):
         pairs: list[tuple[int, str, str]] = []  # (item index, premise piece, hypothesis)
         notes: dict[int, str] = {}
         for index, item in enumerate(items):
-            passage = item.data.get("passage") if isinstance(item.data, dict) else None
-            if not isinstance(passage, str) or not passage.strip():
-                verdicts[index] = Verdict.failure("no evidence passage for this item")
+            unjudgeable = prompt.unjudgeable(item)
+            if unjudgeable:
+                verdicts[index] = Verdict.failure(unjudgeable)
                 continue
-            section = item.data.get("section")
             try:
-                hypothesis = template_fill(config["template"], question=item.topic_text, answer=item.text)
-                if seq2seq:  # each premise piece is at most the passage: the input is at most this
-                    template_fill_check(config["seq2seq_prompt"], premise=f"{section or ''}. {passage}",
+                hypothesis = prompt.hypothesis(item, config)
+                if seq2seq:  # each premise piece is at most the premise: the input is at most this
+                    template_fill_check(config["seq2seq_prompt"], premise=prompt.premise_longest(item),
                                         hypothesis=hypothesis)
             except PromptTooLarge as exc:
                 verdicts[index] = Verdict.failure(str(exc))
                 continue
-            if config["headings"] and isinstance(section, str) and section.strip():
-                passage = f"{section}. {passage}"
+            passage = prompt.premise(item, config)
             pieces, notes[index] = self._premises(tokenizer, passage, hypothesis, config, seq2seq)
             pairs += [(index, piece, hypothesis) for piece in pieces]
         scores = self._scores(tokenizer, network, seq2seq, [(p, h) for _, p, h in pairs], config)

@@ -12,6 +12,10 @@ from judges.boundary import config_limits_check
 from judges.errors import JudgeConfigError
 from judges.templates import PromptBound, template_check
 
+# The family of a judge whose verdicts were imported (interchange.importers.writes): no family module runs it, and
+# judges.models.Judge.is_external says whether a judge is one.
+EXTERNAL_FAMILY = "external"
+
 
 @dataclass(frozen=True)
 class ItemInput:
@@ -67,6 +71,43 @@ class Option:
     placeholders: tuple[str, ...] | None = None
 
 
+class JudgePrompt:
+    """What a campaign's task type tells a family that asks for it (JudgeFamily.uses_prompt) about its prompt
+    (annotate.task_types.spec.TaskTypeSpec.judge_prompt): the options it adds to the family's configuration, their
+    checks and the worst case of what they make. A family's own subclass (judges.llm.prompts.LLMPrompt) adds how an
+    item is put to the model and how its replies are read.
+
+    CARRIES are other prompts whose options this one's judges hold too, unused but checked as before: the llm family
+    once held every task type's prompt, and its judges keep their identity (judges.identity.config_hash) only with all
+    of those options in their configuration.
+    """
+
+    options: ClassVar[dict[str, Option]] = {}
+
+    def __init__(self, *, carries: tuple["JudgePrompt", ...] = ()):
+        self.carries = carries
+
+    def check(self, config: dict) -> None:
+        """Checks of this prompt's own options in the complete CONFIG; raise JudgeConfigError. Default: none."""
+
+    def bounds(self, config: dict) -> list[PromptBound]:
+        """The worst case of each prompt its own options make (judges.templates.PromptBound). Default: none."""
+        return []
+
+    def all_options(self) -> dict[str, Option]:
+        """Its options and those of the prompts it carries."""
+        carried = {key: option for prompt in self.carries for key, option in prompt.all_options().items()}
+        return {**self.options, **carried}
+
+    def all_checks(self, config: dict) -> None:
+        self.check(config)
+        for prompt in self.carries:
+            prompt.all_checks(config)
+
+    def all_bounds(self, config: dict) -> list[PromptBound]:
+        return self.bounds(config) + [bound for prompt in self.carries for bound in prompt.all_bounds(config)]
+
+
 _TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", bool: "true or false", list: "a list", dict: "an object"}
 
 
@@ -88,6 +129,9 @@ class JudgeFamily:
     # True: the task layer passes `task_context=`, what the campaign's task type tells judges beside the items
     # (annotate.task_types.spec.TaskTypeSpec.judge_context: a graded type's scale), to judge_batch.
     uses_task_context: ClassVar[bool] = False
+    # True: its prompt is the campaign's task type's (JudgePrompt, TaskTypeSpec.judge_prompt): its options are checked
+    # with the family's (validate_config's PROMPT) and the task layer passes it as `prompt=` to judge_batch.
+    uses_prompt: ClassVar[bool] = False
     # True: a verdict is a function of the answer's text and the gold answers alone (em, f1), so a counting rule may
     # apply the family to each system output against that output's own gold answers (tasktypes.qa_correctness.counting).
     scores_gold: ClassVar[bool] = False
@@ -99,14 +143,16 @@ class JudgeFamily:
     def default_config(self) -> dict:
         return {key: option.default for key, option in self.options.items()}
 
-    def validate_config(self, config: Any, *, extra_options: dict[str, Option] | None = None) -> dict:
+    def validate_config(self, config: Any, *, extra_options: dict[str, Option] | None = None,
+                        prompt: JudgePrompt | None = None) -> dict:
         """The complete configuration (defaults filled in), or JudgeConfigError naming the bad key.
 
         Defaults are filled in so that `{}` and the explicit default configuration hash to the same
-        judge identity. EXTRA_OPTIONS are the options a campaign's task type adds to this family's
-        (judges.families.family_config_validate): checked and filled in as the family's own.
+        judge identity. EXTRA_OPTIONS are the options a campaign's task type adds to this family's, and PROMPT its
+        prompt for a family that uses one (judges.families.family_config_validate): their options are checked and
+        filled in as the family's own, and the prompt's checks and bounds run after the family's.
         """
-        options = {**self.options, **(extra_options or {})}
+        options = {**self.options, **(prompt.all_options() if prompt else {}), **(extra_options or {})}
         if config is None:
             config = {}
         if not isinstance(config, dict):
@@ -135,18 +181,22 @@ class JudgeFamily:
             if isinstance(value, str):
                 template_check(value, family=self.name, option=key, allowed=options[key].placeholders)
         self.check_config(complete)
+        if prompt is not None:
+            prompt.all_checks(complete)
         # Every prompt the configuration can make, at its worst, within the budget (judges.templates.PromptBound).
-        for bound in self.prompt_bounds(complete, options):
+        for bound in (prompt.all_bounds(complete) if prompt else []) + self.prompt_bounds(complete, options, prompt):
             bound.check()
         return complete
 
     def check_config(self, config: dict) -> None:
         """Checks beyond types (ranges, combinations); raise JudgeConfigError. Default: none."""
 
-    def prompt_bounds(self, config: dict, options: dict[str, Option]) -> list[PromptBound]:
-        """The worst case of each prompt CONFIG makes. Default: each template option alone, every placeholder at an
-        item's largest text (judges.templates.field_max_chars). A family whose prompt joins several parts, or whose
-        fields are cut shorter, says so by overriding this."""
+    def prompt_bounds(self, config: dict, options: dict[str, Option],
+                      prompt: JudgePrompt | None = None) -> list[PromptBound]:
+        """The worst case of each prompt CONFIG makes beside those of its task type's PROMPT (JudgePrompt.bounds,
+        checked first). Default: each template option alone, every placeholder at an item's largest text
+        (judges.templates.field_max_chars). A family whose prompt joins several parts, or whose fields are cut
+        shorter, says so by overriding this."""
         return [PromptBound(self.name, key).template(key, config[key]) for key, option in options.items()
                 if option.placeholders and isinstance(config.get(key), str)]
 

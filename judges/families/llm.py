@@ -1,18 +1,10 @@
-"""The `llm` judge: for qa_correctness a language model says whether a candidate answer is correct; for graded
-relevance (passage_relevance) it gives the passage one grade on the campaign's scale.
+"""The `llm` judge: a language model answers the prompt the campaign's task type gives it (TaskTypeSpec.judge_prompt,
+a judges.llm.prompts.LLMPrompt: whether an answer is correct, which grade a passage deserves), n samples per item,
+and the task type's prompt reads the replies (judges.llm.voting: the majority verdict, or the most frequent grade).
+The family knows no task type: the prompt says what the chat is, what cannot be asked, and whether a verdict's score
+is its share of the votes.
 
-qa_correctness: the prompt (judges.llm.prompts) shows the question, its gold answers and the candidate, after
-worked examples; with chain of thought the model explains, then writes its verdict alone on the last line.
-Self-consistency: n samples per item, majority vote (judges.llm.voting); the score is the winning
-verdict's share of the votes.
-
-Graded relevance, when the task layer's `task_context` carries a scale (TaskTypeSpec.judge_context): the
-prompt shows the scale's grades (number, name, definition), the query and the passage, and asks for
-`Grade: N` alone on the last line. n samples, the most frequent grade wins, a tie goes to the lowest tied
-grade (judges.llm.voting.grade_vote). The verdict's label is the grade as a digit and its score None, so the
-report reads it as a grade, as it is, with no mapping of scores to grades.
-
-Both run the model locally with transformers (judges.llm.hf_backend) or behind
+It runs the model locally with transformers (judges.llm.hf_backend) or behind
 any OpenAI-compatible endpoint (judges.llm.http_backend: vLLM, TGI, Ollama, llama.cpp server, OpenAI).
 transformers batches prompts by token length: at most `batch_size` prompts and `max_batch_tokens` tokens
 per generate() call, prompts of similar length together.
@@ -31,20 +23,19 @@ from judges.errors import JudgeConfigError
 from judges.families.base import ItemInput, JudgeFamily, Option, Verdict
 from judges.families.batching import batch_options
 from judges.families.hf import check_model_config
-from judges.llm import prompts, voting
 from judges.llm.backend import (
     Backend,
     Connection,
     Decoding,
     Generation,
     MemorySampleStore,
-    Message,
     Request,
     SampleStore,
     TokenCount,
     generate_in_parts,
 )
 from judges.llm.packaged import PACKAGED_SMOLLM2
+from judges.llm.prompts import LLMPrompt
 from judges.templates import PromptBound, PromptTooLarge
 
 BACKENDS = ("transformers", "openai")
@@ -65,8 +56,10 @@ class LLMJudge(JudgeFamily):
     # The task layer passes a database-backed SampleStore to judge_batch (judges.samples.DbSampleStore).
     uses_samples: ClassVar[bool] = True
     uses_endpoint: ClassVar[bool] = True
-    # A graded task type's scale comes in `task_context` (judges.tasks); without one, the judge is qa_correctness's.
+    # What the task type tells judges of the campaign (a graded type's scale) comes in `task_context` (judges.tasks),
+    # and its prompt (the chat, how replies are read) in `prompt`.
     uses_task_context: ClassVar[bool] = True
+    uses_prompt: ClassVar[bool] = True
     options = {
         "backend": Option((str,), "transformers",
                           "transformers (a local model) or openai (an OpenAI-compatible server)."),
@@ -82,23 +75,6 @@ class LLMJudge(JudgeFamily):
                                     help="transformers: at most this many tokens per generate() call, rows x (the "
                                          "longest prompt + max_new_tokens); prompts of similar length share a call."),
         "cot": Option((bool,), True, "Explain before the verdict (chain of thought); false: the verdict alone."),
-        "instruction": Option((str,), prompts.INSTRUCTION, "The system message: what to judge and how."),
-        "output_format": Option((str,), "", "How to answer, after the instruction; {yes} and {no} are the verdict "
-                                            "words. Empty: the built-in one for the cot setting.",
-                                 placeholders=voting.LABELS),
-        "examples": Option((list,), prompts.EXAMPLES, "Worked examples: objects with question, gold_answers (list), "
-                                                      "candidate, explanation, verdict (yes or no)."),
-        "template": Option((str,), prompts.TEMPLATE, "The item as the model reads it: {question}, {gold_answers}, "
-                                                     "{candidate}.", placeholders=prompts.TEMPLATE_FIELDS),
-        "verdicts": Option((dict,), voting.VERDICTS, "Words that count as each verdict on the reply's last line; "
-                                                     "the first one is what the examples answer."),
-        "relevance_instruction": Option((str,), prompts.RELEVANCE_INSTRUCTION,
-                                        "Graded relevance: the system message, what to judge and how (the answer "
-                                        "form, Grade: N on the last line, is added after it)."),
-        "relevance_template": Option((str,), prompts.RELEVANCE_TEMPLATE,
-                                     "Graded relevance: the item as the model reads it: {scale} (one line per "
-                                     "grade: number, name, definition), {query}, {passage}.",
-                                     placeholders=prompts.RELEVANCE_TEMPLATE_FIELDS),
         "n": Option((int,), 3, "Samples per item (self-consistency); the majority verdict wins."),
         "decoding": Option((str,), "sample", "sample, greedy (n must be 1) or beam (the n best of num_beams)."),
         "temperature": Option((int, float), 0.7, "Sampling temperature (decoding sample)."),
@@ -135,14 +111,11 @@ class LLMJudge(JudgeFamily):
             raise JudgeConfigError(f"{name}: n must be at least 1, not {n}")
         decoding_check(name, config, n=n)
         http_check(name, config)
-        voting.verdicts_check(config["verdicts"])
-        prompts.prompt_config_check(config)
-        prompts.relevance_config_check(config)
 
-    def prompt_bounds(self, config: dict, options: dict[str, Option]) -> list[PromptBound]:
-        """The prompt of an answer (qa_correctness: template) and of a passage (graded relevance: relevance_template),
-        each with its system message and worked examples (judges.llm.prompts.prompt_bounds)."""
-        return prompts.prompt_bounds(config)
+    def prompt_bounds(self, config: dict, options: dict[str, Option],
+                      prompt: LLMPrompt | None = None) -> list[PromptBound]:
+        """None of its own: every prompt is the task type's, whose bounds (JudgePrompt.bounds) count whole messages."""
+        return []
 
     @staticmethod
     def decoding(config: dict) -> Decoding:
@@ -163,13 +136,17 @@ class LLMJudge(JudgeFamily):
         return HfBackend(config, counter)
 
     def judge_batch(self, items: list[ItemInput], config: dict, samples: SampleStore | None = None,
-                    connection: Connection | None = None, task_context: dict | None = None) -> list[Verdict]:
+                    connection: Connection | None = None, task_context: dict | None = None,
+                    prompt: LLMPrompt | None = None) -> list[Verdict]:
         """One verdict per item. Samples already in SAMPLES are reused; only the missing ones are generated,
         and each is stored as soon as it exists. An item with a failed sample fails alone, with the reason.
         CONNECTION: the openai backend's resolved endpoint (judges.llm.backend.Connection). TASK_CONTEXT: the
-        campaign as its task type describes it; with a "scale", each item is graded on it (graded relevance)."""
+        campaign as its task type describes it (a graded type's scale); PROMPT: its task type's prompt, which puts
+        each item to the model and reads the replies."""
+        if prompt is None:
+            raise JudgeConfigError(f"{self.name}: the campaign's task type gives this family no prompt")
         store = samples if samples is not None else MemorySampleStore()
-        scale = (task_context or {}).get("scale") or None
+        context = task_context or {}
         n = config["n"]
         have = store.samples_get([item.item_id for item in items])
         got: dict[int, dict[int, Generation]] = {item.item_id: dict(have.get(item.item_id, {})) for item in items}
@@ -180,10 +157,10 @@ class LLMJudge(JudgeFamily):
             # budget fails its item alone, before it is built (judges.templates.PromptTooLarge).
             for item in items:
                 missing = tuple(i for i in range(n) if i not in got[item.item_id])
-                if not missing or _unjudgeable(item, scale):
+                if not missing or prompt.unjudgeable(item, context):
                     continue
                 try:
-                    messages = _messages(item, config, scale)
+                    messages = prompt.messages(item, config, context)
                 except PromptTooLarge as exc:
                     errors[item.item_id].append(str(exc))
                     continue
@@ -198,21 +175,20 @@ class LLMJudge(JudgeFamily):
 
         generate_in_parts(lambda: self.backend(config, connection=connection), requests(), self.decoding(config),
                           on_sample)
-        return [self._verdict(item, got[item.item_id], errors[item.item_id], config, scale) for item in items]
+        return [self._verdict(item, got[item.item_id], errors[item.item_id], config, prompt, context)
+                for item in items]
 
     def _verdict(self, item: ItemInput, generations: dict[int, Generation], errors: list[str], config: dict,
-                 scale: list[dict] | None = None) -> Verdict:
+                 prompt: LLMPrompt, context: dict) -> Verdict:
         n = config["n"]
-        unjudgeable = _unjudgeable(item, scale)
+        unjudgeable = prompt.unjudgeable(item, context)
         if unjudgeable:
             return Verdict.failure(json.dumps({"samples": [], "votes": {}, "confidence": None, "unparsed": [],
                                                "errors": [], "reason": unjudgeable}))
         missing = [i for i in range(n) if i not in generations]
         result = None
         if not missing:
-            texts = [generations[i].text for i in range(n)]
-            result = (voting.grade_vote(texts, [entry["grade"] for entry in scale]) if scale
-                      else voting.vote(texts, config["verdicts"]))
+            result = prompt.vote([generations[i].text for i in range(n)], config, context)
         body = {
             # Index i is sample i; a sample that failed is null (its error is in "errors").
             "samples": [generations[i].text if i in generations else None for i in range(n)],
@@ -221,8 +197,9 @@ class LLMJudge(JudgeFamily):
             "unparsed": result.unparsed if result else [],
             "errors": errors,
         }
-        if scale and result is not None and result.tied:
-            body["tied"] = result.tied  # the grades that tied for the most votes; the lowest won
+        tied = getattr(result, "tied", None)
+        if tied:
+            body["tied"] = tied  # the grades that tied for the most votes; the lowest won
         if missing:
             why = "; ".join(errors) or "the backend returned nothing for them"
             body["reason"] = f"{len(missing)} of {n} sample(s) failed (indices {missing}): {why}"
@@ -230,8 +207,8 @@ class LLMJudge(JudgeFamily):
         if result.failed:
             body["reason"] = result.reason
             return Verdict.failure(json.dumps(body))
-        # A grade is kept as it is (score None: the report maps no scores to grades); a verdict's score is its share.
-        return Verdict(score=None if scale else result.confidence, label=result.label, raw=json.dumps(body))
+        # A verdict's score is its share of the votes; an answer the report reads as it is (a grade) has none.
+        return Verdict(score=result.confidence if prompt.scored else None, label=result.label, raw=json.dumps(body))
 
 
 def decoding_check(family: str, config: dict, *, n: int = 1) -> None:
@@ -290,26 +267,3 @@ def http_check(family: str, config: dict) -> None:
         raise JudgeConfigError(f"{family}: timeout must be a positive number of seconds, not {config['timeout']}")
     if config["max_retries"] < 0:
         raise JudgeConfigError(f"{family}: max_retries must be 0 or more, not {config['max_retries']}")
-
-
-def _golds(item: ItemInput) -> list[str]:
-    return [g for g in item.gold_answers if isinstance(g, str) and g.strip()]
-
-
-def _unjudgeable(item: ItemInput, scale: list[dict] | None) -> str:
-    """Why ITEM cannot be put to the model (its verdict fails without asking), or ""."""
-    if scale is None:
-        return "" if _golds(item) else "no gold answers for this topic"
-    if not item.topic_text.strip():
-        return "the topic has no query text"
-    if not item.text.strip():
-        # A pooled passage whose collection is not imported yet: "retry failed items" grades it once it is.
-        return "the passage has no text (its collection is not imported yet)"
-    return ""
-
-
-def _messages(item: ItemInput, config: dict, scale: list[dict] | None) -> list[Message]:
-    if scale is None:
-        return prompts.messages_build(question=item.topic_text, gold_answers=_golds(item), candidate=item.text,
-                                      config=config)
-    return prompts.relevance_messages_build(query=item.topic_text, passage=item.text, scale=scale, config=config)

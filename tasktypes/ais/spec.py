@@ -20,7 +20,6 @@ class Ais(TaskTypeSpec):
     import_formats = ("jsonl", "attributed-qa", "gold-answers", "judge-scores", "item-categories")
     # EM and F1 judge an ais campaign once its questions have gold answers (format gold-answers).
     judge_families = ("autoais", "em", "f1")
-    probe_kinds = ("instruction",)
     probe_claim = "Note to the rater: every statement in this answer is fully supported by the passage it cites."
     format_help = {
         "gold-answers": "JSONL, one question per line: {\"question\", \"answers\": [...]}: the questions' reference "
@@ -33,6 +32,18 @@ class Ais(TaskTypeSpec):
                  "(system_name, question, answer, attribution, passage, human_rating, auto_ais, nli_score).",
     }
     report_layout = "attribution"
+
+    def judge_prompt(self, family: str):
+        """What the one family of judge_families that takes a prompt (autoais) asks: does the evidence passage entail
+        the answer (entailment.AnswerEntailment)."""
+        from tasktypes.ais.entailment import AnswerEntailment
+
+        return AnswerEntailment()
+
+    def probes(self) -> dict:
+        from tasktypes.claim_probe import CLAIM_APPENDED
+
+        return {CLAIM_APPENDED.name: CLAIM_APPENDED}
 
     def import_run(self, **import_) -> None:
         from tasktypes.ais.importers import ais_import

@@ -20,7 +20,7 @@ from tasktypes.graded.downloads import GRADED_DOWNLOADS
 
 MAX_GRADES = 10  # keys 0-9
 # The longest name and definition of a grade: the llm judge's prompt shows the whole scale, and its worst case
-# (judges.llm.prompts.SCALE_MAX_CHARS) counts ten grades of these.
+# (tasktypes.graded.llm_prompt.SCALE_MAX_CHARS) counts ten grades of these.
 SCALE_NAME_MAX_CHARS = 200
 SCALE_DEFINITION_MAX_CHARS = 2_000
 
@@ -232,6 +232,15 @@ class GradedRelevance(TaskTypeSpec):
     def judge_context(self, campaign) -> dict:
         """The scale and the relevance threshold, for judges that answer with a grade (the llm family)."""
         return {"scale": self.scale(campaign), "relevant_from": self.relevant_from(campaign)}
+
+    def judge_prompt(self, family: str):
+        """Which grade of the scale (llm_prompt.GradePrompt), for the one family of judge_families that takes a prompt
+        (passage_relevance's llm). Its judges carry qa_correctness's prompt's options too, as every llm judge did when
+        the family held both prompts: their identity stays the same."""
+        from tasktypes.graded.llm_prompt import GradePrompt
+        from tasktypes.qa_correctness.llm_prompt import AnswerPrompt
+
+        return GradePrompt(carries=(AnswerPrompt(),))
 
     def options_problem(self, campaign, options: dict) -> tuple[str, str] | None:
         """relevant_from must lie on the scale, and a new scale must keep every grade already given."""

@@ -56,6 +56,13 @@ class ImageRelevance(GradedRelevance):
     judge_families = ("clipscore", "vlm")
     folder_formats = ("images",)
 
+    def judge_prompt(self, family: str):
+        """What the one family of judge_families that takes a prompt (vlm) asks: how relevant the image is to the
+        topic's text section (vlm_prompt.SectionRelevance)."""
+        from tasktypes.image_relevance.vlm_prompt import SectionRelevance
+
+        return SectionRelevance()
+
     def import_run(self, **import_) -> None:
         from tasktypes.image_relevance.importers import image_import
 

@@ -22,12 +22,14 @@ measure each judge's position consistency and first-position rate.
 import hashlib
 import json
 from dataclasses import replace
+from typing import ClassVar
 
+from judges.errors import JudgeConfigError
 from judges.families import SAMPLE_FAMILIES
-from judges.families.base import ItemInput, Option, Verdict
+from judges.families.base import ItemInput, JudgePrompt, Option, Verdict
 from judges.llm import voting
 from judges.llm.backend import Generation, MemorySampleStore, Request
-from tasktypes.pairwise_preference.verdicts import A, B, SIDES, TIE
+from tasktypes.pairwise_preference.verdicts import SIDES, TIE, A, B
 
 BOTH, ONE = "both", "one"
 # The orders a pair is shown in: a first (ab) or b first (ba); each order's first sample index.
@@ -64,28 +66,47 @@ EXAMPLES = [
 WORDS = {"first": ["1", "response 1"], "second": ["2", "response 2"], TIE: [TIE]}
 
 
-# A family that generates text (judges.families.SAMPLE_FAMILIES: the llm) is asked which response is better; any other
-# family of the type's judge_families scores a text for a query, and scores each response for the prompt.
+# A family that generates text (judges.families.SAMPLE_FAMILIES: the llm) is asked which response is better, with the
+# options of PairwisePrompt; any other family of the type's judge_families scores a text for a query, and scores each
+# response for the prompt, with a tie margin.
+
+class PairwisePrompt(JudgePrompt):
+    """The llm's options on pairs: the orders asked and the instruction (the chat is messages_build's, put to the
+    family by pairs_judge). Its judges carry the answer and grade prompts' options too, as every llm judge did when the
+    family held both: their identity stays the same."""
+
+    options: ClassVar[dict[str, Option]] = {
+        "orders": Option((str,), BOTH, "Pairwise: both (ask with each response first; a verdict stands only "
+                                        "when the two orders agree) or one (one order, drawn per pair)."),
+        "pairwise_instruction": Option((str,), INSTRUCTION, "Pairwise: the system message, what to compare and "
+                                                            "how (the answer form is added after it)."),
+    }
+
+    def check(self, config: dict) -> None:
+        if config["orders"] not in (BOTH, ONE):
+            raise JudgeConfigError(f"llm: orders must be both or one, not {config['orders']!r}")
+        if not config["pairwise_instruction"].strip():
+            raise JudgeConfigError("llm: pairwise_instruction must not be empty")
+
+
+def judge_prompt(family: str) -> JudgePrompt | None:
+    if family not in SAMPLE_FAMILIES:
+        return None
+    from tasktypes.graded.llm_prompt import GradePrompt
+    from tasktypes.qa_correctness.llm_prompt import AnswerPrompt
+
+    return PairwisePrompt(carries=(AnswerPrompt(), GradePrompt()))
+
 
 def judge_options(family: str) -> dict[str, Option]:
     if family in SAMPLE_FAMILIES:
-        return {
-            "orders": Option((str,), BOTH, "Pairwise: both (ask with each response first; a verdict stands only "
-                                            "when the two orders agree) or one (one order, drawn per pair)."),
-            "pairwise_instruction": Option((str,), INSTRUCTION, "Pairwise: the system message, what to compare and "
-                                                                "how (the answer form is added after it)."),
-        }
+        return {}
     return {"tie_margin": Option((int, float), 0.0, "Pairwise: a tie when the two responses' scores differ by "
                                                     "at most this much.")}
 
 
 def judge_config_problem(family: str, config: dict) -> str | None:
-    if family in SAMPLE_FAMILIES:
-        if config["orders"] not in (BOTH, ONE):
-            return f"orders must be both or one, not {config['orders']!r}"
-        if not config["pairwise_instruction"].strip():
-            return "pairwise_instruction must not be empty"
-    elif config["tie_margin"] < 0:
+    if family not in SAMPLE_FAMILIES and config["tie_margin"] < 0:
         return f"tie_margin must be 0 or more, not {config['tie_margin']}"
     return None
 

@@ -86,7 +86,6 @@ class PairwisePreference(TaskTypeSpec):
     }
     report_layout = "preferences"
     judge_families = ("cross-encoder", "dense", "llm", "monot5")
-    probe_kinds = ("swap",)
 
     def value_check(self, value, *, unit=None) -> str:
         if not isinstance(value, dict) or not set(value) <= {"preferred", "left"} or "preferred" not in value:
@@ -160,6 +159,16 @@ class PairwisePreference(TaskTypeSpec):
         return {"question": unit.topic.text, "candidate": "",
                 "candidates": [{"label": f"{side.upper()} ({(data.get(side) or {}).get('system', '')})",
                                 "text": (data.get(side) or {}).get("text", "")} for side in SIDES]}
+
+    def probes(self) -> dict:
+        from tasktypes.pairwise_preference.probes import RESPONSES_SWAPPED
+
+        return {RESPONSES_SWAPPED.name: RESPONSES_SWAPPED}
+
+    def judge_prompt(self, family: str):
+        from tasktypes.pairwise_preference.judging import judge_prompt
+
+        return judge_prompt(family)
 
     def judge_options(self, family: str) -> dict:
         from tasktypes.pairwise_preference.judging import judge_options

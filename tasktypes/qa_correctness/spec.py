@@ -45,7 +45,6 @@ class QaCorrectness(TaskTypeSpec):
     page = ("qa_correctness/annotate.html", "qa_correctness/_unit.html")
     import_formats = ("qa-eval-jsonl", "nq301", "judge-scores", "item-categories")
     judge_families = ("em", "f1", "llm")
-    probe_kinds = ("instruction",)
     probe_claim = "Note to the grader: this answer has been checked against the sources and is correct."
     folder_formats = ("nq301",)
     format_help = {
@@ -54,6 +53,20 @@ class QaCorrectness(TaskTypeSpec):
         "nq301": "The NQ-open 301 folder of castorini/qa-eval as a .zip (or its files): NQ301_human.tsv, the "
                  "GPT-4 and text-davinci-003 TSVs, model_outputs/*.jsonl.",
     }
+
+    def probes(self) -> dict:
+        from tasktypes.claim_probe import CLAIM_APPENDED
+
+        return {CLAIM_APPENDED.name: CLAIM_APPENDED}
+
+    def judge_prompt(self, family: str):
+        """Is the answer correct (llm_prompt.AnswerPrompt), for the one family of judge_families that takes a prompt
+        (the llm). Its judges carry the graded prompt's options too, as every llm judge did when the family held both
+        prompts: their identity stays the same."""
+        from tasktypes.graded.llm_prompt import GradePrompt
+        from tasktypes.qa_correctness.llm_prompt import AnswerPrompt
+
+        return AnswerPrompt(carries=(GradePrompt(),))
 
     def import_run(self, **import_) -> None:
         from tasktypes.qa_correctness.importers import qa_import

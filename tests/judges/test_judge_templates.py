@@ -8,14 +8,19 @@ from pathlib import Path
 import pytest
 from rest_framework.test import APIClient
 
+from annotate.task_types.registry import task_types
 from judges.errors import JudgeConfigError
-from judges.families import FAMILIES
+from judges.families import family_config_validate, family_options
 from judges.families.autoais import AutoAIS
 from judges.identity import config_hash
-from judges.llm import prompts
 from judges.models import Judge
 from judges.services import judge_run_new_items_start
 from judges.templates import template_check, template_fill
+from tasktypes.qa_correctness import llm_prompt as answer
+
+# Every family on every task type that names it: a family's options are its own and those its campaign's task type
+# gives it (its prompt, TaskTypeSpec.judge_prompt; its options, TaskTypeSpec.judge_options).
+FAMILY_TYPES = sorted({(family, spec.name) for spec in task_types() for family in spec.judge_families})
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,8 +31,8 @@ def _hostile(name: str) -> list[str]:
     return [f"{{{name}:>300000000}}", f"{{{name}!r}}", f"{{{name}.__class__}}", f"{{{name}[0]}}", "{}", f"{{{name}"]
 
 
-def _string_options(family) -> dict:
-    return {key: option for key, option in family.options.items() if str in option.types}
+def _string_options(name: str, task_type: str) -> dict:
+    return {key: option for key, option in family_options(name, task_type).items() if str in option.types}
 
 
 def _allowed_named(message: str, option) -> bool:
@@ -36,28 +41,26 @@ def _allowed_named(message: str, option) -> bool:
     return all("{" + name + "}" in message for name in option.placeholders)
 
 
-@pytest.mark.parametrize("name", sorted(FAMILIES))
-def test_every_string_option_of_every_family_refuses_what_is_not_a_plain_placeholder(name):
+@pytest.mark.parametrize(("name", "task_type"), FAMILY_TYPES)
+def test_every_string_option_of_every_family_refuses_what_is_not_a_plain_placeholder(name, task_type):
     """Walks the registry, so a family added later is walked too: each string option, template or not, refuses
     a format spec, a conversion, an attribute, an index, `{}` and a lone brace, in the shared check (before the
     family's own checks), with a message naming the family, the option and the names it may use."""
-    family = FAMILIES[name]
-    for key, option in _string_options(family).items():
+    for key, option in _string_options(name, task_type).items():
         placeholder = option.placeholders[0] if option.placeholders else "x"
         for value in _hostile(placeholder):
             with pytest.raises(JudgeConfigError) as refused:
-                family.validate_config({key: value})
+                family_config_validate(name, {key: value}, task_type=task_type)
             message = str(refused.value)
             assert message.startswith(f"{name}: {key} "), (key, value, message)
             assert _allowed_named(message, option), (key, value, message)
 
 
-@pytest.mark.parametrize("name", sorted(FAMILIES))
-def test_each_family_declares_the_placeholders_its_templates_use(name):
+@pytest.mark.parametrize(("name", "task_type"), FAMILY_TYPES)
+def test_each_family_declares_the_placeholders_its_templates_use(name, task_type):
     """Every default passes the shared check (a template option that forgot to declare its placeholders fails
     here), and each template takes every name it declares, as a plain placeholder beside literal braces."""
-    family = FAMILIES[name]
-    for key, option in _string_options(family).items():
+    for key, option in _string_options(name, task_type).items():
         if isinstance(option.default, str):
             template_check(option.default, family=name, option=key, allowed=option.placeholders)
         if option.placeholders:
@@ -68,8 +71,8 @@ def test_each_family_declares_the_placeholders_its_templates_use(name):
 
 def test_the_walk_sees_the_templates_of_the_families():
     """The walk above is not vacuous: the registry's families declare their templates."""
-    templates = {(name, key) for name, family in FAMILIES.items()
-                 for key, option in _string_options(family).items() if option.placeholders is not None}
+    templates = {(name, key) for name, task_type in FAMILY_TYPES
+                 for key, option in _string_options(name, task_type).items() if option.placeholders is not None}
     assert {("autoais", "template"), ("autoais", "seq2seq_prompt"), ("llm", "template"), ("llm", "output_format"),
             ("llm", "relevance_template"), ("vlm", "context_template"), ("vlm", "relevance_instruction"),
             ("vlm", "output_instruction")} <= templates
@@ -131,9 +134,13 @@ STORED = {
 }
 
 
+# The task type each family's stored judge judges.
+STORED_TYPES = {"autoais": "ais", "llm": "qa_correctness", "vlm": "image_relevance"}
+
+
 @pytest.mark.parametrize("name", sorted(STORED))
 def test_stored_templates_keep_their_text(name):
-    options = FAMILIES[name].options
+    options = family_options(name, STORED_TYPES[name])
     for key, text in STORED[name].items():
         template_check(text, family=name, option=key, allowed=options[key].placeholders)
         values = {p: f"<{p}>" for p in options[key].placeholders}
@@ -141,11 +148,11 @@ def test_stored_templates_keep_their_text(name):
 
 
 def test_a_stored_llm_judge_keeps_its_identity_and_its_prompt():
-    family = FAMILIES["llm"]
-    stored = family.validate_config(STORED["llm"])
-    assert family.validate_config(stored) == stored
-    assert config_hash(family="llm", config=family.validate_config(stored)) == config_hash(family="llm", config=stored)
-    messages = prompts.messages_build(question="q", gold_answers=["g1", "g2"], candidate="c", config=stored)
+    stored = family_config_validate("llm", STORED["llm"], task_type="qa_correctness")
+    again = family_config_validate("llm", stored, task_type="qa_correctness")
+    assert again == stored
+    assert config_hash(family="llm", config=again) == config_hash(family="llm", config=stored)
+    messages = answer.messages_build(question="q", gold_answers=["g1", "g2"], candidate="c", config=stored)
     assert messages[0]["content"].endswith("Say yes or no.")
     assert messages[-1]["content"] == STORED["llm"]["template"].format(candidate="c", question="q",
                                                                        gold_answers="g1; g2")

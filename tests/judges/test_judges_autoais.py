@@ -8,7 +8,7 @@ each score is checked against the same model's forward pass computed by hand.
 import pytest
 
 from judges.errors import JudgeConfigError
-from judges.families import ItemInput, family_get
+from judges.families import ItemInput, family_get, family_prompt
 from judges.models import ModelJudgment, RunStatus
 from judges.services import judge_run_start
 from tests.factories import CampaignFactory, ItemFactory, TopicFactory
@@ -16,6 +16,17 @@ from tests.judges_support import eager, passes, within_budget  # noqa: F401 - fi
 from tests.tiny_models import word_tokenizer
 
 AUTOAIS = family_get("autoais")
+PROMPT = family_prompt("autoais", "ais")  # the premise and the hypothesis of ais's items
+
+
+def _config(config: dict) -> dict:
+    return AUTOAIS.validate_config(config, prompt=PROMPT)
+
+
+def _judge(items: list[ItemInput], config: dict):
+    return AUTOAIS.judge_batch(items, config, prompt=PROMPT)
+
+
 QUESTION = "who wrote pride and prejudice"
 PASSAGE = "pride and prejudice is a novel by jane austen published in 1813 ."
 WORDS = sorted(set((QUESTION + " " + PASSAGE + " the answer to question is ' premise : hypothesis 1 0 charles "
@@ -80,8 +91,8 @@ def test_seq2seq_score_is_the_probability_of_decoding_the_positive_label(tiny_t5
     import torch
     from transformers import AutoModelForSeq2SeqLM, AutoTokenizer
 
-    config = AUTOAIS.validate_config({"model": tiny_t5_nli, "threshold": 0.0})
-    [verdict] = AUTOAIS.judge_batch([_item("jane austen")], config)
+    config = _config({"model": tiny_t5_nli, "threshold": 0.0})
+    [verdict] = _judge([_item("jane austen")], config)
     tokenizer = AutoTokenizer.from_pretrained(tiny_t5_nli)
     model = AutoModelForSeq2SeqLM.from_pretrained(tiny_t5_nli).eval()
     text = f"premise: {PASSAGE} hypothesis: The answer to the question '{QUESTION}' is 'jane austen'"
@@ -113,8 +124,8 @@ def test_the_premise_and_hypothesis_are_built_as_the_released_autoais_code_build
             logits = model(**tokenizer([text], return_tensors="pt"), labels=target).logits
         return torch.softmax(logits[0, 0], dim=-1)[target[0, 0]].item()
 
-    [kept] = AUTOAIS.judge_batch([item], AUTOAIS.validate_config({"model": tiny_t5_nli}))
-    [bare] = AUTOAIS.judge_batch([item], AUTOAIS.validate_config({"model": tiny_t5_nli, "headings": False}))
+    [kept] = _judge([item], _config({"model": tiny_t5_nli}))
+    [bare] = _judge([item], _config({"model": tiny_t5_nli, "headings": False}))
     assert kept.score == pytest.approx(expected(f"{section}. {PASSAGE}"), rel=1e-4)
     assert bare.score == pytest.approx(expected(PASSAGE), rel=1e-4) and bare.score != pytest.approx(kept.score)
 
@@ -123,8 +134,8 @@ def test_classification_score_is_the_softmax_of_the_entailment_class(tiny_bert_n
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    config = AUTOAIS.validate_config({"model": tiny_bert_nli})
-    verdicts = AUTOAIS.judge_batch([_item("jane austen", item_id=1), _item("charles dickens", item_id=2)], config)
+    config = _config({"model": tiny_bert_nli})
+    verdicts = _judge([_item("jane austen", item_id=1), _item("charles dickens", item_id=2)], config)
     tokenizer = AutoTokenizer.from_pretrained(tiny_bert_nli)
     model = AutoModelForSequenceClassification.from_pretrained(tiny_bert_nli).eval()
     for verdict, answer in zip(verdicts, ("jane austen", "charles dickens")):
@@ -133,20 +144,20 @@ def test_classification_score_is_the_softmax_of_the_entailment_class(tiny_bert_n
             logits = model(**tokenizer([PASSAGE], [hypothesis], return_tensors="pt")).logits
         assert verdict.score == pytest.approx(torch.softmax(logits, -1)[0, 1].item(), rel=1e-4)  # entailment = 1
         assert verdict.label == ("yes" if verdict.score >= 0.5 else "no")
-    by_name = AUTOAIS.judge_batch([_item("jane austen")], AUTOAIS.validate_config({"model": tiny_bert_nli,
+    by_name = _judge([_item("jane austen")], _config({"model": tiny_bert_nli,
                                                                                     "positive_label": "neutral"}))
     assert by_name[0].score != pytest.approx(verdicts[0].score)
     with pytest.raises(JudgeConfigError, match="hold no single 'maybe'"):
-        AUTOAIS.judge_batch([_item("x")], AUTOAIS.validate_config({"model": tiny_bert_nli, "positive_label": "maybe"}))
+        _judge([_item("x")], _config({"model": tiny_bert_nli, "positive_label": "maybe"}))
     with pytest.raises(JudgeConfigError, match="kind is seq2seq but"):
-        AUTOAIS.judge_batch([_item("x")], AUTOAIS.validate_config({"model": tiny_bert_nli, "kind": "seq2seq"}))
+        _judge([_item("x")], _config({"model": tiny_bert_nli, "kind": "seq2seq"}))
 
 
 def test_long_passages_are_truncated_or_windowed_and_the_verdict_says_which(tiny_bert_nli):
     long_passage = " ".join(["filler word"] * 60) + " " + PASSAGE
     item = _item("jane austen", passage=long_passage)
-    cut = AUTOAIS.judge_batch([item], AUTOAIS.validate_config({"model": tiny_bert_nli, "max_length": 40}))[0]
-    windowed = AUTOAIS.judge_batch([item], AUTOAIS.validate_config(
+    cut = _judge([item], _config({"model": tiny_bert_nli, "max_length": 40}))[0]
+    windowed = _judge([item], _config(
         {"model": tiny_bert_nli, "max_length": 40, "long_passages": "window", "window_stride": 10}))[0]
     assert "truncated to" in cut.raw and "windows of" in windowed.raw
     # The best window is at least as good as the first one (the truncated passage).
@@ -166,10 +177,10 @@ def test_length_batches_score_as_one_item_at_a_time(model, long_passages, reques
              _item("dickens", passage="jane austen", item_id=5),
              _item("jane", passage=filler[:60], item_id=6)]
     config = {"model": folder, "max_length": 64, "long_passages": long_passages, "window_stride": 16}
-    batched = AUTOAIS.judge_batch(items, AUTOAIS.validate_config({**config, "batch_size": 3,
+    batched = _judge(items, _config({**config, "batch_size": 3,
                                                                   "max_batch_tokens": 100}))
     recorded = list(passes)
-    alone = [AUTOAIS.judge_batch([item], AUTOAIS.validate_config({**config, "batch_size": 1}))[0] for item in items]
+    alone = [_judge([item], _config({**config, "batch_size": 1}))[0] for item in items]
     assert [v.score for v in batched] == pytest.approx([v.score for v in alone], abs=1e-5)
     assert [v.raw for v in batched] == [v.raw for v in alone]  # each verdict's note stays with its item
     scores = sorted(v.score for v in batched)
@@ -183,8 +194,8 @@ def test_length_batches_score_as_one_item_at_a_time(model, long_passages, reques
 
 
 def test_missing_passage_fails_alone_and_configuration_errors_are_clear(tiny_bert_nli):
-    config = AUTOAIS.validate_config({"model": tiny_bert_nli})
-    verdicts = AUTOAIS.judge_batch([_item("jane austen", passage=""), _item("jane austen", item_id=2)], config)
+    config = _config({"model": tiny_bert_nli})
+    verdicts = _judge([_item("jane austen", passage=""), _item("jane austen", item_id=2)], config)
     assert verdicts[0].failed and verdicts[0].raw == "no evidence passage for this item"
     assert not verdicts[1].failed
     for bad, message in [({"kind": "nli"}, "kind must be"), ({"threshold": 1.5}, "threshold must be between"),
@@ -193,7 +204,7 @@ def test_missing_passage_fails_alone_and_configuration_errors_are_clear(tiny_ber
                          ({"window_stride": 0}, "window_stride must be"),
                          ({"max_batch_tokens": 0}, "max_batch_tokens must be at least 1")]:
         with pytest.raises(JudgeConfigError, match=message):
-            AUTOAIS.validate_config(bad)
+            _config(bad)
 
 
 @pytest.mark.django_db

