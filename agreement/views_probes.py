@@ -17,9 +17,8 @@ from judges.models import EXTERNAL_FAMILY
 
 
 def _probe_kinds(campaign) -> list[tuple[str, str]]:
-    from tasktypes.probes import KINDS
-
-    return [(kind, KINDS[kind].title) for kind in task_type_get(campaign.task_type).probe_kinds]
+    """(kind, title) of each probe kind the campaign's task type declares, in its order."""
+    return [(name, kind.title) for name, kind in task_type_get(campaign.task_type).probes().items()]
 
 
 def _probe_judges(campaign) -> list[dict]:
