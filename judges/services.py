@@ -178,7 +178,7 @@ def judge_new_items_start_all(*, campaign: Campaign, user=None) -> list[dict]:
     """Start every configured judge of CAMPAIGN on its new items (after an import, with the campaign option
     judge_new_items): {"judge", "run", "items"} for each run started, {"judge", "error"} for a judge that could not
     start (a run still active, an endpoint USER may not use, the broker down), in judge name order."""
-    started = []
+    started: list[dict[str, str | int]] = []
     for judge in Judge.objects.filter(campaign=campaign).exclude(family=EXTERNAL_FAMILY).order_by("name"):
         try:
             run = judge_run_new_items_start(judge=judge, created_by=user)
