@@ -15,6 +15,7 @@ from rest_framework.test import APIClient
 
 from annotate.models import Campaign, HumanJudgment, Role
 from annotate.services.campaigns import campaign_creator_grant, membership_add
+from annotate.task_types.formats import ImportFormat
 from annotate.task_types.registry import register, task_type_get, task_type_names, unregister
 from annotate.task_types.spec import TaskTypeSpec
 from interchange.importers.service import import_run
@@ -140,7 +141,7 @@ def test_the_system_check_refuses_an_incomplete_task_type(db):
     class Broken(TaskTypeSpec):
         name = "broken"
         page = ("broken/annotate.html",)
-        import_formats = ("mystery",)
+        formats = (ImportFormat(name="mystery"),)
         judge_families = ("bm25", "oracle")
 
     register(Broken)
@@ -152,12 +153,13 @@ def test_the_system_check_refuses_an_incomplete_task_type(db):
     assert [error.msg.removeprefix("task type 'broken': ") for error in errors] == [
         "it has no label (what the pages call it)",
         *(f"it does not implement {hook}" for hook in ("value_check", "value_from_post", "unit_context",
-                                                       "adjudication_questions", "import_run", "report_build",
+                                                       "adjudication_questions", "report_build",
                                                        "report_presentation")),
         "its page is not (the annotation page, the unit fragment) templates",
         "its page template broken/annotate.html does not exist",
         "its options_form is not a CampaignOptionsForm",
-        "the import page has no help for its formats mystery (its format_help)",
+        "the import page has no help for its formats mystery (their help)",
+        "its formats mystery do not implement run",
         "its judge_families name no judge family: oracle (known: autoais, bm25, clipscore, cross-encoder, dense, em, "
         "f1, llm, monot5, vlm)",
     ]
