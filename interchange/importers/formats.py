@@ -14,8 +14,8 @@ ROWS_READ = Count("rows_read", help="Lines or rows read (collection, attributed-
 
 class JudgeScores(ImportFormat):
     name = "judge-scores"
-    help = "TSV with header topic, item, score and optionally label: an external judge's output, under the judge name " \
-           "below."
+    help = "TSV with header topic, item, score and optionally label: an external judge's output, under the judge " \
+           "name below."
     parameters = (JUDGE,)
     judge_required = True
 
