@@ -1,8 +1,6 @@
 """How the answer_ranking formats (tasktypes.answer_ranking.formats) write rankings, what an import says of the
 campaign after it, and how an import's summary is worded for rankings."""
 
-from pathlib import Path
-
 from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind
 from annotate.services.campaigns import units_ensure
 from interchange.importers.service import ImportSummary

@@ -7,7 +7,7 @@ from annotate.task_types.formats import ImportFormat, Parameter
 from interchange.importers.formats import JUDGE
 
 REPEAT_ASSESSORS = Parameter(
-    "repeat_assessors", bool, label="A pair judged again by an unnamed assessor is another assessor",
+    "repeat_assessors", bool, default=False, label="A pair judged again by an unnamed assessor is another assessor",
     help="a pair judged again by an assessor the file does not name is another assessor's verdict (assessor 1, 2, "
          "... in the file's order) instead of a conflict, which is refused.",
     refused="--repeat-assessors reads a pair judged again by an unnamed assessor as another assessor: formats "
@@ -19,7 +19,7 @@ class Pairs(ImportFormat):
 
     parameters = (JUDGE,)
 
-    def run(self, *, campaign, paths, summary, unused, judge, repeat_assessors=False) -> None:
+    def run(self, *, campaign, paths, summary, unused, judge, repeat_assessors: bool = False) -> None:
         from tasktypes.pairwise_preference.importers import pairs_import
 
         pairs_import(campaign=campaign, fmt=self.name, paths=paths, summary=summary, judge=judge, unused=unused,
