@@ -44,10 +44,10 @@ class MultipleFileField(forms.FileField):
         return [single(data, initial)]
 
 
-def parameter_form_field(parameter: Parameter, formats) -> forms.Field:
-    """The import page's field of an import parameter (annotate.task_types.formats), for a campaign whose task type
-    has FORMATS."""
-    declared = {"required": False, "label": parameter.label, "help_text": parameter_help(parameter, formats)}
+def parameter_form_field(parameter: Parameter) -> forms.Field:
+    """The import page's field of an import parameter (annotate.task_types.formats); the page shows its help beside
+    it (parameters_shown)."""
+    declared = {"required": False, "label": parameter.label}
     if parameter.kind is bool:
         return forms.BooleanField(**declared)
     if parameter.kind is int:
@@ -69,11 +69,7 @@ class ImportForm(forms.Form):
         self.fields["format"].choices = [(name, name) for name in self.import_formats]
         self.parameters = parameters_of(self.import_formats.values())
         for name, parameter in self.parameters.items():
-            self.fields[name] = parameter_form_field(parameter, self.import_formats.values())
-
-    def parameter_fields(self) -> list:
-        """The bound fields of the parameters, in the order the formats declare them."""
-        return [self[name] for name in self.parameters]
+            self.fields[name] = parameter_form_field(parameter)
 
     def parameter_values(self) -> dict:
         """The parameters as typed (cleaned), by name."""
@@ -136,16 +132,17 @@ def _campaign_import(request, campaign):
 
 def parameters_shown(form: ImportForm) -> list[tuple]:
     """(bound field, what the page says of it in brackets) for each parameter of the form: `needed for a, b and c`
-    for the judge's name where a format needs it; else its help, after `optional, ` for a field to fill in."""
+    for the judge's name where a format needs it; else the formats that take it and its help, after `optional, `
+    for a field to fill in."""
     needed = needs_judge_words(form.import_formats.values())
     shown = []
-    for field in form.parameter_fields():
-        if field.name == JUDGE.name and needed:
-            shown.append((field, f"needed for {needed}"))
-        elif isinstance(field.field, forms.BooleanField):
-            shown.append((field, field.help_text))
-        else:
-            shown.append((field, f"optional, {field.help_text}"))
+    for name, parameter in form.parameters.items():
+        words = parameter_help(parameter, form.import_formats.values())
+        if name == JUDGE.name and needed:
+            words = f"needed for {needed}"
+        elif parameter.kind is not bool:
+            words = f"optional, {words}"
+        shown.append((form[name], words))
     return shown
 
 

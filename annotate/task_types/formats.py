@@ -132,7 +132,7 @@ def takers(parameter: Parameter, formats) -> list[str]:
 
 
 def parameter_help(parameter: Parameter, formats) -> str:
-    """PARAMETER's help, after the names of FORMATS that take it: `trec-run: pool depth per run (default 25).`"""
+    """PARAMETER's help, after the names of FORMATS that take it: `trec-run: pool depth per run (default 25)`."""
     return f"{', '.join(takers(parameter, formats))}: {parameter.help}"
 
 

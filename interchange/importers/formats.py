@@ -6,7 +6,7 @@ from annotate.task_types.formats import Count, ImportFormat, Parameter
 
 JUDGE = Parameter("judge", str, label="Judge name",
                   help="the external judge's name, which its verdicts go under (trec-run into answer_ranking: the "
-                       "run's tag when empty; attributed-qa, an ais jsonl: auto-ais when empty).")
+                       "run's tag when empty; attributed-qa, an ais jsonl: auto-ais when empty)")
 
 # The lines or rows a format read, for the formats that count them apart from those used (collection, attributed-qa).
 ROWS_READ = Count("rows_read", help="Lines or rows read (collection, attributed-qa, an ais jsonl).")

@@ -5,7 +5,7 @@ from annotate.task_types.formats import Count, ImportFormat, Parameter
 from interchange.importers.formats import JUDGE
 
 SCORE_JUDGE = Parameter("score_judge", str, label="Score judge name",
-                        help="import the items' scores as this external judge.",
+                        help="import the items' scores as this external judge",
                         refused="--score-judge reads the scores of a label-studio export; format {fmt} has none")
 RANKINGS_ALREADY_THERE = Count("rankings_already_there", help="Rankings imported before, unchanged.")
 # Counted by every import into answer_ranking: what it made, and (import_campaign_counts) what the campaign holds.

@@ -4,14 +4,14 @@
 from annotate.task_types.formats import Count, ImportFormat, Parameter
 from interchange.importers.formats import JUDGE
 
-DEPTH = Parameter("depth", int, label="Pool depth", min_value=1, help="pool depth per run (default 25).",
+DEPTH = Parameter("depth", int, label="Pool depth", min_value=1, help="pool depth per run (default 25)",
                   refused="--depth and --tag pool the runs of a graded relevance campaign (format trec-run: "
                           "{task_types})")
-TAG = Parameter("tag", str, label="Run tag", help="a tag for these runs, e.g. clip-based.",
+TAG = Parameter("tag", str, label="Run tag", help="a tag for these runs, e.g. clip-based",
                 refused=DEPTH.refused)
 CLIP = Parameter("clip", bool, label="Clip grades off the scale to its ends", default=False,
                  help="set grades off the campaign's scale to its nearest end (counted in the summary: grades_clipped) "
-                      "instead of refusing the file.",
+                      "instead of refusing the file",
                  refused="--clip clips the grades of a judge-qrels file to the campaign's scale; format {fmt} has "
                          "none to clip")
 

@@ -9,7 +9,7 @@ from interchange.importers.formats import JUDGE
 REPEAT_ASSESSORS = Parameter(
     "repeat_assessors", bool, default=False, label="A pair judged again by an unnamed assessor is another assessor",
     help="a pair judged again by an assessor the file does not name is another assessor's verdict (assessor 1, 2, "
-         "... in the file's order) instead of a conflict, which is refused.",
+         "... in the file's order) instead of a conflict, which is refused",
     refused="--repeat-assessors reads a pair judged again by an unnamed assessor as another assessor: formats "
             "{formats}, not {fmt}")
 

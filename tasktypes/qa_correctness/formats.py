@@ -6,7 +6,7 @@ from pathlib import Path
 from annotate.task_types.formats import Count, ImportFormat, Parameter
 
 SYSTEM = Parameter("system", str, label="System name", max_length=200,
-                   help="the system's name (default: from the file name).")
+                   help="the system's name (default: from the file name)")
 DUPLICATE_ROWS = Count("duplicate_rows", help="Rows repeating another (the same question and answer), merged.")
 MATCHED_BY_POSITION = Count("judge_rows_matched_by_position",
                             help="nq301: judge rows whose answer differs from the human file's, matched by row "

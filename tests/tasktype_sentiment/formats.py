@@ -5,9 +5,9 @@ reaches the import page, the API and `import_data` with no change outside this p
 from annotate.task_types.formats import Count, ImportFormat, Parameter
 
 SHOP = Parameter("shop", str, label="Shop", help="the shop whose reviews these are: their products are named "
-                 "`<shop>:<product>`.", refused="--shop names the shop of a shop-reviews file; format {fmt} has none")
+                 "`<shop>:<product>`", refused="--shop names the shop of a shop-reviews file; format {fmt} has none")
 MIN_CHARS = Parameter("min_chars", int, label="Shortest review", min_value=1, default=1,
-                      help="reviews shorter than this many characters are not imported (counted).")
+                      help="reviews shorter than this many characters are not imported (counted)")
 
 
 class ReviewsJsonl(ImportFormat):
