@@ -6,6 +6,7 @@ from collections.abc import Callable, Collection
 from typing import NamedTuple
 
 from annotate.task_types import registry
+from annotate.task_types.formats import Count, ImportFormat
 from annotate.task_types.options import COMMON_OPTIONS
 
 UNIT_ITEM = "item"  # one human verdict per item
@@ -86,10 +87,10 @@ class TaskTypeSpec:
     topic_noun: str = "question"
     # The import formats that feed this task type, in the order the import page lists them (annotate.task_types.
     # formats.ImportFormat instances: the type's own and the shared ones of interchange.importers.formats it takes).
-    formats: tuple = ()
+    formats: tuple[ImportFormat, ...] = ()
     # The counts every import into this type adds to its summary whatever the format (annotate.task_types.formats.
     # Count; import_campaign_counts fills those about the campaign after the import).
-    import_counts: tuple = ()
+    import_counts: tuple[Count, ...] = ()
     # What the items of a pooled task type are: Item.kind and what the pages call one (tasktypes.graded).
     item_kind: str = ""
     item_noun: str = "item"
@@ -221,7 +222,7 @@ class TaskTypeSpec:
     # --- What the task type's package does: its imports and its report ---
 
     @property
-    def import_formats(self) -> dict:
+    def import_formats(self) -> dict[str, ImportFormat]:
         """Its formats by name, in the order of `formats`."""
         return {fmt.name: fmt for fmt in self.formats}
 
