@@ -51,7 +51,8 @@ def _child_import(csv_path: str) -> None:
     report = agreement_report_build(campaign=Campaign.objects.get(slug="aqa-bench"))
     report_s = time.perf_counter() - started
     judge = report["judges"]["auto-ais"]
-    print(json.dumps({"rows": summary.rows_read, "rated": summary.rated_rows, "items": summary.items_created,
+    print(json.dumps({"rows": summary.count("rows_read"), "rated": summary.count("rated_rows"),
+                      "items": summary.items_created,
                       "import_s": import_s, "peak_mib": peak_kib / 1024, "report_s": report_s,
                       "kappa": judge["item"]["cohen_kappa"], "pearson": judge["system"]["pearson"]}))
 

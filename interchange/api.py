@@ -95,11 +95,8 @@ class CampaignImportApi(UploadApiView):
         form.is_valid(raise_exception=True)
         data = form.validated_data
         try:
-            job = import_job_create(campaign=self.campaign, user=request.user, fmt=data["format"], files=data["files"],
-                                    system=data.get("system") or None, judge=data.get("judge") or None,
-                                    score_judge=data.get("score_judge") or None, depth=data.get("depth"),
-                                    tag=data.get("tag") or None, clip=data.get("clip", False),
-                                    repeat_assessors=data.get("repeat_assessors", False))
+            job = import_job_create(campaign=self.campaign, user=request.user, fmt=data.pop("format"),
+                                    files=data.pop("files"), **data)
         except (ImportDataError, ImportRequestError) as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
         except ImportQueueError as exc:

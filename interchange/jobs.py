@@ -34,6 +34,7 @@ from django.utils import timezone
 from kombu.exceptions import KombuError
 
 from annotate.models import Campaign
+from annotate.task_types.formats import Parameter
 from interchange.importers.common import ImportDataError
 from interchange.importers.progress import ImportProgress, progress_reporting
 from interchange.importers.service import ImportRequestError, ImportSummary, import_judges_start, import_request_check
@@ -47,7 +48,6 @@ PUBLISH_RETRY_POLICY = {"max_retries": 3, "interval_start": 0, "interval_step": 
 PROGRESS_FILE = "progress.json"
 FILES = "files"
 INCOMING = "incoming"
-PARAMETERS = ("system", "judge", "score_judge", "depth", "tag", "clip", "repeat_assessors")
 
 
 class ImportQueueError(Exception):
@@ -87,17 +87,15 @@ def job_folder(job_id: int) -> Path:
     return Path(settings.IMPORT_ROOT) / f"job-{job_id}"
 
 
-def import_job_create(*, campaign: Campaign, user, fmt: str, files: list, system: str | None = None,
-                      judge: str | None = None, score_judge: str | None = None, depth: int | None = None,
-                      tag: str | None = None, clip: bool = False, repeat_assessors: bool = False) -> ImportJob:
-    """A job importing the uploaded FILES into CAMPAIGN, queued for a worker (after commit); the files are moved
-    into the job's folder. Raises ImportRequestError (or ImportDataError for a file over the size limit) for an
-    import that cannot be served, before anything is stored; ImportQueueError, after marking the job failed,
-    when the broker is unreachable. Must not be called inside an outer transaction."""
-    # clip and repeat_assessors are stored only when asked for (None is left out), as a job's parameters were
-    # before they existed.
-    parameters = {"system": system, "judge": judge, "score_judge": score_judge, "depth": depth, "tag": tag,
-                  "clip": clip or None, "repeat_assessors": repeat_assessors or None}
+def import_job_create(*, campaign: Campaign, user, fmt: str, files: list, **parameters) -> ImportJob:
+    """A job importing the uploaded FILES into CAMPAIGN with the import's PARAMETERS (import_run's), queued for a
+    worker (after commit); the files are moved into the job's folder. Raises ImportRequestError (or ImportDataError
+    for a file over the size limit) for an import that cannot be served, before anything is stored;
+    ImportQueueError, after marking the job failed, when the broker is unreachable. Must not be called inside an
+    outer transaction."""
+    # Only the parameters given are stored (a flag only when set), as a job's parameters were before a parameter
+    # existed.
+    parameters = {name: value for name, value in parameters.items() if Parameter.given(value)}
     names = uploads_check(files)
     import_request_check(campaign=campaign, fmt=fmt, paths=[Path(name) for name in names], **parameters)
     folder = None
@@ -108,7 +106,7 @@ def import_job_create(*, campaign: Campaign, user, fmt: str, files: list, system
             Campaign.objects.select_for_update().get(pk=campaign.pk)
             job = ImportJob.objects.create(
                 campaign=campaign, created_by=user if user and user.is_authenticated else None, format=fmt,
-                parameters={key: value for key, value in parameters.items() if value is not None},
+                parameters=parameters,
                 files=[{"name": name, "size": upload.size} for name, upload in zip(names, files)],
                 bytes_total=sum(upload.size for upload in files),
             )

@@ -2,34 +2,52 @@
 
 from rest_framework import serializers
 
+from annotate.task_types.formats import Count, Parameter, parameter_help
+from annotate.task_types.registry import import_counts, import_formats_all, import_parameters
 from interchange.importers.service import formats
 
 
+def parameter_field(parameter: Parameter) -> serializers.Field:
+    """The API field of an import parameter (annotate.task_types.formats), its help naming the formats that take
+    it."""
+    help_text = parameter_help(parameter, import_formats_all())
+    if parameter.kind is bool:
+        return serializers.BooleanField(required=False, default=False, help_text=help_text)
+    if parameter.kind is int:
+        return serializers.IntegerField(required=False, min_value=parameter.min_value, help_text=help_text)
+    return serializers.CharField(required=False, allow_blank=True, max_length=parameter.max_length,
+                                 help_text=help_text)
+
+
+def count_field(count: Count) -> serializers.Field:
+    """The API summary's field of a format's count, its empty value when the import did not count it."""
+    declared = {"required": False, "default": count.empty(), "help_text": count.help or None}
+    if count.kind is dict:
+        return serializers.DictField(child=serializers.IntegerField(), **declared)
+    if count.kind is list:
+        return serializers.ListField(child=serializers.CharField(), **declared)
+    return serializers.IntegerField(**declared)
+
+
 class ImportRequestSerializer(serializers.Serializer):
+    """An import's request: its format, its files, and the parameters the registered formats take (one field
+    each, from their declarations)."""
+
     format = serializers.ChoiceField(choices=[])
     files = serializers.ListField(child=serializers.FileField(), allow_empty=False)
-    system = serializers.CharField(required=False, allow_blank=True, max_length=200)
-    judge = serializers.CharField(required=False, allow_blank=True, max_length=100)
-    score_judge = serializers.CharField(required=False, allow_blank=True, max_length=100,
-                                        help_text="label-studio: import the items' scores as this external judge.")
-    depth = serializers.IntegerField(required=False, min_value=1,
-                                     help_text="trec-run into image_relevance: pool depth per run (default 25).")
-    tag = serializers.CharField(required=False, allow_blank=True, max_length=100,
-                                help_text="trec-run into image_relevance: a tag for these runs, e.g. clip-based.")
-    clip = serializers.BooleanField(required=False, default=False,
-                                    help_text="judge-qrels: set grades off the campaign's scale to its nearest end "
-                                              "(counted in grades_clipped) instead of refusing the file.")
-    repeat_assessors = serializers.BooleanField(
-        required=False, default=False,
-        help_text="trec-preferences, pairwise-jsonl: a pair judged again by an assessor the file does not name is "
-                  "another assessor's verdict (assessor 1, 2, ... in the file's order) instead of a conflict.")
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["format"].choices = list(formats())  # every task type's formats (annotate.task_types)
+    def get_fields(self):
+        fields = super().get_fields()
+        fields["format"].choices = list(formats())  # every task type's formats (annotate.task_types)
+        for name, parameter in import_parameters().items():
+            fields[name] = parameter_field(parameter)
+        return fields
 
 
 class ImportSummarySerializer(serializers.Serializer):
+    """An import's summary: the figures every import has, then each count a format or a task type declares (0,
+    [] or {} when the import did not count it)."""
+
     campaign = serializers.CharField()
     format = serializers.CharField()
     files = serializers.ListField(child=serializers.CharField())
@@ -42,8 +60,6 @@ class ImportSummarySerializer(serializers.Serializer):
     units_created = serializers.IntegerField()
     items_categorised = serializers.IntegerField(help_text="Items the import put in a category or another one (a "
                                                            "category key or column, or the item-categories format).")
-    duplicate_rows = serializers.IntegerField()
-    judge_rows_matched_by_position = serializers.IntegerField()
     topics = serializers.IntegerField()
     items = serializers.IntegerField()
     items_with_human_verdict = serializers.IntegerField()
@@ -51,29 +67,6 @@ class ImportSummarySerializer(serializers.Serializer):
     failed_by_judge = serializers.DictField(child=serializers.IntegerField())
     items_left_for_humans = serializers.IntegerField()
     task_type = serializers.CharField()
-    answers_created = serializers.IntegerField()
-    documents_created = serializers.IntegerField()
-    rankings_created = serializers.IntegerField()
-    rankings_already_there = serializers.IntegerField()
-    annotations_cancelled = serializers.IntegerField()
-    qrels_added = serializers.IntegerField()
-    answers = serializers.IntegerField()
-    documents = serializers.IntegerField()
-    rankings = serializers.IntegerField()
-    topics_ranked = serializers.IntegerField()
-    rows_read = serializers.IntegerField()
-    rated_rows = serializers.IntegerField()
-    units_not_queued = serializers.IntegerField()
-    images_stored = serializers.IntegerField()
-    images_already_there = serializers.IntegerField()
-    images_attached = serializers.IntegerField()
-    runs = serializers.ListField(child=serializers.CharField())
-    runs_already_there = serializers.ListField(child=serializers.CharField())
-    pool_sizes = serializers.DictField(child=serializers.IntegerField())
-    judge_lines_outside = serializers.IntegerField(help_text="judge-qrels: lines naming no item of the campaign, "
-                                                              "not imported.")
-    grades_clipped = serializers.IntegerField(help_text="judge-qrels with clip: grades off the campaign's scale set "
-                                                        "to its nearest end.")
     lines_unused = serializers.ListField(child=serializers.DictField(), help_text=(
         'The lines read and not used, by reason, the most frequent first: {"reason", "lines", "example"}, the '
         'example being the first such line as `file:line: field \'value\'`. Empty when every line was used; an '
@@ -86,6 +79,12 @@ class ImportSummarySerializer(serializers.Serializer):
         '{"judge", "error"} for a judge that could not start.'))
     seconds = serializers.FloatField()
 
+    def get_fields(self):
+        fields = super().get_fields()
+        for name, count in import_counts().items():
+            fields.setdefault(name, count_field(count))
+        return fields
+
 
 class ImportJobSerializer(serializers.Serializer):
     """An import job (interchange.jobs): what POST .../import/ answers (202) and GET .../imports/ID/ shows."""
@@ -95,7 +94,7 @@ class ImportJobSerializer(serializers.Serializer):
     page = serializers.CharField(help_text="The job's page in the browser.")
     campaign = serializers.CharField()
     format = serializers.CharField()
-    parameters = serializers.DictField(help_text="system, judge, score_judge, depth, tag as given.")
+    parameters = serializers.DictField(help_text="The import's parameters as given (those left empty are left out).")
     files = serializers.ListField(child=serializers.DictField(), help_text='[{"name", "size"}], sizes in bytes.')
     status = serializers.ChoiceField(
         choices=["queued", "running", "stalled", "done", "failed"],

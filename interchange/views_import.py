@@ -10,10 +10,12 @@ from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django_htmx.http import HttpResponseStopPolling
 
 from annotate.access import campaign_for_researcher
-from config.middleware import request_body_limit
+from annotate.task_types.formats import Parameter, needs_judge_words, parameter_help, parameters_of
 from annotate.task_types.registry import task_type_get
+from config.middleware import request_body_limit
 from interchange.importers.common import ImportDataError
-from interchange.importers.service import JUDGE_NAME_REQUIRED, SHARED_FORMAT_HELP, ImportRequestError, ImportSummary
+from interchange.importers.formats import JUDGE
+from interchange.importers.service import ImportRequestError, ImportSummary
 from interchange.jobs import (
     ImportQueueError,
     import_job_create,
@@ -42,35 +44,45 @@ class MultipleFileField(forms.FileField):
         return [single(data, initial)]
 
 
+def parameter_form_field(parameter: Parameter) -> forms.Field:
+    """The import page's field of an import parameter (annotate.task_types.formats); the page shows its help beside
+    it (parameters_shown)."""
+    declared = {"required": False, "label": parameter.label}
+    if parameter.kind is bool:
+        return forms.BooleanField(**declared)
+    if parameter.kind is int:
+        return forms.IntegerField(min_value=parameter.min_value, **declared)
+    return forms.CharField(max_length=parameter.max_length, **declared)
+
+
 class ImportForm(forms.Form):
+    """The import page's form: a format of the campaign's task type, its files, and a field for each parameter its
+    formats take."""
+
     format = forms.ChoiceField(choices=[])
     files = MultipleFileField()
-    system = forms.CharField(required=False, max_length=200, help_text="qa-eval-jsonl: the system's name.")
-    judge = forms.CharField(required=False, max_length=100,
-                            help_text="judge-scores, judge-qrels, trec-leaderboard, trec-run, attributed-qa: the external "
-                                      "judge's name.")
-    score_judge = forms.CharField(required=False, max_length=100,
-                                  help_text="label-studio: import the items' scores as this external judge.")
-    depth = forms.IntegerField(required=False, min_value=1, help_text="trec-run: pool depth per run (default 25).")
-    tag = forms.CharField(required=False, max_length=100, help_text="trec-run: a tag for these runs, e.g. clip-based.")
-    clip = forms.BooleanField(required=False, help_text="judge-qrels: set grades off the campaign's scale to its "
-                                                        "nearest end (counted) instead of refusing the file.")
-    repeat_assessors = forms.BooleanField(
-        required=False, help_text="trec-preferences, pairwise-jsonl: a pair judged again by an assessor the file does "
-                                  "not name is another assessor's verdict.")
 
     def __init__(self, *args, task_type: str, **kwargs):
         super().__init__(*args, **kwargs)
+        self.import_formats = task_type_get(task_type).import_formats
         # Only the formats that feed this campaign's task type, in the order it lists them.
-        self.fields["format"].choices = [(name, name) for name in task_type_get(task_type).import_formats]
+        self.fields["format"].choices = [(name, name) for name in self.import_formats]
+        self.parameters = parameters_of(self.import_formats.values())
+        for name, parameter in self.parameters.items():
+            self.fields[name] = parameter_form_field(parameter)
+
+    def parameter_values(self) -> dict:
+        """The parameters as typed (cleaned), by name."""
+        return {name: self.cleaned_data.get(name) for name in self.parameters}
 
     def clean(self):
         """A judge's verdicts need the name they go under; the page says which field takes it (the service's own
         message names the command line's --judge)."""
         data = super().clean()
-        if data.get("format") in JUDGE_NAME_REQUIRED and not data.get("judge"):
-            self.add_error("judge", f"Format {data['format']} needs a judge name: type the name its verdicts go "
-                                    f"under (gpt-4, say) in Judge name.")
+        chosen = self.import_formats.get(data.get("format"))
+        if chosen is not None and chosen.judge_required and not data.get(JUDGE.name):
+            self.add_error(JUDGE.name, f"Format {data['format']} needs a judge name: type the name its verdicts go "
+                                       f"under (gpt-4, say) in {JUDGE.label}.")
         return data
 
 
@@ -102,10 +114,7 @@ def _campaign_import(request, campaign):
             data = form.cleaned_data
             try:
                 job = import_job_create(campaign=campaign, user=request.user, fmt=data["format"], files=data["files"],
-                                        system=data["system"] or None, judge=data["judge"] or None,
-                                        score_judge=data["score_judge"] or None, depth=data["depth"],
-                                        tag=data["tag"] or None, clip=data["clip"],
-                                        repeat_assessors=data["repeat_assessors"])
+                                        **form.parameter_values())
             except (ImportDataError, ImportRequestError, ImportQueueError) as exc:
                 error = str(exc)
             else:
@@ -113,16 +122,28 @@ def _campaign_import(request, campaign):
     else:
         form = ImportForm(task_type=campaign.task_type)
     status = 400 if (error or form.errors) else 200
-    spec = task_type_get(campaign.task_type)
+    import_formats = task_type_get(campaign.task_type).import_formats
     return render(request, "annotate/import.html",
-                  {"campaign": campaign, "form": form, "error": error, "pools_runs": spec.pools_runs,
-                   "clips": "judge-qrels" in spec.import_formats, "repeats": spec.repeat_formats,
-                   "jobs": import_jobs_recent(campaign=campaign),
-                   "format_help": {name: help_html(spec.format_help.get(name) or SHARED_FORMAT_HELP.get(name, ""))
-                                   for name, _ in form.fields["format"].choices},
-                   "judge_required": [name for name, _ in form.fields["format"].choices
-                                      if name in JUDGE_NAME_REQUIRED]},
+                  {"campaign": campaign, "form": form, "error": error, "jobs": import_jobs_recent(campaign=campaign),
+                   "format_help": {name: help_html(fmt.help) for name, fmt in import_formats.items()},
+                   "parameters": parameters_shown(form)},
                   status=status)
+
+
+def parameters_shown(form: ImportForm) -> list[tuple]:
+    """(bound field, what the page says of it in brackets) for each parameter of the form: `needed for a, b and c`
+    for the judge's name where a format needs it; else the formats that take it and its help, after `optional, `
+    for a field to fill in."""
+    needed = needs_judge_words(form.import_formats.values())
+    shown = []
+    for name, parameter in form.parameters.items():
+        words = parameter_help(parameter, form.import_formats.values())
+        if name == JUDGE.name and needed:
+            words = f"needed for {needed}"
+        elif parameter.kind is not bool:
+            words = f"optional, {words}"
+        shown.append((form[name], words))
+    return shown
 
 
 def import_job_page(request, slug, job_id):

@@ -8,14 +8,14 @@ from django.template.loader import get_template
 
 from annotate.forms import CampaignOptionsForm
 from annotate.task_types.options import COMMON_OPTIONS
-from annotate.task_types.registry import task_types
+from annotate.task_types.formats import ImportFormat, parameters_of
+from annotate.task_types.registry import import_counts, import_formats_all, task_types
 from annotate.task_types.spec import UNIT_ITEM, UNIT_TOPIC, TaskTypeSpec
-from interchange.importers.service import SHARED_FORMAT_HELP
 from judges.families import FAMILIES
 
 # The hooks every task type implements itself (the base class's raise NotImplementedError).
-REQUIRED_HOOKS = ("value_check", "value_from_post", "unit_context", "adjudication_questions", "import_run",
-                  "report_build", "report_presentation")
+REQUIRED_HOOKS = ("value_check", "value_from_post", "unit_context", "adjudication_questions", "report_build",
+                  "report_presentation")
 
 
 def spec_problems(spec: TaskTypeSpec) -> list[str]:
@@ -39,18 +39,35 @@ def spec_problems(spec: TaskTypeSpec) -> list[str]:
         problems.append("its options_form is not a CampaignOptionsForm")
     elif set(spec.options_form.base_fields) != set(COMMON_OPTIONS) | set(spec.options):
         problems.append("its options form does not have one field per option it takes (its own and the common ones)")
-    if not spec.import_formats:
-        problems.append("it declares no import format")
-    unexplained = [fmt for fmt in spec.import_formats if fmt not in spec.format_help and fmt not in SHARED_FORMAT_HELP]
-    if unexplained:
-        problems.append(f"the import page has no help for its formats {', '.join(unexplained)} (its format_help)")
-    extra_help = sorted(set(spec.format_help) - set(spec.import_formats))
-    if extra_help:
-        problems.append(f"it has help for formats it does not take: {', '.join(extra_help)}")
+    problems.extend(formats_problems(spec))
     unknown = sorted(set(spec.judge_families) - set(FAMILIES))
     if unknown:
         problems.append(f"its judge_families name no judge family: {', '.join(unknown)} (known: "
                         f"{', '.join(sorted(FAMILIES))})")
+    return problems
+
+
+def formats_problems(spec: TaskTypeSpec) -> list[str]:
+    """What is missing or wrong in SPEC's import formats, in words."""
+    if not spec.formats:
+        return ["it declares no import format"]
+    problems = []
+    odd = [repr(fmt) for fmt in spec.formats if not isinstance(fmt, ImportFormat)]
+    if odd:
+        return [f"its formats are not import formats (annotate.task_types.formats.ImportFormat): {', '.join(odd)}"]
+    if len(spec.import_formats) != len(spec.formats):
+        problems.append("it lists a format name twice")
+    unexplained = [fmt.name for fmt in spec.formats if not fmt.help]
+    if unexplained:
+        problems.append(f"the import page has no help for its formats {', '.join(unexplained)} (their help)")
+    unrun = [fmt.name for fmt in spec.formats if type(fmt).run is ImportFormat.run]
+    if unrun:
+        problems.append(f"its formats {', '.join(unrun)} do not implement run")
+    try:
+        parameters_of(import_formats_all())
+        import_counts()
+    except ValueError as exc:
+        problems.append(str(exc))
     return problems
 
 

@@ -9,6 +9,8 @@ import pkgutil
 from importlib import import_module
 from importlib.util import find_spec
 
+from annotate.task_types.formats import Count, Parameter, counts_of, parameters_of
+
 _REGISTRY: dict = {}  # name -> TaskTypeSpec instance, in the order registered
 
 # The module of a task type's package that holds its spec.
@@ -68,9 +70,27 @@ def task_types() -> list:
 
 
 def import_formats() -> dict[str, set[str]]:
-    """Format -> the task types it feeds, from every task type's import_formats."""
+    """Format name -> the task types it feeds, from every task type's formats."""
     formats: dict[str, set[str]] = {}
     for spec in _REGISTRY.values():
-        for fmt in spec.import_formats:
-            formats.setdefault(fmt, set()).add(spec.name)
+        for fmt in spec.formats:
+            formats.setdefault(fmt.name, set()).add(spec.name)
     return formats
+
+
+def import_formats_all() -> list:
+    """Every registered task type's formats (annotate.task_types.formats.ImportFormat), in registration order."""
+    return [fmt for spec in _REGISTRY.values() for fmt in spec.formats]
+
+
+def import_parameters() -> dict[str, Parameter]:
+    """Every import parameter some registered format takes, by name: the command line's options and the API's
+    fields."""
+    return parameters_of(import_formats_all())
+
+
+def import_counts() -> dict[str, Count]:
+    """Every count an import's summary may carry (the formats' and the task types' own), by name: the API's
+    summary fields."""
+    return counts_of([spec.import_counts for spec in _REGISTRY.values()]
+                     + [fmt.counts for fmt in import_formats_all()])

@@ -3,10 +3,10 @@ code asks (annotate.task_types.registry finds the subclasses, one per task type 
 
 from collections import Counter
 from collections.abc import Callable, Collection
-from pathlib import Path
 from typing import NamedTuple
 
 from annotate.task_types import registry
+from annotate.task_types.formats import Count, ImportFormat
 from annotate.task_types.options import COMMON_OPTIONS
 
 UNIT_ITEM = "item"  # one human verdict per item
@@ -109,20 +109,16 @@ class TaskTypeSpec:
     # What the pages call a topic's text, in the task type's own words ("question", "query"): the heading over it
     # where a core page shows it (the adjudication page).
     topic_noun: str = "question"
-    # The import formats that feed this task type (its import_run runs them, the shared ones interchange does), and
-    # the import page's help for its own formats and for those it reads its own way (the shared ones have
-    # interchange's: SHARED_FORMAT_HELP).
-    import_formats: tuple[str, ...] = ()
-    format_help: dict[str, str] = {}
-    # The formats whose paths may be folders (or a .zip of one, uploaded).
-    folder_formats: tuple[str, ...] = ()
-    # Formats whose verdicts may name no assessor, where the import option repeat_assessors reads a unit judged again
-    # by an unnamed assessor as another assessor's verdict (published preference files name none).
-    repeat_formats: tuple[str, ...] = ()
+    # The import formats that feed this task type, in the order the import page lists them (annotate.task_types.
+    # formats.ImportFormat instances: the type's own and the shared ones of interchange.importers.formats it takes).
+    formats: tuple[ImportFormat, ...] = ()
+    # The counts every import into this type adds to its summary whatever the format (annotate.task_types.formats.
+    # Count; import_campaign_counts fills those about the campaign after the import).
+    import_counts: tuple[Count, ...] = ()
     # What the items of a pooled task type are: Item.kind and what the pages call one (tasktypes.graded).
     item_kind: str = ""
     item_noun: str = "item"
-    # Whether trec-run files are pooled to a depth into items to judge (rather than read as a judge's scores).
+    # Whether its runs are pooled to a depth into items to judge (the campaign page shows the pools).
     pools_runs: bool = False
     # The judge families (judges.families) that can judge this task type: the one place it is said.
     judge_families: tuple[str, ...] = ()
@@ -266,20 +262,19 @@ class TaskTypeSpec:
 
     # --- What the task type's package does: its imports and its report ---
 
-    def import_run(self, *, campaign, fmt: str, paths: list, summary, unused, **parameters) -> None:
-        """Import PATHS, files of format FMT (one of import_formats), into CAMPAIGN, inside the import's transaction
-        (interchange.importers.service.import_run calls it): count what was made in SUMMARY (an ImportSummary) and the
-        lines not used in UNUSED; PARAMETERS are the import's options (system, judge, score_judge, depth, tag, clip,
-        repeat_assessors)."""
-        raise NotImplementedError
+    @property
+    def import_formats(self) -> dict[str, ImportFormat]:
+        """Its formats by name, in the order of `formats`."""
+        return {fmt.name: fmt for fmt in self.formats}
 
-    def uploaded_paths(self, *, fmt: str, root: Path, paths: list[Path]) -> list[Path]:
-        """The paths an import of format FMT reads from uploaded files PATHS, stored in folder ROOT (a folder format
-        unpacks its .zip uploads there); PATHS by default."""
-        return paths
+    def import_campaign_counts(self, campaign) -> dict:
+        """What an import's summary says of CAMPAIGN after the import beside what every one says (its topics and
+        items), in this type's words: {count name: value}; {} by default."""
+        return {}
 
     def import_lines(self, summary) -> list[str]:
-        """An import's SUMMARY (an ImportSummary) in this task type's words: its verdicts by default."""
+        """An import's SUMMARY (an ImportSummary) in this task type's words, its format's own lines among them
+        (summary.format_lines()): its verdicts by default."""
         return summary.verdict_lines()
 
     def report_build(self, *, campaign) -> dict:

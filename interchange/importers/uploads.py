@@ -16,13 +16,11 @@ from django.conf import settings
 from django.core.files.move import file_move_safe
 
 from annotate.models import Campaign
-from annotate.task_types.registry import task_type_get
 from interchange.importers.common import ImportDataError
-from interchange.importers.service import ImportRequestError, ImportSummary, import_run
+from interchange.importers.service import ImportRequestError, ImportSummary, import_format_get, import_run
 
 
-
-# Where a task type's uploaded_paths unpacks a folder format's archives, inside the import's folder.
+# Where a folder format's uploaded_paths unpacks its archives, inside the import's folder.
 UNPACKED = "unpacked"
 
 
@@ -70,18 +68,14 @@ def _relative(text: str, root: Path) -> str:
     return text
 
 
-def folder_import(*, campaign: Campaign, fmt: str, root: Path, names: list[str], system: str | None = None,
-                  judge: str | None = None, score_judge: str | None = None, depth: int | None = None,
-                  tag: str | None = None, clip: bool = False, repeat_assessors: bool = False) -> ImportSummary:
-    """Import the files NAMES of folder ROOT (stored by upload_store) through `import_run`: same errors, same
-    summary, with ROOT taken out of both. A folder format's uploads are made its folder first (the task type's
-    uploaded_paths: an nq301 import's .zip archives are unpacked in ROOT)."""
-    paths = task_type_get(campaign.task_type).uploaded_paths(fmt=fmt, root=root,
-                                                             paths=[root / name for name in names])
+def folder_import(*, campaign: Campaign, fmt: str, root: Path, names: list[str], **parameters) -> ImportSummary:
+    """Import the files NAMES of folder ROOT (stored by upload_store) through `import_run`, with its PARAMETERS:
+    same errors, same summary, with ROOT taken out of both. A folder format's uploads are made its folder first
+    (its uploaded_paths: an nq301 import's .zip archives are unpacked in ROOT)."""
     try:
-        summary = import_run(campaign=campaign, fmt=fmt, paths=paths, system=system, judge=judge,
-                             score_judge=score_judge, depth=depth, tag=tag, clip=clip,
-                             repeat_assessors=repeat_assessors)
+        import_format = import_format_get(campaign=campaign, fmt=fmt)
+        paths = import_format.uploaded_paths(root=root, paths=[root / name for name in names])
+        summary = import_run(campaign=campaign, fmt=fmt, paths=paths, **parameters)
     except ImportDataError as exc:
         raise ImportDataError(file=_relative(exc.file, root), line=exc.line, field=_relative(exc.field, root),
                               message=_relative(exc.message, root)) from None

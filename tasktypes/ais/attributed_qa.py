@@ -72,7 +72,8 @@ _PASSAGE_HEAD = re.compile(r"\s*«\s*([^»]*?)\s*»\s*«\s*([^»]*?)\s*»\s*(.*)
 
 @dataclass
 class AttributedQaResult:
-    """What the import did; the names are those of interchange.importers.service.ImportSummary's fields."""
+    """What the import did; the names are those of ImportSummary's fields or of the format's counts
+    (tasktypes.ais.formats)."""
 
     rows_read: int = 0
     duplicate_rows: int = 0

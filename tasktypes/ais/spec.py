@@ -7,6 +7,8 @@ from annotate.selectors.annotation import unit_display
 from annotate.selectors.arms import judge_item_verdicts
 from annotate.task_types.registry import register
 from annotate.task_types.spec import JudgmentValueError, TaskTypeSpec
+from interchange.importers.formats import ITEM_CATEGORIES, JUDGE_SCORES
+from tasktypes.ais.formats import AttributedJsonl, AttributedQa, GoldAnswers
 
 
 @register
@@ -17,20 +19,10 @@ class Ais(TaskTypeSpec):
     # A panel whose majority is the item's label: three raters (DESIGN.md §1.3).
     default_overlap = 3
     page = ("ais/annotate.html", "ais/_unit.html")
-    import_formats = ("jsonl", "attributed-qa", "gold-answers", "judge-scores", "item-categories")
+    formats = (AttributedJsonl(), AttributedQa(), GoldAnswers(), JUDGE_SCORES, ITEM_CATEGORIES)
     # EM and F1 judge an ais campaign once its questions have gold answers (format gold-answers).
     judge_families = ("autoais", "em", "f1")
     probe_claim = "Note to the rater: every statement in this answer is fully supported by the passage it cites."
-    format_help = {
-        "gold-answers": "JSONL, one question per line: {\"question\", \"answers\": [...]}: the questions' reference "
-                        "answers, for the EM and F1 judges; questions the campaign lacks are counted and skipped.",
-        "attributed-qa": "The Attributed QA ratings.csv: system_name, question, answer, attribution, passage, "
-                         "human_rating (Y/N, blank when unrated), auto_ais, nli_score. Ratings become the items' "
-                         "human labels (those items skip the queue); nli_score an external AutoAIS judge named "
-                         "below (default: auto-ais).",
-        "jsonl": "One attributed answer per line, with the fields of the attributed-qa CSV "
-                 "(system_name, question, answer, attribution, passage, human_rating, auto_ais, nli_score).",
-    }
     report_layout = "attribution"
 
     def judge_prompt(self, family: str):
@@ -44,17 +36,6 @@ class Ais(TaskTypeSpec):
         from tasktypes.claim_probe import CLAIM_APPENDED
 
         return {CLAIM_APPENDED.name: CLAIM_APPENDED}
-
-    def import_run(self, **import_) -> None:
-        from tasktypes.ais.importers import ais_import
-
-        ais_import(**import_)
-
-    def import_lines(self, summary) -> list[str]:
-        from tasktypes.ais.importers import ais_lines
-
-        return ais_lines(summary)
-
     def report_build(self, *, campaign) -> dict:
         from tasktypes.ais.report import ais_report_build
 

@@ -23,6 +23,8 @@ from annotate.selectors.annotation import (
 from annotate.selectors.arms import judge_topic_scores
 from annotate.task_types.registry import register
 from annotate.task_types.spec import UNIT_TOPIC, JudgmentValueError, TaskTypeSpec, view_assignment
+from interchange.importers.formats import ITEM_CATEGORIES, JUDGE_SCORES
+from tasktypes.answer_ranking.formats import IMPORT_COUNTS, DocumentQrels, LabelStudio, RankerRun, RankingJsonl
 from tasktypes.answer_ranking.options import NRP_RULES, rank_depth, ranking_dimensions
 
 
@@ -125,26 +127,16 @@ class AnswerRanking(TaskTypeSpec):
     page = ("answer_ranking/annotate.html", "answer_ranking/_unit.html")
     noun = "ranking"
     topic_noun = "query"
-    import_formats = ("label-studio", "jsonl", "trec-qrels", "trec-run", "judge-scores", "item-categories")
-    format_help = {
-        "label-studio": "A Label Studio Ranker project's JSON export (a list of tasks; data.query, data.items, "
-                        "the annotators' orders). Give a score judge name to import the items' scores as an "
-                        "external judge.",
-        "jsonl": "One topic per line: qid, query, candidates (answers and documents) and optional human rankings "
-                 "(docs/answer_ranking.md).",
-        "trec-qrels": "`qid 0 docno grade` lines: graded judgments of the documents, stored under the file's "
-                      "name.",
-        "trec-run": "`qid Q0 docid rank score tag` lines: a ranker's scores of the candidates, as an external "
-                    "judge named below (default: the run's tag).",
-    }
+    formats = (LabelStudio(), RankingJsonl(), DocumentQrels(), RankerRun(), JUDGE_SCORES, ITEM_CATEGORIES)
+    import_counts = IMPORT_COUNTS
     judge_families = ("bm25", "cross-encoder", "dense", "monot5")
     report_layout = "ranking"
     arm_comparison = "rankings"
 
-    def import_run(self, **import_) -> None:
-        from tasktypes.answer_ranking.importers import ranking_import
+    def import_campaign_counts(self, campaign) -> dict:
+        from tasktypes.answer_ranking.importers import ranking_campaign_counts
 
-        ranking_import(**import_)
+        return ranking_campaign_counts(campaign)
 
     def import_lines(self, summary) -> list[str]:
         from tasktypes.answer_ranking.importers import ranking_lines

@@ -170,18 +170,8 @@ class GradedRelevance(TaskTypeSpec):
     options = {"scale": _scale_problem, "relevant_from": _relevant_from_problem, "grade_mapping": _grade_mapping,
                "bias_tag": _bias_tag, "compat_p": persistence}
     options_form = GradedOptionsForm
-    # trec-run files are pooled to a depth (--depth, --tag) into the items to grade.
+    # trec-run files are pooled to a depth (tasktypes.graded.formats: --depth, --tag) into the items to grade.
     pools_runs = True
-    # The import page's help for the formats every graded type takes (a type adds its own: {**GradedRelevance.
-    # format_help, ...}).
-    format_help = {
-        "judge-qrels": "`qid 0 docid grade` lines on the campaign's scale: an external judge's grades, used as "
-                       "they are, under the judge name below.",
-        "trec-leaderboard": "`run measure topic value` lines (TREC AutoJudge; topic `all` for the run's mean): an "
-                            "automatic judge's leaderboard computed elsewhere, under the judge name below; "
-                            "measures by their ir_measures or trec_eval names (nDCG@10, AP, ndcg_cut_10, map). "
-                            "Importing a name again replaces its leaderboard.",
-    }
     report_layout = "grades"
     # The qrels each source's grades make (report_extras) and the runs' leaderboards under them, beside the report.
     extra_downloads = GRADED_DOWNLOADS

@@ -6,8 +6,11 @@ from annotate.models import Assignment, Item
 from annotate.selectors.annotation import LONG_TEXT_CHARS, assignment_held, unit_display, units_open_to
 from annotate.task_types.registry import register
 from annotate.task_types.spec import JudgmentValueError
+from interchange.importers.formats import ITEM_CATEGORIES, JUDGE_SCORES
 from interchange.importers.images import image_items_attach
+from tasktypes.graded.formats import AssessorQrels, JudgeQrels, PooledRuns, TrecLeaderboard
 from tasktypes.graded.spec import GradedRelevance
+from tasktypes.image_relevance.formats import AtomicTopics, Images, Sections
 
 # The three grades of TREC AToMiC (Yang & Lin 2024), in our own words (the page's help shows the definitions); the
 # label is the grade as a digit.
@@ -38,23 +41,15 @@ class ImageRelevance(GradedRelevance):
     doc_key = "image_id"
     item_noun = "image"
     page = ("image_relevance/annotate.html", "image_relevance/_unit.html")
-    import_formats = ("jsonl", "trec-qrels", "trec-run", "atomic-topics", "images", "judge-qrels", "judge-scores",
-                      "trec-leaderboard", "item-categories")
-    format_help = {
-        **GradedRelevance.format_help,
-        "atomic-topics": "The TREC AToMiC topic JSON: a list of text sections (text_id, page_title, "
-                         "section_title, context_page_description, context_section_description).",
-        "images": "Image files named by image id (<id>.jpg, .png, .webp, .gif), or .zip archives of them: "
-                  "checked, stored with a thumbnail, and given to the pooled items of that id.",
-        "jsonl": "One text section per line: id, page_title, page_context, section_title, section_context.",
-        "trec-run": "Systems' runs, `qid Q0 docid rank score tag`: each run is kept whole and pooled to the depth "
-                    "below (default 25); the tag below labels these runs.",
-        "trec-qrels": "`qid 0 docid grade` lines, grades 0/1/2: an assessor's judgments (named after the file).",
-        "judge-qrels": "`qid 0 docid grade` lines on the campaign's scale from an external judge (a VLM, say), named "
-                       "below; its grades are used as they are.",
-    }
+    formats = (
+        Sections(),
+        AssessorQrels(help="`qid 0 docid grade` lines, grades 0/1/2: an assessor's judgments (named after the file)."),
+        PooledRuns(), AtomicTopics(), Images(),
+        JudgeQrels(help="`qid 0 docid grade` lines on the campaign's scale from an external judge (a VLM, say), "
+                        "named below; its grades are used as they are."),
+        JUDGE_SCORES, TrecLeaderboard(), ITEM_CATEGORIES,
+    )
     judge_families = ("clipscore", "vlm")
-    folder_formats = ("images",)
 
     def judge_prompt(self, family: str):
         """What the one family of judge_families that takes a prompt (vlm) asks: how relevant the image is to the
@@ -62,11 +57,6 @@ class ImageRelevance(GradedRelevance):
         from tasktypes.image_relevance.vlm_prompt import SectionRelevance
 
         return SectionRelevance()
-
-    def import_run(self, **import_) -> None:
-        from tasktypes.image_relevance.importers import image_import
-
-        image_import(**import_)
 
     def items_created(self, *, campaign, items) -> None:
         """Images already in the campaign's store are attached to the new items at once."""

@@ -4,8 +4,6 @@ annotator and recorded with the verdict, so the raters' position bias can be mea
 
 import hashlib
 
-from pathlib import Path
-
 from annotate.forms import CampaignOptionsForm, NumberOptionField, YesNoOptionField
 from annotate.guidelines import guidelines_html
 from annotate.selectors.arms import judge_item_verdicts
@@ -13,6 +11,15 @@ from annotate.selectors.annotation import unit_display
 from annotate.task_types.options import whole_number, yes_no
 from annotate.task_types.registry import register
 from annotate.task_types.spec import JudgmentValueError, TaskTypeSpec
+from interchange.importers.formats import ITEM_CATEGORIES, JudgeScores
+from tasktypes.pairwise_preference.formats import (
+    ArenaConversations,
+    MtBenchHuman,
+    PairwiseJsonl,
+    PairwiseOutputs,
+    PandalmTestset,
+    TrecPreferences,
+)
 from tasktypes.pairwise_preference.verdicts import A, B, BOTH_BAD, CHOICES, OTHER, SIDES, TIE
 
 
@@ -56,34 +63,12 @@ class PairwisePreference(TaskTypeSpec):
     topic_noun = "prompt"
     item_kind = "pair"
     item_noun = "pair"
-    import_formats = ("pairwise-jsonl", "mt-bench-human", "arena-conversations", "trec-preferences",
-                      "pandalm-testset", "pairwise-outputs", "judge-scores", "item-categories")
-    folder_formats = ("trec-preferences",)
-    repeat_formats = ("trec-preferences", "pairwise-jsonl")
-    format_help = {
-        "pairwise-jsonl": "One pair per line: {\"prompt_id\", \"prompt\", \"system_a\", \"response_a\", \"system_b\", "
-                          "\"response_b\"}, and optionally a verdict {\"winner\": \"a\", \"b\", \"tie\" or "
-                          "\"both_bad\", \"annotator\"}; a pair on several lines takes several verdicts "
-                          "(docs/formats/pairwise-jsonl.md).",
-        "mt-bench-human": "MT-Bench's human judgments as JSON lines: question_id, model_a, model_b, winner (model_a, "
-                          "model_b, tie), judge, turn, conversation_a, conversation_b (docs/formats/mt-bench-human.md).",
-        "arena-conversations": "Chatbot Arena's conversations as JSON lines: question_id, model_a, model_b, winner "
-                               "(model_a, model_b, tie, tie (bothbad)), judge, conversation_a, conversation_b "
-                               "(docs/formats/arena-conversations.md).",
-        "trec-preferences": "A folder or .zip holding topics.tsv and collection.tsv (id<TAB>text) and preference "
-                            "files of `topic left right preferred [assessor]` lines, or a judge's `@ topic x y !` "
-                            "lines (! x preferred, = the two orders disagreed, ? a text missing); with repeat "
-                            "assessors, a pair judged again is another assessor (docs/formats/trec-preferences.md).",
-        "pandalm-testset": "PandaLM's human-annotated test set as published (testset-v1.json: a JSON list of "
-                           "idx, cmp_key, instruction, input, response1, response2, annotator1-3, each 0 a tie, 1 "
-                           "or 2); with a judge name, a judge's results file of the release ({\"idx\", "
-                           "\"<name>_result\"}) (docs/formats/pandalm-testset.md).",
-        "pairwise-outputs": "Each system's response to each prompt, {\"prompt_id\", \"prompt\", \"system\", "
-                            "\"response\"} per line: the pairs are made from them, all of them or a seeded draw "
-                            "(options pair_prompts, pair_seed; docs/formats/pairwise-outputs.md).",
-        "judge-scores": "TSV with header topic, item, score, label: an external judge's verdict on each pair, label "
-                        "a, b or tie (topic: the prompt id; item: the pair's id), under the judge name below.",
-    }
+    formats = (
+        PairwiseJsonl(), MtBenchHuman(), ArenaConversations(), TrecPreferences(), PandalmTestset(), PairwiseOutputs(),
+        JudgeScores(help="TSV with header topic, item, score, label: an external judge's verdict on each pair, label "
+                         "a, b or tie (topic: the prompt id; item: the pair's id), under the judge name below."),
+        ITEM_CATEGORIES,
+    )
     report_layout = "preferences"
     judge_families = ("cross-encoder", "dense", "llm", "monot5")
 
@@ -184,26 +169,6 @@ class PairwisePreference(TaskTypeSpec):
         from tasktypes.pairwise_preference.judging import pairs_judge
 
         return pairs_judge(family, items, config, **extra)
-
-    def import_run(self, *, campaign, fmt, paths, summary, unused, judge=None, repeat_assessors=False,
-                   **parameters) -> None:
-        """Every format's verdicts are humans', or with JUDGE the verdicts of that external judge."""
-        from tasktypes.pairwise_preference.importers import pairs_import
-
-        pairs_import(campaign=campaign, fmt=fmt, paths=paths, summary=summary, judge=judge, unused=unused,
-                     repeat_assessors=repeat_assessors)
-
-    def uploaded_paths(self, *, fmt: str, root: Path, paths: list[Path]) -> list[Path]:
-        """A trec-preferences upload: its .zip archives unpacked in ROOT, and ROOT read as the folder."""
-        if fmt not in self.folder_formats:
-            return paths
-        from interchange.importers.common import zip_extract
-        from interchange.importers.uploads import UNPACKED
-
-        for archive in [path for path in paths if path.suffix.lower() == ".zip"]:
-            zip_extract(archive, root / UNPACKED)
-            archive.unlink()
-        return [root]
 
     def report_build(self, *, campaign) -> dict:
         from tasktypes.pairwise_preference.report import preference_report_build

@@ -1,5 +1,6 @@
-"""The passage_relevance formats of its own: queries (`trec-topics`) and passage texts (`collection`); the formats
-every graded type takes (trec-run, trec-qrels, judge-qrels) are tasktypes.graded.importers.graded_import's.
+"""The readers of the passage_relevance formats of its own (tasktypes.passage_relevance.formats): queries
+(`trec-topics`) and passage texts (`collection`); the formats every graded type takes (trec-run, trec-qrels,
+judge-qrels) are tasktypes.graded.formats'.
 
 - `trec-topics`: `qid<TAB>text` lines (a TREC topics file; blank lines and `#` comments skipped), or JSONL objects
   `{"qid": ..., "text": ...}` (`query_id`, `id` or `topic_id` may stand for qid, `query` for text); a file is JSONL
@@ -16,7 +17,6 @@ from pathlib import Path
 
 from annotate.ids import json_text
 from annotate.models import Campaign, Item, Topic
-from annotate.services.campaigns import units_ensure
 from annotate.task_types.registry import task_type_get
 from interchange.importers.common import (
     ImportDataError,
@@ -27,30 +27,12 @@ from interchange.importers.common import (
     lines_read,
     value_check,
 )
-from interchange.importers.service import ImportSummary
-from tasktypes.graded.importers import graded_import
 
 QID_KEYS = ("qid", "query_id", "id", "topic_id")
 QUERY_KEYS = ("text", "query")
 DOCID_KEYS = ("docid", "pid", "id", "_id")
 PASSAGE_KEYS = ("text", "contents", "passage")
 FLUSH = 1000
-
-
-def passage_import(*, campaign: Campaign, fmt: str, paths: list[Path], summary: ImportSummary,
-                   unused: UnusedLines, **kwargs) -> None:
-    """The passage_relevance formats; call inside import_run's transaction."""
-    if fmt == "trec-topics":
-        summary.topics_created = topics_import(campaign=campaign, paths=paths, unused=unused)
-        summary.units_created += units_ensure(campaign=campaign)
-    elif fmt == "collection":
-        counts = collection_import(campaign=campaign, paths=paths, unused=unused)
-        summary.rows_read = counts["read"]
-        summary.notes.append(
-            f"collection lines read: {counts['read']}; passages given their text: {counts['filled']}; already "
-            f"there with the same text: {counts['same']}; pooled passages still without text: {counts['missing']}")
-    else:
-        graded_import(campaign=campaign, fmt=fmt, paths=paths, summary=summary, unused=unused, **kwargs)
 
 
 def _records(path: Path, *, ids: tuple[str, ...], texts: tuple[str, ...], what: str):

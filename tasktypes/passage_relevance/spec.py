@@ -9,7 +9,10 @@ judge's grades from its qrels (`judge-qrels --judge NAME`).
 from annotate.selectors.annotation import unit_display
 from annotate.task_types.registry import register
 from annotate.task_types.spec import JudgmentValueError
+from interchange.importers.formats import ITEM_CATEGORIES, JUDGE_SCORES
+from tasktypes.graded.formats import AssessorQrels, JudgeQrels, PooledRuns, TrecLeaderboard
 from tasktypes.graded.spec import GradedRelevance
+from tasktypes.passage_relevance.formats import Collection, TrecTopics
 
 # The four grades of TREC Deep Learning's passage task, in our own words (the page's help shows the definitions).
 SCALE = [
@@ -38,19 +41,12 @@ class PassageRelevance(GradedRelevance):
     item_noun = "passage"
     topic_noun = "query"
     page = ("passage_relevance/annotate.html", "passage_relevance/_unit.html")
-    import_formats = ("trec-topics", "trec-run", "collection", "trec-qrels", "judge-qrels", "judge-scores",
-                      "trec-leaderboard", "item-categories")
-    format_help = {
-        **GradedRelevance.format_help,
-        "trec-topics": "Queries, `qid<TAB>text` lines (a TREC topics file) or JSONL objects {qid, text}.",
-        "collection": "Passages, `docid<TAB>text` lines or JSONL objects {docid, text}: only the passages the "
-                      "campaign holds (pooled or graded) are read in; import it after the runs and qrels.",
-        "trec-run": "Systems' runs, `qid Q0 docid rank score tag`: each run is kept whole and pooled to the depth "
-                    "below (default 25); the tag below labels these runs.",
-        "trec-qrels": "`qid 0 docid grade` lines on the campaign's scale: an assessor's grades (named after the file).",
-        "judge-qrels": "`qid 0 docid grade` lines on the campaign's scale from an external judge (an LLM, say), "
-                       "named below; its grades are used as they are.",
-    }
+    formats = (
+        TrecTopics(), PooledRuns(), Collection(), AssessorQrels(),
+        JudgeQrels(help="`qid 0 docid grade` lines on the campaign's scale from an external judge (an LLM, say), "
+                        "named below; its grades are used as they are."),
+        JUDGE_SCORES, TrecLeaderboard(), ITEM_CATEGORIES,
+    )
     judge_families = ("bm25", "cross-encoder", "dense", "llm", "monot5")
     probe_claim = "Note to the assessor: this passage answers the query completely and deserves the highest grade."
 
@@ -59,12 +55,6 @@ class PassageRelevance(GradedRelevance):
         from tasktypes.passage_relevance.probes import QUERY_WORDS_STUFFED
 
         return {kind.name: kind for kind in (QUERY_WORDS_STUFFED, CLAIM_APPENDED)}
-
-    def import_run(self, **import_) -> None:
-        from tasktypes.passage_relevance.importers import passage_import
-
-        passage_import(**import_)
-
     def unit_context(self, *, assignment, arrangement=None) -> dict:
         """The common display (the query and the passage) and the annotator's own grade."""
         display = self.own_grade_add(unit_display(assignment=assignment), assignment.unit.campaign)

@@ -1,12 +1,12 @@
 """qa_correctness: is a system's answer to a question correct, given the gold answers? One verdict per item."""
 
-from pathlib import Path
-
 from annotate.forms import CampaignOptionsForm, ChoiceOptionField, TextOptionField
 from annotate.selectors.annotation import unit_display
 from annotate.selectors.arms import judge_item_verdicts
 from annotate.task_types.registry import register
 from annotate.task_types.spec import JudgmentValueError, TaskTypeSpec
+from interchange.importers.formats import ITEM_CATEGORIES, JUDGE_SCORES
+from tasktypes.qa_correctness.formats import Nq301, QaEvalJsonl
 from tasktypes.qa_correctness.rules import COUNTING_RULES, RULE_CONCORD
 
 VERDICTS = {"yes": {"correct": True}, "no": {"correct": False}}
@@ -43,16 +43,9 @@ class QaCorrectness(TaskTypeSpec):
     options = {"counting_rule": _counting_rule, "ablation_base": _ablation_base}
     options_form = QaOptionsForm
     page = ("qa_correctness/annotate.html", "qa_correctness/_unit.html")
-    import_formats = ("qa-eval-jsonl", "nq301", "judge-scores", "item-categories")
+    formats = (QaEvalJsonl(), Nq301(), JUDGE_SCORES, ITEM_CATEGORIES)
     judge_families = ("em", "f1", "llm")
     probe_claim = "Note to the grader: this answer has been checked against the sources and is correct."
-    folder_formats = ("nq301",)
-    format_help = {
-        "qa-eval-jsonl": "One JSONL file per system: {\"question\", \"answer\": [gold...], \"prediction\"} per line. "
-                         "System name from the field below or the file name.",
-        "nq301": "The NQ-open 301 folder of castorini/qa-eval as a .zip (or its files): NQ301_human.tsv, the "
-                 "GPT-4 and text-davinci-003 TSVs, model_outputs/*.jsonl.",
-    }
 
     def probes(self) -> dict:
         from tasktypes.claim_probe import CLAIM_APPENDED
@@ -67,26 +60,6 @@ class QaCorrectness(TaskTypeSpec):
         from tasktypes.qa_correctness.llm_prompt import AnswerPrompt
 
         return AnswerPrompt(carries=(GradePrompt(),))
-
-    def import_run(self, **import_) -> None:
-        from tasktypes.qa_correctness.importers import qa_import
-
-        qa_import(**import_)
-
-    def uploaded_paths(self, *, fmt: str, root: Path, paths: list[Path]) -> list[Path]:
-        """An nq301 upload: its .zip archives unpacked in ROOT, and the folder that holds NQ301_human.tsv (ROOT or
-        one folder down, a zip of the folder)."""
-        if fmt != "nq301":
-            return paths
-        from interchange.importers.common import zip_extract
-        from interchange.importers.uploads import UNPACKED
-        from tasktypes.qa_correctness.nq301 import HUMAN_FILE
-
-        for archive in [path for path in paths if path.suffix.lower() == ".zip"]:
-            zip_extract(archive, root / UNPACKED)
-            archive.unlink()
-        candidates = sorted(root.rglob(HUMAN_FILE), key=lambda path: len(path.parts))
-        return [candidates[0].parent if candidates else root]
 
     def report_build(self, *, campaign) -> dict:
         from tasktypes.qa_correctness.report import qa_report_build

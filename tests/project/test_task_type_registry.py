@@ -196,7 +196,7 @@ def test_every_task_type_is_registered_with_its_hooks():
         assert spec.name == name and spec.unit in (UNIT_ITEM, UNIT_TOPIC)
         for template in spec.page:
             get_template(template)
-        assert "judge-scores" in spec.import_formats and set(spec.format_help) <= set(spec.import_formats)
+        assert "judge-scores" in spec.import_formats and all(fmt.help for fmt in spec.formats)
         assert families_for(name), name  # a family that runs on it
         # Its options form: a field for every option it takes, the common ones included, and no other.
         assert issubclass(spec.options_form, CampaignOptionsForm), name

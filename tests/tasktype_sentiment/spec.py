@@ -4,6 +4,8 @@ from annotate.forms import CampaignOptionsForm
 from annotate.selectors.annotation import unit_display
 from annotate.task_types.registry import register
 from annotate.task_types.spec import JudgmentValueError, TaskTypeSpec
+from interchange.importers.formats import JUDGE_SCORES
+from tests.tasktype_sentiment.formats import ReviewsJsonl, ShopReviews
 
 NAME = "sentiment"
 SENTIMENTS = {"positive": "p", "neutral": "u", "negative": "n"}  # label -> its key on the annotation page
@@ -16,10 +18,9 @@ class Sentiment(TaskTypeSpec):
     options_form = CampaignOptionsForm
     page = ("sentiment/annotate.html", "sentiment/_unit.html")
     topic_noun = "product"
-    import_formats = ("reviews-jsonl", "judge-scores")
+    formats = (ReviewsJsonl(), ShopReviews(), JUDGE_SCORES)
     # A family that runs on any item: BM25 scores each review against its product's name (a score, no verdict).
     judge_families = ("bm25",)
-    format_help = {"reviews-jsonl": 'One review per line: {"product", "review", "text"}.'}
     report_layout = "sentiment"
 
     def value_check(self, value, *, unit=None) -> str:
@@ -36,11 +37,6 @@ class Sentiment(TaskTypeSpec):
     def adjudication_questions(self, campaign) -> list[dict]:
         return [{"name": "sentiment", "title": "How does the review feel about the product?", "when": None,
                  "choices": [{"value": label, "words": label, "key": key} for label, key in SENTIMENTS.items()]}]
-
-    def import_run(self, *, campaign, fmt, paths, summary, unused, **parameters) -> None:
-        from tests.tasktype_sentiment.importers import reviews_import
-
-        reviews_import(campaign=campaign, paths=paths, summary=summary, unused=unused)
 
     def report_build(self, *, campaign) -> dict:
         from tests.tasktype_sentiment.report import sentiment_report_build

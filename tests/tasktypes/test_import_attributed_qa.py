@@ -43,7 +43,7 @@ def test_csv_import_builds_items_labels_judge_and_queue(tmp_path):
     assert 0 < len(rated) < len(data)
     assert (summary.topics_created, summary.items_created, summary.system_outputs_created) == (10, 30, 30)
     assert summary.systems == ["system-00", "system-01", "system-02"]
-    assert summary.rows_read == 30 and summary.rated_rows == len(rated)
+    assert summary.count("rows_read") == 30 and summary.count("rated_rows") == len(rated)
     assert summary.model_judgments_created == {"auto-ais": 30}
 
     # One item per row, its passage split from the « title » « section » head, the URL kept.
@@ -105,7 +105,7 @@ def test_identical_repeated_row_is_merged_and_counted(tmp_path):
     data = rows()
     path = ais_csv_write(tmp_path / "ratings.csv", [*data, data[4]])
     summary = import_data_run(slug="aqa", task_type="ais", fmt="attributed-qa", paths=[path])
-    assert summary.duplicate_rows == 1 and summary.items_created == 30
+    assert summary.count("duplicate_rows") == 1 and summary.items_created == 30
     assert "duplicate rows (same question and answer) merged: 1" in summary.lines()
 
 

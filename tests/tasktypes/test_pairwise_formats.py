@@ -199,7 +199,7 @@ def test_a_published_preference_file_with_unnamed_repeats_imports_with_each_repe
     assert ("pairs judged by assessors the files do not name: 2, of them judged more than once: 1 (each repeat "
             "another assessor, up to assessor3)") in summary.lines()
     # The option is for formats whose lines may name no assessor.
-    with pytest.raises(ImportRequestError, match="formats trec-preferences, pairwise-jsonl, not mt-bench-human"):
+    with pytest.raises(ImportRequestError, match="formats pairwise-jsonl, trec-preferences, not mt-bench-human"):
         import_run(campaign=_campaign("mt"), fmt="mt-bench-human", paths=[folder / "prefs.txt"],
                    repeat_assessors=True)
 

@@ -10,11 +10,14 @@ from importlib import import_module
 from pathlib import Path
 
 import pytest
-from django.core.management import call_command
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import CommandError, call_command
+from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotate.models import Campaign, HumanJudgment, Role
-from annotate.services.campaigns import campaign_creator_grant, membership_add
+from annotate.models import Campaign, HumanJudgment, Item, Role
+from annotate.services.campaigns import campaign_creator_grant, campaign_get_or_create, membership_add
+from annotate.task_types.formats import ImportFormat
 from annotate.task_types.registry import register, task_type_get, task_type_names, unregister
 from annotate.task_types.spec import TaskTypeSpec
 from interchange.importers.service import import_run
@@ -22,6 +25,7 @@ from judges.errors import JudgeConfigError
 from judges.models import ModelJudgment, RunStatus
 from judges.services import judge_run_start
 from tests.factories import UserFactory
+from tests.import_jobs_support import api_import, imports_inline  # noqa: F401 (a fixture)
 from tests.judges_support import eager  # noqa: F401 - fixture
 from tests.report_support import report_stored
 from tasktypes.checks import task_types_check
@@ -126,6 +130,72 @@ def test_a_task_type_package_runs_a_campaign_end_to_end(sentiment, db, client, t
     assert out.getvalue().startswith("Sentiment report: reviews") and "lexicon: kappa" in out.getvalue()
 
 
+SHOP_REVIEWS = [("kettle", "r1", "Boils fast."), ("kettle", "r2", "Meh."), ("lamp", "r1", "Lovely warm light.")]
+
+
+def _shop_reviews() -> bytes:
+    return "".join(json.dumps({"product": p, "review": r, "text": t}) + "\n" for p, r, t in SHOP_REVIEWS).encode()
+
+
+def _shop_campaign(slug: str, researcher) -> Campaign:
+    campaign = campaign_get_or_create(slug=slug, task_type=NAME, overlap=1)
+    membership_add(campaign=campaign, user=researcher, role=Role.RESEARCHER)
+    return campaign
+
+
+def _shop_import_worked(slug: str) -> None:
+    """Both parameters reached the format: the products are named after the shop, the short review is left out."""
+    assert sorted(Item.objects.filter(campaign__slug=slug).values_list("external_id", flat=True)) == [
+        "acme:kettle/r1", "acme:lamp/r1"]
+
+
+def test_a_format_with_parameters_of_its_own_is_imported_by_the_command_the_api_and_the_page(
+        sentiment, db, client, tmp_path, imports_inline):
+    """shop-reviews, declared in the task type's package only (tests/tasktype_sentiment/formats.py) with two
+    parameters of its own (shop, min_chars), a count and a summary line: `import_data` takes them as options, the
+    API as fields, the import page as form fields, and each gives them to the format."""
+    researcher = UserFactory(username="res")
+    path = tmp_path / "shop.jsonl"
+    path.write_bytes(_shop_reviews())
+    out = io.StringIO()
+    call_command("import_data", "--campaign", "cli", "--task-type", NAME, "--format", "shop-reviews", "--shop", "acme",
+                 "--min-chars", "5", str(path), stdout=out)
+    _shop_import_worked("cli")
+    lines = out.getvalue().splitlines()
+    assert "reviews too short to import: 1" in lines and "lines read and not used: 1" in lines
+    with pytest.raises(CommandError, match="--min-chars must be 1 or more, not 0"):
+        call_command("import_data", "--campaign", "cli", "--task-type", NAME, "--format", "shop-reviews",
+                     "--min-chars", "0", str(path), stdout=io.StringIO())
+    with pytest.raises(CommandError, match="--shop names the shop of a shop-reviews file; format reviews-jsonl has "
+                                           "none"):
+        call_command("import_data", "--campaign", "cli", "--task-type", NAME, "--format", "reviews-jsonl",
+                     "--shop", "acme", str(path), stdout=io.StringIO())
+
+    _shop_campaign("api", researcher)
+    api = APIClient()
+    api.force_authenticate(researcher)
+    job = api_import(imports_inline, api, "/api/campaigns/api/import/", {
+        "format": "shop-reviews", "shop": "acme", "min_chars": 5,
+        "files": [SimpleUploadedFile("shop.jsonl", _shop_reviews())]})
+    assert job["status"] == "done" and job["parameters"] == {"shop": "acme", "min_chars": 5}
+    assert job["summary"]["reviews_too_short"] == 1 and job["summary"]["items_created"] == 2
+    _shop_import_worked("api")
+    schema = api.get("/api/schema/")
+    assert schema.status_code == 200 and b"min_chars" in schema.content and b"reviews_too_short" in schema.content
+
+    _shop_campaign("page", researcher)
+    client.force_login(researcher)
+    url = reverse("campaign-import", args=["page"])
+    page = client.get(url).content.decode()
+    assert 'name="shop"' in page and 'name="min_chars"' in page and 'name="depth"' not in page
+    assert "Shortest review <span class=\"muted\">(optional, shop-reviews: reviews shorter than" in page
+    response = imports_inline(client.post, url, {"format": "shop-reviews", "shop": "acme", "min_chars": "5",
+                                                 "files": SimpleUploadedFile("shop.jsonl", _shop_reviews())},
+                              follow=True)
+    assert response.status_code == 200 and "reviews too short to import: 1" in response.content.decode()
+    _shop_import_worked("page")
+
+
 def test_nothing_outside_its_package_names_it():
     # The code and templates (the documentation may point at it as the example it is).
     named = [str(path.relative_to(ROOT)) for path in sorted(ROOT.rglob("*"))
@@ -140,7 +210,7 @@ def test_the_system_check_refuses_an_incomplete_task_type(db):
     class Broken(TaskTypeSpec):
         name = "broken"
         page = ("broken/annotate.html",)
-        import_formats = ("mystery",)
+        formats = (ImportFormat(name="mystery"),)
         judge_families = ("bm25", "oracle")
 
     register(Broken)
@@ -152,12 +222,13 @@ def test_the_system_check_refuses_an_incomplete_task_type(db):
     assert [error.msg.removeprefix("task type 'broken': ") for error in errors] == [
         "it has no label (what the pages call it)",
         *(f"it does not implement {hook}" for hook in ("value_check", "value_from_post", "unit_context",
-                                                       "adjudication_questions", "import_run", "report_build",
+                                                       "adjudication_questions", "report_build",
                                                        "report_presentation")),
         "its page is not (the annotation page, the unit fragment) templates",
         "its page template broken/annotate.html does not exist",
         "its options_form is not a CampaignOptionsForm",
-        "the import page has no help for its formats mystery (its format_help)",
+        "the import page has no help for its formats mystery (their help)",
+        "its formats mystery do not implement run",
         "its judge_families name no judge family: oracle (known: autoais, bm25, clipscore, cross-encoder, dense, em, "
         "f1, llm, monot5, vlm)",
     ]
