@@ -20,7 +20,7 @@ from tasktypes.graded.downloads import GRADED_DOWNLOADS
 
 MAX_GRADES = 10  # keys 0-9
 # The longest name and definition of a grade: the llm judge's prompt shows the whole scale, and its worst case
-# (tasktypes.graded.llm_prompt.SCALE_MAX_CHARS) counts ten grades of these.
+# (tasktypes.llm_prompts.grade.SCALE_MAX_CHARS) counts ten grades of these.
 SCALE_NAME_MAX_CHARS = 200
 SCALE_DEFINITION_MAX_CHARS = 2_000
 
@@ -224,11 +224,11 @@ class GradedRelevance(TaskTypeSpec):
         return {"scale": self.scale(campaign), "relevant_from": self.relevant_from(campaign)}
 
     def judge_prompt(self, family: str):
-        """Which grade of the scale (llm_prompt.GradePrompt), for the one family of judge_families that takes a prompt
+        """Which grade of the scale (tasktypes.llm_prompts.grade.GradePrompt), for the one family of judge_families that takes a prompt
         (passage_relevance's llm). Its judges carry qa_correctness's prompt's options too, as every llm judge did when
         the family held both prompts: their identity stays the same."""
-        from tasktypes.graded.llm_prompt import GradePrompt
-        from tasktypes.qa_correctness.llm_prompt import AnswerPrompt
+        from tasktypes.llm_prompts.grade import GradePrompt
+        from tasktypes.llm_prompts.answer import AnswerPrompt
 
         return GradePrompt(carries=(AnswerPrompt(),))
 

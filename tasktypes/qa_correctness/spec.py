@@ -53,11 +53,11 @@ class QaCorrectness(TaskTypeSpec):
         return {CLAIM_APPENDED.name: CLAIM_APPENDED}
 
     def judge_prompt(self, family: str):
-        """Is the answer correct (llm_prompt.AnswerPrompt), for the one family of judge_families that takes a prompt
+        """Is the answer correct (tasktypes.llm_prompts.answer.AnswerPrompt), for the one family of judge_families that takes a prompt
         (the llm). Its judges carry the graded prompt's options too, as every llm judge did when the family held both
         prompts: their identity stays the same."""
-        from tasktypes.graded.llm_prompt import GradePrompt
-        from tasktypes.qa_correctness.llm_prompt import AnswerPrompt
+        from tasktypes.llm_prompts.grade import GradePrompt
+        from tasktypes.llm_prompts.answer import AnswerPrompt
 
         return AnswerPrompt(carries=(GradePrompt(),))
 

@@ -16,7 +16,7 @@ from judges.identity import config_hash
 from judges.models import Judge
 from judges.services import judge_run_new_items_start
 from judges.templates import template_check, template_fill
-from tasktypes.qa_correctness import llm_prompt as answer
+from tasktypes.llm_prompts import answer
 
 # Every family on every task type that names it: a family's options are its own and those its campaign's task type
 # gives it (its prompt, TaskTypeSpec.judge_prompt; its options, TaskTypeSpec.judge_options).

@@ -15,7 +15,7 @@ from judges.llm import prompts
 from judges.llm.backend import Connection, Generation, MemorySampleStore
 from judges.llm.packaged import model_path, packaged_smollm2_gguf
 from judges.llm.voting import VERDICTS, verdict_parse, vote
-from tasktypes.qa_correctness import llm_prompt as answer
+from tasktypes.llm_prompts import answer
 
 LLM = family_get("llm")
 # The family judges with the prompt its campaign's task type gives it: here qa_correctness's.

@@ -17,7 +17,7 @@ from judges.families import ItemInput, family_get, family_prompt
 from judges.llm.backend import Decoding, MemorySampleStore, Request, TokenCount
 from judges.llm.hf_backend import HfBackend
 from judges.llm.packaged import packaged_smollm2_gguf
-from tasktypes.qa_correctness import llm_prompt as answer
+from tasktypes.llm_prompts import answer
 from tests.judges_support import passes  # noqa: F401 - fixture
 
 LLM = family_get("llm")

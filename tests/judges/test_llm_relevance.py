@@ -24,7 +24,7 @@ from tests.judges_support import eager  # noqa: F401 - fixture
 from tests.llm_server import chat_server, raw
 from tests.judges.test_llm_family import ScriptedBackend, ScriptedLLM
 from tests.judges.test_llm_hf import tiny_llama  # noqa: F401 - fixture
-from tasktypes.graded import llm_prompt as prompts
+from tasktypes.llm_prompts import grade as prompts
 
 LLM = family_get("llm")
 # The prompts the family judges with: a graded type's, and qa_correctness's (TaskTypeSpec.judge_prompt).
