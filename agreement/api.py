@@ -66,7 +66,7 @@ class AgreementStatusAPI(APIView):
 
 
 class AgreementReportAPI(APIView):
-    """GET: the agreement report of the campaign (DESIGN.md §5), as stored for its data version. Researchers of the
+    """GET: the agreement report of the campaign (docs/design.md §5), as stored for its data version. Researchers of the
     campaign only; 404 otherwise. The body is the document itself, as the command and report.json give it; the state
     of the stored copy comes in headers: X-Report-Version (the data version it was built from), X-Report-Schema (the
     document's schema, agreement.stored.REPORT_SCHEMA: a document of another is rebuilt first), X-Data-Version (the
@@ -79,7 +79,7 @@ class AgreementReportAPI(APIView):
 
     @extend_schema(responses={200: OpenApiTypes.OBJECT, 202: OpenApiTypes.OBJECT, 500: OpenApiTypes.OBJECT,
                               503: OpenApiTypes.OBJECT},
-                   summary="The campaign's agreement report (DESIGN.md §5)")
+                   summary="The campaign's agreement report")
     def get(self, request, slug):
         campaign = campaign_for_researcher(request.user, slug)
         opened = report_for_open(campaign=campaign)

@@ -1,7 +1,7 @@
 """What an operator lets a judge's configuration reach: hosts, model folders, and how much one run may ask for.
 
 A researcher writes a judge's configuration; the workers run it with their own network and file system.
-Three settings draw the line (DESIGN.md §4, security; docs/production.md):
+Three settings draw the line (docs/design.md §4, security; docs/production.md):
 
 - JUDGE_ALLOWED_HOSTS: the hosts a free-form `base_url` may name (Django's ALLOWED_HOSTS patterns: "*",
   "host", ".domain"); empty, the default of every settings module but the tests': free-form URLs are off.

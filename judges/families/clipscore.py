@@ -12,7 +12,7 @@ The score is given by `formula`, on cos = the cosine of the normalised image and
 - "cosine": cos itself;
 - "logit": the model's logit_scale.exp() * cos, the logit CLIP's contrastive loss was trained on.
 The label is empty: scores become grades 0/1/2 per judge, in the report, from the judge's score
-distribution (DESIGN.md §1.2). Each verdict's raw text gives the cosine and how much text was cut,
+distribution (docs/design.md §1.2). Each verdict's raw text gives the cosine and how much text was cut,
 "cos 0.2831; text 142 tokens, truncated to 77" or "cos 0.2831; text 42 tokens, whole", so the report
 can count truncated texts. An image that is missing or unreadable fails its own verdict, not the batch.
 

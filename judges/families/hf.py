@@ -1,6 +1,6 @@
 """What the model-based ranker families share: offline model loading, a per-process model cache, devices.
 
-No machine here reaches a model hub (DESIGN.md §2), and a judge must never download at run time: models
+No machine here reaches a model hub (docs/design.md §2), and a judge must never download at run time: models
 load from a local path or the local Hugging Face cache only (`local_files_only`, HF_HUB_OFFLINE), and a
 model that is not there is a JudgeConfigError the researcher reads on the failed run.
 

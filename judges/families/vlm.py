@@ -1,6 +1,6 @@
 """The `vlm` judge: a vision-language model reads an item's image and a text, and its reply is read as a score.
 
-DESIGN.md §1.2. The prompt is one user turn: the item's image, then the text its task type's prompt writes
+docs/design.md §1.2. The prompt is one user turn: the item's image, then the text its task type's prompt writes
 (TaskTypeSpec.judge_prompt, a VisionPrompt: image_relevance's asks how relevant the image is to a text section,
 tasktypes.image_relevance.vlm_prompt), which also reads the reply: a score, or a failed verdict with the text kept,
 never a guess. Labels stay empty: the report maps each judge's scores to grades over the campaign.

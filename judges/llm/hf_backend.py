@@ -1,6 +1,6 @@
 """The `llm` family's transformers backend: a local checkpoint, batched `generate()` on CPU or GPU.
 
-Models load by name (local Hugging Face cache only) or local folder, never downloaded (DESIGN.md §2),
+Models load by name (local Hugging Face cache only) or local folder, never downloaded (docs/design.md §2),
 once per worker process (judges.families.hf.model_cached). A `gguf_file` inside the folder loads a GGUF
 checkpoint through transformers, dequantised to float32 (needs the gguf and accelerate packages).
 

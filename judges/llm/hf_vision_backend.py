@@ -4,7 +4,7 @@ Requests carry the messages the openai backend sends too: user content is a list
 {"type": "text", "text": ...} and {"type": "image_url", "image_url": {"url": "data:image/png;base64,..."}}.
 Here each image part becomes the image placeholder of the processor's chat template, and the decoded
 image goes to the processor beside the text, which expands the placeholder into the model's image tokens.
-Only data: URLs are read: judges never download (DESIGN.md §2).
+Only data: URLs are read: judges never download (docs/design.md §2).
 
 Everything else is HfBackend's: batches of prompts of similar length, greedy, beam or sampled decoding,
 the context check (image tokens included) and the token counts.

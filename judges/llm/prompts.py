@@ -2,7 +2,7 @@
 TaskTypeSpec.judge_prompt), and a chat as one text for models without a chat format.
 
 The prompts themselves are the task types' (tasktypes/llm_prompts/: an answer's correctness, a passage's
-grade), written by us and replaceable by the user (DESIGN.md §1.4: the prompt is configuration). Their texts are
+grade), written by us and replaceable by the user (docs/design.md §1.4: the prompt is configuration). Their texts are
 judge options, so part of the judge's identity: editing a default makes new judges, never new answers under an old
 judge's name.
 """

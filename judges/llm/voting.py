@@ -1,7 +1,7 @@
 """Reading a verdict out of each generated sample, and the majority vote over an item's samples.
 
 Self-consistency (Wang et al., 2023): sample several answers, keep the most frequent verdict. A sample
-whose last non-empty line is not a verdict word does not vote; it is never guessed (DESIGN.md §1.2's rule
+whose last non-empty line is not a verdict word does not vote; it is never guessed (docs/design.md §1.2's rule
 for unparseable output). An item where no sample voted, or where the top verdicts tie, has no verdict:
 it is a failed judgment with every sample's text kept.
 

@@ -16,7 +16,7 @@ class Ais(TaskTypeSpec):
     name = "ais"
     label = "Attribution (AIS)"
     options_form = CampaignOptionsForm
-    # A panel whose majority is the item's label: three raters (DESIGN.md §1.3).
+    # A panel whose majority is the item's label: three raters (docs/design.md §1.3).
     default_overlap = 3
     page = ("ais/annotate.html", "ais/_unit.html")
     formats = (AttributedJsonl(), AttributedQa(), GoldAnswers(), JUDGE_SCORES, ITEM_CATEGORIES)

@@ -1,7 +1,7 @@
 """The `llm` judge's prompt on qa_correctness (TaskTypeSpec.judge_prompt): an instruction, worked examples, and the
 item (the question, its gold answers, the candidate); the reply ends with a verdict word, yes or no.
 
-Every text here is ours (DESIGN.md §1.4: the prompt is configuration, written by us, replaceable by the
+Every text here is ours (docs/design.md §1.4: the prompt is configuration, written by us, replaceable by the
 user). The chat is: a system message (the instruction, then the output format), each example as a user
 turn and the assistant's reply, then the item as the last user turn. With chain of thought (`cot`) the
 replies explain first and end with the verdict alone on the last line, which is the line judges.llm.voting

@@ -1,4 +1,4 @@
-"""`manage.py run_judge`: queue a model judge run on Celery (DESIGN.md §5), optionally wait for it.
+"""`manage.py run_judge`: queue a model judge run on Celery (docs/design.md §5), optionally wait for it.
 
     run_judge --campaign SLUG --judge NAME --family FAMILY [--config JSON-or-file] [--batch-size N] [--wait]
     run_judge --campaign SLUG --judge NAME --resume [--wait]
