@@ -5,18 +5,35 @@ import shutil
 import pytest
 
 from annotate.models import Role, SystemOutput
-from tests.factories import PASSWORD, CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory, UserFactory
-
+from tests.factories import (
+    PASSWORD,
+    CampaignFactory,
+    ItemFactory,
+    MembershipFactory,
+    TopicFactory,
+    UnitFactory,
+    UserFactory,
+)
 
 # The files that take longest, longest first (SQLite run, `--durations=0`, 2026-11-27): they run first, so that with
 # several processes (scripts/test) none is left running alone at the end. Order is all this changes.
 SLOW_FIRST = (
-    "tests/project/test_browser_injection.py", "tests/project/test_start_script.py", "tests/project/test_query_counts.py",
-    "tests/project/test_browser_newcomer.py", "tests/project/test_worker_kill.py", "tests/judges/test_llm_hf.py",
-    "tests/interchange/test_ids_property.py", "tests/tasktypes/test_load_demo.py", "tests/project/test_upgrade.py",
+    "tests/project/test_browser_injection.py",
+    "tests/project/test_start_script.py",
+    "tests/project/test_query_counts.py",
+    "tests/project/test_browser_newcomer.py",
+    "tests/project/test_worker_kill.py",
+    "tests/judges/test_llm_hf.py",
+    "tests/interchange/test_ids_property.py",
+    "tests/tasktypes/test_load_demo.py",
+    "tests/project/test_upgrade.py",
     "tests/project/test_postgres_restart.py",
-    "tests/agreement/test_stored_reports.py", "tests/project/test_browser_long_content.py", "tests/interchange/test_campaign_archive.py",
-    "tests/annotate/test_browser_arms.py", "tests/project/test_permissions_matrix.py", "tests/interchange/test_import_jobs_browser.py",
+    "tests/agreement/test_stored_reports.py",
+    "tests/project/test_browser_long_content.py",
+    "tests/interchange/test_campaign_archive.py",
+    "tests/annotate/test_browser_arms.py",
+    "tests/project/test_permissions_matrix.py",
+    "tests/interchange/test_import_jobs_browser.py",
 )
 
 
@@ -263,7 +280,8 @@ def login_page(browser, live_server):
 
     The session is made as Django's test client makes one (force_login: a real session row, its cookie given to the
     browser), not through the sign-in form: that form is driven by the tests of signing in
-    (tests/project/test_browser_signed_out.py, tests/project/test_browser_newcomer.py), and typing it again before every page cost
+    (tests/project/test_browser_signed_out.py, tests/project/test_browser_newcomer.py), and typing it again before every
+    page cost
     each browser test about a second."""
     from django.conf import settings
     from django.contrib.auth import get_user_model

@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 
 from accounts.authentication import ApiTokenAuthentication
 from accounts.models import ApiToken
+from accounts.selectors import tokens_for_user
 from accounts.serializers import (
     ApiTokenCreatedSerializer,
     ApiTokenCreateSerializer,
@@ -23,7 +24,6 @@ from accounts.serializers import (
     ObtainTokenSerializer,
 )
 from accounts.services import token_create, token_revoke, token_rotate
-from accounts.selectors import tokens_for_user
 from config.login_throttle import login_refused
 
 

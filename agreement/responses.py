@@ -7,7 +7,6 @@ from django.urls import reverse
 
 from agreement.stored import FAILED, QUEUE_FAILED, OpenedReport
 
-
 # How long a client that got a 202 is asked to wait before asking again (the page polls every 3 s).
 RETRY_AFTER_S = 5
 

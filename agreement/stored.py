@@ -338,7 +338,8 @@ def stored_report_rebuild(*, campaign_id: int) -> bool:
 
 def _rebuild_queue(*, row: StoredReport) -> str:
     """Queue a (re)build of ROW's campaign unless one is queued or running: UPDATING (QUEUED_NOW when published here
-    and now, outside a transaction), or QUEUE_FAILED when the broker cannot be reached (recorded on the row). The mark (queued_at) is one conditional UPDATE, so of many readers
+    and now, outside a transaction), or QUEUE_FAILED when the broker cannot be reached (recorded on the row). The mark
+    (queued_at) is one conditional UPDATE, so of many readers
     opening the stale report at once one publishes."""
     now = timezone.now()
     if _lock_held(row) or (row.queued_at is not None and row.queued_at > now - QUEUE_TIMEOUT):

@@ -25,7 +25,8 @@ def task_type_known(name: str) -> None:
 class Role(models.TextChoices):
     RESEARCHER = "researcher", "Researcher"
     ANNOTATOR = "annotator", "Annotator"
-    # Gives the verdict that settles a unit where humans, or humans and judges, disagree (annotate.services.adjudication);
+    # Gives the verdict that settles a unit where humans, or humans and judges, disagree
+    # (annotate.services.adjudication);
     # sees every verdict on the units of the adjudication queue, so the blind rules do not bind them there.
     ADJUDICATOR = "adjudicator", "Adjudicator"
 
@@ -64,9 +65,11 @@ class Campaign(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     development_split = models.JSONField(
-        null=True, blank=True, default=None,
+        null=True,
+        blank=True,
+        default=None,
         help_text="The split of its items into a development and a held-out part for judge development, as made "
-                  "(judges.development: held_out, seed, stratify, made_at, made_by); null: none. Items carry their part.",
+        "(judges.development: held_out, seed, stratify, made_at, made_by); null: none. Items carry their part.",
     )
 
     objects = CampaignQuerySet.as_manager()
@@ -283,8 +286,11 @@ class Assignment(models.Model):
         "unit again; cleared when the first judgment is submitted.",
     )
     arm = models.CharField(
-        max_length=120, blank=True, default="", db_default="",
-        help_text="The assistance arm this lease was made in (\"blind\", \"assisted:JUDGE\"); empty outside experiments.",
+        max_length=120,
+        blank=True,
+        default="",
+        db_default="",
+        help_text='The assistance arm this lease was made in ("blind", "assisted:JUDGE"); empty outside experiments.',
     )
     suggestion = models.JSONField(
         null=True, blank=True,

@@ -4,7 +4,8 @@ GET      campaigns/SLUG/adjudicate/            the queue, most disagreement firs
 GET/POST campaigns/SLUG/adjudicate/UNIT_ID/    one unit with every verdict on it (raters anonymised); POST the
                                                adjudicator's verdict and note, then the next unit of the queue
 
-Adjudicator members and researchers (annotate.access.campaign_for_adjudicator); keyboard first (static/js/adjudicate.js).
+Adjudicator members and researchers (annotate.access.campaign_for_adjudicator); keyboard first
+(static/js/adjudicate.js).
 """
 
 from django.contrib import messages

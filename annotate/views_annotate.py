@@ -29,9 +29,9 @@ from django.views.decorators.http import require_GET, require_POST
 from annotate.access import campaign_for_annotator
 from annotate.selectors.annotation import (
     annotation_progress,
-    assist_display,
     assignment_of_annotator,
     assignment_previous,
+    assist_display,
 )
 from annotate.services.annotation import (
     UNCHECKED,

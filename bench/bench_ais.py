@@ -139,7 +139,9 @@ def bench_autoais(pairs: int, device: str) -> None:
                    | set("the answer to question is ' premise : hypothesis 1 0".split()))
     items = [ItemInput(item_id=n, topic_text=row["question"], gold_answers=[], text=row["answer"],
                        data={"passage": row["passage"]}) for n, row in enumerate(rows)]
-    where = torch.cuda.get_device_name(device) if device.startswith("cuda") else f"CPU, {torch.get_num_threads()} threads"
+    where = (
+        torch.cuda.get_device_name(device) if device.startswith("cuda") else f"CPU, {torch.get_num_threads()} threads"
+    )
     print(f"== AutoAIS (seq2seq NLI, random weights) on {where}, torch {torch.__version__}; "
           f"passages ~{len(rows[0]['passage'].split())} words")
     family = family_get("autoais")

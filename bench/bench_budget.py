@@ -39,11 +39,11 @@ def main():
     from django.core.management import call_command
 
     import reports.verdicts as report_module
-    from stats import budget, interrater
     from agreement.report import agreement_report_build
-    from reports.selectors import human_labels_get, judge_labels_get
     from annotate.models import Campaign, Unit
     from annotate.selectors.queue_order import units_in_order
+    from reports.selectors import human_labels_get, judge_labels_get
+    from stats import budget, interrater
 
     call_command("migrate", verbosity=0)
     call_command("flush", interactive=False, verbosity=0)

@@ -123,7 +123,9 @@ def main() -> None:
     parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N")
     args = parser.parse_args()
     n, device = args.pairs, args.device
-    where = torch.cuda.get_device_name(device) if device.startswith("cuda") else f"CPU, {torch.get_num_threads()} threads"
+    where = (
+        torch.cuda.get_device_name(device) if device.startswith("cuda") else f"CPU, {torch.get_num_threads()} threads"
+    )
     print(f"== clipscore on {where}, torch {torch.__version__}")
 
     with tempfile.TemporaryDirectory() as tmp, override_settings(MEDIA_ROOT=tmp):

@@ -58,8 +58,13 @@ def main() -> None:
         rng = random.Random(2)
         assessor = get_user_model().objects.create(username="bench-assessor")
         units = list(Unit.objects.filter(campaign=campaign).values_list("id", flat=True))[:10_000]
-        HumanJudgment.objects.bulk_create([HumanJudgment(unit_id=unit, annotator=assessor, value={"grade": g}, label=str(g))
-                                           for unit, g in ((u, rng.choice((0, 0, 1, 2))) for u in units)], batch_size=2000)
+        HumanJudgment.objects.bulk_create(
+            [
+                HumanJudgment(unit_id=unit, annotator=assessor, value={"grade": g}, label=str(g))
+                for unit, g in ((u, rng.choice((0, 0, 1, 2))) for u in units)
+            ],
+            batch_size=2000,
+        )
         for name in ("clip", "vlm"):
             judge = Judge.objects.create(campaign=campaign, name=name, family="external", config_hash=name)
             ModelJudgment.objects.bulk_create([ModelJudgment(judge=judge, item_id=item, score=rng.random(), label="")
@@ -70,8 +75,10 @@ def main() -> None:
             started = time.perf_counter()
             report = agreement_report_build(campaign=campaign)
             times.append(time.perf_counter() - started)
-        print(f"report on {report['humans']['items_labelled']:,} graded pairs, 2 judges, {len(report['systems'])} runs: "
-              f"median {sorted(times)[1]:.2f} s of 3 (min {min(times):.2f} s)")
+        print(
+            f"report on {report['humans']['items_labelled']:,} graded pairs, 2 judges, {len(report['systems'])} runs: "
+            f"median {sorted(times)[1]:.2f} s of 3 (min {min(times):.2f} s)"
+        )
 
 
 if __name__ == "__main__":

@@ -76,8 +76,13 @@ def _sentence(rng: random.Random, words: int) -> str:
 def trec_run_write(folder: Path, size: int) -> tuple[Path, int]:
     """A run of one tag, a topic's lines together, best first, until SIZE bytes; its topics as jsonl beside it."""
     topics = folder / "topics.jsonl"
-    topics.write_text("".join(json.dumps({"id": f"t{n:04d}", "page_title": f"Page {n}", "section_title": f"Section {n}"})
-                              + "\n" for n in range(RUN_TOPICS)), encoding="utf-8")
+    topics.write_text(
+        "".join(
+            json.dumps({"id": f"t{n:04d}", "page_title": f"Page {n}", "section_title": f"Section {n}"}) + "\n"
+            for n in range(RUN_TOPICS)
+        ),
+        encoding="utf-8",
+    )
     path = folder / "bench.run"
     out = _Writer(path, size)
     per_topic = size // (RUN_TOPICS * 40) + 1  # lines are 44 to 46 bytes: the file fills before the last topic

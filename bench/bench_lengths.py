@@ -39,9 +39,9 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.test")  # JUDGE_MODEL_DIRS "*": temp folders load
@@ -54,14 +54,15 @@ django.setup()
 
 import torch  # noqa: E402
 
+from annotate.task_types.registry import task_types  # noqa: E402
 from bench.bench_rankers import _t5_small  # noqa: E402
 from interchange.importers.common import tsv_read  # noqa: E402
-from annotate.task_types.registry import task_types  # noqa: E402
 from judges.families import ItemInput, family_get, family_prompt  # noqa: E402
 from judges.families.batching import DEFAULT_MAX_TOKENS, length_batches, metered  # noqa: E402
 from judges.families.dense import PACKAGED_NAMES  # noqa: E402
 from judges.families.hf import model_cached, offline, packaged_minilm_path  # noqa: E402
-from judges.families.monot5 import TEMPLATE as MONOT5_TEMPLATE, token_id  # noqa: E402
+from judges.families.monot5 import TEMPLATE as MONOT5_TEMPLATE  # noqa: E402
+from judges.families.monot5 import token_id  # noqa: E402
 from judges.templates import template_fill  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"

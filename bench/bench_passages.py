@@ -22,8 +22,8 @@ import os
 import random
 import re
 import resource
-import socket
 import signal
+import socket
 import subprocess
 import sys
 import tempfile

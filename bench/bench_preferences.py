@@ -79,8 +79,11 @@ def main():
     result = subprocess.run([sys.executable, "-c", BUILD.format(root=str(ROOT), slug=SLUG)], cwd=ROOT, check=True,
                             capture_output=True, text=True, env=os.environ)
     seconds, peak = (float(value) for value in result.stdout.split()[-2:])
-    print(f"report build (statistics and plots, a fresh worker process): {seconds:.1f} s, peak {peak:.0f} MB; target "
-          f"under {TARGET_SECONDS:g} s and {TARGET_MB:g} MB: {'met' if seconds < TARGET_SECONDS and peak < TARGET_MB else 'MISSED'}")
+    print(
+        f"report build (statistics and plots, a fresh worker process): {seconds:.1f} s, peak {peak:.0f} MB; target "
+        f"under {TARGET_SECONDS:g} s and {TARGET_MB:g} MB: "
+        f"{'met' if seconds < TARGET_SECONDS and peak < TARGET_MB else 'MISSED'}"
+    )
     campaign = Campaign.objects.get(slug=SLUG)
     researcher = get_user_model().objects.create_user(username="prefs-lead", password="bench-prefs")
     membership_add(campaign=campaign, user=researcher, role=Role.RESEARCHER)
@@ -94,10 +97,13 @@ def main():
     document = report_for_open(campaign=campaign).document
     for name, block in document["judges"].items():
         order, item = block["order"], block["item"]
-        print(f"{name} against the assessors: Cohen's kappa {item['cohen_kappa']:.3f} {_interval(item['cohen_kappa_ci95'])} "
-              f"(n = {item['n']:,} pairs); Kendall tau-b {order['kendall_tau_b']:.3f} "
-              f"{_interval(order['kendall_tau_b_ci95'])}, mean over {order['n_prompts']} prompts' pools; "
-              f"{order['swaps_count']:,} swapped pairs")
+        print(
+            f"{name} against the assessors: Cohen's kappa {item['cohen_kappa']:.3f} "
+            f"{_interval(item['cohen_kappa_ci95'])} "
+            f"(n = {item['n']:,} pairs); Kendall tau-b {order['kendall_tau_b']:.3f} "
+            f"{_interval(order['kendall_tau_b_ci95'])}, mean over {order['n_prompts']} prompts' pools; "
+            f"{order['swaps_count']:,} swapped pairs"
+        )
     bench_pandalm()
 
 
@@ -111,7 +117,10 @@ def bench_pandalm() -> None:
     started = time.perf_counter()
     import_data_run(slug="pandalm", task_type="pairwise_preference", fmt="pandalm-testset",
                     paths=[folder / "testset-v1.json"])
-    for judge, name in (("gpt-3.5-turbo", "gpt-3.5-turbo-testset-v1.json"), ("pandalm-7b", "pandalm-7b-testset-v1.json")):
+    for judge, name in (
+        ("gpt-3.5-turbo", "gpt-3.5-turbo-testset-v1.json"),
+        ("pandalm-7b", "pandalm-7b-testset-v1.json"),
+    ):
         import_data_run(slug="pandalm", task_type="pairwise_preference", fmt="pandalm-testset",
                         paths=[folder / name], judge=judge)
     imported = time.perf_counter() - started

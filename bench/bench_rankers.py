@@ -107,7 +107,9 @@ def main() -> None:
     parser.add_argument("--device", default="cpu", help="cpu, cuda or cuda:N for the model rankers")
     args = parser.parse_args()
     n, device = args.pairs, args.device
-    where = torch.cuda.get_device_name(device) if device.startswith("cuda") else f"CPU, {torch.get_num_threads()} threads"
+    where = (
+        torch.cuda.get_device_name(device) if device.startswith("cuda") else f"CPU, {torch.get_num_threads()} threads"
+    )
     print(f"== Rankers on {where}, torch {torch.__version__}")
 
     _family_rates("bm25", {}, _items(8 * n), single=8 * n)

@@ -131,12 +131,12 @@ def bench_demo(stages: Stages) -> None:
 def bench(judgments: int, researcher, raters, stages: Stages) -> None:
     from django.db import connection, transaction
     from django.test import Client
+    from seed import seed_report
 
     from agreement.models import StoredReport
     from agreement.tasks import report_rebuild
     from annotate.models import Campaign, HumanJudgment, Unit
     from annotate.services.data_version import campaign_data_changed
-    from seed import seed_report
 
     items = judgments // 2
     started = time.perf_counter()
@@ -216,7 +216,6 @@ def main():
         bench_demo(stages)
     from django.contrib.auth import get_user_model
     from django.db import transaction
-
     from seed import PASSWORD
 
     users = get_user_model()

@@ -27,7 +27,6 @@ from interchange.jobs import (
 from interchange.models import ImportJob, ImportStatus
 
 
-
 class MultipleFileInput(forms.ClearableFileInput):
     allow_multiple_selected = True
 

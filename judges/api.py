@@ -112,7 +112,8 @@ class JudgeRunListApi(generics.ListAPIView):
 
     @extend_schema(request=JudgeRunStartSerializer, responses={201: JudgeRunSerializer, **_ERRORS})
     def post(self, request, slug):
-        """Start judge `judge` of `family` with `config` on every item (or a `sample` of items) it has not judged yet."""
+        """Start judge `judge` of `family` with `config` on every item (or a `sample` of items) it has not judged
+        yet."""
         campaign = campaign_for_researcher(request.user, slug)
         form = JudgeRunStartSerializer(data=request.data)
         form.is_valid(raise_exception=True)

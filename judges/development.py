@@ -25,7 +25,10 @@ from annotate.services.data_version import campaign_data_changed
 from judges.models import Judge
 
 DEVELOPMENT, HELD_OUT = "development", "held_out"
-STRATA = {"topic": "each topic's items", "system": "each system's items (the item's system; items without one together)"}
+STRATA = {
+    "topic": "each topic's items",
+    "system": "each system's items (the item's system; items without one together)",
+}
 HELD_OUT_DEFAULT = 0.5
 HELD_OUT_RANGE = (0.1, 0.9)
 _UPDATE_CHUNK = 5_000  # item ids per UPDATE (SQLite binds at most 32,766 values a statement)

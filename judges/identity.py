@@ -51,6 +51,7 @@ def judge_get_or_create(*, campaign: Campaign, name: str, family: str, config: d
         same_config = Judge.objects.filter(campaign=campaign, config_hash=digest).first()
         if same_config is not None:
             raise JudgeConfigError(
-                f"judge {same_config.name!r} in campaign {campaign.slug!r} already has this configuration; use that name"
+                f"judge {same_config.name!r} in campaign {campaign.slug!r} already has this configuration; "
+                f"use that name"
             )
         return Judge.objects.create(campaign=campaign, name=name, family=family, config=config, config_hash=digest)

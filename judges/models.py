@@ -215,8 +215,12 @@ class LLMSample(models.Model):
     seconds = models.FloatField(default=0.0, help_text="Generation time spent on this sample.")
     run = models.ForeignKey(JudgeRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="+",
                             help_text="The run that asked for it.")
-    served_model = models.CharField(max_length=SERVED_MODEL_CHARS, blank=True, default="",
-                                    help_text="The model id the server reported answering with; empty for local models.")
+    served_model = models.CharField(
+        max_length=SERVED_MODEL_CHARS,
+        blank=True,
+        default="",
+        help_text="The model id the server reported answering with; empty for local models.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

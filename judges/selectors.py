@@ -133,7 +133,11 @@ def run_is_active(*, run: JudgeRun) -> bool:
 
 
 def judge_runs_for_campaign(*, campaign: Campaign) -> QuerySet[JudgeRun]:
-    return JudgeRun.objects.filter(judge__campaign=campaign).select_related("judge", "created_by").order_by("-created_at", "-id")
+    return (
+        JudgeRun.objects.filter(judge__campaign=campaign)
+        .select_related("judge", "created_by")
+        .order_by("-created_at", "-id")
+    )
 
 
 def judge_run_latest(*, judge: Judge) -> JudgeRun | None:
@@ -340,8 +344,12 @@ def judge_failures(*, judge: Judge, total: int | None = None) -> JudgeFailures:
         groups.setdefault(verdict_reason(raw), []).append(external_id)
     ordered = sorted(groups.items(), key=lambda pair: (-len(pair[1]), pair[0]))
     return JudgeFailures(
-        judge=judge, total=total, read=sum(len(items) for items in groups.values()),
-        groups=[FailureGroup(reason=reason, count=len(items), items=items[:FAILURE_EXAMPLES]) for reason, items in ordered],
+        judge=judge,
+        total=total,
+        read=sum(len(items) for items in groups.values()),
+        groups=[
+            FailureGroup(reason=reason, count=len(items), items=items[:FAILURE_EXAMPLES]) for reason, items in ordered
+        ],
         run=judge_run_latest(judge=judge),
     )
 

@@ -15,7 +15,8 @@ class JudgeSerializer(serializers.ModelSerializer):
     external = serializers.BooleanField(source="is_external", read_only=True)
     config = serializers.SerializerMethodField(help_text="The configuration; an API key in it shows as ***.")
     usage = serializers.SerializerMethodField(
-        help_text="LLM judges: samples, prompt and completion tokens, generation seconds and cost so far; null otherwise."
+        help_text="LLM judges: samples, prompt and completion tokens, generation seconds and cost so far; "
+                  "null otherwise."
     )
     items_not_judged = serializers.SerializerMethodField(
         help_text="How many of the campaign's items the judge has not judged yet (new items of an import): POST "
@@ -103,7 +104,9 @@ class JudgeRunSerializer(serializers.ModelSerializer):
 
 
 class JudgeRunStartSerializer(serializers.Serializer):
-    judge = serializers.CharField(max_length=100, help_text="Judge name; the same name always means the same configuration.")
+    judge = serializers.CharField(
+        max_length=100, help_text="Judge name; the same name always means the same configuration."
+    )
     family = serializers.ChoiceField(choices=sorted(FAMILIES))
     config = serializers.JSONField(required=False, default=dict, help_text='e.g. {"threshold": 0.5} for f1.')
     batch_size = serializers.IntegerField(

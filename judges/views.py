@@ -14,10 +14,10 @@ from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseStopPolling
 
 from annotate.access import campaign_for_researcher
+from judges.development import SplitError, judge_mark_final
 from judges.endpoints import endpoint_public, endpoints_usable
 from judges.errors import JudgeConfigError, JudgeRunError
 from judges.families import families_for, family_options
-from judges.development import SplitError, judge_mark_final
 from judges.forms import JudgeRunStartForm
 from judges.models import Judge, JudgeRun
 from judges.secrets import config_public
@@ -161,7 +161,9 @@ def judge_run_retry_failed_view(request, slug, run_id):
     run = _run_for_panel(request, slug, run_id)
     try:
         run, removed = judge_run_retry_failed(run=run, user=request.user)
-        messages.success(request, f"{removed} failed item{'s' if removed != 1 else ''} queued again on run {run.id}: {run.status}.")
+        messages.success(
+            request, f"{removed} failed item{'s' if removed != 1 else ''} queued again on run {run.id}: {run.status}."
+        )
     except (JudgeConfigError, JudgeRunError) as exc:
         messages.error(request, str(exc))
     return redirect("judge-panel", slug=slug)

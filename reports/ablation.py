@@ -36,7 +36,8 @@ SETTINGS = ("backend", "model", "cot", "n", "decoding", "temperature", "top_p", 
 def ablation_build(*, judges: list[JudgeLabels], humans: HumanLabels, costs: list[LlmJudgeCost],
                    outputs: SystemOutputs | None = None, base: str | None = None) -> dict | None:
     """{"items": n, "settings": [...], "rows": [...], "left_out": [...], "base", "sample"} over the LLM judges; None
-    when the campaign has none. With OUTPUTS each row gets its system-level figures; BASE names the row the others are compared with."""
+    when the campaign has none. With OUTPUTS each row gets its system-level figures; BASE names the row the others are
+    compared with."""
     by_name = {judge.name: judge for judge in judges}
     costs = [cost for cost in costs if cost.name in by_name]
     if not costs:

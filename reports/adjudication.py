@@ -2,7 +2,8 @@
 
 Which label the report uses: a unit's adjudicated verdict where it has one (the most recent current adjudication when
 several adjudicators settled it), else the majority of its current annotations once decided (answer_ranking: the
-adjudicated ranking, else the annotators' rankings; tasktypes.answer_ranking.report). How many units were adjudicated. And
+adjudicated ranking, else the annotators' rankings; tasktypes.answer_ranking.report). How many units were adjudicated.
+And
 how each annotator and each judge agrees with the adjudicated labels, over the adjudicated units they judged:
 
 - verdicts on items: n, the share agreeing with its 95% Wilson interval (statsmodels proportion_confint), and Cohen's

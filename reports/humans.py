@@ -34,7 +34,10 @@ def humans_block(humans: HumanLabels, *, levels: list[int] | None = None, small_
     _, starts, sizes = groups_of(pair_key)
     for start, end in zip(starts.tolist(), (starts + sizes).tolist(), strict=True):
         a, b = ratings.raters[ratings.rater[first[start]]], ratings.raters[ratings.rater[second[start]]]
-        left, right = values[ratings.label[first[start:end]]].tolist(), values[ratings.label[second[start:end]]].tolist()
+        left, right = (
+            values[ratings.label[first[start:end]]].tolist(),
+            values[ratings.label[second[start:end]]].tolist(),
+        )
         shared = ratings.unit[first[start:end]].tolist()
         pair = {"a": a, "b": b, "kappa": interrater.cohen_kappa(left, right, labels=levels), "n": len(shared),
                 "small": len(shared) < small_sample, "selected_sample": [name for name in (a, b) if name in selected]}

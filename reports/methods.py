@@ -61,8 +61,13 @@ def random_stream() -> dict:
     """The random stream of every resampled figure of a report built now (stats.resampling.random_stream, the
     budget's resamples and seed, and the Concord commit whose code drew them): a figure recomputed under another
     stream moves by its Monte Carlo error, so the methods name the stream beside the method."""
-    return {**resampling.random_stream(), "budget_resamples": budget.BUDGET_RESAMPLES, "budget_seed": budget.BUDGET_SEED,
-            "budget_mc_groups": budget.MC_GROUPS, "concord": concord_version()}
+    return {
+        **resampling.random_stream(),
+        "budget_resamples": budget.BUDGET_RESAMPLES,
+        "budget_seed": budget.BUDGET_SEED,
+        "budget_mc_groups": budget.MC_GROUPS,
+        "concord": concord_version(),
+    }
 
 
 def random_stream_text(stream: dict) -> str:

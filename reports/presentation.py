@@ -85,7 +85,9 @@ class ReportPresentation:
             f"Krippendorff's alpha {three_decimals(humans['krippendorff_alpha'])}",
         ]
         for pair in humans["pairwise_cohen_kappa"]:
-            lines.append(f"  Cohen's kappa {pair['a']} vs {pair['b']}: {three_decimals(pair['kappa'])} (n = {pair['n']})")
+            lines.append(
+                f"  Cohen's kappa {pair['a']} vs {pair['b']}: {three_decimals(pair['kappa'])} (n = {pair['n']})"
+            )
         lines += ["", "Judges (item level vs the human label; system level vs human accuracies):"]
         if not report["judges"]:
             lines.append("  none")
@@ -96,8 +98,10 @@ class ReportPresentation:
         for name, block in report["judges"].items():
             item, system = block["item"], block["system"]
             lines.append(
-                f"  {name:<{width}}  {item['n']:>6}  {three_decimals(item['cohen_kappa']):>6}  {three_decimals(item['accuracy']):>6}  "
-                f"{item.get('failed', 0):>6}  {three_decimals(system['kendall_tau_b']):>6}  {three_decimals(system['spearman']):>6}  "
+                f"  {name:<{width}}  {item['n']:>6}  {three_decimals(item['cohen_kappa']):>6}  "
+                f"{three_decimals(item['accuracy']):>6}  "
+                f"{item.get('failed', 0):>6}  {three_decimals(system['kendall_tau_b']):>6}  "
+                f"{three_decimals(system['spearman']):>6}  "
                 f"{three_decimals(system['pearson']):>6}"
             )
         for name, block in report["judges"].items():

@@ -28,7 +28,6 @@ from stats.ratings import coded as ratings_coded
 from stats.resampling import row_classes
 
 
-
 @dataclass
 class HumanLabels:
     """Current human labels of a campaign.
@@ -37,7 +36,8 @@ class HumanLabels:
     integer-coded columns (stats.ratings.Ratings); `by_unit[unit_id][annotator]` gives the same labels as dicts.
     `item_label[item_id]` is the item's human label: the adjudication's label when there is one (the most recent, when
     several adjudicators settled it), else the majority of the current annotation labels once it is decided (the task
-    type's human_label; by default annotate.task_types.spec.majority_label). Items whose k annotations are all in and tie
+    type's human_label; by default annotate.task_types.spec.majority_label). Items whose k annotations are all in and
+    tie
     are in `ties`; items whose annotations are still coming and could yet change the majority are in `open`; neither
     has an entry in `item_label`.
     """
@@ -407,7 +407,9 @@ def item_categories_get(*, campaign: Campaign) -> dict[int, str]:
 
 def items_brief_get(*, item_ids: set[int]) -> dict[int, dict]:
     """{item id: {"external_id", "question", "answer", "system"}} for a few listed items. One query."""
-    rows = Item.objects.filter(pk__in=item_ids).values_list("pk", "external_id", "topic__text", "text", json_text("data__system"))
+    rows = Item.objects.filter(pk__in=item_ids).values_list(
+        "pk", "external_id", "topic__text", "text", json_text("data__system")
+    )
     return {pk: {"external_id": external_id, "question": question, "answer": answer, "system": system or ""}
             for pk, external_id, question, answer, system in rows}
 
@@ -465,7 +467,9 @@ def graded_items_get(*, campaign: Campaign) -> dict[int, tuple[str, str]]:
     the doc id (what runs and qrels name the item by) from Item.data[doc_key], else the external id's part after
     "<qid>/". One query."""
     spec = task_type_get(campaign.task_type)
-    fields = ["id", "topic__external_id", "external_id"] + ([json_text(f"data__{spec.doc_key}")] if spec.doc_key else [])
+    fields = ["id", "topic__external_id", "external_id"] + (
+        [json_text(f"data__{spec.doc_key}")] if spec.doc_key else []
+    )
     return {pk: (qid, (doc[0] if doc else None) or external_id_tail(external_id, qid))
             for pk, qid, external_id, *doc in
             Item.objects.filter(campaign=campaign, kind=spec.item_kind).values_list(*fields)}
@@ -629,7 +633,8 @@ def ranking_data_get(*, campaign: Campaign) -> RankingData:
         )
     }
     for judge_id, item_id, score, failed in ModelJudgment.objects.filter(
-            judge_part_filter(campaign), judge__campaign=campaign).values_list("judge_id", "item_id", "score", "failed"):
+        judge_part_filter(campaign), judge__campaign=campaign
+    ).values_list("judge_id", "item_id", "score", "failed"):
         if failed or score is None:
             judges[judge_id].failed.add(item_id)
         else:
@@ -667,8 +672,9 @@ def llm_judge_costs_get(*, campaign: Campaign) -> list[LlmJudgeCost]:
                   .values_list("id", "name", "config"))
     usage = judges_usage_for_campaign(campaign=campaign, configs={judge_id: config for judge_id, _, config in judges})
     run_seconds: dict[int, float] = defaultdict(float)
-    runs = JudgeRun.objects.filter(judge__campaign=campaign, judge__family__in=SAMPLE_FAMILIES, started_at__isnull=False,
-                                   finished_at__isnull=False).values_list("judge_id", "started_at", "finished_at")
+    runs = JudgeRun.objects.filter(
+        judge__campaign=campaign, judge__family__in=SAMPLE_FAMILIES, started_at__isnull=False, finished_at__isnull=False
+    ).values_list("judge_id", "started_at", "finished_at")
     for judge_id, started, finished in runs:
         assert started is not None and finished is not None  # the query keeps the runs that have both
         run_seconds[judge_id] += (finished - started).total_seconds()

@@ -99,8 +99,10 @@ def items_csv(*, rows, human_label: dict[int, str], judges: list) -> str:
     out.writerow(["topic", "item", "kind", "category", "human_label"]
                  + [f"{judge.name}_{what}" for judge in judges for what in ("label", "score")])
     for pk, topic, external_id, kind, category in rows:
-        out.writerow([topic, external_id, kind, category, human_label.get(pk, "")]
-                     + [cell for judge in judges for cell in (judge.labels.get(pk, ""), value_cell(judge.scores.get(pk)))])
+        out.writerow(
+            [topic, external_id, kind, category, human_label.get(pk, "")]
+            + [cell for judge in judges for cell in (judge.labels.get(pk, ""), value_cell(judge.scores.get(pk)))]
+        )
     return out.text()
 
 
@@ -152,14 +154,28 @@ def judges_csv(*, report: dict) -> str:
         item, system = block["item"], block["system"]
         writer.writerow(
             [
-                name, block.get("family", ""), item["n"], value_cell(item["cohen_kappa"]), value_cell(item["accuracy"]),
-                item.get("failed", 0), system["n_systems"], value_cell(system["kendall_tau_b"]),
-                value_cell(system["spearman"]), value_cell(system["pearson"]),
-                *interval_cells(item.get("cohen_kappa_ci95")), *interval_cells(item.get("accuracy_ci95")),
-                *(cell for key in ("kendall_tau_b", "spearman", "pearson") for cell in interval_cells(system.get(f"{key}_ci95"))),
+                name,
+                block.get("family", ""),
+                item["n"],
+                value_cell(item["cohen_kappa"]),
+                value_cell(item["accuracy"]),
+                item.get("failed", 0),
+                system["n_systems"],
+                value_cell(system["kendall_tau_b"]),
+                value_cell(system["spearman"]),
+                value_cell(system["pearson"]),
+                *interval_cells(item.get("cohen_kappa_ci95")),
+                *interval_cells(item.get("accuracy_ci95")),
+                *(
+                    cell
+                    for key in ("kendall_tau_b", "spearman", "pearson")
+                    for cell in interval_cells(system.get(f"{key}_ci95"))
+                ),
                 "; ".join(f"{row['system']}: {row['reason']}" for row in system.get("excluded", [])),
                 *_order_cells([block.get(key) for _, key in SYSTEM_ORDERS]),
-                *(value_cell(system.get(key)) for key in TOP_KEYS), system.get("n_at_k", ""), system.get("n_pairs", ""),
+                *(value_cell(system.get(key)) for key in TOP_KEYS),
+                system.get("n_at_k", ""),
+                system.get("n_pairs", ""),
                 system.get("n_swaps", ""),
                 *(cell for key in TOP_INTERVAL_KEYS for cell in interval_cells(system.get(f"{key}_ci95"))),
             ]
@@ -176,7 +192,8 @@ def _order_cells(orders: list[dict | None]) -> list:
     return figures + bounds
 
 
-# The topics table's columns (a ranking report's: tasktypes.answer_ranking.tables); a report without per-topic statistics
+# The topics table's columns (a ranking report's: tasktypes.answer_ranking.tables); a report without per-topic
+# statistics
 # has this header and no rows.
 TOPIC_COLUMNS = [
     "judge", "topic", "dimension", "n", "n_answers", "kendall_tau_b", "kendall_tau_b_answers_only",

@@ -23,8 +23,8 @@ from reports.adjudication import adjudication_items_block
 from reports.budget import verdict_budget
 from reports.build_steps import HUMANS, JUDGES, READING, SYSTEM_LEVEL, build_step
 from reports.categories import categories_block
-from reports.replacement import replacement_block
 from reports.humans import humans_block, selected_annotators
+from reports.replacement import replacement_block
 from reports.selectors import (
     HumanLabels,
     JudgeLabels,

@@ -1,9 +1,11 @@
 """Statistics and IR measures as pure functions: lists and arrays in, numbers out, no Django. The bottom floor
-(docs/design.md §3): every module here imports only libraries and modules of this package, so every layer above may use it.
+(docs/design.md §3): every module here imports only libraries and modules of this package, so every layer above may use
+it.
 
 Every function returns None where its statistic is undefined (too few observations, constant input, no agreement
 possible by chance) instead of raising or returning NaN, so a report can carry `null` and say why. The arithmetic is
-the libraries' (docs/design.md §4): scikit-learn, scipy, statsmodels, krippendorff and ir_measures; these modules shape the
+the libraries' (docs/design.md §4): scikit-learn, scipy, statsmodels, krippendorff and ir_measures; these modules shape
+the
 inputs and catch the degenerate cases.
 
 By subject:

@@ -4,7 +4,8 @@ Pure functions, no Django (STYLE.md). A point estimate on a report page is the l
 statsmodels, krippendorff, scipy); its interval needs the same statistic a thousand times, once per resample
 (stats.resampling), which a library called once per resample makes the slowest part of a report. Each function
 here is the library's definition written over an extra leading axis (one entry per resample), and
-tests/stats/test_batch_stats.py checks each against the library's own function, resample by resample. NaN marks a resample
+tests/stats/test_batch_stats.py checks each against the library's own function, resample by resample. NaN marks a
+resample
 in which the statistic is undefined (the libraries' 0/0).
 """
 
@@ -27,7 +28,9 @@ def kappa_of_tables(tables: np.ndarray, *, weights: str | None = None) -> np.nda
     w = {None: (i != j).astype(float), "linear": np.abs(i - j).astype(float), "quadratic": (i - j) ** 2.0}[weights]
     total = tables.sum(axis=(-2, -1))
     with np.errstate(invalid="ignore", divide="ignore"):
-        expected = tables.sum(axis=-1)[..., :, np.newaxis] * tables.sum(axis=-2)[..., np.newaxis, :] / total[..., None, None]
+        expected = (
+            tables.sum(axis=-1)[..., :, np.newaxis] * tables.sum(axis=-2)[..., np.newaxis, :] / total[..., None, None]
+        )
         return 1.0 - (w * tables).sum(axis=(-2, -1)) / (w * expected).sum(axis=(-2, -1))
 
 

@@ -49,12 +49,14 @@ FIT_MODEL = "width = c / sqrt(n)"
 DEFAULT_TARGET_WIDTH = 0.1  # campaign option budget_width
 CURVE_POINTS = 24  # points of the fitted curve the report carries (for the plot)
 
-METHOD = (f"the report's 95% percentile bootstrap interval recomputed as if the study had a quarter, a half, three "
-          f"quarters and all of its units (m-out-of-n bootstrap, {BUDGET_RESAMPLES} resamples a size, seed "
-          f"{BUDGET_SEED}); {FIT_MODEL} fitted by least squares on log width; labels needed: (c / target)^2 units, "
-          f"times the labels a unit holds now; ± is the Monte Carlo standard error of a figure (the figure from each of "
-          f"{MC_GROUPS} groups of {BUDGET_RESAMPLES // MC_GROUPS} resamples a size, their standard deviation over "
-          f"sqrt({MC_GROUPS}))")
+METHOD = (
+    f"the report's 95% percentile bootstrap interval recomputed as if the study had a quarter, a half, three "
+    f"quarters and all of its units (m-out-of-n bootstrap, {BUDGET_RESAMPLES} resamples a size, seed "
+    f"{BUDGET_SEED}); {FIT_MODEL} fitted by least squares on log width; labels needed: (c / target)^2 units, "
+    f"times the labels a unit holds now; ± is the Monte Carlo standard error of a figure (the figure from each of "
+    f"{MC_GROUPS} groups of {BUDGET_RESAMPLES // MC_GROUPS} resamples a size, their standard deviation over "
+    f"sqrt({MC_GROUPS}))"
+)
 
 
 @dataclass(frozen=True)

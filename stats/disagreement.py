@@ -6,7 +6,8 @@ Pure functions, no Django: labels or orders in, a number out.
   0 when every vote is the same, 1 for an even split of two labels, log2(m) for an even split of m labels.
 - Orders (answer_ranking topics): 1 - the mean Kendall tau-b (scipy) over every pair of orders, over the candidates
   both order: 0 when all orders agree, 1 when they are unrelated on average, up to 2 when they are reversed.
-(A judge's confidence in a verdict, which breaks ties in the queue, is annotate.selectors.adjudication.judge_confidence.)
+(A judge's confidence in a verdict, which breaks ties in the queue, is
+annotate.selectors.adjudication.judge_confidence.)
 """
 
 from __future__ import annotations

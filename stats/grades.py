@@ -85,8 +85,14 @@ def _fit(scores: np.ndarray, grades: np.ndarray, levels: Sequence[int]) -> tuple
     return best
 
 
-def fitted_thresholds(scores: Mapping[Hashable, float], human: Mapping[Hashable, int], *, levels: Sequence[int] = LEVELS,
-                      folds: int = 5, seed: int = 0) -> dict | None:
+def fitted_thresholds(
+    scores: Mapping[Hashable, float],
+    human: Mapping[Hashable, int],
+    *,
+    levels: Sequence[int] = LEVELS,
+    folds: int = 5,
+    seed: int = 0,
+) -> dict | None:
     """Cut points fitted on the items with both a score and a human grade, with their cross-validated kappa.
 
     {"thresholds": [t1, ...], "cv_kappa_linear": mean held-out linear kappa, "cv_kappa": mean held-out

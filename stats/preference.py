@@ -258,7 +258,8 @@ def pool_preference_scores(raters: Sequence[tuple[Comparisons, Sequence[Hashable
     pool's, so it has no interval across prompts; the per-prompt figures are in the order block's "per_prompt".
 
     A scores block: {"systems" (by prompt, best first within each; a candidate of several pools named
-    "candidate (prompt)" in each), "scores", "scores_ci95" (None each), "pools" {candidate: prompt}, "win_rates" ({}: a pool's matrix is in the comparisons), "n_comparisons", "n_prompts",
+    "candidate (prompt)" in each), "scores", "scores_ci95" (None each), "pools" {candidate: prompt}, "win_rates" ({}: a
+    pool's matrix is in the comparisons), "n_comparisons", "n_prompts",
     "scope": SCOPE_PROMPT, "ci_note", "method"}. An order block: {"kendall_tau_b", "spearman" (the means over the
     prompts where each is defined), their "_ci95" and "_ci_note", "per_prompt" [{"prompt", "n_candidates",
     "kendall_tau_b", "spearman", "swaps_count"}], "swaps" (the SWAPS_SHOWN largest over all prompts), "swaps_count",

@@ -140,7 +140,7 @@ def rbo_ext(a: Groups, b: Groups, *, p: float = 0.9) -> float | None:
         raise ValueError(f"the persistence p must lie strictly between 0 and 1, not {p}")
     a, b = complete(a, None), complete(b, None)
     sizes = sorted((sum(len(g) for g in a), sum(len(g) for g in b)))
-    s, l = sizes
+    s, l = sizes  # noqa: E741 - Webber et al.'s s and l
     if s == 0:
         return None
     x = _expected_overlaps(a, b, l)
@@ -242,7 +242,8 @@ def order_agreement_batch(reference: np.ndarray, scores: np.ndarray, *, p: float
     without gaps; returns (4, resamples), NaN where a value is undefined. Ties as the module says, in array arithmetic:
     each entry's tie group by its start and size; tau-AP's expected credit per position from harmonic sums; RBO and
     overlap@k from each id's chance to be in the top d on each side; tau-b@k as batch_stats.kendall_tau_b over the ids
-    whose tie group starts within either side's top k, the others left out (tests/stats/test_rank_agreement.py compares it
+    whose tie group starts within either side's top k, the others left out (tests/stats/test_rank_agreement.py compares
+    it
     with order_agreement)."""
     h_all, y_all = np.atleast_2d(np.asarray(reference, dtype=float)), np.atleast_2d(np.asarray(scores, dtype=float))
     n = h_all.shape[1]

@@ -17,7 +17,6 @@ from stats.compatibility import COMPAT_P, compatibility_per_topic
 from stats.system_order import system_correlation_intervals
 from stats.uncertainty import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 
-
 # Report key -> the ir_measures measure it is; "{rel}" stands for the lowest relevant grade (the binary measures:
 # trec_eval's -l, 1 by default on a 0/1/2 scale, 2 on TREC's 0-3). nDCG uses the grades as gains.
 IR_MEASURES = {"ndcg_cut_10": "nDCG@10", "map": "AP(rel={rel})", "p_10": "P(rel={rel})@10"}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -217,6 +217,16 @@ def smallest_p_value(first: int, second: int) -> float | None:
     return min(1.0, 2 / float(special.comb(first + second, first, exact=True)))
 
 
+def _reference_agreement(row: ArmRow):
+    """Whether ROW's judgment agrees with the reference (None where there is none)."""
+    return row.reference
+
+
+def _judge_agreement(judge: str) -> Callable[[ArmRow], Any]:
+    """Whether a row's judgment agrees with JUDGE's verdict (None where the judge has none)."""
+    return lambda row: row.judges.get(judge)
+
+
 def arm_differences(by_arm: dict[str, list[ArmRow]], *, judges: dict[str, str | None], per: str,
                     seed: int = SEED) -> list[dict]:
     """Each assisted arm against blind: the difference in agreement with the reference and with the arm's judge.
@@ -230,7 +240,7 @@ def arm_differences(by_arm: dict[str, list[ArmRow]], *, judges: dict[str, str | 
         judge = judges.get(arm)
         if judge is None:
             continue
-        measures = [("reference", lambda row: row.reference), (f"judge:{judge}", lambda row: row.judges.get(judge))]
+        measures = [("reference", _reference_agreement), (f"judge:{judge}", _judge_agreement(judge))]
         for measure, value in measures:
             if per == "annotator":
                 first, second, over = annotator_means(rows, value), annotator_means(blind, value), "annotators"

@@ -14,7 +14,6 @@ from scipy import stats as scipy_stats
 from stats import resampling
 from stats.checks import finite
 
-
 # Intervals: percentile bootstrap with a fixed, reported number of resamples and seed (stats.resampling: the
 # resamples as weighted sums of the units' sufficient statistics, all at once).
 BOOTSTRAP_RESAMPLES = resampling.RESAMPLES

@@ -7,8 +7,8 @@ from django.template import TemplateDoesNotExist
 from django.template.loader import get_template
 
 from annotate.forms import CampaignOptionsForm
-from annotate.task_types.options import COMMON_OPTIONS
 from annotate.task_types.formats import ImportFormat, parameters_of
+from annotate.task_types.options import COMMON_OPTIONS
 from annotate.task_types.registry import import_counts, import_formats_all, task_types
 from annotate.task_types.spec import UNIT_ITEM, UNIT_TOPIC, TaskTypeSpec
 from judges.families import FAMILIES

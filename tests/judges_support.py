@@ -16,7 +16,7 @@ import pytest
 from django.db import connection
 
 from annotate.models import Role
-from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UserFactory
+from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory
 
 ROOT = Path(__file__).resolve().parent.parent
 CELERY = str(ROOT / ".venv" / "bin" / "celery")

@@ -14,10 +14,10 @@ so tests can check that each sample went back to its own item, with usage counte
 
 import json
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Iterator
 
 PATH = "/v1/chat/completions"
 

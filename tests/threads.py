@@ -1,7 +1,7 @@
 """Racing test threads: each call on a thread and a database connection of its own, all released at once."""
 
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 from django.db import connection
 

@@ -109,7 +109,7 @@ def _closed_by_server(sock: socket.socket, wait: float) -> bool:
         try:
             if not sock.recv(65536):
                 return True
-        except socket.timeout:
+        except TimeoutError:
             return False
         except OSError:  # reset: closed too
             return True

@@ -4,9 +4,8 @@ from datetime import timedelta
 
 from django import template
 from django.utils import timezone
-from django.utils.timesince import timesince
 from django.utils.html import format_html
-
+from django.utils.timesince import timesince
 
 register = template.Library()
 
@@ -64,7 +63,9 @@ def ci95(summary) -> str:
             return ""
         if summary.get("ci_note"):
             return format_html('<span class="ci-inline muted ci-note">no interval: {}</span>', summary["ci_note"])
-        return format_html('<span class="undefined" title="{}">—</span>', "undefined: fewer than two topics with a value")
+        return format_html(
+            '<span class="undefined" title="{}">—</span>', "undefined: fewer than two topics with a value"
+        )
     method = summary.get("ci_method") or "t-based 95% interval"
     over = summary.get("ci_over") or (None if bootstrap or summary.get("ci_method") else "t-based")
     return format_html('<span class="ci-inline" title="{}">[{}, {}]{}</span>', method, _three(interval[0]),

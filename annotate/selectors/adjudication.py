@@ -2,7 +2,8 @@
 
 The queue holds the units with a disagreement of a kind the campaign's option `adjudication` switches on (humans,
 judge, judges: annotate.adjudication_kinds.ADJUDICATION_KINDS) and no current adjudication yet; adjudicated units are
-listed apart. The task type says how a unit's verdicts disagree (TaskTypeSpec.adjudication_disagreement): the entropy of the
+listed apart. The task type says how a unit's verdicts disagree (TaskTypeSpec.adjudication_disagreement): the entropy of
+the
 votes for items, 1 - the mean pairwise Kendall tau-b for ranked topics. Most disagreement first, then the judges'
 confidence (highest first: a confident judge that contradicts is the strongest sign), then the queue position.
 
@@ -14,9 +15,8 @@ A fixed number of queries whatever the campaign's size: flat values_list reads, 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import math
+from dataclasses import dataclass, field
 
 from django.http import Http404
 

@@ -51,7 +51,8 @@ def assignment_held(*, campaign: Campaign, annotator, now=None) -> Assignment | 
 
 
 def units_open_to(*, campaign: Campaign, annotator, now=None) -> QuerySet[Unit]:
-    """Units of CAMPAIGN that ANNOTATOR may still judge: not judged (annotated or adjudicated) or submitted by them, and with a
+    """Units of CAMPAIGN that ANNOTATOR may still judge: not judged (annotated or adjudicated) or submitted by them, and
+    with a
     slot left once recorded judgments (imported ones included) and other people's unexpired
     leases are counted. A unit the annotator holds a lease on is open to them.
 

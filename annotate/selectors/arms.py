@@ -83,8 +83,11 @@ def arm_data_get(*, campaign: Campaign) -> ArmData:
         ((unit, who), seconds) for unit, who, seconds in HumanJudgment.objects.filter(
             unit__campaign=campaign, kind=JudgmentKind.ANNOTATION, version=1, seconds__isnull=False)
         .values_list("unit_id", "annotator__username", "seconds"))
-    rows = (HumanJudgment.objects.filter(unit__campaign=campaign, is_current=True)
-            .values_list("unit_id", "annotator__username", "kind", "arm", "value", "suggestion").order_by("unit_id", "id"))
+    rows = (
+        HumanJudgment.objects.filter(unit__campaign=campaign, is_current=True)
+        .values_list("unit_id", "annotator__username", "kind", "arm", "value", "suggestion")
+        .order_by("unit_id", "id")
+    )
     for unit, who, kind, arm, value, suggestion in rows:
         if kind == JudgmentKind.ADJUDICATION:
             data.adjudicated[unit] = value

@@ -163,9 +163,13 @@ def pools_get(*, campaign: Campaign) -> dict | None:
     runs = (campaign.options or {}).get("runs") or {}
     return {
         "noun": spec.item_noun,
-        "topics": [{"topic": qid, "text": text, "images": images, "graded": graded} for qid, text, images, graded in topics],
-        "runs": [{"run": name, "depth": meta.get("depth"), "tags": meta.get("tags") or [], "lines": meta.get("lines")}
-                 for name, meta in sorted(runs.items())],
+        "topics": [
+            {"topic": qid, "text": text, "images": images, "graded": graded} for qid, text, images, graded in topics
+        ],
+        "runs": [
+            {"run": name, "depth": meta.get("depth"), "tags": meta.get("tags") or [], "lines": meta.get("lines")}
+            for name, meta in sorted(runs.items())
+        ],
     }
 
 

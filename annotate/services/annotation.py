@@ -352,7 +352,9 @@ def _assignment_grant(*, unit: Unit, annotator, now, annotator_arm: str = "") ->
 
 
 def _judgment_current(*, unit: Unit, annotator, lock: bool) -> HumanJudgment | None:
-    queryset = HumanJudgment.objects.filter(unit=unit, annotator=annotator, kind=JudgmentKind.ANNOTATION, is_current=True)
+    queryset = HumanJudgment.objects.filter(
+        unit=unit, annotator=annotator, kind=JudgmentKind.ANNOTATION, is_current=True
+    )
     if lock:
         queryset = queryset.select_for_update()
     return queryset.first()

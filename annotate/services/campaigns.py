@@ -118,7 +118,11 @@ def units_ensure(*, campaign: Campaign) -> int:
     targets: list[tuple[int, int | None]]
     if task_type_get(campaign.task_type).unit == UNIT_TOPIC:
         have = set(existing.values_list("topic_id", flat=True))
-        targets = [(topic_id, None) for topic_id in Topic.objects.filter(campaign=campaign).order_by("id").values_list("id", flat=True) if topic_id not in have]
+        targets = [
+            (topic_id, None)
+            for topic_id in Topic.objects.filter(campaign=campaign).order_by("id").values_list("id", flat=True)
+            if topic_id not in have
+        ]
     else:
         have = set(existing.values_list("item_id", flat=True))
         targets = [
@@ -127,8 +131,12 @@ def units_ensure(*, campaign: Campaign) -> int:
             if item_id not in have
         ]
     return rows_insert(
-        Unit, ["campaign", "topic", "item", "judgments_needed", "judgments_done", "position"],
-        ((campaign.pk, topic_id, item_id, campaign.overlap, 0, start + i) for i, (topic_id, item_id) in enumerate(targets)),
+        Unit,
+        ["campaign", "topic", "item", "judgments_needed", "judgments_done", "position"],
+        (
+            (campaign.pk, topic_id, item_id, campaign.overlap, 0, start + i)
+            for i, (topic_id, item_id) in enumerate(targets)
+        ),
     )
 
 

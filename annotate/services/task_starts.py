@@ -11,7 +11,7 @@ way, deletes the row; so a row still there at a start belongs to earlier starts 
 
 import functools
 import logging
-from typing import Callable
+from collections.abc import Callable
 
 from celery import current_task
 from django.conf import settings

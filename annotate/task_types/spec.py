@@ -64,7 +64,8 @@ class DownloadFile(NamedTuple):
 class ExtraDownload(NamedTuple):
     """A file a task type serves beside its stored report, written from what report_extras stored with it (a graded
     type's qrels). agreement routes it under the campaign's report page (campaigns/<slug>/report/ROUTE, URL name
-    URL_NAME; None for an API-only one, which answers JSON) and under its API (campaigns/<slug>/agreement/ROUTE, API_URL_NAME), opens
+    URL_NAME; None for an API-only one, which answers JSON) and under its API (campaigns/<slug>/agreement/ROUTE,
+    API_URL_NAME), opens
     the stored report (answering 202 while none is stored), then calls WRITE(request, campaign=, report=, extras=,
     **the route's arguments): a DownloadFile, or a dict that the API answers as JSON; Http404 when there is no such
     file. LABEL says what it is ("qrels"), SUMMARY is its API documentation's title."""

@@ -31,9 +31,12 @@ def latencies(path: Path) -> bool:
                 continue
             count, failures = int(row["Request Count"]), int(row["Failure Count"])
             clean = clean and failures == 0
-            print(f"{row['Name']:>10}: {count:,} requests, {failures} errors ({100 * failures / max(count, 1):.3f} %), "
-                  f"p50 {row['50%']} ms, p95 {row['95%']} ms, p99 {row['99%']} ms, max {float(row['Max Response Time']):.0f} ms, "
-                  f"{float(row['Requests/s']):.1f} requests/s")
+            print(
+                f"{row['Name']:>10}: {count:,} requests, {failures} errors ({100 * failures / max(count, 1):.3f} %), "
+                f"p50 {row['50%']} ms, p95 {row['95%']} ms, p99 {row['99%']} ms, "
+                f"max {float(row['Max Response Time']):.0f} ms, "
+                f"{float(row['Requests/s']):.1f} requests/s"
+            )
     return clean
 
 
@@ -59,9 +62,13 @@ def exactly_once(acks: list[tuple[str, int]]) -> bool:
     doubled = [assignment for assignment, n in current.items() if n > 1]
     unacknowledged = current.keys() - acked
     over = Unit.objects.filter(campaign__slug__in=LOAD_CAMPAIGNS, judgments_done__gt=F("judgments_needed")).count()
-    leased_over = (Assignment.objects.filter(unit__campaign__slug__in=LOAD_CAMPAIGNS, status__in=["active", "submitted"])
-                   .values("unit_id", "unit__judgments_needed").annotate(n=Count("id"))
-                   .filter(n__gt=F("unit__judgments_needed")).count())
+    leased_over = (
+        Assignment.objects.filter(unit__campaign__slug__in=LOAD_CAMPAIGNS, status__in=["active", "submitted"])
+        .values("unit_id", "unit__judgments_needed")
+        .annotate(n=Count("id"))
+        .filter(n__gt=F("unit__judgments_needed"))
+        .count()
+    )
     by_campaign = {slug: sum(1 for campaign, _ in acks if campaign == slug) for slug in LOAD_CAMPAIGNS}
     print(f"acknowledged answers: {len(acks):,} ({', '.join(f'{k} {v:,}' for k, v in by_campaign.items())}); "
           f"in the database: {len(current):,} current judgments")

@@ -191,7 +191,9 @@ def main():
         users = users_model.objects.bulk_create(
             [users_model(username=f"load{i}", password=password) for i in range(args.users)])
         researcher = users_model.objects.create(username="loadlead", password=password)
-        raters = users_model.objects.bulk_create([users_model(username=f"rater{i}", password=password) for i in range(20)])
+        raters = users_model.objects.bulk_create(
+            [users_model(username=f"rater{i}", password=password) for i in range(20)]
+        )
         for step, seed, size in (("load-qa", seed_qa, args.items), ("load-ais", seed_ais, args.items // 10),
                                  ("load-images", seed_images, args.items // 10),
                                  ("load-ranking", seed_ranking, args.items // 10)):

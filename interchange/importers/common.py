@@ -22,7 +22,7 @@ import shutil
 import zipfile
 import zlib
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import cache
 from itertools import accumulate
 from operator import itemgetter
 from pathlib import Path, PurePosixPath
@@ -31,7 +31,6 @@ import ijson
 from django.conf import settings
 
 from interchange.importers.progress import progress_current
-
 
 MAX_ZIP_ENTRIES = 100_000
 MAX_LINE_BYTES = 16 * 1024 * 1024
@@ -651,7 +650,9 @@ def zip_extract(archive: Path, target: Path) -> None:
     with bundle:
         entries = bundle.infolist()
         if len(entries) > MAX_ZIP_ENTRIES:
-            raise ImportDataError(file=archive.name, line=0, field="file", message=f"more than {MAX_ZIP_ENTRIES} entries")
+            raise ImportDataError(
+                file=archive.name, line=0, field="file", message=f"more than {MAX_ZIP_ENTRIES} entries"
+            )
         total = 0
         for entry in entries:
             parts = PurePosixPath(entry.filename.replace("\\", "/"))
@@ -660,8 +661,12 @@ def zip_extract(archive: Path, target: Path) -> None:
                                       message="zip entry path leaves the folder (absolute or '..')")
             total += entry.file_size
             if total > settings.IMPORT_MAX_BYTES:
-                raise ImportDataError(file=archive.name, line=0, field="file",
-                                      message=f"unpacks to more than the import limit of {settings.IMPORT_MAX_BYTES:,} bytes")
+                raise ImportDataError(
+                    file=archive.name,
+                    line=0,
+                    field="file",
+                    message=f"unpacks to more than the import limit of {settings.IMPORT_MAX_BYTES:,} bytes",
+                )
         for entry in entries:
             if not entry.is_dir():
                 _entry_extract(bundle, entry, archive=archive, target=target)
@@ -683,7 +688,7 @@ def _entry_extract(bundle: zipfile.ZipFile, entry: zipfile.ZipInfo, *, archive: 
                               message=f"zip entry cannot be unpacked ({exc.strerror or exc})") from None
 
 
-@lru_cache(maxsize=None)
+@cache
 def _max_length(model, column: str) -> int:
     return model._meta.get_field(column).max_length
 

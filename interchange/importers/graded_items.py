@@ -24,5 +24,7 @@ def graded_items_ensure(*, campaign: Campaign, topics: dict[str, int],
     if missing:
         new = Item.objects.filter(campaign=campaign, kind=kind, external_id__in=[f"{q}/{d}" for q, d in missing])
         spec.items_created(campaign=campaign, items=new)
-        items.update({(qid, doc): pk for pk, qid, doc in new.values_list("id", "topic__external_id", json_text(f"data__{key}"))})
+        items.update(
+            {(qid, doc): pk for pk, qid, doc in new.values_list("id", "topic__external_id", json_text(f"data__{key}"))}
+        )
     return items, created

@@ -22,7 +22,10 @@ def candidate_source_id(item: Item, *, qid: str) -> str:
 def item_keys(campaign: Campaign):
     """(topic id, item external id, candidate source id, docno, pk) of every item of CAMPAIGN, streamed from the
     database: what a file's lines are matched by, without loading the items' texts."""
-    rows = (Item.objects.filter(campaign=campaign).order_by("id")
-            .values_list("topic__external_id", "external_id", json_text("data__source_id"), json_text("data__docno"), "id"))
+    rows = (
+        Item.objects.filter(campaign=campaign)
+        .order_by("id")
+        .values_list("topic__external_id", "external_id", json_text("data__source_id"), json_text("data__docno"), "id")
+    )
     for qid, external_id, source_id, docno, pk in rows.iterator(chunk_size=5000):
         yield qid, external_id, source_id_of(external_id, source_id, qid), docno, pk

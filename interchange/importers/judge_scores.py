@@ -34,16 +34,24 @@ def judge_scores_import(*, campaign: Campaign, paths: list[Path], judge: str, un
         for line, row in tsv_read(path, required=["topic", "item", "score"], optional=("label",)):
             topic, item_id = row["topic"].strip(), row["item"].strip()
             if topic not in topics:
-                raise ImportDataError(file=path, line=line, field="topic", message=f"no topic {topic!r} in this campaign")
+                raise ImportDataError(
+                    file=path, line=line, field="topic", message=f"no topic {topic!r} in this campaign"
+                )
             item = items.get((topic, item_id))
             if item is None:
-                raise ImportDataError(file=path, line=line, field="item", message=f"no item {item_id!r} under topic {topic!r}")
+                raise ImportDataError(
+                    file=path, line=line, field="item", message=f"no item {item_id!r} under topic {topic!r}"
+                )
             try:
                 score = float(row["score"])
             except ValueError:
-                raise ImportDataError(file=path, line=line, field="score", message=f"expected a number, got {row['score']!r}") from None
+                raise ImportDataError(
+                    file=path, line=line, field="score", message=f"expected a number, got {row['score']!r}"
+                ) from None
             if not math.isfinite(score):
-                raise ImportDataError(file=path, line=line, field="score", message=f"expected a finite number, got {row['score']!r}")
+                raise ImportDataError(
+                    file=path, line=line, field="score", message=f"expected a finite number, got {row['score']!r}"
+                )
             label = fits(row.get("label", "").strip(), model=ModelJudgment, column="label", path=path, line=line,
                          field="label")
             writer.add(JudgeVerdict(path=path, line=line, item=ItemRef(item), score=score, label=label, raw="",

@@ -72,7 +72,9 @@ class QaIndex:
 
     def item_by_key(self, *, topic: Topic, text: str) -> Item | None:
         key = answer_key(text)
-        return next((item for item in self.items_by_topic[topic.external_id] if item.data.get("answer_key") == key), None)
+        return next(
+            (item for item in self.items_by_topic[topic.external_id] if item.data.get("answer_key") == key), None
+        )
 
     def item_add(self, *, topic: Topic, text: str) -> Item:
         items = self.items_by_topic[topic.external_id]

@@ -78,7 +78,9 @@ def runs_pool_import(*, campaign: Campaign, paths: list[Path], depth: int | None
         here: dict[str, _IncomingRun] = {}
         for row in trec_run_read(path):
             if row.qid not in topics:
-                raise ImportDataError(file=path, line=row.line, field="qid", message=f"no topic {row.qid!r} in this campaign")
+                raise ImportDataError(
+                    file=path, line=row.line, field="qid", message=f"no topic {row.qid!r} in this campaign"
+                )
             fits(f"{row.qid}/{row.docid}", model=Item, column="external_id", path=path, line=row.line,
                  field="docid")
             run = here.get(row.tag)
@@ -154,7 +156,7 @@ def _runs_store(campaign: Campaign, path: Path, names: list[str], written: list[
         buffers.clear()
 
     for row in trec_run_read(path):
-        line = f"{row.qid} Q0 {row.docid} {row.rank} {row.score!r} {row.tag}\n".encode("utf-8")
+        line = f"{row.qid} Q0 {row.docid} {row.rank} {row.score!r} {row.tag}\n".encode()
         buffers[row.tag].append(line)
         buffered += len(line)
         if buffered > 8 * 1024 * 1024:

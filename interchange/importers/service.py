@@ -131,7 +131,9 @@ class ImportSummary:
         out.append(f"campaign now: {self.topics} topics, {self.items} items")
         out.append(f"items with a human verdict: {self.items_with_human_verdict}")
         for name, count, failed in self.judge_rows():
-            out.append(f"items judged by {name}: {count}" + (f" ({failed} without a readable verdict)" if failed else ""))
+            out.append(
+                f"items judged by {name}: {count}" + (f" ({failed} without a readable verdict)" if failed else "")
+            )
         out.append(f"items left for humans: {self.items_left_for_humans}")
         return out
 
@@ -187,7 +189,9 @@ def campaign_counts(*, campaign: Campaign) -> dict:
         .count(),
         "items_by_judge": {judge.name: judge.n for judge in judges},
         "failed_by_judge": {judge.name: judge.failed for judge in judges},
-        "items_left_for_humans": Unit.objects.filter(campaign=campaign, judgments_done__lt=F("judgments_needed")).count(),
+        "items_left_for_humans": Unit.objects.filter(
+            campaign=campaign, judgments_done__lt=F("judgments_needed")
+        ).count(),
     }
 
 

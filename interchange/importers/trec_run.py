@@ -177,7 +177,9 @@ def trec_run_import(*, campaign: Campaign, paths: list[Path], judge: str | None,
                 raise ImportDataError(file=path, line=row.line, field="tag", message=(
                     f"the file holds more than one run ({name}, {row.tag}); import one at a time or name the judge"))
             if row.qid not in topics:
-                raise ImportDataError(file=path, line=row.line, field="qid", message=f"no topic {row.qid!r} in this campaign")
+                raise ImportDataError(
+                    file=path, line=row.line, field="qid", message=f"no topic {row.qid!r} in this campaign"
+                )
             item = candidates.get((row.qid, row.docid))
             if item is None:
                 raise ImportDataError(file=path, line=row.line, field="docid",

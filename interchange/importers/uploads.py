@@ -19,7 +19,6 @@ from annotate.models import Campaign
 from interchange.importers.common import ImportDataError
 from interchange.importers.service import ImportRequestError, ImportSummary, import_format_get, import_run
 
-
 # Where a folder format's uploaded_paths unpacks its archives, inside the import's folder.
 UNPACKED = "unpacked"
 

@@ -120,8 +120,11 @@ def external_judge_get(*, campaign: Campaign, name: str, config: dict, path: Pat
     if judge is not None:
         if judge.family != EXTERNAL_FAMILY:
             raise ImportDataError(
-                file=path, line=0, field="judge",
-                message=f"judge {name!r} is a {judge.family} judge of this campaign, not an imported one; choose another name",
+                file=path,
+                line=0,
+                field="judge",
+                message=f"judge {name!r} is a {judge.family} judge of this campaign, not an imported one; "
+                        f"choose another name",
             )
         return judge
     try:
@@ -171,8 +174,11 @@ class JudgeVerdictWriter:
         if item_id in self.existing:
             if self.existing[item_id] != (verdict.label, verdict.score):
                 raise ImportDataError(
-                    file=verdict.path, line=verdict.line, field="label",
-                    message=f"judge {self.judge.name!r} already has another verdict on this item from an earlier import",
+                    file=verdict.path,
+                    line=verdict.line,
+                    field="label",
+                    message=f"judge {self.judge.name!r} already has another verdict on this item from an earlier "
+                            f"import",
                 )
             self.skipped += 1
             return

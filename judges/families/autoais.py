@@ -85,10 +85,18 @@ class AutoAIS(JudgeFamily):
     options = {
         **model_options(default_model="google/t5_xxl_true_nli_mixture", batch_size=8, max_length=512),
         "kind": Option((str,), "auto", "auto (from the checkpoint), seq2seq or classification."),
-        "seq2seq_prompt": Option((str,), SEQ2SEQ_PROMPT, "seq2seq models: the input, from {premise} and {hypothesis}.",
-                                 placeholders=SEQ2SEQ_FIELDS),
-        "positive_label": Option((str, int), "", "The entailment label: seq2seq, the text decoded (default \"1\"); "
-                                                "classification, its name or index (default: the label named entail*)."),
+        "seq2seq_prompt": Option(
+            (str,),
+            SEQ2SEQ_PROMPT,
+            "seq2seq models: the input, from {premise} and {hypothesis}.",
+            placeholders=SEQ2SEQ_FIELDS,
+        ),
+        "positive_label": Option(
+            (str, int),
+            "",
+            'The entailment label: seq2seq, the text decoded (default "1"); '
+            "classification, its name or index (default: the label named entail*).",
+        ),
         "threshold": Option((int, float), 0.5, "P(entailment) at or above which the answer is attributable."),
         "long_passages": Option((str,), "truncate", "truncate (cut the passage's tail) or window (best window)."),
         "window_stride": Option((int,), 128, "window: tokens between the starts of two windows."),
@@ -104,7 +112,9 @@ class AutoAIS(JudgeFamily):
         if not 0.0 <= config["threshold"] <= 1.0:
             raise JudgeConfigError(f"{self.name}: threshold must be between 0 and 1, not {config['threshold']}")
         if config["window_stride"] < 1:
-            raise JudgeConfigError(f"{self.name}: window_stride must be at least 1 token, not {config['window_stride']}")
+            raise JudgeConfigError(
+                f"{self.name}: window_stride must be at least 1 token, not {config['window_stride']}"
+            )
 
     def prompt_bounds(self, config: dict, options: dict[str, Option],
                       prompt: EntailmentPrompt | None = None) -> list[PromptBound]:

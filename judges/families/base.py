@@ -108,7 +108,14 @@ class JudgePrompt:
         return self.bounds(config) + [bound for prompt in self.carries for bound in prompt.all_bounds(config)]
 
 
-_TYPE_NAMES = {str: "a string", int: "an integer", float: "a number", bool: "true or false", list: "a list", dict: "an object"}
+_TYPE_NAMES = {
+    str: "a string",
+    int: "an integer",
+    float: "a number",
+    bool: "true or false",
+    list: "a list",
+    dict: "an object",
+}
 
 
 class JudgeFamily:
@@ -162,7 +169,9 @@ class JudgeFamily:
         unknown = sorted(set(config) - set(options))
         if unknown:
             allowed = ", ".join(sorted(options)) or "none"
-            raise JudgeConfigError(f"{self.name}: unknown configuration key(s) {', '.join(unknown)} (allowed: {allowed})")
+            raise JudgeConfigError(
+                f"{self.name}: unknown configuration key(s) {', '.join(unknown)} (allowed: {allowed})"
+            )
         complete = {key: option.default for key, option in options.items()}
         for key, value in config.items():
             option = options[key]

@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import contextvars
 import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Mapping, Sequence, TypeVar
+from typing import Any, TypeVar
 
 from judges.families.base import Option
 

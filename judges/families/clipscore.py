@@ -26,7 +26,7 @@ import math
 from annotate.images import ImageMissingError, image_file
 from judges.errors import JudgeConfigError
 from judges.families.base import NOTE_TRUNCATED, ItemInput, JudgeFamily, Option, Verdict
-from judges.families.batching import ITEMS_PER_TASK, DEFAULT_MAX_TOKENS, by_length
+from judges.families.batching import DEFAULT_MAX_TOKENS, ITEMS_PER_TASK, by_length
 from judges.families.hf import check_model_config, model_cached, model_options, torch_device
 
 FIELDS = ["page_title", "section_title", "section_context", "page_context"]

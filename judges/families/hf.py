@@ -12,8 +12,9 @@ import importlib.util
 import os
 import re
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from judges.boundary import model_check, model_location
 from judges.errors import JudgeConfigError
@@ -126,7 +127,11 @@ def model_cached(
         try:
             loaded = load(location, device)
         except (OSError, ValueError, KeyError) as exc:
-            where = "folder" if Path(location).exists() else "model (not a local folder, nor in the local Hugging Face cache)"
+            where = (
+                "folder"
+                if Path(location).exists()
+                else "model (not a local folder, nor in the local Hugging Face cache)"
+            )
             raise JudgeConfigError(
                 f"{family}: cannot load {where} {model!r}: {type(exc).__name__}: {str(exc)[:300]}; "
                 "judges never download models, give a local folder or a model already in the cache"

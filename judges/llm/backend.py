@@ -8,8 +8,9 @@ Sample index i of an item is reproducible on its own where the backend allows it
 seed is `decoding.seed + i`.
 """
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Protocol
+from typing import Protocol
 
 from judges.templates import text_size
 

@@ -155,7 +155,8 @@ class HttpBackend:
 
     CONFIG is the judge's validated config (model, concurrency, timeout, max_retries); CONNECTION says where
     to send and with which key (concurrency is capped at its max_concurrency); COUNTER, when given, receives
-    the tokens the server reports and one request per HTTP request sent (retries included). Waits between retries are BACKOFF_BASE * 2**attempt seconds,
+    the tokens the server reports and one request per HTTP request sent (retries included). Waits between retries are
+    BACKOFF_BASE * 2**attempt seconds,
     capped at BACKOFF_MAX, times a random factor in [0.5, 1]; a Retry-After header is honoured up to
     RETRY_AFTER_MAX seconds. FAMILY is the judge family its messages and log lines name.
     """
@@ -303,7 +304,11 @@ class HttpBackend:
                     generation = self._parse(response, time.monotonic() - started)
                     return _Outcome(request.key, index, generation, attempt + 1)
                 if status in (401, 403):
-                    where = f"model endpoint {self.endpoint!r}" if self.endpoint else "this free-form base_url (sent no key)"
+                    where = (
+                        f"model endpoint {self.endpoint!r}"
+                        if self.endpoint
+                        else "this free-form base_url (sent no key)"
+                    )
                     raise JudgeConfigError(
                         f"{self.family}: {self._redact(self.url)} refused the request ({self._described(response)}); "
                         f"the key of {where} is missing or wrong: staff set it in the endpoint's registration"

@@ -146,9 +146,13 @@ def _score(value, *, path: Path, line: int) -> float | None:
     try:
         score = float(value)
     except (TypeError, ValueError):
-        raise ImportDataError(file=path, line=line, field="nli_score", message=f"expected a number, got {value!r}") from None
+        raise ImportDataError(
+            file=path, line=line, field="nli_score", message=f"expected a number, got {value!r}"
+        ) from None
     if not math.isfinite(score) or not 0.0 <= score <= 1.0:
-        raise ImportDataError(file=path, line=line, field="nli_score", message=f"expected a probability in [0, 1], got {value!r}")
+        raise ImportDataError(
+            file=path, line=line, field="nli_score", message=f"expected a probability in [0, 1], got {value!r}"
+        )
     return score
 
 
@@ -157,7 +161,9 @@ def _text(row: dict, column: str, *, path: Path, line: int) -> str:
     if value is None:
         value = ""
     if not isinstance(value, str):
-        raise ImportDataError(file=path, line=line, field=column, message=f"expected a string, got {type(value).__name__}")
+        raise ImportDataError(
+            file=path, line=line, field=column, message=f"expected a string, got {type(value).__name__}"
+        )
     if "\x00" in value:
         raise ImportDataError(file=path, line=line, field=column, message="contains a NUL character")
     if column in KEY_COLUMNS and not value.strip():
@@ -247,8 +253,12 @@ class _Importer:
         self.topic_pk = {question_key(text): pk for pk, text in
                          Topic.objects.filter(campaign=campaign).values_list("id", "text")}
         # external id -> (pk, content key) of items already in the campaign
-        self.items = {external_id: (pk, content) for external_id, pk, content in
-                      Item.objects.filter(campaign=campaign).values_list("external_id", "id", json_text("data__content_key"))}
+        self.items = {
+            external_id: (pk, content)
+            for external_id, pk, content in Item.objects.filter(campaign=campaign).values_list(
+                "external_id", "id", json_text("data__content_key")
+            )
+        }
         self.seen: dict[str, tuple[int, str, bool | None, bool | None, float | None]] = {}
         self.systems: set[str] = set(SystemOutput.objects.filter(campaign=campaign)
                                      .values_list("system", flat=True).distinct())

@@ -1,7 +1,8 @@
 """gold-answers: reference answers for the questions an ais campaign already holds, so that EM and F1 judge it.
 
 JSONL, one question per line: `{"question": "...", "answers": ["...", ...]}` (`gold_answers`, or `answer` as
-NQ-open's own JSONL names them, may stand for `answers`). A line's question is matched to the campaign's topic of the same question (annotate.textnorm.question_key:
+NQ-open's own JSONL names them, may stand for `answers`). A line's question is matched to the campaign's topic of the
+same question (annotate.textnorm.question_key:
 case, spacing and punctuation do not matter); the answers go to `Topic.data["gold_answers"]`, where the EM and F1
 judges read them. Lines whose question the campaign lacks are counted and not imported (a gold file usually covers a
 whole data set). A question that has gold answers already must come with the same ones (in any order); an empty
@@ -20,7 +21,9 @@ ANSWER_KEYS = ("answers", "gold_answers", "answer")
 def _answers(obj: dict, *, path: Path, line: int) -> list[str]:
     key = next((key for key in ANSWER_KEYS if key in obj), None)
     if key is None:
-        raise ImportDataError(file=path, line=line, field="answers", message="missing key (answers, gold_answers or answer)")
+        raise ImportDataError(
+            file=path, line=line, field="answers", message="missing key (answers, gold_answers or answer)"
+        )
     answers = obj[key]
     if not isinstance(answers, list) or not answers:
         raise ImportDataError(file=path, line=line, field=key, message="expected a non-empty list of answers")

@@ -53,14 +53,29 @@ def rankings_jsonl(*, campaign: Campaign) -> str:
     """The campaign as answer_ranking jsonl: one topic per line with its candidates and human rankings."""
     lines = []
     for topic, items, rankings in _campaign_rankings(campaign):
-        lines.append(json.dumps({
-            "qid": topic.external_id,
-            "query": topic.text,
-            "candidates": [{"id": candidate_source_id(item, qid=topic.external_id), "kind": item.kind, "text": item.text,
-                            **_candidate_fields(item)} for item in items],
-            "rankings": [{"annotator": name, "dimension": dimension, "ranking": groups}
-                         for name, by_dimension in rankings for dimension, groups in by_dimension.items()],
-        }, ensure_ascii=False))
+        lines.append(
+            json.dumps(
+                {
+                    "qid": topic.external_id,
+                    "query": topic.text,
+                    "candidates": [
+                        {
+                            "id": candidate_source_id(item, qid=topic.external_id),
+                            "kind": item.kind,
+                            "text": item.text,
+                            **_candidate_fields(item),
+                        }
+                        for item in items
+                    ],
+                    "rankings": [
+                        {"annotator": name, "dimension": dimension, "ranking": groups}
+                        for name, by_dimension in rankings
+                        for dimension, groups in by_dimension.items()
+                    ],
+                },
+                ensure_ascii=False,
+            )
+        )
     return "".join(line + "\n" for line in lines)
 
 
@@ -87,16 +102,27 @@ def rankings_label_studio(*, campaign: Campaign) -> list[dict]:
                 "result": [{"type": "ranker", "from_name": "rank", "to_name": "items",
                             "value": {"ranker": {"rank": [group[0] for group in groups]}}}],
             })
-        tasks.append({
-            "id": number,
-            "data": {
-                "qid": topic.external_id,
-                "query": topic.text,
-                "items": [{"id": candidate_source_id(item, qid=topic.external_id), "kind": item.kind, "query": topic.text, "body": item.text,
-                           "text": item.text, **_candidate_fields(item)} for item in items],
-            },
-            "annotations": annotations,
-        })
+        tasks.append(
+            {
+                "id": number,
+                "data": {
+                    "qid": topic.external_id,
+                    "query": topic.text,
+                    "items": [
+                        {
+                            "id": candidate_source_id(item, qid=topic.external_id),
+                            "kind": item.kind,
+                            "query": topic.text,
+                            "body": item.text,
+                            "text": item.text,
+                            **_candidate_fields(item),
+                        }
+                        for item in items
+                    ],
+                },
+                "annotations": annotations,
+            }
+        )
     return tasks
 
 

@@ -46,7 +46,8 @@ def ranking_campaign_counts(campaign: Campaign) -> dict:
 def ranking_lines(summary) -> list[str]:
     count = summary.count
     out = [
-        f"campaign {summary.campaign}: imported {len(summary.files)} path(s) as {summary.format} in {summary.seconds:.2f} s",
+        f"campaign {summary.campaign}: imported {len(summary.files)} path(s) as {summary.format} "
+        f"in {summary.seconds:.2f} s",
         f"created: {summary.topics_created} topics, {summary.items_created} candidates ({count('answers_created')} "
         f"answers, {count('documents_created')} documents), {summary.system_outputs_created} system outputs "
         f"({len(summary.systems)} systems), {count('rankings_created')} human rankings, {summary.units_created} units",

@@ -73,7 +73,9 @@ def _text(value, *, path, line, field_name) -> str:
 
 def candidate_read(raw, *, path: Path, line: int, where: str) -> Candidate:
     if not isinstance(raw, dict):
-        raise ImportDataError(file=path, line=line, field=where, message=f"expected an object, got {type(raw).__name__}")
+        raise ImportDataError(
+            file=path, line=line, field=where, message=f"expected an object, got {type(raw).__name__}"
+        )
     if raw.get("id") in (None, ""):
         raise ImportDataError(file=path, line=line, field=f"{where}.id", message="missing key")
     source_id = _text(raw["id"], path=path, line=line, field_name=f"{where}.id")
@@ -104,13 +106,17 @@ def candidate_read(raw, *, path: Path, line: int, where: str) -> Candidate:
 def score_read(raw: dict, *, path: Path, line: int, where: str) -> float:
     value = raw.get("score")
     if value is None or value == "":
-        raise ImportDataError(file=path, line=line, field=f"{where}.score", message="missing score (--score-judge needs one per item)")
+        raise ImportDataError(
+            file=path, line=line, field=f"{where}.score", message="missing score (--score-judge needs one per item)"
+        )
     try:
         score = float(value) if not isinstance(value, bool) else math.nan
     except (TypeError, ValueError):
         score = math.nan
     if not math.isfinite(score):
-        raise ImportDataError(file=path, line=line, field=f"{where}.score", message=f"expected a finite number, got {value!r}")
+        raise ImportDataError(
+            file=path, line=line, field=f"{where}.score", message=f"expected a finite number, got {value!r}"
+        )
     return score
 
 
@@ -131,8 +137,15 @@ def _order(annotation: dict, *, path: Path, line: int, where: str):
                 f"no 'rank' bucket (buckets: {', '.join(map(str, ranker)) or 'none'}); only the rank bucket is read"))
         others = [name for name, ids in ranker.items() if name != "rank" and ids]
         if others:
-            raise ImportDataError(file=path, line=line, field=field_name, message=(
-                f"bucket(s) {', '.join(map(str, others))} besides 'rank' hold items; only one ordered 'rank' list is read"))
+            raise ImportDataError(
+                file=path,
+                line=line,
+                field=field_name,
+                message=(
+                    f"bucket(s) {', '.join(map(str, others))} besides 'rank' hold items; "
+                    f"only one ordered 'rank' list is read"
+                ),
+            )
         return ranker["rank"], f"{field_name}.rank"
     return ranker, field_name
 
@@ -155,8 +168,12 @@ def label_studio_import(*, index: RankingIndex, paths: list[Path], score_judge: 
     result = LabelStudioResult()
     writer = None
     if score_judge:
-        judge = external_judge_get(campaign=campaign, name=score_judge,
-                                   config={"format": "label-studio", "field": "score", "name": score_judge}, path=paths[0])
+        judge = external_judge_get(
+            campaign=campaign,
+            name=score_judge,
+            config={"format": "label-studio", "field": "score", "name": score_judge},
+            path=paths[0],
+        )
         writer = JudgeVerdictWriter(judge=judge)
     scores: list[JudgeVerdict] = []  # of candidates not written yet: written with them
 
@@ -169,7 +186,9 @@ def label_studio_import(*, index: RankingIndex, paths: list[Path], score_judge: 
     for path in paths:
         for line, task in json_array_read(path, what="tasks"):
             if not isinstance(task, dict):
-                raise ImportDataError(file=path, line=line, field="task", message=f"expected an object, got {type(task).__name__}")
+                raise ImportDataError(
+                    file=path, line=line, field="task", message=f"expected an object, got {type(task).__name__}"
+                )
             data = task.get("data")
             if not isinstance(data, dict):
                 raise ImportDataError(file=path, line=line, field="data", message="missing or not an object")
@@ -213,7 +232,9 @@ def label_studio_import(*, index: RankingIndex, paths: list[Path], score_judge: 
                 order, field_name = _order(annotation, path=path, line=line, where=where)
                 groups = groups_parse(order, path=path, line=line, field=field_name)
                 if any(len(group) > 1 for group in groups):
-                    raise ImportDataError(file=path, line=line, field=field_name, message="expected a flat list of item ids")
+                    raise ImportDataError(
+                        file=path, line=line, field=field_name, message="expected a flat list of item ids"
+                    )
                 name = _annotator_id(annotation.get("completed_by"), path=path, line=line, where=where)
                 annotator = annotators.get(name, path=path, line=line, field=f"{where}.completed_by",
                                            what="annotator id")

@@ -3,7 +3,8 @@ ranking covers, how deep it must go, and NRP's denominator."""
 
 from annotate.models import Campaign
 
-# NRP's denominator, the option nrp_rule (tasktypes.answer_ranking.report): the paper's |D| (the default), or |D| + 1 as the
+# NRP's denominator, the option nrp_rule (tasktypes.answer_ranking.report): the paper's |D| (the default), or |D| + 1 as
+# the
 # study's released code computes it (its published figures use that one).
 NRP_PAPER, NRP_STUDY_CODE = "paper", "study-code"
 NRP_RULES = {NRP_PAPER: "1 − r/|D|, as the paper defines it",

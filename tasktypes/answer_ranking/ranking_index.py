@@ -99,7 +99,9 @@ class RankingIndex:
             .values_list("unit__topic_id", flat=True)
         )
         self._existing_outputs = set(
-            SystemOutput.objects.filter(campaign=campaign).values_list("system", "topic__external_id", "item__external_id")
+            SystemOutput.objects.filter(campaign=campaign).values_list(
+                "system", "topic__external_id", "item__external_id"
+            )
         )
 
     def topic_get_or_add(self, *, qid: str, text: str, path: Path, line: int, field: str) -> Topic:
@@ -125,7 +127,9 @@ class RankingIndex:
         self.categories.give(f"{qid}/{candidate.source_id}", category, path=path, line=line,
                              field=f"{field}.category")
         if item is not None:
-            had = item.fingerprint if isinstance(item, KnownCandidate) else _fingerprint(item.kind, item.text, item.data)
+            had = (
+                item.fingerprint if isinstance(item, KnownCandidate) else _fingerprint(item.kind, item.text, item.data)
+            )
             if had != _fingerprint(candidate.kind, candidate.text, candidate.data()):
                 raise ImportDataError(file=path, line=line, field=field, message=(
                     f"candidate {candidate.source_id!r} of topic {qid!r} differs from the one already imported"))

@@ -51,7 +51,9 @@ def _optional_str(obj: dict, key: str, *, path: Path, line: int, where: str) -> 
 
 def _candidate(raw, *, path: Path, line: int, where: str) -> Candidate:
     if not isinstance(raw, dict):
-        raise ImportDataError(file=path, line=line, field=where, message=f"expected an object, got {type(raw).__name__}")
+        raise ImportDataError(
+            file=path, line=line, field=where, message=f"expected an object, got {type(raw).__name__}"
+        )
     if "id" not in raw:
         raise ImportDataError(file=path, line=line, field=f"{where}.id", message="missing key")
     source_id = _id(raw["id"], path=path, line=line, field_name=f"{where}.id")

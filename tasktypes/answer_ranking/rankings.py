@@ -3,7 +3,8 @@
 One HumanJudgment per (topic unit, annotator): kind "annotation", source "import", label "ranked",
 value `{"rankings": {"<dimension>": [[item_pk, ...], ...]}}` (tie groups, best first). Every candidate
 of the topic must appear exactly once per dimension, unless the campaign's option `rank_depth` (k) allows partial
-rankings: then at least the best min(k, n) of the topic's n candidates, each once, and the rest are unranked. Re-importing the same ranking is a no-op; a
+rankings: then at least the best min(k, n) of the topic's n candidates, each once, and the rest are unranked.
+Re-importing the same ranking is a no-op; a
 different ranking for the same annotator and topic is refused with the line that conflicts.
 
 Ties: a campaign whose `options["ties"]` is false refuses rankings with a group of more than one; when the
@@ -159,8 +160,12 @@ def human_rankings_write(*, campaign: Campaign, verdicts: Iterable[RankingVerdic
                 f"dimension {unknown[0]!r} is not one of the campaign's: {', '.join(dimensions)}"))
         absent = [name for name in dimensions if name not in verdict.rankings]
         if absent:
-            raise ImportDataError(file=verdict.path, line=verdict.line, field=verdict.field,
-                                  message=f"no ranking for dimension {absent[0]!r} (the campaign has: {', '.join(dimensions)})")
+            raise ImportDataError(
+                file=verdict.path,
+                line=verdict.line,
+                field=verdict.field,
+                message=f"no ranking for dimension {absent[0]!r} (the campaign has: {', '.join(dimensions)})",
+            )
         topic_candidates = candidates[verdict.topic.external_id]
         rankings = {}
         for name in dimensions:

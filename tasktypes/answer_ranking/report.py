@@ -65,7 +65,8 @@ TOP = ("tau_ap", "rbo", "overlap_at_k", "kendall_tau_b_at_k")
 
 
 def ranking_report_build(*, campaign: Campaign) -> dict:
-    """The docs/design.md §5 document for an answer_ranking CAMPAIGN; a fixed number of queries (see ranking_data_get)."""
+    """The docs/design.md §5 document for an answer_ranking CAMPAIGN; a fixed number of queries (see
+    ranking_data_get)."""
     build_step(READING)
     data = ranking_data_get(campaign=campaign)
     options = rank_agreement.rank_options(campaign.options)

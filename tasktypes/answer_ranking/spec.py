@@ -27,7 +27,6 @@ from interchange.importers.formats import ITEM_CATEGORIES, JUDGE_SCORES
 from tasktypes.answer_ranking.formats import IMPORT_COUNTS, DocumentQrels, LabelStudio, RankerRun, RankingJsonl
 from tasktypes.answer_ranking.options import NRP_RULES, rank_depth, ranking_dimensions
 
-
 # The label of a ranking judgment for agreement: the order itself lives in the value (docs/answer_ranking.md).
 RANKED_LABEL = "ranked"
 

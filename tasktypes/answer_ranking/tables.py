@@ -32,11 +32,26 @@ def ranking_judges_csv(*, report: dict) -> str:
     for name, block in report["judges"].items():
         for dimension, means in block["topic_mean_by_dimension"].items():
             writer.writerow(
-                [name, block["family"], dimension, block["item"]["n"], block["item"]["failed"],
-                 *_mean_cells(means[TAU]), *_mean_cells(means[TAU_ANSWERS]),
-                 *interval_cells(means[TAU].get("bootstrap_ci95")), *interval_cells(means[TAU_ANSWERS].get("bootstrap_ci95")),
-                 *(cell for key in TOP_KEYS for cell in (value_cell(means[key]["mean"]),
-                                                         *interval_cells(means[key].get("bootstrap_ci95")), means[key]["n"]))]
+                [
+                    name,
+                    block["family"],
+                    dimension,
+                    block["item"]["n"],
+                    block["item"]["failed"],
+                    *_mean_cells(means[TAU]),
+                    *_mean_cells(means[TAU_ANSWERS]),
+                    *interval_cells(means[TAU].get("bootstrap_ci95")),
+                    *interval_cells(means[TAU_ANSWERS].get("bootstrap_ci95")),
+                    *(
+                        cell
+                        for key in TOP_KEYS
+                        for cell in (
+                            value_cell(means[key]["mean"]),
+                            *interval_cells(means[key].get("bootstrap_ci95")),
+                            means[key]["n"],
+                        )
+                    ),
+                ]
             )
     return writer.text()
 
@@ -44,7 +59,8 @@ def ranking_judges_csv(*, report: dict) -> str:
 def topics_csv(*, report: dict) -> str:
     """One row per judge, topic and dimension: n, tau-b (all candidates, answers only) and both orders.
 
-    Orders are one cell each, best first, "a > b = c" (ties, equal scores for the judge, joined by "="), candidates by their external
+    Orders are one cell each, best first, "a > b = c" (ties, equal scores for the judge, joined by "="), candidates by
+    their external
     id without the "<qid>/" prefix. When the reference is the mean over several annotators, human_order
     holds each annotator's order as "name: order" joined by " | ". Header only for task types without
     per-topic statistics.

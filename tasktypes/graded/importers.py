@@ -7,7 +7,8 @@ from annotate.task_types.registry import task_type_get
 def graded_lines(summary) -> list[str]:
     noun = task_type_get(summary.task_type).item_noun
     out = [
-        f"campaign {summary.campaign}: imported {len(summary.files)} path(s) as {summary.format} in {summary.seconds:.2f} s",
+        f"campaign {summary.campaign}: imported {len(summary.files)} path(s) as {summary.format} "
+        f"in {summary.seconds:.2f} s",
         f"created: {summary.topics_created} topics, {summary.items_created} {noun}s to grade, "
         f"{summary.system_outputs_created} run lines linked, {summary.human_judgments_created} grades, "
         f"{summary.units_created} units",

@@ -17,7 +17,6 @@ system level (judges.models.Leaderboard); the report sets its run orders beside 
 import math
 from pathlib import Path
 
-
 from annotate.models import Campaign, Topic
 from annotate.task_types.registry import task_type_get
 from interchange.importers.common import ImportDataError, UnusedLines, lines_read
@@ -36,7 +35,7 @@ def leaderboard_import(*, campaign: Campaign, paths: list[Path], judge: str, unu
     from stats.retrieval import leaderboard_measure
 
     compat_p = float((campaign.options or {}).get("compat_p", default_p))
-    runs = set(((campaign.options or {}).get("runs") or {}))
+    runs = set((campaign.options or {}).get("runs") or {})
     topics = set(Topic.objects.filter(campaign=campaign).values_list("external_id", flat=True))
     values: dict[tuple[str, str, str], tuple[float, str, int]] = {}  # (run, measure, topic) -> (value, name, line)
     for path in paths:

@@ -8,7 +8,6 @@ from matplotlib.patches import Rectangle
 
 from reports.plots import Plot, figure_sized, grid_shape, human_judge_panels, literal, number_text
 
-
 # The runs scatter's measures: the two the published comparisons plot (P@10 is in the report and its tables).
 MEASURE_NAMES = {"ndcg_cut_10": "NDCG@10", "map": "MAP"}
 
@@ -113,7 +112,9 @@ def confusion_plot(*, report: dict) -> Plot | None:
     for axes in axes_list[len(matrices):]:
         axes.set_visible(False)
     if image is not None:
-        plot.figure.colorbar(image, ax=list(axes_list[:len(matrices)]), shrink=0.8, label="share of the human grade's items")
+        plot.figure.colorbar(
+            image, ax=list(axes_list[: len(matrices)]), shrink=0.8, label="share of the human grade's items"
+        )
     legend = ", ".join(f"{entry['grade']} {literal(entry['name'])}" for entry in scale)
     plot.figure.suptitle("Judges' grades against the human consensus" + (f" (grades: {legend})" if legend else ""),
                          fontsize=10)

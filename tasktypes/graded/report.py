@@ -48,14 +48,14 @@ from reports.selectors import (
     JudgeScores,
     graded_items_get,
     human_labels_get,
-    item_categories_get,
     input_cuts_get,
+    item_categories_get,
     judge_scores_get,
     leaderboards_get,
 )
 from reports.system_level import SMALL_SYSTEMS
-from stats import grades as grading
 from stats import compatibility, correlation, interrater, rank_agreement, retrieval, uncertainty
+from stats import grades as grading
 from stats.budget import target_width
 
 SMALL_SAMPLE = 30  # fewer shared items than this: a small sample (campaign option small_sample)

@@ -33,7 +33,8 @@ def _scale_problem(key: str, value) -> str | None:
         return f"scale must have 2 to {MAX_GRADES} grades (keys 0-9), not {len(value)}"
     for number, entry in enumerate(value):
         if set(entry) - {"grade", "name", "definition"}:
-            return f"scale grade {number}: unknown fields {', '.join(sorted(set(entry) - {'grade', 'name', 'definition'}))}"
+            unknown = sorted(set(entry) - {"grade", "name", "definition"})
+            return f"scale grade {number}: unknown fields {', '.join(unknown)}"
         grade = entry.get("grade")
         if isinstance(grade, bool) or grade != number:
             return f"scale grades must be 0, 1, 2, ... in order; entry {number + 1} has grade {grade!r}"
@@ -43,7 +44,9 @@ def _scale_problem(key: str, value) -> str | None:
             return f"scale grade {number}: the definition must be text"
         # A judge's prompt shows the whole scale: its length is part of the prompt's budget (SCALE_MAX_CHARS).
         if len(entry["name"]) > SCALE_NAME_MAX_CHARS:
-            return f"scale grade {number}: the name is {len(entry['name']):,} characters; at most {SCALE_NAME_MAX_CHARS}"
+            return (
+                f"scale grade {number}: the name is {len(entry['name']):,} characters; at most {SCALE_NAME_MAX_CHARS}"
+            )
         if len(entry.get("definition", "")) > SCALE_DEFINITION_MAX_CHARS:
             return (f"scale grade {number}: the definition is {len(entry['definition']):,} characters; at most "
                     f"{SCALE_DEFINITION_MAX_CHARS:,}")
@@ -224,17 +227,18 @@ class GradedRelevance(TaskTypeSpec):
         return {"scale": self.scale(campaign), "relevant_from": self.relevant_from(campaign)}
 
     def judge_prompt(self, family: str):
-        """Which grade of the scale (tasktypes.llm_prompts.grade.GradePrompt), for the one family of judge_families that takes a prompt
+        """Which grade of the scale (tasktypes.llm_prompts.grade.GradePrompt), for the one family of judge_families that
+        takes a prompt
         (passage_relevance's llm). Its judges carry qa_correctness's prompt's options too, as every llm judge did when
         the family held both prompts: their identity stays the same."""
-        from tasktypes.llm_prompts.grade import GradePrompt
         from tasktypes.llm_prompts.answer import AnswerPrompt
+        from tasktypes.llm_prompts.grade import GradePrompt
 
         return GradePrompt(carries=(AnswerPrompt(),))
 
     def options_problem(self, campaign, options: dict) -> tuple[str, str] | None:
         """relevant_from must lie on the scale, and a new scale must keep every grade already given."""
-        top = len((options.get("scale") or self.DEFAULT_SCALE)) - 1
+        top = len(options.get("scale") or self.DEFAULT_SCALE) - 1
         relevant_from = options.get("relevant_from", self.DEFAULT_RELEVANT_FROM)
         if relevant_from > top:
             return "relevant_from", f"{relevant_from} is not a grade of the scale (0-{top})"

@@ -41,7 +41,9 @@ def _topic_id(obj: dict, *, path: Path, line: int) -> str:
         if key in obj:
             value = obj[key]
             if isinstance(value, bool) or not isinstance(value, (str, int)) or not str(value).strip():
-                raise ImportDataError(file=path, line=line, field=key, message=f"expected a non-empty id, got {value!r}")
+                raise ImportDataError(
+                    file=path, line=line, field=key, message=f"expected a non-empty id, got {value!r}"
+                )
             return fits(str(value).strip(), model=Topic, column="external_id", path=path, line=line, field=key)
     raise ImportDataError(file=path, line=line, field="id", message=f"missing key (one of {', '.join(ID_KEYS)})")
 

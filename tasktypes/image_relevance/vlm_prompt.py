@@ -1,6 +1,7 @@
 """The `vlm` judge's prompt on image_relevance (TaskTypeSpec.judge_prompt): how relevant the image is to a text section.
 
-docs/design.md §1.2. The text beside the image has three parts, each a judge option the user can replace: (1) the topic's
+docs/design.md §1.2. The text beside the image has three parts, each a judge option the user can replace: (1) the
+topic's
 context fields, (2) the relevance instruction, (3) the output instruction, which asks for one line
 "Relevance: <integer>" with an integer from 1 to 100. The texts are ours. The reply's last such line is the score;
 anything else is a failed verdict with the text kept, never a guess. Each field is cut to the family's

@@ -85,7 +85,9 @@ def prompt_bound(config: dict) -> PromptBound:
     SCALE_MAX_CHARS), each field at an item's largest text."""
     passage = PromptBound("llm", "the prompt of a passage (relevance_template)")
     form = RELEVANCE_FORMAT_COT if config["cot"] else RELEVANCE_FORMAT_DIRECT
-    passage.text(config["relevance_instruction"]).text("\n\n").template("answer form", form, values={"grades": _GRADES_MAX})
+    passage.text(config["relevance_instruction"]).text("\n\n").template(
+        "answer form", form, values={"grades": _GRADES_MAX}
+    )
     passage.template("relevance_template", config["relevance_template"], fields={"scale": SCALE_MAX_CHARS})
     return passage
 

@@ -22,7 +22,7 @@ from annotate.services.annotation import judgment_submit, unit_lease_next
 from annotate.services.campaigns import membership_add
 from interchange.importers.service import import_run
 from tasktypes.pairwise_preference.spec import left_side
-from tasktypes.pairwise_preference.verdicts import A, B, OTHER, TIE
+from tasktypes.pairwise_preference.verdicts import OTHER, TIE, A, B
 
 RATERS = ("sim-rater-1", "sim-rater-2", "sim-rater-3")
 STRENGTHS = {"careful": 1.5, "brief": 0.6, "verbose": 0.2, "sloppy": -2.3}

@@ -59,7 +59,7 @@ from interchange.importers.writes import (
     units_done_refresh,
 )
 from tasktypes.pairwise_preference.judging import INCONSISTENT
-from tasktypes.pairwise_preference.verdicts import A, B, BOTH_BAD, SIDES, TIE
+from tasktypes.pairwise_preference.verdicts import BOTH_BAD, SIDES, TIE, A, B
 
 WINNERS = (*SIDES, TIE, BOTH_BAD)
 # The LMSYS layouts' winners, as ours.

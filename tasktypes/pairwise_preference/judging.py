@@ -92,8 +92,8 @@ class PairwisePrompt(JudgePrompt):
 def judge_prompt(family: str) -> JudgePrompt | None:
     if family not in SAMPLE_FAMILIES:
         return None
-    from tasktypes.llm_prompts.grade import GradePrompt
     from tasktypes.llm_prompts.answer import AnswerPrompt
+    from tasktypes.llm_prompts.grade import GradePrompt
 
     return PairwisePrompt(carries=(AnswerPrompt(), GradePrompt()))
 

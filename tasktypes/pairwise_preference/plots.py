@@ -9,7 +9,6 @@ from matplotlib.patches import Rectangle
 from reports.plots import Plot, figure_sized, legend_below, literal, number_text
 from stats.preference import SCOPE_PROMPT
 
-
 # More systems than this make a plot of every one unreadable; the tables and the CSV hold them all.
 PLOTTED_SYSTEMS = 60
 

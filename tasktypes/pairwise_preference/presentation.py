@@ -80,9 +80,11 @@ class PreferencePresentation(ReportPresentation):
                  f"{report['humans']['fleiss_items']} pairs; first-position rate {three_decimals(position['rate'])} "
                  f"(n = {position['n']})", "", "Judges (against the humans' majority, a, b or tie):"]
         for name, block in report["judges"].items():
-            lines.append(f"  {name}: kappa {three_decimals(block['item']['cohen_kappa'])} (n = {block['item']['n']}), "
-                         f"agreement {three_decimals(block['item']['accuracy'])}; system order tau-b "
-                         f"{three_decimals(block['order']['kendall_tau_b'])} over {block['order']['n_systems']} systems")
+            lines.append(
+                f"  {name}: kappa {three_decimals(block['item']['cohen_kappa'])} (n = {block['item']['n']}), "
+                f"agreement {three_decimals(block['item']['accuracy'])}; system order tau-b "
+                f"{three_decimals(block['order']['kendall_tau_b'])} over {block['order']['n_systems']} systems"
+            )
             position = block["position"]
             if position:
                 lines.append(f"    position consistency {three_decimals(position['consistency']['share'])} "

@@ -6,8 +6,8 @@ import hashlib
 
 from annotate.forms import CampaignOptionsForm, NumberOptionField, YesNoOptionField
 from annotate.guidelines import guidelines_html
-from annotate.selectors.arms import judge_item_verdicts
 from annotate.selectors.annotation import unit_display
+from annotate.selectors.arms import judge_item_verdicts
 from annotate.task_types.options import whole_number, yes_no
 from annotate.task_types.registry import register
 from annotate.task_types.spec import JudgmentValueError, TaskTypeSpec
@@ -20,8 +20,7 @@ from tasktypes.pairwise_preference.formats import (
     PandalmTestset,
     TrecPreferences,
 )
-from tasktypes.pairwise_preference.verdicts import A, B, BOTH_BAD, CHOICES, OTHER, SIDES, TIE
-
+from tasktypes.pairwise_preference.verdicts import BOTH_BAD, CHOICES, OTHER, SIDES, TIE, A, B
 
 
 class PairwiseOptionsForm(CampaignOptionsForm):
@@ -74,7 +73,9 @@ class PairwisePreference(TaskTypeSpec):
 
     def value_check(self, value, *, unit=None) -> str:
         if not isinstance(value, dict) or not set(value) <= {"preferred", "left"} or "preferred" not in value:
-            raise JudgmentValueError('A preference is {"preferred": "a", "b", "tie" or "both_bad", "left": "a" or "b"}.')
+            raise JudgmentValueError(
+                'A preference is {"preferred": "a", "b", "tie" or "both_bad", "left": "a" or "b"}.'
+            )
         preferred, left = value["preferred"], value.get("left")
         if preferred not in (*SIDES, TIE, BOTH_BAD):
             raise JudgmentValueError(f"preferred is a, b, tie or both_bad, not {preferred!r}.")

@@ -45,7 +45,9 @@ def _records(path: Path, *, ids: tuple[str, ...], texts: tuple[str, ...], what: 
                                       message=f"missing key (one of {', '.join(ids)})")
             value = obj[key]
             if isinstance(value, bool) or not isinstance(value, (str, int)) or not str(value).strip():
-                raise ImportDataError(file=path, line=line, field=key, message=f"expected a non-empty id, got {value!r}")
+                raise ImportDataError(
+                    file=path, line=line, field=key, message=f"expected a non-empty id, got {value!r}"
+                )
             text_key = next((key for key in texts if key in obj), None)
             if text_key is None or not isinstance(obj[text_key], str):
                 raise ImportDataError(file=path, line=line, field=texts[0],

@@ -158,7 +158,9 @@ def nq301_import(*, index: QaIndex, folder: Path, unused: UnusedLines) -> Nq301R
         for line, row in rows:
             topic = index.topics_by_external_id.get(row["id"].strip())
             if topic is None:
-                raise ImportDataError(file=path, line=line, field="id", message=f"no question {row['id']!r} in {HUMAN_FILE}")
+                raise ImportDataError(
+                    file=path, line=line, field="id", message=f"no question {row['id']!r} in {HUMAN_FILE}"
+                )
             answer = row["Model answer"]
             item = index.item_by_text(topic=topic, text=answer) or index.item_by_key(topic=topic, text=answer)
             aligned = item_at_line.get(line)

@@ -124,8 +124,11 @@ class SystemOutputWriter:
             if earlier is not None:
                 if earlier != item.pk:
                     raise ImportDataError(
-                        file=path, line=line, field="prediction",
-                        message=f"system {system!r} already has another answer for this question from an earlier import",
+                        file=path,
+                        line=line,
+                        field="prediction",
+                        message=f"system {system!r} already has another answer for this question "
+                                f"from an earlier import",
                     )
                 self.skipped += 1
                 continue

@@ -53,11 +53,12 @@ class QaCorrectness(TaskTypeSpec):
         return {CLAIM_APPENDED.name: CLAIM_APPENDED}
 
     def judge_prompt(self, family: str):
-        """Is the answer correct (tasktypes.llm_prompts.answer.AnswerPrompt), for the one family of judge_families that takes a prompt
+        """Is the answer correct (tasktypes.llm_prompts.answer.AnswerPrompt), for the one family of judge_families that
+        takes a prompt
         (the llm). Its judges carry the graded prompt's options too, as every llm judge did when the family held both
         prompts: their identity stays the same."""
-        from tasktypes.llm_prompts.grade import GradePrompt
         from tasktypes.llm_prompts.answer import AnswerPrompt
+        from tasktypes.llm_prompts.grade import GradePrompt
 
         return AnswerPrompt(carries=(GradePrompt(),))
 

@@ -8,8 +8,7 @@ from django.apps import apps as django_apps
 from django.core.cache import cache
 from rest_framework.authtoken.models import Token
 
-from accounts.models import ApiToken
-from accounts.models import token_digest
+from accounts.models import ApiToken, token_digest
 from accounts.services import token_create
 from tests.factories import PASSWORD, UserFactory
 

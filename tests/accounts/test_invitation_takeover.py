@@ -175,8 +175,7 @@ def test_no_link_is_reissued_from_another_campaign_on_the_page_or_the_api(client
 def test_a_link_made_under_the_old_rules_dies(client, mal):
     """A link the earlier code made (no scope) for an account it did not make: it is refused when opened and used,
     and the account is neither given a password nor activated."""
-    from accounts.models import Invitation
-    from accounts.models import token_digest
+    from accounts.models import Invitation, token_digest
     from accounts.services import invitation_accept
 
     imported = user_get_or_create_imported(username="nq301-annotator2")

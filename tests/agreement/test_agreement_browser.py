@@ -2,9 +2,9 @@
 
 import pytest
 
-from tests.report_support import report_stored
 from tests.agreement.test_agreement_report import small_campaign  # noqa: F401 (fixture)
 from tests.agreement.test_browser_report_tables import OVERFLOWS
+from tests.report_support import report_stored
 
 
 @pytest.mark.browser

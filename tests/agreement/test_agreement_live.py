@@ -6,9 +6,9 @@ from scipy import stats as scipy_stats
 
 from agreement.report import agreement_report_build
 from annotate.models import SystemOutput
+from tests.agreement.test_agreement_report import _annotate, _judge
 from tests.factories import CampaignFactory, ItemFactory, TopicFactory, UnitFactory, UserFactory
 from tests.report_support import report_stored
-from tests.agreement.test_agreement_report import _annotate, _judge
 
 pytestmark = pytest.mark.django_db
 SYSTEMS = {"strong": 0.9, "middle": 0.6, "weak": 0.3}  # share of correct answers
@@ -21,7 +21,9 @@ def live_campaign():
     raters = [UserFactory(username=f"rater{i}") for i in range(3)]
     judge_labels, late = {}, []
     for t in range(N_TOPICS):
-        topic = TopicFactory(campaign=campaign, external_id=f"q{t}", text=f"question {t}", data={"gold_answers": ["gold"]})
+        topic = TopicFactory(
+            campaign=campaign, external_id=f"q{t}", text=f"question {t}", data={"gold_answers": ["gold"]}
+        )
         for system, quality in SYSTEMS.items():
             correct = (t * 7 + len(system)) % 10 < quality * 10
             item = ItemFactory(campaign=campaign, topic=topic, external_id=f"{system}-{t}", text=f"{system} answer {t}")

@@ -15,12 +15,11 @@ from annotate.models import Role, SystemOutput
 from annotate.task_types.registry import task_type_get
 from judges.models import Judge, ModelJudgment
 from reports.plots import LABEL_LIMIT
-from tests.factories import (CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory,
-                             UserFactory)
+from tests.agreement.test_agreement_report import small_campaign  # noqa: F401 (fixture)
+from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory, UserFactory
 from tests.report_support import report_stored
 from tests.tasktypes.test_agreement_ais import ais_report_campaign  # noqa: F401 (fixture)
 from tests.tasktypes.test_agreement_images import image_report_campaign  # noqa: F401 (fixture)
-from tests.agreement.test_agreement_report import small_campaign  # noqa: F401 (fixture)
 
 SVG = "{http://www.w3.org/2000/svg}"
 

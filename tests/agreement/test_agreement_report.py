@@ -36,8 +36,12 @@ def small_campaign(db, researcher):
     # Systems of two outputs: the correlation's minimum is lowered so the arithmetic can be checked by hand.
     campaign = CampaignFactory(slug="small", overlap=2, options={"min_system_outputs": 1})
     MembershipFactory(campaign=campaign, user=researcher, role=Role.RESEARCHER)
-    paris_q = TopicFactory(campaign=campaign, external_id="1", text="capital of france", data={"gold_answers": ["Paris"]})
-    legs_q = TopicFactory(campaign=campaign, external_id="2", text="legs of a dog", data={"gold_answers": ["4", "four"]})
+    paris_q = TopicFactory(
+        campaign=campaign, external_id="1", text="capital of france", data={"gold_answers": ["Paris"]}
+    )
+    legs_q = TopicFactory(
+        campaign=campaign, external_id="2", text="legs of a dog", data={"gold_answers": ["4", "four"]}
+    )
     items = {}
     for key, topic, text in [
         ("paris", paris_q, "Paris"), ("lyon", paris_q, "Lyon"), ("paris_fr", paris_q, "paris, france"),
@@ -46,13 +50,28 @@ def small_campaign(db, researcher):
         items[key] = ItemFactory(campaign=campaign, topic=topic, external_id=key, text=text)
     units = {key: UnitFactory(campaign=campaign, topic=item.topic, item=item) for key, item in items.items()}
     ann1, ann2, adj = UserFactory(username="ann1"), UserFactory(username="ann2"), UserFactory(username="adj")
-    for key, first, second in [("lyon", "no", "no"), ("four", "yes", "no"), ("five", "no", "no"), ("paris_fr", "yes", "no")]:
+    for key, first, second in [
+        ("lyon", "no", "no"),
+        ("four", "yes", "no"),
+        ("five", "no", "no"),
+        ("paris_fr", "yes", "no"),
+    ]:
         _annotate(units[key], ann1, first)
         _annotate(units[key], ann2, second)
     _annotate(units["four"], adj, "yes", kind="adjudication")
     # An edited judgment: only the current version counts.
     _annotate(units["lyon"], ann1, "yes", version=0, is_current=False)
-    _judge(campaign, "judge-a", {items["paris"]: "yes", items["lyon"]: "no", items["four"]: "no", items["five"]: "yes", items["paris_fr"]: "yes"})
+    _judge(
+        campaign,
+        "judge-a",
+        {
+            items["paris"]: "yes",
+            items["lyon"]: "no",
+            items["four"]: "no",
+            items["five"]: "yes",
+            items["paris_fr"]: "yes",
+        },
+    )
     _judge(campaign, "judge-b", {items["lyon"]: "yes", items["four"]: "yes"}, failed=[items["five"]])
     for system, first, second in [("S1", "paris", "four"), ("S2", "lyon", "five"), ("S3", "paris_fr", "four")]:
         for key in (first, second):
@@ -100,7 +119,13 @@ def test_humans_block(small_campaign):
     assert humans["annotators"] == 2  # the adjudicator gives verdicts, not ratings
     # ann1 [no, yes, no, yes] vs ann2 all no: observed 1/2, chance 1/2
     (pair,) = humans["pairwise_cohen_kappa"]
-    assert (pair["a"], pair["b"], pair["kappa"], pair["n"], pair["small"]) == ("ann1", "ann2", pytest.approx(0.0), 4, True)
+    assert (pair["a"], pair["b"], pair["kappa"], pair["n"], pair["small"]) == (
+        "ann1",
+        "ann2",
+        pytest.approx(0.0),
+        4,
+        True,
+    )
     # ann2 says no throughout: kappa is 0 in every resample, an interval [0, 0] that only looks certain.
     assert pair["kappa_ci95"] is None and pair["kappa_ci_note"] == "all resamples equal (0.000): no spread to show"
     # p(yes) = 1/4: P_e = 1/16 + 9/16 = 5/8; P-bar = 1/2; (1/2 - 5/8) / (3/8)
@@ -230,7 +255,9 @@ def test_a_judges_system_score_over_every_output_it_decided(small_campaign):
     """Beside the score on the outputs compared with the humans: the judge's over all it decided, and a system no human
     rated keeps its judge score, left out of the correlation with the reason."""
     topic = small_campaign.topics.get(external_id="2")
-    unrated = [ItemFactory(campaign=small_campaign, topic=topic, external_id=f"u{i}", text=f"{i + 6}") for i in range(2)]
+    unrated = [
+        ItemFactory(campaign=small_campaign, topic=topic, external_id=f"u{i}", text=f"{i + 6}") for i in range(2)
+    ]
     for item in unrated:
         SystemOutput.objects.create(campaign=small_campaign, system="S4", topic=topic, item=item)
     judge_a = Judge.objects.get(campaign=small_campaign, name="judge-a")

@@ -11,11 +11,11 @@ from django.core.management.base import CommandError
 
 from accounts.services import token_create
 from agreement.stored import stored_report_rebuild
-from annotate.services.data_version import campaign_data_changed
 from annotate.models import Role
+from annotate.services.data_version import campaign_data_changed
+from tests.agreement.test_agreement_report import small_campaign  # noqa: F401 (fixture)
 from tests.factories import PASSWORD, MembershipFactory, UserFactory
 from tests.report_support import report_stored
-from tests.agreement.test_agreement_report import small_campaign  # noqa: F401 (fixture)
 
 PAGES = ["/campaigns/small/report/", "/campaigns/small/report/report.json",
          "/campaigns/small/report/systems.csv", "/campaigns/small/report/judges.csv"]

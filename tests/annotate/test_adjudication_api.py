@@ -173,7 +173,9 @@ def test_the_judge_kind_needs_its_judge(client, world, researcher):
     campaign.refresh_from_db()
     assert campaign.options == {"adjudication": ["humans", "judge"], "adjudication_judge": "llm"}
     options_page = client.get("/campaigns/adj/options/").content.decode()
-    assert '<option value="llm" selected>llm</option>' in options_page and '<option value="em">em</option>' in options_page
+    assert (
+        '<option value="llm" selected>llm</option>' in options_page and '<option value="em">em</option>' in options_page
+    )
 
 
 # --- Other task types: the same pages with the task type's own questions ---

@@ -9,8 +9,7 @@ from annotate.models import Campaign, HumanJudgment, JudgmentKind, Role, Unit
 from annotate.selectors.adjudication import adjudication_queue, judge_confidence
 from annotate.selectors.annotation import units_open_to
 from annotate.services.adjudication import adjudication_submit
-from annotate.task_types.spec import JudgmentError, JudgmentValueError
-from annotate.task_types.spec import JudgeVerdict
+from annotate.task_types.spec import JudgeVerdict, JudgmentError, JudgmentValueError
 from reports.selectors import human_labels_get, ranking_data_get
 from stats.disagreement import order_disagreement, rankings_disagreement, vote_entropy
 from tests.adjudication_support import disagreement_campaign

@@ -57,7 +57,12 @@ def test_submit_counts_the_judgment_and_moves_on():
     campaign, (ann,) = make_campaign(units=2)
     lease = unit_lease_next(campaign=campaign, annotator=ann)
     judgment = judgment_submit(assignment=lease, annotator=ann, value=YES)
-    assert (judgment.label, judgment.version, judgment.is_current, judgment.source) == ("yes", 1, True, JudgmentSource.WEB)
+    assert (judgment.label, judgment.version, judgment.is_current, judgment.source) == (
+        "yes",
+        1,
+        True,
+        JudgmentSource.WEB,
+    )
     lease.refresh_from_db()
     assert lease.status == AssignmentStatus.SUBMITTED and lease.submitted_at is not None
     assert Unit.objects.get(pk=lease.unit_id).judgments_done == 1

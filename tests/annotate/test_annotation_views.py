@@ -46,7 +46,9 @@ def test_the_page_is_blind_to_systems_models_and_other_people(client, qa_campaig
     judge = Judge.objects.create(
         campaign=qa_campaign, name="secret-gpt-judge", family="external", config={}, config_hash="h" * 64
     )
-    ModelJudgment.objects.create(judge=judge, item=unit.item, score=0.123456, label="MODEL-SAYS-NO", raw="MODEL-RAW-TEXT")
+    ModelJudgment.objects.create(
+        judge=judge, item=unit.item, score=0.123456, label="MODEL-SAYS-NO", raw="MODEL-RAW-TEXT"
+    )
     other = UserFactory(username="other-annotator-zed")
     MembershipFactory(campaign=qa_campaign, user=other, role=Role.ANNOTATOR)
     # Another person's verdict on this unit, and an imported adjudication (k=1 is not reached by

@@ -11,8 +11,8 @@ from rest_framework.test import APIClient
 from accounts.services import token_create
 from annotate.models import Role, SystemOutput
 from judges.models import ModelJudgment
-from tests.import_jobs_support import api_import, imports_inline  # noqa: F401 (a fixture)
 from tests.factories import CampaignFactory, MembershipFactory, UserFactory
+from tests.import_jobs_support import api_import, imports_inline  # noqa: F401 (a fixture)
 
 
 def client_for(user=None, token=False):

@@ -10,8 +10,8 @@ from annotate.models import Assignment, HumanJudgment, Membership, Role
 from annotate.services.annotation import judgment_submit, unit_lease_next
 from annotate.services.arms import ArmError, ArmNotGiven, member_arm_set
 from judges.models import Judge, ModelJudgment
-from tests.factories import MembershipFactory, UserFactory
 from tests.annotate.test_annotation_services import make_campaign
+from tests.factories import MembershipFactory, UserFactory
 from tests.threads import run_at_once
 
 ARMS = ["blind", "assisted:gpt"]

@@ -225,7 +225,9 @@ def test_an_archive_carries_arms_suggestions_and_seconds_with_a_rankings_item_id
     original = HumanJudgment.objects.get(unit__campaign=campaign)
     copy = HumanJudgment.objects.get(unit__campaign__slug="rank-copy")
     assert copy.suggestion != original.suggestion  # new item ids...
-    assert by_external_id(copy.suggestion, "rank-copy") == by_external_id(original.suggestion, "rank-arms")  # same order
+    assert by_external_id(copy.suggestion, "rank-copy") == by_external_id(
+        original.suggestion, "rank-arms"
+    )  # same order
     assert by_external_id(copy.value, "rank-copy") == by_external_id(copy.suggestion, "rank-copy")
     assert (copy.arm, copy.seconds) == (original.arm, original.seconds)
     leased = Assignment.objects.get(unit__campaign__slug="rank-copy")

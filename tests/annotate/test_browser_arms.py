@@ -8,12 +8,12 @@ from playwright.sync_api import expect
 
 from annotate.models import HumanJudgment, Item, Membership, Role
 from judges.models import Judge, ModelJudgment
+from tests.agreement.test_browser_report_tables import OVERFLOWS
 from tests.browser_keys import press
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory
 from tests.report_support import report_stored
 from tests.reports.test_arms_report import simulated  # noqa: F401 - fixture
 from tests.tasktypes.test_browser_ranking import keys_on_page, shots, wait_for_query
-from tests.agreement.test_browser_report_tables import OVERFLOWS
 from tests.tasktypes.test_ranking_services import ranking_campaign
 
 SUGGESTED = re.compile(r"\bsuggested\b")

@@ -31,25 +31,37 @@ def test_set_show_and_unset():
     assert options("--unset", "bias_tag") == {"grade_mapping": {"clip": "fitted"}}
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    ('grade_mapping={"clip": "median"}', 'option grade_mapping: grade_mapping must map judge names to "quantile" or "fitted"'),
-    ("bias_tag=clip", "--set bias_tag: not JSON"),
-    ("ties=true", "option ties: ties apply to answer_ranking campaigns"),
-    ("colour=1", "option colour: unknown option"),
-    ("min_system_outputs=0", "option min_system_outputs: min_system_outputs must be a whole number, at least 1"),
-    ("min_system_coverage=1.5", "option min_system_coverage: min_system_coverage must be a share from 0 to 1"),
-    ("small_sample=true", "option small_sample: small_sample must be a whole number, at least 1"),
-    ("rbo_p=1", "option rbo_p: rbo_p must be a number strictly between 0 and 1, e.g. 0.9"),
-    ("compat_p=0", "option compat_p: compat_p must be a number strictly between 0 and 1, e.g. 0.9"),
-    ('compat_p="0.95"', "option compat_p: compat_p must be a number strictly between 0 and 1, e.g. 0.9"),
-    ("top_k=0", "option top_k: top_k must be a whole number, at least 1"),
-    ('arms=["blind", "shown"]', "option arms: 'shown' is not an arm: an arm is \"blind\" or \"assisted:\" followed by"),
-    ('arms=["blind"]', "option arms: arms needs two arms or more to compare"),
-    ('arm_assignment="coin"', "option arm_assignment: arm_assignment is one of random, balanced or researcher, not 'coin'"),
-    ('arm_per="topic"', "option arm_per: arm_per is one of annotator or unit, not 'topic'"),
-    ("budget_width=0", "option budget_width: budget_width must be an interval width greater than 0 and at most 2"),
-    ('queue_order="random"', "option queue_order: queue_order is one of position or informative, not 'random'"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            'grade_mapping={"clip": "median"}',
+            'option grade_mapping: grade_mapping must map judge names to "quantile" or "fitted"',
+        ),
+        ("bias_tag=clip", "--set bias_tag: not JSON"),
+        ("ties=true", "option ties: ties apply to answer_ranking campaigns"),
+        ("colour=1", "option colour: unknown option"),
+        ("min_system_outputs=0", "option min_system_outputs: min_system_outputs must be a whole number, at least 1"),
+        ("min_system_coverage=1.5", "option min_system_coverage: min_system_coverage must be a share from 0 to 1"),
+        ("small_sample=true", "option small_sample: small_sample must be a whole number, at least 1"),
+        ("rbo_p=1", "option rbo_p: rbo_p must be a number strictly between 0 and 1, e.g. 0.9"),
+        ("compat_p=0", "option compat_p: compat_p must be a number strictly between 0 and 1, e.g. 0.9"),
+        ('compat_p="0.95"', "option compat_p: compat_p must be a number strictly between 0 and 1, e.g. 0.9"),
+        ("top_k=0", "option top_k: top_k must be a whole number, at least 1"),
+        (
+            'arms=["blind", "shown"]',
+            'option arms: \'shown\' is not an arm: an arm is "blind" or "assisted:" followed by',
+        ),
+        ('arms=["blind"]', "option arms: arms needs two arms or more to compare"),
+        (
+            'arm_assignment="coin"',
+            "option arm_assignment: arm_assignment is one of random, balanced or researcher, not 'coin'",
+        ),
+        ('arm_per="topic"', "option arm_per: arm_per is one of annotator or unit, not 'topic'"),
+        ("budget_width=0", "option budget_width: budget_width must be an interval width greater than 0 and at most 2"),
+        ('queue_order="random"', "option queue_order: queue_order is one of position or informative, not 'random'"),
+    ],
+)
 def test_bad_values_are_refused(change, message):
     CampaignFactory(slug="imgs", task_type="image_relevance", options={})
     with pytest.raises(CommandError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -242,7 +254,13 @@ def test_a_bad_value_shows_its_checks_message_on_its_field_and_saves_nothing(cli
     assert answer.status_code == 400 and "Nothing was saved; see the fields marked below." in page
     assert field_errors(page, name) == [message]
     assert field_value(page, "min_system_outputs") == "25"  # what was posted is shown again
-    if name not in ("ties", "counting_rule", "judge_new_items", "adjudication", "queue_order"):  # a select shows only its choices
+    if name not in (
+        "ties",
+        "counting_rule",
+        "judge_new_items",
+        "adjudication",
+        "queue_order",
+    ):  # a select shows only its choices
         assert field_value(page, name) == text.strip()
     assert Campaign.objects.get(slug="opts").options == before  # min_system_outputs, good, is not saved either
     # The API refuses the same value with the same words, naming the option.
@@ -267,8 +285,11 @@ def test_the_api_checks_its_json_as_it_is_and_names_every_problem(client, resear
         "option min_system_coverage: min_system_coverage must be a share from 0 to 1; "
         "option ties: ties apply to answer_ranking campaigns; option colour: unknown option (known: "
         "ablation_base, adjudication, adjudication_judge, alt_test_epsilon, arm_assignment, arm_per, arms, bias_tag, "
-        "both_bad, budget_width, compat_p, counting_rule, dimensions, grade_mapping, judge_new_items, min_system_coverage, min_system_outputs, "
-        "nrp_rule, nrp_weights, pair_prompts, pair_seed, queue_order, rank_depth, rbo_p, relevant_from, scale, small_sample, ties, top_k)")
+        "both_bad, budget_width, compat_p, counting_rule, dimensions, grade_mapping, judge_new_items, "
+        "min_system_coverage, min_system_outputs, "
+        "nrp_rule, nrp_weights, pair_prompts, pair_seed, queue_order, rank_depth, rbo_p, relevant_from, scale, "
+        "small_sample, ties, top_k)"
+    )
     assert refused({"scale": "0 | No\n1 | Yes"}).startswith("option scale: scale must be a list of")
     assert client.put(url, {"options": [1]}, content_type="application/json").status_code == 400
     assert Campaign.objects.get(slug="opts").options == {"bias_tag": "clip-based"}

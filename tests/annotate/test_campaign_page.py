@@ -16,7 +16,9 @@ def test_researcher_sees_each_annotators_progress(client, qa_campaign, researche
     unit_lease_next(campaign=qa_campaign, annotator=second)  # holds one unit, judged nothing yet
 
     client.force_login(researcher)
-    progress = {row["username"]: row for row in client.get(reverse("campaign-detail", args=["qa"])).context["annotators"]}
+    progress = {
+        row["username"]: row for row in client.get(reverse("campaign-detail", args=["qa"])).context["annotators"]
+    }
     assert (progress["ann"]["web"], progress["ann"]["held"]) == (2, 0)
     assert (progress["ann-two"]["web"], progress["ann-two"]["held"]) == (0, 1)
     assert "res" not in progress

@@ -26,11 +26,11 @@ from annotate.services.data_version import campaign_data_changed
 from interchange.archive import campaign_export, campaign_import
 from judges.models import Judge, JudgeRun, ModelJudgment
 from judges.services import judge_run_cancel, judge_run_resume, judge_run_retry_failed, judge_run_start
+from tests.annotate.test_annotation_services import make_campaign
 from tests.factories import MembershipFactory, UserFactory
 from tests.import_jobs_support import api_import, imports_inline  # noqa: F401 (a fixture)
 from tests.judges_support import eager  # noqa: F401 (a fixture)
 from tests.report_support import report_stored
-from tests.annotate.test_annotation_services import make_campaign
 from tests.threads import run_at_once
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -315,7 +315,9 @@ def test_a_new_k_makes_a_version_and_a_new_name_or_guidelines_do_not(qa_campaign
         campaign_update(campaign=qa_campaign, editor=researcher, overlap=2)
     assert k.more() and set(Unit.objects.filter(campaign=qa_campaign).values_list("judgments_needed", flat=True)) == {2}
     with Bumps(qa_campaign) as words:  # the report reads neither
-        campaign_update(campaign=qa_campaign, editor=researcher, name="Renamed", guidelines="Judge by the gold answers.")
+        campaign_update(
+            campaign=qa_campaign, editor=researcher, name="Renamed", guidelines="Judge by the gold answers."
+        )
     assert not words.more()
 
 

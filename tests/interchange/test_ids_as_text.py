@@ -126,7 +126,9 @@ def test_lines_not_used_are_counted_by_reason_and_an_import_using_none_is_refuse
     assert "lines read and not used: 3\n" in out
     assert "  2 lines naming no passage of the campaign (none pooled or graded has that docid) (first: more.tsv:9: " \
            "docid '100000')\n" in out
-    assert "  1 line repeating a passage an earlier line gave (same text) (first: more.tsv:11: docid '1017759')\n" in out
+    assert (
+        "  1 line repeating a passage an earlier line gave (same text) (first: more.tsv:11: docid '1017759')\n" in out
+    )
 
     # a judge's qrels that name none of the campaign's passages (another campaign's, say) are refused
     message = _refused("--format", "judge-qrels", "--judge", "umbrela",
@@ -140,7 +142,9 @@ def test_lines_not_used_are_counted_by_reason_and_an_import_using_none_is_refuse
     assert "grades of umbrela imported: 1; lines naming no passage of the campaign, not imported: 1" in out
     assert "  1 line naming no passage of the campaign (a judge grades the pooled or graded ones) (first: " \
            "umbrela.qrels:2: docid '7')" in out
-    assert "  1 line repeating an earlier line's grade of the same document (first: umbrela.qrels:3: docid '007')" in out
+    assert (
+        "  1 line repeating an earlier line's grade of the same document (first: umbrela.qrels:3: docid '007')" in out
+    )
     # the same file again is a no-op that uses its lines (they agree with the campaign), not a refusal
     assert "grades of umbrela imported: 0;" in imp("--format", "judge-qrels", "--judge", "umbrela",
                                                    write(tmp_path, "umbrela.qrels", "19335 0 007 3\n"))
@@ -158,7 +162,7 @@ def test_the_job_page_and_the_api_give_the_lines_not_used(tmp_path, researcher, 
     imp("--format", "trec-topics", write(tmp_path, "topics.tsv", TOPICS))
     imp("--format", "trec-run", write(tmp_path, "bm25.run", run_text()))
     MembershipFactory(campaign=Campaign.objects.get(slug="marco"), user=researcher, role=Role.RESEARCHER)
-    collection = ("1017759\tThe passage 1017759.\n100000\tNot 1e5.\n7\tNot 007.\n").encode()
+    collection = (b"1017759\tThe passage 1017759.\n100000\tNot 1e5.\n7\tNot 007.\n")
     browser = Client()
     browser.force_login(researcher)
     page = imports_inline(browser.post, "/campaigns/marco/import/", {

@@ -61,7 +61,9 @@ def test_prediction_of_wrong_type(tmp_path):
 
 @pytest.mark.django_db
 def test_non_utf8_file_names_the_line(tmp_path):
-    path = jsonl(tmp_path, json.dumps(GOOD), '{"question": "caf\xe9", "answer": ["x"], "prediction": "y"}'.encode("latin-1"))
+    path = jsonl(
+        tmp_path, json.dumps(GOOD), '{"question": "caf\xe9", "answer": ["x"], "prediction": "y"}'.encode("latin-1")
+    )
     assert fails(path) == f"{path}:2: encoding: not UTF-8 (byte 0xe9)"
 
 
@@ -143,7 +145,10 @@ def test_a_changed_prediction_on_reimport_is_refused(tmp_path):
                  str(first))
     second = jsonl(tmp_path, json.dumps({**GOOD, "prediction": "Marlowe"}), name="NQ_sys.jsonl")
     message = fails(second, slug="re")
-    assert message == f"{second}:1: prediction: system 'sys' already has another answer for this question from an earlier import"
+    assert (
+        message
+        == f"{second}:1: prediction: system 'sys' already has another answer for this question from an earlier import"
+    )
 
 
 def test_the_command_exits_non_zero_with_the_message_on_stderr(tmp_path):

@@ -329,7 +329,8 @@ def test_an_import_that_takes_more_memory_than_allowed_fails_its_job_and_the_lim
 
 
 def test_a_job_started_as_often_as_allowed_is_not_imported_again(qa_campaign, researcher):
-    """The message of a job whose workers were lost at each start (tests/project/test_worker_kill.py kills them for real):
+    """The message of a job whose workers were lost at each start (tests/project/test_worker_kill.py kills them for
+    real):
     its next start fails the job, imports nothing, and queues the campaign's next job."""
     job = import_job_create(campaign=qa_campaign, user=researcher, fmt="qa-eval-jsonl",
                             files=[SimpleUploadedFile("NQ_a.jsonl", qa_lines())])

@@ -6,7 +6,7 @@ Each request's body is a stream that counts what the server reads of it: a refus
 
 import pytest
 from django.test import Client
-from django.test.client import MULTIPART_CONTENT, FakePayload, encode_multipart, BOUNDARY
+from django.test.client import BOUNDARY, MULTIPART_CONTENT, FakePayload, encode_multipart
 
 from annotate.models import Role
 from tests.factories import CampaignFactory, MembershipFactory, UserFactory

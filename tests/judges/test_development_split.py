@@ -42,7 +42,9 @@ def _overfit_judge(campaign, name: str) -> Judge:
     judge = Judge.objects.create(campaign=campaign, name=name, family="external", config_hash=name)
     for item in Item.objects.filter(campaign=campaign).prefetch_related("units__judgments"):
         human = item.units.first().judgments.first().label
-        ModelJudgment.objects.create(judge=judge, item=item, label=human if item.split == "development" else FLIP[human])
+        ModelJudgment.objects.create(
+            judge=judge, item=item, label=human if item.split == "development" else FLIP[human]
+        )
     return judge
 
 
@@ -68,7 +70,9 @@ def test_a_seeded_stratified_split_keeps_the_held_out_part_for_the_final_version
     # Three versions tuned on the development part: none is scored on a held-out item.
     versions = [_overfit_judge(campaign, f"v{n}") for n in (1, 2, 3)]
     campaign.refresh_from_db()
-    held_out = {pk for pk, part in Item.objects.filter(campaign=campaign).values_list("pk", "split") if part == "held_out"}
+    held_out = {
+        pk for pk, part in Item.objects.filter(campaign=campaign).values_list("pk", "split") if part == "held_out"
+    }
     for judge in judge_labels_get(campaign=campaign):
         assert len(judge.labels) == 12 and not judge.labels.keys() & held_out
     view = development_view(campaign=campaign)
@@ -125,7 +129,10 @@ def test_the_page_the_api_the_report_and_the_archive(researcher, client, tmp_pat
     campaign = _campaign("dev-page", researcher)
     client.force_login(researcher)
     page = client.get("/campaigns/dev-page/judges/development/").content.decode()
-    assert 'id="split-form"' in page and 'id="judge-development"' in client.get("/campaigns/dev-page/judges/").content.decode()
+    assert (
+        'id="split-form"' in page
+        and 'id="judge-development"' in client.get("/campaigns/dev-page/judges/").content.decode()
+    )
     # The split cannot be undone: the page asks first (a dialog whose acceptance sends confirm), and says so.
     assert "cannot be undone" in page and "if (!window.confirm('Split the items?" in page
     refused = client.post("/campaigns/dev-page/judges/development/",
@@ -169,5 +176,7 @@ def test_the_page_the_api_the_report_and_the_archive(researcher, client, tmp_pat
     campaign_import(archive, slug="dev-copy")
     copy = type(campaign).objects.get(slug="dev-copy")
     assert copy.development_split == campaign.development_split
-    assert dict(copy.items.values_list("external_id", "split")) == dict(campaign.items.values_list("external_id", "split"))
+    assert dict(copy.items.values_list("external_id", "split")) == dict(
+        campaign.items.values_list("external_id", "split")
+    )
     assert copy.judges.get(name="tuned").final_at == Judge.objects.get(pk=judge.pk).final_at

@@ -42,7 +42,9 @@ def _llm(**extra) -> dict:
 
 
 def _says_yes():
-    return raw(json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": "Same answer.\nyes"}}]}))
+    return raw(
+        json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": "Same answer.\nyes"}}]})
+    )
 
 
 def _api(user) -> APIClient:
@@ -519,4 +521,6 @@ def test_the_migration_moves_keys_into_switched_off_endpoints_granted_to_the_jud
     assert Judge.objects.get(name="local").config["endpoint"] == ""
     # Until staff switch it on, the judge cannot run.
     with pytest.raises(JudgeConfigError, match="is switched off"):
-        judge_run_start(campaign=qa_campaign, name="stored", family="llm", config=Judge.objects.get(name="stored").config)
+        judge_run_start(
+            campaign=qa_campaign, name="stored", family="llm", config=Judge.objects.get(name="stored").config
+        )

@@ -14,8 +14,7 @@ from rest_framework.test import APIClient
 
 from annotate.models import Item
 from annotate.task_types.registry import task_type_get
-from judges.families import FAMILIES, Verdict
-from judges.families import batching
+from judges.families import FAMILIES, Verdict, batching
 from judges.families.base import JudgeFamily
 from judges.models import JudgeRun, RunStatus
 from judges.services import judge_run_retry_failed, judge_run_start

@@ -21,12 +21,21 @@ def _client(user=None):
 def test_researcher_starts_reads_and_lists(qa_campaign, researcher, eager, django_capture_on_commit_callbacks):
     api = _client(researcher)
     with django_capture_on_commit_callbacks(execute=True):
-        response = api.post("/api/campaigns/qa/judge-runs/",
-                            {"judge": "f1", "family": "f1", "config": {"threshold": 0.6}, "batch_size": 4}, format="json")
+        response = api.post(
+            "/api/campaigns/qa/judge-runs/",
+            {"judge": "f1", "family": "f1", "config": {"threshold": 0.6}, "batch_size": 4},
+            format="json",
+        )
     assert response.status_code == 201, response.content
     run_id = response.json()["id"]
     body = api.get(f"/api/judge-runs/{run_id}/").json()
-    assert (body["status"], body["judged"], body["total"], body["judge"], body["family"]) == ("succeeded", 6, 6, "f1", "f1")
+    assert (body["status"], body["judged"], body["total"], body["judge"], body["family"]) == (
+        "succeeded",
+        6,
+        6,
+        "f1",
+        "f1",
+    )
     runs = api.get("/api/campaigns/qa/judge-runs/").json()
     assert [r["id"] for r in runs["results"]] == [run_id]
     judges = api.get("/api/campaigns/qa/judges/").json()["results"]
@@ -35,7 +44,9 @@ def test_researcher_starts_reads_and_lists(qa_campaign, researcher, eager, djang
 
 def test_errors_are_400_and_409_with_a_message(qa_campaign, researcher, django_capture_on_commit_callbacks):
     api = _client(researcher)
-    bad = api.post("/api/campaigns/qa/judge-runs/", {"judge": "f1", "family": "f1", "config": {"threshold": "x"}}, format="json")
+    bad = api.post(
+        "/api/campaigns/qa/judge-runs/", {"judge": "f1", "family": "f1", "config": {"threshold": "x"}}, format="json"
+    )
     assert bad.status_code == 400 and "threshold must be a number" in bad.json()["detail"]
     unknown = api.post("/api/campaigns/qa/judge-runs/", {"judge": "z", "family": "nope"}, format="json")
     assert unknown.status_code == 400 and "family" in unknown.json()
@@ -60,7 +71,9 @@ def test_cancel_then_resume(qa_campaign, researcher, eager, django_capture_on_co
 
 
 @pytest.mark.parametrize("who", ["anonymous", "annotator", "other-researcher"])
-def test_nobody_else_reaches_judges_or_runs(qa_campaign, researcher, annotator, who, django_capture_on_commit_callbacks):
+def test_nobody_else_reaches_judges_or_runs(
+    qa_campaign, researcher, annotator, who, django_capture_on_commit_callbacks
+):
     with django_capture_on_commit_callbacks(execute=False):
         run_id = _client(researcher).post("/api/campaigns/qa/judge-runs/", {"judge": "em", "family": "em"},
                                           format="json").json()["id"]
@@ -76,7 +89,9 @@ def test_nobody_else_reaches_judges_or_runs(qa_campaign, researcher, annotator, 
         ("post", "/api/campaigns/qa/judge-runs/"), ("get", f"/api/judge-runs/{run_id}/"),
         ("post", f"/api/judge-runs/{run_id}/cancel/"), ("post", f"/api/judge-runs/{run_id}/resume/"),
     ]:
-        response = getattr(api, method)(url, {"judge": "x", "family": "em"} if method == "post" else None, format="json")
+        response = getattr(api, method)(
+            url, {"judge": "x", "family": "em"} if method == "post" else None, format="json"
+        )
         expected = 403 if user is None or (who == "annotator" and "/campaigns/" in url) else 404
         assert response.status_code in (expected, 401), (who, url, response.status_code)
         assert b"judged" not in response.content
@@ -87,5 +102,9 @@ def test_nobody_else_reaches_judges_or_runs(qa_campaign, researcher, annotator, 
 def test_schema_documents_the_judge_run_endpoints(client, researcher, password):
     client.login(username="res", password=password)
     schema = client.get("/api/schema/").content.decode()
-    for path in ("/api/campaigns/{slug}/judge-runs/", "/api/judge-runs/{run_id}/cancel/", "/api/campaigns/{slug}/judges/"):
+    for path in (
+        "/api/campaigns/{slug}/judge-runs/",
+        "/api/judge-runs/{run_id}/cancel/",
+        "/api/campaigns/{slug}/judges/",
+    ):
         assert path in schema

@@ -34,7 +34,9 @@ def test_a_task_type_can_take_up_families_its_spec_names():
         family_check_task_type("clipscore", "passage_relevance")
     assert str(refused.value) == ("clipscore judges image_relevance campaigns, not passage_relevance; families for "
                                   "passage_relevance: bm25, cross-encoder, dense, llm, monot5")
-    with pytest.raises(JudgeConfigError, match="llm judges pairwise_preference, passage_relevance, qa_correctness campaigns, not ais"):
+    with pytest.raises(
+        JudgeConfigError, match="llm judges pairwise_preference, passage_relevance, qa_correctness campaigns, not ais"
+    ):
         family_check_task_type("llm", "ais")
     # A task type no module registered has no families, and no family judges it.
     assert families_for("poll") == []

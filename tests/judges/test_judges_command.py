@@ -11,7 +11,14 @@ from django.core.management import CommandError, call_command
 from judges.models import Judge, JudgeRun, ModelJudgment, RunStatus
 from judges.services import judge_run_cancel
 from tests.judges_support import (
-    ROOT, Worker, broker_purge, broker_url, campaign_with_items, eager, manage, subprocess_env, wait_until,  # noqa: F401
+    ROOT,  # noqa: F401
+    Worker,
+    broker_purge,
+    broker_url,
+    campaign_with_items,
+    manage,
+    subprocess_env,
+    wait_until,
 )
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -20,7 +20,9 @@ def _labels(judge_name):
 
 def test_em_and_f1_runs_judge_every_item(qa_campaign, researcher, eager, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
-        em = judge_run_start(campaign=qa_campaign, name="em", family="em", config={}, batch_size=4, created_by=researcher)
+        em = judge_run_start(
+            campaign=qa_campaign, name="em", family="em", config={}, batch_size=4, created_by=researcher
+        )
     with django_capture_on_commit_callbacks(execute=True):
         f1 = judge_run_start(campaign=qa_campaign, name="f1", family="f1", config={}, batch_size=4)
     em.refresh_from_db(), f1.refresh_from_db()
@@ -123,7 +125,9 @@ def test_batches_are_json_ids_on_the_right_queue(qa_campaign, monkeypatch, djang
 
 
 def test_a_bad_stored_configuration_fails_the_run_with_its_message(qa_campaign):
-    judge = Judge.objects.create(campaign=qa_campaign, name="odd", family="f1", config={"threshold": 3}, config_hash="x")
+    judge = Judge.objects.create(
+        campaign=qa_campaign, name="odd", family="f1", config={"threshold": 3}, config_hash="x"
+    )
     run = JudgeRun.objects.create(judge=judge, total=6, batch_size=6)
     assert judge_batch(run.id, list(qa_campaign.items.values_list("id", flat=True))) == 0
     run.refresh_from_db()

@@ -58,7 +58,9 @@ def test_bad_form_input_is_shown(client, qa_campaign, password, eager, django_ca
     assert "already exists in campaign &#x27;qa&#x27; with another configuration" in response.content.decode()
 
 
-def test_progress_row_polls_while_active_and_stops_after(client, qa_campaign, password, django_capture_on_commit_callbacks):
+def test_progress_row_polls_while_active_and_stops_after(
+    client, qa_campaign, password, django_capture_on_commit_callbacks
+):
     _login(client, "res", password)
     with django_capture_on_commit_callbacks(execute=False):  # queued, no worker yet
         client.post(URL, {"name": "em", "family": "em", "batch_size": 4})

@@ -25,8 +25,14 @@ from judges.families.vlm import image_data_url
 from judges.llm.backend import Connection, Decoding, Generation, MemorySampleStore, Request, TokenCount
 from judges.models import JudgeRun, LLMSample, ModelJudgment, RunStatus
 from judges.services import judge_run_resume, judge_run_start
-from tasktypes.image_relevance.vlm_prompt import (CONTEXT_TEMPLATE, OUTPUT_INSTRUCTION, RELEVANCE_INSTRUCTION,
-                                                  messages_build, prompt_text, relevance_parse)
+from tasktypes.image_relevance.vlm_prompt import (
+    CONTEXT_TEMPLATE,
+    OUTPUT_INSTRUCTION,
+    RELEVANCE_INSTRUCTION,
+    messages_build,
+    prompt_text,
+    relevance_parse,
+)
 from tests.factories import CampaignFactory, ItemFactory, MembershipFactory, TopicFactory
 from tests.judges_support import eager  # noqa: F401 - fixture
 from tests.llm_server import chat_server, error, raw
@@ -192,8 +198,15 @@ CHAT_TEMPLATE = ("{% for m in messages %}{{ m['role'] }} : {% for c in m['conten
 def tiny_llava(tmp_path_factory):
     import torch
     from tokenizers import Tokenizer, models, normalizers, pre_tokenizers
-    from transformers import (CLIPImageProcessor, CLIPVisionConfig, LlamaConfig, LlavaConfig,
-                              LlavaForConditionalGeneration, LlavaProcessor, PreTrainedTokenizerFast)
+    from transformers import (
+        CLIPImageProcessor,
+        CLIPVisionConfig,
+        LlamaConfig,
+        LlavaConfig,
+        LlavaForConditionalGeneration,
+        LlavaProcessor,
+        PreTrainedTokenizerFast,
+    )
 
     folder = tmp_path_factory.mktemp("tiny-llava")
     text = " ".join([CONTEXT_TEMPLATE, RELEVANCE_INSTRUCTION, OUTPUT_INSTRUCTION,

@@ -20,11 +20,11 @@ from judges.llm.voting import grade_parse, grade_vote
 from judges.models import LLMSample, ModelJudgment, RunStatus
 from judges.services import judge_run_start
 from reports.selectors import judge_scores_get
-from tests.judges_support import eager  # noqa: F401 - fixture
-from tests.llm_server import chat_server, raw
+from tasktypes.llm_prompts import grade as prompts
 from tests.judges.test_llm_family import ScriptedBackend, ScriptedLLM
 from tests.judges.test_llm_hf import tiny_llama  # noqa: F401 - fixture
-from tasktypes.llm_prompts import grade as prompts
+from tests.judges_support import eager  # noqa: F401 - fixture
+from tests.llm_server import chat_server, raw
 
 LLM = family_get("llm")
 # The prompts the family judges with: a graded type's, and qa_correctness's (TaskTypeSpec.judge_prompt).

@@ -66,7 +66,9 @@ def test_run_votes_caches_samples_and_counts_tokens(campaign, researcher, eager,
     run.refresh_from_db()
     assert run.status == RunStatus.SUCCEEDED and requests == 12
     assert all(r.headers.get("Authorization") == f"Bearer {KEY}" for r in server.requests)
-    verdicts = {j.item.external_id: j for j in ModelJudgment.objects.filter(judge__name="llm-api").select_related("item")}
+    verdicts = {
+        j.item.external_id: j for j in ModelJudgment.objects.filter(judge__name="llm-api").select_related("item")
+    }
     assert (verdicts["alpha"].label, verdicts["alpha"].score) == ("yes", pytest.approx(2 / 3))
     assert (verdicts["beta"].label, verdicts["beta"].score) == ("no", pytest.approx(2 / 3))
     alpha = json.loads(verdicts["alpha"].raw)
@@ -162,7 +164,9 @@ def test_runs_on_a_sample_cover_the_same_items_for_every_judge(eager, django_cap
         em = judge_run_start(campaign=campaign, name="em-pilot", family="em", config={}, batch_size=4, sample=10)
     em.refresh_from_db()
     assert em.status == RunStatus.SUCCEEDED and em.total == 10 and len(em.sample_item_ids) == 10
-    assert set(ModelJudgment.objects.filter(judge__name="em-pilot").values_list("item_id", flat=True)) == set(em.sample_item_ids)
+    assert set(ModelJudgment.objects.filter(judge__name="em-pilot").values_list("item_id", flat=True)) == set(
+        em.sample_item_ids
+    )
     assert run_progress(run=em).judged == 10
     # Another judge, from the command line: the same ten items; a larger sample holds the smaller one.
     with django_capture_on_commit_callbacks(execute=True):
@@ -181,6 +185,9 @@ def test_runs_on_a_sample_cover_the_same_items_for_every_judge(eager, django_cap
     api.force_authenticate(researcher)
     response = api.post("/api/campaigns/pilot/judge-runs/", {"judge": "x", "family": "em", "sample": 0}, format="json")
     assert response.status_code == 400 and "sample" in response.json()
-    response = api.post("/api/campaigns/pilot/judge-runs/", {"judge": "f1-low", "family": "f1", "config": {"threshold": 0.3},
-                                                             "sample": 5}, format="json")
+    response = api.post(
+        "/api/campaigns/pilot/judge-runs/",
+        {"judge": "f1-low", "family": "f1", "config": {"threshold": 0.3}, "sample": 5},
+        format="json",
+    )
     assert response.status_code == 201 and response.json()["sampled"] is True and response.json()["total"] == 5

@@ -3,11 +3,11 @@
 import pytest
 
 from annotate.models import Item
+from judges.endpoints import endpoint_register
 from judges.identity import config_hash
 from judges.llm.backend import Generation
 from judges.models import Judge, LLMSample
 from judges.samples import DbSampleStore
-from judges.endpoints import endpoint_register
 from judges.secrets import config_identity, config_public
 from judges.selectors import judge_usage
 
@@ -34,7 +34,9 @@ def test_store_keeps_each_sample_once_and_never_a_failure(qa_campaign):
     usage = judge_usage(judge=judge)
     assert usage.as_dict() == {"samples": 2, "prompt_tokens": 180, "completion_tokens": 50, "seconds": 0.75,
                                "cost": pytest.approx((180 * 2.0 + 50 * 10.0) / 1000)}
-    assert judge_usage(judge=Judge.objects.create(campaign=qa_campaign, name="em", family="em", config_hash="y")) is None
+    assert (
+        judge_usage(judge=Judge.objects.create(campaign=qa_campaign, name="em", family="em", config_hash="y")) is None
+    )
 
 
 def test_a_key_left_in_an_old_configuration_is_masked_and_left_out_of_the_identity():

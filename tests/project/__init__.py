@@ -1,1 +1,2 @@
-"""Tests of what crosses the floors: start-up, settings, the layout itself, permissions, query counts, hostile pages, the documentation."""
+"""Tests of what crosses the floors: start-up, settings, the layout itself, permissions, query counts, hostile pages,
+the documentation."""

@@ -64,8 +64,12 @@ def test_every_promised_page_is_in_the_navigation():
     config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
     nav = _nav_pages(config["nav"])
     assert len(nav) == len(set(nav)), "a page is in the navigation twice"
-    expected = ({f"task-types/{name}.md" for name in task_type_names()} | {f"formats/{name}.md" for name in import_formats()}
-                | {f"statistics/{name}.md" for name in STATISTICS} | set(PAGES))
+    expected = (
+        {f"task-types/{name}.md" for name in task_type_names()}
+        | {f"formats/{name}.md" for name in import_formats()}
+        | {f"statistics/{name}.md" for name in STATISTICS}
+        | set(PAGES)
+    )
     # What the registry holds, read from the packages on disk: every task type package and its formats are found.
     packages = {path.parent.name for path in (ROOT / "tasktypes").glob("*/spec.py") if "@register" in path.read_text()}
     assert len(packages) >= 6 and packages <= set(task_type_names()) and len(import_formats()) >= len(packages)
@@ -84,7 +88,9 @@ def test_no_page_loads_anything_from_another_host(site):
     out, _ = site
     outside = []
     for page in out.rglob("*.html"):
-        for tag, url in re.findall(r"<(script|link|img|iframe|source)\b[^>]*?\b(?:src|href)=\"([^\"]+)\"", page.read_text()):
+        for tag, url in re.findall(
+            r"<(script|link|img|iframe|source)\b[^>]*?\b(?:src|href)=\"([^\"]+)\"", page.read_text()
+        ):
             if urlsplit(url).netloc or url.startswith("//"):
                 outside.append((str(page.relative_to(out)), tag, url))
     assert outside == []
@@ -106,7 +112,9 @@ def test_docs_are_served_to_anyone_and_no_path_leaves_the_site(site, client, res
                        f"/docs/{out.parent}/secret.txt", "/docs//etc/passwd", "/docs/../../manage.py"):
             answer = client.get(escape)
             assert answer.status_code == 404, escape
-            assert b"not for the web" not in (b"".join(answer.streaming_content) if answer.streaming else answer.content)
+            assert b"not for the web" not in (
+                b"".join(answer.streaming_content) if answer.streaming else answer.content
+            )
         assert client.post("/docs/").status_code == 405
         client.force_login(researcher)  # signed in: the same pages
         assert client.get("/docs/api/").status_code == 200
@@ -172,7 +180,10 @@ def test_no_file_keeps_a_merge_conflicts_markers():
     marked = []
     for name in filter(None, tracked.decode().split("\0")):
         path = ROOT / name
-        if path.suffix in {".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".woff2", ".gz", ".zip"} or not path.is_file():
+        if (
+            path.suffix in {".png", ".jpg", ".jpeg", ".gif", ".webp", ".ico", ".woff2", ".gz", ".zip"}
+            or not path.is_file()
+        ):
             continue
         text = path.read_bytes()
         if re.search(rb"^(<{7}|>{7}) ", text, re.MULTILINE):

@@ -7,8 +7,8 @@ themselves are read in a subprocess with no environment, as a fresh install read
 """
 
 import json
-import re
 import os
+import re
 import sqlite3
 import stat
 import subprocess

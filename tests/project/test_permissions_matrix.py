@@ -80,7 +80,8 @@ EXPECTED = {
     "annotate-submit": (LOGIN, 405, 405, 405, 405, 405),
     "annotate-draft": (LOGIN, 405, 405, 405, 405, 405),
     "campaign-image": (LOGIN, 200, 404, 200, 200, 404),  # the campaign's own people, whatever their role
-    # Adjudicators and researchers; an annotator is told (403) that it is the adjudicators' (tests/test_adjudication_api)
+    # Adjudicators and researchers; an annotator is told (403) that it is the adjudicators'
+    # (tests/test_adjudication_api)
     "adjudicate": PAGE_ADJUDICATOR,
     "adjudicate-unit": PAGE_ADJUDICATOR,
     # The Items page, where items' categories are set: the adjudicators' and the researchers' (never annotators').
@@ -105,7 +106,8 @@ EXPECTED = {
     "agreement-labels-csv": PAGE_RESEARCHER,  # likewise
     "agreement-methods-txt": PAGE_RESEARCHER_BUILDING,
     "agreement-judge-compare": PAGE_RESEARCHER,  # read from the database as it is
-    # A plot exists where the report has data for it (tests/agreement/test_agreement_plots.py checks the researcher's 200 on
+    # A plot exists where the report has data for it (tests/agreement/test_agreement_plots.py checks the researcher's
+    # 200 on
     # campaigns with systems, and 404 for a plot the report does not have); before the report is built, 202.
     "agreement-plot": PAGE_RESEARCHER_BUILDING,
     # qrels exist for image_relevance campaigns only: on the matrix's QA campaign even its researcher gets 404
@@ -150,7 +152,8 @@ EXPECTED = {
     "api-agreement-methods": API_RESEARCHER_BUILDING,
     "api-agreement-compare": API_RESEARCHER,  # without ?a=&b=: the judges that may be compared
     "api-agreement-status": API_RESEARCHER,  # what a script polls after a 202 from the report or its qrels
-    # qrels exist for graded campaigns only, as for agreement-qrels (tests/tasktypes/test_passage_relevance.py: 200 on one)
+    # qrels exist for graded campaigns only, as for agreement-qrels (tests/tasktypes/test_passage_relevance.py: 200 on
+    # one)
     "api-agreement-qrels-list": (401, 403, 404, 403, 404, 404),
     "api-agreement-qrels": (401, 403, 404, 403, 404, 404),
     "api-agreement-leaderboard": (401, 403, 404, 403, 404, 404),

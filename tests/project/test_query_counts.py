@@ -18,7 +18,6 @@ import json
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.db import connection
 from django.test import Client
@@ -45,8 +44,8 @@ from interchange.models import ImportJob
 from judges.identity import config_hash
 from judges.models import Judge, JudgeRun, LLMSample, ModelJudgment
 from tests.factories import CampaignFactory, MembershipFactory, UserFactory
-from tests.report_support import report_stored
 from tests.project.test_permissions_matrix import ALL_URLS
+from tests.report_support import report_stored
 
 TASK_TYPES = ("qa_correctness", "answer_ranking", "ais", "image_relevance", "passage_relevance", "pairwise_preference")
 ROLES = ("researcher", "annotator")
@@ -213,9 +212,22 @@ def _items_for(task_type, *, campaign, topic, q, media_root):
         return rows
     if task_type == "pairwise_preference":
         systems = [f"system-{s}" for s in range(SYSTEMS)]
-        return [(Item(campaign=campaign, topic=topic, external_id=f"{q}/{a}-vs-{b}", kind="pair", text="",
-                      data={"a": {"system": a, "text": f"{a} says **{q}**"}, "b": {"system": b, "text": f"{b} on {q}"}}),
-                 None, {}) for n, a in enumerate(systems) for b in systems[n + 1:]]
+        return [
+            (
+                Item(
+                    campaign=campaign,
+                    topic=topic,
+                    external_id=f"{q}/{a}-vs-{b}",
+                    kind="pair",
+                    text="",
+                    data={"a": {"system": a, "text": f"{a} says **{q}**"}, "b": {"system": b, "text": f"{b} on {q}"}},
+                ),
+                None,
+                {},
+            )
+            for n, a in enumerate(systems)
+            for b in systems[n + 1 :]
+        ]
     if task_type == "passage_relevance":
         return [(Item(campaign=campaign, topic=topic, external_id=f"{q}/p{q}-{n}", kind="passage",
                       text=f"passage {n} about subject {q}", data={"docid": f"p{q}-{n}"}), None, {})
@@ -389,9 +401,19 @@ def _campaign_build(task_type, *, topics, tag, media_root):
     ImportJob.objects.create(campaign=campaign, created_by=researcher, format="judge-scores", status="failed",
                              files=[{"name": "bad.tsv", "size": 10}], bytes_total=10, error="bad.tsv:2: score: x")
     report_stored(campaign)  # as the worker leaves it: the report pages read the stored report
-    return {"campaign": campaign, "users": {"researcher": researcher, "annotator": annotator},
-            "run": runs[1], "judge": runs[1].judge.name, "first_judge": runs[0].judge.name, "image_item": image_item, "token": token, "job": job,
-            "judge_id": runs[0].judge.id, "welcome_key": welcome_key, "unit_id": units[1].pk}
+    return {
+        "campaign": campaign,
+        "users": {"researcher": researcher, "annotator": annotator},
+        "run": runs[1],
+        "judge": runs[1].judge.name,
+        "first_judge": runs[0].judge.name,
+        "image_item": image_item,
+        "token": token,
+        "job": job,
+        "judge_id": runs[0].judge.id,
+        "welcome_key": welcome_key,
+        "unit_id": units[1].pk,
+    }
 
 
 def _runs_store(campaign, outputs, media_root) -> dict:

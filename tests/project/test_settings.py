@@ -27,7 +27,12 @@ def _run_manage(args, env_overrides):
     env = {k: v for k, v in os.environ.items() if k not in dropped}
     env.update(env_overrides)
     return subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=settings.BASE_DIR, env=env, capture_output=True, text=True, timeout=120
+        [sys.executable, "manage.py", *args],
+        cwd=settings.BASE_DIR,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -77,7 +82,9 @@ def test_embedded_broker_polls_every_tenth_of_a_second(tmp_path):
     with app.connection_for_write(f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}") as connection:
         assert isinstance(connection.transport, Transport)
         assert connection.transport.polling_interval == 0.1
-        assert connection.default_channel is not None  # opens the engine: the stock options still reach create_engine intact
+        assert (
+            connection.default_channel is not None
+        )  # opens the engine: the stock options still reach create_engine intact
 
 
 def test_embedded_broker_channel_is_safe_across_threads(tmp_path):

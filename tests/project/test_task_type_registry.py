@@ -216,7 +216,9 @@ def test_campaigns_take_the_unit_overlap_and_options_of_their_task_type():
     assert (ais.overlap, qa.overlap) == (3, 2)
     with pytest.raises(CampaignError, match="option ties: ties apply to answer_ranking campaigns"):
         campaign_options_set(campaign=qa, values={"ties": True})
-    with pytest.raises(CampaignError, match="option bias_tag: bias_tag applies to image_relevance, passage_relevance campaigns"):
+    with pytest.raises(
+        CampaignError, match="option bias_tag: bias_tag applies to image_relevance, passage_relevance campaigns"
+    ):
         campaign_options_set(campaign=ais, values={"bias_tag": "x"})
     assert campaign_options_set(campaign=qa, values={"small_sample": 12}).options == {"small_sample": 12}
     with pytest.raises(CampaignError, match="unknown task type 'poll'"):

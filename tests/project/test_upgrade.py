@@ -23,8 +23,8 @@ from django.contrib.contenttypes.models import ContentType
 from django.core.management import call_command
 from django.core.management.color import no_style
 from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
-from django.db.models import Count
 from django.db.migrations.executor import MigrationExecutor
+from django.db.models import Count
 from django.test import Client, override_settings
 from django.urls import reverse
 
@@ -74,7 +74,9 @@ def _old_installation_make(fixture: dict, media_root: Path) -> None:
         for key, model in models.items():
             for field in model._meta.concrete_fields:  # the rows' own times, not now
                 field.auto_now = field.auto_now_add = False
-            binary = {field.attname for field in model._meta.concrete_fields if field.get_internal_type() == "BinaryField"}
+            binary = {
+                field.attname for field in model._meta.concrete_fields if field.get_internal_type() == "BinaryField"
+            }
             model.objects.using(DEFAULT_DB_ALIAS).bulk_create([
                 model(**{name: base64.b64decode(value["__bytes__"]) if name in binary and value else value
                          for name, value in row.items()})

@@ -89,6 +89,7 @@ def use() -> None:
 
     from django.conf import settings
     from django.contrib.auth import get_user_model
+    from django.core.files.uploadedfile import SimpleUploadedFile
     from django.core.management import call_command
 
     from accounts.services import token_create
@@ -99,10 +100,8 @@ def use() -> None:
     from annotate.services.campaigns import member_add, membership_add
     from config.celery import app
     from judges.services import judge_run_start
-    from tasktypes.management.commands import load_demo
-    from django.core.files.uploadedfile import SimpleUploadedFile
-
     from tasktypes.jobs import import_job_create
+    from tasktypes.management.commands import load_demo
 
     # The demo, the rankers judging as the worker would (eagerly, here), nq301 cut short.
     app.conf.task_always_eager = True

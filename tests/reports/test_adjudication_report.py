@@ -94,8 +94,9 @@ def test_the_ranking_report_gives_each_raters_tau_with_the_adjudicated_ranking(r
     c = [ItemFactory(campaign=campaign, topic=topic, external_id=f"1/c{n}", text=f"candidate {n}").pk for n in range(4)]
     unit = Unit.objects.create(campaign=campaign, topic=topic, item=None, judgments_needed=2, judgments_done=2)
     for user, order in ((r1, [0, 1, 2, 3]), (r2, [0, 3, 2, 1])):
-        HumanJudgment.objects.create(unit=unit, annotator=user, value={"rankings": {"overall": [[c[n]] for n in order]}},
-                                     label="ranked")
+        HumanJudgment.objects.create(
+            unit=unit, annotator=user, value={"rankings": {"overall": [[c[n]] for n in order]}}, label="ranked"
+        )
     judge = Judge.objects.create(campaign=campaign, name="ranker", family="bm25", config={}, config_hash="ranker")
     for n, score in enumerate([4.0, 3.0, 2.0, 1.0]):
         ModelJudgment.objects.create(judge=judge, item_id=c[n], score=score, label="")

@@ -9,6 +9,7 @@ import pytest
 from agreement.report import agreement_report_build
 from annotate.models import Role
 from stats.selection import annotator_samples
+from tests.agreement.test_agreement_report import _annotate
 from tests.factories import (
     PASSWORD,
     CampaignFactory,
@@ -19,7 +20,6 @@ from tests.factories import (
     UserFactory,
 )
 from tests.report_support import report_stored
-from tests.agreement.test_agreement_report import _annotate
 
 ITEMS, SPLIT = 30, 8
 

@@ -4,11 +4,11 @@ import pytest
 
 from agreement.report import agreement_report_build
 from annotate.models import Role
+from tests.agreement.test_agreement_report import small_campaign  # noqa: F401 (a fixture)
 from tests.factories import PASSWORD, CampaignFactory, MembershipFactory, UserFactory
 from tests.report_support import report_stored
 from tests.tasktypes.test_agreement_graded import passage_campaign  # noqa: F401 (a fixture)
 from tests.tasktypes.test_agreement_ranking import _groups, _judge, _rank, _topic
-from tests.agreement.test_agreement_report import small_campaign  # noqa: F401 (a fixture)
 
 P = 0.9
 

@@ -21,7 +21,6 @@ from tests.factories import UserFactory
 from tests.report_support import report_stored
 
 
-
 def test_the_figures_are_the_libraries_figures():
     # The human label: rater A's where the raters agree; items where they split have none (left out of the judges').
     label = {item: a for item, (a, b) in enumerate(zip(RATER_A, RATER_B)) if a == b}

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
-from stats.system_tests import holm, pairs_block, paired_test, per_unit
+from stats.system_tests import holm, paired_test, pairs_block, per_unit
 
 
 def test_mcnemar_exact_on_a_known_table():

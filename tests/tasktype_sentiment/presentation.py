@@ -12,8 +12,15 @@ class SentimentPresentation(ReportPresentation):
         writer.writerow(["judge", "n", "cohen_kappa", "cohen_kappa_ci95_low", "cohen_kappa_ci95_high", "accuracy"])
         for name, block in report["judges"].items():
             item = block["item"]
-            writer.writerow([name, item["n"], value_cell(item["cohen_kappa"]), *interval_cells(item["cohen_kappa_ci95"]),
-                             value_cell(item["accuracy"])])
+            writer.writerow(
+                [
+                    name,
+                    item["n"],
+                    value_cell(item["cohen_kappa"]),
+                    *interval_cells(item["cohen_kappa_ci95"]),
+                    value_cell(item["accuracy"]),
+                ]
+            )
         return writer.text()
 
     def systems_csv(self, report: dict) -> str:
@@ -22,8 +29,10 @@ class SentimentPresentation(ReportPresentation):
         return writer.text()
 
     def text(self, report: dict) -> str:
-        lines = [f"Sentiment report: {report['campaign']}",
-                 f"Humans: Fleiss' kappa {report['humans']['fleiss_kappa']} over {report['humans']['fleiss_items']} items"]
+        lines = [
+            f"Sentiment report: {report['campaign']}",
+            f"Humans: Fleiss' kappa {report['humans']['fleiss_kappa']} over {report['humans']['fleiss_items']} items",
+        ]
         lines += [f"{name}: kappa {block['item']['cohen_kappa']} (n = {block['item']['n']})"
                   for name, block in report["judges"].items()]
         return "\n".join(lines)

@@ -82,7 +82,11 @@ def test_quantile_rule_and_item_agreement(image_report_campaign):
     assert quantile_grades(SCORES) == JUDGE
     report = agreement_report_build(campaign=image_report_campaign)
     block = report["judges"]["clip"]
-    assert block["mapping"] == {"rule": "quantile", "percentiles": [50.0, 75.0], "thresholds": [0.5, pytest.approx(0.75)]}
+    assert block["mapping"] == {
+        "rule": "quantile",
+        "percentiles": [50.0, 75.0],
+        "thresholds": [0.5, pytest.approx(0.75)],
+    }
     images = sorted(SCORES)
     human = [HUMAN[i[0].upper()][i] for i in images]
     model = [JUDGE[i] for i in images]
@@ -151,13 +155,22 @@ def test_report_page_csvs_and_qrels_downloads(image_report_campaign, client, res
     client.force_login(researcher)
     report_stored(image_report_campaign)
     page = client.get("/campaigns/imgs/report/").content.decode()
-    for text in ("Judges against the human grades", "NDCG@10 clip", "clip-based", "Runs by NDCG@10",
-                 "Judges' raw scores (CDF) and the human grades", "Judges' grades against the human consensus", "human \\ clip",
-                 "clip: 1 of 7 section texts were cut to the model's token limit"):
+    for text in (
+        "Judges against the human grades",
+        "NDCG@10 clip",
+        "clip-based",
+        "Runs by NDCG@10",
+        "Judges' raw scores (CDF) and the human grades",
+        "Judges' grades against the human consensus",
+        "human \\ clip",
+        "clip: 1 of 7 section texts were cut to the model's token limit",
+    ):
         assert text in page, text
     runs_csv = client.get("/campaigns/imgs/report/systems.csv").content.decode().splitlines()
     measures = "ndcg_cut_10,map,p_10,ndcg_cut_20,ndcg_cut_100,recall_100,recall_1000,judged_10,compat".split(",")
-    assert runs_csv[0] == ",".join(["system", "tags", *(f"{source}_{m}" for source in ("human", "clip") for m in measures)])
+    assert runs_csv[0] == ",".join(
+        ["system", "tags", *(f"{source}_{m}" for source in ("human", "clip") for m in measures)]
+    )
     assert runs_csv[1].startswith("r1,clip-based,")
     judges_csv = client.get("/campaigns/imgs/report/judges.csv").content.decode().splitlines()
     assert judges_csv[1].startswith("clip,clipscore,quantile,7,")
@@ -165,7 +178,9 @@ def test_report_page_csvs_and_qrels_downloads(image_report_campaign, client, res
     per_topic = client.get("/api/campaigns/imgs/agreement/").json()["judges"]["clip"]["per_topic"]
     assert topics_csv[0] == ("judge,topic,n,cohen_kappa,cohen_kappa_linear,accuracy,cohen_kappa_binary,"
                              "cohen_kappa_quadratic,krippendorff_alpha_ordinal,krippendorff_alpha_nominal")
-    assert [row.split(",")[:3] for row in topics_csv[1:]] == [["clip", row["topic"], str(row["n"])] for row in per_topic]
+    assert [row.split(",")[:3] for row in topics_csv[1:]] == [
+        ["clip", row["topic"], str(row["n"])] for row in per_topic
+    ]
     consensus = client.get("/campaigns/imgs/report/qrels/consensus.qrels")
     assert consensus["Content-Disposition"].startswith("attachment")
     assert consensus.content.decode().splitlines()[:2] == ["A 0 a1 2", "A 0 a2 1"]

@@ -1,6 +1,7 @@
 """The report on the real NQ-open 301 data reproduces the published and recomputed figures.
 
-One import and one run of the EM and F1 judges serve two reports: under the concord counting rule (the figures recomputed
+One import and one run of the EM and F1 judges serve two reports: under the concord counting rule (the figures
+recomputed
 by a straightforward rule, README "NQ-open 301") and under qa-eval, the study's own rule, which an nq301 import sets
 (the published table, tested in test_agreement_nq301_published).
 """
@@ -24,7 +25,10 @@ CANDIDATES = [ROOT / "fixtures" / "nq301", Path("/work/shared/data/qa-eval-nq301
 FOLDER = next((path for path in CANDIDATES if (path / "NQ301_human.tsv").exists()), None)
 
 # django_db also tells pytest-django to set the test database up when this module runs alone.
-pytestmark = [pytest.mark.skipif(FOLDER is None, reason="NQ301 data not found in fixtures/nq301/"), pytest.mark.django_db]
+pytestmark = [
+    pytest.mark.skipif(FOLDER is None, reason="NQ301 data not found in fixtures/nq301/"),
+    pytest.mark.django_db,
+]
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +105,9 @@ def test_interval_ends_carry_their_monte_carlo_error(reports):
 
 
 def test_annotator1_vs_annotator2(report):
-    pairs = {(p["a"].rsplit("-", 1)[-1], p["b"].rsplit("-", 1)[-1]): p for p in report["humans"]["pairwise_cohen_kappa"]}
+    pairs = {
+        (p["a"].rsplit("-", 1)[-1], p["b"].rsplit("-", 1)[-1]): p for p in report["humans"]["pairwise_cohen_kappa"]
+    }
     pair = pairs[("annotator1", "annotator2")]
     assert round(pair["kappa"], 3) == 0.735
     # 1,483 TSV rows carry both labels; one of them repeats the pair (question 228, "1991") and is merged.

@@ -16,8 +16,8 @@ import json
 import math
 from statistics import mean
 
-import numpy as np
 import krippendorff
+import numpy as np
 import pytest
 from django.core.management import call_command
 from statsmodels.stats.weightstats import DescrStatsW
@@ -25,7 +25,15 @@ from statsmodels.stats.weightstats import DescrStatsW
 from agreement.report import agreement_report_build
 from annotate.models import HumanJudgment, Role
 from judges.models import Judge, ModelJudgment
-from tests.factories import PASSWORD, CampaignFactory, ItemFactory, MembershipFactory, TopicFactory, UnitFactory, UserFactory
+from tests.factories import (
+    PASSWORD,
+    CampaignFactory,
+    ItemFactory,
+    MembershipFactory,
+    TopicFactory,
+    UnitFactory,
+    UserFactory,
+)
 from tests.report_support import report_stored
 
 CANDIDATES = [("a1", "answer"), ("a2", "answer"), ("a3", "answer"), ("d1", "document"), ("d2", "document")]
@@ -197,8 +205,11 @@ def test_topic_means_with_t_interval(ranking_campaign):
     assert min(values) <= low <= high <= max(values)
     assert [low, high] == pytest.approx(_bootstrap_interval(values), abs=0.05)
     assert good["kendall_tau_b"]["small"] is True and "bootstrap over topics" in good["kendall_tau_b"]["ci_method"]
-    assert _mean_only(good["kendall_tau_b_answers_only"]) == {"mean": pytest.approx(1.0), "ci95": pytest.approx([1.0, 1.0]),
-                                                             "n": 4}
+    assert _mean_only(good["kendall_tau_b_answers_only"]) == {
+        "mean": pytest.approx(1.0),
+        "ci95": pytest.approx([1.0, 1.0]),
+        "n": 4,
+    }
     bm25 = report["judges"]["bm25"]["topic_mean"]
     assert bm25["kendall_tau_b"]["mean"] == pytest.approx(mean(BM25_TAU.values()))
     defined = [v for v in BM25_TAU_ANSWERS.values() if v is not None]
@@ -264,16 +275,26 @@ def test_one_annotator_has_no_ceiling_and_unranked_topics_are_null(db):
 
 
 def test_several_dimensions(db):
-    campaign = CampaignFactory(slug="dims", task_type="answer_ranking", options={"dimensions": ["relevance", "readability"]})
+    campaign = CampaignFactory(
+        slug="dims", task_type="answer_ranking", options={"dimensions": ["relevance", "readability"]}
+    )
     ann = UserFactory(username="d-ann")
     unit, pks = _topic(campaign, "1")
     HumanJudgment.objects.create(
-        unit=unit, annotator=ann, source="web", label="ranked",
-        value={"rankings": {"relevance": _groups("a1 a2 a3 d1 d2", pks), "readability": _groups("d2 d1 a3 a2 a1", pks)}},
+        unit=unit,
+        annotator=ann,
+        source="web",
+        label="ranked",
+        value={
+            "rankings": {"relevance": _groups("a1 a2 a3 d1 d2", pks), "readability": _groups("d2 d1 a3 a2 a1", pks)}
+        },
     )
     _judge(campaign, "j", {"1": {"a1": 5, "a2": 4, "a3": 3, "d1": 2, "d2": 1}}, {"1": pks})
     block = agreement_report_build(campaign=campaign)["judges"]["j"]
-    assert [(row["topic"], row["dimension"]) for row in block["per_topic"]] == [("1", "relevance"), ("1", "readability")]
+    assert [(row["topic"], row["dimension"]) for row in block["per_topic"]] == [
+        ("1", "relevance"),
+        ("1", "readability"),
+    ]
     assert [row["kendall_tau_b"] for row in block["per_topic"]] == pytest.approx([1.0, -1.0])
     assert list(block["topic_mean_by_dimension"]) == ["relevance", "readability"]
     assert block["topic_mean_by_dimension"]["readability"]["kendall_tau_b"]["mean"] == pytest.approx(-1.0)
@@ -284,15 +305,46 @@ def test_json_document_fields(client, ranking_campaign):
     client.login(username="res", password=PASSWORD)
     report_stored(ranking_campaign)
     document = json.loads(client.get("/campaigns/rank/report/report.json").content)
-    assert set(document) == {"campaign", "task_type", "layout", "rank_agreement", "nrp", "nrp_dimensions", "humans", "judges", "systems", "qrels",
-                             "adjudication", "budget", "software", "random_stream", "interval_errors"}
+    assert set(document) == {
+        "campaign",
+        "task_type",
+        "layout",
+        "rank_agreement",
+        "nrp",
+        "nrp_dimensions",
+        "humans",
+        "judges",
+        "systems",
+        "qrels",
+        "adjudication",
+        "budget",
+        "software",
+        "random_stream",
+        "interval_errors",
+    }
     assert document["task_type"] == "answer_ranking" and document["layout"] == "ranking" and document["systems"] == []
     row = document["judges"]["good"]["per_topic"][0]
-    assert {"topic", "n", "kendall_tau_b", "kendall_tau_b_answers_only", "dimension", "human_order", "judge_order"} <= set(row)
+    assert {
+        "topic",
+        "n",
+        "kendall_tau_b",
+        "kendall_tau_b_answers_only",
+        "dimension",
+        "human_order",
+        "judge_order",
+    } <= set(row)
     assert set(document["judges"]["good"]["topic_mean"]) == {"kendall_tau_b", "kendall_tau_b_answers_only", "tau_ap",
                                                               "rbo", "overlap_at_k", "kendall_tau_b_at_k"}
-    assert set(document["judges"]["good"]["topic_mean"]["kendall_tau_b"]) == {"mean", "ci95", "n", "bootstrap_ci95",
-                                                                              "ci_method", "ci_over", "small", "ci_note"}
+    assert set(document["judges"]["good"]["topic_mean"]["kendall_tau_b"]) == {
+        "mean",
+        "ci95",
+        "n",
+        "bootstrap_ci95",
+        "ci_method",
+        "ci_over",
+        "small",
+        "ci_note",
+    }
     # the API and the command serve the same document
     assert client.get("/api/campaigns/rank/agreement/").json() == document
     out = io.StringIO()

@@ -152,9 +152,15 @@ def test_a_grade_is_stored_and_the_next_image_follows(client, annotator, page_ur
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("posted", "message"), [
-    ("5", "There is no grade 5: choose 0 non-relevant, 1 related or 2 relevant."), ("", CHOOSE), ("true", NOT_NUMBER), (None, CHOOSE),
-])
+@pytest.mark.parametrize(
+    ("posted", "message"),
+    [
+        ("5", "There is no grade 5: choose 0 non-relevant, 1 related or 2 relevant."),
+        ("", CHOOSE),
+        ("true", NOT_NUMBER),
+        (None, CHOOSE),
+    ],
+)
 def test_a_bad_grade_is_refused_and_the_same_image_stays(client, annotator, page_url, submit_url, posted, message):
     client.force_login(annotator)
     first = client.get(page_url).context["unit"]

@@ -36,13 +36,21 @@ def test_the_best_k_are_enough_and_more_are_allowed(top2):
     assert check(top2, ranked([c], [a], [b], [d])) == "ranked"  # a complete ranking is always one
 
 
-@pytest.mark.parametrize("make_value,message", [
-    (lambda a, b, c, d: ranked([a]),
-     "Rank the best 2 candidates: 1 is ranked, 1 more to place; the rest may stay unranked."),
-    (lambda a, b, c, d: ranked(), "Rank the best 2 candidates: 0 are ranked, 2 more to place; the rest may stay unranked."),
-    (lambda a, b, c, d: ranked([a], [a]), "Place each candidate once: 1 is placed twice."),
-    (lambda a, b, c, d: ranked([a], [999999]), "1 ranked id is not a candidate of this topic."),
-])
+@pytest.mark.parametrize(
+    "make_value,message",
+    [
+        (
+            lambda a, b, c, d: ranked([a]),
+            "Rank the best 2 candidates: 1 is ranked, 1 more to place; the rest may stay unranked.",
+        ),
+        (
+            lambda a, b, c, d: ranked(),
+            "Rank the best 2 candidates: 0 are ranked, 2 more to place; the rest may stay unranked.",
+        ),
+        (lambda a, b, c, d: ranked([a], [a]), "Place each candidate once: 1 is placed twice."),
+        (lambda a, b, c, d: ranked([a], [999999]), "1 ranked id is not a candidate of this topic."),
+    ],
+)
 def test_too_few_or_wrong_candidates_are_refused_in_plain_words(top2, make_value, message):
     with pytest.raises(JudgmentValueError) as refused:
         check(top2, make_value(*pks(top2)))
@@ -56,7 +64,9 @@ def test_a_topic_with_fewer_candidates_than_k_is_ranked_whole(db):
     assert check(unit, ranked([b], [a], [d], [c])) == "ranked"
     with pytest.raises(JudgmentValueError) as refused:
         check(unit, ranked([b], [a], [d]))
-    assert str(refused.value) == "Rank the best 4 candidates: 3 are ranked, 1 more to place; the rest may stay unranked."
+    assert (
+        str(refused.value) == "Rank the best 4 candidates: 3 are ranked, 1 more to place; the rest may stay unranked."
+    )
 
 
 def test_without_the_option_every_candidate_is_still_ranked(db):

@@ -27,22 +27,36 @@ def four_grades(image_campaign):
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("scale", "message"), [
-    ("0-3", "scale must be a list of"),
-    ([{"grade": 0, "name": "No"}], "scale must have 2 to 10 grades"),
-    ([{"grade": 0, "name": "No"}, {"grade": 2, "name": "Yes"}], "scale grades must be 0, 1, 2, ... in order; entry 2 "
-                                                                 "has grade 2"),
-    ([{"grade": 0, "name": "No"}, {"grade": True, "name": "Yes"}], "scale grades must be 0, 1, 2, ... in order; "
-                                                                    "entry 2 has grade True"),
-    ([{"grade": 0, "name": "No"}, {"grade": 1, "name": " "}], "scale grade 1: a name is required"),
-    ([{"grade": 0, "name": "No", "colour": "red"}, {"grade": 1, "name": "Yes"}], "scale grade 0: unknown fields colour"),
-    ([{"grade": n, "name": str(n)} for n in range(11)], "scale must have 2 to 10 grades (keys 0-9), not 11"),
-    # An llm judge's prompt shows the whole scale: its length is part of the prompt's budget (issue 48).
-    ([{"grade": 0, "name": "N" * 201}, {"grade": 1, "name": "Yes"}], "scale grade 0: the name is 201 characters; at "
-                                                                     "most 200"),
-    ([{"grade": 0, "name": "No"}, {"grade": 1, "name": "Yes", "definition": "d" * 2_001}],
-     "scale grade 1: the definition is 2,001 characters; at most 2,000"),
-])
+@pytest.mark.parametrize(
+    ("scale", "message"),
+    [
+        ("0-3", "scale must be a list of"),
+        ([{"grade": 0, "name": "No"}], "scale must have 2 to 10 grades"),
+        (
+            [{"grade": 0, "name": "No"}, {"grade": 2, "name": "Yes"}],
+            "scale grades must be 0, 1, 2, ... in order; entry 2 has grade 2",
+        ),
+        (
+            [{"grade": 0, "name": "No"}, {"grade": True, "name": "Yes"}],
+            "scale grades must be 0, 1, 2, ... in order; entry 2 has grade True",
+        ),
+        ([{"grade": 0, "name": "No"}, {"grade": 1, "name": " "}], "scale grade 1: a name is required"),
+        (
+            [{"grade": 0, "name": "No", "colour": "red"}, {"grade": 1, "name": "Yes"}],
+            "scale grade 0: unknown fields colour",
+        ),
+        ([{"grade": n, "name": str(n)} for n in range(11)], "scale must have 2 to 10 grades (keys 0-9), not 11"),
+        # An llm judge's prompt shows the whole scale: its length is part of the prompt's budget (issue 48).
+        (
+            [{"grade": 0, "name": "N" * 201}, {"grade": 1, "name": "Yes"}],
+            "scale grade 0: the name is 201 characters; at most 200",
+        ),
+        (
+            [{"grade": 0, "name": "No"}, {"grade": 1, "name": "Yes", "definition": "d" * 2_001}],
+            "scale grade 1: the definition is 2,001 characters; at most 2,000",
+        ),
+    ],
+)
 def test_a_malformed_scale_is_refused(image_campaign, scale, message):
     with pytest.raises(CampaignError, match="option scale: " + message.replace("(", r"\(").replace(")", r"\)")
                        .replace(".", r"\.")):

@@ -108,12 +108,17 @@ def test_label_studio_export_with_scores_and_two_annotators(tmp_path):
     assert answer.text == ANSWERS["101"][1][2]  # the body, not the short text
     doc = Item.objects.get(campaign=campaign, external_id="102/d4")
     assert doc.data == {"source_id": "d4", "docno": "clef-doc-0102"}
-    assert set(SystemOutput.objects.filter(campaign=campaign).values_list("system", flat=True)) == {"gpt-3.5", "llama2-7b"}
+    assert set(SystemOutput.objects.filter(campaign=campaign).values_list("system", flat=True)) == {
+        "gpt-3.5",
+        "llama2-7b",
+    }
     assert Unit.objects.filter(campaign=campaign, item__isnull=True).count() == 2
 
     judgments = HumanJudgment.objects.filter(unit__campaign=campaign)
     assert judgments.count() == 4
-    assert set(judgments.values_list("kind", "source", "label")) == {(JudgmentKind.ANNOTATION, JudgmentSource.IMPORT, "ranked")}
+    assert set(judgments.values_list("kind", "source", "label")) == {
+        (JudgmentKind.ANNOTATION, JudgmentSource.IMPORT, "ranked")
+    }
     assert {j.annotator.username for j in judgments} == {"clef-annotator-7", "clef-annotator-9"}
     assert orders_of(campaign) == {(str(a), qid): [[cid] for cid in order]
                                    for a, by_qid in ORDER.items() for qid, order in by_qid.items()}
@@ -197,7 +202,9 @@ def test_score_must_be_a_number(tmp_path):
     tasks = ls_export()
     tasks[1]["data"]["items"][2]["score"] = "high"
     path = write_json(tmp_path, tasks)
-    assert fails(path, "--score-judge", "study") == f"{path}:2: data.items[2].score: expected a finite number, got 'high'"
+    assert (
+        fails(path, "--score-judge", "study") == f"{path}:2: data.items[2].score: expected a finite number, got 'high'"
+    )
 
 
 @pytest.mark.django_db
@@ -276,7 +283,10 @@ def test_trec_qrels(tmp_path):
 
     unknown = tmp_path / "crowd.qrels"
     unknown.write_text("201 0 clef-doc-0900 1\n201 0 clef-doc-4242 0\n")
-    assert fails(unknown, fmt="trec-qrels", slug="hay") == f"{unknown}:2: docno: no document 'clef-doc-4242' under topic '201'"
+    assert (
+        fails(unknown, fmt="trec-qrels", slug="hay")
+        == f"{unknown}:2: docno: no document 'clef-doc-4242' under topic '201'"
+    )
     unknown.write_text("999 0 clef-doc-0900 1\n")
     assert fails(unknown, fmt="trec-qrels", slug="hay") == f"{unknown}:1: qid: no topic '999' in this campaign"
     conflict = tmp_path / "expert2" / "expert.qrels"
@@ -383,7 +393,9 @@ def test_trec_run_round_trip_of_a_ranker(tmp_path):
     assert Judge.objects.filter(campaign__slug="clef").count() == 1
     output = run(path, "--judge", "bm25-elsewhere", fmt="trec-run", slug="clef")
     assert "candidates scored by bm25-elsewhere: 7" in output
-    imported = dict(ModelJudgment.objects.filter(judge__name="bm25-elsewhere").values_list("item__data__source_id", "score"))
+    imported = dict(
+        ModelJudgment.objects.filter(judge__name="bm25-elsewhere").values_list("item__data__source_id", "score")
+    )
     assert imported == {cid: float(score) for cid, score in SCORES.items()}
 
 
@@ -401,8 +413,9 @@ def test_trec_run_matches_docnos_and_rejects_bad_lines(tmp_path):
         "999 Q0 d1 1 0.5 r\n": "qid: no topic '999' in this campaign",
         "101 Q0 d3 1 0.5 r\n": "docid: no candidate 'd3' under topic '101'",
         "101 Q0 d1 1 0.5 r\n101 Q0 d1 2 0.4 r\n": "docid: 'd1' appears twice under topic '101' (first on line 1)",
-        "101 Q0 d1 1 0.5 r\n101 Q0 d2 2 0.4 s\n": ":2: tag: the file holds more than one run (r, s); import one at a time or "
-                                              "name the judge",
+        "101 Q0 d1 1 0.5 r\n101 Q0 d2 2 0.4 s\n":
+            ":2: tag: the file holds more than one run (r, s); import one at a time or "
+            "name the judge",
     }
     for number, (text, message) in enumerate(cases.items()):
         path = tmp_path / f"bad{number}.run"

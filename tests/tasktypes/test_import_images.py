@@ -67,8 +67,12 @@ def test_topics_from_jsonl_and_atomic_json(tmp_path, topics):
     ]), encoding="utf-8")
     campaign = imp("--format", "atomic-topics", atomic, slug="atomic")
     topic = Topic.objects.get(campaign=campaign, external_id="projected-00001")
-    assert topic.data == {"page_title": "Lighthouse", "section_title": "History", "page_context": "A tower with a light.",
-                          "section_context": "Built in 1850 on the rocks."}
+    assert topic.data == {
+        "page_title": "Lighthouse",
+        "section_title": "History",
+        "page_context": "A tower with a light.",
+        "section_context": "Built in 1850 on the rocks.",
+    }
     assert Topic.objects.get(campaign=campaign, external_id="projected-00002").text == "Harbour"
     by_id = tmp_path / "by-id.json"
     by_id.write_text(json.dumps({"x9": {"page_title": "P", "section_title": "S"}}), encoding="utf-8")
@@ -212,12 +216,16 @@ def test_pixel_limit_and_decompression_bomb(tmp_path, media, topics, settings):
     imp("--format", "jsonl", topics[0])
     settings.IMAGE_MAX_PIXELS = 5000
     big = image_draw(tmp_path / "big.png", seed=1, size=(100, 80))
-    assert fails(media, "--format", "images", big).endswith("file: 100 x 80 pixels; images may have at most 5,000 pixels")
+    assert fails(media, "--format", "images", big).endswith(
+        "file: 100 x 80 pixels; images may have at most 5,000 pixels"
+    )
     settings.IMAGE_MAX_PIXELS = 10**12  # our limit out of the way: Pillow's own bomb check answers
     bomb = tmp_path / "bomb.png"
     Image.new("1", (20000, 20000)).save(bomb, optimize=True)  # 400 megapixels in a few kilobytes
     assert bomb.stat().st_size < 200_000
-    assert fails(media, "--format", "images", bomb).endswith("file: too many pixels to decode safely (decompression bomb)")
+    assert fails(media, "--format", "images", bomb).endswith(
+        "file: too many pixels to decode safely (decompression bomb)"
+    )
 
 
 def test_zip_path_traversal_symlinks_and_duplicate_ids(tmp_path, media, topics):
@@ -230,7 +238,9 @@ def test_zip_path_traversal_symlinks_and_duplicate_ids(tmp_path, media, topics):
     link = tmp_path / "links" / "linked.png"
     link.parent.mkdir()
     link.symlink_to(target)
-    assert fails(media, "--format", "images", link.parent).endswith("linked.png:0: file: a symbolic link, not an image file")
+    assert fails(media, "--format", "images", link.parent).endswith(
+        "linked.png:0: file: a symbolic link, not an image file"
+    )
     twins = tmp_path / "twins"
     twins.mkdir()
     image_draw(twins / "same.png", seed=1)
@@ -257,7 +267,10 @@ def test_qrels_become_an_assessors_grades(tmp_path, media, topics):
 
     bad = tmp_path / "bad.qrels"
     bad.write_text("t1 0 img-0 3\n", encoding="utf-8")
-    assert fails(media, "--format", "trec-qrels", bad) == f"{bad}:1: grade: expected 0, 1 or 2 (the campaign's scale), got 3"
+    assert (
+        fails(media, "--format", "trec-qrels", bad)
+        == f"{bad}:1: grade: expected 0, 1 or 2 (the campaign's scale), got 3"
+    )
     clash = tmp_path / "nist.qrels"
     clash.write_text("t1 0 img-0 1\n", encoding="utf-8")
     assert "'1' conflicts with '2' already recorded" in fails(media, "--format", "trec-qrels", clash)
@@ -290,5 +303,8 @@ def test_campaign_page_shows_each_topics_pool(tmp_path, media, topics, client, r
     page = client.get(f"/campaigns/{campaign.slug}/").content.decode()
     sizes = {qid: Item.objects.filter(campaign=campaign, topic__external_id=qid).count() for qid in ids}
     for qid in ids:
-        assert f"<tr><td>{qid}</td><td>Section {qid[1:]}</td><td class=\"num\">{sizes[qid]}</td><td class=\"num\">0</td></tr>" in page
+        assert (
+            f'<tr><td>{qid}</td><td>Section {qid[1:]}</td><td class="num">{sizes[qid]}</td><td class="num">0</td></tr>'
+            in page
+        )
     assert "<b>alpha</b> (depth 5, clip-based, 40 lines)" in page

@@ -54,7 +54,9 @@ def test_counts_of_the_real_data(imported):
 def test_three_imported_annotators_and_the_adjudicated_verdict(imported):
     campaign, _ = imported
     judgments = HumanJudgment.objects.filter(unit__campaign=campaign, is_current=True, source=JudgmentSource.IMPORT)
-    per_annotator = Counter(judgments.filter(kind=JudgmentKind.ANNOTATION).values_list("annotator__username", flat=True))
+    per_annotator = Counter(
+        judgments.filter(kind=JudgmentKind.ANNOTATION).values_list("annotator__username", flat=True)
+    )
     # The file has 1,490 rows; question 228 lists "1991" twice, so annotator1 judged 1,489 distinct answers.
     assert per_annotator == {"nq301-annotator1": 1489, "nq301-annotator2": 1482, "nq301-annotator3": 223}
     adjudicated = judgments.filter(kind=JudgmentKind.ADJUDICATION)
@@ -106,8 +108,11 @@ def test_the_fixture_gives_the_same_counts_as_the_shared_folder(imported):
         pytest.skip("the shared data folder exists only in this workplace")
     fixture_campaign, fixture_output = imported
     shared_output = run_import("--overlap", "1", slug="nq301-shared", path=shared)
-    strip = lambda text: [line for line in text.splitlines() if " in " not in line.split(":")[0] and "imported" not in line  # noqa: E731
-                          and not line.startswith(("lines read and not used", "  "))]
+
+    def strip(text: str) -> list[str]:
+        return [line for line in text.splitlines() if " in " not in line.split(":")[0] and "imported" not in line
+                and not line.startswith(("lines read and not used", "  "))]
+
     assert strip(fixture_output)[1:] == strip(shared_output)[1:]
     # The fixture holds the predictions of the 301 questions only; the shared files all NQ-open's, the others counted.
     assert "lines read and not used: 33090\n  33090 lines naming a question the campaign does not hold (first: " \

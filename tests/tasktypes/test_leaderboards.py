@@ -198,8 +198,16 @@ def test_the_import_page_and_the_api_take_a_leaderboard(client, researcher, boar
     client.force_login(researcher)
     url = reverse("campaign-import", args=[board_campaign.slug])
     assert 'value="trec-leaderboard"' in client.get(url).content.decode()
-    page = imports_inline(client.post, url, {"format": "trec-leaderboard", "judge": "page-j", "files": SimpleUploadedFile(
-        "board.txt", b"r1 nDCG@10 all 0.9\nr2 nDCG@10 all 0.8\nr7 nDCG@10 all 0.1\n")}, follow=True).content.decode()
+    page = imports_inline(
+        client.post,
+        url,
+        {
+            "format": "trec-leaderboard",
+            "judge": "page-j",
+            "files": SimpleUploadedFile("board.txt", b"r1 nDCG@10 all 0.9\nr2 nDCG@10 all 0.8\nr7 nDCG@10 all 0.1\n"),
+        },
+        follow=True,
+    ).content.decode()
     assert 'data-status="done"' in page and "leaderboard of page-j: 2 values, 2 runs, 1 measure, 0 topics" in page
     assert "1 line naming no run of the campaign" in page
     api = APIClient()

@@ -33,7 +33,8 @@ def no_worker(monkeypatch):
 
 def test_load_demo_twice_builds_both_campaigns_and_ranks_with_bm25_and_minilm(no_worker, settings):
     # The judges' boundary of a fresh ./scripts/start (config.settings.local with no environment; checked in
-    # tests/judges/test_judge_safe_defaults.py): the demo's judges run with the packaged models and its registered endpoint.
+    # tests/judges/test_judge_safe_defaults.py): the demo's judges run with the packaged models and its registered
+    # endpoint.
     settings.JUDGE_ALLOWED_HOSTS, settings.JUDGE_MODEL_DIRS = [], []
     # One demo campaign alone first (as a test that needs only it loads it), then the rest beside it.
     call_command("load_demo", "--campaign", "ais-demo", "--no-reports", stdout=io.StringIO())

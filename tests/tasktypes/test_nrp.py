@@ -86,7 +86,9 @@ def test_report_gives_mean_nrp_per_system_and_prompt(db):
     assert set(systems) == {"sysA", "sysB"} and systems["sysA"]["prompt"] == "p1" and systems["sysA"]["n"] == 2
     assert systems["sysA"]["judges"]["ranker"] == pytest.approx((0.75 + 1.0) / 2)
     assert systems["sysB"]["judges"]["ranker"] == pytest.approx((0.0 + 0.5) / 2)
-    assert systems["sysB"]["judges_nrp"]["ranker"]["min"] == 0.0 and systems["sysB"]["judges_nrp"]["ranker"]["max"] == 0.5
+    assert (
+        systems["sysB"]["judges_nrp"]["ranker"]["min"] == 0.0 and systems["sysB"]["judges_nrp"]["ranker"]["max"] == 0.5
+    )
     assert systems["sysA"]["human"] == 1.0 and systems["sysB"]["human"] == 0.5
     assert systems["sysA"]["human_nrp"]["n"] == 1  # the unranked topic does not count for humans
 
@@ -170,8 +172,9 @@ def test_nrp_by_dimension_selects_each_dimensions_best_ranker_and_weights_them(d
     assert rows["sysB"]["human_nrp"]["mean"] == pytest.approx((3 * 0.5 + 1.0) / 4)
 
     researcher = UserFactory(username="dims-researcher")
-    from annotate.models import Membership, Role
     from django.test import Client
+
+    from annotate.models import Membership, Role
 
     Membership.objects.create(campaign=campaign, user=researcher, role=Role.RESEARCHER)
     client = Client()

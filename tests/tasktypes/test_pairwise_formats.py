@@ -8,7 +8,6 @@ import zipfile
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
-
 from rest_framework.test import APIClient
 
 from agreement.report import agreement_report_build
@@ -47,12 +46,36 @@ def test_mt_bench_judgments_make_one_pair_per_question_turn_and_models_with_each
     one = ("Write a haiku about rain.", "Soft rain on the roof")
     two = ("Now make it about snow.", "Snow hushes the street")
     rows = [
-        {"question_id": 81, "model_a": "alpha", "model_b": "beta", "winner": "model_a", "judge": "expert_0", "turn": 1,
-         "conversation_a": _conversation(one, two), "conversation_b": _conversation((one[0], "Rain."), (two[0], "Snow."))},
-        {"question_id": 81, "model_a": "alpha", "model_b": "beta", "winner": "tie", "judge": "author_2", "turn": 1,
-         "conversation_a": _conversation(one, two), "conversation_b": _conversation((one[0], "Rain."), (two[0], "Snow."))},
-        {"question_id": 81, "model_a": "alpha", "model_b": "beta", "winner": "model_b", "judge": "expert_0", "turn": 2,
-         "conversation_a": _conversation(one, two), "conversation_b": _conversation((one[0], "Rain."), (two[0], "Snow."))},
+        {
+            "question_id": 81,
+            "model_a": "alpha",
+            "model_b": "beta",
+            "winner": "model_a",
+            "judge": "expert_0",
+            "turn": 1,
+            "conversation_a": _conversation(one, two),
+            "conversation_b": _conversation((one[0], "Rain."), (two[0], "Snow.")),
+        },
+        {
+            "question_id": 81,
+            "model_a": "alpha",
+            "model_b": "beta",
+            "winner": "tie",
+            "judge": "author_2",
+            "turn": 1,
+            "conversation_a": _conversation(one, two),
+            "conversation_b": _conversation((one[0], "Rain."), (two[0], "Snow.")),
+        },
+        {
+            "question_id": 81,
+            "model_a": "alpha",
+            "model_b": "beta",
+            "winner": "model_b",
+            "judge": "expert_0",
+            "turn": 2,
+            "conversation_a": _conversation(one, two),
+            "conversation_b": _conversation((one[0], "Rain."), (two[0], "Snow.")),
+        },
     ]
     campaign = _campaign()
     summary = import_run(campaign=campaign, fmt="mt-bench-human", paths=[_write(tmp_path / "human.jsonl", rows)])

@@ -30,8 +30,20 @@ PAIRS = [(prompt, a, b) for prompt in ("p1", "p2", "p3", "p4") for a, b in (("al
 
 
 def _line(prompt, a, b, **extra) -> str:
-    return json.dumps({"prompt_id": prompt, "prompt": f"Question {prompt}", "system_a": a, "response_a": "One reply, **hi**",
-                       "system_b": b, "response_b": "Another reply, `hi`", **extra}) + "\n"
+    return (
+        json.dumps(
+            {
+                "prompt_id": prompt,
+                "prompt": f"Question {prompt}",
+                "system_a": a,
+                "response_a": "One reply, **hi**",
+                "system_b": b,
+                "response_b": "Another reply, `hi`",
+                **extra,
+            }
+        )
+        + "\n"
+    )
 
 
 @pytest.fixture
@@ -212,7 +224,11 @@ def test_an_assisted_arm_suggests_the_judges_preference_on_the_side_each_annotat
     made = HumanJudgment.objects.filter(annotator=annotator, kind=JudgmentKind.ANNOTATION)
     assert made.count() == len(items)
     assert {j.unit_id: j.suggestion for j in made if j.suggestion} == found  # each records what it was shown
-    arm = next(row for row in arms_report_build(campaign=Campaign.objects.get(pk=campaign.pk))["per_arm"] if row["arm"] == "assisted:pj")
+    arm = next(
+        row
+        for row in arms_report_build(campaign=Campaign.objects.get(pk=campaign.pk))["per_arm"]
+        if row["arm"] == "assisted:pj"
+    )
     equal = sum(spec.arm_key(j.value) == spec.arm_key(j.suggestion) for j in made if j.suggestion)
     assert arm["judgments"] == len(items)
     assert arm["suggestion"]["shown"] == len(found) and arm["suggestion"]["equal"]["value"] == equal / len(found)

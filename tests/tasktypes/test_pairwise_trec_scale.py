@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from scipy import stats as scipy_stats
 
+from agreement.stored import report_for_open
 from annotate.models import HumanJudgment, JudgmentKind, Membership, Role
 from annotate.services.campaigns import campaign_get_or_create
-from agreement.stored import report_for_open
 from interchange.importers.service import import_run
 from tests.factories import UserFactory
 from tests.preferences_synthetic import collection_write

@@ -24,11 +24,11 @@ from interchange.importers.service import import_run
 from judges.errors import JudgeConfigError
 from judges.models import ModelJudgment, RunStatus
 from judges.services import judge_run_start
+from tasktypes.checks import task_types_check
 from tests.factories import UserFactory
 from tests.import_jobs_support import api_import, imports_inline  # noqa: F401 (a fixture)
 from tests.judges_support import eager  # noqa: F401 - fixture
 from tests.report_support import report_stored
-from tasktypes.checks import task_types_check
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = Path(__file__).resolve().parents[1] / "tasktype_sentiment"

@@ -15,8 +15,8 @@ from interchange.importers.runs_pool import runs_pool_import
 from stats import retrieval
 from stats.compatibility import compatibility_per_topic
 from tests.report_support import report_stored
-from tests.tasktypes.test_agreement_graded import HUMAN, JUDGE, RUNS, passage_campaign  # noqa: F401 (fixture)
 from tests.stats.test_compatibility import REFERENCE, _qrels, _run
+from tests.tasktypes.test_agreement_graded import HUMAN, JUDGE, RUNS, passage_campaign  # noqa: F401 (fixture)
 
 # A topic whose relevant documents lie at ranks 1, 3, 15, 50 and 150 of a 300-document run (g is not retrieved),
 # with unjudged fillers among the first 10: nDCG@10, @20 and @100 differ, R@100 and R@1000 differ, Judged@10 is

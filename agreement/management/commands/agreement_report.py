@@ -22,7 +22,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--campaign", required=True, help="campaign slug")
-        parser.add_argument("--json", action="store_true", dest="as_json", help="print the JSON document of docs/design.md §5, nothing else")
+        parser.add_argument(
+            "--json",
+            action="store_true",
+            dest="as_json",
+            help="print the JSON document of docs/design.md §5, nothing else",
+        )
         parser.add_argument("--methods", action="store_true",
                             help="print the methods section of the stored report (the page's methods.txt)")
         parser.add_argument("--stored", action="store_true",
@@ -38,12 +43,16 @@ class Command(BaseCommand):
                 stored_report_rebuild(campaign_id=found.pk)  # the first build, here: no worker needed
             opened = report_for_open(campaign=found)
             if not opened.ready:
-                raise CommandError(f"the first report of {campaign!r} is being built elsewhere (a worker holds its "
-                                   "build lock); run again shortly, or without --stored for one built from the data now")
+                raise CommandError(
+                    f"the first report of {campaign!r} is being built elsewhere (a worker holds its "
+                    "build lock); run again shortly, or without --stored for one built from the data now"
+                )
             report = opened.document
             if opened.updating:
-                self.stderr.write(f"stored report of data version {opened.version}, the data is at {opened.data_version}"
-                                  f": {opened.build_error or opened.queue_error or 'a rebuild is queued'}")
+                self.stderr.write(
+                    f"stored report of data version {opened.version}, the data is at {opened.data_version}"
+                    f": {opened.build_error or opened.queue_error or 'a rebuild is queued'}"
+                )
         else:
             report = agreement_report_build(campaign=found)
         if methods:

@@ -33,7 +33,9 @@ class Command(BaseCommand):
             try:
                 values[key.strip()] = json.loads(text)
             except json.JSONDecodeError as exc:
-                raise CommandError(f"--set {key}: not JSON ({exc.msg}); strings need quotes: '\"clip-based\"'") from None
+                raise CommandError(
+                    f"--set {key}: not JSON ({exc.msg}); strings need quotes: '\"clip-based\"'"
+                ) from None
         if values or unset:
             try:
                 found = campaign_options_set(campaign=found, values=values, unset=unset)

@@ -1,4 +1,5 @@
-"""`manage.py import_data`: create the campaign if needed and import files into it, all or nothing (docs/design.md §5)."""
+"""`manage.py import_data`: create the campaign if needed and import files into it, all or nothing (docs/design.md
+§5)."""
 
 from pathlib import Path
 

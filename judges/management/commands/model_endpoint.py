@@ -59,7 +59,9 @@ class Command(BaseCommand):
         add.add_argument("--max-concurrency", type=int, default=4)
         add.add_argument("--price-prompt", type=float, default=0.0, help="Price of 1,000 prompt tokens.")
         add.add_argument("--price-completion", type=float, default=0.0, help="Price of 1,000 completion tokens.")
-        add.add_argument("--campaign", action="append", default=[], help="A campaign slug that may use it (repeatable).")
+        add.add_argument(
+            "--campaign", action="append", default=[], help="A campaign slug that may use it (repeatable)."
+        )
         add.add_argument("--group", action="append", default=[], help="A user group that may use it (repeatable).")
         add.add_argument("--all-campaigns", action="store_true", help="Every campaign may use it.")
         add.add_argument("--disabled", action="store_true", help="Register it switched off.")
@@ -128,8 +130,11 @@ class Command(BaseCommand):
     def _describe(endpoint: ModelEndpoint) -> str:
         key = {KeySource.NONE: "no key", KeySource.ENV: f"key from ${endpoint.key_env} of the workers",
                KeySource.STORED: "key stored encrypted"}[endpoint.key_source]
-        grants = (["all campaigns"] if endpoint.all_campaigns else []) + \
-            [f"campaign {c.slug}" for c in endpoint.campaigns.all()] + [f"group {g.name}" for g in endpoint.groups.all()]
+        grants = (
+            (["all campaigns"] if endpoint.all_campaigns else [])
+            + [f"campaign {c.slug}" for c in endpoint.campaigns.all()]
+            + [f"group {g.name}" for g in endpoint.groups.all()]
+        )
         return (f"{endpoint.base_url}, models {', '.join(endpoint.model_ids) or 'any'}, {key}, at most "
                 f"{endpoint.max_concurrency} in flight, {'on' if endpoint.enabled else 'OFF'}"
                 f"{', failure bodies shown' if endpoint.show_bodies else ''}; "

@@ -53,14 +53,18 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--campaign", required=True, help="Campaign slug.")
-        parser.add_argument("--judge", required=True, help="Judge name; the same name always means the same configuration.")
+        parser.add_argument(
+            "--judge", required=True, help="Judge name; the same name always means the same configuration."
+        )
         parser.add_argument("--family", choices=sorted(FAMILIES), help="Judge family (not needed with --resume).")
         parser.add_argument("--config", help="Configuration: a JSON object or the path of a JSON file.")
         parser.add_argument("--batch-size", type=int, default=None,
                             help="Items per Celery task (default: the family's, 64; 256 for transformer families).")
         parser.add_argument("--sample", type=int, default=None,
                             help="Judge only N items, the same N for every judge (a pilot, or an ablation).")
-        parser.add_argument("--resume", action="store_true", help="Resume the judge's latest run instead of starting one.")
+        parser.add_argument(
+            "--resume", action="store_true", help="Resume the judge's latest run instead of starting one."
+        )
         parser.add_argument("--retry-failed", action="store_true",
                             help="Judge again the items the judge failed on (listed first, with their reasons).")
         parser.add_argument("--wait", action="store_true", help="Block until the run ends, printing progress.")

@@ -1,5 +1,6 @@
 """Loads the demo: one researcher, three annotators, an adjudicator, the NQ-open 301 QA campaign, the answer-ranking,
-AIS, image-suggestion, passage-relevance and pairwise-preference demos, and assist-demo (adjudication and an assistance experiment, with
+AIS, image-suggestion, passage-relevance and pairwise-preference demos, and assist-demo (adjudication and an assistance
+experiment, with
 simulated annotators: tasktypes.demo_assist).
 
 Idempotent: a second run changes nothing. On an installation an earlier version's load_demo made, it adds what that
