@@ -315,6 +315,7 @@ def import_job_execute(*, job_id: int) -> None:
                 raise
             job.refresh_from_db()
         shutil.rmtree(folder, ignore_errors=True)
+        assert job.summary is not None  # the run that just ended stored it
         summary = ImportSummary.from_dict(job.summary)
         job.campaign.refresh_from_db(fields=["options"])
         import_judges_start(campaign=job.campaign, summary=summary, user=job.created_by)
@@ -382,7 +383,7 @@ def import_jobs_recent(*, campaign: Campaign, limit: int = 10) -> list[ImportJob
     """The campaign's latest jobs, newest first, each with `state` set (import_job_state)."""
     jobs = list(ImportJob.objects.filter(campaign=campaign).select_related("campaign", "created_by")[:limit])
     for job in jobs:
-        job.state = import_job_state(job=job)
+        job.state = import_job_state(job=job)  # type: ignore[attr-defined]  # for the page, not a field
     return jobs
 
 

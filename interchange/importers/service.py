@@ -172,7 +172,7 @@ def import_request_check(*, campaign: Campaign, fmt: str, paths: list[Path], **p
             raise ImportRequestError(parameter.refused.format(
                 fmt=fmt, formats=", ".join(takers(parameter, own)) or "(none of this task type)",
                 task_types=", ".join(having)))
-        if parameter.min_value is not None and value < parameter.min_value:
+        if parameter.min_value is not None and value is not None and value < parameter.min_value:
             raise ImportRequestError(f"{parameter.option} must be {parameter.min_value} or more, not {value}")
 
 
