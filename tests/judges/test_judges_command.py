@@ -10,12 +10,13 @@ from django.core.management import CommandError, call_command
 
 from judges.models import Judge, JudgeRun, ModelJudgment, RunStatus
 from judges.services import judge_run_cancel
-from tests.judges_support import (
-    ROOT,  # noqa: F401
+from tests.judges_support import (  # noqa: F401 - eager is a fixture
+    ROOT,
     Worker,
     broker_purge,
     broker_url,
     campaign_with_items,
+    eager,
     manage,
     subprocess_env,
     wait_until,

@@ -139,10 +139,13 @@ def test_a_campaign_end_to_end(campaign, client, tmp_path):
         cohen_kappa_score([said[i] for i in items], [majority[i] for i in items]))
     assert judge["item"]["cohen_kappa_ci95"] is not None
     # Three raters on 12 pairs: too few for the replacement tests, and the report says so; the paradox panel reads
-    # a, b and tie.
+    # the labels either side gave on the items both labelled (a, b, and tie unless the judge's one tie fell on the
+    # item the annotators split on: which item that is depends on the unit and user ids, which the database draws).
     replacement = report["replacement"]["judges"]["pj"]
     assert "12 such items" in replacement["alt_test"]["missing"]
-    assert replacement["paradox"]["n"] == judge["item"]["n"] and replacement["paradox"]["categories"] == 3
+    labels = {said[i] for i in items} | {majority[i] for i in items}
+    assert replacement["paradox"]["n"] == judge["item"]["n"] and replacement["paradox"]["categories"] == len(labels)
+    assert "a" in labels  # the judge's verdict on all but one
     humans = report["scores"]["humans"]
     assert humans["n_comparisons"] == 36 and humans["n_prompts"] == 4 and set(humans["systems"]) == set(SYSTEMS)
     assert report["judges"]["pj"]["scores"]["systems"] == ["alpha", "beta", "gamma"]
