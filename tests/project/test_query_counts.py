@@ -31,7 +31,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.services import invitation_create, invited_account_create, token_create
-from agreement.plots import report_plot_names
+from agreement.plots import report_plot, report_plot_names
 from agreement.stored import report_for_open
 from annotate.models import (
     Assignment,
@@ -244,12 +244,12 @@ def _campaign_build(task_type, *, topics, tag, media_root):
     def image(image_id: str) -> dict:
         return image_write(media_root, image_id, (24, 16), "JPEG")
 
-    candidates = [(topic, candidate) for q, topic in enumerate(topic_rows, start=1)
-                  for candidate in sample.items(campaign=campaign, topic=topic, q=q, systems=SYSTEMS, image=image)]
-    items = Item.objects.bulk_create([candidate.item for _, candidate in candidates])
+    made = [(topic, candidate) for q, topic in enumerate(topic_rows, start=1)
+            for candidate in sample.items(campaign=campaign, topic=topic, q=q, systems=SYSTEMS, image=image)]
+    items = Item.objects.bulk_create([candidate.item for _, candidate in made])
     outputs = [SystemOutput(campaign=campaign, system=candidate.system, topic=topic, item=item, rank=1, score=0.5,
                             **candidate.output)
-               for (topic, candidate), item in zip(candidates, items) if candidate.system]
+               for (topic, candidate), item in zip(made, items) if candidate.system]
     if spec.pools_runs:
         runs, options = sample.runs(campaign=campaign, items=items, systems=SYSTEMS, media_root=media_root)
         outputs += runs
@@ -326,7 +326,7 @@ def _campaign_build(task_type, *, topics, tag, media_root):
                                      created_by=researcher)
     _, welcome_key = invitation_create(user=invitee, created_by=researcher, next_path=f"/campaigns/{campaign.slug}/",
                                        scope=f"campaign:{campaign.pk}")
-    image_item = next((item for item in items if item.kind == "image"), None)
+    image_item = next((item for item in items if item.kind == IMAGE_KIND), None)
     token, _ = token_create(user=researcher, name="script")  # the researcher's: the annotator gets a 404
     # Two import jobs, whatever the size (jobs are not the campaign's size): one done, one failed.
     summary = ImportSummary(campaign=campaign.slug, format="judge-scores", files=["scores.tsv"], task_type=task_type,
@@ -337,8 +337,11 @@ def _campaign_build(task_type, *, topics, tag, media_root):
     ImportJob.objects.create(campaign=campaign, created_by=researcher, format="judge-scores", status="failed",
                              files=[{"name": "bad.tsv", "size": 10}], bytes_total=10, error="bad.tsv:2: score: x")
     report_stored(campaign)  # as the worker leaves it: the report pages read the stored report
-    # The report's main plot: the first of agreement.plots.report_plots.
-    plot = report_plot_names(report=report_for_open(campaign=campaign).document)[0]
+    # The report's main plot: the first of agreement.plots.report_plots it has data for; None when it draws none (the
+    # plot's URL is then not requested).
+    document = report_for_open(campaign=campaign).document
+    plot = next((name for name in report_plot_names(report=document) if report_plot(report=document, name=name)),
+                None)
     return {
         "campaign": campaign,
         "users": {"researcher": researcher, "annotator": annotator},
@@ -369,7 +372,7 @@ def _requests(task_type, world):
     answers = only_for()
     for name, kwarg_names in ALL_URLS:
         if (name.startswith("admin:") or name in SKIPPED or task_type not in answers.get(name, {task_type})
-                or (name, task_type) in FAILING):
+                or (name, task_type) in FAILING or ("plot" in kwarg_names and world["plot"] is None)):
             continue
         url = reverse(name, kwargs=_url_kwargs(kwarg_names, world))
         yield name, url, {}, {}

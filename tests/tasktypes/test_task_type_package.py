@@ -139,11 +139,13 @@ def test_the_project_wide_tests_cover_it_through_its_sample(sentiment, db, setti
     counted, problems = queries_counted(NAME, media_root=settings.MEDIA_ROOT)
     assert not problems, "\n\n".join(problems)
     assert {("annotate", "annotator"), ("annotate?undo=", "annotator"), ("adjudicate-unit", "researcher"),
-            ("campaign-detail", "researcher"), ("agreement-report", "researcher"), ("agreement-plot", "researcher"),
-            ("api-campaign-judges", "researcher")} <= set(counted)
-    # The URLs other types declare (graded's qrels, answer_ranking's rankings, the image files) are not its.
+            ("campaign-detail", "researcher"), ("agreement-report", "researcher"),
+            ("api-campaign-judges", "researcher"), ("judge-panel", "researcher")} <= set(counted)
+    # The URLs other types declare (graded's qrels, answer_ranking's rankings, the image files) are not its; nor is a
+    # plot's, since its report draws none.
     assert not [page for page, _ in counted if page.startswith(("agreement-qrels", "api-agreement-qrels",
-                                                                 "api-campaign-rankings", "campaign-image"))]
+                                                                 "api-campaign-rankings", "campaign-image",
+                                                                 "agreement-plot"))]
 
 
 def test_a_task_type_without_a_sample_fails_the_project_wide_tests(sentiment, monkeypatch):
