@@ -1,7 +1,8 @@
 """A task type is one package: the sentiment task type, defined only in the test package (tests/tasktype_sentiment/:
 its spec, its import format, its report, its presentation and its templates), registered as every task type is, runs
 a campaign end to end: made through the API, reviews imported, two annotators' verdicts through the annotation page,
-an external judge's verdicts imported, the report built, shown and downloaded, the command's text. No file outside its
+an external judge's verdicts imported, the report built, shown and downloaded, the command's text; and the
+project-wide query counts cover it through its sample, as they cover every registered type. No file outside its
 package names it, and no migration was needed for it."""
 
 import io
