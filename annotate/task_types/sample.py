@@ -55,8 +55,8 @@ class TaskTypeSample:
         raise NotImplementedError
 
     def value(self, n: int, candidates: list[int]) -> tuple[dict, str]:
-        """The N-th human verdict: its value and its label; CANDIDATES are the pks of the unit's items (of its topic,
-        for a type whose unit is a topic)."""
+        """The N-th human verdict: its value and its label; CANDIDATES are the pks of the items of the unit's topic
+        (what a ranking orders)."""
         raise NotImplementedError
 
     def verdict(self, judge: int, n: int) -> tuple[float | None, str, str]:
