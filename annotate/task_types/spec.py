@@ -293,6 +293,12 @@ class TaskTypeSpec:
         tables, its plots and its text; agreement asks it and never looks at the document's layout."""
         raise NotImplementedError
 
+    def sample(self):
+        """Small synthetic content of this type (an annotate.task_types.sample.TaskTypeSample from its package's
+        sample.py, imported when called), from which the project-wide tests build its campaigns; None by default, and
+        those tests then fail for it. The app never asks it."""
+        return None
+
     # --- Adjudication (annotate.selectors.adjudication, annotate.services.adjudication, docs/adjudication.md) ---
 
     def adjudication_disagreement(self, *, humans: list[tuple[str, object]], judges: dict[str, dict[int, JudgeVerdict]],

@@ -46,6 +46,11 @@ class Ais(TaskTypeSpec):
 
         return AisPresentation()
 
+    def sample(self):
+        from tasktypes.ais.sample import AisSample
+
+        return AisSample()
+
     def value_check(self, value, *, unit=None) -> str:
         """{"interpretable": bool, "supported": bool | None}; the label is "yes" for attributable, else "no".
 

@@ -152,6 +152,11 @@ class AnswerRanking(TaskTypeSpec):
 
         return RankingPresentation()
 
+    def sample(self):
+        from tasktypes.answer_ranking.sample import RankingSample
+
+        return RankingSample()
+
     def adjudication_disagreement(self, *, humans, judges, kinds, judge, needed) -> dict | None:
         """How far the unit's rankings are apart (stats.disagreement.rankings_disagreement)."""
         from stats.disagreement import rankings_disagreement

@@ -58,6 +58,11 @@ class ImageRelevance(GradedRelevance):
 
         return SectionRelevance()
 
+    def sample(self):
+        from tasktypes.image_relevance.sample import ImageSample
+
+        return ImageSample()
+
     def items_created(self, *, campaign, items) -> None:
         """Images already in the campaign's store are attached to the new items at once."""
         image_items_attach(items=items, store=image_stored(campaign_id=campaign.pk))

@@ -180,3 +180,8 @@ class PairwisePreference(TaskTypeSpec):
         from tasktypes.pairwise_preference.presentation import PreferencePresentation
 
         return PreferencePresentation()
+
+    def sample(self):
+        from tasktypes.pairwise_preference.sample import PreferenceSample
+
+        return PreferenceSample()

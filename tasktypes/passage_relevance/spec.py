@@ -55,6 +55,11 @@ class PassageRelevance(GradedRelevance):
         from tasktypes.passage_relevance.probes import QUERY_WORDS_STUFFED
 
         return {kind.name: kind for kind in (QUERY_WORDS_STUFFED, CLAIM_APPENDED)}
+
+    def sample(self):
+        from tasktypes.passage_relevance.sample import PassageSample
+
+        return PassageSample()
     def unit_context(self, *, assignment, arrangement=None) -> dict:
         """The common display (the query and the passage) and the annotator's own grade."""
         display = self.own_grade_add(unit_display(assignment=assignment), assignment.unit.campaign)

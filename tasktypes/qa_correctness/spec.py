@@ -72,6 +72,11 @@ class QaCorrectness(TaskTypeSpec):
 
         return QaPresentation()
 
+    def sample(self):
+        from tasktypes.qa_correctness.sample import QaSample
+
+        return QaSample()
+
     def value_check(self, value, *, unit=None) -> str:
         if not isinstance(value, dict) or set(value) != {"correct"} or not isinstance(value["correct"], bool):
             raise JudgmentValueError('A QA verdict is {"correct": true} or {"correct": false}.')

@@ -110,8 +110,9 @@ EXPECTED = {
     # 200 on
     # campaigns with systems, and 404 for a plot the report does not have); before the report is built, 202.
     "agreement-plot": PAGE_RESEARCHER_BUILDING,
-    # qrels exist for image_relevance campaigns only: on the matrix's QA campaign even its researcher gets 404
-    # (tests/tasktypes/test_agreement_images.py checks the researcher's 200 on an image campaign).
+    # qrels exist for the task types that declare them (a spec's extra_downloads: the graded types'): on the matrix's QA
+    # campaign even its researcher gets 404 (tests/tasktypes/test_agreement_images.py checks the researcher's 200 on an
+    # image campaign; tests/project/test_query_counts.py's only_for says which types answer).
     "agreement-qrels": (LOGIN, 403, 404, 403, 404, 404),
     "agreement-leaderboard": (LOGIN, 403, 404, 403, 404, 404),  # each qrels source's leaderboard, as its qrels
     "api-campaigns": (401, 200, 200, 200, 200, 200),
@@ -128,7 +129,8 @@ EXPECTED = {
     "api-campaign-import": API_RESEARCHER_POST_ONLY,
     "api-campaign-imports": API_RESEARCHER,
     "api-campaign-import-job": API_RESEARCHER,
-    # The matrix's campaign is a QA campaign: its researcher is told (400) that only answer_ranking has rankings.
+    # The matrix's campaign is a QA campaign: its researcher is told (400) that only answer_ranking has rankings (an
+    # endpoint of that type's own URL module).
     "api-campaign-rankings": (401, 403, 404, 403, 400, 404),
     "api-campaign-export": API_RESEARCHER,
     # Creates a campaign: staff only, and no role here is staff.
@@ -194,7 +196,7 @@ def _world_build(media_root) -> dict:
     MembershipFactory(campaign=qa_campaign, user=colleague, role=Role.ANNOTATOR)
     adjudicator = UserFactory(username="adj")
     MembershipFactory(campaign=qa_campaign, user=adjudicator, role=Role.ADJUDICATOR)
-    theirs = CampaignFactory(slug="theirs", task_type="qa_correctness")
+    theirs = CampaignFactory(slug="theirs", task_type=qa_campaign.task_type)
     other_researcher, other_annotator = UserFactory(username="res2"), UserFactory(username="ann2")
     MembershipFactory(campaign=theirs, user=other_researcher, role=Role.RESEARCHER)
     MembershipFactory(campaign=theirs, user=other_annotator, role=Role.ANNOTATOR)
@@ -212,8 +214,8 @@ def _world_build(media_root) -> dict:
     job = ImportJob.objects.create(
         campaign=qa_campaign, created_by=researcher, format="judge-scores", parameters={"judge": JUDGE_MARK},
         files=[{"name": "scores.tsv", "size": 40}], bytes_total=40, status="done", rows_read=2,
-        summary=ImportSummary(campaign="qa", format="judge-scores", files=["scores.tsv"], task_type="qa_correctness",
-                              items_by_judge={JUDGE_MARK: 6}).as_dict())
+        summary=ImportSummary(campaign="qa", format="judge-scores", files=["scores.tsv"],
+                              task_type=qa_campaign.task_type, items_by_judge={JUDGE_MARK: 6}).as_dict())
     their_judge = Judge.objects.create(campaign=theirs, name="theirs-em", family="em", config={"k": 2})
     their_run = JudgeRun.objects.create(judge=their_judge, status="running", total=1)
 

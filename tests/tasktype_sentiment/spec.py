@@ -47,3 +47,8 @@ class Sentiment(TaskTypeSpec):
         from tests.tasktype_sentiment.presentation import SentimentPresentation
 
         return SentimentPresentation()
+
+    def sample(self):
+        from tests.tasktype_sentiment.sample import SentimentSample
+
+        return SentimentSample()

@@ -1,7 +1,8 @@
 """A task type is one package: the sentiment task type, defined only in the test package (tests/tasktype_sentiment/:
 its spec, its import format, its report, its presentation and its templates), registered as every task type is, runs
 a campaign end to end: made through the API, reviews imported, two annotators' verdicts through the annotation page,
-an external judge's verdicts imported, the report built, shown and downloaded, the command's text. No file outside its
+an external judge's verdicts imported, the report built, shown and downloaded, the command's text; and the
+project-wide query counts cover it through its sample, as they cover every registered type. No file outside its
 package names it, and no migration was needed for it."""
 
 import io
@@ -28,6 +29,7 @@ from tasktypes.checks import task_types_check
 from tests.factories import UserFactory
 from tests.import_jobs_support import api_import, imports_inline  # noqa: F401 (a fixture)
 from tests.judges_support import eager  # noqa: F401 - fixture
+from tests.project.test_query_counts import queries_counted, sample_of
 from tests.report_support import report_stored
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -128,6 +130,29 @@ def test_a_task_type_package_runs_a_campaign_end_to_end(sentiment, db, client, t
     out = io.StringIO()
     call_command("agreement_report", "--campaign", "reviews", stdout=out)
     assert out.getvalue().startswith("Sentiment report: reviews") and "lexicon: kappa" in out.getvalue()
+
+
+def test_the_project_wide_tests_cover_it_through_its_sample(sentiment, db, settings, tmp_path):
+    """tests/project/test_query_counts.py counts the queries of every page of every registered task type on campaigns
+    built from the type's sample (its spec's sample(), tests/tasktype_sentiment/sample.py here), with no list of types
+    to edit: registered, a seventh type's pages are counted like the six's, within the same bounds."""
+    settings.MEDIA_ROOT = tmp_path / "media"
+    counted, problems = queries_counted(NAME, media_root=settings.MEDIA_ROOT)
+    assert not problems, "\n\n".join(problems)
+    assert {("annotate", "annotator"), ("annotate?undo=", "annotator"), ("adjudicate-unit", "researcher"),
+            ("campaign-detail", "researcher"), ("agreement-report", "researcher"),
+            ("api-campaign-judges", "researcher"), ("judge-panel", "researcher")} <= set(counted)
+    # The URLs other types declare (graded's qrels, answer_ranking's rankings, the image files) are not its; nor is a
+    # plot's, since its report draws none.
+    assert not [page for page, _ in counted if page.startswith(("agreement-qrels", "api-agreement-qrels",
+                                                                 "api-campaign-rankings", "campaign-image",
+                                                                 "agreement-plot"))]
+
+
+def test_a_task_type_without_a_sample_fails_the_project_wide_tests(sentiment, monkeypatch):
+    monkeypatch.setattr(type(sentiment), "sample", TaskTypeSpec.sample)
+    with pytest.raises(AssertionError, match=r"task type sentiment has no sample\(\): the project-wide tests need one"):
+        sample_of(NAME)
 
 
 SHOP_REVIEWS = [("kettle", "r1", "Boils fast."), ("kettle", "r2", "Meh."), ("lamp", "r1", "Lovely warm light.")]
