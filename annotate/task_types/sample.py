@@ -92,6 +92,7 @@ class InjectionKit(NamedTuple):
     run_tag: str  # a run's descriptive tag
     campaign: Callable[..., Any]  # campaign(task_type, overlap=n): the campaign, its researcher and annotators
     write: Callable[[str, list[str]], Path]  # write(file name, lines): the file, in folder
+    write_csv: Callable[[str, list[dict]], Path]  # write_csv(file name, rows): a CSV with a header, in folder
     web_judgments: Callable[..., None]  # web_judgments(campaign, value_for(rater, n) -> value): the raters judge
     judge_scores: Callable[..., None]  # judge_scores(campaign, name, flip=0, labels=("yes", "no")): a judge imported
     images: Callable[[Path, list[str]], None]  # images(folder, image ids): small pictures written in FOLDER

@@ -1,7 +1,6 @@
 """ais's sample (TaskTypeSpec.sample): an answer per system with its evidence passage, a verdict of interpretable and
 supported or not; AutoAIS (which cuts long passages: one raw output in two says so) and imported verdicts."""
 
-import csv
 
 from annotate.models import Item
 from annotate.task_types.sample import InjectionSample, SampleItem, SampleJudge, TaskTypeSample
@@ -30,11 +29,7 @@ class AisInjection(InjectionSample):
                     "auto_ais": ("N" if (q + s) % 2 else "Y") if rated else "Y",
                     "nli_score": "0.9" if (q + s) % 2 == 0 else "0.2",
                 })
-        path = kit.folder / "ratings.csv"
-        with path.open("w", encoding="utf-8", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
+        path = kit.write_csv("ratings.csv", rows)
         import_run(campaign=campaign, fmt="attributed-qa", paths=[path], judge=kit.judges[0])
         kit.web_judgments(campaign, lambda r, n: {"interpretable": True, "supported": bool((n + r) % 2)})
         for flip, name in enumerate(kit.judges[1:], start=2):

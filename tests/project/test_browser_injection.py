@@ -134,13 +134,21 @@ def kit(tmp_path) -> InjectionKit:
     def write(name: str, lines: list[str]) -> Path:
         return _write(tmp_path / name, lines)
 
+    def write_csv(name: str, rows: list[dict]) -> Path:
+        path = tmp_path / name
+        with path.open("w", encoding="utf-8", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+        return path
+
     def judge_scores(campaign, name: str, flip: int = 0, labels: tuple[str, str] = ("yes", "no")) -> None:
         _judge_scores(campaign, tmp_path, name, flip=flip, labels=labels)
 
     return InjectionKit(folder=tmp_path, loaded=loaded, token=token, topic_payload=TOPIC_PAYLOAD, evil_url=EVIL_URL,
                         js_url=JS_URL, systems=SYSTEMS, judges=JUDGE_NAMES, runs=RUNS, run_tag=RUN_TAG,
-                        campaign=_campaign, write=write, web_judgments=_web_judgments, judge_scores=judge_scores,
-                        images=images_write)
+                        campaign=_campaign, write=write, write_csv=write_csv, web_judgments=_web_judgments,
+                        judge_scores=judge_scores, images=images_write)
 
 
 FAILURE_REASON = loaded("unreadable verdict")
