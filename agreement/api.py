@@ -3,14 +3,15 @@ section, and two judges compared. Researchers of the campaign only (404 otherwis
 endpoints of the stored one answer as agreement.responses.not_built says."""
 
 from django.http import HttpResponse
+from django.utils.decorators import method_decorator
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agreement.responses import api_status_url, not_built
-from agreement.stored import FAILED, REPORT_SCHEMA, report_for_open, stored_report_status
+from agreement.responses import api_status_url, stored_report_view
+from agreement.stored import FAILED, REPORT_SCHEMA, stored_report_status
 from annotate.access import campaign_for_researcher
 
 
@@ -43,13 +44,10 @@ class AgreementMethodsAPI(APIView):
 
     @extend_schema(responses={(200, "text/plain"): OpenApiTypes.STR, 202: OpenApiTypes.OBJECT},
                    summary="The methods section of the campaign's agreement report")
-    def get(self, request, slug):
+    @method_decorator(stored_report_view(api_status_url))
+    def get(self, request, campaign, opened):
         from agreement.report import report_methods_text
 
-        campaign = campaign_for_researcher(request.user, slug)
-        opened = report_for_open(campaign=campaign)
-        if not opened.ready:
-            return not_built(campaign, opened, api_status_url(request, campaign))
         return HttpResponse(report_methods_text(campaign=campaign, opened=opened),
                             content_type="text/plain; charset=utf-8")
 
@@ -80,11 +78,8 @@ class AgreementReportAPI(APIView):
     @extend_schema(responses={200: OpenApiTypes.OBJECT, 202: OpenApiTypes.OBJECT, 500: OpenApiTypes.OBJECT,
                               503: OpenApiTypes.OBJECT},
                    summary="The campaign's agreement report")
-    def get(self, request, slug):
-        campaign = campaign_for_researcher(request.user, slug)
-        opened = report_for_open(campaign=campaign)
-        if not opened.ready:
-            return not_built(campaign, opened, api_status_url(request, campaign))
+    @method_decorator(stored_report_view(api_status_url))
+    def get(self, request, campaign, opened):
         response = Response(opened.document)
         response["X-Report-Version"] = str(opened.version)
         response["X-Report-Schema"] = str(REPORT_SCHEMA)

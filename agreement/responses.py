@@ -2,10 +2,14 @@
 report is stored (agreement.stored.report_for_open): 202 with where to poll, 503 when the build could not be queued,
 500 when it failed."""
 
+from collections.abc import Callable
+from functools import wraps
+
 from django.http import HttpResponse, JsonResponse
 from django.urls import reverse
 
-from agreement.stored import FAILED, QUEUE_FAILED, OpenedReport
+from agreement.stored import FAILED, QUEUE_FAILED, OpenedReport, report_for_open
+from annotate.access import campaign_for_researcher
 
 # How long a client that got a 202 is asked to wait before asking again (the page polls every 3 s).
 RETRY_AFTER_S = 5
@@ -37,6 +41,30 @@ def not_built(campaign, opened: OpenedReport, status_url: str) -> JsonResponse:
         response["Location"] = status_url
     response["Retry-After"] = str(RETRY_AFTER_S)
     return response
+
+
+def stored_report_view(status_url: Callable, *, refused: Callable | None = None) -> Callable:
+    """A view decorator: the view, view(request, campaign, opened, **the URL's other arguments), runs for a
+    researcher of the campaign of the URL's slug once its report is stored (OPENED: agreement.stored.OpenedReport,
+    ready); until then the request is answered as not_built says, with STATUS_URL(request, campaign) to poll
+    (page_status_url, api_status_url). REFUSED(campaign, **the URL's other arguments), when given, raises Http404 for
+    what the campaign's report has not, before the report is opened. An API view's method takes it through
+    method_decorator."""
+
+    def decorate(view: Callable) -> Callable:
+        @wraps(view)
+        def wrapped(request, slug: str, **arguments):
+            campaign = campaign_for_researcher(request.user, slug)
+            if refused is not None:
+                refused(campaign, **arguments)
+            opened = report_for_open(campaign=campaign)
+            if not opened.ready:
+                return not_built(campaign, opened, status_url(request, campaign))
+            return view(request, campaign, opened, **arguments)
+
+        return wrapped
+
+    return decorate
 
 
 def page_status_url(request, campaign) -> str:

@@ -8,51 +8,42 @@ import json
 from django.http import Http404, HttpResponse
 from django.views.decorators.http import require_GET
 
-from agreement.responses import attachment, not_built, page_status_url
-from agreement.stored import report_for_open
+from agreement.responses import attachment, page_status_url, stored_report_view
 from annotate.access import campaign_for_researcher
 from annotate.task_types.registry import task_type_get
 from reports.selectors import human_labels_get, item_rows_get, judge_labels_get
 
 
 @require_GET
-def agreement_report_json(request, slug):
-    campaign = campaign_for_researcher(request.user, slug)
-    opened = report_for_open(campaign=campaign)
-    if not opened.ready:
-        return not_built(campaign, opened, page_status_url(request, campaign))
-    report = opened.document
-    return attachment(
-        json.dumps(report, indent=2, ensure_ascii=False) + "\n",
-        content_type="application/json",
-        filename=f"{campaign.slug}-agreement.json",
-    )
+@stored_report_view(page_status_url)
+def agreement_report_json(request, campaign, opened):
+    return attachment(json.dumps(opened.document, indent=2, ensure_ascii=False) + "\n",
+                      content_type="application/json", filename=f"{campaign.slug}-agreement.json")
 
 
-def _table_csv(request, slug, table: str) -> HttpResponse:
+def _table_csv(campaign, opened, table: str) -> HttpResponse:
     """The report's TABLE (systems, judges or topics) as CSV, as its task type's presentation writes it."""
-    campaign = campaign_for_researcher(request.user, slug)
-    opened = report_for_open(campaign=campaign)
-    if not opened.ready:
-        return not_built(campaign, opened, page_status_url(request, campaign))
     presentation = task_type_get(campaign.task_type).report_presentation()
     text = getattr(presentation, f"{table}_csv")(opened.document)
     return attachment(text, content_type="text/csv; charset=utf-8", filename=f"{campaign.slug}-{table}.csv")
 
 
 @require_GET
-def agreement_systems_csv(request, slug):
-    return _table_csv(request, slug, "systems")
+@stored_report_view(page_status_url)
+def agreement_systems_csv(request, campaign, opened):
+    return _table_csv(campaign, opened, "systems")
 
 
 @require_GET
-def agreement_judges_csv(request, slug):
-    return _table_csv(request, slug, "judges")
+@stored_report_view(page_status_url)
+def agreement_judges_csv(request, campaign, opened):
+    return _table_csv(campaign, opened, "judges")
 
 
 @require_GET
-def agreement_topics_csv(request, slug):
-    return _table_csv(request, slug, "topics")
+@stored_report_view(page_status_url)
+def agreement_topics_csv(request, campaign, opened):
+    return _table_csv(campaign, opened, "topics")
 
 
 @require_GET
@@ -67,14 +58,11 @@ def agreement_items_csv(request, slug):
 
 
 @require_GET
-def agreement_methods_txt(request, slug):
+@stored_report_view(page_status_url)
+def agreement_methods_txt(request, campaign, opened):
     """The report's methods section for a paper, as plain text (agreement.report.report_methods_text)."""
     from agreement.report import report_methods_text
 
-    campaign = campaign_for_researcher(request.user, slug)
-    opened = report_for_open(campaign=campaign)
-    if not opened.ready:
-        return not_built(campaign, opened, page_status_url(request, campaign))
     return attachment(report_methods_text(campaign=campaign, opened=opened), content_type="text/plain; charset=utf-8",
                       filename=f"{campaign.slug}-methods.txt")
 
@@ -89,18 +77,20 @@ def agreement_labels_csv(request, slug):
                       filename=f"{campaign.slug}-labels.csv")
 
 
+def _format_refused(campaign, plot: str, fmt: str) -> None:
+    from reports.plots import FORMATS
+
+    if fmt not in FORMATS:
+        raise Http404("no such format")
+
+
 @require_GET
-def agreement_plot(request, slug, plot, fmt):
+@stored_report_view(page_status_url, refused=_format_refused)
+def agreement_plot(request, campaign, opened, plot, fmt):
     """One of the report's plots as a file for a paper: SVG, or PNG at print resolution (plots.PRINT_DPI)."""
     from agreement.plots import report_plot
     from reports.plots import FORMATS
 
-    campaign = campaign_for_researcher(request.user, slug)
-    if fmt not in FORMATS:
-        raise Http404("no such format")
-    opened = report_for_open(campaign=campaign)
-    if not opened.ready:
-        return not_built(campaign, opened, page_status_url(request, campaign))
     drawn = report_plot(report=opened.document, name=plot)
     if drawn is None:
         raise Http404("no such plot")

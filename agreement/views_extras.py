@@ -13,23 +13,23 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from agreement.responses import api_status_url, attachment, not_built, page_status_url
-from agreement.stored import report_for_open
-from annotate.access import campaign_for_researcher
+from agreement.responses import api_status_url, attachment, page_status_url, stored_report_view
 from annotate.task_types.registry import task_type_get, task_types
 from annotate.task_types.spec import DownloadFile, ExtraDownload
 
 
-def _download_serve(request, slug: str, download: ExtraDownload, status_url, arguments: dict):
-    """DOWNLOAD of campaign SLUG, as its task type writes it from the stored report (a DownloadFile or a dict), or
-    the answer while no report is stored."""
-    campaign = campaign_for_researcher(request.user, slug)
+def _not_served(campaign, download: ExtraDownload, **arguments) -> None:
     if download not in task_type_get(campaign.task_type).extra_downloads:
         raise Http404(f"this campaign's report has no {download.label}")
-    opened = report_for_open(campaign=campaign)
-    if not opened.ready:
-        return not_built(campaign, opened, status_url(request, campaign))
+
+
+def _written(request, campaign, opened, download: ExtraDownload, **arguments):
+    """DOWNLOAD of CAMPAIGN, as its task type writes it from the stored report: a DownloadFile or a dict."""
     return download.write(request, campaign=campaign, report=opened.document, extras=opened.extras(), **arguments)
+
+
+_page_written = stored_report_view(page_status_url, refused=_not_served)(_written)
+_api_written = stored_report_view(api_status_url, refused=_not_served)(_written)
 
 
 def _as_attachment(written):
@@ -40,7 +40,7 @@ def _as_attachment(written):
 
 @require_GET
 def extra_download_page(request, slug, download: ExtraDownload, **arguments):
-    return _as_attachment(_download_serve(request, slug, download, page_status_url, arguments))
+    return _as_attachment(_page_written(request, slug, download=download, **arguments))
 
 
 class ExtraDownloadAPI(APIView):
@@ -50,7 +50,7 @@ class ExtraDownloadAPI(APIView):
     download: ExtraDownload | None = None
 
     def get(self, request, slug, **arguments):
-        written = _download_serve(request, slug, self.download, api_status_url, arguments)
+        written = _api_written(request, slug, download=self.download, **arguments)
         return Response(written) if isinstance(written, dict) else _as_attachment(written)
 
 

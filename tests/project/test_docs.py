@@ -4,6 +4,7 @@ it at /docs/ to anyone, signed in or not, without letting a path out of its fold
 
 The site is built once for the module, into a temporary folder (about 2 s)."""
 
+import importlib.util
 import os
 import re
 import subprocess
@@ -43,11 +44,26 @@ def site(tmp_path_factory):
     return out, build
 
 
-def _nav_pages(entries) -> list[str]:
-    pages = []
-    for entry in entries:
-        value = next(iter(entry.values())) if isinstance(entry, dict) else entry
-        pages.extend(_nav_pages(value) if isinstance(value, list) else [value])
+def _nav() -> list[str]:
+    """The pages of the site's navigation: mkdocs.yml's, completed by its hook (scripts/docs_nav.py) as a build is."""
+    hook = importlib.util.spec_from_file_location("docs_nav", ROOT / "scripts" / "docs_nav.py")
+    docs_nav = importlib.util.module_from_spec(hook)
+    hook.loader.exec_module(docs_nav)
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
+    nav = docs_nav.nav_completed(config["nav"], ROOT / "docs")
+    return [page for section in nav for page in docs_nav.pages_listed([section])]
+
+
+def _format_pages() -> set[str]:
+    """The page of each import format of the registry: formats/<name>.md, or, for a format only task types declare,
+    the page of one of them when a heading of it names the format (a task type's own formats documented with it)."""
+    pages = set()
+    for name, types in import_formats().items():
+        own = [f"task-types/{task_type}.md" for task_type in sorted(types)]
+        headed = [page for page in own if (ROOT / "docs" / page).is_file()
+                  and re.search(rf"^#+ .*`{re.escape(name)}`", (ROOT / "docs" / page).read_text(), re.MULTILINE)]
+        pages.add(headed[0] if headed and not (ROOT / "docs" / "formats" / f"{name}.md").is_file()
+                  else f"formats/{name}.md")
     return pages
 
 
@@ -61,12 +77,11 @@ def test_the_site_builds_with_no_warning(site):
 
 def test_every_promised_page_is_in_the_navigation():
     """Every task type and import format of the registry, every judge family, every statistic and the running pages."""
-    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text())
-    nav = _nav_pages(config["nav"])
+    nav = _nav()
     assert len(nav) == len(set(nav)), "a page is in the navigation twice"
     expected = (
         {f"task-types/{name}.md" for name in task_type_names()}
-        | {f"formats/{name}.md" for name in import_formats()}
+        | _format_pages()
         | {f"statistics/{name}.md" for name in STATISTICS}
         | set(PAGES)
     )

@@ -22,6 +22,7 @@ from accounts.models import ApiToken, Invitation
 from accounts.services import token_create
 from annotate.models import Assignment, Campaign, CampaignGuidelines, HumanJudgment, Item, Membership, Role
 from annotate.services.annotation import judgment_submit, unit_lease_next
+from annotate.task_types.registry import task_type_get, task_types
 from conftest import image_write, qa_campaign_build
 from interchange.importers.service import ImportSummary
 from interchange.models import ImportJob
@@ -110,11 +111,6 @@ EXPECTED = {
     # 200 on
     # campaigns with systems, and 404 for a plot the report does not have); before the report is built, 202.
     "agreement-plot": PAGE_RESEARCHER_BUILDING,
-    # qrels exist for the task types that declare them (a spec's extra_downloads: the graded types'): on the matrix's QA
-    # campaign even its researcher gets 404 (tests/tasktypes/test_agreement_images.py checks the researcher's 200 on an
-    # image campaign; tests/project/test_query_counts.py's only_for says which types answer).
-    "agreement-qrels": (LOGIN, 403, 404, 403, 404, 404),
-    "agreement-leaderboard": (LOGIN, 403, 404, 403, 404, 404),  # each qrels source's leaderboard, as its qrels
     "api-campaigns": (401, 200, 200, 200, 200, 200),
     "api-campaign": (401, 200, 404, 200, 200, 404),
     "api-campaign-items": API_RESEARCHER,
@@ -154,12 +150,25 @@ EXPECTED = {
     "api-agreement-methods": API_RESEARCHER_BUILDING,
     "api-agreement-compare": API_RESEARCHER,  # without ?a=&b=: the judges that may be compared
     "api-agreement-status": API_RESEARCHER,  # what a script polls after a 202 from the report or its qrels
-    # qrels exist for graded campaigns only, as for agreement-qrels (tests/tasktypes/test_passage_relevance.py: 200 on
-    # one)
-    "api-agreement-qrels-list": (401, 403, 404, 403, 404, 404),
-    "api-agreement-qrels": (401, 403, 404, 403, 404, 404),
-    "api-agreement-leaderboard": (401, 403, 404, 403, 404, 404),
 }
+MATRIX_TYPE = "qa_correctness"  # the task type of the matrix's campaigns
+
+
+def _extra_download_rows() -> dict[str, tuple]:
+    """The rows of the files task types serve beside their reports (a spec's extra_downloads: graded's qrels and
+    leaderboards), read from the registry: on the matrix's QA campaign, whose type serves none, even its researcher
+    gets 404 (tests/project/test_query_counts.py opens each on a campaign of a type that serves it, as researcher;
+    tests/tasktypes/test_passage_relevance.py the qrels' 200)."""
+    assert not task_type_get(MATRIX_TYPE).extra_downloads, "the matrix's rows below expect a 404 for its campaign"
+    rows = {}
+    for download in (download for spec in task_types() for download in spec.extra_downloads):
+        if download.url_name:
+            rows[download.url_name] = (LOGIN, 403, 404, 403, 404, 404)
+        rows[download.api_url_name] = (401, 403, 404, 403, 404, 404)
+    return rows
+
+
+EXPECTED |= _extra_download_rows()
 # Django's admin: staff only, and none of our roles is staff; anonymous visitors meet our own login first.
 ADMIN_EXPECTED = (LOGIN,) + ("admin_login",) * 5
 ADMIN_OPEN = {"admin:login": (LOGIN,) + (200,) * 5, "admin:logout": (LOGIN,) + (302,) * 5}

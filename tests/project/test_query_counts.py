@@ -165,9 +165,6 @@ BOUNDS = {
     ("agreement-judge-compare", "researcher"): 5,
     # The verdicts, the human labels, the two judges' configurations and reported model ids.
     ("agreement-judge-compare?a=&b=", "researcher"): 11,
-    ("agreement-qrels", "researcher"): 5,
-    # The stored qrels, and the runs scored under them: read from their files (campaign.options), no query.
-    ("agreement-leaderboard", "researcher"): 5,
     ("api-campaigns", "researcher"): 9,
     ("api-campaigns", "annotator"): 9,
     ("api-campaign", "researcher"): 15,
@@ -188,10 +185,17 @@ BOUNDS = {
     ("api-agreement-methods", "researcher"): 7,
     ("api-agreement-compare", "researcher"): 4,
     ("api-agreement-compare?a=&b=", "researcher"): 9,
-    ("api-agreement-qrels-list", "researcher"): 5,
-    ("api-agreement-qrels", "researcher"): 5,
-    ("api-agreement-leaderboard", "researcher"): 5,
 }
+
+# The files a task type's report serves beside it (its spec's extra_downloads: graded's qrels and leaderboards), served
+# by one view (agreement.views_extras) from the stored report: the session, the user, the campaign, its data version,
+# the stored report; what the type writes from it reads no more (graded's runs are files named in campaign.options).
+EXTRA_DOWNLOAD_QUERIES = 5
+
+
+def _extra_download_bounds() -> dict[tuple[str, str], int]:
+    return {(name, "researcher"): EXTRA_DOWNLOAD_QUERIES for spec in task_types()
+            for download in spec.extra_downloads for name in (download.url_name, download.api_url_name) if name}
 
 
 def sample_of(task_type: str) -> TaskTypeSample:
@@ -436,7 +440,7 @@ def queries_counted(task_type: str, *, media_root) -> tuple[dict[tuple[str, str]
             problems.append(f"{page}: shown to no role ({by_role}); give it a world it can show, or say why not")
     assert small_statuses == large_statuses, f"the two sizes answer differently: {small_statuses} {large_statuses}"
 
-    bounds = {**BOUNDS, **sample_of(task_type).bounds}
+    bounds = {**BOUNDS, **_extra_download_bounds(), **sample_of(task_type).bounds}
     counted = {}
     for key, queries in large_shown.items():
         page, role = key

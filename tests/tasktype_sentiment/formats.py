@@ -15,7 +15,7 @@ class ReviewsJsonl(ImportFormat):
     help = 'One review per line: {"product", "review", "text"}.'
 
     def run(self, *, campaign, paths, summary, unused) -> None:
-        from tests.tasktype_sentiment.importers import reviews_import
+        from .importers import reviews_import
 
         reviews_import(campaign=campaign, paths=paths, summary=summary, unused=unused)
 
@@ -27,7 +27,7 @@ class ShopReviews(ImportFormat):
     counts = (Count("reviews_too_short", help="shop-reviews: reviews shorter than min_chars, not imported."),)
 
     def run(self, *, campaign, paths, summary, unused, shop, min_chars) -> None:
-        from tests.tasktype_sentiment.importers import reviews_import
+        from .importers import reviews_import
 
         summary.counts["reviews_too_short"] = reviews_import(campaign=campaign, paths=paths, summary=summary,
                                                              unused=unused, shop=shop, min_chars=min_chars)

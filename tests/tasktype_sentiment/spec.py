@@ -5,7 +5,9 @@ from annotate.selectors.annotation import unit_display
 from annotate.task_types.registry import register
 from annotate.task_types.spec import JudgmentValueError, TaskTypeSpec
 from interchange.importers.formats import JUDGE_SCORES
-from tests.tasktype_sentiment.formats import ReviewsJsonl, ShopReviews
+
+from .downloads import DISAGREEMENTS
+from .formats import ReviewsJsonl, ShopReviews
 
 NAME = "sentiment"
 SENTIMENTS = {"positive": "p", "neutral": "u", "negative": "n"}  # label -> its key on the annotation page
@@ -22,6 +24,8 @@ class Sentiment(TaskTypeSpec):
     # A family that runs on any item: BM25 scores each review against its product's name (a score, no verdict).
     judge_families = ("bm25",)
     report_layout = "sentiment"
+    # A file its report serves beside the document, at URLs of its own (under the report page and its API).
+    extra_downloads = (DISAGREEMENTS,)
 
     def value_check(self, value, *, unit=None) -> str:
         if not isinstance(value, dict) or set(value) != {"sentiment"} or value["sentiment"] not in SENTIMENTS:
@@ -39,16 +43,21 @@ class Sentiment(TaskTypeSpec):
                  "choices": [{"value": label, "words": label, "key": key} for label, key in SENTIMENTS.items()]}]
 
     def report_build(self, *, campaign) -> dict:
-        from tests.tasktype_sentiment.report import sentiment_report_build
+        from .report import sentiment_report_build
 
         return sentiment_report_build(campaign=campaign)
 
+    def report_extras(self, *, campaign, document: dict) -> dict:
+        from .downloads import disagreements_get
+
+        return {"disagreements": disagreements_get(campaign=campaign)}
+
     def report_presentation(self):
-        from tests.tasktype_sentiment.presentation import SentimentPresentation
+        from .presentation import SentimentPresentation
 
         return SentimentPresentation()
 
     def sample(self):
-        from tests.tasktype_sentiment.sample import SentimentSample
+        from .sample import SentimentSample
 
         return SentimentSample()

@@ -7,8 +7,13 @@ package names it, and no migration was needed for it."""
 
 import io
 import json
+import os
+import shutil
+import subprocess
+import sys
 from importlib import import_module
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -219,6 +224,61 @@ def test_a_format_with_parameters_of_its_own_is_imported_by_the_command_the_api_
                               follow=True)
     assert response.status_code == 200 and "reviews too short to import: 1" in response.content.decode()
     _shop_import_worked("page")
+
+
+# The project-wide tests that read the registry, each with the tests of it that must meet the seventh type (and run).
+PROJECT_WIDE = {
+    "tests/project/test_docs.py": ("test_the_site_builds_with_no_warning",
+                                   "test_every_promised_page_is_in_the_navigation"),
+    "tests/project/test_query_counts.py": (f"test_every_page_runs_a_bounded_number_of_queries[{NAME}]",),
+    "tests/project/test_permissions_matrix.py": ("test_every_url_has_a_row_in_the_matrix",
+                                                 "test_get_every_url[researcher-sentiment-disagreements]",
+                                                 "test_get_every_url[annotator-api-sentiment-disagreements]"),
+    "tests/project/test_browser_injection.py": (f"test_no_payload_runs_and_every_page_shows_it_as_text[{NAME}]",),
+    "tests/project/test_task_type_registry.py": ("test_every_task_type_is_registered_with_its_hooks",),
+}
+
+
+def _checkout_with_the_type(folder: Path) -> Path:
+    """A copy of the checkout's files (git's, tracked and untracked, ignored ones left out) in FOLDER, with the
+    package copied to tasktypes/sentiment/ and its page (docs.md) to docs/task-types/sentiment.md: what adding a
+    seventh task type to the project is."""
+    root = folder / "concord"
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                            capture_output=True, check=True).stdout.decode().split("\0")
+    for name in filter(None, listed):
+        if (ROOT / name).is_file():
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, root / name)
+    shutil.copytree(PACKAGE, root / "tasktypes" / NAME, ignore=shutil.ignore_patterns("__pycache__", "docs.md"))
+    shutil.copy2(PACKAGE / "docs.md", root / "docs" / "task-types" / f"{NAME}.md")
+    if (ROOT.parent / "shared").is_dir():
+        (folder / "shared").symlink_to(ROOT.parent / "shared")
+    return root
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(os.environ.get("DATABASE_URL", "sqlite").partition(":")[0] != "sqlite",
+                    reason="the layout is the same on every database: run once, on the SQLite side of .ci/run")
+def test_a_seventh_task_type_is_a_folder_and_a_page_and_every_project_wide_test_meets_it(tmp_path):
+    """The project with the seventh type added as a folder and a docs page, and no other file changed: the
+    project-wide tests (docs, query counts, URL matrix, browser injection, registry) run on it, in a process of their
+    own (its own SQLite test database), pass, and each has met the type: its own parameter of the query counts and
+    the injection journey, its download's row in the URL matrix, its page in the docs' navigation."""
+    root = _checkout_with_the_type(tmp_path)
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith(("PYTEST_", "DATABASE_URL", "CELERY_", "CACHE_URL", "CONCORD_TEST", "REDIS"))}
+    report = tmp_path / "report.xml"
+    # Its tests of those files, and the others named (a few seconds each, not the files' whole minutes).
+    chosen = " or ".join([NAME, *(test for tests in PROJECT_WIDE.values() for test in tests if "[" not in test)])
+    ran = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:xdist", "-p", "no:cacheprovider", "-q",
+                          f"--junitxml={report}", "-k", chosen, *PROJECT_WIDE], cwd=root, env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert ran.returncode == 0, ran.stdout[-6000:] + ran.stderr[-3000:]
+    passed = {f"{case.get('classname').replace('.', '/')}.py::{case.get('name')}"
+              for case in ElementTree.parse(report).iter("testcase") if not len(case)}
+    assert sorted(f"{path}::{test}" for path, tests in PROJECT_WIDE.items() for test in tests
+                  if f"{path}::{test}" not in passed) == []
 
 
 def test_nothing_outside_its_package_names_it():
