@@ -1,0 +1,95 @@
+"""Which units humans label: a plan gives each unit its probability of being labelled (its inclusion probability),
+which the estimate then weights by (stats.ppi). Pure functions, no Django.
+
+- uniform: every unit alike, budget / units (drawn as a simple random sample of that many units);
+- stratified: the budget split between strata (topics, systems) in proportion to each stratum's size times the
+  spread of the judge's errors there (Neyman allocation; proportional to size when nothing is known of the spread);
+- active: more labels where the judge is unsure (Zrnic and Candès 2024): a unit's probability in proportion to the
+  square root of the judge's expected squared error on it (p (1 - p) for a verdict given with probability p), mixed
+  with the uniform plan (half each by default) so that no unit's weight 1 / probability grows without bound.
+
+Each plan's probabilities sum to the budget (the expected number of labelled units), none over 1: a unit that would
+get more is labelled for certain and the rest share what is left. Unequal probabilities are drawn by Poisson sampling
+(each unit on its own coin), whose inverse-probability weighted means are unbiased.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+
+import numpy as np
+
+PLANS = ("uniform", "stratified", "active")
+ACTIVE_UNIFORM_SHARE = 0.5  # the active plan's share of the uniform plan
+
+
+def _capped(raw: np.ndarray, budget: float) -> np.ndarray:
+    """RAW (non-negative) scaled to sum to BUDGET with none over 1: the capped ones at 1, the others scaled up."""
+    raw = np.asarray(raw, dtype=float)
+    if (raw < 0).any() or raw.sum() <= 0:
+        raise ValueError("a plan's weights are non-negative and not all zero")
+    budget = min(float(budget), float((raw > 0).sum()))
+    inclusion = np.zeros_like(raw)
+    certain = np.zeros(len(raw), dtype=bool)
+    for _ in range(len(raw) + 1):
+        rest = budget - certain.sum()
+        free = raw * ~certain
+        inclusion = np.where(certain, 1.0, free * rest / free.sum()) if free.sum() > 0 else certain * 1.0
+        over = (inclusion > 1) & ~certain
+        if not over.any():
+            return np.clip(inclusion, 0.0, 1.0)
+        certain |= over
+    return np.clip(inclusion, 0.0, 1.0)
+
+
+def _budget_checked(units: int, budget: float) -> None:
+    if units < 1:
+        raise ValueError("a plan needs at least one unit")
+    if not 0 < budget:
+        raise ValueError(f"the budget is a positive number of labels, not {budget}")
+
+
+def uniform_inclusion(units: int, budget: float) -> np.ndarray:
+    _budget_checked(units, budget)
+    return np.full(units, min(1.0, budget / units))
+
+
+def stratified_inclusion(strata: Sequence[Hashable], budget: float,
+                         expected_error: Sequence[float] | None = None) -> np.ndarray:
+    """Each unit of stratum h gets n_h / N_h, n_h in proportion to N_h times the square root of the stratum's mean
+    EXPECTED_ERROR (the judge's expected squared error on each unit; None: proportional allocation)."""
+    _budget_checked(len(strata), budget)
+    index = {key: k for k, key in enumerate(dict.fromkeys(strata))}
+    stratum = np.array([index[key] for key in strata])
+    error = np.ones(len(stratum)) if expected_error is None else np.asarray(expected_error, dtype=float)
+    if len(error) != len(stratum):
+        raise ValueError("one expected error per unit")
+    # A unit's share: its stratum's spread (the root of the mean expected error there); the stratum's size comes
+    # from its units' count.
+    spread = np.sqrt(np.bincount(stratum, weights=error) / np.bincount(stratum))
+    if not spread.any():
+        spread = np.ones(len(spread))
+    return _capped(spread[stratum], budget)
+
+
+def active_inclusion(expected_error: Sequence[float], budget: float,
+                     uniform_share: float = ACTIVE_UNIFORM_SHARE) -> np.ndarray:
+    """Each unit's probability in proportion to sqrt(EXPECTED_ERROR), UNIFORM_SHARE of the budget spread evenly."""
+    error = np.asarray(expected_error, dtype=float)
+    _budget_checked(len(error), budget)
+    if (error < 0).any() or not np.isfinite(error).all():
+        raise ValueError("expected errors are finite and non-negative")
+    root = np.sqrt(error)
+    focused = root / root.mean() if root.sum() > 0 else np.ones(len(error))
+    return _capped(uniform_share + (1 - uniform_share) * focused, budget)
+
+
+def drawn(inclusion: Sequence[float], rng: np.random.Generator) -> np.ndarray:
+    """The labelled units under INCLUSION: where the probabilities are equal, a simple random sample of round(their
+    sum) units; else Poisson sampling."""
+    inclusion = np.asarray(inclusion, dtype=float)
+    if np.allclose(inclusion, inclusion[0]):
+        chosen = np.zeros(len(inclusion), dtype=bool)
+        chosen[rng.choice(len(inclusion), size=int(round(inclusion.sum())), replace=False)] = True
+        return chosen
+    return rng.random(len(inclusion)) < inclusion

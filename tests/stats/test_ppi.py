@@ -1,0 +1,131 @@
+"""Humans and a judge together (stats.ppi) and the plans that choose which units humans label (stats.label_plans):
+the estimates are ppi_py's, checked here against its functions called directly and against the formulas written out;
+the plans' probabilities against what each plan promises; unbiasedness and never-wider on simulated studies."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from stats import label_plans, ppi
+
+with warnings.catch_warnings():
+    import ppi_py
+
+
+def _study(seed: int, units: int = 600, flip: float = 0.1, shift: float = 0.0):
+    """Human values (0/1) on UNITS units, a judge that flips a share FLIP of them and adds SHIFT to every value."""
+    rng = np.random.default_rng(seed)
+    human = (rng.random(units) < 0.6).astype(float)
+    judge = np.where(rng.random(units) < flip, 1 - human, human) + shift
+    return rng, human, judge
+
+
+def test_the_combined_estimate_is_ppi_pys_power_tuned_interval():
+    rng, human, judge = _study(1)
+    labelled = label_plans.drawn(label_plans.uniform_inclusion(len(human), 60), rng)
+    assert labelled.sum() == 60  # a simple random sample of the budget
+    result = ppi.combined_mean(np.where(labelled, human, np.nan), judge, labelled)
+    y, yhat, rest = human[labelled], judge[labelled], judge[~labelled]
+    low, high = ppi_py.ppi_mean_ci(y, yhat, rest, alpha=0.05)
+    assert result.combined.ci95 == pytest.approx((low[0], high[0]))
+    assert result.combined.value == pytest.approx(float(ppi_py.ppi_mean_pointestimate(y, yhat, rest)[0]))
+    assert result.human.ci95 == pytest.approx(ppi_py.classical_mean_ci(y, alpha=0.05))
+    assert result.human.value == pytest.approx(y.mean()) and result.judge == pytest.approx(judge.mean())
+    # The lambda reported is the one used: the estimate written out with it.
+    lam = result.combined.lam
+    assert 0 < lam <= 1
+    assert result.combined.value == pytest.approx(lam * rest.mean() + (y - lam * yhat).mean())
+    # A judge right on 90% of units is worth more labels than the humans gave.
+    assert result.combined.width < result.human.width
+    assert result.effective_labels == pytest.approx(60 * (result.human.width / result.combined.width) ** 2)
+    assert result.effective_labels > 100 and result.units == 600
+
+
+def test_unequal_inclusion_weights_each_labelled_unit_by_its_inverse_probability():
+    rng, human, judge = _study(2)
+    inclusion = label_plans.active_inclusion(np.where(judge > 0.5, 0.05, 0.2), budget=80)
+    labelled = label_plans.drawn(inclusion, rng)
+    result = ppi.combined_mean(np.where(labelled, human, np.nan), judge, labelled, inclusion)
+    weights = 1 / inclusion[labelled]
+    y, yhat = human[labelled], judge[labelled]
+    # ppi_py called directly: the judge's part over every unit, the correction weighted.
+    low, high = ppi_py.ppi_mean_ci(y, yhat, judge, alpha=0.05, w=weights)
+    assert result.combined.ci95 == pytest.approx((low[0], high[0]))
+    # The same written out: lambda times the judge's mean over all units, plus the weighted (Hajek) mean correction.
+    lam = result.combined.lam
+    assert result.combined.value == pytest.approx(lam * judge.mean() + np.average(y - lam * yhat, weights=weights))
+    assert result.human.value == pytest.approx(np.average(y, weights=weights))
+
+
+def test_a_judge_that_knows_nothing_never_narrows_and_never_widens_the_interval():
+    rng = np.random.default_rng(3)
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        human = (rng.random(400) < 0.5).astype(float)
+        judge = (rng.random(400) < 0.5).astype(float)  # independent of the humans
+        labelled = label_plans.drawn(label_plans.uniform_inclusion(400, 40), rng)
+        result = ppi.combined_mean(np.where(labelled, human, np.nan), judge, labelled)
+        assert result.combined.width <= result.human.width + 1e-12
+        assert result.effective_labels <= 40 * 1.25  # it may gain a little by chance, never much
+
+
+def test_a_biased_judge_leaves_the_combined_estimate_unbiased():
+    """The judge says 0.3 more than the humans on every unit: its own mean is off by 0.3, the combined estimate's
+    mean over 300 studies is within its Monte Carlo error of the humans' mean, and 95% intervals cover it."""
+    values, covered, judged = [], 0, []
+    for seed in range(300):
+        rng, human, judge = _study(seed, units=500, flip=0.1, shift=0.3)
+        labelled = label_plans.drawn(label_plans.uniform_inclusion(500, 50), rng)
+        result = ppi.combined_mean(np.where(labelled, human, np.nan), judge, labelled)
+        values.append(result.combined.value - human.mean())
+        judged.append(result.judge - human.mean())
+        covered += result.combined.ci95[0] <= 0.6 <= result.combined.ci95[1]
+    assert abs(np.mean(values)) < 3 * np.std(values) / np.sqrt(300)
+    assert np.mean(judged) == pytest.approx(0.3 + 0.1 * (0.4 - 0.6), abs=0.01)
+    assert 0.9 <= covered / 300 <= 0.99
+
+
+def test_too_few_labels_give_no_interval_and_bad_input_is_refused():
+    human, judge = np.array([1.0, 0, 1, 1]), np.array([1.0, 0, 0, 1])
+    one = np.array([True, False, False, False])
+    result = ppi.combined_mean(np.where(one, human, np.nan), judge, one)
+    assert (result.combined.ci95, result.human.ci95, result.combined.n, result.effective_labels) == (None, None, 1,
+                                                                                                       None)
+    with pytest.raises(ValueError, match="a labelled unit has no human value"):
+        ppi.combined_mean(np.full(4, np.nan), judge, one)
+    with pytest.raises(ValueError, match="differ in shape"):
+        ppi.combined_mean(human, judge[:3], one)
+    with pytest.raises(ValueError, match="inclusion probabilities"):
+        ppi.combined_mean(human, judge, one, np.array([0.0, 0.5, 0.5, 0.5]))
+
+
+def test_each_plan_spends_the_budget_with_no_probability_over_one():
+    error = np.r_[np.full(90, 0.01), np.full(10, 0.25)]
+    uniform = label_plans.uniform_inclusion(100, 20)
+    active = label_plans.active_inclusion(error, 20)
+    stratified = label_plans.stratified_inclusion(["easy"] * 90 + ["hard"] * 10, 20, error)
+    for plan in (uniform, active, stratified):
+        assert plan.sum() == pytest.approx(20) and plan.max() <= 1
+    assert set(uniform) == {0.2}
+    # Active: half the budget uniform, half in proportion to sqrt(error): a hard unit 5 times an easy one there.
+    easy, hard = active[0], active[-1]
+    assert hard / easy == pytest.approx((0.5 + 0.5 * 0.5 / 0.14) / (0.5 + 0.5 * 0.1 / 0.14))
+    # Stratified (Neyman): n_h in proportion to N_h * s_h: 90 * 0.1 against 10 * 0.5.
+    assert stratified[:90].sum() / stratified[90:].sum() == pytest.approx(9 / 5)
+    # A budget that would put more than 1 on a unit: that unit is certain, the rest share what is left.
+    capped = label_plans.active_inclusion(np.r_[np.zeros(9), 100.0], 3, uniform_share=0.0)
+    assert capped[-1] == 1 and capped.sum() == pytest.approx(1)  # units with no error get none
+    assert label_plans.uniform_inclusion(10, 50).tolist() == [1.0] * 10
+    with pytest.raises(ValueError, match="positive number of labels"):
+        label_plans.uniform_inclusion(10, 0)
+    with pytest.raises(ValueError, match="non-negative"):
+        label_plans.active_inclusion([-1.0, 1.0], 1)
+
+
+def test_poisson_draws_label_each_unit_as_often_as_its_probability_says():
+    inclusion = label_plans.active_inclusion(np.r_[np.full(50, 0.01), np.full(50, 0.25)], 30)
+    rng = np.random.default_rng(5)
+    counts = sum(label_plans.drawn(inclusion, rng).astype(int) for _ in range(2000))
+    # Each unit's share of 2,000 draws within 4.5 binomial standard errors of its probability.
+    assert np.all(np.abs(counts / 2000 - inclusion) < 4.5 * np.sqrt(inclusion * (1 - inclusion) / 2000))
