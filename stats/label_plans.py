@@ -87,9 +87,9 @@ def active_inclusion(expected_error: Sequence[float], budget: float,
 def drawn(inclusion: Sequence[float], rng: np.random.Generator) -> np.ndarray:
     """The labelled units under INCLUSION: where the probabilities are equal, a simple random sample of round(their
     sum) units; else Poisson sampling."""
-    inclusion = np.asarray(inclusion, dtype=float)
-    if np.allclose(inclusion, inclusion[0]):
-        chosen = np.zeros(len(inclusion), dtype=bool)
-        chosen[rng.choice(len(inclusion), size=int(round(inclusion.sum())), replace=False)] = True
+    probabilities = np.asarray(inclusion, dtype=float)
+    if np.allclose(probabilities, probabilities[0]):
+        chosen = np.zeros(len(probabilities), dtype=bool)
+        chosen[rng.choice(len(probabilities), size=int(round(probabilities.sum())), replace=False)] = True
         return chosen
-    return rng.random(len(inclusion)) < inclusion
+    return rng.random(len(probabilities)) < probabilities
