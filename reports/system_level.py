@@ -74,6 +74,9 @@ class SystemSides:
     judge: list[tuple[object, float]] = field(default_factory=list)
     # The judge's own scores (a probability, a token F1) over the outputs it scored, for its mean-score order.
     scores: list[tuple[object, float]] = field(default_factory=list)
+    # Every output, decided or not, as (topic, item, human, verdict, score), None where that side has none: the humans
+    # and the judge together (reports.ppi).
+    each: list[tuple[object, int, float | None, float | None, float | None]] = field(default_factory=list)
 
     def means(self) -> tuple[float | None, float | None]:
         return (float(np.mean([h for _, h in self.human])) if self.human else None,

@@ -24,6 +24,7 @@ from reports.budget import verdict_budget
 from reports.build_steps import HUMANS, JUDGES, READING, SYSTEM_LEVEL, build_step
 from reports.categories import categories_block
 from reports.humans import humans_block, selected_annotators
+from reports.ppi import ppi_block
 from reports.replacement import replacement_block
 from reports.selectors import (
     HumanLabels,
@@ -112,7 +113,7 @@ def verdict_report_build(*, campaign: Campaign, counting: CountingRule | None = 
              else counting.make(humans_on_part(humans, judge.part), outputs) for judge in judges}
     coverage = {judge.name: _system_rows(judge=judge, humans=humans, outputs=outputs, counting=rules[judge.part])
                 for judge in judges}
-    everything = {judge.name: _system_sides(judge=judge, humans=humans, outputs=outputs,
+    everything = {judge.name: system_sides(judge=judge, humans=humans, outputs=outputs,
                                             counting=rules[judge.part]) for judge in judges}
     if systems is None:
         systems = _systems
@@ -159,6 +160,8 @@ def verdict_report_build(*, campaign: Campaign, counting: CountingRule | None = 
     report["system_tests"] = _system_tests(humans=humans, paired=paired, outputs=outputs, counting=rule,
                                            everything=everything, order=orders[None],
                                            judge_orders={judge.name: orders[judge.part] for judge in judges})
+    # Each system's score from the humans' labels and the judge's verdicts together (PPI++), or its check on a draw.
+    report["ppi"] = ppi_block(judges=judges, everything=everything, options=campaign.options or {})
     if counting is not None:
         report["counting"] = {"rule": counting.name, "description": counting.description}
     if extend is not None:
@@ -227,7 +230,7 @@ def _system_rows(*, judge: JudgeLabels, humans: HumanLabels, outputs: SystemOutp
     return rows
 
 
-def _system_sides(*, judge: JudgeLabels, humans: HumanLabels, outputs: SystemOutputs, counting) -> list[SystemSides]:
+def system_sides(*, judge: JudgeLabels, humans: HumanLabels, outputs: SystemOutputs, counting) -> list[SystemSides]:
     """Per system, each side over every output it decided, scored apart: the humans' verdicts (as the systems table
     has them), the judge's (a system no human rated still gets the judge's), and the judge's mean score over the
     outputs it gave a score (in `scores`, beside the SystemSides: (topic, score) each). Both sides over JUDGE's part
@@ -251,6 +254,8 @@ def _system_sides(*, judge: JudgeLabels, humans: HumanLabels, outputs: SystemOut
                 sides.judge.append((topic, float(verdict)))
             if score is not None:
                 sides.scores.append((topic, score))
+            sides.each.append((topic, item, None if human is None else float(human),
+                               None if verdict is None else float(verdict), score))
         rows.append(sides)
     return rows
 

@@ -8,9 +8,10 @@ which the estimate then weights by (stats.ppi). Pure functions, no Django.
   square root of the judge's expected squared error on it (p (1 - p) for a verdict given with probability p), mixed
   with the uniform plan (half each by default) so that no unit's weight 1 / probability grows without bound.
 
-Each plan's probabilities sum to the budget (the expected number of labelled units), none over 1: a unit that would
-get more is labelled for certain and the rest share what is left. Unequal probabilities are drawn by Poisson sampling
-(each unit on its own coin), whose inverse-probability weighted means are unbiased.
+Each plan's probabilities sum to the budget (the number of labelled units), none over 1: a unit that would get more
+is labelled for certain and the rest share what is left. Unequal probabilities are drawn by systematic sampling in a
+random order (drawn), which labels each unit with its probability, so that inverse-probability weighted means are
+unbiased, and spends exactly the budget.
 """
 
 from __future__ import annotations
@@ -85,11 +86,18 @@ def active_inclusion(expected_error: Sequence[float], budget: float,
 
 
 def drawn(inclusion: Sequence[float], rng: np.random.Generator) -> np.ndarray:
-    """The labelled units under INCLUSION: where the probabilities are equal, a simple random sample of round(their
-    sum) units; else Poisson sampling."""
+    """The labelled units under INCLUSION, round(its sum) of them: where the probabilities are equal, a simple random
+    sample; else systematic sampling in a random order (Madow 1949: the units in a shuffled row, each taking a length
+    of its probability, one unit picked every 1 from a random start), which labels each unit with exactly its
+    probability and spends exactly the budget, where independent coins would spend it only on average."""
     probabilities = np.asarray(inclusion, dtype=float)
+    chosen = np.zeros(len(probabilities), dtype=bool)
     if np.allclose(probabilities, probabilities[0]):
-        chosen = np.zeros(len(probabilities), dtype=bool)
         chosen[rng.choice(len(probabilities), size=int(round(probabilities.sum())), replace=False)] = True
         return chosen
-    return rng.random(len(probabilities)) < probabilities
+    order = rng.permutation(len(probabilities))
+    ends = np.cumsum(probabilities[order])
+    points = rng.random() + np.arange(int(np.floor(ends[-1] + 1e-9)))
+    picked = np.searchsorted(ends, points, side="right")
+    chosen[order[picked[picked < len(order)]]] = True
+    return chosen

@@ -21,8 +21,10 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import norm
 
 ALPHA = 0.05  # 95% intervals
+Z = float(norm.ppf(1 - ALPHA / 2))
 ESTIMATOR = "PPI++ (power-tuned prediction-powered inference, ppi_py.ppi_mean_ci)"
 
 
@@ -55,18 +57,22 @@ class Estimate:
 @dataclass(frozen=True)
 class Combined:
     """A system's three figures on one set of labels: the humans and judge together, the humans alone, the judge
-    alone (its mean over every unit, with no interval: its bias is unknown), and how many human labels the judge was
-    worth: the humans-only sample that would give the combined width, (human width / combined width)^2 * n."""
+    alone (its mean over every unit, with no interval: its bias is unknown); the width the humans alone would have
+    from a simple random sample of as many units (what an unequal plan's weights cost them), and how many human labels
+    the judge was worth: the size of the simple random sample whose humans-only interval is as narrow as the combined
+    one, (2 z sd / combined width)^2, sd the labelled units' (weighted) standard deviation."""
 
     combined: Estimate
     human: Estimate
     judge: float | None
     units: int
+    human_uniform_width: float | None
     effective_labels: float | None
 
     def as_dict(self) -> dict:
         return {"combined": self.combined.as_dict(), "human": self.human.as_dict(), "judge": self.judge,
-                "units": self.units, "effective_labels": self.effective_labels}
+                "units": self.units, "human_uniform_width": self.human_uniform_width,
+                "effective_labels": self.effective_labels}
 
 
 def _labelled(human, judge, labelled, inclusion):
@@ -87,47 +93,51 @@ def _labelled(human, judge, labelled, inclusion):
     return human[labelled], judge[labelled], judge, labelled, weights
 
 
-def _interval(low, high) -> tuple[float, float] | None:
+def _interval(low, high, bounds: tuple[float, float] | None = None) -> tuple[float, float] | None:
+    """(LOW, HIGH) as floats, within BOUNDS (the measure's range: an accuracy's interval stops at 1)."""
     low, high = float(np.ravel(low)[0]), float(np.ravel(high)[0])
-    return (low, high) if math.isfinite(low) and math.isfinite(high) else None
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return None
+    return (max(low, bounds[0]), min(high, bounds[1])) if bounds else (low, high)
 
 
-def human_mean(human, labelled, inclusion=None) -> Estimate:
+def human_mean(human, labelled, inclusion=None, bounds: tuple[float, float] | None = None) -> Estimate:
     """The humans alone: the (inverse-probability weighted) mean of the labelled units' human values, with the
-    normal interval (ppi_py.classical_mean_ci)."""
+    normal interval (ppi_py.classical_mean_ci), within BOUNDS."""
     y, _, _, _, weights = _labelled(human, np.zeros(len(human)), labelled, inclusion)
     if len(y) == 0:
         return Estimate(None, None, 0)
     value = float(np.average(y, weights=weights))
     if len(y) < 2:
         return Estimate(value, None, len(y))
-    return Estimate(value, _interval(*_ppi().classical_mean_ci(y, w=weights, alpha=ALPHA)), len(y))
+    return Estimate(value, _interval(*_ppi().classical_mean_ci(y, w=weights, alpha=ALPHA), bounds), len(y))
 
 
-def combined_mean(human, judge, labelled, inclusion=None) -> Combined:
+def combined_mean(human, judge, labelled, inclusion=None, bounds: tuple[float, float] | None = None) -> Combined:
     """A system's mean over its units from HUMAN values (read where LABELLED) and the JUDGE's on every unit.
     INCLUSION: each unit's probability of being labelled under the plan that drew them; None for a simple random
     sample (every unit alike), when the judge's part is its mean over the units humans did not label, as ppi_py
-    takes it; with unequal probabilities it is the judge's mean over all units and the correction is weighted."""
+    takes it; with unequal probabilities it is the judge's mean over all units and the correction is weighted.
+    BOUNDS: the measure's range, which intervals are kept within (0 to 1 for an accuracy)."""
     y, yhat, judge_all, labelled, weights = _labelled(human, judge, labelled, inclusion)
-    human_only = human_mean(human, labelled, inclusion)
+    human_only = human_mean(human, labelled, inclusion, bounds)
     judge_value = float(judge_all.mean()) if len(judge_all) else None
     units = len(judge_all)
     unlabelled = judge_all if weights is not None else judge_all[~labelled]
     if len(y) < 2 or len(unlabelled) == 0:
         return Combined(Estimate(human_only.value, human_only.ci95, len(y), 0.0), human_only, judge_value, units,
-                        None)
+                        human_only.width, None)
     ppi = _ppi()
     lam = _tuned_lambda(ppi, y, yhat, unlabelled, weights)
     value = float(np.ravel(ppi.ppi_mean_pointestimate(y, yhat, unlabelled, lam=lam, w=weights))[0])
-    combined = Estimate(value, _interval(*ppi.ppi_mean_ci(y, yhat, unlabelled, alpha=ALPHA, lam=lam, w=weights)),
-                        len(y), lam)
+    ci = _interval(*ppi.ppi_mean_ci(y, yhat, unlabelled, alpha=ALPHA, lam=lam, w=weights), bounds)
+    combined = Estimate(value, ci, len(y), lam)
     if human_only.width is not None and (combined.width is None or combined.width > human_only.width):
         combined = Estimate(human_only.value, human_only.ci95, len(y), 0.0)
-    effective = None
-    if combined.width and human_only.width:
-        effective = (human_only.width / combined.width) ** 2 * len(y)
-    return Combined(combined, human_only, judge_value, units, effective)
+    spread = math.sqrt(float(np.average((y - np.average(y, weights=weights)) ** 2, weights=weights)))
+    uniform_width = 2 * Z * spread / math.sqrt(len(y))
+    effective = (2 * Z * spread / combined.width) ** 2 if combined.width else None
+    return Combined(combined, human_only, judge_value, units, uniform_width, effective)
 
 
 def _tuned_lambda(ppi, y, yhat, unlabelled, weights) -> float:

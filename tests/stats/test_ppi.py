@@ -38,6 +38,9 @@ def test_the_combined_estimate_is_ppi_pys_power_tuned_interval():
     assert result.combined.value == pytest.approx(lam * rest.mean() + (y - lam * yhat).mean())
     # A judge right on 90% of units is worth more labels than the humans gave.
     assert result.combined.width < result.human.width
+    # Uniform: the humans-only interval is that of a simple random sample, and the labels the judge was worth are
+    # the sample whose humans-only interval would be as narrow.
+    assert result.human_uniform_width == pytest.approx(result.human.width)
     assert result.effective_labels == pytest.approx(60 * (result.human.width / result.combined.width) ** 2)
     assert result.effective_labels > 100 and result.units == 600
 
@@ -56,6 +59,20 @@ def test_unequal_inclusion_weights_each_labelled_unit_by_its_inverse_probability
     lam = result.combined.lam
     assert result.combined.value == pytest.approx(lam * judge.mean() + np.average(y - lam * yhat, weights=weights))
     assert result.human.value == pytest.approx(np.average(y, weights=weights))
+    # The weights cost the humans alone: a simple random sample of as many units would be narrower.
+    spread = np.sqrt(np.average((y - np.average(y, weights=weights)) ** 2, weights=weights))
+    assert result.human_uniform_width == pytest.approx(2 * 1.959964 * spread / np.sqrt(len(y)))
+    assert result.human_uniform_width < result.human.width
+    assert result.effective_labels == pytest.approx(len(y) * (result.human_uniform_width / result.combined.width) ** 2)
+
+
+def test_intervals_stay_within_the_measures_range():
+    human = np.r_[np.ones(19), 0.0, np.ones(80)]
+    labelled = np.r_[np.ones(20, dtype=bool), np.zeros(80, dtype=bool)]
+    loose = ppi.combined_mean(np.where(labelled, human, np.nan), human, labelled)
+    assert loose.human.ci95[1] > 1  # the normal interval of 19 of 20
+    kept = ppi.combined_mean(np.where(labelled, human, np.nan), human, labelled, bounds=(0, 1))
+    assert kept.human.ci95 == (loose.human.ci95[0], 1) and kept.combined.ci95[1] <= 1
 
 
 def test_a_judge_that_knows_nothing_never_narrows_and_never_widens_the_interval():
@@ -123,9 +140,11 @@ def test_each_plan_spends_the_budget_with_no_probability_over_one():
         label_plans.active_inclusion([-1.0, 1.0], 1)
 
 
-def test_poisson_draws_label_each_unit_as_often_as_its_probability_says():
+def test_draws_spend_the_budget_and_label_each_unit_as_often_as_its_probability_says():
     inclusion = label_plans.active_inclusion(np.r_[np.full(50, 0.01), np.full(50, 0.25)], 30)
     rng = np.random.default_rng(5)
-    counts = sum(label_plans.drawn(inclusion, rng).astype(int) for _ in range(2000))
+    draws = [label_plans.drawn(inclusion, rng) for _ in range(2000)]
+    assert {int(draw.sum()) for draw in draws} == {30}
+    counts = sum(draw.astype(int) for draw in draws)
     # Each unit's share of 2,000 draws within 4.5 binomial standard errors of its probability.
     assert np.all(np.abs(counts / 2000 - inclusion) < 4.5 * np.sqrt(inclusion * (1 - inclusion) / 2000))
