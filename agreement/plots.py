@@ -8,10 +8,12 @@ from annotate.task_types.registry import task_type_get
 
 
 def report_plots(*, report: dict) -> dict[str, Callable]:
-    """Name -> function(report=) -> Plot or None, of REPORT's page in page order: its task type's, then the budget's."""
-    from reports.plots import budget_plot
+    """Name -> function(report=) -> Plot or None, of REPORT's page in page order: its task type's, then the humans and
+    judges together, then the budget's."""
+    from reports.plots import budget_plot, ppi_plot
 
-    return {**task_type_get(report["task_type"]).report_presentation().plots(report), "budget": budget_plot}
+    return {**task_type_get(report["task_type"]).report_presentation().plots(report), "ppi": ppi_plot,
+            "budget": budget_plot}
 
 
 def report_plot_names(*, report: dict) -> tuple[str, ...]:

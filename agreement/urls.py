@@ -13,6 +13,7 @@ urlpatterns = [
     path("campaigns/<slug:slug>/report/judges.csv", views_downloads.agreement_judges_csv, name="agreement-judges-csv"),
     path("campaigns/<slug:slug>/report/items.csv", views_downloads.agreement_items_csv, name="agreement-items-csv"),
     path("campaigns/<slug:slug>/report/topics.csv", views_downloads.agreement_topics_csv, name="agreement-topics-csv"),
+    path("campaigns/<slug:slug>/report/ppi.csv", views_downloads.agreement_ppi_csv, name="agreement-ppi-csv"),
     path("campaigns/<slug:slug>/report/labels.csv", views_downloads.agreement_labels_csv, name="agreement-labels-csv"),
     path("campaigns/<slug:slug>/report/methods.txt", views_downloads.agreement_methods_txt,
          name="agreement-methods-txt"),

@@ -47,6 +47,17 @@ def agreement_topics_csv(request, campaign, opened):
 
 
 @require_GET
+@stored_report_view(page_status_url)
+def agreement_ppi_csv(request, campaign, opened):
+    """The humans and each judge together (reports.ppi): one row per judge and system; the header alone for a report
+    without the block."""
+    from reports.ppi import ppi_csv
+
+    return attachment(ppi_csv(opened.document), content_type="text/csv; charset=utf-8",
+                      filename=f"{campaign.slug}-ppi.csv")
+
+
+@require_GET
 def agreement_items_csv(request, slug):
     """Every item with its category, human label and judges' verdicts, read now (not from the stored report)."""
     from reports.tables import items_csv

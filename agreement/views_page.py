@@ -62,6 +62,7 @@ def _report_context(campaign, opened: OpenedReport) -> dict:
         "plot_name": names[0],
         "plot_svg": plots.get(names[0]),
         "budget_svg": plots.get("budget"),
+        "ppi_svg": plots.get("ppi"),
         "plots_error": opened.extras().get("plots_error"),
         "ablation_rows": _ablation_rows(report, "rows"),
         "ablation_left_out": _ablation_rows(report, "left_out"),

@@ -21,7 +21,7 @@ from annotate.services.campaigns import (
     campaign_options_problems,
     slug_problem,
 )
-from annotate.task_types.options import QUEUE_ORDERS
+from annotate.task_types.options import PPI_PLANS, QUEUE_ORDERS
 from annotate.task_types.registry import task_type_get, task_type_names
 
 
@@ -158,7 +158,7 @@ class CampaignOptionsForm(forms.Form):
     # The fields of the options every task type takes, shown after the task type's own.
     COMMON = ("min_system_outputs", "min_system_coverage", "small_sample", "rbo_p", "top_k", "judge_new_items",
               "adjudication", "adjudication_judge", "arms", "arm_assignment", "arm_per", "budget_width", "queue_order",
-              "alt_test_epsilon")
+              "alt_test_epsilon", "ppi_plan", "ppi_check_share")
 
     min_system_outputs = NumberOptionField(
         label="Outputs judged by both, at least",
@@ -215,6 +215,14 @@ class CampaignOptionsForm(forms.Form):
         help_text="How much worse than an annotator a judge may be and still count as a replacement, for being "
                   "cheaper (the report's alternative annotator test). The test's authors suggest 0.2 for experts, "
                   "0.15 for trained annotators, 0.1 for crowd workers. A number from 0 up to 1. Empty: 0.2.")
+    # Humans and judges together (docs/statistics/ppi.md; reports.ppi).
+    ppi_plan = ChoiceOptionField(
+        label="Plan of the humans-and-judges check", choices=PPI_PLANS, unset="not set: active",
+        help_text="Where humans judged every unit, the report checks the humans-and-judges estimate on a share of "
+                  "the units drawn by this plan. Empty: active.")
+    ppi_check_share = NumberOptionField(
+        label="Share of units the check labels",
+        help_text="The share of the units the humans-and-judges check draws. A number between 0 and 1. Empty: 0.1.")
     queue_order = ChoiceOptionField(
         label="Queue order", choices=QUEUE_ORDERS, unset="not set: position",
         help_text="The order open units are offered in, applied to the open units when you save; after imports and "

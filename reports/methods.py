@@ -23,7 +23,7 @@ from stats import budget, resampling
 
 # The libraries whose arithmetic a report shows, in the order a methods section names them.
 LIBRARIES = ("numpy", "scipy", "scikit-learn", "statsmodels", "krippendorff", "irrCAC", "choix", "ir_measures",
-             "pytrec-eval-terrier", "matplotlib", "Django")
+             "pytrec-eval-terrier", "ppi-python", "matplotlib", "Django")
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -152,6 +152,34 @@ def _probes_lines(probes: dict | None) -> list[str]:
     return lines
 
 
+def _three(value) -> str:
+    return "undefined" if value is None else f"{value:.3f}"
+
+
+def _ppi_lines(block: dict | None) -> list[str]:
+    """The humans-and-judges paragraph (reports.ppi): per judge, the labels it was read with, or its check."""
+    if not block:
+        return []
+    lines = ["", f"Humans and judges together. Each system's score from the human labels and a judge's verdicts on "
+                 f"every {block['unit_one']}: {block['method']}."]
+    for name, judge in block["judges"].items():
+        check = judge["check"]
+        if check:
+            lines.append(f"- {name}: the humans judged {judge['labelled_units']} of {judge['units']} {block['unit']}; "
+                         f"the method checked on {check['drawn']} drawn by the {judge['plan']} plan (seed "
+                         f"{check['seed']}): {check['covered']} of {check['intervals']} systems' intervals cover the "
+                         f"all-human score, mean width {_three(check['mean_width_ratio'])} of the humans' alone on "
+                         f"the same labels; over {check['draws']['n']} more draws, {_three(check['draws']['covered'])} "
+                         f"of the intervals covered it and their mean width was "
+                         f"{_three(check['draws']['mean_width_ratio'])} of the humans' alone; "
+                         f"{judge['separated_count']} of {len(judge['pairs'])} pairs separated.")
+        else:
+            lines.append(f"- {name}: humans on {judge['labelled_units']} of {judge['units']} {block['unit']}, taken "
+                         f"as a simple random sample; {judge['separated_count']} of {len(judge['pairs'])} pairs of "
+                         f"systems separated.")
+    return lines
+
+
 def methods_text(*, report: dict, campaign_name: str, judges: list[tuple[str, str, str, dict, str, bool]],
                  figures: str, built_at: str, data_version) -> str:
     """The methods section of REPORT (a stored document) of the campaign CAMPAIGN_NAME. JUDGES: (name, family,
@@ -179,6 +207,7 @@ def methods_text(*, report: dict, campaign_name: str, judges: list[tuple[str, st
                       f"only: no output or item of the other part counts for a judge, not even by a gold-answer "
                       f"match."]
     lines += _probes_lines(report.get("probes"))
+    lines += _ppi_lines(report.get("ppi"))
     lines += ["", "Judges (each judge's version: its family and the hash of its whole configuration):"]
     if not judges:
         lines.append("- none")

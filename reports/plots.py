@@ -410,3 +410,57 @@ def budget_plot(*, report: dict) -> Plot | None:
     return plot
 
 
+
+
+PPI_SIDES = (("combined", "humans + judge", "#1d4ed8", "o"), ("human", "humans alone", "#6b7280", "s"))
+
+
+def ppi_plot(*, report: dict) -> Plot | None:
+    """The humans and each judge together (report["ppi"], reports.ppi): one panel per judge, each system's combined
+    interval beside the humans-only one on the same labels and the judge's own figure (a cross), and in a check the
+    all-human score (a dashed tick). None without the block."""
+    block = report.get("ppi") or {}
+    judges = block.get("judges") or {}
+    if not judges:
+        return None
+    rows, columns = grid_shape(len(judges), 2)
+    systems = max(len(judge["systems"]) for judge in judges.values())
+    plot = Plot("ppi", figure_sized(0.6 + 5.2 * columns, 1.4 + (0.3 * systems + 0.9) * rows))
+    axes_grid = plot.figure.subplots(rows, columns, squeeze=False)
+    handles: dict[str, object] = {}
+    for index, (name, judge) in enumerate(judges.items()):
+        axes = axes_grid[index // columns][index % columns]
+        names = [row["system"] for row in judge["systems"]]
+        for y, row in enumerate(judge["systems"]):
+            for offset, (key, label, colour, marker) in zip((-0.15, 0.15), PPI_SIDES, strict=True):
+                estimate = row[key]
+                if estimate["value"] is None:
+                    continue
+                low, high = estimate["ci95"] or (estimate["value"], estimate["value"])
+                bar = axes.errorbar([estimate["value"]], [y + offset], xerr=[[estimate["value"] - low],
+                                    [high - estimate["value"]]], fmt=marker, color=colour, markersize=4,
+                                    capsize=2, linewidth=1.2)
+                plot.tooltip(bar.lines[0], f"{row['system']}, {name}, {label}: {estimate['value']:.3f} "
+                                           f"[{low:.3f}, {high:.3f}], n = {estimate['n']}")
+                handles.setdefault(label, bar.lines[0])
+            if row["judge"] is not None:
+                cross, = axes.plot([row["judge"]], [y], "x", color="#b45309", markersize=5)
+                plot.tooltip(cross, f"{row['system']}: {name} alone {row['judge']:.3f}")
+                handles.setdefault("judge alone", cross)
+            if row.get("all_human") is not None:
+                tick, = axes.plot([row["all_human"]] * 2, [y - 0.35, y + 0.35], **PERFECT)
+                plot.tooltip(tick, f"{row['system']}: all the humans {row['all_human']:.3f}")
+                handles.setdefault("all the humans", tick)
+        axes.set_yticks(range(len(names)), [literal(system) for system in names], fontsize=LABEL_SIZE)
+        axes.invert_yaxis()
+        axes.set_xlabel("score (95% intervals)")
+        title = f"{name}: check on {judge['check']['drawn']} {block['unit']}" if judge["check"] else \
+            f"{name}: humans on {judge['labelled_units']} of {judge['units']} {block['unit']}"
+        axes.set_title(literal(title), fontsize=9)
+        axes.grid(True, axis="x", color="#e5e7eb", linewidth=0.6)
+    for index in range(len(judges), rows * columns):
+        axes_grid[index // columns][index % columns].set_visible(False)
+    plot.figure.suptitle("Humans and judges together: each system's score from both, beside the humans alone",
+                         fontsize=10)
+    legend_below(plot.figure, list(handles.values()), [literal(label) for label in handles], ncol=len(handles))
+    return plot

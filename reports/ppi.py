@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from itertools import combinations
+from typing import Any
 
 import numpy as np
 
 from reports.system_level import SystemSides
+from reports.tables import SpreadsheetCsv, interval_cells, value_cell
 from stats import label_plans, ppi
 
 DEFAULT_PLAN = "active"
@@ -26,14 +28,24 @@ DEFAULT_CHECK_SHARE = 0.1
 # Humans on at least this share of a judge's units: the block checks the method on a draw (there is nothing to gain).
 CHECKED_FROM = 0.9
 CHECK_SEED = 20231
+CHECK_DRAWS = 40  # draws more for a check's summary (each a combined estimate per system: about 1 s a judge)
 SCORE, DIFFERENCE = (0.0, 1.0), (-1.0, 1.0)  # the ranges of a system's score (an accuracy) and of a difference
 MIN_UNITS = 10  # fewer units than this: no block for the judge (an interval over a handful of topics means little)
 
 
+METHOD = (
+    f"{ppi.ESTIMATOR} over questions (a system's outputs on a question are one unit), 95% t intervals (the standard "
+    f"error ppi_py's normal interval gives, n - 1 degrees of freedom) within "
+    f"the score's range; under a plan of unequal probabilities (stratified, active) the active-inference form, each "
+    f"labelled question weighted by 1 / its inclusion probability; the humans alone where the labelled questions "
+    f"show fewer than {ppi.MIN_DISAGREEMENTS} disagreements with the judge, or where the combined interval would be "
+    f"wider; the labels the judge was worth: the simple random sample whose humans-only interval is as narrow"
+)
+
+
 def ppi_options(options: dict) -> dict:
-    """The campaign's options of this block, with their defaults."""
-    plan = options.get("ppi_plan", DEFAULT_PLAN)
-    return {"plan": plan if plan in label_plans.PLANS else DEFAULT_PLAN,
+    """The campaign's options of this block (checked when saved: annotate.task_types.options), with their defaults."""
+    return {"plan": options.get("ppi_plan", DEFAULT_PLAN),
             "check_share": float(options.get("ppi_check_share", DEFAULT_CHECK_SHARE))}
 
 
@@ -112,57 +124,90 @@ def _pairs(rows: dict, units: dict, topics: list, labelled: np.ndarray, inclusio
     return pairs
 
 
-def judge_ppi_block(*, sides: list[SystemSides], committee: dict[int, list[float]], options: dict,
-                    seed: int = CHECK_SEED) -> dict | None:
-    """One judge's block: its systems' SIDES (every output each side decided, reports.verdicts.system_sides);
-    COMMITTEE: the other judges' verdicts by item, for the active plan; OPTIONS: ppi_options'; SEED: the check's
-    draw's."""
-    units = {s.system: _unit_values(s) for s in sides}
-    topics = sorted({topic for _, judge in units.values() for topic in judge}, key=str)
-    if len(topics) < MIN_UNITS:
-        return None
-    labelled_topics = {topic for human, _ in units.values() for topic in human}
-    share = len(labelled_topics & set(topics)) / len(topics)
-    block = {"units": len(topics), "labelled_units": len(labelled_topics & set(topics)), "plan": None, "check": None}
-    labelled = np.array([topic in labelled_topics for topic in topics])
-    inclusion = None
-    if share >= CHECKED_FROM:
-        budget = max(2.0, options["check_share"] * len(topics))
-        error = _expected_errors(topics, sides, committee)
-        inclusion = _inclusion(options["plan"], topics, budget, error)
-        drawn = label_plans.drawn(inclusion if inclusion is not None else label_plans.uniform_inclusion(
-            len(topics), budget), np.random.default_rng(seed))
-        labelled &= drawn
-        block["plan"] = options["plan"] if inclusion is not None else "uniform"
-        block["check"] = {"share": options["check_share"], "seed": seed, "drawn": int(drawn.sum())}
+def _system_rows(units: dict, topics: list, labelled: np.ndarray, inclusion, checked: bool) -> dict[str, dict]:
+    """{system: its row} from the units LABELLED (under INCLUSION); CHECKED: each row beside its all-human score."""
     rows = {}
     for system, (human, judge) in units.items():
         row = _row(system, human, judge, topics, labelled, inclusion, SCORE)
-        if row is not None:
-            if block["check"] is not None:
-                everyone = [human[t] for t in topics if t in human and t in judge]
-                row["all_human"] = float(np.mean(everyone)) if everyone else None
-                ci = row["combined"]["ci95"]
-                row["covers"] = None if ci is None or row["all_human"] is None else ci[0] <= row["all_human"] <= ci[1]
-            rows[system] = row
+        if row is None:
+            continue
+        if checked:
+            everyone = [human[t] for t in topics if t in human and t in judge]
+            row["all_human"] = float(np.mean(everyone)) if everyone else None
+            ci = row["combined"]["ci95"]
+            row["covers"] = None if ci is None or row["all_human"] is None else ci[0] <= row["all_human"] <= ci[1]
+        rows[system] = row
+    return rows
+
+
+def _width_ratio(rows, other) -> float | None:
+    """The mean over ROWS of the combined interval's width over OTHER(row)'s width."""
+    ratios = [(r["combined"]["ci95"][1] - r["combined"]["ci95"][0]) / other(r) for r in rows
+              if r["combined"]["ci95"] and other(r)]
+    return float(np.mean(ratios)) if ratios else None
+
+
+def _share(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
+
+
+def _mean_defined(values: list) -> float | None:
+    defined = [value for value in values if value is not None]
+    return float(np.mean(defined)) if defined else None
+
+
+def _check_summary(rows: list[dict]) -> dict:
+    """How a check's draw did: of the systems' intervals (a system whose labels drawn are all alike has none), how many
+    cover the all-human score, and the combined widths over the humans-only ones on the same labels and over those a
+    simple random sample of as many units would give."""
+    return {"covered": sum(bool(r.get("covers")) for r in rows), "systems": len(rows),
+            "intervals": sum(r.get("covers") is not None for r in rows),
+            "mean_width_ratio": _width_ratio(rows, lambda r: r["human"]["ci95"] and
+                                             r["human"]["ci95"][1] - r["human"]["ci95"][0]),
+            "mean_width_ratio_uniform": _width_ratio(rows, lambda r: r["human_uniform_width"])}
+
+
+def judge_ppi_block(*, sides: list[SystemSides], committee: dict[int, list[float]], options: dict) -> dict | None:
+    """One judge's block: its systems' SIDES (every output each side decided, reports.verdicts.system_sides);
+    COMMITTEE: the other judges' verdicts by item, for the active plan; OPTIONS: ppi_options'. A check draws its
+    table's units with CHECK_SEED, then CHECK_DRAWS more (seeds CHECK_SEED + 1 on) for its summary: one draw's
+    systems share its units, so they miss the all-human scores together; many draws say how often they do."""
+    units = {s.system: _unit_values(s) for s in sides}
+    topics = sorted({topic for _, judge in units.values() for topic in judge})  # topic ids: the same order each build
+    if len(topics) < MIN_UNITS:
+        return None
+    labelled_topics = {topic for human, _ in units.values() for topic in human}
+    block: dict[str, Any] = {"units": len(topics), "labelled_units": len(labelled_topics & set(topics)),
+                             "plan": None, "check": None}
+    labelled = np.array([topic in labelled_topics for topic in topics])
+    inclusion = None
+    checked = block["labelled_units"] >= CHECKED_FROM * len(topics)
+    if checked:
+        budget = max(2.0, options["check_share"] * len(topics))
+        inclusion = _inclusion(options["plan"], topics, budget, _expected_errors(topics, sides, committee))
+        plan = inclusion if inclusion is not None else label_plans.uniform_inclusion(len(topics), budget)
+        draws = [label_plans.drawn(plan, np.random.default_rng(CHECK_SEED + n)) for n in range(CHECK_DRAWS + 1)]
+        block["plan"] = options["plan"] if inclusion is not None else "uniform"
+        repeated = [_check_summary(list(_system_rows(units, topics, labelled & draw, inclusion, True).values()))
+                    for draw in draws[1:]]
+        labelled &= draws[0]
+        block["check"] = {"share": options["check_share"], "seed": CHECK_SEED, "drawn": int(draws[0].sum()),
+                          "draws": {"n": CHECK_DRAWS, "seeds": [CHECK_SEED + 1, CHECK_SEED + CHECK_DRAWS],
+                                    "covered": _share(sum(d["covered"] for d in repeated),
+                                                      sum(d["intervals"] for d in repeated)),
+                                    "all_but_one": sum(bool(d["intervals"]) and d["covered"] >= d["intervals"] - 1
+                                                       for d in repeated),
+                                    **{key: _mean_defined([d[key] for d in repeated])
+                                       for key in ("mean_width_ratio", "mean_width_ratio_uniform")}}}
+    rows = _system_rows(units, topics, labelled, inclusion, checked)
     if not rows:
         return None
     block["systems"] = sorted(rows.values(), key=lambda row: -(row["combined"]["value"] or 0))
     block["order"] = [row["system"] for row in block["systems"]]
     block["pairs"] = _pairs(rows, units, topics, labelled, inclusion)
-    if block["check"] is not None:
-        def mean_ratio(other):
-            ratios = [(r["combined"]["ci95"][1] - r["combined"]["ci95"][0]) / other(r) for r in block["systems"]
-                      if r["combined"]["ci95"] and other(r)]
-            return float(np.mean(ratios)) if ratios else None
-
-        # The combined widths over the humans-only ones on the same labels, and over those of a simple random
-        # sample of as many units (the humans-only interval an unweighted draw would give).
-        block["check"].update(covered=sum(bool(r.get("covers")) for r in block["systems"]),
-                              systems=len(block["systems"]),
-                              mean_width_ratio=mean_ratio(lambda r: r["human"]["ci95"] and
-                                                          r["human"]["ci95"][1] - r["human"]["ci95"][0]),
-                              mean_width_ratio_uniform=mean_ratio(lambda r: r["human_uniform_width"]))
+    block["separated_count"] = sum(pair["separated"] for pair in block["pairs"])
+    if checked:
+        block["check"].update(_check_summary(block["systems"]))
     return block
 
 
@@ -190,5 +235,26 @@ def ppi_block(*, judges: Sequence, everything: dict[str, list[SystemSides]], opt
             blocks[judge.name] = block
     if not blocks:
         return None
-    return {"estimator": ppi.ESTIMATOR, "unit": "questions", "alpha": ppi.ALPHA, "options": settings,
-            "judges": blocks}
+    return {"estimator": ppi.ESTIMATOR, "unit": "questions", "unit_one": "question", "alpha": ppi.ALPHA,
+            "options": settings, "method": METHOD, "judges": blocks}
+
+
+PPI_COLUMNS = ("judge", "system", "combined", "combined_ci95_low", "combined_ci95_high", "lambda", "human",
+               "human_ci95_low", "human_ci95_high", "judge_alone", "human_labels", "units", "effective_labels",
+               "human_uniform_width", "plan", "all_human", "covers")
+
+
+def ppi_csv(report: dict) -> str:
+    """The `ppi` block of REPORT as CSV, one row per judge and system (PPI_COLUMNS; all_human and covers in a check)."""
+    writer = SpreadsheetCsv()
+    writer.writerow(PPI_COLUMNS)
+    for name, judge in ((report.get("ppi") or {}).get("judges") or {}).items():
+        for row in judge["systems"]:
+            combined, human = row["combined"], row["human"]
+            writer.writerow([name, row["system"], value_cell(combined["value"]), *interval_cells(combined["ci95"]),
+                             value_cell(combined["lam"]), value_cell(human["value"]),
+                             *interval_cells(human["ci95"]), value_cell(row["judge"]), combined["n"], row["units"],
+                             value_cell(row["effective_labels"]), value_cell(row["human_uniform_width"]),
+                             judge["plan"] or "", value_cell(row.get("all_human")),
+                             "" if row.get("covers") is None else str(row["covers"]).lower()])
+    return writer.text()

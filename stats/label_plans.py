@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 PLANS = ("uniform", "stratified", "active")
 ACTIVE_UNIFORM_SHARE = 0.5  # the active plan's share of the uniform plan
@@ -56,7 +57,7 @@ def uniform_inclusion(units: int, budget: float) -> np.ndarray:
 
 
 def stratified_inclusion(strata: Sequence[Hashable], budget: float,
-                         expected_error: Sequence[float] | None = None) -> np.ndarray:
+                         expected_error: ArrayLike | None = None) -> np.ndarray:
     """Each unit of stratum h gets n_h / N_h, n_h in proportion to N_h times the square root of the stratum's mean
     EXPECTED_ERROR (the judge's expected squared error on each unit; None: proportional allocation)."""
     _budget_checked(len(strata), budget)
@@ -73,7 +74,7 @@ def stratified_inclusion(strata: Sequence[Hashable], budget: float,
     return _capped(spread[stratum], budget)
 
 
-def active_inclusion(expected_error: Sequence[float], budget: float,
+def active_inclusion(expected_error: ArrayLike, budget: float,
                      uniform_share: float = ACTIVE_UNIFORM_SHARE) -> np.ndarray:
     """Each unit's probability in proportion to sqrt(EXPECTED_ERROR), UNIFORM_SHARE of the budget spread evenly."""
     error = np.asarray(expected_error, dtype=float)
@@ -85,7 +86,7 @@ def active_inclusion(expected_error: Sequence[float], budget: float,
     return _capped(uniform_share + (1 - uniform_share) * focused, budget)
 
 
-def drawn(inclusion: Sequence[float], rng: np.random.Generator) -> np.ndarray:
+def drawn(inclusion: ArrayLike, rng: np.random.Generator) -> np.ndarray:
     """The labelled units under INCLUSION, round(its sum) of them: where the probabilities are equal, a simple random
     sample; else systematic sampling in a random order (Madow 1949: the units in a shuffled row, each taking a length
     of its probability, one unit picked every 1 from a random start), which labels each unit with exactly its

@@ -2,16 +2,21 @@
 all of them, by prediction-powered inference (PPI++, Angelopoulos, Duchi and Zrnic 2023: the judge's mean over every
 unit, corrected by the mean of the humans' minus the judge's on the units humans labelled, the correction's weight
 lambda tuned to the data). Unbiased whatever the judge's errors; its interval is narrower than the humans' alone as
-far as the judge's verdicts track the humans'. Pure functions, no Django; the estimators are ppi_py's.
+far as the judge's verdicts track the humans'. Pure functions, no Django.
 
 A unit is what the measure averages and what humans label together: an output, or a question or topic with all its
 outputs (clustered: outputs of one question are not independent, so the question is the unit, and a per-query
-measure such as NDCG@10 is one number a query). Units are labelled by a plan (stats.label_plans): a simple random
-sample (uniform), or unequal inclusion probabilities (by stratum, or where the judge is unsure: active), whose
-estimate weights each labelled unit by 1 / its inclusion probability (inverse-probability weighting, Zrnic and Candès
-2024: the judge's mean over all units, plus the weighted mean correction). The humans-only estimate on the same labels
-is weighted alike; it is never narrower than the combined one, which falls back to it (lambda = 0) when the tuned
-lambda's interval would be wider (as power tuning intends: lambda = 0 is one of its choices).
+measure such as NDCG@10 is one number a query). Units are labelled by a plan (stats.label_plans). Under a simple
+random sample (the uniform plan) the estimate and its interval are ppi_py's PPI++. Under unequal inclusion
+probabilities (by stratum, or where the judge is unsure: active) they are the active inference form (Zrnic and
+Candès 2024) with weighted (Hajek) means, written here: the humans' weighted mean over the labelled units plus
+lambda times the judge's mean over all units less its weighted mean over the labelled ones (each labelled unit
+weighted by 1 / its inclusion probability), its standard error from the per-unit terms of that sum (linearised);
+ppi_py's weighted PPI would count the labelled units in both of its samples and leave out their covariance, which
+bench/bench_ppi.py measured as 92-93% coverage.
+The humans-only estimate on the same labels is computed alike (lambda = 0); the combined one is never wider: it falls
+back to the humans' alone when the tuned lambda's interval would be, and when the labelled units show fewer than
+MIN_DISAGREEMENTS disagreements between the judge and the humans (too few to measure its errors by).
 """
 
 from __future__ import annotations
@@ -22,10 +27,14 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.stats import norm
+from scipy.stats import t as student_t
 
 ALPHA = 0.05  # 95% intervals
 Z = float(norm.ppf(1 - ALPHA / 2))
-ESTIMATOR = "PPI++ (power-tuned prediction-powered inference, ppi_py.ppi_mean_ci)"
+# Fewer labelled units than this on which the judge and the humans differ: the combined estimate is the humans' alone
+# (the judge's errors are not measured by a handful; tests/stats/test_ppi.py, bench/bench_ppi.py).
+MIN_DISAGREEMENTS = 3
+ESTIMATOR = "PPI++ (prediction-powered inference, power-tuned: ppi_py)"
 
 
 def _ppi():
@@ -58,9 +67,9 @@ class Estimate:
 class Combined:
     """A system's three figures on one set of labels: the humans and judge together, the humans alone, the judge
     alone (its mean over every unit, with no interval: its bias is unknown); the width the humans alone would have
-    from a simple random sample of as many units (what an unequal plan's weights cost them), and how many human labels
-    the judge was worth: the size of the simple random sample whose humans-only interval is as narrow as the combined
-    one, (2 z sd / combined width)^2, sd the labelled units' (weighted) standard deviation."""
+    from a simple random sample of as many units (2 t sd / sqrt(n), sd the labelled units' weighted standard
+    deviation), and how many human labels the judge was worth: the size of the simple random sample whose
+    humans-only interval would be as narrow as the combined one, n (that width / the combined width)^2."""
 
     combined: Estimate
     human: Estimate
@@ -101,51 +110,105 @@ def _interval(low, high, bounds: tuple[float, float] | None = None) -> tuple[flo
     return (max(low, bounds[0]), min(high, bounds[1])) if bounds else (low, high)
 
 
+def _t_interval(value: float, error: float, labelled: int, bounds) -> tuple[float, float] | None:
+    """VALUE +- the t quantile with LABELLED - 1 degrees of freedom times its standard ERROR, within BOUNDS: the
+    normal interval's small-sample form (at 100 labels 1.2% wider; bench/bench_ppi.py measured the normal one at
+    93.4% for a biased judge there)."""
+    if not error > 0:
+        return None
+    low, high = student_t.interval(1 - ALPHA, labelled - 1, loc=value, scale=error)
+    return _interval(low, high, bounds)
+
+
+def _error_of(low, high) -> float:
+    """The standard error behind ppi_py's normal 95% interval (LOW, HIGH)."""
+    return (float(np.ravel(high)[0]) - float(np.ravel(low)[0])) / (2 * Z)
+
+
+def _weighted_interval(terms: np.ndarray, labelled: int, bounds) -> tuple[float, tuple[float, float] | None]:
+    """The mean of the per-unit TERMS over all units and its interval (standard error std / sqrt(N); LABELLED units
+    give the degrees of freedom)."""
+    value = float(terms.mean())
+    return value, _t_interval(value, float(terms.std(ddof=1)) / math.sqrt(len(terms)), labelled, bounds)
+
+
 def human_mean(human, labelled, inclusion=None, bounds: tuple[float, float] | None = None) -> Estimate:
-    """The humans alone: the (inverse-probability weighted) mean of the labelled units' human values, with the
-    normal interval (ppi_py.classical_mean_ci), within BOUNDS."""
-    y, _, _, _, weights = _labelled(human, np.zeros(len(human)), labelled, inclusion)
-    if len(y) == 0:
-        return Estimate(None, None, 0)
-    value = float(np.average(y, weights=weights))
+    """The humans alone, within BOUNDS: under a simple random sample (INCLUSION None) the labelled units' mean with its
+    interval (ppi_py.classical_mean_ci's standard error); under unequal inclusion the weighted (Hajek) mean, each
+    labelled unit weighted by 1 / its inclusion probability, with the interval of its linearised terms
+    (_centred_terms); t intervals, n - 1 degrees of freedom."""
+    y, _, _, labelled, weights = _labelled(human, np.zeros(len(human)), labelled, inclusion)
     if len(y) < 2:
-        return Estimate(value, None, len(y))
-    return Estimate(value, _interval(*_ppi().classical_mean_ci(y, w=weights, alpha=ALPHA), bounds), len(y))
+        return Estimate(float(y.mean()) if len(y) else None, None, len(y))
+    if weights is None:
+        value = float(y.mean())
+        return Estimate(value, _t_interval(value, _error_of(*_ppi().classical_mean_ci(y, alpha=ALPHA)), len(y), bounds),
+                        len(y))
+    value, ci = _weighted_interval(_centred_terms(human, labelled, inclusion), len(y), bounds)
+    return Estimate(value, ci, len(y))
+
+
+def _centred_terms(values, labelled, inclusion) -> np.ndarray:
+    """Per unit, m + xi (v - m) / pi, m the labelled VALUES' weighted (Hajek) mean: their mean is m, and their spread
+    over sqrt(N) its linearised standard error (xi: labelled or not, pi: the unit's inclusion probability)."""
+    values, inclusion = np.nan_to_num(np.asarray(values, dtype=float)), np.asarray(inclusion, dtype=float)
+    mean = float(np.average(values[labelled], weights=1 / inclusion[labelled]))
+    return mean + np.where(labelled, (values - mean) / inclusion, 0.0)
 
 
 def combined_mean(human, judge, labelled, inclusion=None, bounds: tuple[float, float] | None = None) -> Combined:
     """A system's mean over its units from HUMAN values (read where LABELLED) and the JUDGE's on every unit.
-    INCLUSION: each unit's probability of being labelled under the plan that drew them; None for a simple random
-    sample (every unit alike), when the judge's part is its mean over the units humans did not label, as ppi_py
-    takes it; with unequal probabilities it is the judge's mean over all units and the correction is weighted.
-    BOUNDS: the measure's range, which intervals are kept within (0 to 1 for an accuracy)."""
+    INCLUSION: each unit's probability of being labelled under the plan that drew them. None for a simple random
+    sample (every unit alike): PPI++ as ppi_py computes it, the judge's mean over the units humans did not label plus
+    the labelled units' mean correction, lambda power-tuned. With unequal probabilities, the active inference form
+    (Zrnic and Candès 2024) with weighted means: the humans' weighted mean plus lambda times (the judge's mean over
+    all units less its weighted mean over the labelled ones), its standard error from the per-unit terms, lambda the
+    value that minimises their variance (clipped to [0, 1]).
+    BOUNDS: the measure's range, which intervals are kept within (0 to 1 for an accuracy). With fewer than
+    MIN_DISAGREEMENTS labelled units on which the judge and the humans differ, the judge's errors cannot be measured
+    (an interval from two disagreements is far too narrow): the combined estimate is the humans' alone."""
     y, yhat, judge_all, labelled, weights = _labelled(human, judge, labelled, inclusion)
     human_only = human_mean(human, labelled, inclusion, bounds)
     judge_value = float(judge_all.mean()) if len(judge_all) else None
     units = len(judge_all)
-    unlabelled = judge_all if weights is not None else judge_all[~labelled]
-    if len(y) < 2 or len(unlabelled) == 0:
-        return Combined(Estimate(human_only.value, human_only.ci95, len(y), 0.0), human_only, judge_value, units,
-                        human_only.width, None)
-    ppi = _ppi()
-    lam = _tuned_lambda(ppi, y, yhat, unlabelled, weights)
-    value = float(np.ravel(ppi.ppi_mean_pointestimate(y, yhat, unlabelled, lam=lam, w=weights))[0])
-    ci = _interval(*ppi.ppi_mean_ci(y, yhat, unlabelled, alpha=ALPHA, lam=lam, w=weights), bounds)
+    spread = math.sqrt(float(np.average((y - np.average(y, weights=weights)) ** 2, weights=weights))) if len(y) else 0
+    uniform_width = (2 * float(student_t.ppf(1 - ALPHA / 2, len(y) - 1)) * spread / math.sqrt(len(y))
+                     if len(y) >= 2 else None)
+    humans_alone = Combined(Estimate(human_only.value, human_only.ci95, len(y), 0.0), human_only, judge_value, units,
+                            uniform_width, len(y) if human_only.width else None)
+    if len(y) < 2 or labelled.all() or disagreements(y, yhat) < MIN_DISAGREEMENTS:
+        return humans_alone
+    if weights is None:
+        ppi = _ppi()
+        rest = judge_all[~labelled]
+        lam = _tuned_lambda(ppi, y, yhat, rest)
+        value = float(np.ravel(ppi.ppi_mean_pointestimate(y, yhat, rest, lam=lam))[0])
+        ci = _t_interval(value, _error_of(*ppi.ppi_mean_ci(y, yhat, rest, alpha=ALPHA, lam=lam)), len(y), bounds)
+    else:
+        # z = a + lambda b, a: the humans' centred terms, b = (yhat - m) (1 - xi / pi), m the labelled units'
+        # weighted mean of yhat: mean(z) is the humans' weighted mean plus lambda times the judge's mean over all
+        # units less its weighted mean over the labelled ones. Var(a + lambda b) is least at -Cov(a, b) / Var(b).
+        a = _centred_terms(human, labelled, inclusion)
+        b = judge_all - _centred_terms(judge_all, labelled, inclusion)
+        variance = float(np.var(b, ddof=1))
+        lam = float(np.clip(-np.cov(a, b)[0, 1] / variance, 0, 1)) if variance > 0 else 0.0
+        value, ci = _weighted_interval(a + lam * b, len(y), bounds)
     combined = Estimate(value, ci, len(y), lam)
-    if human_only.width is not None and (combined.width is None or combined.width > human_only.width):
-        combined = Estimate(human_only.value, human_only.ci95, len(y), 0.0)
-    spread = math.sqrt(float(np.average((y - np.average(y, weights=weights)) ** 2, weights=weights)))
-    uniform_width = 2 * Z * spread / math.sqrt(len(y))
-    effective = (2 * Z * spread / combined.width) ** 2 if combined.width else None
+    if human_only.width is None or combined.width is None or combined.width > human_only.width:
+        return humans_alone
+    effective = len(y) * (uniform_width / combined.width) ** 2 if combined.width and uniform_width else None
     return Combined(combined, human_only, judge_value, units, uniform_width, effective)
 
 
-def _tuned_lambda(ppi, y, yhat, unlabelled, weights) -> float:
+def disagreements(y: np.ndarray, yhat: np.ndarray) -> int:
+    """The labelled units on which the judge's value is not the humans'."""
+    return int((np.abs(np.asarray(y) - np.asarray(yhat)) > 1e-9).sum())
+
+
+def _tuned_lambda(ppi, y, yhat, unlabelled) -> float:
     """PPI++'s power-tuning lambda (ppi_py's, clipped to [0, 1]), as ppi_mean_ci computes it when given none."""
-    w = ppi.construct_weight_vector(len(y), weights, vectorized=True)
-    w_unlabelled = ppi.construct_weight_vector(len(unlabelled), None, vectorized=True)
-    point = ppi.ppi_mean_pointestimate(y, yhat, unlabelled, lam=1, w=weights)
+    point = ppi.ppi_mean_pointestimate(y, yhat, unlabelled, lam=1)
     y2, yhat2, unlabelled2 = (ppi.reshape_to_2d(a) for a in (y, yhat, unlabelled))
-    lam = ppi.ppi._calc_lam_glm(w * (y2 - point), w * (yhat2 - point), w_unlabelled * (unlabelled2 - point),
-                                np.eye(1), coord=None, clip=True, optim_mode="overall")
+    lam = ppi.ppi._calc_lam_glm(y2 - point, yhat2 - point, unlabelled2 - point, np.eye(1), coord=None, clip=True,
+                                optim_mode="overall")
     return float(np.ravel(lam)[0]) if math.isfinite(float(np.ravel(lam)[0])) else 0.0

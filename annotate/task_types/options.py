@@ -13,6 +13,12 @@ QUEUE_ORDERS = {
     "position": "in the order the units were imported",
     "informative": "first the units the judges disagree on most, then those they are least sure of",
 }
+# The plans that choose which units humans label, for the report's humans-and-judges check (stats.label_plans).
+PPI_PLANS = {
+    "active": "more labels where the judge is unsure",
+    "stratified": "by the judge's doubt, in strata",
+    "uniform": "every unit alike",
+}
 
 
 def whole_number(key: str, value) -> str | None:
@@ -24,6 +30,12 @@ def whole_number(key: str, value) -> str | None:
 def share(key: str, value) -> str | None:
     if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value <= 1:
         return f"{key} must be a share from 0 to 1"
+    return None
+
+
+def open_share(key: str, value) -> str | None:
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 < value < 1:
+        return f"{key} must be a share greater than 0 and less than 1 (e.g. 0.1)"
     return None
 
 
@@ -79,6 +91,9 @@ COMMON_OPTIONS: dict[str, Callable[[str, object], str | None]] = {
     # The labelling budget (stats.budget): the interval width it counts labels towards, and the queue order.
     "budget_width": width,
     "queue_order": choice(QUEUE_ORDERS),
+    # Humans and judges together (reports.ppi): the plan of its check and the share of units the check labels.
+    "ppi_plan": choice(PPI_PLANS),
+    "ppi_check_share": open_share,
     # The alternative annotator test's cost-benefit margin (stats.replacement, reports.replacement).
     "alt_test_epsilon": margin,
 }

@@ -87,7 +87,7 @@ def test_report_has_the_documented_shape(small_campaign):
     assert report["campaign"] == "small" and report["task_type"] == "qa_correctness"
     assert set(report) == {"campaign", "task_type", "layout", "options", "humans", "judges", "systems", "ablation",
                            "counting", "system_tests", "adjudication", "budget", "categories", "replacement",
-                           "software", "random_stream", "interval_errors"}
+                           "ppi", "software", "random_stream", "interval_errors"}
     assert report["categories"] is None  # no item has a category
     assert report["counting"]["rule"] == "concord"  # the default
     assert report["layout"] == "verdicts"

@@ -287,9 +287,24 @@ def test_the_api_checks_its_json_as_it_is_and_names_every_problem(client, resear
         "ablation_base, adjudication, adjudication_judge, alt_test_epsilon, arm_assignment, arm_per, arms, bias_tag, "
         "both_bad, budget_width, compat_p, counting_rule, dimensions, grade_mapping, judge_new_items, "
         "min_system_coverage, min_system_outputs, "
-        "nrp_rule, nrp_weights, pair_prompts, pair_seed, queue_order, rank_depth, rbo_p, relevant_from, scale, "
-        "small_sample, ties, top_k)"
+        "nrp_rule, nrp_weights, pair_prompts, pair_seed, ppi_check_share, ppi_plan, queue_order, rank_depth, rbo_p, "
+        "relevant_from, scale, small_sample, ties, top_k)"
     )
     assert refused({"scale": "0 | No\n1 | Yes"}).startswith("option scale: scale must be a list of")
     assert client.put(url, {"options": [1]}, content_type="application/json").status_code == 400
     assert Campaign.objects.get(slug="opts").options == {"bias_tag": "clip-based"}
+
+
+def test_the_humans_and_judges_options_are_checked(db):
+    """ppi_plan names a plan of stats.label_plans; ppi_check_share is a share strictly between 0 and 1."""
+    from annotate.task_types.options import COMMON_OPTIONS, PPI_PLANS
+    from stats.label_plans import PLANS
+
+    assert set(PPI_PLANS) == set(PLANS)
+    assert COMMON_OPTIONS["ppi_plan"]("ppi_plan", "active") is None
+    assert COMMON_OPTIONS["ppi_plan"]("ppi_plan", "greedy") == \
+        "ppi_plan is one of active, stratified or uniform, not 'greedy'"
+    assert COMMON_OPTIONS["ppi_check_share"]("ppi_check_share", 0.2) is None
+    for wrong in (0, 1, 1.5, "0.1", True):
+        assert COMMON_OPTIONS["ppi_check_share"]("ppi_check_share", wrong) == \
+            "ppi_check_share must be a share greater than 0 and less than 1 (e.g. 0.1)"

@@ -103,6 +103,7 @@ EXPECTED = {
     "agreement-systems-csv": PAGE_RESEARCHER_BUILDING,
     "agreement-judges-csv": PAGE_RESEARCHER_BUILDING,
     "agreement-topics-csv": PAGE_RESEARCHER_BUILDING,
+    "agreement-ppi-csv": PAGE_RESEARCHER_BUILDING,
     "agreement-items-csv": PAGE_RESEARCHER,  # read from the database as it is, not from the stored report
     "agreement-labels-csv": PAGE_RESEARCHER,  # likewise
     "agreement-methods-txt": PAGE_RESEARCHER_BUILDING,

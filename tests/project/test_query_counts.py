@@ -153,6 +153,7 @@ BOUNDS = {
     ("agreement-systems-csv", "researcher"): 5,
     ("agreement-judges-csv", "researcher"): 5,
     ("agreement-topics-csv", "researcher"): 5,
+    ("agreement-ppi-csv", "researcher"): 5,
     ("agreement-plot", "researcher"): 5,
     # The items CSV reads the database as it is (human labels: annotations, adjudications, the annotators' names;
     # judges and verdicts; items), not the stored report.
@@ -226,7 +227,7 @@ def only_for() -> dict[str, set[str]]:
     return answers
 
 
-def _campaign_build(task_type, *, topics, tag, media_root):
+def campaign_from_sample(task_type, *, topics, tag, media_root):
     """A campaign of TOPICS topics, made from the task type's sample: its people, items, outputs, units, human and
     model verdicts, and runs.
 
@@ -421,8 +422,8 @@ def queries_counted(task_type: str, *, media_root) -> tuple[dict[tuple[str, str]
     """Build TASK_TYPE's two campaigns under MEDIA_ROOT and count the queries of every page each role is shown:
     {(page, role): the most queries at either size}, and the problems found (a page that grows with the campaign,
     one over its bound, one shown to no role, a bound of the type's sample for a page it does not have)."""
-    small = _campaign_build(task_type, topics=SMALL, tag="s", media_root=media_root)
-    large = _campaign_build(task_type, topics=LARGE, tag="l", media_root=media_root)
+    small = campaign_from_sample(task_type, topics=SMALL, tag="s", media_root=media_root)
+    large = campaign_from_sample(task_type, topics=LARGE, tag="l", media_root=media_root)
     small_shown, small_statuses = _measure(task_type, small)
     large_shown, large_statuses = _measure(task_type, large)
 

@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+import scipy.stats
 
 from stats import label_plans, ppi
 
@@ -22,15 +23,20 @@ def _study(seed: int, units: int = 600, flip: float = 0.1, shift: float = 0.0):
 
 
 def test_the_combined_estimate_is_ppi_pys_power_tuned_interval():
-    rng, human, judge = _study(1)
+    rng, human, judge = _study(1, flip=0.15)
     labelled = label_plans.drawn(label_plans.uniform_inclusion(len(human), 60), rng)
     assert labelled.sum() == 60  # a simple random sample of the budget
     result = ppi.combined_mean(np.where(labelled, human, np.nan), judge, labelled)
     y, yhat, rest = human[labelled], judge[labelled], judge[~labelled]
+    # ppi_py's standard error, with the t quantile of n - 1 = 59 degrees of freedom in place of the normal one.
     low, high = ppi_py.ppi_mean_ci(y, yhat, rest, alpha=0.05)
-    assert result.combined.ci95 == pytest.approx((low[0], high[0]))
+    half = (high[0] - low[0]) / 2 / 1.959964 * scipy.stats.t.ppf(0.975, 59)
+    centre = (high[0] + low[0]) / 2
+    assert result.combined.ci95 == pytest.approx((centre - half, centre + half))
     assert result.combined.value == pytest.approx(float(ppi_py.ppi_mean_pointestimate(y, yhat, rest)[0]))
-    assert result.human.ci95 == pytest.approx(ppi_py.classical_mean_ci(y, alpha=0.05))
+    low, high = ppi_py.classical_mean_ci(y, alpha=0.05)
+    half = (high - low) / 2 / 1.959964 * scipy.stats.t.ppf(0.975, 59)
+    assert result.human.ci95 == pytest.approx((y.mean() - half, y.mean() + half))
     assert result.human.value == pytest.approx(y.mean()) and result.judge == pytest.approx(judge.mean())
     # The lambda reported is the one used: the estimate written out with it.
     lam = result.combined.lam
@@ -46,24 +52,59 @@ def test_the_combined_estimate_is_ppi_pys_power_tuned_interval():
 
 
 def test_unequal_inclusion_weights_each_labelled_unit_by_its_inverse_probability():
-    rng, human, judge = _study(2)
+    """The active inference form with weighted means, written out here: the humans' weighted mean plus lambda times
+    (the judge's mean over all units less its weighted mean over the labelled units), its standard error from the
+    per-unit terms; with equal probabilities its point estimate is ppi_py's with the judge's part over all units."""
+    rng, human, judge = _study(2, flip=0.15)
     inclusion = label_plans.active_inclusion(np.where(judge > 0.5, 0.05, 0.2), budget=80)
     labelled = label_plans.drawn(inclusion, rng)
     result = ppi.combined_mean(np.where(labelled, human, np.nan), judge, labelled, inclusion)
-    weights = 1 / inclusion[labelled]
-    y, yhat = human[labelled], judge[labelled]
-    # ppi_py called directly: the judge's part over every unit, the correction weighted.
-    low, high = ppi_py.ppi_mean_ci(y, yhat, judge, alpha=0.05, w=weights)
-    assert result.combined.ci95 == pytest.approx((low[0], high[0]))
-    # The same written out: lambda times the judge's mean over all units, plus the weighted (Hajek) mean correction.
+    y, yhat, weights = human[labelled], judge[labelled], 1 / inclusion[labelled]
+    human_mean, judge_mean = np.average(y, weights=weights), np.average(yhat, weights=weights)
     lam = result.combined.lam
-    assert result.combined.value == pytest.approx(lam * judge.mean() + np.average(y - lam * yhat, weights=weights))
-    assert result.human.value == pytest.approx(np.average(y, weights=weights))
-    # The weights cost the humans alone: a simple random sample of as many units would be narrower.
+    assert 0 < lam <= 1
+    assert result.combined.value == pytest.approx(human_mean + lam * (judge.mean() - judge_mean))
+    xi_over_pi = labelled / inclusion
+    a = human_mean + xi_over_pi * (np.nan_to_num(np.where(labelled, human, 0)) - human_mean)
+    b = (judge - judge_mean) * (1 - xi_over_pi)
+    terms = a + lam * b
+    quantile = scipy.stats.t.ppf(0.975, labelled.sum() - 1)
+    half = quantile * terms.std(ddof=1) / np.sqrt(len(terms))
+    assert result.combined.ci95 == pytest.approx((terms.mean() - half, terms.mean() + half))
+    # lambda is the one that makes those terms' variance least.
+    variances = [np.var(a + other * b, ddof=1) for other in np.linspace(0, 1, 101)]
+    assert np.var(terms, ddof=1) <= min(variances) + 1e-12
+    # The humans alone: their weighted mean, the same terms with lambda 0.
+    assert result.human.value == pytest.approx(human_mean)
+    assert result.human.ci95 == pytest.approx((human_mean - quantile * a.std(ddof=1) / np.sqrt(len(a)),
+                                               human_mean + quantile * a.std(ddof=1) / np.sqrt(len(a))))
+    # What the humans alone would have from a simple random sample of as many units, and the labels the judge was
+    # worth against it.
     spread = np.sqrt(np.average((y - np.average(y, weights=weights)) ** 2, weights=weights))
-    assert result.human_uniform_width == pytest.approx(2 * 1.959964 * spread / np.sqrt(len(y)))
-    assert result.human_uniform_width < result.human.width
+    assert result.human_uniform_width == pytest.approx(2 * quantile * spread / np.sqrt(len(y)))
     assert result.effective_labels == pytest.approx(len(y) * (result.human_uniform_width / result.combined.width) ** 2)
+    # Equal probabilities: the point estimate is ppi_py's, the judge's part over all units.
+    even = np.full(len(human), 0.2)
+    drawn = label_plans.drawn(even, rng)
+    written = ppi.combined_mean(np.where(drawn, human, np.nan), judge, drawn, even)
+    assert written.combined.value == pytest.approx(float(ppi_py.ppi_mean_pointestimate(
+        human[drawn], judge[drawn], judge, lam=written.combined.lam)[0]))
+
+
+def test_with_too_few_disagreements_the_humans_stand_alone():
+    """A judge that differs from the humans on 2 of the 50 labelled units: its errors are not measured by 2, so the
+    combined figure is the humans' own (without the rule, a judge flipping 2% of 100 labels got 90% coverage in
+    bench/bench_ppi.py)."""
+    human = np.r_[np.ones(30), np.zeros(20), np.ones(450)]
+    judge = human.copy()
+    judge[:2] = 0
+    labelled = np.r_[np.ones(50, dtype=bool), np.zeros(450, dtype=bool)]
+    result = ppi.combined_mean(np.where(labelled, human, np.nan), judge, labelled)
+    assert ppi.disagreements(human[labelled], judge[labelled]) == 2 < ppi.MIN_DISAGREEMENTS
+    assert result.combined.ci95 == result.human.ci95 and result.combined.lam == 0.0
+    judge[2:6] = 0  # six: the judge's part counts
+    result = ppi.combined_mean(np.where(labelled, human, np.nan), judge, labelled)
+    assert result.combined.lam > 0 and result.combined.width < result.human.width
 
 
 def test_intervals_stay_within_the_measures_range():
