@@ -94,10 +94,16 @@ def _inclusion(plan: str, topics: list, budget: float, error: np.ndarray) -> np.
     return label_plans.active_inclusion(error, budget)
 
 
-def _row(system: str, human: dict, judge: dict, topics: list, labelled: np.ndarray,
+def _arrays(units: dict, topics: list) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """{system: (the humans' values, the judge's) by topic in TOPICS' order, NaN where that side has none}."""
+    return {system: (np.array([human.get(topic, np.nan) for topic in topics]),
+                     np.array([judge.get(topic, np.nan) for topic in topics]))
+            for system, (human, judge) in units.items()}
+
+
+def _row(system: str, values: np.ndarray, verdicts: np.ndarray, labelled: np.ndarray,
          inclusion: np.ndarray | None, bounds: tuple[float, float]) -> dict | None:
-    values = np.array([human.get(topic, np.nan) for topic in topics])
-    verdicts = np.array([judge.get(topic, np.nan) for topic in topics])
+    """SYSTEM's figures from its VALUES (the humans') and VERDICTS (the judge's) by topic; None with too few."""
     present = ~np.isnan(verdicts)
     chosen = labelled & present & ~np.isnan(values)
     if present.sum() < MIN_UNITS or chosen.sum() < 2:
@@ -107,15 +113,13 @@ def _row(system: str, human: dict, judge: dict, topics: list, labelled: np.ndarr
     return {"system": system, **combined.as_dict()}
 
 
-def _pairs(rows: dict, units: dict, topics: list, labelled: np.ndarray, inclusion) -> list[dict]:
+def _pairs(rows: dict, arrays: dict, labelled: np.ndarray, inclusion) -> list[dict]:
     """Each pair of systems: the difference of their scores (first minus second, over the topics both have), its
     combined interval, and whether it separates them (the interval leaves out 0)."""
     pairs = []
     for first, second in combinations(sorted(rows, key=lambda s: -(rows[s]["combined"]["value"] or 0)), 2):
-        (h1, j1), (h2, j2) = units[first], units[second]
-        human = {t: h1[t] - h2[t] for t in h1.keys() & h2.keys()}
-        judge = {t: j1[t] - j2[t] for t in j1.keys() & j2.keys()}
-        row = _row(f"{first} - {second}", human, judge, topics, labelled, inclusion, DIFFERENCE)
+        (h1, j1), (h2, j2) = arrays[first], arrays[second]
+        row = _row(f"{first} - {second}", h1 - h2, j1 - j2, labelled, inclusion, DIFFERENCE)
         if row is None:
             continue
         ci = row["combined"]["ci95"]
@@ -124,16 +128,16 @@ def _pairs(rows: dict, units: dict, topics: list, labelled: np.ndarray, inclusio
     return pairs
 
 
-def _system_rows(units: dict, topics: list, labelled: np.ndarray, inclusion, checked: bool) -> dict[str, dict]:
+def _system_rows(arrays: dict, labelled: np.ndarray, inclusion, checked: bool) -> dict[str, dict]:
     """{system: its row} from the units LABELLED (under INCLUSION); CHECKED: each row beside its all-human score."""
     rows = {}
-    for system, (human, judge) in units.items():
-        row = _row(system, human, judge, topics, labelled, inclusion, SCORE)
+    for system, (values, verdicts) in arrays.items():
+        row = _row(system, values, verdicts, labelled, inclusion, SCORE)
         if row is None:
             continue
         if checked:
-            everyone = [human[t] for t in topics if t in human and t in judge]
-            row["all_human"] = float(np.mean(everyone)) if everyone else None
+            everyone = values[~np.isnan(values) & ~np.isnan(verdicts)]
+            row["all_human"] = float(everyone.mean()) if len(everyone) else None
             ci = row["combined"]["ci95"]
             row["covers"] = None if ci is None or row["all_human"] is None else ci[0] <= row["all_human"] <= ci[1]
         rows[system] = row
@@ -180,6 +184,7 @@ def judge_ppi_block(*, sides: list[SystemSides], committee: dict[int, list[float
     block: dict[str, Any] = {"units": len(topics), "labelled_units": len(labelled_topics & set(topics)),
                              "plan": None, "check": None}
     labelled = np.array([topic in labelled_topics for topic in topics])
+    arrays = _arrays(units, topics)
     inclusion = None
     checked = block["labelled_units"] >= CHECKED_FROM * len(topics)
     if checked:
@@ -188,7 +193,7 @@ def judge_ppi_block(*, sides: list[SystemSides], committee: dict[int, list[float
         plan = inclusion if inclusion is not None else label_plans.uniform_inclusion(len(topics), budget)
         draws = [label_plans.drawn(plan, np.random.default_rng(CHECK_SEED + n)) for n in range(CHECK_DRAWS + 1)]
         block["plan"] = options["plan"] if inclusion is not None else "uniform"
-        repeated = [_check_summary(list(_system_rows(units, topics, labelled & draw, inclusion, True).values()))
+        repeated = [_check_summary(list(_system_rows(arrays, labelled & draw, inclusion, True).values()))
                     for draw in draws[1:]]
         labelled &= draws[0]
         block["check"] = {"share": options["check_share"], "seed": CHECK_SEED, "drawn": int(draws[0].sum()),
@@ -199,12 +204,12 @@ def judge_ppi_block(*, sides: list[SystemSides], committee: dict[int, list[float
                                                        for d in repeated),
                                     **{key: _mean_defined([d[key] for d in repeated])
                                        for key in ("mean_width_ratio", "mean_width_ratio_uniform")}}}
-    rows = _system_rows(units, topics, labelled, inclusion, checked)
+    rows = _system_rows(arrays, labelled, inclusion, checked)
     if not rows:
         return None
     block["systems"] = sorted(rows.values(), key=lambda row: -(row["combined"]["value"] or 0))
     block["order"] = [row["system"] for row in block["systems"]]
-    block["pairs"] = _pairs(rows, units, topics, labelled, inclusion)
+    block["pairs"] = _pairs(rows, arrays, labelled, inclusion)
     block["separated_count"] = sum(pair["separated"] for pair in block["pairs"])
     if checked:
         block["check"].update(_check_summary(block["systems"]))

@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from scipy.stats import norm
@@ -116,8 +117,15 @@ def _t_interval(value: float, error: float, labelled: int, bounds) -> tuple[floa
     93.4% for a biased judge there)."""
     if not error > 0:
         return None
-    low, high = student_t.interval(1 - ALPHA, labelled - 1, loc=value, scale=error)
-    return _interval(low, high, bounds)
+    half = _t_quantile(labelled - 1) * error
+    return _interval(value - half, value + half, bounds)
+
+
+@lru_cache(maxsize=4096)
+def _t_quantile(freedom: int) -> float:
+    """The two-sided 95% quantile of Student's t with FREEDOM degrees of freedom (a report asks it thousands of times
+    for a few sample sizes)."""
+    return float(student_t.ppf(1 - ALPHA / 2, freedom))
 
 
 def _error_of(low, high) -> float:
@@ -172,8 +180,7 @@ def combined_mean(human, judge, labelled, inclusion=None, bounds: tuple[float, f
     judge_value = float(judge_all.mean()) if len(judge_all) else None
     units = len(judge_all)
     spread = math.sqrt(float(np.average((y - np.average(y, weights=weights)) ** 2, weights=weights))) if len(y) else 0
-    uniform_width = (2 * float(student_t.ppf(1 - ALPHA / 2, len(y) - 1)) * spread / math.sqrt(len(y))
-                     if len(y) >= 2 else None)
+    uniform_width = 2 * _t_quantile(len(y) - 1) * spread / math.sqrt(len(y)) if len(y) >= 2 else None
     humans_alone = Combined(Estimate(human_only.value, human_only.ci95, len(y), 0.0), human_only, judge_value, units,
                             uniform_width, len(y) if human_only.width else None)
     if len(y) < 2 or labelled.all() or disagreements(y, yhat) < MIN_DISAGREEMENTS:

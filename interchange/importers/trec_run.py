@@ -159,10 +159,11 @@ def _candidates(campaign: Campaign) -> tuple[set[str], dict[tuple[str, str], int
     return topics, candidates
 
 
-def trec_run_import(*, campaign: Campaign, paths: list[Path], judge: str | None,
-                    unused: UnusedLines) -> dict[str, int]:
+def trec_run_import(*, campaign: Campaign, paths: list[Path], judge: str | None, unused: UnusedLines,
+                    fmt: str) -> dict[str, int]:
     """Import each run file as an external judge's scores. Returns {judge name: judgments created}. A line naming a
-    candidate an earlier line scored (by its docno, say, after its id) is counted in UNUSED."""
+    candidate an earlier line scored (by its docno, say, after its id) is counted in UNUSED. FMT: the format's name,
+    which the judge's configuration records."""
     topics, candidates = _candidates(campaign)
     created: dict[str, int] = {}
     for path in paths:
@@ -171,7 +172,7 @@ def trec_run_import(*, campaign: Campaign, paths: list[Path], judge: str | None,
             if writer is None:
                 name = judge or fits(row.tag, model=Judge, column="name", path=path, line=row.line, field="tag")
                 writer = JudgeVerdictWriter(judge=external_judge_get(
-                    campaign=campaign, name=name, config={"format": "trec-run", "name": name}, path=path),
+                    campaign=campaign, name=name, config={"format": fmt, "name": name}, path=path),
                     unused=unused)
             elif not judge and row.tag != name:
                 raise ImportDataError(file=path, line=row.line, field="tag", message=(

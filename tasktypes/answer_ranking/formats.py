@@ -77,7 +77,8 @@ class RankerRun(ImportFormat):
     def run(self, *, campaign, paths, summary, unused, judge) -> None:
         from interchange.importers.trec_run import trec_run_import
 
-        summary.model_judgments_created = trec_run_import(campaign=campaign, paths=paths, judge=judge, unused=unused)
+        summary.model_judgments_created = trec_run_import(campaign=campaign, paths=paths, judge=judge, unused=unused,
+                                                          fmt=self.name)
 
     def lines(self, summary) -> list[str]:
         return []
