@@ -21,7 +21,7 @@ import numpy as np
 
 from reports.system_level import SystemSides
 from reports.tables import SpreadsheetCsv, interval_cells, value_cell
-from stats import label_plans, ppi
+from stats import label_plans, ppi, uncertainty
 
 DEFAULT_PLAN = "active"
 DEFAULT_CHECK_SHARE = 0.1
@@ -86,7 +86,7 @@ def _expected_errors(topics: list, sides: list[SystemSides], committee: dict[int
     return np.array([float(np.mean(error[topic])) if error[topic] else 0.0 for topic in topics])
 
 
-def _inclusion(plan: str, topics: list, budget: float, error: np.ndarray) -> np.ndarray | None:
+def _inclusion(plan: str, budget: float, error: np.ndarray) -> np.ndarray | None:
     if plan == "uniform" or not error.any():
         return None
     if plan == "stratified":  # strata: the topics the judge finds hard and those it does not
@@ -155,11 +155,6 @@ def _share(part: int, whole: int) -> float | None:
     return part / whole if whole else None
 
 
-def _mean_defined(values: list) -> float | None:
-    defined = [value for value in values if value is not None]
-    return float(np.mean(defined)) if defined else None
-
-
 def _check_summary(rows: list[dict]) -> dict:
     """How a check's draw did: of the systems' intervals (a system whose labels drawn are all alike has none), how many
     cover the all-human score, and the combined widths over the humans-only ones on the same labels and over those a
@@ -189,7 +184,7 @@ def judge_ppi_block(*, sides: list[SystemSides], committee: dict[int, list[float
     checked = block["labelled_units"] >= CHECKED_FROM * len(topics)
     if checked:
         budget = max(2.0, options["check_share"] * len(topics))
-        inclusion = _inclusion(options["plan"], topics, budget, _expected_errors(topics, sides, committee))
+        inclusion = _inclusion(options["plan"], budget, _expected_errors(topics, sides, committee))
         plan = inclusion if inclusion is not None else label_plans.uniform_inclusion(len(topics), budget)
         draws = [label_plans.drawn(plan, np.random.default_rng(CHECK_SEED + n)) for n in range(CHECK_DRAWS + 1)]
         block["plan"] = options["plan"] if inclusion is not None else "uniform"
@@ -202,7 +197,7 @@ def judge_ppi_block(*, sides: list[SystemSides], committee: dict[int, list[float
                                                       sum(d["intervals"] for d in repeated)),
                                     "all_but_one": sum(bool(d["intervals"]) and d["covered"] >= d["intervals"] - 1
                                                        for d in repeated),
-                                    **{key: _mean_defined([d[key] for d in repeated])
+                                    **{key: uncertainty.mean_defined([d[key] for d in repeated])
                                        for key in ("mean_width_ratio", "mean_width_ratio_uniform")}}}
     rows = _system_rows(arrays, labelled, inclusion, checked)
     if not rows:
