@@ -63,7 +63,7 @@ PLOTS_PENDING = None  # extras["plots"] between a build's statistics being store
 # change adds, removes or renames a field a template or a download reads, or changes how a figure is computed (its
 # resampling, its unit, its rule), so that documents stored by an earlier version are built again before they are
 # shown. The history is in docs/upgrading.md.
-REPORT_SCHEMA = 3
+REPORT_SCHEMA = 4
 
 
 def _pack(value) -> bytes:

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from config.version import VERSION
+from reports.ppi import ppi_judges
 from reports.tables import SpreadsheetCsv
 from stats import budget, resampling
 
@@ -162,13 +163,15 @@ def _ppi_lines(block: dict | None) -> list[str]:
         return []
     lines = ["", f"Humans and judges together. Each system's score from the human labels and a judge's verdicts on "
                  f"every {block['unit_one']}: {block['method']}."]
-    for name, judge in block["judges"].items():
+    several = len(block["measures"]) > 1
+    for measure, name, judge in ppi_judges(block):
         check = judge["check"]
+        name = f"{name}, {measure['label']}" if several else name
         if check:
             lines.append(f"- {name}: the humans judged {judge['labelled_units']} of {judge['units']} {block['unit']}; "
                          f"the method checked on {check['drawn']} drawn by the {judge['plan']} plan (seed "
                          f"{check['seed']}): {check['covered']} of {check['intervals']} systems' intervals cover the "
-                         f"all-human score, mean width {_three(check['mean_width_ratio'])} of the humans' alone on "
+                         f"all-human figure, mean width {_three(check['mean_width_ratio'])} of the humans' alone on "
                          f"the same labels; over {check['draws']['n']} more draws, {_three(check['draws']['covered'])} "
                          f"of the intervals covered it and their mean width was "
                          f"{_three(check['draws']['mean_width_ratio'])} of the humans' alone; "

@@ -32,6 +32,8 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.layout_engine import ConstrainedLayoutEngine  # noqa: E402
 
+from reports.ppi import ppi_judges  # noqa: E402
+
 # An SVG's ids must be unique within the page, and matplotlib's default salt is random.
 matplotlib.rcParams["svg.hashsalt"] = "concord-agreement"
 matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text: selectable, and searchable in tests
@@ -416,19 +418,20 @@ PPI_SIDES = (("combined", "humans + judge", "#1d4ed8", "o"), ("human", "humans a
 
 
 def ppi_plot(*, report: dict) -> Plot | None:
-    """The humans and each judge together (report["ppi"], reports.ppi): one panel per judge, each system's combined
-    interval beside the humans-only one on the same labels and the judge's own figure (a cross), and in a check the
-    all-human score (a dashed tick). None without the block."""
+    """The humans and each judge together (report["ppi"], reports.ppi): one panel per measure and judge, each
+    system's combined interval beside the humans-only one on the same labels and the judge's own figure (a cross),
+    and in a check the all-human value (a dashed tick). None without the block."""
     block = report.get("ppi") or {}
-    judges = block.get("judges") or {}
+    judges = ppi_judges(block)
     if not judges:
         return None
+    several = len(block["measures"]) > 1
     rows, columns = grid_shape(len(judges), 2)
-    systems = max(len(judge["systems"]) for judge in judges.values())
+    systems = max(len(judge["systems"]) for _, _, judge in judges)
     plot = Plot("ppi", figure_sized(0.6 + 5.2 * columns, 1.4 + (0.3 * systems + 0.9) * rows))
     axes_grid = plot.figure.subplots(rows, columns, squeeze=False)
     handles: dict[str, object] = {}
-    for index, (name, judge) in enumerate(judges.items()):
+    for index, (measure, name, judge) in enumerate(judges):
         axes = axes_grid[index // columns][index % columns]
         names = [row["system"] for row in judge["systems"]]
         for y, row in enumerate(judge["systems"]):
@@ -453,9 +456,10 @@ def ppi_plot(*, report: dict) -> Plot | None:
                 handles.setdefault("all the humans", tick)
         axes.set_yticks(range(len(names)), [literal(system) for system in names], fontsize=LABEL_SIZE)
         axes.invert_yaxis()
-        axes.set_xlabel("score (95% intervals)")
-        title = f"{name}: check on {judge['check']['drawn']} {block['unit']}" if judge["check"] else \
-            f"{name}: humans on {judge['labelled_units']} of {judge['units']} {block['unit']}"
+        axes.set_xlabel(f"{measure['label']} (95% intervals)")
+        labels = (f"check on {judge['check']['drawn']} {block['unit']}" if judge["check"] else
+                  f"humans on {judge['labelled_units']} of {judge['units']} {block['unit']}")
+        title = (f"{measure['label']}, " if several else "") + f"{name}: {labels}"
         axes.set_title(literal(title), fontsize=9)
         axes.grid(True, axis="x", color="#e5e7eb", linewidth=0.6)
     for index in range(len(judges), rows * columns):

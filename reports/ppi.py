@@ -1,19 +1,21 @@
 """The humans and each judge together (stats.ppi): every system's score from the human labels there are plus the
-judge's verdicts on all its outputs, with the humans-only and the judge-only figures beside it, the labels the judge
-was worth, the pairs of systems the combined intervals separate, and the order. docs/statistics/ppi.md.
+judge's figures on all its units, with the humans-only and the judge-only figures beside it, the labels the judge
+was worth, the pairs of systems the combined intervals separate, and the order; per measure of the task type (a
+verdict report's accuracy; a graded report's NDCG@10 and P@10, tasktypes.graded.ppi). docs/statistics/ppi.md.
 
-The unit is the topic (a question): a system's value on a topic is the mean of its outputs there, humans' and
-judge's, so that outputs of one question count as one unit (clustered), and humans label a topic's outputs together.
-A campaign whose humans judged (nearly) every unit has nothing to gain: its block is a check of the method instead,
-the same figures computed on a share of the units drawn by the campaign's plan (option ppi_plan; ppi_check_share of
-the units; a fixed seed), each beside the all-human figure it should cover. Elsewhere the units humans labelled are
-taken as a simple random sample of the units: an interval is valid as far as they are one (a plan the annotation
-queue follows records each unit's probability: to come).
+The unit is the topic (a question, a query): a system's value on a topic is the mean of its outputs there, humans'
+and judge's, or the topic's per-query measure, so that outputs of one topic count as one unit (clustered), and
+humans label a topic's outputs together. A campaign whose humans judged (nearly) every unit has nothing to gain: its
+block is a check of the method instead, the same figures computed on a share of the units drawn by the campaign's
+plan (option ppi_plan; ppi_check_share of the units; a fixed seed), each beside the all-human figure it should cover.
+Elsewhere the units humans labelled are taken as a simple random sample of the units: an interval is valid as far as
+they are one (a plan the annotation queue follows records each unit's probability: to come).
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
@@ -29,18 +31,42 @@ DEFAULT_CHECK_SHARE = 0.1
 CHECKED_FROM = 0.9
 CHECK_SEED = 20231
 CHECK_DRAWS = 40  # draws more for a check's summary (each a combined estimate per system: about 1 s a judge)
-SCORE, DIFFERENCE = (0.0, 1.0), (-1.0, 1.0)  # the ranges of a system's score (an accuracy) and of a difference
 MIN_UNITS = 10  # fewer units than this: no block for the judge (an interval over a handful of topics means little)
+# Fewer labelled units than this: the block says its intervals' coverage is approximate. Simulated with 10-20 labels
+# of 200 units, the humans-only and the combined intervals covered 88-97% (under the stratified and active plans
+# 88-93%), with 40 labels 92.6-95.8% (docs/statistics/ppi.md, bench/bench_ppi.py --units 200).
+FEW_LABELS = 40
 
 
-METHOD = (
-    f"{ppi.ESTIMATOR} over questions (a system's outputs on a question are one unit), 95% t intervals (the standard "
-    f"error ppi_py's normal interval gives, n - 1 degrees of freedom) within "
-    f"the score's range; under a plan of unequal probabilities (stratified, active) the active-inference form, each "
-    f"labelled question weighted by 1 / its inclusion probability; the humans alone where the labelled questions "
-    f"show fewer than {ppi.MIN_DISAGREEMENTS} disagreements with the judge, or where the combined interval would be "
-    f"wider; the labels the judge was worth: the simple random sample whose humans-only interval is as narrow"
-)
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A system-level measure the block estimates: its KEY (in downloads), LABEL (on the page) and the range of a
+    system's value (its intervals stop there)."""
+
+    key: str
+    label: str
+    bounds: tuple[float, float] = (0.0, 1.0)
+
+    @property
+    def difference_bounds(self) -> tuple[float, float]:
+        """The range of the difference of two systems' values."""
+        return (self.bounds[0] - self.bounds[1], self.bounds[1] - self.bounds[0])
+
+
+SCORE = Measure("score", "score")  # a verdict report's: the share of outputs the humans (or the judge) accept
+
+
+def method_text(unit_one: str) -> str:
+    """The methods line of the block, its unit named UNIT_ONE ("question", "topic")."""
+    return (f"{ppi.ESTIMATOR} over {unit_one}s (a system's value on a {unit_one} is one unit), 95% t intervals (the "
+            f"standard error ppi_py's normal interval gives, n - 1 degrees of freedom) within the measure's range; "
+            f"under a plan of unequal probabilities (stratified, active) the active-inference form, each labelled "
+            f"{unit_one} weighted by 1 / its inclusion probability; the humans alone where fewer than "
+            f"{ppi.MIN_LABELLED} {unit_one}s are labelled, where they show fewer than {ppi.MIN_DISAGREEMENTS} "
+            f"disagreements with the judge, or where the combined interval would be wider; the labels the judge was "
+            f"worth: the simple random sample whose humans-only interval is as narrow")
 
 
 def ppi_options(options: dict) -> dict:
@@ -94,13 +120,6 @@ def _inclusion(plan: str, budget: float, error: np.ndarray) -> np.ndarray | None
     return label_plans.active_inclusion(error, budget)
 
 
-def _arrays(units: dict, topics: list) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-    """{system: (the humans' values, the judge's) by topic in TOPICS' order, NaN where that side has none}."""
-    return {system: (np.array([human.get(topic, np.nan) for topic in topics]),
-                     np.array([judge.get(topic, np.nan) for topic in topics]))
-            for system, (human, judge) in units.items()}
-
-
 def _row(system: str, values: np.ndarray, verdicts: np.ndarray, labelled: np.ndarray,
          inclusion: np.ndarray | None, bounds: tuple[float, float]) -> dict | None:
     """SYSTEM's figures from its VALUES (the humans') and VERDICTS (the judge's) by topic; None with too few."""
@@ -113,13 +132,13 @@ def _row(system: str, values: np.ndarray, verdicts: np.ndarray, labelled: np.nda
     return {"system": system, **combined.as_dict()}
 
 
-def _pairs(rows: dict, arrays: dict, labelled: np.ndarray, inclusion) -> list[dict]:
-    """Each pair of systems: the difference of their scores (first minus second, over the topics both have), its
+def _pairs(rows: dict, arrays: dict, labelled: np.ndarray, inclusion, measure: Measure) -> list[dict]:
+    """Each pair of systems: the difference of their values (first minus second, over the topics both have), its
     combined interval, and whether it separates them (the interval leaves out 0)."""
     pairs = []
     for first, second in combinations(sorted(rows, key=lambda s: -(rows[s]["combined"]["value"] or 0)), 2):
         (h1, j1), (h2, j2) = arrays[first], arrays[second]
-        row = _row(f"{first} - {second}", h1 - h2, j1 - j2, labelled, inclusion, DIFFERENCE)
+        row = _row(f"{first} - {second}", h1 - h2, j1 - j2, labelled, inclusion, measure.difference_bounds)
         if row is None:
             continue
         ci = row["combined"]["ci95"]
@@ -128,11 +147,11 @@ def _pairs(rows: dict, arrays: dict, labelled: np.ndarray, inclusion) -> list[di
     return pairs
 
 
-def _system_rows(arrays: dict, labelled: np.ndarray, inclusion, checked: bool) -> dict[str, dict]:
-    """{system: its row} from the units LABELLED (under INCLUSION); CHECKED: each row beside its all-human score."""
+def _system_rows(arrays: dict, labelled: np.ndarray, inclusion, checked: bool, measure: Measure) -> dict[str, dict]:
+    """{system: its row} from the units LABELLED (under INCLUSION); CHECKED: each row beside its all-human value."""
     rows = {}
     for system, (values, verdicts) in arrays.items():
-        row = _row(system, values, verdicts, labelled, inclusion, SCORE)
+        row = _row(system, values, verdicts, labelled, inclusion, measure.bounds)
         if row is None:
             continue
         if checked:
@@ -157,7 +176,7 @@ def _share(part: int, whole: int) -> float | None:
 
 def _check_summary(rows: list[dict]) -> dict:
     """How a check's draw did: of the systems' intervals (a system whose labels drawn are all alike has none), how many
-    cover the all-human score, and the combined widths over the humans-only ones on the same labels and over those a
+    cover the all-human value, and the combined widths over the humans-only ones on the same labels and over those a
     simple random sample of as many units would give."""
     return {"covered": sum(bool(r.get("covers")) for r in rows), "systems": len(rows),
             "intervals": sum(r.get("covers") is not None for r in rows),
@@ -166,29 +185,50 @@ def _check_summary(rows: list[dict]) -> dict:
             "mean_width_ratio_uniform": _width_ratio(rows, lambda r: r["human_uniform_width"])}
 
 
-def judge_ppi_block(*, sides: list[SystemSides], committee: dict[int, list[float]], options: dict) -> dict | None:
-    """One judge's block: its systems' SIDES (every output each side decided, reports.verdicts.system_sides);
-    COMMITTEE: the other judges' verdicts by item, for the active plan; OPTIONS: ppi_options'. A check draws its
-    table's units with CHECK_SEED, then CHECK_DRAWS more (seeds CHECK_SEED + 1 on) for its summary: one draw's
-    systems share its units, so they miss the all-human scores together; many draws say how often they do."""
-    units = {s.system: _unit_values(s) for s in sides}
-    topics = sorted({topic for _, judge in units.values() for topic in judge})  # topic ids: the same order each build
+@dataclass(frozen=True)
+class Units:
+    """One judge's units for one measure: TOPICS (the population, in a fixed order), ARRAYS ({system: (the humans'
+    values, the judge's) by topic in TOPICS' order, NaN where that side has none}), and ERRORS: each topic's expected
+    error of the judge, what the active and stratified plans spend labels on (all 0: no way to tell, uniform)."""
+
+    topics: list
+    arrays: dict[str, tuple[np.ndarray, np.ndarray]]
+    errors: np.ndarray
+
+    @classmethod
+    def from_values(cls, values: dict[str, tuple[dict, dict]], errors: dict[Hashable, float]) -> Units:
+        """From VALUES ({system: ({topic: the humans' value}, {topic: the judge's})}) and ERRORS by topic; the
+        topics: every one the judge has a value on, sorted (the same order each build, so a seeded draw repeats)."""
+        topics = sorted({topic for _, judge in values.values() for topic in judge})
+        return cls(topics, {system: (np.array([human.get(topic, np.nan) for topic in topics]),
+                                     np.array([judge.get(topic, np.nan) for topic in topics]))
+                            for system, (human, judge) in values.items()},
+                   np.array([errors.get(topic, 0.0) for topic in topics]))
+
+
+def measure_block(units: Units, *, options: dict, measure: Measure) -> dict | None:
+    """One judge's block for one MEASURE over its UNITS; OPTIONS: ppi_options'. A topic is labelled where some system
+    has the humans' value on it. A check draws its table's units with CHECK_SEED, then CHECK_DRAWS more (seeds
+    CHECK_SEED + 1 on) for its summary: one draw's systems share its units, so they miss the all-human values
+    together; many draws say how often they do. None with fewer than MIN_UNITS topics or no system's row."""
+    topics, arrays = units.topics, units.arrays
     if len(topics) < MIN_UNITS:
         return None
-    labelled_topics = {topic for human, _ in units.values() for topic in human}
-    block: dict[str, Any] = {"units": len(topics), "labelled_units": len(labelled_topics & set(topics)),
-                             "plan": None, "check": None}
-    labelled = np.array([topic in labelled_topics for topic in topics])
-    arrays = _arrays(units, topics)
+    labelled = np.zeros(len(topics), dtype=bool)
+    for human, _ in arrays.values():
+        labelled |= ~np.isnan(human)
+    block: dict[str, Any] = {"units": len(topics), "labelled_units": int(labelled.sum()), "plan": None,
+                             "check": None}
     inclusion = None
     checked = block["labelled_units"] >= CHECKED_FROM * len(topics)
     if checked:
-        budget = max(2.0, options["check_share"] * len(topics))
-        inclusion = _inclusion(options["plan"], budget, _expected_errors(topics, sides, committee))
+        # At least the labels the judge is read with (ppi.MIN_LABELLED): a smaller check shows the humans alone.
+        budget = min(float(len(topics) - 1), max(float(ppi.MIN_LABELLED), options["check_share"] * len(topics)))
+        inclusion = _inclusion(options["plan"], budget, units.errors)
         plan = inclusion if inclusion is not None else label_plans.uniform_inclusion(len(topics), budget)
         draws = [label_plans.drawn(plan, np.random.default_rng(CHECK_SEED + n)) for n in range(CHECK_DRAWS + 1)]
         block["plan"] = options["plan"] if inclusion is not None else "uniform"
-        repeated = [_check_summary(list(_system_rows(arrays, labelled & draw, inclusion, True).values()))
+        repeated = [_check_summary(list(_system_rows(arrays, labelled & draw, inclusion, True, measure).values()))
                     for draw in draws[1:]]
         labelled &= draws[0]
         block["check"] = {"share": options["check_share"], "seed": CHECK_SEED, "drawn": int(draws[0].sum()),
@@ -199,23 +239,32 @@ def judge_ppi_block(*, sides: list[SystemSides], committee: dict[int, list[float
                                                        for d in repeated),
                                     **{key: uncertainty.mean_defined([d[key] for d in repeated])
                                        for key in ("mean_width_ratio", "mean_width_ratio_uniform")}}}
-    rows = _system_rows(arrays, labelled, inclusion, checked)
+    rows = _system_rows(arrays, labelled, inclusion, checked, measure)
     if not rows:
         return None
+    block["few_labels"] = int(labelled.sum()) < FEW_LABELS
     block["systems"] = sorted(rows.values(), key=lambda row: -(row["combined"]["value"] or 0))
     block["order"] = [row["system"] for row in block["systems"]]
-    block["pairs"] = _pairs(rows, arrays, labelled, inclusion)
+    block["pairs"] = _pairs(rows, arrays, labelled, inclusion, measure)
     block["separated_count"] = sum(pair["separated"] for pair in block["pairs"])
     if checked:
         block["check"].update(_check_summary(block["systems"]))
     return block
 
 
-def committees(everything: dict[str, list[SystemSides]]) -> dict[str, dict[int, list[float]]]:
-    """{judge: {item: the other judges' verdicts on it}} from EVERYTHING (each judge's systems' sides)."""
-    verdicts = {name: {item: verdict for system in sides for _, item, _, verdict, _ in system.each
-                       if verdict is not None} for name, sides in everything.items()}
-    found: dict[str, dict[int, list[float]]] = {name: {} for name in everything}
+def judge_ppi_block(*, sides: list[SystemSides], committee: dict[int, list[float]], options: dict) -> dict | None:
+    """One judge's block on a verdict report: its systems' SIDES (every output each side decided,
+    reports.verdicts.system_sides), a system's value on a question the mean of its outputs there; COMMITTEE: the other
+    judges' verdicts by item, for the active plan; OPTIONS: ppi_options'."""
+    values = {s.system: _unit_values(s) for s in sides}
+    topics = sorted({topic for _, judge in values.values() for topic in judge})
+    errors = dict(zip(topics, _expected_errors(topics, sides, committee), strict=True))
+    return measure_block(Units.from_values(values, errors), options=options, measure=SCORE)
+
+
+def committees(verdicts: dict[str, dict[int, float]]) -> dict[str, dict[int, list[float]]]:
+    """{judge: {item: the other judges' verdicts on it}} from VERDICTS ({judge: {item: its verdict}})."""
+    found: dict[str, dict[int, list[float]]] = {name: {} for name in verdicts}
     for name, committee in found.items():
         for other, by_item in verdicts.items():
             if other != name:
@@ -224,37 +273,55 @@ def committees(everything: dict[str, list[SystemSides]]) -> dict[str, dict[int, 
     return found
 
 
+def ppi_section(measures: list[tuple[Measure, dict[str, dict]]], *, options: dict, unit_one: str) -> dict | None:
+    """The report's `ppi` block: {estimator, unit, unit_one, alpha, options, method, measures: [{key, label, bounds,
+    judges: {name: its block}}]} from MEASURES (each measure with its judges' blocks: measure_block's); None when no
+    judge has a block."""
+    found = [{"key": measure.key, "label": measure.label, "bounds": list(measure.bounds), "judges": blocks}
+             for measure, blocks in measures if blocks]
+    if not found:
+        return None
+    return {"estimator": ppi.ESTIMATOR, "unit": f"{unit_one}s", "unit_one": unit_one, "alpha": ppi.ALPHA,
+            "options": ppi_options(options), "method": method_text(unit_one), "few_labels": FEW_LABELS,
+            "measures": found}
+
+
 def ppi_block(*, judges: Sequence, everything: dict[str, list[SystemSides]], options: dict) -> dict | None:
-    """The report's `ppi` block: {estimator, unit, judges: {name: its block}}; None when no judge has one."""
+    """A verdict report's `ppi` block (ppi_section's), its one measure the score, its unit the question."""
     settings = ppi_options(options)
-    found = committees(everything)
+    found = committees({name: {item: verdict for system in sides for _, item, _, verdict, _ in system.each
+                               if verdict is not None} for name, sides in everything.items()})
     blocks = {}
     for judge in judges:
         block = judge_ppi_block(sides=everything[judge.name], committee=found[judge.name], options=settings)
         if block is not None:
             blocks[judge.name] = block
-    if not blocks:
-        return None
-    return {"estimator": ppi.ESTIMATOR, "unit": "questions", "unit_one": "question", "alpha": ppi.ALPHA,
-            "options": settings, "method": METHOD, "judges": blocks}
+    return ppi_section([(SCORE, blocks)], options=options, unit_one="question")
 
 
-PPI_COLUMNS = ("judge", "system", "combined", "combined_ci95_low", "combined_ci95_high", "lambda", "human",
+PPI_COLUMNS = ("measure", "judge", "system", "combined", "combined_ci95_low", "combined_ci95_high", "lambda", "human",
                "human_ci95_low", "human_ci95_high", "judge_alone", "human_labels", "units", "effective_labels",
                "human_uniform_width", "plan", "all_human", "covers")
 
 
 def ppi_csv(report: dict) -> str:
-    """The `ppi` block of REPORT as CSV, one row per judge and system (PPI_COLUMNS; all_human and covers in a check)."""
+    """The `ppi` block of REPORT as CSV, one row per measure, judge and system (PPI_COLUMNS; all_human and covers in a
+    check)."""
     writer = SpreadsheetCsv()
     writer.writerow(PPI_COLUMNS)
-    for name, judge in ((report.get("ppi") or {}).get("judges") or {}).items():
+    for measure, name, judge in ppi_judges(report.get("ppi")):
         for row in judge["systems"]:
             combined, human = row["combined"], row["human"]
-            writer.writerow([name, row["system"], value_cell(combined["value"]), *interval_cells(combined["ci95"]),
-                             value_cell(combined["lam"]), value_cell(human["value"]),
+            writer.writerow([measure["key"], name, row["system"], value_cell(combined["value"]),
+                             *interval_cells(combined["ci95"]), value_cell(combined["lam"]), value_cell(human["value"]),
                              *interval_cells(human["ci95"]), value_cell(row["judge"]), combined["n"], row["units"],
                              value_cell(row["effective_labels"]), value_cell(row["human_uniform_width"]),
                              judge["plan"] or "", value_cell(row.get("all_human")),
                              "" if row.get("covers") is None else str(row["covers"]).lower()])
     return writer.text()
+
+
+def ppi_judges(block: dict | None) -> list[tuple[dict, str, dict]]:
+    """(measure, judge name, the judge's block) for every judge of every measure of a report's `ppi` BLOCK."""
+    return [(measure, name, judge) for measure in (block or {}).get("measures") or []
+            for name, judge in measure["judges"].items()]

@@ -15,8 +15,9 @@ weighted by 1 / its inclusion probability), its standard error from the per-unit
 ppi_py's weighted PPI would count the labelled units in both of its samples and leave out their covariance, which
 bench/bench_ppi.py measured as 92-93% coverage.
 The humans-only estimate on the same labels is computed alike (lambda = 0); the combined one is never wider: it falls
-back to the humans' alone when the tuned lambda's interval would be, and when the labelled units show fewer than
-MIN_DISAGREEMENTS disagreements between the judge and the humans (too few to measure its errors by).
+back to the humans' alone when the tuned lambda's interval would be, when fewer than MIN_LABELLED units are labelled,
+and when the labelled units show fewer than MIN_DISAGREEMENTS disagreements between the judge and the humans (too
+few to measure its errors by).
 """
 
 from __future__ import annotations
@@ -35,6 +36,10 @@ Z = float(norm.ppf(1 - ALPHA / 2))
 # Fewer labelled units than this on which the judge and the humans differ: the combined estimate is the humans' alone
 # (the judge's errors are not measured by a handful; tests/stats/test_ppi.py, bench/bench_ppi.py).
 MIN_DISAGREEMENTS = 3
+# Fewer labelled units than this: the humans alone. Lambda tuned on a handful of units fits them too well and the
+# interval is too narrow (TREC DL 2019, 4 of 43 topics labelled: 83-88% coverage; 10 labelled: 96-98%,
+# bench/bench_ppi_trec.py; bench/bench_ppi.py --units 200 measures 10 and up).
+MIN_LABELLED = 10
 ESTIMATOR = "PPI++ (prediction-powered inference, power-tuned: ppi_py)"
 
 
@@ -183,7 +188,7 @@ def combined_mean(human, judge, labelled, inclusion=None, bounds: tuple[float, f
     uniform_width = 2 * _t_quantile(len(y) - 1) * spread / math.sqrt(len(y)) if len(y) >= 2 else None
     humans_alone = Combined(Estimate(human_only.value, human_only.ci95, len(y), 0.0), human_only, judge_value, units,
                             uniform_width, len(y) if human_only.width else None)
-    if len(y) < 2 or labelled.all() or disagreements(y, yhat) < MIN_DISAGREEMENTS:
+    if len(y) < MIN_LABELLED or labelled.all() or disagreements(y, yhat) < MIN_DISAGREEMENTS:
         return humans_alone
     if weights is None:
         ppi = _ppi()

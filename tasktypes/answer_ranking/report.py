@@ -55,6 +55,7 @@ from reports.selectors import JudgeScores, RankingData, RankingTopic, ranking_da
 from stats import correlation, interrater, rank_agreement, retrieval, uncertainty
 from stats.budget import target_width
 from tasktypes.answer_ranking.options import NRP_PAPER, NRP_RULES, NRP_STUDY_CODE
+from tasktypes.answer_ranking.ppi import ranking_ppi
 
 TAU = "kendall_tau_b"
 TAU_ANSWERS = "kendall_tau_b_answers_only"
@@ -89,6 +90,12 @@ def ranking_report_build(*, campaign: Campaign) -> dict:
         "adjudication": adjudication_ranking_block(data),
     }
     build_step(SYSTEM_LEVEL)
+    # Each system's mean NRP from the humans' rankings and a ranker's scores together (PPI++), or its check.
+    every = _answer_nrps(data, dimension=data.dimensions[0], rule=nrp_rule)
+    report["ppi"] = ranking_ppi(human=every.by_system(every.human),
+                                judges={name: every.by_system(values) for name, values in every.judges.items()},
+                                split={judge.name for judge in data.judges if judge.part is not None},
+                                options=campaign.options or {})
     report["budget"] = ranking_budget(report=report, target=target_width(campaign.options))
     return report
 

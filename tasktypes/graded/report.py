@@ -24,6 +24,8 @@ LLM4Eval 2024) or passages for a query (§1.5, TREC Deep Learning). The task typ
   the humans' (consensus) figures by the same system-level block, per measure both have, with intervals where the
   leaderboard gives per-topic values (a leaderboard of means only says why it has none).
 - Each judge's raw scores as a CDF (101 quantiles) beside the human grades' shares.
+- The humans and each judge together (tasktypes.graded.ppi): each run's NDCG@10 and P@10 from the human grades of
+  the topics graded and the judge's grades of every topic, PPI++ with the topic as the unit.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ from reports.system_level import SMALL_SYSTEMS
 from stats import compatibility, correlation, interrater, rank_agreement, retrieval, uncertainty
 from stats import grades as grading
 from stats.budget import target_width
+from tasktypes.graded.ppi import graded_ppi
 
 SMALL_SAMPLE = 30  # fewer shared items than this: a small sample (campaign option small_sample)
 # Every measure the runs are scored with, in the report's order, and how the page and the CSVs name it (the binary
@@ -215,6 +218,9 @@ def graded_report_build(*, campaign: Campaign) -> dict:
                                          relevant_from=rel, selected=selected_annotators(humans_part)),
     }
     build_step(SYSTEM_LEVEL)
+    # Each run's NDCG@10 and P@10 from the humans' grades and a judge's together (PPI++), or its check on a draw.
+    report["ppi"] = graded_ppi(judges=judges, judge_labels=judge_labels, human_grade=human_grade, items=items,
+                               per_topic_human=per_topic_human, per_topic_judges=per_topic_judges, options=options)
     report["budget"] = graded_budget(report=report, human_grade=human_grade, judge_labels=judge_labels, items=items,
                                      levels=levels, per_topic_humans=per_topic_humans,
                                      per_topic_judges=per_topic_judges, target=target_width(options))

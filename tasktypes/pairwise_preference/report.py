@@ -23,6 +23,7 @@ from stats.preference import (
 )
 from stats.uncertainty import bootstrap_method
 from tasktypes.pairwise_preference.judging import FIRST_SHOWN, INCONSISTENT, ORDERS, order_answers
+from tasktypes.pairwise_preference.ppi import preference_ppi
 from tasktypes.pairwise_preference.verdicts import BOTH_BAD, SIDES
 
 # A verdict as the three answers raters are compared on.
@@ -145,6 +146,9 @@ def preference_report_build(*, campaign) -> dict:
             fits, part_orders = _scores([humans_here, raters[n + 1]], systems)
             scores[n + 1], system_orders[n], on_part[judge.name] = fits[1], part_orders[0], fits[0]
     humans_part = humans_block(humans)
+    # Each system's win rate from the humans' verdicts and a judge's together (PPI++), or its check on a draw.
+    ppi = preference_ppi(human=humans.item_label, judges=judges, pairs=pairs, three=THREE,
+                         pooled=pooled_by_prompt(raters), options=campaign.options or {})
     return {
         "campaign": campaign.slug,
         "task_type": campaign.task_type,
@@ -159,6 +163,7 @@ def preference_report_build(*, campaign) -> dict:
                                 "humans_on_part": on_part.get(judge.name)}
                    for n, judge in enumerate(judges)},
         "systems": [],
+        "ppi": ppi,
         "method": f"Cohen's kappa and agreement against the humans' majority over a, b and tie (both bad as a tie), "
                   f"{bootstrap_method('prompts')}; agreement on the pairs both call for a side, {WILSON}",
         "adjudication": adjudication_items_block(humans=humans, judges=[(j.name, j.family, j.labels) for j in judges]),

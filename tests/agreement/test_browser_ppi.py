@@ -27,8 +27,9 @@ def test_a_researcher_checks_humans_and_judges_together_and_changes_the_plan(log
     page = login_page(world["users"]["researcher"].username)
     page.goto(f"{live_server.url}/campaigns/{campaign.slug}/report/")
     section = page.locator("details.ppi-judge").first
-    # The sample's humans judged 19 of the 20 questions: a check, on a tenth drawn by the default (active) plan.
-    expect(section.locator("summary")).to_contain_text("check on 2 of 20 questions drawn by the")
+    # The sample's humans judged 19 of the 20 questions: a check, on a tenth drawn by the default (active) plan, but
+    # on 10 at the least (the fewest the judge is read with).
+    expect(section.locator("summary")).to_contain_text("check on 10 of 20 questions drawn by the")
     expect(page.locator(".ppi-draws").first).to_contain_text("Over 40 more draws")
     assert section.locator("table.ppi-systems tbody tr").count() == 3  # the sample's three systems
     expect(page.locator("#ppi-plot svg")).to_be_visible()
@@ -36,18 +37,18 @@ def test_a_researcher_checks_humans_and_judges_together_and_changes_the_plan(log
 
     page.goto(f"{live_server.url}/campaigns/{campaign.slug}/options/")
     page.select_option("#id_ppi_plan", "uniform")
-    page.fill("#id_ppi_check_share", "0.5")
+    page.fill("#id_ppi_check_share", "0.75")
     page.click("button[type=submit]")
-    expect(page.locator(".messages")).to_have_text('Options saved: ppi_plan "uniform", ppi_check_share 0.5.')
+    expect(page.locator(".messages")).to_have_text('Options saved: ppi_plan "uniform", ppi_check_share 0.75.')
     report_stored(campaign)  # the worker's rebuild, run here
     page.goto(f"{live_server.url}/campaigns/{campaign.slug}/report/")
     expect(page.locator("details.ppi-judge").first.locator("summary")).to_contain_text(
-        "check on 10 of 20 questions drawn by the uniform plan")
+        "check on 15 of 20 questions drawn by the uniform plan")
     page.locator("details.ppi-judge").first.screenshot(path=str(SHOTS / "2-uniform.png"))
     with page.expect_download() as download:
         page.click("#ppi-csv")
     rows = list(csv.DictReader(io.StringIO(Path(download.value.path()).read_text())))
-    # 10 questions drawn; 9 labelled where the draw took the question the sample's annotators left undecided.
+    # 15 questions drawn; 14 labelled where the draw took the question the sample's annotators left undecided.
     assert {row["plan"] for row in rows} == {"uniform"} and len({row["human_labels"] for row in rows}) == 1
-    assert rows[0]["human_labels"] in ("9", "10")
+    assert rows[0]["human_labels"] in ("14", "15")
     assert len(rows) == 3 * len({row["judge"] for row in rows})

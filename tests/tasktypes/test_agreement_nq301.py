@@ -314,7 +314,7 @@ def test_gpt4_verdicts_that_start_with_neither_keep_the_files_column(published):
 def test_the_report_checks_humans_and_gpt4_together_on_a_tenth_of_the_questions(published):
     """Humans judged every output: the block is the check of the method, on one draw of the active plan (30 of the
     301 questions), each system's combined interval beside the all-human accuracy of the systems table."""
-    block = published["ppi"]["judges"]["gpt-4"]
+    block = published["ppi"]["measures"][0]["judges"]["gpt-4"]
     assert (block["units"], block["labelled_units"], block["plan"]) == (301, 301, "active")
     assert block["check"]["drawn"] == 30 and block["check"]["systems"] == block["check"]["intervals"] == 12
     humans = {row["system"]: row["human"] for row in published["systems"]}
@@ -330,6 +330,7 @@ def test_the_report_checks_humans_and_gpt4_together_on_a_tenth_of_the_questions(
     csv_rows = list(csv.DictReader(io.StringIO(ppi_csv(published))))
     gpt4 = [row for row in csv_rows if row["judge"] == "gpt-4"]
     assert [row["system"] for row in gpt4] == block["order"] and {row["plan"] for row in gpt4} == {"active"}
+    assert {row["measure"] for row in csv_rows} == {"score"}
     assert float(gpt4[0]["combined"]) == pytest.approx(block["systems"][0]["combined"]["value"])
 
 
@@ -339,6 +340,6 @@ def test_humans_and_gpt4_together_hold_over_many_draws(published):
     over 15% narrower than the humans' alone on the same labels and than a simple random sample of as many questions
     would give them (AutoEval reports about 18% with GPT-4). Measured: 0.948 coverage, 36 of 40 draws, widths 0.769
     and 0.824 (docs/statistics/ppi.md); no combined interval is wider than the humans' alone (test_ppi, and above)."""
-    draws = published["ppi"]["judges"]["gpt-4"]["check"]["draws"]
+    draws = published["ppi"]["measures"][0]["judges"]["gpt-4"]["check"]["draws"]
     assert draws["n"] == 40 and draws["covered"] >= 0.93 and draws["all_but_one"] >= 0.85 * 40
     assert draws["mean_width_ratio"] <= 0.85 and draws["mean_width_ratio_uniform"] <= 0.85, draws

@@ -318,11 +318,13 @@ def test_json_document_fields(client, ranking_campaign):
         "qrels",
         "adjudication",
         "budget",
+        "ppi",
         "software",
         "random_stream",
         "interval_errors",
     }
     assert document["task_type"] == "answer_ranking" and document["layout"] == "ranking" and document["systems"] == []
+    assert document["ppi"] is None  # four topics: too few for the block (tests/tasktypes/test_ranking_ppi.py)
     row = document["judges"]["good"]["per_topic"][0]
     assert {
         "topic",

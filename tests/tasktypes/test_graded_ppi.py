@@ -1,0 +1,116 @@
+"""Humans and a judge together on a graded campaign (tasktypes.graded.ppi): each run's NDCG@10 and P@10 with the
+topic as the unit. With humans on every topic the block checks the method on a draw, each run beside its all-human
+mean (ir_measures' mean over topics); with humans on half the topics, every figure is recomputed from the qrels by
+ir_measures and ppi_py, independently of the report."""
+
+import random
+
+import ir_measures
+import numpy as np
+import pytest
+
+from agreement.report import agreement_report_build
+from annotate.models import HumanJudgment, Item, Unit
+from annotate.services.campaigns import campaign_get_or_create
+from interchange.importers.runs_pool import runs_pool_import
+from judges.models import Judge, ModelJudgment
+from reports.ppi import ppi_csv
+from stats import ppi
+from tests.factories import TopicFactory, UserFactory
+
+TOPICS = [f"t{n:02d}" for n in range(24)]
+DOCS = [f"d{n}" for n in range(20)]
+NOISE = {"good": 0.8, "fair": 1.5, "poor": 3.0, "random": 9.0}  # each run ranks by grade + this much noise
+
+
+def _data(seed: int = 7):
+    """(human grades, the judge's, the runs): the judge moves a grade by one in a third of the items."""
+    rng = random.Random(seed)
+    human = {topic: {doc: rng.choice([0, 0, 1, 1, 2, 3]) for doc in DOCS} for topic in TOPICS}
+    judge = {topic: {doc: min(3, max(0, grade + rng.choice([-1, 1]))) if rng.random() < 0.33 else grade
+                     for doc, grade in grades.items()} for topic, grades in human.items()}
+    runs = {name: {topic: sorted(DOCS, key=lambda doc: -(human[topic][doc] + rng.gauss(0, noise)))
+                   for topic in TOPICS} for name, noise in NOISE.items()}
+    return human, judge, runs
+
+
+def _campaign(tmp_path, *, human_topics):
+    """A passage_relevance campaign of TOPICS: the humans grade the items of HUMAN_TOPICS, the judge every item."""
+    human, judge, runs = _data()
+    campaign = campaign_get_or_create(slug=f"ppi-graded-{len(human_topics)}", task_type="passage_relevance",
+                                      overlap=1)
+    nist = UserFactory()
+    grader = Judge.objects.create(campaign=campaign, name="grader", family="external", config_hash="g")
+    for qid in TOPICS:
+        topic = TopicFactory(campaign=campaign, external_id=qid, text=f"query {qid}", data={})
+        for doc in DOCS:
+            item = Item.objects.create(campaign=campaign, topic=topic, external_id=f"{qid}/{doc}", kind="passage",
+                                       data={"docid": doc}, text=f"passage {doc} for {qid}")
+            unit = Unit.objects.create(campaign=campaign, topic=topic, item=item, judgments_needed=1)
+            if qid in human_topics:
+                HumanJudgment.objects.create(unit=unit, annotator=nist, value={"grade": human[qid][doc]},
+                                             label=str(human[qid][doc]))
+            ModelJudgment.objects.create(judge=grader, item=item, label=str(judge[qid][doc]))
+    path = tmp_path / f"runs-{len(human_topics)}.txt"
+    path.write_text("".join(f"{qid} Q0 {doc} {rank} {20 - rank} {name}\n" for name, ranked in runs.items()
+                            for qid, docs in ranked.items() for rank, doc in enumerate(docs, start=1)))
+    runs_pool_import(campaign=campaign, paths=[path], depth=10, tag=None)
+    campaign.refresh_from_db()
+    return campaign, human, judge, runs
+
+
+def _per_topic(qrels: dict, ranked: dict, measure: str, topics) -> np.ndarray:
+    """MEASURE of the run RANKED (topic -> docs, best first) per topic of TOPICS under QRELS, by ir_measures."""
+    run = {topic: {doc: float(20 - rank) for rank, doc in enumerate(docs)} for topic, docs in ranked.items()}
+    parsed = ir_measures.parse_measure(measure)
+    values = {m.query_id: m.value for m in ir_measures.iter_calc([parsed], qrels, run)}
+    return np.array([values[topic] for topic in topics])
+
+
+MEASURES = {"ndcg_cut_10": "nDCG@10", "p_10": "P(rel=2)@10"}  # passage_relevance: relevant from grade 2
+
+
+def test_every_topic_graded_checks_the_method_on_a_draw(db, tmp_path):
+    campaign, human, _, runs = _campaign(tmp_path, human_topics=set(TOPICS))
+    block = agreement_report_build(campaign=campaign)["ppi"]
+    assert (block["unit"], block["unit_one"]) == ("topics", "topic")
+    assert [(m["key"], m["label"]) for m in block["measures"]] == [("ndcg_cut_10", "NDCG@10"), ("p_10", "P@10")]
+    for measure in block["measures"]:
+        grader = measure["judges"]["grader"]
+        assert (grader["units"], grader["labelled_units"]) == (24, 24)
+        # No other judge: the active plan has nothing to go on and the check draws uniformly, a tenth of the topics
+        # but 10 at the least (the fewest the judge is read with).
+        assert grader["plan"] == "uniform" and grader["check"]["drawn"] == 10
+        for row in grader["systems"]:
+            everyone = _per_topic(human, runs[row["system"]], MEASURES[measure["key"]], TOPICS)
+            assert row["all_human"] == pytest.approx(everyone.mean())
+            assert row["units"] == 24 and row["combined"]["n"] == grader["check"]["drawn"]
+
+
+def test_half_the_topics_graded_equal_ppi_py_on_ir_measures_values(db, tmp_path):
+    graded = set(TOPICS[::2])
+    campaign, human, judge, runs = _campaign(tmp_path, human_topics=graded)
+    report = agreement_report_build(campaign=campaign)
+    block = report["ppi"]
+    labelled = np.array([topic in graded for topic in TOPICS])
+    for measure in block["measures"]:
+        grader = measure["judges"]["grader"]
+        assert (grader["units"], grader["labelled_units"], grader["check"]) == (24, 12, None)
+        for row in grader["systems"]:
+            name = MEASURES[measure["key"]]
+            y = _per_topic({t: human[t] for t in graded}, runs[row["system"]], name, sorted(graded))
+            yhat = _per_topic(judge, runs[row["system"]], name, TOPICS)
+            assert row["judge"] == pytest.approx(yhat.mean())
+            assert row["human"]["value"] == pytest.approx(y.mean()) and row["human"]["n"] == 12
+            lam = row["combined"]["lam"]
+            expected = float(np.ravel(ppi._ppi().ppi_mean_pointestimate(y, yhat[labelled], yhat[~labelled],
+                                                                          lam=lam))[0])
+            assert row["combined"]["value"] == pytest.approx(expected)
+            combined, alone = row["combined"]["ci95"], row["human"]["ci95"]
+            assert combined[1] - combined[0] <= alone[1] - alone[0] + 1e-12
+    ndcg = block["measures"][0]["judges"]["grader"]
+    assert ndcg["order"][0] == "good" and ndcg["order"][-1] == "random"
+    assert ndcg["separated_count"] >= 1, ndcg["pairs"]
+    rows = ppi_csv(report).splitlines()
+    assert rows[0].startswith("measure,judge,system") and len(rows) == 1 + 2 * len(NOISE)
+    assert {line.split(",")[0] for line in rows[1:]} == {"ndcg_cut_10", "p_10"}
