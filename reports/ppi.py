@@ -20,10 +20,12 @@ from itertools import combinations
 from typing import Any
 
 import numpy as np
+from scipy.stats import norm
 
 from reports.system_level import SystemSides
 from reports.tables import SpreadsheetCsv, interval_cells, value_cell
 from stats import label_plans, ppi, uncertainty
+from stats.budget import target_width
 
 DEFAULT_PLAN = "active"
 DEFAULT_CHECK_SHARE = 0.1
@@ -70,9 +72,11 @@ def method_text(unit_one: str) -> str:
 
 
 def ppi_options(options: dict) -> dict:
-    """The campaign's options of this block (checked when saved: annotate.task_types.options), with their defaults."""
+    """The campaign's options of this block (checked when saved: annotate.task_types.options), with their defaults;
+    width: the interval width the labels needed aim at (option budget_width, the labelling budget's)."""
     return {"plan": options.get("ppi_plan", DEFAULT_PLAN),
-            "check_share": float(options.get("ppi_check_share", DEFAULT_CHECK_SHARE))}
+            "check_share": float(options.get("ppi_check_share", DEFAULT_CHECK_SHARE)),
+            "width": target_width(options)}
 
 
 def _unit_values(sides: SystemSides) -> tuple[dict, dict]:
@@ -121,37 +125,87 @@ def _inclusion(plan: str, budget: float, error: np.ndarray) -> np.ndarray | None
 
 
 def _row(system: str, values: np.ndarray, verdicts: np.ndarray, labelled: np.ndarray,
-         inclusion: np.ndarray | None, bounds: tuple[float, float]) -> dict | None:
-    """SYSTEM's figures from its VALUES (the humans') and VERDICTS (the judge's) by topic; None with too few."""
+         inclusion: np.ndarray | None, bounds: tuple[float, float], needs: Needs | None = None) -> dict | None:
+    """SYSTEM's figures from its VALUES (the humans') and VERDICTS (the judge's) by topic; None with too few. With
+    NEEDS, the labels each plan needs for an interval of NEEDS' width (or of a width that separates, for a
+    difference: Needs.width_for)."""
     present = ~np.isnan(verdicts)
     chosen = labelled & present & ~np.isnan(values)
     if present.sum() < MIN_UNITS or chosen.sum() < 2:
         return None
-    combined = ppi.combined_mean(np.where(chosen, values, np.nan)[present], verdicts[present], chosen[present],
-                                 None if inclusion is None else inclusion[present], bounds)
-    return {"system": system, **combined.as_dict()}
+    human, judge = np.where(chosen, values, np.nan)[present], verdicts[present]
+    weights = None if inclusion is None else inclusion[present]
+    combined = ppi.combined_mean(human, judge, chosen[present], weights, bounds)
+    row = {"system": system, **combined.as_dict()}
+    if needs is not None:
+        row["needed"] = needs.labels(human, judge, chosen[present], weights, combined, present, bounds)
+    return row
 
 
-def _pairs(rows: dict, arrays: dict, labelled: np.ndarray, inclusion, measure: Measure) -> list[dict]:
+# A pair's difference is taken as separable at this power: the interval leaves out 0 in 80% of studies where the
+# difference is what it is estimated to be now (its half-width at most |d| z_0.975 / (z_0.975 + z_0.8)).
+SEPARATING_POWER = 0.8
+
+
+@dataclass(frozen=True)
+class Needs:
+    """What the labels needed are computed for: an interval WIDTH (option budget_width), under PLANS ({name: the
+    inclusion probabilities of every unit for a budget}, each over the block's units), the humans alone too."""
+
+    width: float
+    plans: dict
+
+    def width_for(self, difference: float | None) -> float | None:
+        """The width of an interval that separates a DIFFERENCE of this size at SEPARATING_POWER."""
+        if not difference:
+            return None
+        z80 = float(norm.ppf(SEPARATING_POWER))
+        return 2 * abs(difference) * ppi.Z / (ppi.Z + z80)
+
+    def labels(self, human, judge, chosen, weights, combined: ppi.Combined, present, bounds) -> dict:
+        """{"width": the width aimed at, "by_plan": [{plan, labels: the labels in all the combined interval needs
+        under it}], "humans": those the humans alone need (uniform)}, None where even every unit would not do; a
+        difference (BOUNDS below 0) is aimed at the width that separates it (width_for)."""
+        width = self.width_for(combined.combined.value) if bounds[0] < 0 else self.width
+        if width is None:
+            return {"width": None}
+        by_plan = [{"plan": name, "labels": ppi.labels_needed(human, judge, chosen, weights,
+                                                             combined.combined.lam or 0.0, width,
+                                                             lambda budget, plan=plan: plan(budget)[present])}
+                   for name, plan in self.plans.items()]
+        humans = ppi.labels_needed(human, judge, chosen, weights, 0.0, width,
+                                   lambda budget: label_plans.uniform_inclusion(int(present.sum()), budget))
+        return {"width": width, "by_plan": by_plan, "humans": humans}
+
+
+def _pairs(rows: dict, arrays: dict, labelled: np.ndarray, inclusion, measure: Measure,
+           needs: Needs | None) -> list[dict]:
     """Each pair of systems: the difference of their values (first minus second, over the topics both have), its
-    combined interval, and whether it separates them (the interval leaves out 0)."""
+    combined interval, and whether it separates them (the interval leaves out 0); for two systems next to each other
+    in the order, `adjacent`, with the labels each plan needs to separate them (NEEDS)."""
     pairs = []
-    for first, second in combinations(sorted(rows, key=lambda s: -(rows[s]["combined"]["value"] or 0)), 2):
+    order = sorted(rows, key=lambda s: -(rows[s]["combined"]["value"] or 0))
+    for first, second in combinations(order, 2):
         (h1, j1), (h2, j2) = arrays[first], arrays[second]
-        row = _row(f"{first} - {second}", h1 - h2, j1 - j2, labelled, inclusion, measure.difference_bounds)
+        adjacent = order.index(second) == order.index(first) + 1
+        row = _row(f"{first} - {second}", h1 - h2, j1 - j2, labelled, inclusion, measure.difference_bounds,
+                   needs if adjacent else None)
         if row is None:
             continue
         ci = row["combined"]["ci95"]
         pairs.append({"first": first, "second": second, "difference": row["combined"], "human": row["human"],
-                      "separated": ci is not None and (ci[0] > 0 or ci[1] < 0)})
+                      "separated": ci is not None and (ci[0] > 0 or ci[1] < 0), "adjacent": adjacent,
+                      "needed": row.get("needed")})
     return pairs
 
 
-def _system_rows(arrays: dict, labelled: np.ndarray, inclusion, checked: bool, measure: Measure) -> dict[str, dict]:
-    """{system: its row} from the units LABELLED (under INCLUSION); CHECKED: each row beside its all-human value."""
+def _system_rows(arrays: dict, labelled: np.ndarray, inclusion, checked: bool, measure: Measure,
+                 needs: Needs | None = None) -> dict[str, dict]:
+    """{system: its row} from the units LABELLED (under INCLUSION); CHECKED: each row beside its all-human value;
+    NEEDS: with the labels each plan needs."""
     rows = {}
     for system, (values, verdicts) in arrays.items():
-        row = _row(system, values, verdicts, labelled, inclusion, measure.bounds)
+        row = _row(system, values, verdicts, labelled, inclusion, measure.bounds, needs)
         if row is None:
             continue
         if checked:
@@ -206,6 +260,21 @@ class Units:
                    np.array([errors.get(topic, 0.0) for topic in topics]))
 
 
+def _needs(options: dict, units: Units, count: int) -> Needs:
+    """The labels needed under the uniform plan and the campaign's (ppi_plan), for the option budget_width."""
+    def uniform(budget: float) -> np.ndarray:
+        return label_plans.uniform_inclusion(count, budget)
+
+    def chosen(budget: float) -> np.ndarray:
+        found = _inclusion(options["plan"], budget, units.errors)
+        return uniform(budget) if found is None else found
+
+    plans = {"uniform": uniform}
+    if options["plan"] != "uniform" and units.errors.any():
+        plans[options["plan"]] = chosen
+    return Needs(options["width"], plans)
+
+
 def measure_block(units: Units, *, options: dict, measure: Measure) -> dict | None:
     """One judge's block for one MEASURE over its UNITS; OPTIONS: ppi_options'. A topic is labelled where some system
     has the humans' value on it. A check draws its table's units with CHECK_SEED, then CHECK_DRAWS more (seeds
@@ -239,13 +308,15 @@ def measure_block(units: Units, *, options: dict, measure: Measure) -> dict | No
                                                        for d in repeated),
                                     **{key: uncertainty.mean_defined([d[key] for d in repeated])
                                        for key in ("mean_width_ratio", "mean_width_ratio_uniform")}}}
-    rows = _system_rows(arrays, labelled, inclusion, checked, measure)
+    needs = _needs(options, units, len(topics))
+    rows = _system_rows(arrays, labelled, inclusion, checked, measure, needs)
     if not rows:
         return None
     block["few_labels"] = int(labelled.sum()) < FEW_LABELS
     block["systems"] = sorted(rows.values(), key=lambda row: -(row["combined"]["value"] or 0))
     block["order"] = [row["system"] for row in block["systems"]]
-    block["pairs"] = _pairs(rows, arrays, labelled, inclusion, measure)
+    block["pairs"] = _pairs(rows, arrays, labelled, inclusion, measure, needs)
+    block["needed"] = {"width": needs.width, "plans": list(needs.plans)}
     block["separated_count"] = sum(pair["separated"] for pair in block["pairs"])
     if checked:
         block["check"].update(_check_summary(block["systems"]))
@@ -301,7 +372,8 @@ def ppi_block(*, judges: Sequence, everything: dict[str, list[SystemSides]], opt
 
 PPI_COLUMNS = ("measure", "judge", "system", "combined", "combined_ci95_low", "combined_ci95_high", "lambda", "human",
                "human_ci95_low", "human_ci95_high", "judge_alone", "human_labels", "units", "effective_labels",
-               "human_uniform_width", "plan", "all_human", "covers")
+               "human_uniform_width", "plan", "all_human", "covers", "needed_width", "needed_uniform",
+               "needed_plan", "needed_humans_alone")
 
 
 def ppi_csv(report: dict) -> str:
@@ -317,8 +389,21 @@ def ppi_csv(report: dict) -> str:
                              *interval_cells(human["ci95"]), value_cell(row["judge"]), combined["n"], row["units"],
                              value_cell(row["effective_labels"]), value_cell(row["human_uniform_width"]),
                              judge["plan"] or "", value_cell(row.get("all_human")),
-                             "" if row.get("covers") is None else str(row["covers"]).lower()])
+                             "" if row.get("covers") is None else str(row["covers"]).lower(),
+                             *_needed_cells(row.get("needed"))])
     return writer.text()
+
+
+def _needed_cells(needed: dict | None) -> list:
+    """The labels needed as CSV cells: the width, under the uniform plan, under the campaign's other plan (empty when
+    uniform), the humans alone; empty where more than every unit."""
+    if not needed or needed.get("width") is None:
+        return [""] * 4
+    by_plan = {entry["plan"]: entry["labels"] for entry in needed["by_plan"]}
+    other = [labels for plan, labels in by_plan.items() if plan != "uniform"]
+    return [value_cell(needed["width"]), *("" if n is None else n for n in (by_plan.get("uniform"),
+                                                                           other[0] if other else None,
+                                                                           needed["humans"]))]
 
 
 def ppi_judges(block: dict | None) -> list[tuple[dict, str, dict]]:

@@ -224,3 +224,46 @@ def _tuned_lambda(ppi, y, yhat, unlabelled) -> float:
     lam = ppi.ppi._calc_lam_glm(y2 - point, yhat2 - point, unlabelled2 - point, np.eye(1), coord=None, clip=True,
                                 optim_mode="overall")
     return float(np.ravel(lam)[0]) if math.isfinite(float(np.ravel(lam)[0])) else 0.0
+
+
+def predicted_width(human, judge, labelled, inclusion, lam: float, plan: np.ndarray) -> float | None:
+    """The width of the combined 95% interval were the units labelled by PLAN (each unit's inclusion probability
+    under a new budget, their sum that budget), estimated from the labels there are (HUMAN values where LABELLED,
+    drawn with INCLUSION, None for a simple random sample) and the JUDGE's values on every unit, with the weight
+    LAM. The estimator's variance is, per unit, e^2 / pi summed over the units and over N^2 (e = (y - m) - lam
+    (yhat - m_hat), the residual of its labelled part about the weighted means), plus lam^2 var(yhat) / N (its judge
+    part); the sum over every unit is estimated from the labelled ones, each weighted by 1 / its current inclusion
+    probability. Under the uniform plan this is PPI++'s variance, var(y - lam yhat) / n + lam^2 var(yhat) / N.
+    None with fewer than two labelled units."""
+    y, yhat, judge_all, labelled, weights = _labelled(human, judge, labelled, inclusion)
+    if len(y) < 2:
+        return None
+    weights = np.ones(len(y)) if weights is None else weights
+    plan = np.asarray(plan, dtype=float)
+    units = len(judge_all)
+    residual = (y - np.average(y, weights=weights)) - lam * (yhat - np.average(yhat, weights=weights))
+    total = units * float(np.average(residual ** 2 / plan[labelled], weights=weights))
+    variance = total / units ** 2 + lam ** 2 * float(np.var(judge_all, ddof=1)) / units
+    return 2 * _t_quantile(max(1, int(round(plan.sum())) - 1)) * math.sqrt(variance)
+
+
+def labels_needed(human, judge, labelled, inclusion, lam: float, width: float, plan_for) -> int | None:
+    """The fewest labelled units (the whole budget, those labelled now included) whose combined interval
+    predicted_width gives as narrow as WIDTH, the units drawn by PLAN_FOR(budget) (each unit's inclusion probability
+    under that budget); None when even every unit labelled would not (or there is too little to predict from)."""
+    units = len(np.asarray(judge))
+    now = int(np.asarray(labelled, dtype=bool).sum())
+
+    def wide(budget: int) -> bool:
+        found = predicted_width(human, judge, labelled, inclusion, lam, plan_for(float(budget)))
+        return found is None or found > width
+
+    if now < 2 or wide(units):
+        return None
+    low, high = max(2, now) - 1, units  # wide(low) is taken as true, wide(high) is false
+    if not wide(low + 1):
+        return low + 1
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if wide(middle) else (low, middle)
+    return high

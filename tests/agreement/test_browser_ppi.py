@@ -29,10 +29,13 @@ def test_a_researcher_checks_humans_and_judges_together_and_changes_the_plan(log
     section = page.locator("details.ppi-judge").first
     # The sample's humans judged 19 of the 20 questions: a check, on a tenth drawn by the default (active) plan, but
     # on 10 at the least (the fewest the judge is read with).
-    expect(section.locator("summary")).to_contain_text("check on 10 of 20 questions drawn by the")
+    expect(section.locator(":scope > summary")).to_contain_text("check on 10 of 20 questions drawn by the")
     expect(page.locator(".ppi-draws").first).to_contain_text("Over 40 more draws")
     assert section.locator("table.ppi-systems tbody tr").count() == 3  # the sample's three systems
     expect(page.locator("#ppi-plot svg")).to_be_visible()
+    # The labels an interval 0.1 wide would need (option budget_width), by plan and for the humans alone.
+    expect(section.locator("th.ppi-needed")).to_contain_text("Labels for width 0.100")
+    expect(section.locator("th.ppi-needed")).to_contain_text("uniform · active · humans alone")
     page.screenshot(path=str(SHOTS / "1-check.png"), full_page=True)
 
     page.goto(f"{live_server.url}/campaigns/{campaign.slug}/options/")
@@ -42,7 +45,7 @@ def test_a_researcher_checks_humans_and_judges_together_and_changes_the_plan(log
     expect(page.locator(".messages")).to_have_text('Options saved: ppi_plan "uniform", ppi_check_share 0.75.')
     report_stored(campaign)  # the worker's rebuild, run here
     page.goto(f"{live_server.url}/campaigns/{campaign.slug}/report/")
-    expect(page.locator("details.ppi-judge").first.locator("summary")).to_contain_text(
+    expect(page.locator("details.ppi-judge").first.locator(":scope > summary")).to_contain_text(
         "check on 15 of 20 questions drawn by the uniform plan")
     page.locator("details.ppi-judge").first.screenshot(path=str(SHOTS / "2-uniform.png"))
     with page.expect_download() as download:

@@ -110,6 +110,17 @@ def test_half_the_topics_graded_equal_ppi_py_on_ir_measures_values(db, tmp_path)
             assert combined[1] - combined[0] <= alone[1] - alone[0] + 1e-12
     ndcg = block["measures"][0]["judges"]["grader"]
     assert ndcg["order"][0] == "good" and ndcg["order"][-1] == "random"
+    # The labels an interval of the option budget_width (0.1) needs: the twelve there are at the least, the judge's
+    # help never costing labels, None where every topic would not do (tests/stats/test_ppi.py checks the figures
+    # against a simulation).
+    assert ndcg["needed"] == {"width": 0.1, "plans": ["uniform"]}
+    for row in ndcg["systems"]:
+        needed = row["needed"]
+        combined = needed["by_plan"][0]["labels"]
+        assert combined is None or 12 <= combined <= 24
+        assert needed["humans"] is None or combined is not None and combined <= needed["humans"]
+    neighbours = [pair for pair in ndcg["pairs"] if pair["adjacent"]]
+    assert [(pair["first"], pair["second"]) for pair in neighbours] == list(zip(ndcg["order"], ndcg["order"][1:]))
     assert ndcg["separated_count"] >= 1, ndcg["pairs"]
     rows = ppi_csv(report).splitlines()
     assert rows[0].startswith("measure,judge,system") and len(rows) == 1 + 2 * len(NOISE)
