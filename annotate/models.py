@@ -264,6 +264,25 @@ class CampaignDataVersion(models.Model):
         return f"{self.campaign_id} data v{self.version}"
 
 
+class LabelPlan(models.Model):
+    """The sample of topics the annotation queue follows (option queue_order "sample"; annotate.services.label_plan):
+    drawn once by the campaign's plan (option ppi_plan) by sequential Poisson sampling, each topic with its weight
+    (its inclusion probability at any budget is the weights scaled to that budget, capped at 1) and its key
+    (a uniform draw over its weight); the queue offers topics by key, lowest first, so that the first n topics
+    labelled are a sample of n drawn by the plan. The report weights each labelled topic by 1 / its probability
+    (reports.ppi)."""
+
+    campaign = models.OneToOneField(Campaign, on_delete=models.CASCADE, related_name="label_plan")
+    plan = models.CharField(max_length=20, help_text="The plan the sample was drawn by (option ppi_plan).")
+    seed = models.BigIntegerField(help_text="The seed of the keys' uniform draws.")
+    # [[topic id, topic external id, weight, key], ...] in the queue's order (keys ascending).
+    topics = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self):
+        return f"{self.campaign_id} label plan {self.plan}"
+
+
 class AssignmentStatus(models.TextChoices):
     ACTIVE = "active", "Active"
     SUBMITTED = "submitted", "Submitted"

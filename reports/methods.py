@@ -176,6 +176,13 @@ def _ppi_lines(block: dict | None) -> list[str]:
                          f"of the intervals covered it and their mean width was "
                          f"{_three(check['draws']['mean_width_ratio'])} of the humans' alone; "
                          f"{judge['separated_count']} of {len(judge['pairs'])} pairs separated.")
+        elif judge.get("followed"):
+            followed = judge["followed"]
+            lines.append(f"- {name}: the annotation queue followed a sample of the {block['unit']} drawn by the "
+                         f"{judge['plan']} plan (sequential Poisson sampling); the humans labelled the first "
+                         f"{followed['labelled']} of {judge['units']}, each weighted by 1 / its inclusion probability"
+                         f" ({followed['outside']} labelled further down left out); {judge['separated_count']} of "
+                         f"{len(judge['pairs'])} pairs of systems separated.")
         else:
             lines.append(f"- {name}: humans on {judge['labelled_units']} of {judge['units']} {block['unit']}, taken "
                          f"as a simple random sample; {judge['separated_count']} of {len(judge['pairs'])} pairs of "

@@ -260,6 +260,39 @@ class Units:
                    np.array([errors.get(topic, 0.0) for topic in topics]))
 
 
+@dataclass(frozen=True)
+class Recorded:
+    """The label plan the campaign's queue follows (annotate.models.LabelPlan): its PLAN's name and each topic's
+    (place in the queue's order, weight), keyed as the report keys its topics (ids or external ids)."""
+
+    plan: str
+    places: dict[Hashable, tuple[int, float]]
+
+    @classmethod
+    def of(cls, found: tuple[str, list[list]] | None, *, by_id: bool) -> Recorded | None:
+        """From reports.selectors.label_plan_get's FOUND, the topics keyed by id (BY_ID) or by external id."""
+        if found is None:
+            return None
+        plan, topics = found
+        return cls(plan, {(topic if by_id else external): (place, weight)
+                          for place, (topic, external, weight, _) in enumerate(topics)})
+
+
+def _followed(topics: list, labelled: np.ndarray, recorded: Recorded) -> tuple[np.ndarray, np.ndarray | None, int]:
+    """(the topics that count as labelled, their inclusion probabilities, the labelled topics left out): the longest
+    beginning of the plan's order (among TOPICS) whose every topic is LABELLED, the plan's probabilities at that many
+    (None for equal weights: a simple random sample); a topic labelled beyond it waits for those before it."""
+    order = sorted(range(len(topics)), key=lambda index: recorded.places[topics[index]][0])
+    count = 0
+    while count < len(order) and labelled[order[count]]:
+        count += 1
+    followed = np.zeros(len(topics), dtype=bool)
+    followed[order[:count]] = True
+    weights = np.array([recorded.places[topic][1] for topic in topics])
+    inclusion = None if count == 0 or np.allclose(weights, weights[0]) else label_plans.from_weights(weights, count)
+    return followed, inclusion, int((labelled & ~followed).sum())
+
+
 def _needs(options: dict, units: Units, count: int) -> Needs:
     """The labels needed under the uniform plan and the campaign's (ppi_plan), for the option budget_width."""
     def uniform(budget: float) -> np.ndarray:
@@ -275,11 +308,13 @@ def _needs(options: dict, units: Units, count: int) -> Needs:
     return Needs(options["width"], plans)
 
 
-def measure_block(units: Units, *, options: dict, measure: Measure) -> dict | None:
+def measure_block(units: Units, *, options: dict, measure: Measure, recorded: Recorded | None = None) -> dict | None:
     """One judge's block for one MEASURE over its UNITS; OPTIONS: ppi_options'. A topic is labelled where some system
     has the humans' value on it. A check draws its table's units with CHECK_SEED, then CHECK_DRAWS more (seeds
     CHECK_SEED + 1 on) for its summary: one draw's systems share its units, so they miss the all-human values
-    together; many draws say how often they do. None with fewer than MIN_UNITS topics or no system's row."""
+    together; many draws say how often they do. RECORDED: the label plan the queue follows, when it holds every
+    topic: the labelled topics are the beginning of its order, weighted by its probabilities (_followed). None with
+    fewer than MIN_UNITS topics or no system's row."""
     topics, arrays = units.topics, units.arrays
     if len(topics) < MIN_UNITS:
         return None
@@ -290,6 +325,11 @@ def measure_block(units: Units, *, options: dict, measure: Measure) -> dict | No
                              "check": None}
     inclusion = None
     checked = block["labelled_units"] >= CHECKED_FROM * len(topics)
+    block["followed"] = None
+    if not checked and recorded is not None and all(topic in recorded.places for topic in topics):
+        labelled, inclusion, outside = _followed(topics, labelled, recorded)
+        block["plan"] = recorded.plan
+        block["followed"] = {"labelled": int(labelled.sum()), "outside": outside}
     if checked:
         # At least the labels the judge is read with (ppi.MIN_LABELLED): a smaller check shows the humans alone.
         budget = min(float(len(topics) - 1), max(float(ppi.MIN_LABELLED), options["check_share"] * len(topics)))
@@ -323,14 +363,16 @@ def measure_block(units: Units, *, options: dict, measure: Measure) -> dict | No
     return block
 
 
-def judge_ppi_block(*, sides: list[SystemSides], committee: dict[int, list[float]], options: dict) -> dict | None:
+def judge_ppi_block(*, sides: list[SystemSides], committee: dict[int, list[float]], options: dict,
+                    recorded: Recorded | None = None) -> dict | None:
     """One judge's block on a verdict report: its systems' SIDES (every output each side decided,
     reports.verdicts.system_sides), a system's value on a question the mean of its outputs there; COMMITTEE: the other
-    judges' verdicts by item, for the active plan; OPTIONS: ppi_options'."""
+    judges' verdicts by item, for the active plan; OPTIONS: ppi_options'; RECORDED: the label plan the queue follows
+    (topics by id)."""
     values = {s.system: _unit_values(s) for s in sides}
     topics = sorted({topic for _, judge in values.values() for topic in judge})
     errors = dict(zip(topics, _expected_errors(topics, sides, committee), strict=True))
-    return measure_block(Units.from_values(values, errors), options=options, measure=SCORE)
+    return measure_block(Units.from_values(values, errors), options=options, measure=SCORE, recorded=recorded)
 
 
 def committees(verdicts: dict[str, dict[int, float]]) -> dict[str, dict[int, list[float]]]:
@@ -357,14 +399,18 @@ def ppi_section(measures: list[tuple[Measure, dict[str, dict]]], *, options: dic
             "measures": found}
 
 
-def ppi_block(*, judges: Sequence, everything: dict[str, list[SystemSides]], options: dict) -> dict | None:
-    """A verdict report's `ppi` block (ppi_section's), its one measure the score, its unit the question."""
+def ppi_block(*, judges: Sequence, everything: dict[str, list[SystemSides]], options: dict,
+              plan: tuple[str, list[list]] | None = None) -> dict | None:
+    """A verdict report's `ppi` block (ppi_section's), its one measure the score, its unit the question; PLAN: the
+    label plan the queue follows (reports.selectors.label_plan_get)."""
     settings = ppi_options(options)
+    recorded = Recorded.of(plan, by_id=True)
     found = committees({name: {item: verdict for system in sides for _, item, _, verdict, _ in system.each
                                if verdict is not None} for name, sides in everything.items()})
     blocks = {}
     for judge in judges:
-        block = judge_ppi_block(sides=everything[judge.name], committee=found[judge.name], options=settings)
+        block = judge_ppi_block(sides=everything[judge.name], committee=found[judge.name], options=settings,
+                                recorded=recorded)
         if block is not None:
             blocks[judge.name] = block
     return ppi_section([(SCORE, blocks)], options=options, unit_one="question")

@@ -17,7 +17,7 @@ from django.db import connections
 from django.db.models import Count, Q
 
 from annotate.ids import external_id_tail, json_text
-from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, SystemOutput, Topic
+from annotate.models import Campaign, HumanJudgment, Item, JudgmentKind, LabelPlan, SystemOutput, Topic
 from annotate.task_types.registry import task_type_get
 from annotate.task_types.spec import OPEN, TIE
 from annotate.textnorm import answer_key
@@ -692,3 +692,12 @@ def llm_judge_costs_get(*, campaign: Campaign) -> list[LlmJudgeCost]:
             run_seconds=run_seconds[judge_id], last_run=last_run.get(judge_id, ""),
         ))
     return costs
+
+
+def label_plan_get(*, campaign: Campaign) -> tuple[str, list[list]] | None:
+    """(the plan's name, its topics: [topic id, external id, weight, key] in the queue's order) of the label plan
+    CAMPAIGN's queue follows (queue_order "sample", annotate.models.LabelPlan); None when it follows none. One
+    query."""
+    if (campaign.options or {}).get("queue_order") != "sample":
+        return None
+    return LabelPlan.objects.filter(campaign=campaign).values_list("plan", "topics").first()

@@ -35,6 +35,7 @@ from reports.selectors import (
     item_categories_get,
     judge_human_pairs,
     judge_labels_get,
+    label_plan_get,
     llm_judge_costs_get,
     system_outputs_get,
 )
@@ -161,7 +162,8 @@ def verdict_report_build(*, campaign: Campaign, counting: CountingRule | None = 
                                            everything=everything, order=orders[None],
                                            judge_orders={judge.name: orders[judge.part] for judge in judges})
     # Each system's score from the humans' labels and the judge's verdicts together (PPI++), or its check on a draw.
-    report["ppi"] = ppi_block(judges=judges, everything=everything, options=campaign.options or {})
+    report["ppi"] = ppi_block(judges=judges, everything=everything, options=campaign.options or {},
+                              plan=label_plan_get(campaign=campaign))
     if counting is not None:
         report["counting"] = {"rule": counting.name, "description": counting.description}
     if extend is not None:

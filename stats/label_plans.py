@@ -51,6 +51,25 @@ def _budget_checked(units: int, budget: float) -> None:
         raise ValueError(f"the budget is a positive number of labels, not {budget}")
 
 
+def from_weights(weights: ArrayLike, budget: float) -> np.ndarray:
+    """Each unit's inclusion probability at BUDGET under a plan of WEIGHTS (non-negative, one per unit): in
+    proportion to its weight, summing to the budget, none over 1 (a recorded plan's probabilities at the number of
+    units labelled so far)."""
+    _budget_checked(len(np.asarray(weights)), budget)
+    return _capped(np.asarray(weights, dtype=float), budget)
+
+
+def sequential_keys(weights: ArrayLike, rng: np.random.Generator) -> np.ndarray:
+    """Sequential Poisson sampling's keys (Ohlsson 1998): a uniform draw over each unit's weight. The units in the
+    order of their keys, lowest first, are a sample whose every beginning of n units is drawn by the plan of WEIGHTS
+    at budget n (inclusion probabilities from_weights(WEIGHTS, n), approximately: exactly for equal weights, a
+    simple random sample), so that a queue can follow the plan whatever the number labelled when it stops."""
+    weights = np.asarray(weights, dtype=float)
+    if (weights <= 0).any() or not np.isfinite(weights).all():
+        raise ValueError("a sequential plan's weights are finite and positive")
+    return rng.random(len(weights)) / weights
+
+
 def uniform_inclusion(units: int, budget: float) -> np.ndarray:
     _budget_checked(units, budget)
     return np.full(units, min(1.0, budget / units))

@@ -201,7 +201,10 @@ def campaign_options_set(*, campaign: Campaign, values: dict, unset: Sequence[st
         if whole:
             key, problem = whole
             raise CampaignError(f"option {key}: {problem}")
-        reorder = (campaign.options or {}).get("queue_order") != options.get("queue_order")
+        before = campaign.options or {}
+        # A new queue order applies at once, and so does a new plan for a queue that follows one (a new draw).
+        reorder = before.get("queue_order") != options.get("queue_order") or (
+            options.get("queue_order") == "sample" and before.get("ppi_plan") != options.get("ppi_plan"))
         changed = options != (campaign.options or {})
         campaign.options = options
         campaign.save(update_fields=["options"])

@@ -12,6 +12,8 @@ from annotate.words import or_list
 QUEUE_ORDERS = {
     "position": "in the order the units were imported",
     "informative": "first the units the judges disagree on most, then those they are least sure of",
+    "sample": "a sample of the topics drawn by the plan of option ppi_plan, which the humans-and-judges estimate "
+              "weights (more where the judges disagree, under the active plan)",
 }
 # The plans that choose which units humans label, for the report's humans-and-judges check (stats.label_plans).
 PPI_PLANS = {

@@ -12,7 +12,7 @@ from collections.abc import Hashable
 
 import numpy as np
 
-from reports.ppi import Measure, Units, measure_block, ppi_options, ppi_section
+from reports.ppi import Measure, Recorded, Units, measure_block, ppi_options, ppi_section
 
 NRP = Measure("nrp", "NRP")
 
@@ -46,7 +46,8 @@ def _label(key: tuple[str, str], prompts: int) -> str:
     return f"{system} ({prompt})" if prompts > 1 and prompt else system
 
 
-def ranking_ppi(*, human: ByAnswer, judges: dict[str, ByAnswer], split: set[str], options: dict) -> dict | None:
+def ranking_ppi(*, human: ByAnswer, judges: dict[str, ByAnswer], split: set[str], options: dict,
+                plan: tuple[str, list[list]] | None = None) -> dict | None:
     """The report's `ppi` block (reports.ppi.ppi_section): per ranker of JUDGES not in SPLIT (read on a part of a
     development split), each (system, prompt)'s NRP by topic under the HUMAN rankings and under the ranker."""
     settings = ppi_options(options)
@@ -58,7 +59,8 @@ def ranking_ppi(*, human: ByAnswer, judges: dict[str, ByAnswer], split: set[str]
         values = {_label(key, prompts): (topic_means(human.get(key, [])), topic_means(answers))
                   for key, answers in ranked.items()}
         errors = _spread(ranked, [other for o, other in judges.items() if o != name])
-        block = measure_block(Units.from_values(values, errors), options=settings, measure=NRP)
+        block = measure_block(Units.from_values(values, errors), options=settings, measure=NRP,
+                              recorded=Recorded.of(plan, by_id=False))
         if block is not None:
             blocks[name] = block
     return ppi_section([(NRP, blocks)], options=options, unit_one="topic")

@@ -51,7 +51,7 @@ from annotate.models import Campaign
 from reports.adjudication import adjudication_ranking_block
 from reports.budget import ranking_budget
 from reports.build_steps import HUMANS, JUDGES, READING, SYSTEM_LEVEL, build_step
-from reports.selectors import JudgeScores, RankingData, RankingTopic, ranking_data_get
+from reports.selectors import JudgeScores, RankingData, RankingTopic, label_plan_get, ranking_data_get
 from stats import correlation, interrater, rank_agreement, retrieval, uncertainty
 from stats.budget import target_width
 from tasktypes.answer_ranking.options import NRP_PAPER, NRP_RULES, NRP_STUDY_CODE
@@ -95,7 +95,7 @@ def ranking_report_build(*, campaign: Campaign) -> dict:
     report["ppi"] = ranking_ppi(human=every.by_system(every.human),
                                 judges={name: every.by_system(values) for name, values in every.judges.items()},
                                 split={judge.name for judge in data.judges if judge.part is not None},
-                                options=campaign.options or {})
+                                options=campaign.options or {}, plan=label_plan_get(campaign=campaign))
     report["budget"] = ranking_budget(report=report, target=target_width(campaign.options))
     return report
 

@@ -13,7 +13,7 @@ from collections.abc import Hashable
 
 import numpy as np
 
-from reports.ppi import Measure, Units, committees, measure_block, ppi_options, ppi_section
+from reports.ppi import Measure, Recorded, Units, committees, measure_block, ppi_options, ppi_section
 from reports.selectors import JudgeScores
 
 MEASURES = (Measure("ndcg_cut_10", "NDCG@10"), Measure("p_10", "P@10"))
@@ -39,12 +39,14 @@ def disagreement_by_topic(own: dict[int, str], committee: dict[int, list], topic
 def graded_ppi(*, judges: list[JudgeScores], judge_labels: list[tuple[str, str, dict[int, str]]],
                human_grade: dict[int, int], items: dict[int, tuple[str, str]],
                per_topic_human: dict[str, dict[str, dict[str, float]]],
-               per_topic_judges: dict[str, dict[str, dict[str, dict[str, float]]]], options: dict) -> dict | None:
+               per_topic_judges: dict[str, dict[str, dict[str, dict[str, float]]]], options: dict,
+               plan: tuple[str, list[list]] | None = None) -> dict | None:
     """The report's `ppi` block (reports.ppi.ppi_section) of a graded campaign: per measure of MEASURES and judge, its
     runs' values by topic under the humans' consensus grades (PER_TOPIC_HUMAN: run -> measure -> topic -> value), on
     the labelled topics only, and under the judge's (PER_TOPIC_JUDGES: judge -> the same); JUDGE_LABELS: (name,
     family, {item: its grade}) for the active plan's committee."""
     settings = ppi_options(options)
+    recorded = Recorded.of(plan, by_id=False)
     labelled = labelled_topics(human_grade, items)
     topic_of = {item: topic for item, (topic, _) in items.items()}
     grades = {name: labels for name, _, labels in judge_labels}
@@ -58,7 +60,8 @@ def graded_ppi(*, judges: list[JudgeScores], judge_labels: list[tuple[str, str, 
             values = {run: ({topic: value for topic, value in per_topic_human[run][measure.key].items()
                              if topic in labelled}, by_measure[measure.key])
                       for run, by_measure in per_topic_judges[name].items()}
-            block = measure_block(Units.from_values(values, errors[name]), options=settings, measure=measure)
+            block = measure_block(Units.from_values(values, errors[name]), options=settings, measure=measure,
+                                  recorded=recorded)
             if block is not None:
                 blocks[name] = block
         sections.append((measure, blocks))

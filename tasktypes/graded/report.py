@@ -53,6 +53,7 @@ from reports.selectors import (
     input_cuts_get,
     item_categories_get,
     judge_scores_get,
+    label_plan_get,
     leaderboards_get,
 )
 from reports.system_level import SMALL_SYSTEMS
@@ -220,7 +221,8 @@ def graded_report_build(*, campaign: Campaign) -> dict:
     build_step(SYSTEM_LEVEL)
     # Each run's NDCG@10 and P@10 from the humans' grades and a judge's together (PPI++), or its check on a draw.
     report["ppi"] = graded_ppi(judges=judges, judge_labels=judge_labels, human_grade=human_grade, items=items,
-                               per_topic_human=per_topic_human, per_topic_judges=per_topic_judges, options=options)
+                               per_topic_human=per_topic_human, per_topic_judges=per_topic_judges, options=options,
+                               plan=label_plan_get(campaign=campaign))
     report["budget"] = graded_budget(report=report, human_grade=human_grade, judge_labels=judge_labels, items=items,
                                      levels=levels, per_topic_humans=per_topic_humans,
                                      per_topic_judges=per_topic_judges, target=target_width(options))

@@ -13,7 +13,7 @@ from collections.abc import Hashable
 
 import numpy as np
 
-from reports.ppi import Measure, Units, committees, measure_block, ppi_options, ppi_section
+from reports.ppi import Measure, Recorded, Units, committees, measure_block, ppi_options, ppi_section
 from reports.selectors import JudgeLabels
 
 WIN_RATE = Measure("win_rate", "win rate")
@@ -59,7 +59,8 @@ def _disagreement(own: dict[int, str], committee: dict[int, list[str]], pairs: d
 
 
 def preference_ppi(*, human: dict[int, str], judges: list[JudgeLabels], pairs: dict[int, tuple[str, str, str]],
-                   three: dict[str, str], pooled: bool, options: dict) -> dict | None:
+                   three: dict[str, str], pooled: bool, options: dict,
+                   plan: tuple[str, list[list]] | None = None) -> dict | None:
     """The report's `ppi` block (reports.ppi.ppi_section): per judge, each system's win rate by prompt under the
     humans' verdicts (HUMAN: item -> the humans' label) and the judge's; None where POOLED (each candidate compared
     on one prompt only)."""
@@ -75,7 +76,8 @@ def preference_ppi(*, human: dict[int, str], judges: list[JudgeLabels], pairs: d
         judged = win_rates(judge.labels, pairs, three)
         values = {system: (humans.get(system, {}), by_prompt) for system, by_prompt in judged.items()}
         errors = _disagreement(judge.labels, found[judge.name], pairs, three)
-        block = measure_block(Units.from_values(values, errors), options=settings, measure=WIN_RATE)
+        block = measure_block(Units.from_values(values, errors), options=settings, measure=WIN_RATE,
+                              recorded=Recorded.of(plan, by_id=False))
         if block is not None:
             blocks[judge.name] = block
     return ppi_section([(WIN_RATE, blocks)], options=options, unit_one="prompt")

@@ -10,7 +10,7 @@ from judges.models import ModelJudgment
 from reports.adjudication import adjudication_items_block
 from reports.humans import humans_block, selected_annotators
 from reports.replacement import replacement_block
-from reports.selectors import human_labels_get, judge_labels_get, judge_part_filter
+from reports.selectors import human_labels_get, judge_labels_get, judge_part_filter, label_plan_get
 from stats.interrater import WILSON, cohen_kappa, item_agreement_intervals, share_with_interval
 from stats.preference import (
     FIRST,
@@ -148,7 +148,8 @@ def preference_report_build(*, campaign) -> dict:
     humans_part = humans_block(humans)
     # Each system's win rate from the humans' verdicts and a judge's together (PPI++), or its check on a draw.
     ppi = preference_ppi(human=humans.item_label, judges=judges, pairs=pairs, three=THREE,
-                         pooled=pooled_by_prompt(raters), options=campaign.options or {})
+                         pooled=pooled_by_prompt(raters), options=campaign.options or {},
+                         plan=label_plan_get(campaign=campaign))
     return {
         "campaign": campaign.slug,
         "task_type": campaign.task_type,

@@ -59,7 +59,8 @@ def test_set_show_and_unset():
         ),
         ('arm_per="topic"', "option arm_per: arm_per is one of annotator or unit, not 'topic'"),
         ("budget_width=0", "option budget_width: budget_width must be an interval width greater than 0 and at most 2"),
-        ('queue_order="random"', "option queue_order: queue_order is one of position or informative, not 'random'"),
+        ('queue_order="random"',
+         "option queue_order: queue_order is one of position, informative or sample, not 'random'"),
     ],
 )
 def test_bad_values_are_refused(change, message):

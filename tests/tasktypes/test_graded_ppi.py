@@ -10,13 +10,14 @@ import numpy as np
 import pytest
 
 from agreement.report import agreement_report_build
-from annotate.models import HumanJudgment, Item, Unit
-from annotate.services.campaigns import campaign_get_or_create
+from annotate.models import HumanJudgment, Item, LabelPlan, Role, Unit
+from annotate.services.annotation import unit_lease_next
+from annotate.services.campaigns import campaign_get_or_create, campaign_options_set
 from interchange.importers.runs_pool import runs_pool_import
 from judges.models import Judge, ModelJudgment
 from reports.ppi import ppi_csv
-from stats import ppi
-from tests.factories import TopicFactory, UserFactory
+from stats import label_plans, ppi
+from tests.factories import MembershipFactory, TopicFactory, UserFactory
 
 TOPICS = [f"t{n:02d}" for n in range(24)]
 DOCS = [f"d{n}" for n in range(20)]
@@ -125,3 +126,49 @@ def test_half_the_topics_graded_equal_ppi_py_on_ir_measures_values(db, tmp_path)
     rows = ppi_csv(report).splitlines()
     assert rows[0].startswith("measure,judge,system") and len(rows) == 1 + 2 * len(NOISE)
     assert {line.split(",")[0] for line in rows[1:]} == {"ndcg_cut_10", "p_10"}
+
+
+def test_a_queue_that_follows_the_plan_gives_a_weighted_sample(db, tmp_path):
+    """Queue order "sample" with the active plan: the topics are drawn into the queue's order with weights that grow
+    with the judges' disagreement, the lease offers the first topic's passages, and once the humans have graded the
+    first 12 topics of that order (and one further down), the report weights those 12 by the plan's probabilities at
+    12, its figures those of ppi.combined_mean on ir_measures' values with from_weights recomputed here."""
+    campaign, human, judge, runs = _campaign(tmp_path, human_topics=set())
+    other = Judge.objects.create(campaign=campaign, name="other", family="external", config_hash="o")
+    for item in Item.objects.filter(campaign=campaign).select_related("topic"):
+        grade = judge[item.topic.external_id][item.data["docid"]]
+        # The second judge differs on the items of the first third of the topics.
+        moved = (grade + 1) % 4 if TOPICS.index(item.topic.external_id) < 8 else grade
+        ModelJudgment.objects.create(judge=other, item=item, label=str(moved))
+    units = list(Unit.objects.filter(campaign=campaign).order_by("id"))
+    for position, unit in enumerate(units):  # the import order, as an import numbers them
+        unit.position = position
+    Unit.objects.bulk_update(units, ["position"])
+    campaign = campaign_options_set(campaign=campaign, values={"queue_order": "sample", "ppi_plan": "active"})
+    plan = LabelPlan.objects.get(campaign=campaign)
+    order = [external for _, external, _, _ in plan.topics]
+    weight = {external: w for _, external, w, _ in plan.topics}
+    assert plan.plan == "active" and sorted(order) == TOPICS
+    assert min(weight[t] for t in TOPICS[:8]) > max(weight[t] for t in TOPICS[8:])  # more where they disagree
+    annotator = UserFactory()
+    MembershipFactory(campaign=campaign, user=annotator, role=Role.ANNOTATOR)
+    assert unit_lease_next(campaign=campaign, annotator=annotator).unit.topic.external_id == order[0]
+
+    graded = set(order[:12]) | {order[15]}
+    nist = UserFactory()
+    for unit in Unit.objects.filter(campaign=campaign, topic__external_id__in=graded).select_related("item", "topic"):
+        grade = human[unit.topic.external_id][unit.item.data["docid"]]
+        HumanJudgment.objects.create(unit=unit, annotator=nist, value={"grade": grade}, label=str(grade))
+    block = agreement_report_build(campaign=campaign)["ppi"]
+    grader = block["measures"][0]["judges"]["grader"]
+    assert (grader["plan"], grader["followed"], grader["labelled_units"]) == (
+        "active", {"labelled": 12, "outside": 1}, 13)
+    labelled = np.array([topic in order[:12] for topic in TOPICS])
+    inclusion = label_plans.from_weights([weight[topic] for topic in TOPICS], 12)
+    for row in grader["systems"]:
+        y = _per_topic(human, runs[row["system"]], "nDCG@10", TOPICS)
+        yhat = _per_topic(judge, runs[row["system"]], "nDCG@10", TOPICS)
+        expected = ppi.combined_mean(np.where(labelled, y, np.nan), yhat, labelled, inclusion, (0.0, 1.0))
+        assert row["combined"]["value"] == pytest.approx(expected.combined.value)
+        assert row["combined"]["ci95"] == pytest.approx(list(expected.combined.ci95))
+        assert row["human"]["value"] == pytest.approx(expected.human.value)
