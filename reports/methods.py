@@ -172,9 +172,11 @@ def _ppi_lines(block: dict | None) -> list[str]:
                          f"the method checked on {check['drawn']} drawn by the {judge['plan']} plan (seed "
                          f"{check['seed']}): {check['covered']} of {check['intervals']} systems' intervals cover the "
                          f"all-human figure, mean width {_three(check['mean_width_ratio'])} of the humans' alone on "
-                         f"the same labels; over {check['draws']['n']} more draws, {_three(check['draws']['covered'])} "
-                         f"of the intervals covered it and their mean width was "
-                         f"{_three(check['draws']['mean_width_ratio'])} of the humans' alone; "
+                         f"the same labels; " + (
+                             f"over {check['draws']['n']} more draws, {_three(check['draws']['covered'])} "
+                             f"of the intervals covered it and their mean width was "
+                             f"{_three(check['draws']['mean_width_ratio'])} of the humans' alone; "
+                             if check["draws"] else "one draw only; ") +
                          f"{judge['separated_count']} of {len(judge['pairs'])} pairs separated.")
         elif judge.get("followed"):
             followed = judge["followed"]

@@ -228,7 +228,7 @@ def _share(part: int, whole: int) -> float | None:
     return part / whole if whole else None
 
 
-def _check_summary(rows: list[dict]) -> dict:
+def check_summary(rows: list[dict]) -> dict:
     """How a check's draw did: of the systems' intervals (a system whose labels drawn are all alike has none), how many
     cover the all-human value, and the combined widths over the humans-only ones on the same labels and over those a
     simple random sample of as many units would give."""
@@ -337,7 +337,7 @@ def measure_block(units: Units, *, options: dict, measure: Measure, recorded: Re
         plan = inclusion if inclusion is not None else label_plans.uniform_inclusion(len(topics), budget)
         draws = [label_plans.drawn(plan, np.random.default_rng(CHECK_SEED + n)) for n in range(CHECK_DRAWS + 1)]
         block["plan"] = options["plan"] if inclusion is not None else "uniform"
-        repeated = [_check_summary(list(_system_rows(arrays, labelled & draw, inclusion, True, measure).values()))
+        repeated = [check_summary(list(_system_rows(arrays, labelled & draw, inclusion, True, measure).values()))
                     for draw in draws[1:]]
         labelled &= draws[0]
         block["check"] = {"share": options["check_share"], "seed": CHECK_SEED, "drawn": int(draws[0].sum()),
@@ -359,7 +359,7 @@ def measure_block(units: Units, *, options: dict, measure: Measure, recorded: Re
     block["needed"] = {"width": needs.width, "plans": list(needs.plans)}
     block["separated_count"] = sum(pair["separated"] for pair in block["pairs"])
     if checked:
-        block["check"].update(_check_summary(block["systems"]))
+        block["check"].update(check_summary(block["systems"]))
     return block
 
 

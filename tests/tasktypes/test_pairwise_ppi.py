@@ -64,7 +64,8 @@ def _win_rates(verdicts: dict, system: str, prompts) -> np.ndarray:
 def test_win_rates_of_humans_and_judge_together_equal_ppi_py(campaign):
     campaign, truth, said = campaign
     block = agreement_report_build(campaign=campaign)["ppi"]
-    assert block["unit_one"] == "prompt" and [m["key"] for m in block["measures"]] == ["win_rate"]
+    assert block["unit_one"] == "prompt"
+    assert [m["key"] for m in block["measures"]] == ["win_rate", "bradley_terry"]
     grader = block["measures"][0]["judges"]["grader"]
     assert (grader["units"], grader["labelled_units"], grader["check"]) == (24, 12, None)
     labelled = np.array([n % 2 == 0 for n in range(len(PROMPTS))])
@@ -74,6 +75,37 @@ def test_win_rates_of_humans_and_judge_together_equal_ppi_py(campaign):
         assert row["human"]["value"] == pytest.approx(y.mean()) and row["judge"] == pytest.approx(yhat.mean())
         expected = ppi._ppi().ppi_mean_pointestimate(y, yhat[labelled], yhat[~labelled], lam=row["combined"]["lam"])
         assert row["combined"]["value"] == pytest.approx(float(np.ravel(expected)[0]))
+        assert row["combined"]["ci95"][1] - row["combined"]["ci95"][0] <= \
+            row["human"]["ci95"][1] - row["human"]["ci95"][0] + 1e-12
+    assert grader["order"] == ["alpha", "beta", "gamma"]
+
+
+
+def test_bradley_terry_strengths_of_humans_and_judge_together(campaign):
+    """The strengths: the humans' alone on the twelve prompts they judged are the centred maximum-likelihood fit that
+    statsmodels gives (a tie half a win each way); the combined ones order the systems as their strengths do."""
+    import statsmodels.api as sm
+
+    campaign, truth, said = campaign
+    block = agreement_report_build(campaign=campaign)["ppi"]["measures"][1]
+    assert (block["key"], block["label"]) == ("bradley_terry", "Bradley-Terry strength")
+    grader = block["judges"]["grader"]
+    assert (grader["units"], grader["labelled_units"], grader["check"], grader["pairs"]) == (24, 12, None, [])
+    systems = sorted(STRENGTH)
+    rows, outcomes = [], []
+    for (prompt, a, b), verdict in truth.items():
+        if PROMPTS.index(prompt) % 2:
+            continue
+        x = np.zeros(len(systems))
+        x[systems.index(a)], x[systems.index(b)] = 1, -1
+        rows += [x[1:], -x[1:]]
+        outcomes += [float(verdict in ("a", "tie")), float(verdict in ("b", "tie"))]
+    fit = sm.GLM(np.array(outcomes), np.array(rows), family=sm.families.Binomial(),
+                 freq_weights=np.full(len(outcomes), 0.5)).fit()
+    strengths = np.r_[0.0, fit.params]
+    expected = dict(zip(systems, strengths - strengths.mean(), strict=True))
+    for row in grader["systems"]:
+        assert row["human"]["value"] == pytest.approx(expected[row["system"]], abs=1e-4)
         assert row["combined"]["ci95"][1] - row["combined"]["ci95"][0] <= \
             row["human"]["ci95"][1] - row["human"]["ci95"][0] + 1e-12
     assert grader["order"] == ["alpha", "beta", "gamma"]
