@@ -19,6 +19,9 @@ from judges.llm.hf_backend import HfBackend
 from judges.llm.packaged import packaged_smollm2_gguf
 from tasktypes.llm_prompts import answer
 from tests.judges_support import passes  # noqa: F401 - fixture
+from tests.sides import sqlite_run_only
+
+pytestmark = sqlite_run_only("the models run in this process and read no database, broker or cache")
 
 LLM = family_get("llm")
 PROMPT = family_prompt("llm", "qa_correctness")  # the answers these tests judge are qa_correctness's

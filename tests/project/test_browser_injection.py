@@ -34,6 +34,7 @@ from tests.browser_keys import press
 from tests.factories import UserFactory
 from tests.image_synthetic import images_write
 from tests.report_support import report_stored
+from tests.sides import sqlite_run_only
 
 PWNED = "window.__pwned=1"
 # Each tries to break out of one context: element content, a quoted attribute, a raw-text element, a template,
@@ -456,6 +457,7 @@ print(json.dumps({
 """
 
 
+@sqlite_run_only("the probe runs in a process of its own on its own SQLite database and file cache")
 def test_production_responses_carry_security_headers_and_secure_cookies(tmp_path):
     """test_settings.py checks the production settings with check --deploy; this checks what a response carries."""
     env = {k: v for k, v in os.environ.items()

@@ -19,9 +19,12 @@ from django.urls import reverse
 
 from annotate.task_types.registry import import_formats, task_type_names
 from judges.families import FAMILIES
+from tests.sides import sqlite_run_only
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOTS = Path("/tmp/docs-shots")
+# The built site is files, served from DOCS_ROOT: the tests of it (they take the site fixture) run in one run only.
+SITE_ONE_RUN = sqlite_run_only("the site is built and served from files, never from the database, broker or cache")
 # Every statistic a report shows has its page (issue 30): definition, library, interval, reference.
 STATISTICS = ("cohen-kappa", "fleiss-kappa", "krippendorff-alpha", "kendall-tau", "spearman", "pearson", "tau-ap",
               "rbo", "overlap-at-k", "ndcg", "map", "precision-at-10", "ndcg-at-20", "ndcg-at-100", "recall-at-100",
@@ -67,6 +70,7 @@ def _format_pages() -> set[str]:
     return pages
 
 
+@SITE_ONE_RUN
 def test_the_site_builds_with_no_warning(site):
     out, build = site
     log = build.stdout + build.stderr
@@ -98,6 +102,7 @@ def test_every_promised_page_is_in_the_navigation():
         assert "## Interval" in text and "## Reference" in text and re.search(r"\(\d{4}\)", text), name
 
 
+@SITE_ONE_RUN
 def test_no_page_loads_anything_from_another_host(site):
     """Scripts, styles, images and fonts are the site's own files (theme.font is off: no Google Fonts)."""
     out, _ = site
@@ -111,6 +116,7 @@ def test_no_page_loads_anything_from_another_host(site):
     assert outside == []
 
 
+@SITE_ONE_RUN
 @pytest.mark.django_db
 def test_docs_are_served_to_anyone_and_no_path_leaves_the_site(site, client, researcher, tmp_path):
     out, _ = site
@@ -153,6 +159,7 @@ def test_the_header_links_the_docs_on_every_page(client, researcher):
         assert _docs_link(client.get(reverse("profile"))) == "https://docs.example.org/concord/"
 
 
+@SITE_ONE_RUN
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_the_docs_in_chromium(site, researcher, login_page, live_server, browser):

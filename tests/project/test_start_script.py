@@ -23,9 +23,11 @@ from pathlib import Path
 import pytest
 
 from tests.pg_private import free_port
+from tests.sides import sqlite_run_only
 from tests.web_memory import MB, peak_growth, peak_reset, post
 
-pytestmark = pytest.mark.worker
+# scripts/serve is given a SQLite database and broker of its own and no cache (_environment), whichever run starts it.
+pytestmark = [pytest.mark.worker, sqlite_run_only("scripts/serve runs on its own SQLite database and broker")]
 
 ROOT = Path(__file__).resolve().parents[2]
 BANNER = "Concord is running at"

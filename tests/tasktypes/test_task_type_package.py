@@ -36,6 +36,7 @@ from tests.import_jobs_support import api_import, imports_inline  # noqa: F401 (
 from tests.judges_support import eager  # noqa: F401 - fixture
 from tests.project.test_query_counts import queries_counted, sample_of
 from tests.report_support import report_stored
+from tests.sides import sqlite_run_only
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = Path(__file__).resolve().parents[1] / "tasktype_sentiment"
@@ -258,8 +259,7 @@ def _checkout_with_the_type(folder: Path) -> Path:
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(os.environ.get("DATABASE_URL", "sqlite").partition(":")[0] != "sqlite",
-                    reason="the layout is the same on every database: run once, on the SQLite side of .ci/run")
+@sqlite_run_only("the copy's tests run on SQLite in a process of their own whichever run starts them")
 def test_a_seventh_task_type_is_a_folder_and_a_page_and_every_project_wide_test_meets_it(tmp_path):
     """The project with the seventh type added as a folder and a docs page, and no other file changed: the
     project-wide tests (docs, query counts, URL matrix, browser injection, registry) run on it, in a process of their
