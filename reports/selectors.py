@@ -696,8 +696,14 @@ def llm_judge_costs_get(*, campaign: Campaign) -> list[LlmJudgeCost]:
 
 def label_plan_get(*, campaign: Campaign) -> tuple[str, list[list]] | None:
     """(the plan's name, its topics: [topic id, external id, weight, key] in the queue's order) of the label plan
-    CAMPAIGN's queue follows (queue_order "sample", annotate.models.LabelPlan); None when it follows none. One
-    query."""
+    CAMPAIGN's queue follows (queue_order "sample", annotate.models.LabelPlan), each topic's id read again by its
+    external id; None when it follows none. Two queries."""
     if (campaign.options or {}).get("queue_order") != "sample":
         return None
-    return LabelPlan.objects.filter(campaign=campaign).values_list("plan", "topics").first()
+    found = LabelPlan.objects.filter(campaign=campaign).values_list("plan", "topics").first()
+    if found is None:
+        return None
+    # The topics' ids as they are here (an archive's import gives them new ones; the external ids stay).
+    ids = dict(Topic.objects.filter(campaign=campaign).values_list("external_id", "id"))
+    plan, topics = found
+    return plan, [[ids[external], external, weight, key] for _, external, weight, key in topics if external in ids]

@@ -142,6 +142,9 @@ class BradleyTerry:
     judge: list[float]
     lam: float
     prompts: int
+    # Each two systems (indices into SYSTEMS, i < j): the difference of their strengths, i's less j's, combined and
+    # the humans' alone (the combined one the humans' where it would be wider).
+    differences: dict[tuple[int, int], tuple[ppi.Estimate, ppi.Estimate]]
 
 
 def _estimates(fit: Fit, n: int) -> list[ppi.Estimate]:
@@ -149,6 +152,18 @@ def _estimates(fit: Fit, n: int) -> list[ppi.Estimate]:
     half = ppi.Z * np.sqrt(np.clip(np.diag(covariance), 0, None))
     return [ppi.Estimate(float(value), (float(value - h), float(value + h)) if np.isfinite(h) and h > 0 else None, n,
                          fit.lam) for value, h in zip(scores, half, strict=True)]
+
+
+def _differences(fit: Fit, n: int) -> dict[tuple[int, int], ppi.Estimate]:
+    """Each two systems' difference of strengths with its normal 95% interval (variance e' Sigma e, e = e_i - e_j)."""
+    scores, covariance = fit.centred()
+    found = {}
+    for i in range(len(scores)):
+        for j in range(i + 1, len(scores)):
+            value = float(scores[i] - scores[j])
+            half = ppi.Z * float(np.sqrt(max(covariance[i, i] + covariance[j, j] - 2 * covariance[i, j], 0.0)))
+            found[(i, j)] = ppi.Estimate(value, (value - half, value + half) if half > 0 else None, n, fit.lam)
+    return found
 
 
 def combined_bradley_terry(comparisons: Sequence[Comparison], prompts: Sequence[Hashable],
@@ -185,12 +200,21 @@ def combined_bradley_terry(comparisons: Sequence[Comparison], prompts: Sequence[
             fit = _fit(part, part.outcome, judged, rest, rest.outcome, None)
         except FitFailed:
             fit = None  # the humans alone, as where the judge cannot be read
+    human_differences = _differences(alone, n_prompts)
     if fit is None:
-        combined, lam = human_estimates, 0.0
+        combined, lam, combined_differences = human_estimates, 0.0, human_differences
     else:
         lam = fit.lam
-        combined = [c if c.width is not None and h.width is not None and c.width <= h.width else
-                    ppi.Estimate(h.value, h.ci95, h.n, 0.0)
-                    for c, h in zip(_estimates(fit, n_prompts), human_estimates, strict=True)]
+        combined = [_narrower(c, h) for c, h in zip(_estimates(fit, n_prompts), human_estimates, strict=True)]
+        combined_differences = {pair: _narrower(c, human_differences[pair])
+                                for pair, c in _differences(fit, n_prompts).items()}
     return BradleyTerry(systems, combined, human_estimates, [float(v) for v in whole.centred()[0]], lam,
-                        len(set(map(str, rows.prompt))))
+                        len(set(map(str, rows.prompt))),
+                        {pair: (combined_differences[pair], human_differences[pair]) for pair in human_differences})
+
+
+def _narrower(combined: ppi.Estimate, human: ppi.Estimate) -> ppi.Estimate:
+    """COMBINED, unless the humans' alone (HUMAN) is narrower or it has no interval: then the humans' (lambda 0)."""
+    if combined.width is not None and human.width is not None and combined.width <= human.width:
+        return combined
+    return ppi.Estimate(human.value, human.ci95, human.n, 0.0)

@@ -97,6 +97,20 @@ def run_measures_per_topic(qrels: dict[str, dict[str, int]], run: dict[str, dict
     return out
 
 
+def mean_grade_per_topic(qrels: dict[str, dict[str, int]], run: dict[str, dict[str, float]], *,
+                         levels: Sequence[int], depth: int = 10) -> dict[str, float]:
+    """{topic: the mean grade of RUN's first DEPTH documents} under QRELS (unjudged documents, and places the run
+    leaves empty, grade 0; the qrels' topics the run ranks): the sum over the grades r above 0 of LEVELS of
+    ir_measures' P(rel=r)@DEPTH, the share of the first DEPTH documents graded r or more."""
+    judged = {topic: docs for topic, docs in qrels.items() if docs and topic in run}
+    out: dict[str, float] = {}
+    measures = [ir_measures.parse_measure(f"P(rel={level})@{depth}") for level in levels if level > 0]
+    if judged and measures:
+        for metric in ir_measures.iter_calc(measures, judged, {topic: run[topic] for topic in judged}):
+            out[metric.query_id] = out.get(metric.query_id, 0.0) + float(metric.value)
+    return out
+
+
 def run_measures_mean(per_topic: dict[str, dict[str, float]]) -> dict[str, float | None]:
     """Each measure's mean over its topics (run_measures_per_topic's PER_TOPIC); None where no topic counts."""
     return {key: float(np.mean(list(values.values()))) if values else None for key, values in per_topic.items()}

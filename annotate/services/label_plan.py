@@ -61,11 +61,15 @@ def label_plan_ensure(*, campaign: Campaign) -> LabelPlan:
     with transaction.atomic():
         found = LabelPlan.objects.select_for_update().filter(campaign=campaign).first()
         ids = dict(Topic.objects.filter(campaign=campaign).values_list("id", "external_id"))
+        by_name = {external: topic for topic, external in ids.items()}
         if found is None or found.plan != plan:
             entries: list = []
             seed = secrets.randbits(62)
         else:
-            entries, seed = [entry for entry in found.topics if entry[0] in ids], found.seed
+            # Read by external id (an archive moves a campaign's topics to new ids), the id written again.
+            entries = [[by_name[external], external, weight, key] for _, external, weight, key in found.topics
+                       if external in by_name]
+            seed = found.seed
         new = sorted(set(ids) - {entry[0] for entry in entries})
         if new:
             weights = _weights(plan, _topic_errors(campaign, new))

@@ -22,6 +22,7 @@ from annotate.models import (
     CampaignGuidelines,
     HumanJudgment,
     Item,
+    LabelPlan,
     Membership,
     SystemOutput,
     Topic,
@@ -78,11 +79,13 @@ TABLES = (
     Table("leaderboard_values", LeaderboardValue, "leaderboard__campaign"),
     Table("probes", Probe, "campaign"),
     Table("probe_verdicts", ProbeVerdict, "judge__campaign"),
+    # Its topics are named by external id too: the ids in its JSON are the exporting database's, read again by name.
+    Table("label_plans", LabelPlan, "campaign"),
 )
 TABLE_NAMES = {table.model: table.name for table in TABLES} | {Campaign: "campaign"}
 # Tables added to TABLES after archives of version 1 were first written: an archive whose manifest does not count one
 # was written before it existed, and has no rows of it.
-LATER_TABLES = ("guidelines", "leaderboards", "leaderboard_values", "probes", "probe_verdicts")
+LATER_TABLES = ("guidelines", "leaderboards", "leaderboard_values", "probes", "probe_verdicts", "label_plans")
 
 
 class RowError(Exception):

@@ -24,8 +24,9 @@ LLM4Eval 2024) or passages for a query (§1.5, TREC Deep Learning). The task typ
   the humans' (consensus) figures by the same system-level block, per measure both have, with intervals where the
   leaderboard gives per-topic values (a leaderboard of means only says why it has none).
 - Each judge's raw scores as a CDF (101 quantiles) beside the human grades' shares.
-- The humans and each judge together (tasktypes.graded.ppi): each run's NDCG@10 and P@10 from the human grades of
-  the topics graded and the judge's grades of every topic, PPI++ with the topic as the unit.
+- The humans and each judge together (tasktypes.graded.ppi): each run's NDCG@10, P@10 and mean grade of its first
+  10 documents from the human grades of the topics graded and the judge's grades of every topic, PPI++ with the
+  topic as the unit.
 """
 
 from __future__ import annotations
@@ -135,6 +136,7 @@ def graded_report_build(*, campaign: Campaign) -> dict:
     build_step(JUDGES)
     judge_blocks = {}
     judge_labels = []  # (name, family, {item: grade as a label}): the adjudication block compares them
+    judge_qrels: dict[str | None, dict] = {None: consensus}  # each judge's qrels, the humans' under None
     per_topic_judges = {}  # judge -> run -> measure -> topic -> value: the budget block resamples them
     per_topic_humans = {}  # judge -> the same under the human qrels it is compared with
     # A judge read on one part of a development split is compared with the humans' grades of that part only, item
@@ -155,6 +157,7 @@ def graded_report_build(*, campaign: Campaign) -> dict:
                                              rule=(options.get("grade_mapping") or {}).get(judge.name))
         judge_labels.append((judge.name, judge.family, {item: str(grade) for item, grade in judge_grade.items()}))
         qrels = _qrels(judge_grade, items)
+        judge_qrels[judge.name] = qrels
         per_topic_judge = {}
         for name, run in runs.items():
             per_topic_judge[name] = retrieval.run_measures_per_topic(qrels, run["run"], **measure)
@@ -222,7 +225,7 @@ def graded_report_build(*, campaign: Campaign) -> dict:
     # Each run's NDCG@10 and P@10 from the humans' grades and a judge's together (PPI++), or its check on a draw.
     report["ppi"] = graded_ppi(judges=judges, judge_labels=judge_labels, human_grade=human_grade, items=items,
                                per_topic_human=per_topic_human, per_topic_judges=per_topic_judges, options=options,
-                               plan=label_plan_get(campaign=campaign))
+                               qrels=judge_qrels, runs=runs, levels=levels, plan=label_plan_get(campaign=campaign))
     report["budget"] = graded_budget(report=report, human_grade=human_grade, judge_labels=judge_labels, items=items,
                                      levels=levels, per_topic_humans=per_topic_humans,
                                      per_topic_judges=per_topic_judges, target=target_width(options))

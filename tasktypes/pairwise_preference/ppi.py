@@ -113,9 +113,9 @@ def _points(label: str | None, three: dict[str, str]) -> float | None:
 
 def _strength_block(human: dict[int, str], labels: dict[int, str], pairs: dict, three: dict,
                     options: dict) -> dict | None:
-    """One judge's block of Bradley-Terry strengths (shaped as reports.ppi.measure_block's, without pairs or labels
-    needed): over the pairs the judge decided, the prompts whose every such pair the humans decided labelled; a check
-    on one uniform draw where they are (nearly) all. None with fewer than MIN_UNITS prompts."""
+    """One judge's block of Bradley-Terry strengths (shaped as reports.ppi.measure_block's, without labels needed):
+    over the pairs the judge decided, the prompts whose every such pair the humans decided labelled; a check on one
+    uniform draw where they are (nearly) all. None with fewer than MIN_UNITS prompts."""
     items = sorted(item for item, (_, a, b) in pairs.items() if a != b and _points(labels.get(item), three) is not None)
     prompts = [pairs[item][0] for item in items]
     everyone = sorted(set(prompts), key=str)
@@ -154,9 +154,25 @@ def _strength_block(human: dict[int, str], labels: dict[int, str], pairs: dict, 
             row["covers"] = None if ci is None or row["all_human"] is None else ci[0] <= row["all_human"] <= ci[1]
         rows.append(row)
     rows.sort(key=lambda row: -row["combined"]["value"])
+    order = [row["system"] for row in rows]
+    pairs = []
+    for (i, j), (combined, alone) in found.differences.items():
+        first, second = found.systems[i], found.systems[j]
+        if order.index(first) > order.index(second):  # the stronger first, as the order reads
+            first, second = second, first
+            combined = ppi.Estimate(-combined.value, None if combined.ci95 is None else
+                                    (-combined.ci95[1], -combined.ci95[0]), combined.n, combined.lam)
+            alone = ppi.Estimate(-alone.value, None if alone.ci95 is None else (-alone.ci95[1], -alone.ci95[0]),
+                                 alone.n, alone.lam)
+        ci = combined.ci95
+        pairs.append({"first": first, "second": second, "difference": combined.as_dict(), "human": alone.as_dict(),
+                      "separated": ci is not None and (ci[0] > 0 or ci[1] < 0),
+                      "adjacent": order.index(second) == order.index(first) + 1, "needed": None})
+    pairs.sort(key=lambda pair: (order.index(pair["first"]), order.index(pair["second"])))
     block = {"units": len(everyone), "labelled_units": len(labelled), "plan": "uniform" if checked else None,
              "check": None, "followed": None, "few_labels": len(chosen) < FEW_LABELS, "systems": rows,
-             "order": [row["system"] for row in rows], "pairs": [], "separated_count": 0, "needed": None}
+             "order": order, "pairs": pairs, "separated_count": sum(pair["separated"] for pair in pairs),
+             "needed": None}
     if checked:
         block["check"] = {"share": options["check_share"], "seed": CHECK_SEED, "drawn": len(chosen), "draws": None,
                           **check_summary(rows)}

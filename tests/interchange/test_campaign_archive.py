@@ -28,13 +28,14 @@ from annotate.services.annotation import (
     judgment_value_check,
     unit_lease_next,
 )
-from annotate.services.campaigns import CampaignError
+from annotate.services.campaigns import CampaignError, campaign_options_set
 from interchange.archive import campaign_export, campaign_import
 from interchange.archive.media import media_files
 from interchange.archive.tables import TABLES
 from interchange.importers.common import ImportDataError
 from judges.identity import judge_get_or_create
 from judges.models import Judge, JudgeRun, Leaderboard, LeaderboardValue, LLMSample, ModelEndpoint, ModelJudgment
+from reports.selectors import label_plan_get
 from tasktypes.answer_ranking.options import ranking_dimensions
 from tests.factories import MembershipFactory, UserFactory
 from tests.judges_support import eager  # noqa: F401 - fixture
@@ -210,6 +211,8 @@ def _demo_enriched(task_type: str) -> Campaign:
     if Judge.objects.filter(campaign=campaign).count() < 2:
         _external_judge_add(campaign, "second-opinion")
     _llm_judge_add(campaign)
+    # The queue follows a sample drawn by the active plan: its label plan comes along, topics named by external id.
+    campaign = campaign_options_set(campaign=campaign, values={"queue_order": "sample"})
     runs = sorted((campaign.options or {}).get("runs") or {})
     if runs:  # graded campaigns: an automatic judge's leaderboard (format trec-leaderboard) comes along too
         board = Leaderboard.objects.create(campaign=campaign, name="autojudge", source="board.txt")
@@ -234,6 +237,7 @@ def test_export_empty_database_import_gives_the_same_report_and_rows(demo, media
     old_item_ids = set(Item.objects.filter(campaign=campaign).values_list("pk", flat=True))
     draft_before = Assignment.objects.filter(unit__campaign=campaign, draft__isnull=False).count()
 
+    plan = [(external, weight, key) for _, external, weight, key in label_plan_get(campaign=campaign)[1]]
     archive = tmp_path / "campaign.zip"
     exported = campaign_export(campaign, archive)
     assert exported.counts == counts and exported.bytes == archive.stat().st_size
@@ -242,6 +246,10 @@ def test_export_empty_database_import_gives_the_same_report_and_rows(demo, media
 
     imported = Campaign.objects.get(slug=DEMO_SLUGS[task_type])
     assert _report(imported) == report
+    moved = label_plan_get(campaign=imported)
+    assert [(external, weight, key) for _, external, weight, key in moved[1]] == plan and len(plan) >= 2
+    topics = set(Topic.objects.filter(campaign=imported).values_list("id", flat=True))
+    assert {topic for topic, *_ in moved[1]} == topics
     assert _counts(imported) == counts == summary.counts
     # Every row has a new id: the references were mapped, not copied.
     new_item_ids = set(Item.objects.filter(campaign=imported).values_list("pk", flat=True))

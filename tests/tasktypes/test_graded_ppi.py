@@ -61,21 +61,27 @@ def _campaign(tmp_path, *, human_topics):
 
 
 def _per_topic(qrels: dict, ranked: dict, measure: str, topics) -> np.ndarray:
-    """MEASURE of the run RANKED (topic -> docs, best first) per topic of TOPICS under QRELS, by ir_measures."""
+    """MEASURE of the run RANKED (topic -> docs, best first) per topic of TOPICS under QRELS, by ir_measures; the
+    mean grade of the first ten documents written out."""
+    if measure == "mean grade@10":
+        return np.array([np.mean([qrels[topic].get(doc, 0) for doc in ranked[topic][:10]]) for topic in topics])
     run = {topic: {doc: float(20 - rank) for rank, doc in enumerate(docs)} for topic, docs in ranked.items()}
     parsed = ir_measures.parse_measure(measure)
     values = {m.query_id: m.value for m in ir_measures.iter_calc([parsed], qrels, run)}
     return np.array([values[topic] for topic in topics])
 
 
-MEASURES = {"ndcg_cut_10": "nDCG@10", "p_10": "P(rel=2)@10"}  # passage_relevance: relevant from grade 2
+# passage_relevance: relevant from grade 2
+MEASURES = {"ndcg_cut_10": "nDCG@10", "p_10": "P(rel=2)@10", "mean_grade_10": "mean grade@10"}
 
 
 def test_every_topic_graded_checks_the_method_on_a_draw(db, tmp_path):
     campaign, human, _, runs = _campaign(tmp_path, human_topics=set(TOPICS))
     block = agreement_report_build(campaign=campaign)["ppi"]
     assert (block["unit"], block["unit_one"]) == ("topics", "topic")
-    assert [(m["key"], m["label"]) for m in block["measures"]] == [("ndcg_cut_10", "NDCG@10"), ("p_10", "P@10")]
+    assert [(m["key"], m["label"]) for m in block["measures"]] == [
+        ("ndcg_cut_10", "NDCG@10"), ("p_10", "P@10"), ("mean_grade_10", "mean grade@10")]
+    assert block["measures"][2]["bounds"] == [0.0, 3.0]
     for measure in block["measures"]:
         grader = measure["judges"]["grader"]
         assert (grader["units"], grader["labelled_units"]) == (24, 24)
@@ -124,8 +130,8 @@ def test_half_the_topics_graded_equal_ppi_py_on_ir_measures_values(db, tmp_path)
     assert [(pair["first"], pair["second"]) for pair in neighbours] == list(zip(ndcg["order"], ndcg["order"][1:]))
     assert ndcg["separated_count"] >= 1, ndcg["pairs"]
     rows = ppi_csv(report).splitlines()
-    assert rows[0].startswith("measure,judge,system") and len(rows) == 1 + 2 * len(NOISE)
-    assert {line.split(",")[0] for line in rows[1:]} == {"ndcg_cut_10", "p_10"}
+    assert rows[0].startswith("measure,judge,system") and len(rows) == 1 + 3 * len(NOISE)
+    assert {line.split(",")[0] for line in rows[1:]} == {"ndcg_cut_10", "p_10", "mean_grade_10"}
 
 
 def test_a_queue_that_follows_the_plan_gives_a_weighted_sample(db, tmp_path):

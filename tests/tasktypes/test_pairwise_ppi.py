@@ -90,7 +90,17 @@ def test_bradley_terry_strengths_of_humans_and_judge_together(campaign):
     block = agreement_report_build(campaign=campaign)["ppi"]["measures"][1]
     assert (block["key"], block["label"]) == ("bradley_terry", "Bradley-Terry strength")
     grader = block["judges"]["grader"]
-    assert (grader["units"], grader["labelled_units"], grader["check"], grader["pairs"]) == (24, 12, None, [])
+    assert (grader["units"], grader["labelled_units"], grader["check"]) == (24, 12, None)
+    # Each two systems' difference of strengths, the stronger first: alpha - gamma the widest apart.
+    assert [(pair["first"], pair["second"]) for pair in grader["pairs"]] == [
+        ("alpha", "beta"), ("alpha", "gamma"), ("beta", "gamma")]
+    values = {row["system"]: row["combined"]["value"] for row in grader["systems"]}
+    for pair in grader["pairs"]:
+        assert pair["human"]["value"] == pytest.approx(
+            next(r["human"]["value"] for r in grader["systems"] if r["system"] == pair["first"])
+            - next(r["human"]["value"] for r in grader["systems"] if r["system"] == pair["second"]))
+        assert pair["difference"]["value"] > 0 or values[pair["first"]] == pytest.approx(values[pair["second"]])
+    assert grader["separated_count"] == sum(pair["separated"] for pair in grader["pairs"])
     systems = sorted(STRENGTH)
     rows, outcomes = [], []
     for (prompt, a, b), verdict in truth.items():
