@@ -1,15 +1,17 @@
 """The humans and each judge together (stats.ppi): every system's score from the human labels there are plus the
 judge's figures on all its units, with the humans-only and the judge-only figures beside it, the labels the judge
-was worth, the pairs of systems the combined intervals separate, and the order; per measure of the task type (a
-verdict report's accuracy; a graded report's NDCG@10 and P@10, tasktypes.graded.ppi). docs/statistics/ppi.md.
+was worth, the pairs of systems the combined intervals separate, the order, and the labels more that would narrow
+or separate them; per measure of the task type (a verdict report's score; a graded report's NDCG@10, P@10 and mean
+grade, answer ranking's NRP, pairwise preference's win rate: tasktypes.*.ppi). docs/statistics/ppi.md.
 
 The unit is the topic (a question, a query): a system's value on a topic is the mean of its outputs there, humans'
 and judge's, or the topic's per-query measure, so that outputs of one topic count as one unit (clustered), and
 humans label a topic's outputs together. A campaign whose humans judged (nearly) every unit has nothing to gain: its
 block is a check of the method instead, the same figures computed on a share of the units drawn by the campaign's
 plan (option ppi_plan; ppi_check_share of the units; a fixed seed), each beside the all-human figure it should cover.
-Elsewhere the units humans labelled are taken as a simple random sample of the units: an interval is valid as far as
-they are one (a plan the annotation queue follows records each unit's probability: to come).
+Where the annotation queue follows a label plan (queue order "sample", annotate.models.LabelPlan) the labelled units
+are the finished beginning of its order, each weighted by 1 / its probability; elsewhere the units humans labelled
+are taken as a simple random sample of the units: an interval is valid as far as they are one.
 """
 
 from __future__ import annotations
@@ -38,8 +40,6 @@ MIN_UNITS = 10  # fewer units than this: no block for the judge (an interval ove
 # of 200 units, the humans-only and the combined intervals covered 88-97% (under the stratified and active plans
 # 88-93%), with 40 labels 92.6-95.8% (docs/statistics/ppi.md, bench/bench_ppi.py --units 200).
 FEW_LABELS = 40
-
-
 
 
 @dataclass(frozen=True)
@@ -114,14 +114,6 @@ def _expected_errors(topics: list, sides: list[SystemSides], committee: dict[int
             elif committee.get(item):
                 error[topic].append(float(np.mean([other != verdict for other in committee[item]])))
     return np.array([float(np.mean(error[topic])) if error[topic] else 0.0 for topic in topics])
-
-
-def _inclusion(plan: str, budget: float, error: np.ndarray) -> np.ndarray | None:
-    if plan == "uniform" or not error.any():
-        return None
-    if plan == "stratified":  # strata: the topics the judge finds hard and those it does not
-        return label_plans.stratified_inclusion([e > np.median(error) for e in error], budget, error)
-    return label_plans.active_inclusion(error, budget)
 
 
 def _row(system: str, values: np.ndarray, verdicts: np.ndarray, labelled: np.ndarray,
@@ -293,13 +285,33 @@ def _followed(topics: list, labelled: np.ndarray, recorded: Recorded) -> tuple[n
     return followed, inclusion, int((labelled & ~followed).sum())
 
 
+def check_budget(units: int, share: float) -> float:
+    """The units a check draws of UNITS: SHARE of them (option ppi_check_share), but at least the labels the judge
+    is read with (ppi.MIN_LABELLED: a smaller check would show the humans alone), and one short of all."""
+    return min(float(units - 1), max(float(ppi.MIN_LABELLED), share * units))
+
+
+def disagreement_by_topic(own: dict[int, Hashable], committee: dict[int, list], topic_of: dict[int, Hashable],
+                          key=None) -> dict[Hashable, float]:
+    """{topic: the mean over its items of the share of the other judges (COMMITTEE: item -> their verdicts) whose
+    verdict differs from OWN's}, over the items both have that TOPIC_OF places; KEY: what a verdict is compared as
+    (a label as a, b or tie), the verdict itself by default."""
+    key = key or (lambda verdict: verdict)
+    shares: dict[Hashable, list[float]] = {}
+    for item, verdict in own.items():
+        if committee.get(item) and item in topic_of:
+            shares.setdefault(topic_of[item], []).append(
+                float(np.mean([key(other) != key(verdict) for other in committee[item]])))
+    return {topic: float(np.mean(values)) for topic, values in shares.items()}
+
+
 def _needs(options: dict, units: Units, count: int) -> Needs:
     """The labels needed under the uniform plan and the campaign's (ppi_plan), for the option budget_width."""
     def uniform(budget: float) -> np.ndarray:
         return label_plans.uniform_inclusion(count, budget)
 
     def chosen(budget: float) -> np.ndarray:
-        found = _inclusion(options["plan"], budget, units.errors)
+        found = label_plans.plan_inclusion(options["plan"], budget, units.errors)
         return uniform(budget) if found is None else found
 
     plans = {"uniform": uniform}
@@ -322,18 +334,16 @@ def measure_block(units: Units, *, options: dict, measure: Measure, recorded: Re
     for human, _ in arrays.values():
         labelled |= ~np.isnan(human)
     block: dict[str, Any] = {"units": len(topics), "labelled_units": int(labelled.sum()), "plan": None,
-                             "check": None}
+                             "check": None, "followed": None}
     inclusion = None
     checked = block["labelled_units"] >= CHECKED_FROM * len(topics)
-    block["followed"] = None
     if not checked and recorded is not None and all(topic in recorded.places for topic in topics):
         labelled, inclusion, outside = _followed(topics, labelled, recorded)
         block["plan"] = recorded.plan
         block["followed"] = {"labelled": int(labelled.sum()), "outside": outside}
     if checked:
-        # At least the labels the judge is read with (ppi.MIN_LABELLED): a smaller check shows the humans alone.
-        budget = min(float(len(topics) - 1), max(float(ppi.MIN_LABELLED), options["check_share"] * len(topics)))
-        inclusion = _inclusion(options["plan"], budget, units.errors)
+        budget = check_budget(len(topics), options["check_share"])
+        inclusion = label_plans.plan_inclusion(options["plan"], budget, units.errors)
         plan = inclusion if inclusion is not None else label_plans.uniform_inclusion(len(topics), budget)
         draws = [label_plans.drawn(plan, np.random.default_rng(CHECK_SEED + n)) for n in range(CHECK_DRAWS + 1)]
         block["plan"] = options["plan"] if inclusion is not None else "uniform"

@@ -105,6 +105,18 @@ def active_inclusion(expected_error: ArrayLike, budget: float,
     return _capped(uniform_share + (1 - uniform_share) * focused, budget)
 
 
+def plan_inclusion(plan: str, budget: float, expected_error: ArrayLike) -> np.ndarray | None:
+    """Each unit's inclusion probability at BUDGET under PLAN (one of PLANS) from the judge's EXPECTED_ERROR on each:
+    stratified between the units above the median error and the others, or active; None for the uniform plan, and
+    for any plan where no unit has an expected error above 0 (nothing to tell them apart: uniform)."""
+    error = np.asarray(expected_error, dtype=float)
+    if plan == "uniform" or not error.any():
+        return None
+    if plan == "stratified":  # strata: the units the judge finds hard and those it does not
+        return stratified_inclusion([e > np.median(error) for e in error], budget, error)
+    return active_inclusion(error, budget)
+
+
 def drawn(inclusion: ArrayLike, rng: np.random.Generator) -> np.ndarray:
     """The labelled units under INCLUSION, round(its sum) of them: where the probabilities are equal, a simple random
     sample; else systematic sampling in a random order (Madow 1949: the units in a shuffled row, each taking a length

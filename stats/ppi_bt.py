@@ -166,6 +166,22 @@ def _differences(fit: Fit, n: int) -> dict[tuple[int, int], ppi.Estimate]:
     return found
 
 
+def strengths(comparisons: Sequence[Comparison], prompts: Sequence[Hashable], systems: list) -> dict | None:
+    """{system: its centred strength} of the maximum-likelihood fit of COMPARISONS ((a, b, the points for a)), each
+    on its prompt (PROMPTS), over SYSTEMS (the reference first): the humans' alone, with no interval (a check's
+    all-human figure); None where the fit runs off."""
+    rows = Rows.of(comparisons, prompts, systems)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        theta = np.atleast_1d(ppi._ppi().ppi_logistic_pointestimate(
+            rows.x, rows.outcome, rows.outcome, rows.x, rows.outcome, lam=0.0, optimizer_options={"ftol": 1e-12},
+            w=rows.weight, w_unlabeled=rows.weight))
+    if not np.isfinite(theta).all() or np.abs(theta).max() > DIVERGED:
+        return None
+    return dict(zip(systems, (float(v) for v in Fit(theta, np.zeros((len(theta),) * 2), 0.0).centred()[0]),
+                    strict=True))
+
+
 def combined_bradley_terry(comparisons: Sequence[Comparison], prompts: Sequence[Hashable],
                            human: Sequence[float | None], judge: Sequence[float]) -> BradleyTerry | None:
     """The systems' Bradley-Terry strengths from COMPARISONS ((a, b, the judge's points for a)), each on its prompt

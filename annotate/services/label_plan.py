@@ -39,11 +39,8 @@ def _topic_errors(campaign: Campaign, topics: list[int]) -> np.ndarray:
 
 def _weights(plan: str, errors: np.ndarray) -> np.ndarray:
     """Each topic's weight under PLAN from the judges' disagreement ERRORS (see the module's docstring)."""
-    if plan == "uniform" or not errors.any():
-        return np.ones(len(errors))
-    if plan == "stratified":
-        return label_plans.stratified_inclusion([e > np.median(errors) for e in errors], 1.0, errors)
-    return label_plans.active_inclusion(errors, 1.0)
+    found = label_plans.plan_inclusion(plan, 1.0, errors)
+    return np.ones(len(errors)) if found is None else found
 
 
 def _keys(seed: int, topics: list[int], weights: np.ndarray) -> np.ndarray:

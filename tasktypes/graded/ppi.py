@@ -10,11 +10,16 @@ are not a sample drawn by any plan. docs/statistics/ppi.md.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
-
-import numpy as np
-
-from reports.ppi import Measure, Recorded, Units, committees, measure_block, ppi_options, ppi_section
+from reports.ppi import (
+    Measure,
+    Recorded,
+    Units,
+    committees,
+    disagreement_by_topic,
+    measure_block,
+    ppi_options,
+    ppi_section,
+)
 from reports.selectors import JudgeScores
 from stats import retrieval
 
@@ -27,16 +32,6 @@ def labelled_topics(human_grade: dict[int, int], items: dict[int, tuple[str, str
     doc))."""
     topics = {topic for topic, _ in items.values()}
     return topics - {topic for item, (topic, _) in items.items() if item not in human_grade}
-
-
-def disagreement_by_topic(own: dict[int, str], committee: dict[int, list], topic_of: dict[int, str]) -> dict:
-    """{topic: the mean over its items of the share of the other judges (COMMITTEE: item -> their grades) whose grade
-    differs from OWN's}, over the items both have."""
-    shares: dict[Hashable, list[float]] = {}
-    for item, grade in own.items():
-        if committee.get(item) and item in topic_of:
-            shares.setdefault(topic_of[item], []).append(float(np.mean([other != grade for other in committee[item]])))
-    return {topic: float(np.mean(values)) for topic, values in shares.items()}
 
 
 def graded_ppi(*, judges: list[JudgeScores], judge_labels: list[tuple[str, str, dict[int, str]]],

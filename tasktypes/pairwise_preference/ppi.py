@@ -13,8 +13,6 @@ only (a topic's pool of passages: its "systems" are passages, each with a handfu
 
 from __future__ import annotations
 
-from collections.abc import Hashable
-
 import numpy as np
 
 from reports.ppi import (
@@ -25,8 +23,10 @@ from reports.ppi import (
     Measure,
     Recorded,
     Units,
+    check_budget,
     check_summary,
     committees,
+    disagreement_by_topic,
     measure_block,
     ppi_options,
     ppi_section,
@@ -66,17 +66,6 @@ def win_rates(labels: dict[int, str], pairs: dict[int, tuple[str, str, str]],
                      if len(v) == pending[(system, prompt)]} for system, by_prompt in points.items()}
 
 
-def _disagreement(own: dict[int, str], committee: dict[int, list[str]], pairs: dict, three: dict) -> dict:
-    """{prompt: the mean over its pairs of the share of the other judges whose verdict (as THREE words it) differs
-    from OWN's}."""
-    shares: dict[Hashable, list[float]] = {}
-    for item, label in own.items():
-        if committee.get(item) and item in pairs and label in three:
-            shares.setdefault(pairs[item][0], []).append(
-                float(np.mean([three.get(other) != three[label] for other in committee[item]])))
-    return {prompt: float(np.mean(values)) for prompt, values in shares.items()}
-
-
 def preference_ppi(*, human: dict[int, str], judges: list[JudgeLabels], pairs: dict[int, tuple[str, str, str]],
                    three: dict[str, str], pooled: bool, options: dict,
                    plan: tuple[str, list[list]] | None = None) -> dict | None:
@@ -88,13 +77,15 @@ def preference_ppi(*, human: dict[int, str], judges: list[JudgeLabels], pairs: d
     settings = ppi_options(options)
     humans = win_rates(human, pairs, three)
     found = committees({judge.name: judge.labels for judge in judges})
+    prompt_of = {item: prompt for item, (prompt, _, _) in pairs.items()}
     blocks, strengths = {}, {}
     for judge in judges:
         if judge.part is not None:
             continue
         judged = win_rates(judge.labels, pairs, three)
         values = {system: (humans.get(system, {}), by_prompt) for system, by_prompt in judged.items()}
-        errors = _disagreement(judge.labels, found[judge.name], pairs, three)
+        errors = disagreement_by_topic({item: label for item, label in judge.labels.items() if label in three},
+                                       found[judge.name], prompt_of, key=three.get)
         block = measure_block(Units.from_values(values, errors), options=settings, measure=WIN_RATE,
                               recorded=Recorded.of(plan, by_id=False))
         if block is not None:
@@ -129,7 +120,7 @@ def _strength_block(human: dict[int, str], labels: dict[int, str], pairs: dict, 
     checked = len(labelled) >= CHECKED_FROM * len(everyone)
     chosen = labelled
     if checked:
-        budget = min(len(labelled) - 1, max(ppi.MIN_LABELLED, round(options["check_share"] * len(everyone))))
+        budget = min(len(labelled) - 1, round(check_budget(len(everyone), options["check_share"])))
         ordered = sorted(labelled, key=str)
         rng = np.random.default_rng(CHECK_SEED)
         chosen = {ordered[n] for n in rng.choice(len(ordered), size=budget, replace=False)}
@@ -139,9 +130,8 @@ def _strength_block(human: dict[int, str], labels: dict[int, str], pairs: dict, 
         return None
     all_human = None
     if checked:
-        whole = ppi_bt.combined_bradley_terry(comparisons, prompts, [t if p in labelled else None for t, p in
-                                                                      zip(truth, prompts, strict=True)], judge)
-        all_human = dict(zip(whole.systems, (e.value for e in whole.human), strict=True)) if whole else None
+        all_human = ppi_bt.strengths([(a, b, t) for (a, b, _), t, p in zip(comparisons, truth, prompts, strict=True)
+                                      if p in labelled], [p for p in prompts if p in labelled], found.systems)
     rows = []
     for system, combined, alone, judged in zip(found.systems, found.combined, found.human, found.judge, strict=True):
         row = {"system": system, "combined": combined.as_dict(), "human": alone.as_dict(), "judge": judged,

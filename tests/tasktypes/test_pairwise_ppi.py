@@ -33,13 +33,18 @@ def _flip(rng, verdict: str) -> str:
 
 @pytest.fixture
 def campaign(db, tmp_path):
+    return _campaign(tmp_path, every=2)
+
+
+def _campaign(tmp_path, *, every: int):
+    """The campaign of PROMPTS, the humans' verdicts on every EVERY-th prompt, the judge's on all."""
     rng = random.Random(11)
-    campaign = campaign_get_or_create(slug="prefs-ppi", task_type="pairwise_preference", overlap=1)
+    campaign = campaign_get_or_create(slug=f"prefs-ppi-{every}", task_type="pairwise_preference", overlap=1)
     truth, lines = {}, []
     for n, prompt in enumerate(PROMPTS):
         for a, b in PAIRS:
             truth[(prompt, a, b)] = _verdict(rng, a, b)
-            human = {"winner": truth[(prompt, a, b)], "annotator": "ra"} if n % 2 == 0 else {}
+            human = {"winner": truth[(prompt, a, b)], "annotator": "ra"} if n % every == 0 else {}
             lines.append(json.dumps({"prompt_id": prompt, "prompt": f"Question {prompt}", "system_a": a,
                                      "response_a": f"{a}'s reply", "system_b": b, "response_b": f"{b}'s reply",
                                      **human}) + "\n")
@@ -81,11 +86,29 @@ def test_win_rates_of_humans_and_judge_together_equal_ppi_py(campaign):
 
 
 
+def _statsmodels_strengths(truth: dict, prompts) -> dict:
+    """The centred maximum-likelihood strengths of the verdicts TRUTH on PROMPTS by statsmodels' GLM (each comparison
+    two rows of weight one half: a tie half a win each way)."""
+    import statsmodels.api as sm
+
+    systems = sorted(STRENGTH)
+    rows, outcomes = [], []
+    for (prompt, a, b), verdict in truth.items():
+        if prompt not in prompts:
+            continue
+        x = np.zeros(len(systems))
+        x[systems.index(a)], x[systems.index(b)] = 1, -1
+        rows += [x[1:], -x[1:]]
+        outcomes += [float(verdict in ("a", "tie")), float(verdict in ("b", "tie"))]
+    fit = sm.GLM(np.array(outcomes), np.array(rows), family=sm.families.Binomial(),
+                 freq_weights=np.full(len(outcomes), 0.5)).fit()
+    strengths = np.r_[0.0, fit.params]
+    return dict(zip(systems, strengths - strengths.mean(), strict=True))
+
+
 def test_bradley_terry_strengths_of_humans_and_judge_together(campaign):
     """The strengths: the humans' alone on the twelve prompts they judged are the centred maximum-likelihood fit that
     statsmodels gives (a tie half a win each way); the combined ones order the systems as their strengths do."""
-    import statsmodels.api as sm
-
     campaign, truth, said = campaign
     block = agreement_report_build(campaign=campaign)["ppi"]["measures"][1]
     assert (block["key"], block["label"]) == ("bradley_terry", "Bradley-Terry strength")
@@ -101,21 +124,23 @@ def test_bradley_terry_strengths_of_humans_and_judge_together(campaign):
             - next(r["human"]["value"] for r in grader["systems"] if r["system"] == pair["second"]))
         assert pair["difference"]["value"] > 0 or values[pair["first"]] == pytest.approx(values[pair["second"]])
     assert grader["separated_count"] == sum(pair["separated"] for pair in grader["pairs"])
-    systems = sorted(STRENGTH)
-    rows, outcomes = [], []
-    for (prompt, a, b), verdict in truth.items():
-        if PROMPTS.index(prompt) % 2:
-            continue
-        x = np.zeros(len(systems))
-        x[systems.index(a)], x[systems.index(b)] = 1, -1
-        rows += [x[1:], -x[1:]]
-        outcomes += [float(verdict in ("a", "tie")), float(verdict in ("b", "tie"))]
-    fit = sm.GLM(np.array(outcomes), np.array(rows), family=sm.families.Binomial(),
-                 freq_weights=np.full(len(outcomes), 0.5)).fit()
-    strengths = np.r_[0.0, fit.params]
-    expected = dict(zip(systems, strengths - strengths.mean(), strict=True))
+    expected = _statsmodels_strengths(truth, PROMPTS[::2])
     for row in grader["systems"]:
         assert row["human"]["value"] == pytest.approx(expected[row["system"]], abs=1e-4)
         assert row["combined"]["ci95"][1] - row["combined"]["ci95"][0] <= \
             row["human"]["ci95"][1] - row["human"]["ci95"][0] + 1e-12
     assert grader["order"] == ["alpha", "beta", "gamma"]
+
+
+def test_every_prompt_judged_checks_the_strengths_on_one_draw(db, tmp_path):
+    """Humans on every prompt: the strengths are checked on one draw of 10 prompts (a tenth of 24, but 10 at the
+    least), each beside the humans' own fit on all 24, which is statsmodels' GLM on them."""
+    campaign, truth, _ = _campaign(tmp_path, every=1)
+    grader = agreement_report_build(campaign=campaign)["ppi"]["measures"][1]["judges"]["grader"]
+    assert (grader["labelled_units"], grader["plan"], grader["check"]["drawn"], grader["check"]["draws"]) == (
+        24, "uniform", 10, None)
+    expected = _statsmodels_strengths(truth, PROMPTS)
+    for row in grader["systems"]:
+        assert row["all_human"] == pytest.approx(expected[row["system"]], abs=1e-4)
+        assert row["covers"] == (row["combined"]["ci95"][0] <= row["all_human"] <= row["combined"]["ci95"][1])
+    assert grader["check"]["covered"] == sum(row["covers"] for row in grader["systems"])
