@@ -76,6 +76,7 @@ def ranking_report_build(*, campaign: Campaign) -> dict:
     humans = _humans_block(data, options)
     build_step(JUDGES)
     qrels = _qrels_block(data)
+    every = _answer_nrps(data, dimension=data.dimensions[0], rule=nrp_rule)  # each answer's NRP: systems and ppi
     report = {
         "campaign": campaign.slug,
         "task_type": campaign.task_type,
@@ -83,7 +84,7 @@ def ranking_report_build(*, campaign: Campaign) -> dict:
         "humans": humans,
         "judges": {judge.name: _judge_block(judge=judge, data=data, options=options) for judge in data.judges},
         "nrp": {"rule": nrp_rule, "formula": NRP_RULES[nrp_rule]},
-        "systems": _systems(data, rule=nrp_rule),
+        "systems": _systems(data, every, rule=nrp_rule),
         "qrels": qrels,
         "nrp_dimensions": _dimension_nrp(data, qrels, rule=nrp_rule,
                                          weights=(campaign.options or {}).get("nrp_weights")),
@@ -91,7 +92,6 @@ def ranking_report_build(*, campaign: Campaign) -> dict:
     }
     build_step(SYSTEM_LEVEL)
     # Each system's mean NRP from the humans' rankings and a ranker's scores together (PPI++), or its check.
-    every = _answer_nrps(data, dimension=data.dimensions[0], rule=nrp_rule)
     report["ppi"] = ranking_ppi(human=every.by_system(every.human),
                                 judges={name: every.by_system(values) for name, values in every.judges.items()},
                                 split={judge.name for judge in data.judges if judge.part is not None},
@@ -256,11 +256,11 @@ def _human_nrp(pk: int, positions: list[dict], documents: list[int], *, rule: st
         for pos in positions if pk in pos])
 
 
-def _systems(data: RankingData, *, rule: str = NRP_PAPER) -> list[dict]:
-    """Mean NRP per (system, prompt): under the human reference rankings and under each ranker (_answer_nrps), first
-    dimension only; where documents have grades, also among the graded documents only. Each value is kept with its
-    topic: a system's answers to one topic (several prompts' samples) are resampled together."""
-    every = _answer_nrps(data, dimension=data.dimensions[0], rule=rule)
+def _systems(data: RankingData, every: AnswerNrps, *, rule: str = NRP_PAPER) -> list[dict]:
+    """Mean NRP per (system, prompt): under the human reference rankings and under each ranker (EVERY: _answer_nrps
+    of the first dimension), first dimension only; where documents have grades, also among the graded documents
+    only. Each value is kept with its topic: a system's answers to one topic (several prompts' samples) are
+    resampled together."""
     graded = _answer_nrps(data, dimension=data.dimensions[0], rule=rule, judged_only=True)
     human, judged_human = every.by_system(every.human), graded.by_system(graded.human)
     judges = {name: every.by_system(values) for name, values in every.judges.items()}
