@@ -50,6 +50,7 @@ class Measure:
     key: str
     label: str
     bounds: tuple[float, float] = (0.0, 1.0)
+    interval: str = "t-based"  # how its intervals are made, as the page labels them
 
     @property
     def difference_bounds(self) -> tuple[float, float]:
@@ -400,7 +401,8 @@ def ppi_section(measures: list[tuple[Measure, dict[str, dict]]], *, options: dic
     """The report's `ppi` block: {estimator, unit, unit_one, alpha, options, method, measures: [{key, label, bounds,
     judges: {name: its block}}]} from MEASURES (each measure with its judges' blocks: measure_block's); None when no
     judge has a block."""
-    found = [{"key": measure.key, "label": measure.label, "bounds": list(measure.bounds), "judges": blocks}
+    found = [{"key": measure.key, "label": measure.label, "bounds": list(measure.bounds),
+              "interval": measure.interval, "judges": blocks}
              for measure, blocks in measures if blocks]
     if not found:
         return None

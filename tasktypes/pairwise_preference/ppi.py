@@ -35,7 +35,7 @@ from reports.selectors import JudgeLabels
 from stats import ppi, ppi_bt
 
 WIN_RATE = Measure("win_rate", "win rate")
-BRADLEY_TERRY = Measure("bradley_terry", "Bradley-Terry strength", (-20.0, 20.0))
+BRADLEY_TERRY = Measure("bradley_terry", "Bradley-Terry strength", (-20.0, 20.0), "normal")
 
 
 def _wins(label: str, a: str, b: str, three: dict[str, str]) -> dict[str, float] | None:
