@@ -33,8 +33,9 @@ def num3(value, why: str = UNDEFINED):
 # An interval names what it resamples beside its bounds: "[0.412, 0.655] over topics". The unit comes with the
 # interval: the document's "<key>_ci_over" (stats.uncertainty.put_interval records the noun it resampled), a topic
 # summary's "ci_over", or, for a bare interval, the template's argument. Intervals that resample nothing name their
-# method instead ("Wilson"; "t-based": irrCAC's variance, a t interval of a mean).
-METHOD_NAMES = ("Wilson", "t-based")
+# method instead ("Wilson"; "t-based": irrCAC's variance, a t interval of a mean; "normal": a z interval of a fitted
+# model's coefficient, the Bradley-Terry strengths of reports.ppi).
+METHOD_NAMES = ("Wilson", "t-based", "normal")
 
 
 def _over_html(over) -> str:

@@ -15,6 +15,7 @@ def test_an_interval_names_its_unit_or_its_method():
     assert ci(block, "kappa") == ('<div class="ci-under muted" title="95% interval, resampling topics">[0.250, 0.750] '
                                   '<span class="ci-over">over topics</span></div>')
     assert '[0.250, 0.750] <span class="ci-over">Wilson</span>' in interval([0.25, 0.75], "Wilson")
+    assert '[0.250, 0.750] <span class="ci-over">normal</span>' in interval([0.25, 0.75], "normal")
     summary = {"mean": 0.5, "bootstrap_ci95": [0.25, 0.75], "ci_method": "bootstrap", "ci_over": "topics"}
     assert '[0.250, 0.750] <span class="ci-over">over topics</span>' in ci95(summary)
 
