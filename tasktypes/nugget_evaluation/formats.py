@@ -1,0 +1,3 @@
+"""The import formats of nugget_evaluation (their readers in importers.py)."""
+
+FORMATS: tuple = ()

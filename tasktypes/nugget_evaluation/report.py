@@ -1,0 +1,5 @@
+"""The report of a nugget_evaluation campaign (to be written)."""
+
+
+def nugget_report_build(*, campaign) -> dict:
+    raise NotImplementedError

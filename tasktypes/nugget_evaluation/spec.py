@@ -1,0 +1,93 @@
+"""nugget_evaluation: TREC RAG-style nugget evaluation of generated answers (layout.py says how its data is kept).
+Creation units (one per topic) take a list of nuggets; assignment units (one per answer of a run) take a mark per
+nugget of the topic's frozen list. An answer's unit opens once its topic's list is frozen (freeze.py)."""
+
+from annotate.forms import CampaignOptionsForm
+from annotate.selectors.annotation import unit_display
+from annotate.task_types.registry import register
+from annotate.task_types.spec import JudgmentValueError, TaskTypeSpec
+from interchange.importers.formats import ITEM_CATEGORIES
+from tasktypes.nugget_evaluation import values
+from tasktypes.nugget_evaluation.formats import FORMATS
+from tasktypes.nugget_evaluation.layout import IMPORTANCES, MARK_LETTERS, MARKS, VITAL
+
+
+class NuggetOptionsForm(CampaignOptionsForm):
+    pass
+
+
+@register
+class NuggetEvaluation(TaskTypeSpec):
+    name = "nugget_evaluation"
+    label = "Nugget evaluation"
+    default_overlap = 2
+    options_form = NuggetOptionsForm
+    page = ("nugget_evaluation/annotate.html", "nugget_evaluation/_unit.html")
+    noun = "nugget judgment"
+    topic_noun = "topic"
+    item_noun = "answer"
+    formats = (*FORMATS, ITEM_CATEGORIES)
+    report_layout = "nuggets"
+    judge_families = ()
+
+    def value_check(self, value, *, unit=None) -> str:
+        return values.value_check(value, unit=unit)
+
+    def value_from_post(self, post, *, assignment) -> dict:
+        return values.value_from_post(post, unit=assignment.unit)
+
+    def draft_from_post(self, post, *, assignment) -> dict:
+        """A draft is what the form holds, however incomplete: the nuggets written so far, the marks given so far."""
+        try:
+            return values.value_from_post(post, unit=assignment.unit)
+        except JudgmentValueError:
+            return {"nuggets": []} if values.is_creation(assignment.unit) else {"marks": {}}
+
+    def value_words(self, value, *, assignment) -> str:
+        return values.value_words(value)
+
+    def unit_gradable(self, unit) -> None:
+        if not values.is_creation(unit) and values.round_list(unit) is None:
+            raise JudgmentValueError("This topic's nuggets are not frozen yet: its answers cannot be marked.")
+
+    def unit_context(self, *, assignment, arrangement=None) -> dict:
+        from tasktypes.nugget_evaluation.pages import unit_context
+
+        return unit_context(assignment=assignment, display=unit_display(assignment=assignment),
+                            arrangement=arrangement)
+
+    def adjudication_questions(self, campaign) -> list[dict]:
+        # The adjudication form asks one question per unit; an answer's marks are many questions, so an adjudicator
+        # writes the marks (or the nuggets) as a line of text: "s p n ..." in the list's order.
+        return [{"name": "marks", "title": "The marks, one letter per nugget in order (s, p or n)", "when": None,
+                 "choices": [], "text": True, "placeholder": "s p n s"}]
+
+    def adjudication_value_from_post(self, post, *, unit, adjudicator) -> dict:
+        if values.is_creation(unit):
+            raise JudgmentValueError("Nugget lists are adjudicated by freezing one (the campaign's Nuggets page).")
+        frozen = values.round_list(unit)
+        if frozen is None:
+            raise JudgmentValueError("This topic's nuggets are not frozen yet.")
+        letters = post.get("marks", "").split()
+        by_letter = {letter: mark for mark, letter in MARK_LETTERS.items()}
+        return {"version": frozen["version"],
+                "marks": {nugget["id"]: by_letter.get(letter.lower(), letter)
+                          for nugget, letter in zip(frozen["nuggets"], letters, strict=False)}}
+
+    def page_context(self, campaign) -> dict:
+        return {"importances": IMPORTANCES, "vital": VITAL, "marks": MARKS, "mark_letters": MARK_LETTERS}
+
+    def report_build(self, *, campaign) -> dict:
+        from tasktypes.nugget_evaluation.report import nugget_report_build
+
+        return nugget_report_build(campaign=campaign)
+
+    def report_presentation(self):
+        from tasktypes.nugget_evaluation.presentation import NuggetPresentation
+
+        return NuggetPresentation()
+
+    def sample(self):
+        from tasktypes.nugget_evaluation.sample import NuggetSample
+
+        return NuggetSample()
