@@ -53,18 +53,16 @@ def topic_list_freeze(*, topic: Topic, nuggets: list[dict], source: str) -> dict
     nuggets = nuggets_checked(nuggets)
     data = dict(topic.data or {})
     current = topic_list(data)
-    if current is None:
-        frozen = {"version": 1, "source": source, "nuggets": nuggets}
-    elif not round_marked(topic):
-        frozen = {"version": current["version"], "source": source, "nuggets": nuggets}
-    else:
-        frozen = {"version": current["version"] + 1, "source": source, "nuggets": nuggets}
+    version = 1 if current is None else int(current["version"])
+    if current is not None and round_marked(topic):
         data["nugget_versions"] = [*(data.get("nugget_versions") or []), current]
-        _round_start(topic=topic, round_=frozen["version"], previous=current["version"])
+        _round_start(topic=topic, round_=version + 1, previous=version)
+        version += 1
+    frozen = {"version": version, "source": source, "nuggets": nuggets}
     data["nuggets"] = frozen
     topic.data = data
     topic.save(update_fields=["data"])
-    answers_open(topic=topic, round_=frozen["version"])
+    answers_open(topic=topic, round_=version)
     return frozen
 
 

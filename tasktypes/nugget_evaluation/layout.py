@@ -83,7 +83,7 @@ def topic_lists(topic_data: dict) -> list[dict]:
 def marks_label(marks: dict, order: list[str]) -> str:
     """The label of a set of MARKS over the nuggets in ORDER (their ids): one letter per nugget, "-" where unmarked;
     its digest when longer than the label column."""
-    letters = "".join(MARK_LETTERS.get(marks.get(nugget), "-") for nugget in order)
+    letters = "".join(MARK_LETTERS.get(str(marks.get(nugget)), "-") for nugget in order)
     if len(letters) <= LABEL_MAX:
         return letters
     return "h" + hashlib.sha256(letters.encode()).hexdigest()[:LABEL_MAX - 1]

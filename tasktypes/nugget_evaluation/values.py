@@ -13,6 +13,7 @@ from tasktypes.nugget_evaluation.layout import (
     ORIGINS,
     PARTIAL,
     SUPPORT,
+    VITAL,
     marks_label,
     topic_lists,
 )
@@ -91,7 +92,8 @@ def creation_from_post(post, *, unit) -> dict:
     started = post.get("started_from", "")
     proposals = {nugget["id"]: nugget for nugget in proposals_of(unit).get(started, [])} if started else {}
     texts, importances, origins = (post.getlist(name) for name in ("nugget_text", "nugget_importance", "nugget_from"))
-    nuggets, used = [], set()
+    nuggets: list[dict] = []
+    used: set[str] = set()
     for n, text in enumerate(texts):
         text = " ".join(text.split())
         if not text:
@@ -128,7 +130,7 @@ def value_from_post(post, *, unit) -> dict:
 
 def value_words(value) -> str:
     if isinstance(value, dict) and isinstance(value.get("nuggets"), list):
-        vital = sum(1 for nugget in value["nuggets"] if isinstance(nugget, dict) and nugget.get("importance") == "vital")
+        vital = sum(1 for nugget in value["nuggets"] if isinstance(nugget, dict) and nugget.get("importance") == VITAL)
         return f"{len(value['nuggets'])} nuggets, {vital} vital"
     if isinstance(value, dict) and isinstance(value.get("marks"), dict):
         marks = list(value["marks"].values())

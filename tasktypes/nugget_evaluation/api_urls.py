@@ -1,0 +1,8 @@
+from django.urls import path
+
+from tasktypes.nugget_evaluation import api
+
+urlpatterns = [
+    path("campaigns/<slug:slug>/nuggets/", api.NuggetListsApi.as_view(), name="api-nugget-lists"),
+    path("campaigns/<slug:slug>/nuggets/freeze/", api.NuggetListsApi.as_view(), name="api-nugget-freeze"),
+]

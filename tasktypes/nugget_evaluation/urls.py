@@ -1,0 +1,7 @@
+from django.urls import path
+
+from tasktypes.nugget_evaluation import views
+
+urlpatterns = [
+    path("campaigns/<slug:slug>/nuggets/", views.nuggets_page, name="nugget-lists"),
+]

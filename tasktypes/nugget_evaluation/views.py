@@ -1,0 +1,46 @@
+"""The Nuggets page of a nugget_evaluation campaign (researchers only): each topic's frozen list, the lists it may be
+frozen from (lists.py), and the forms that freeze them, one topic or every topic at once. Routed by urls.py."""
+
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods
+
+from annotate.access import campaign_for_researcher
+from tasktypes.nugget_evaluation.lists import RULE_HUMAN, FreezeError, campaign_lists, lists_freeze
+
+TYPE = "nugget_evaluation"
+
+
+def freeze_words(result: dict) -> str:
+    """A freeze's RESULT in a sentence."""
+    words = f"{result['frozen']} topic{'s' * (result['frozen'] != 1)} frozen"
+    if result["new_rounds"]:
+        words += f", {result['new_rounds']} of them in a new round (their answers are marked again)"
+    if result["left"]:
+        shown = "; ".join(f"{topic}: {why}" for topic, why in list(result["left"].items())[:5])
+        more = len(result["left"]) - 5
+        words += f"; {len(result['left'])} left ({shown}{f'; {more} more' if more > 0 else ''})"
+    return words + "."
+
+
+@require_http_methods(["GET", "POST"])
+def nuggets_page(request, slug):
+    campaign = campaign_for_researcher(request.user, slug)
+    if campaign.task_type != TYPE:
+        raise Http404("This campaign does not evaluate answers by nuggets.")
+    if request.method == "POST":
+        topic = request.POST.get("topic")
+        try:
+            result = lists_freeze(campaign=campaign, source=request.POST.get("source", ""),
+                                  topics=[int(topic)] if topic and topic.isdigit() else None)
+        except FreezeError as exc:
+            messages.error(request, str(exc))
+        else:
+            (messages.success if result["frozen"] else messages.warning)(request, freeze_words(result))
+        return redirect("nugget-lists", slug=campaign.slug)
+    rows = campaign_lists(campaign=campaign)
+    sources = sorted({source for row in rows for source in row.candidates})
+    return render(request, "nugget_evaluation/nuggets_page.html", {
+        "campaign": campaign, "rows": rows, "sources": sources, "rule_human": RULE_HUMAN,
+        "frozen": sum(1 for row in rows if row.frozen)})

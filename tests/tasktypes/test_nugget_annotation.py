@@ -1,0 +1,222 @@
+"""nugget_evaluation's two steps on the annotation page (a creation unit per topic, an assignment unit per answer),
+freezing a topic's list (opening its answers; a new round after marks), the Nuggets page and its API."""
+
+import html
+import json
+from datetime import timedelta
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from annotate.models import Assignment, HumanJudgment, Item, JudgmentKind, Unit
+from annotate.services.annotation import JudgmentValueError, judgment_submit, unit_lease_next
+from tasktypes.nugget_evaluation.freeze import NuggetListError, nuggets_checked, topic_list_freeze
+from tasktypes.nugget_evaluation.layout import ANSWER_KIND, NUGGETS_KIND, marks_label, topic_list
+from tasktypes.nugget_evaluation.lists import RULE_HUMAN, campaign_lists, lists_freeze
+from tests.factories import UserFactory
+from tests.tasktypes.nugget_campaign import PROPOSAL, nugget_campaign_build
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+LIST = [{"id": "n1", "text": "It opened in 1932", "importance": "vital"},
+        {"id": "n2", "text": "Stone was used", "importance": "okay"}]
+
+
+@pytest.fixture
+def campaign(researcher, annotator):
+    return nugget_campaign_build(researcher=researcher, annotators=[annotator], topics=2, runs=2)
+
+
+def creation_post(assignment, rows, started_from=""):
+    post = {"assignment": assignment.pk, "shown_version": "", "started_from": started_from,
+            "nugget_text": [text for text, _, _ in rows], "nugget_importance": [imp for _, imp, _ in rows],
+            "nugget_from": [source for _, _, source in rows]}
+    return post
+
+
+def submit(unit, annotator, value):
+    """ANNOTATOR's VALUE on UNIT through the service, as the page submits it."""
+    now = timezone.now()
+    assignment, _ = Assignment.objects.get_or_create(unit=unit, annotator=annotator, defaults={
+        "leased_at": now, "expires_at": now + timedelta(hours=1)})
+    return judgment_submit(assignment=assignment, annotator=annotator, value=value)
+
+
+def open_answer_units(campaign):
+    return Unit.objects.filter(campaign=campaign, item__kind=ANSWER_KIND, judgments_needed__gt=0).count()
+
+
+# --- Creation ---
+
+def test_a_creation_unit_records_what_was_kept_edited_added_and_removed(campaign, annotator, client):
+    client.force_login(annotator)
+    assert client.get(reverse("annotate", args=[campaign.slug])).status_code == 200
+    assignment = annotator.assignments.get()
+    assert assignment.unit.item.kind == NUGGETS_KIND  # answers wait for a frozen list
+    rows = [("The bridge opened in 1932", "vital", "p1"),   # the proposal's text: kept
+            ("Built of stone from the valley", "okay", "p2"),  # reworded: edited
+            ("  ", "vital", ""),                               # empty: dropped
+            ("It carries the main road", "vital", "")]        # the assessor's own
+    response = client.post(reverse("annotate-submit", args=[campaign.slug]),
+                           creation_post(assignment, rows, started_from="import:auto.jsonl"), **HTMX)
+    assert response.status_code == 200
+    judgment = HumanJudgment.objects.get(unit=assignment.unit)
+    assert judgment.label == "nuggets"
+    assert [(n["text"], n["importance"], n["origin"], n["from"]) for n in judgment.value["nuggets"]] == [
+        ("The bridge opened in 1932", "vital", "kept", "p1"),
+        ("Built of stone from the valley", "okay", "edited", "p2"),
+        ("It carries the main road", "vital", "added", None)]
+    assert judgment.value["started_from"] == "import:auto.jsonl" and judgment.value["removed"] == []
+
+
+def test_a_proposal_left_out_is_recorded_removed_and_a_forged_origin_is_not_believed(campaign, annotator):
+    unit = Unit.objects.filter(campaign=campaign, item__kind=NUGGETS_KIND).first()
+    from django.http import QueryDict
+
+    post = QueryDict(mutable=True)
+    post.setlist("nugget_text", ["A fact of my own"])
+    post.setlist("nugget_importance", ["vital"])
+    post.setlist("nugget_from", ["p9"])  # no such proposal: the nugget is the assessor's own
+    post["started_from"] = "import:auto.jsonl"
+    from tasktypes.nugget_evaluation.values import creation_from_post
+
+    value = creation_from_post(post, unit=unit)
+    assert value["nuggets"][0]["origin"] == "added" and value["nuggets"][0]["from"] is None
+    assert value["removed"] == ["p1", "p2"]
+
+
+@pytest.mark.parametrize(("rows", "words"), [
+    ([], "Write at least one nugget."),
+    ([("A fact", "crucial", "")], "importance is vital or okay, not 'crucial'"),
+])
+def test_bad_nuggets_are_refused_with_the_reason(campaign, annotator, client, rows, words):
+    client.force_login(annotator)
+    client.get(reverse("annotate", args=[campaign.slug]))
+    assignment = annotator.assignments.get()
+    response = client.post(reverse("annotate-submit", args=[campaign.slug]), creation_post(assignment, rows), **HTMX)
+    assert words in html.unescape(response.content.decode())
+    assert not HumanJudgment.objects.exists()
+
+
+def test_a_list_is_checked_before_it_is_frozen():
+    with pytest.raises(NuggetListError, match="used twice"):
+        nuggets_checked([{"id": "a", "text": "x", "importance": "vital"},
+                         {"id": "a", "text": "y", "importance": "okay"}])
+    with pytest.raises(NuggetListError, match="at least one"):
+        nuggets_checked([])
+
+
+# --- Freezing and assignment ---
+
+def test_answers_open_when_their_topic_is_frozen_and_take_a_mark_per_nugget(campaign, annotator):
+    topic = campaign.topics.get(external_id="t0")
+    assert open_answer_units(campaign) == 0
+    topic_list_freeze(topic=topic, nuggets=LIST, source="import:test")
+    assert open_answer_units(campaign) == 2  # t0's two answers; t1's still wait
+    answer = Unit.objects.filter(topic=topic, item__kind=ANSWER_KIND).first()
+    with pytest.raises(JudgmentValueError, match="Mark every nugget: 1 of 2"):
+        submit(answer, annotator, value={"version": 1, "marks": {"n1": "support"}})
+    with pytest.raises(JudgmentValueError, match="version 2"):
+        submit(answer, annotator,
+                        value={"version": 2, "marks": {"n1": "support", "n2": "not_support"}})
+    with pytest.raises(JudgmentValueError, match="not 'yes'"):
+        submit(answer, annotator, value={"version": 1, "marks": {"n1": "yes", "n2": "yes"}})
+    judgment = submit(answer, annotator,
+                               value={"version": 1, "marks": {"n1": "support", "n2": "partial_support"}})
+    assert judgment.label == "sp" == marks_label({"n1": "support", "n2": "partial_support"}, ["n1", "n2"])
+
+
+def test_a_long_list_is_labelled_by_its_digest_within_the_column():
+    order = [f"n{i}" for i in range(80)]
+    label = marks_label(dict.fromkeys(order, "support"), order)
+    assert len(label) == 64 and label.startswith("h")
+    assert label != marks_label({**dict.fromkeys(order, "support"), "n5": "not_support"}, order)
+
+
+def test_a_new_list_after_marks_starts_a_new_round_and_keeps_the_old_marks(campaign, annotator):
+    topic = campaign.topics.get(external_id="t0")
+    topic_list_freeze(topic=topic, nuggets=LIST, source="import:test")
+    # Before any mark, freezing again replaces the list in place.
+    topic_list_freeze(topic=topic, nuggets=LIST[:1], source="import:again")
+    topic.refresh_from_db()
+    assert topic_list(topic.data)["version"] == 1 and len(topic_list(topic.data)["nuggets"]) == 1
+    answer = Unit.objects.filter(topic=topic, item__kind=ANSWER_KIND).order_by("pk").first()
+    old = submit(answer, annotator, value={"version": 1, "marks": {"n1": "support"}})
+    topic_list_freeze(topic=topic, nuggets=LIST, source="import:v2")
+    topic.refresh_from_db()
+    assert topic_list(topic.data)["version"] == 2
+    assert [found["source"] for found in topic.data["nugget_versions"]] == ["import:again"]
+    copies = Item.objects.filter(topic=topic, kind=ANSWER_KIND, data__round=2).order_by("external_id")
+    assert list(copies.values_list("external_id", flat=True)) == ["t0/run0@2", "t0/run1@2"]
+    assert list(Unit.objects.filter(item__in=copies).values_list("judgments_needed", flat=True)) == [1, 1]
+    old.refresh_from_db()
+    assert old.value == {"version": 1, "marks": {"n1": "support"}} and old.is_current
+    # The old round's units now mark against their own list still.
+    with pytest.raises(JudgmentValueError, match="version 2"):
+        submit(Unit.objects.get(item__external_id="t0/run1"), annotator,
+                        value={"version": 2, "marks": {"n1": "support", "n2": "support"}})
+
+
+def test_the_human_rule_takes_the_adjudicated_list_or_the_only_assessor(campaign, researcher, annotator):
+    second = UserFactory(username="second")
+    t0, t1 = (Unit.objects.get(topic__external_id=t, item__kind=NUGGETS_KIND) for t in ("t0", "t1"))
+    mine = {"nuggets": [{**n, "origin": "added", "from": None} for n in LIST], "started_from": "", "removed": []}
+    theirs = {**mine, "nuggets": mine["nuggets"][:1]}
+    for unit in (t0, t1):
+        HumanJudgment.objects.create(unit=unit, annotator=annotator, value=mine, label="nuggets")
+    HumanJudgment.objects.create(unit=t1, annotator=second, value=theirs, label="nuggets")
+    result = lists_freeze(campaign=campaign, source=RULE_HUMAN)
+    assert result["frozen"] == 1 and result["left"] == {"t1": "two or more assessors' lists and none adjudicated"}
+    HumanJudgment.objects.create(unit=t1, annotator=researcher, value=theirs, label="nuggets",
+                                 kind=JudgmentKind.ADJUDICATION)
+    result = lists_freeze(campaign=campaign, source=RULE_HUMAN)
+    assert result["frozen"] == 1 and result["left"] == {"t0": "already frozen from assessor:ann"}
+    frozen = {row.topic.external_id: row.frozen for row in campaign_lists(campaign=campaign)}
+    assert frozen["t1"]["source"] == "adjudicated" and len(frozen["t1"]["nuggets"]) == 1
+    assert open_answer_units(campaign) == 4
+
+
+def test_the_nuggets_page_freezes_a_proposal_and_the_api_says_the_same(campaign, researcher, annotator, client):
+    url = reverse("nugget-lists", args=[campaign.slug])
+    client.force_login(annotator)
+    assert client.get(url).status_code in (403, 404)  # researchers only
+    client.force_login(researcher)
+    page = client.get(url).content.decode()
+    assert "import:auto.jsonl" in page and "0 of 2 topics frozen" in page
+    t0 = campaign.topics.get(external_id="t0")
+    response = client.post(url, {"source": "import:auto.jsonl", "topic": t0.pk}, follow=True)
+    assert "1 topic frozen." in response.content.decode()
+    api = client.get(reverse("api-nugget-lists", args=[campaign.slug])).json()
+    assert [(row["topic"], (row["frozen"] or {}).get("source")) for row in api["topics"]] == [
+        ("t0", "import:auto.jsonl"), ("t1", None)]
+    assert api["topics"][0]["frozen"]["nuggets"] == PROPOSAL
+    answer = client.post(reverse("api-nugget-freeze", args=[campaign.slug]),
+                         data=json.dumps({"source": "import:auto.jsonl", "topics": ["t1", "t9"]}),
+                         content_type="application/json")
+    assert answer.status_code == 400 and "t9" in answer.json()["detail"]
+    answer = client.post(reverse("api-nugget-freeze", args=[campaign.slug]),
+                         data=json.dumps({"source": "import:auto.jsonl"}), content_type="application/json")
+    assert answer.json() == {"frozen": 1, "new_rounds": 0,
+                             "left": {"t0": "already frozen from import:auto.jsonl"}}
+    assert open_answer_units(campaign) == 4
+
+
+def test_the_assignment_page_shows_the_answer_its_citations_and_the_nuggets_blind(campaign, annotator, client):
+    for topic in campaign.topics.all():
+        topic_list_freeze(topic=topic, nuggets=LIST, source="judge:secret-judge")
+    for unit in Unit.objects.filter(campaign=campaign, item__kind=NUGGETS_KIND):
+        unit.judgments_needed = 0
+        unit.save()
+    client.force_login(annotator)
+    page = client.get(reverse("annotate", args=[campaign.slug])).content.decode()
+    assert "Answer 0 on the river bridge: it opened in 1932." in page
+    assert "Passage 0 on the river bridge: built in 1930." in page  # the cited segment
+    assert "It opened in 1932" in page and 'name="mark:n2"' in page
+    assert "run0" not in page and "secret-judge" not in page  # no run, no judge
+    assignment = unit_lease_next(campaign=campaign, annotator=annotator)
+    response = client.post(reverse("annotate-submit", args=[campaign.slug]),
+                           {"assignment": assignment.pk, "shown_version": "", "mark:n1": "support",
+                            "mark:n2": "not_support"}, **HTMX)
+    assert response.status_code == 200
+    assert HumanJudgment.objects.get(unit=assignment.unit).value == {
+        "version": 1, "marks": {"n1": "support", "n2": "not_support"}}
