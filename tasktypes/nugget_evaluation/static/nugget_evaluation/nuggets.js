@@ -6,7 +6,7 @@
 //
 // Creation: each row is a nugget (an importance and a text). In a row's text, Enter adds a row below, Backspace in an
 // empty row deletes it, Alt+Up / Alt+Down move the row, Alt+M merges it with the next, Alt+V switches vital and okay,
-// Ctrl+Enter submits. "Start from" a proposed list copies its nuggets into the rows (the server records which were
+// Alt+1 (2, ...) starts from the first (second, ...) proposed list, Ctrl+Enter submits. "Start from" a proposed list copies its nuggets into the rows (the server records which were
 // kept, edited or added). What is on screen is kept as a draft shortly after each change.
 (function () {
   "use strict";
@@ -92,7 +92,11 @@
   }
 
   function submitMarks() {
-    if (countLeft()) { setCurrent(nextUnmarked(current()) || markSets()[0]); status("Mark every nugget first."); return; }
+    if (countLeft()) {
+      setCurrent(markSets().filter(function (fs) { return !marked(fs); })[0]);
+      status("Mark every nugget first.");
+      return;
+    }
     if (draftTimer) { clearTimeout(draftTimer); draftTimer = null; }
     var button = document.getElementById("nugget-submit");
     if (window.htmx) window.htmx.process(container);
@@ -178,6 +182,12 @@
       if (draftTimer) { clearTimeout(draftTimer); draftTimer = null; }
       if (window.htmx) window.htmx.process(container);
       document.getElementById("nugget-submit").click();
+      return;
+    }
+    if (event.altKey && /^Digit[1-9]$/.test(event.code)) {
+      var offered = container.querySelectorAll(".nugget-proposal");
+      var chosen = offered[Number(event.code.slice(5)) - 1];
+      if (chosen) { event.preventDefault(); startFrom(chosen.getAttribute("data-source")); }
       return;
     }
     if (!row || !event.target.classList.contains("nugget-text-input")) return;
