@@ -213,9 +213,9 @@ def _segment_rows(path: Path):
             yield line, key.strip(), value_check(value.strip(), path=path, line=line, field="text"), ""
         return
     for line, row in jsonl_read(path):
-        key = next((name for name in SEGMENT_IDS if name in row), None)
-        field = next((name for name in SEGMENT_TEXTS if name in row), None)
-        if key is None or field is None:
+        key = next((name for name in SEGMENT_IDS if name in row), "")
+        field = next((name for name in SEGMENT_TEXTS if name in row), "")
+        if not key or not field:
             raise ImportDataError(file=path, line=line, field=key or "docid", message=(
                 'a segment is {"docid" (or "id", "segment_id"), "segment" (or "text"), "title"}'))
         title = row.get("title") or ""

@@ -192,7 +192,7 @@ def test_nuggetizer_nuggets_freeze_each_topics_list_and_make_the_topic(tmp_path)
     summary = import_run(campaign=campaign, fmt="nuggetizer-nuggets", paths=[_example("nuggets.jsonl")])
 
     assert summary.topics_created == 2 and summary.items_created == 2
-    assert "nugget lists frozen: 2" in summary.notes
+    assert "nugget lists frozen: 2" in summary.lines()
     frozen = topic_list(Topic.objects.get(campaign=campaign, external_id="t1").data)
     assert frozen["version"] == 1 and frozen["source"] == "import:nuggets.jsonl"
     assert frozen["nuggets"][1] == {"id": "n2", "text": "Bees evaporate water from the nectar by fanning",
@@ -414,3 +414,25 @@ def test_a_second_list_after_marks_starts_round_two_and_the_first_rounds_marks_s
 def _write_tsv(path, rows):
     path.write_text("topic\trun\tnugget\tmark\n" + "".join("\t".join(row) + "\n" for row in rows))
     return path
+
+
+def test_the_harness_container_of_banks_is_read_bank_by_bank(tmp_path):
+    bank = json.loads(_example("nugget_bank.json").read_text())
+    other = {"query_id": 7, "title_query": "why does bread dough rise",
+             "nugget_bank": {"Yeast makes gas": {"claim": "Yeast makes gas", "query_id": "7", "importance": 0}}}
+    path = tmp_path / "banks.json"
+    path.write_text(json.dumps({"format_version": "v3", "banks": {"t1": bank, "7": other}}))
+    campaign = _campaign()
+    summary = import_run(campaign=campaign, fmt="autojudge-nugget-bank", paths=[path])
+
+    assert "nugget lists frozen: 2" in summary.notes
+    assert topic_list(Topic.objects.get(campaign=campaign, external_id="7").data)["nuggets"] == [
+        {"id": "n1", "text": "Yeast makes gas", "importance": "okay"}]
+
+
+def test_rag_answers_with_only_a_segments_file_are_refused(tmp_path):
+    folder = tmp_path / "only"
+    folder.mkdir()
+    shutil.copy(_example("segments.tsv"), folder / "segments.tsv")
+    with pytest.raises(ImportDataError, match=r"files: no answers: rag-answers reads \.jsonl files"):
+        import_run(campaign=_campaign(), fmt="rag-answers", paths=[folder])
