@@ -120,6 +120,7 @@ class TopicBook:
                                       message=f"topic {topic_id!r} has another text already: {topic.text[:80]!r}")
             topic.text = text
             topic.save(update_fields=["text"])
+            Item.objects.filter(topic=topic, kind=NUGGETS_KIND).update(text=text)
         if topic.pk not in self.with_creation:
             Item.objects.create(campaign=self.campaign, topic=topic, kind=NUGGETS_KIND, text=topic.text,
                                 external_id=nuggets_item_id(topic_id))
@@ -606,7 +607,8 @@ def assignments_import(*, campaign, fmt: str, paths: list[Path], summary, unused
     read: list[Marks] = []
     for path in files_of(paths):
         for marks in MARK_READERS[fmt](path, topics=topics, answers=answers, frozen=frozen):
-            unused.use()
+            if not judge:  # a judge's are counted by its writer: an answer's second marks are not used
+                unused.use()
             read.append(marks)
     pks = answers.finish()
     summary.units_created += units_ensure(campaign=campaign)
@@ -614,7 +616,7 @@ def assignments_import(*, campaign, fmt: str, paths: list[Path], summary, unused
         summary.notes.append(f"nugget lists frozen from the marks' nuggets (topics with none before): {len(frozen)}")
     if judge:
         writer = JudgeVerdictWriter(judge=external_judge_get(campaign=campaign, name=judge, path=paths[0],
-                                                             config={"format": fmt, "name": judge}))
+                                                             config={"format": fmt, "name": judge}), unused=unused)
         for marks in read:
             writer.add(JudgeVerdict(path=marks.path, line=marks.line, item=ItemRef(pks[marks.answer]), score=None,
                                     label=marks_label(marks.marks, marks.order),

@@ -206,6 +206,9 @@ def test_nugget_lists_as_proposals_are_kept_not_frozen():
 
     topic = Topic.objects.get(campaign=campaign, external_id="t2")
     assert topic_list(topic.data) is None
+    assert topic.text == "t2"  # a TSV gives no query: the topic's id stands for it until answers give one
+    import_run(campaign=campaign, fmt="rag-answers", paths=[_example("answers.jsonl")])
+    assert Item.objects.get(campaign=campaign, external_id="t2/nuggets").text == "why does bread dough rise"
     assert [n["text"] for n in topic.data["proposals"]["import:nuggets.tsv"]] == [
         "Yeast produces carbon dioxide", "Gluten holds the gas in the dough"]
 
@@ -323,6 +326,13 @@ def test_assignments_under_a_judge_name_are_that_judges_verdicts(tmp_path):
     assert json.loads(verdict.raw) == {"version": 1, "marks": {"n1": "support", "n2": "support",
                                                                "n3": "not_support"}, "failed": {}}
     assert not HumanJudgment.objects.filter(unit__campaign=campaign).exists()
+    # A judge marks an answer once: a second assessor's marks in the file are counted as not used.
+    rows = _example("assignments.tsv").read_text().splitlines()
+    twice = tmp_path / "twice.tsv"
+    twice.write_text("\n".join([*rows, *(row.replace("bob", "carl") for row in rows[1:4])]) + "\n")
+    summary = import_run(campaign=campaign, fmt="assignments-tsv", paths=[twice], judge="nuggetizer-gpt")
+    assert summary.model_judgments_created == {"nuggetizer-gpt": 0}
+    assert summary.lines_unused[0]["lines"] == 1
 
 
 @pytest.mark.parametrize(("fmt", "name", "change", "message"), [
