@@ -1,22 +1,14 @@
 """The REST API of nugget_evaluation: a campaign's nugget lists (GET) and freezing them (POST), as the Nuggets page
 does (lists.py). Routed by api_urls.py."""
 
-from django.http import Http404
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotate.access import campaign_for_researcher
+from tasktypes.nugget_evaluation.downloads import EXPORTS, export_response, nugget_campaign
 from tasktypes.nugget_evaluation.lists import RULE_HUMAN, FreezeError, campaign_lists, lists_freeze
-from tasktypes.nugget_evaluation.views import TYPE
 
-
-def _campaign(request, slug):
-    campaign = campaign_for_researcher(request.user, slug)
-    if campaign.task_type != TYPE:
-        raise Http404("This campaign does not evaluate answers by nuggets.")
-    return campaign
 
 
 class FreezeSerializer(serializers.Serializer):
@@ -30,7 +22,7 @@ class NuggetListsApi(APIView):
     @extend_schema(responses={200: OpenApiResponse(description="each topic's frozen list and candidate lists")})
     def get(self, request, slug):
         """Each topic's frozen list ({"version", "source", "nuggets"} or null) and the lists it may be frozen from."""
-        campaign = _campaign(request, slug)
+        campaign = nugget_campaign(request.user, slug)
         return Response({"topics": [{"topic": row.topic.external_id, "frozen": row.frozen,
                                      "candidates": row.candidates} for row in campaign_lists(campaign=campaign)]})
 
@@ -38,7 +30,7 @@ class NuggetListsApi(APIView):
                    responses={200: OpenApiResponse(description='{"frozen", "new_rounds", "left": {topic: why}}')})
     def post(self, request, slug):
         """Freeze the list of a source for some topics (every topic when none are named)."""
-        campaign = _campaign(request, slug)
+        campaign = nugget_campaign(request.user, slug)
         body = FreezeSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         topics = None
@@ -54,3 +46,21 @@ class NuggetListsApi(APIView):
             return Response(lists_freeze(campaign=campaign, source=body.validated_data["source"], topics=topics))
         except FreezeError as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+
+
+class NuggetExportApi(APIView):
+    @extend_schema(
+        parameters=[OpenApiParameter("shape", enum=list(EXPORTS), default="nuggetizer-assignments",
+                                     description="the layout, as the import format of that name reads it"),
+                    OpenApiParameter("judge", str, required=False,
+                                     description="the marks shapes: this judge's marks instead of the humans'")],
+        responses={200: OpenApiResponse(description="the campaign's answers, lists or marks in that layout")})
+    def get(self, request, slug):
+        """A nugget_evaluation campaign's answers, nugget lists or marks, ready to import elsewhere."""
+        campaign = nugget_campaign(request.user, slug)
+        shape = request.query_params.get("shape", "nuggetizer-assignments")
+        response = export_response(campaign, shape, request.query_params.get("judge"))
+        if response is None:
+            return Response({"detail": f"unknown shape {shape!r}; choose one of {', '.join(EXPORTS)}"},
+                            status=status.HTTP_400_BAD_REQUEST)
+        return response

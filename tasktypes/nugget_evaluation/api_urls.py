@@ -5,4 +5,5 @@ from tasktypes.nugget_evaluation import api
 urlpatterns = [
     path("campaigns/<slug:slug>/nuggets/", api.NuggetListsApi.as_view(), name="api-nugget-lists"),
     path("campaigns/<slug:slug>/nuggets/freeze/", api.NuggetListsApi.as_view(), name="api-nugget-freeze"),
+    path("campaigns/<slug:slug>/nuggets/export/", api.NuggetExportApi.as_view(), name="api-nugget-export"),
 ]

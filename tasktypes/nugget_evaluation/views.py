@@ -6,10 +6,8 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from annotate.access import campaign_for_researcher
+from tasktypes.nugget_evaluation.downloads import EXPORTS, export_response, nugget_campaign
 from tasktypes.nugget_evaluation.lists import RULE_HUMAN, FreezeError, campaign_lists, lists_freeze
-
-TYPE = "nugget_evaluation"
 
 
 def freeze_words(result: dict) -> str:
@@ -26,9 +24,7 @@ def freeze_words(result: dict) -> str:
 
 @require_http_methods(["GET", "POST"])
 def nuggets_page(request, slug):
-    campaign = campaign_for_researcher(request.user, slug)
-    if campaign.task_type != TYPE:
-        raise Http404("This campaign does not evaluate answers by nuggets.")
+    campaign = nugget_campaign(request.user, slug)
     if request.method == "POST":
         topic = request.POST.get("topic")
         try:
@@ -43,4 +39,15 @@ def nuggets_page(request, slug):
     sources = sorted({source for row in rows for source in row.candidates})
     return render(request, "nugget_evaluation/nuggets_page.html", {
         "campaign": campaign, "rows": rows, "sources": sources, "rule_human": RULE_HUMAN,
-        "frozen": sum(1 for row in rows if row.frozen)})
+        "frozen": sum(1 for row in rows if row.frozen),
+        "exports": list(EXPORTS), "judges": campaign.judges.order_by("name").values_list("name", flat=True)})
+
+
+@require_http_methods(["GET"])
+def nuggets_export(request, slug):
+    """A download of the campaign's answers, lists or marks (api.EXPORTS: ?shape=, and ?judge= for a judge's marks)."""
+    campaign = nugget_campaign(request.user, slug)
+    response = export_response(campaign, request.GET.get("shape", ""), request.GET.get("judge"))
+    if response is None:
+        raise Http404("No such download.")
+    return response

@@ -220,3 +220,22 @@ def test_the_assignment_page_shows_the_answer_its_citations_and_the_nuggets_blin
     assert response.status_code == 200
     assert HumanJudgment.objects.get(unit=assignment.unit).value == {
         "version": 1, "marks": {"n1": "support", "n2": "not_support"}}
+
+
+def test_the_downloads_give_each_layout_to_researchers_only(campaign, researcher, annotator, client):
+    topic_list_freeze(topic=campaign.topics.get(external_id="t0"), nuggets=LIST, source="import:test")
+    answer = Unit.objects.filter(topic__external_id="t0", item__kind=ANSWER_KIND).order_by("pk").first()
+    submit(answer, annotator, {"version": 1, "marks": {"n1": "support", "n2": "partial_support"}})
+    page_url, api_url = (reverse(name, args=[campaign.slug]) for name in ("nugget-export", "api-nugget-export"))
+    client.force_login(annotator)
+    assert client.get(page_url, {"shape": "nuggets-tsv"}).status_code in (403, 404)
+    client.force_login(researcher)
+    assert 'shape=assignments-tsv' in client.get(reverse("nugget-lists", args=[campaign.slug])).content.decode()
+    tsv = client.get(page_url, {"shape": "nuggets-tsv"})
+    assert tsv["Content-Type"].startswith("text/tab-separated-values")
+    assert tsv.content.decode().splitlines()[1:] == ["t0\tn1\tvital\tIt opened in 1932", "t0\tn2\tokay\tStone was used"]
+    marks = client.get(api_url, {"shape": "nuggetizer-assignments"}).content.decode().splitlines()
+    assert len(marks) == 1 and [n["assignment"] for n in json.loads(marks[0])["nuggets"]] == [
+        "support", "partial_support"]
+    assert client.get(api_url, {"shape": "spreadsheet"}).status_code == 400
+    assert client.get(page_url, {"shape": "spreadsheet"}).status_code == 404
