@@ -10,7 +10,6 @@ from tasktypes.nugget_evaluation.downloads import EXPORTS, export_response, nugg
 from tasktypes.nugget_evaluation.lists import RULE_HUMAN, FreezeError, campaign_lists, lists_freeze
 
 
-
 class FreezeSerializer(serializers.Serializer):
     source = serializers.CharField(help_text=f'a list\'s source ("assessor:<username>", "adjudicated", '
                                              f'"judge:<name>", "import:<name>") or "{RULE_HUMAN}"')  # type: ignore[assignment]
