@@ -6,7 +6,7 @@ from annotate.forms import CampaignOptionsForm
 from annotate.selectors.annotation import unit_display
 from annotate.task_types.registry import register
 from annotate.task_types.spec import JudgmentValueError, TaskTypeSpec
-from interchange.importers.formats import ITEM_CATEGORIES
+from interchange.importers.formats import ITEM_CATEGORIES, JudgeScores
 from tasktypes.nugget_evaluation import values
 from tasktypes.nugget_evaluation.formats import FORMATS
 from tasktypes.nugget_evaluation.layout import IMPORTANCES, MARK_LETTERS, MARKS, VITAL
@@ -26,7 +26,12 @@ class NuggetEvaluation(TaskTypeSpec):
     noun = "nugget judgment"
     topic_noun = "topic"
     item_noun = "answer"
-    formats = (*FORMATS, ITEM_CATEGORIES)
+    formats = (*FORMATS,
+               JudgeScores(help="TSV with header topic, item, score and optionally label: an external judge's score "
+                                "of each answer (item: its id, <topic>/<run>), under the judge name below; shown "
+                                "with the judge's verdicts, while the nugget figures read marks "
+                                "(nuggetizer-assignments, assignments-tsv)."),
+               ITEM_CATEGORIES)
     report_layout = "nuggets"
     judge_families = ()
 

@@ -91,11 +91,11 @@ def test_an_assessor_writes_and_marks_three_topics_by_keyboard(campaign, login_p
         keys = [MARK_KEYS[(n + i) % 3] for i in range(count)]
         press(page, "Enter")  # nothing marked yet: it points at what is left instead of submitting
         expect(page.locator("#draft-status")).to_have_text("Mark every nugget first.")
-        for key in keys:
+        for key in keys[:-1]:
             press(page, key)
         if n == 0:
             page.screenshot(path=f"{SHOTS}/nuggets-marking.png", full_page=True)
-        press(page, "Enter")
+        press(page, keys[-1])  # the last mark submits
         expect(page.locator(PROGRESS)).to_have_text(f"{4 + n} of 18 done")
         expected[answer] = "".join(keys)
     marks = {j.unit.item.data["sentences"][0]["text"]: j.label for j in HumanJudgment.objects.filter(

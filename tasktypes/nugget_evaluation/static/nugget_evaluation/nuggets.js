@@ -1,8 +1,9 @@
 // The nugget_evaluation annotation page (templates/nugget_evaluation/_unit.html), beside annotate.js and unit.js.
 //
 // Assignment: one nugget is current (outlined); s, p and n mark it supported, partly or not and move to the next
-// unmarked one; j / k (or the arrow keys) move between nuggets; Enter submits once every nugget is marked, and
-// otherwise goes to the first one left. A click on a mark makes its nugget current.
+// unmarked one; the key that marks the last nugget left submits the answer. j / k (or the arrow keys) move between
+// nuggets; Enter submits (a changed mark, say) once every nugget is marked, and otherwise goes to the first one
+// left. A click on a mark makes its nugget current.
 //
 // Creation: each row is a nugget (an importance and a text). In a row's text, Enter adds a row below, Backspace in an
 // empty row deletes it, Alt+Up / Alt+Down move the row, Alt+M merges it with the next, Alt+V switches vital and okay,
@@ -79,9 +80,13 @@
     if (!fs) return;
     var input = fs.querySelector(".mark-" + letter + " input");
     if (!input) return;
+    var before = countLeft();
     input.checked = true;
     var left = countLeft();
     setCurrent(left ? nextUnmarked(fs) : fs);
+    // The mark that completes the answer submits it (the next answer comes on its own; u steps back to change it).
+    // A mark changed once every nugget was marked waits for Enter.
+    if (before === 1 && left === 0) { submitMarks(); return; }
     scheduleDraft();
   }
 
