@@ -41,8 +41,15 @@ from tasktypes.nugget_evaluation.layout import (
     VITAL,
     topic_list,
 )
-from tasktypes.nugget_evaluation.scores import HEADLINE, SCORES, UNMARKED, answer_scores, marks_codes, run_means, \
-    run_topic_sums
+from tasktypes.nugget_evaluation.scores import (
+    HEADLINE,
+    SCORES,
+    UNMARKED,
+    answer_scores,
+    marks_codes,
+    run_means,
+    run_topic_sums,
+)
 
 HUMANS = "humans"
 THREE, BINARY = "three", "binary"
@@ -128,7 +135,7 @@ def _read(campaign) -> NuggetData:
         if parsed.get("version", topic.version) != topic.version:
             continue
         counts["verdicts"] += 1
-        marks = parsed.get("marks") if isinstance(parsed.get("marks"), dict) else {}
+        marks: dict = parsed["marks"] if isinstance(parsed.get("marks"), dict) else {}
         # A nugget the judge's reply did not settle is failed: no mark.
         for nugget in parsed.get("failed") or {}:
             marks.pop(nugget, None)
@@ -309,14 +316,14 @@ def _order_block(human: np.ndarray, judge: np.ndarray, runs: np.ndarray, topics:
                             {names[r]: float(v) for r, v in zip(keep, j_mean, strict=True)})
     block.update(swapped)
     # Per topic: the runs' human and judge scores there, ordered against each other.
-    rows = []
+    rows: list[dict] = []
     for t in range(n_topics):
         here = counts[:, t] > 0
         if here.sum() < 2:
             continue
         x, y = h_sums[here, t] / counts[here, t], j_sums[here, t] / counts[here, t]
         rows.append({"topic": topic_names[t], "n_runs": int(here.sum()), "kendall_tau_b": kendall_tau_b(x, y)})
-    taus = [row["kendall_tau_b"] for row in rows]
+    taus: list[float | None] = [row["kendall_tau_b"] for row in rows]
     defined = np.array([tau for tau in taus if tau is not None], dtype=float)
     summary = {**spread(taus), **topic_mean_summary(taus)}
     summary["quartiles"] = [float(q) for q in np.percentile(defined, [25, 50, 75])] if defined.size else None
@@ -327,7 +334,8 @@ def _order_block(human: np.ndarray, judge: np.ndarray, runs: np.ndarray, topics:
 def _creation_block(creations: list[tuple[str, str, dict]]) -> dict:
     """What the assessors did to the list they started from: per list, how many of its nuggets were kept, edited,
     added, removed; per source, the share of the assessors' nuggets kept or edited from it (its recovery)."""
-    rows, by_source = [], {}
+    rows: list[dict] = []
+    by_source: dict[str, dict[str, list[float]]] = {}
     for topic, annotator, value in creations:
         nuggets = [nugget for nugget in value.get("nuggets") or [] if isinstance(nugget, dict)]
         origins = [nugget.get("origin", ORIGIN_ADDED) for nugget in nuggets]
@@ -398,7 +406,8 @@ def nugget_report_build(*, campaign) -> dict:
         judges[name] = {"family": family, **data.judge_counts[name], "item": item, "assignment": agreement,
                         "runs": orders, "system": orders[HEADLINE]}
     assessors = _kappa_block([_assessor_tables(topic) for topic in topics], topics)
-    answers = [{"topic": topic.external_id, "run": data.runs[run], "item": item, "n_humans": len(topic.humans.get(i, ()))}
+    answers = [{"topic": topic.external_id, "run": data.runs[run], "item": item,
+                "n_humans": len(topic.humans.get(i, ()))}
                for topic in topics for i, (item, run) in enumerate(zip(topic.items, topic.runs, strict=True))]
     answer_scores_ = {source: {name: [_value(x) for x in values] for name, values in found.items()}
                       for source, found in scores.items()}

@@ -31,7 +31,7 @@ VITAL_WEIGHT, OKAY_WEIGHT = 1.0, 0.5
 def marks_codes(order: Sequence[str], marks: dict | None) -> np.ndarray:
     """MARKS {nugget id: mark} over the nuggets in ORDER as codes (UNMARKED where a nugget has no known mark)."""
     marks = marks or {}
-    return np.fromiter((MARK_CODES.get(marks.get(nugget), UNMARKED) for nugget in order), dtype=np.int8,
+    return np.fromiter((MARK_CODES.get(str(marks.get(nugget)), UNMARKED) for nugget in order), dtype=np.int8,
                        count=len(order))
 
 
