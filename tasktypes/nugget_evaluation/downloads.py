@@ -4,7 +4,9 @@ lists and marks in the layouts its imports read, written by exports.py)."""
 from django.http import Http404, HttpResponse
 
 from annotate.access import campaign_for_researcher
+from annotate.task_types.spec import DownloadFile, ExtraDownload
 from tasktypes.nugget_evaluation import exports
+from tasktypes.nugget_evaluation.tables import answers_csv
 
 TYPE = "nugget_evaluation"
 JSONL = "application/x-ndjson; charset=utf-8"
@@ -45,3 +47,13 @@ def export_response(campaign, shape: str, judge: str | None):
     return response
 
 
+
+
+def answers_file(request, *, campaign, report, extras) -> DownloadFile:
+    """Every answer's scores under the humans and under each judge, from the stored report (tables.answers_csv)."""
+    return DownloadFile(text=answers_csv(report), filename=f"{campaign.slug}-answers.csv",
+                        content_type="text/csv; charset=utf-8")
+
+
+ANSWERS = ExtraDownload("answers' scores", "answers.csv", "nugget-answers-csv", "api-nugget-answers-csv", answers_file,
+                        "Each answer's nugget scores under the humans and under each judge")

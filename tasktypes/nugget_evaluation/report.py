@@ -1,4 +1,4 @@
-"""The nugget_evaluation report (docs/nugget_evaluation_report.md): how the assessors agree on the assignment marks
+"""The nugget_evaluation report (docs/task-types/nugget_evaluation.md): how the assessors agree on the assignment marks
 and each judge with them (Cohen's kappa over the three marks and over supported or not), each run's scores under the
 humans and under each judge (scores.py) with intervals over topics, how a judge orders the runs against the humans
 (Kendall, Spearman, Pearson, the runs that swap, the per-topic Kendall tau), and what the assessors made of the lists
@@ -365,7 +365,7 @@ def _creation_block(creations: list[tuple[str, str, dict]]) -> dict:
 
 
 def nugget_report_build(*, campaign) -> dict:
-    """CAMPAIGN's nugget report (module docstring; the document's keys in docs/nugget_evaluation_report.md). Reads a
+    """CAMPAIGN's nugget report (module docstring; the document's keys in docs/task-types/nugget_evaluation.md). Reads a
     fixed number of queries."""
     data = _read(campaign)
     topics = data.topics

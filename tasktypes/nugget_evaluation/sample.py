@@ -34,6 +34,7 @@ class NuggetInjection(InjectionSample):
     units are closed: their lists came with the import."""
 
     next_key = "s"  # marks the one nugget: the last mark submits
+    plots = 2  # the run scores, humans against each judge; the per-topic tau
 
     def assessors(self, kit) -> tuple[str, str]:
         return (kit.loaded("assessor-1", "script", "attribute"), kit.loaded("assessor-2", "raw_text", "template"))
@@ -81,6 +82,12 @@ class NuggetInjection(InjectionSample):
 
 class NuggetSample(TaskTypeSample):
     injection = NuggetInjection()
+    # Measured (the same at both sizes), plus one of headroom. The judge comparison reads the items the two judges
+    # differ on, which every marks label here does.
+    bounds = {("agreement-judge-compare?a=&b=", "researcher"): 13, ("api-agreement-compare?a=&b=", "researcher"): 11,
+              ("nugget-lists", "researcher"): 9, ("nugget-export", "researcher"): 7,
+              ("api-nugget-lists", "researcher"): 7, ("api-nugget-freeze", "researcher"): 7,
+              ("api-nugget-export", "researcher"): 7}
 
     judges = (SampleJudge("nli", "external"), SampleJudge("marks", "external", {"source": "marks.jsonl"}))
 

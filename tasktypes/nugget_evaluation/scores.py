@@ -1,4 +1,4 @@
-"""An answer's nugget scores and a run's mean over topics (docs/nugget_evaluation_report.md says what each means).
+"""An answer's nugget scores and a run's mean over topics (docs/task-types/nugget_evaluation.md says what each means).
 
 Pure numpy, no Django: marks in, numbers out. Marks are integer codes (MARK_CODES: support 0, partial support 1, not
 supported 2, UNMARKED -1), one row per answer and one column per nugget of the topic's frozen list, so a topic's

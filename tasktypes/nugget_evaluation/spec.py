@@ -8,6 +8,7 @@ from annotate.task_types.registry import register
 from annotate.task_types.spec import JudgmentValueError, TaskTypeSpec
 from interchange.importers.formats import ITEM_CATEGORIES, JudgeScores
 from tasktypes.nugget_evaluation import values
+from tasktypes.nugget_evaluation.downloads import ANSWERS
 from tasktypes.nugget_evaluation.formats import FORMATS
 from tasktypes.nugget_evaluation.layout import IMPORTANCES, MARK_LETTERS, MARKS, VITAL
 
@@ -33,6 +34,7 @@ class NuggetEvaluation(TaskTypeSpec):
                                 "(nuggetizer-assignments, assignments-tsv)."),
                ITEM_CATEGORIES)
     report_layout = "nuggets"
+    extra_downloads = (ANSWERS,)
     judge_families = ()
 
     def value_check(self, value, *, unit=None) -> str:

@@ -47,7 +47,7 @@ def nuggets_page(request, slug):
 def nuggets_export(request, slug):
     """A download of the campaign's answers, lists or marks (api.EXPORTS: ?shape=, and ?judge= for a judge's marks)."""
     campaign = nugget_campaign(request.user, slug)
-    response = export_response(campaign, request.GET.get("shape", ""), request.GET.get("judge"))
+    response = export_response(campaign, request.GET.get("shape", "nuggetizer-assignments"), request.GET.get("judge"))
     if response is None:
         raise Http404("No such download.")
     return response
