@@ -57,7 +57,8 @@ def answers_rag_jsonl(campaign) -> str:
             first[key] = item
     rows = []
     for (topic_id, run), item in sorted(first.items()):
-        sentences = item.data.get("sentences") or []
+        # An answer with no sentences kept (an item written by other means) is one sentence, its text.
+        sentences = item.data.get("sentences") or [{"text": item.text, "citations": []}]
         references = list(dict.fromkeys(cite for sentence in sentences for cite in sentence.get("citations", [])))
         rows.append({"run_id": run, "topic_id": topic_id, "topic": item.topic.text, "references": references,
                      "response_length": _words(item.text),
