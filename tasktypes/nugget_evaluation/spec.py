@@ -35,7 +35,7 @@ class NuggetEvaluation(TaskTypeSpec):
                ITEM_CATEGORIES)
     report_layout = "nuggets"
     extra_downloads = (ANSWERS,)
-    judge_families = ()
+    judge_families = ("autoais", "llm")
 
     def value_check(self, value, *, unit=None) -> str:
         return values.value_check(value, unit=unit)
@@ -80,6 +80,27 @@ class NuggetEvaluation(TaskTypeSpec):
         return {"version": frozen["version"],
                 "marks": {nugget["id"]: by_letter.get(letter.lower(), letter)
                           for nugget, letter in zip(frozen["nuggets"], letters, strict=False)}}
+
+    def judge_prompt(self, family: str):
+        from tasktypes.nugget_evaluation.judging import judge_prompt
+
+        return judge_prompt(family)
+
+    def judge_options(self, family: str) -> dict:
+        from tasktypes.nugget_evaluation.judging import judge_options
+
+        return judge_options(family)
+
+    def judge_config_problem(self, family: str, config: dict) -> str | None:
+        from tasktypes.nugget_evaluation.judging import judge_config_problem
+
+        return judge_config_problem(family, config)
+
+    def judge_batch(self, family, items: list, config: dict, **extra) -> list:
+        """A nuggets item asks for the topic's nuggets, an answer item for a mark per nugget (judging.py)."""
+        from tasktypes.nugget_evaluation.judging import nuggets_judge
+
+        return nuggets_judge(family, items, config, **extra)
 
     def page_context(self, campaign) -> dict:
         return {"importances": IMPORTANCES, "vital": VITAL, "marks": MARKS, "mark_letters": MARK_LETTERS}
