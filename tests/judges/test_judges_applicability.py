@@ -35,7 +35,8 @@ def test_a_task_type_can_take_up_families_its_spec_names():
     assert str(refused.value) == ("clipscore judges image_relevance campaigns, not passage_relevance; families for "
                                   "passage_relevance: bm25, cross-encoder, dense, llm, monot5")
     with pytest.raises(
-        JudgeConfigError, match="llm judges pairwise_preference, passage_relevance, qa_correctness campaigns, not ais"
+        JudgeConfigError,
+        match="llm judges nugget_evaluation, pairwise_preference, passage_relevance, qa_correctness campaigns, not ais",
     ):
         family_check_task_type("llm", "ais")
     # A task type no module registered has no families, and no family judges it.

@@ -129,6 +129,12 @@ EXPECTED = {
     # The matrix's campaign is a QA campaign: its researcher is told (400) that only answer_ranking has rankings (an
     # endpoint of that type's own URL module).
     "api-campaign-rankings": (401, 403, 404, 403, 400, 404),
+    # nugget_evaluation's Nuggets page, its downloads and API: researchers only, and 404 on a campaign of another type.
+    "nugget-lists": (LOGIN, 403, 404, 403, 404, 404),
+    "nugget-export": (LOGIN, 403, 404, 403, 404, 404),
+    "api-nugget-lists": (401, 403, 404, 403, 404, 404),
+    "api-nugget-freeze": (401, 403, 404, 403, 404, 404),
+    "api-nugget-export": (401, 403, 404, 403, 404, 404),
     "api-campaign-export": API_RESEARCHER,
     # Creates a campaign: staff only, and no role here is staff.
     "api-campaign-archives": (401, 403, 403, 403, 403, 403),
