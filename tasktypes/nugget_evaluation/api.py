@@ -1,13 +1,16 @@
 """The REST API of nugget_evaluation: a campaign's nugget lists (GET) and freezing them (POST), as the Nuggets page
 does (lists.py). Routed by api_urls.py."""
 
+from django.db import transaction
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotate.services.data_version import campaign_data_changed
 from tasktypes.nugget_evaluation.downloads import EXPORTS, export_response, nugget_campaign
 from tasktypes.nugget_evaluation.lists import RULE_HUMAN, FreezeError, campaign_lists, lists_freeze
+from tasktypes.nugget_evaluation.steps import steps_out_of_step, steps_sync
 
 
 class FreezeSerializer(serializers.Serializer):
@@ -23,7 +26,8 @@ class NuggetListsApi(APIView):
         """Each topic's frozen list ({"version", "source", "nuggets"} or null) and the lists it may be frozen from."""
         campaign = nugget_campaign(request.user, slug)
         return Response({"topics": [{"topic": row.topic.external_id, "frozen": row.frozen,
-                                     "candidates": row.candidates} for row in campaign_lists(campaign=campaign)]})
+                                     "candidates": row.candidates} for row in campaign_lists(campaign=campaign)],
+                         "out_of_step": steps_out_of_step(campaign)})
 
     @extend_schema(request=FreezeSerializer,
                    responses={200: OpenApiResponse(description='{"frozen", "new_rounds", "left": {topic: why}}')})
@@ -45,6 +49,19 @@ class NuggetListsApi(APIView):
             return Response(lists_freeze(campaign=campaign, source=body.validated_data["source"], topics=topics))
         except FreezeError as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+
+
+class NuggetStepsApi(APIView):
+    @extend_schema(request=None, responses={200: OpenApiResponse(description='{"changed": units changed}')})
+    def post(self, request, slug):
+        """Give every unit its step's number of judgments (creation_overlap for a topic's nuggets, the overlap for
+        the answers of a frozen topic's current round, closed otherwise), as the Nuggets page's Apply does."""
+        campaign = nugget_campaign(request.user, slug)
+        with transaction.atomic():
+            changed = steps_sync(campaign)
+            if changed:
+                campaign_data_changed(campaign_id=campaign.pk)
+        return Response({"changed": changed})
 
 
 class NuggetExportApi(APIView):

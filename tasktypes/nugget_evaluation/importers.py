@@ -47,6 +47,7 @@ from tasktypes.nugget_evaluation.layout import (
     nuggets_item_id,
     topic_list,
 )
+from tasktypes.nugget_evaluation.steps import steps_sync
 
 UNNAMED = "imported"  # the assessor of marks whose line names none
 SEGMENT_FILES = ("segments.tsv", "segments.jsonl")
@@ -299,6 +300,7 @@ def rag_answers_import(*, campaign, paths: list[Path], summary, unused) -> None:
             shown = passages.setdefault(topic.pk, [])
             shown.extend(segments[cite] for cite in cited if cite in segments)
     answers.finish()
+    steps_sync(campaign)
     for topic in topics.topics.values():
         if not passages.get(topic.pk):
             continue
@@ -464,6 +466,7 @@ def nugget_lists_import(*, campaign, fmt: str, paths: list[Path], summary, unuse
             if before and made["version"] > before:
                 rounds.append(f"{topic.external_id} (round {made['version']})")
     summary.units_created += units_ensure(campaign=campaign)
+    steps_sync(campaign)
     if as_proposals:
         summary.notes.append(f"nugget lists kept as proposals: {proposed}")
     else:
@@ -612,6 +615,7 @@ def assignments_import(*, campaign, fmt: str, paths: list[Path], summary, unused
             read.append(marks)
     pks = answers.finish()
     summary.units_created += units_ensure(campaign=campaign)
+    steps_sync(campaign)
     if frozen:
         summary.notes.append(f"nugget lists frozen from the marks' nuggets (topics with none before): {len(frozen)}")
     if judge:

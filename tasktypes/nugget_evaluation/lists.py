@@ -22,6 +22,7 @@ from tasktypes.nugget_evaluation.layout import (
     SOURCE_JUDGE,
     topic_list,
 )
+from tasktypes.nugget_evaluation.steps import steps_sync
 
 # The rules the page offers for freezing every topic at once, beside a source named exactly.
 RULE_HUMAN = "human"  # the adjudicated list, else the only assessor's; a topic with two and no adjudication is left
@@ -121,6 +122,7 @@ def lists_freeze(*, campaign: Campaign, source: str, topics: list[int] | None = 
             result["frozen"] += 1
             result["new_rounds"] += int(new_round)
         if result["frozen"]:
+            steps_sync(campaign)
             campaign_data_changed(campaign_id=campaign.pk)
     if not result["frozen"] and not result["left"]:
         raise FreezeError("The campaign has no topics.")

@@ -2,8 +2,9 @@
 Creation units (one per topic) take a list of nuggets; assignment units (one per answer of a run) take a mark per
 nugget of the topic's frozen list. An answer's unit opens once its topic's list is frozen (freeze.py)."""
 
-from annotate.forms import CampaignOptionsForm
+from annotate.forms import CampaignOptionsForm, NumberOptionField
 from annotate.selectors.annotation import unit_display
+from annotate.task_types.options import whole_number
 from annotate.task_types.registry import register
 from annotate.task_types.spec import JudgmentValueError, TaskTypeSpec
 from interchange.importers.formats import ITEM_CATEGORIES, JudgeScores
@@ -14,7 +15,11 @@ from tasktypes.nugget_evaluation.layout import IMPORTANCES, MARK_LETTERS, MARKS,
 
 
 class NuggetOptionsForm(CampaignOptionsForm):
-    pass
+    creation_overlap = NumberOptionField(
+        label="Assessors per topic's nuggets",
+        help_text="How many assessors write each topic's nuggets (the creation step's k), apart from how many mark "
+                  "each answer (the overlap). A whole number, at least 1. Empty: the overlap. After a change, "
+                  "the Nuggets page applies it to the units already made.")
 
 
 @register
@@ -22,6 +27,7 @@ class NuggetEvaluation(TaskTypeSpec):
     name = "nugget_evaluation"
     label = "Nugget evaluation"
     default_overlap = 2
+    options = {"creation_overlap": whole_number}
     options_form = NuggetOptionsForm
     page = ("nugget_evaluation/annotate.html", "nugget_evaluation/_unit.html")
     noun = "nugget judgment"

@@ -2,12 +2,15 @@
 frozen from (lists.py), and the forms that freeze them, one topic or every topic at once. Routed by urls.py."""
 
 from django.contrib import messages
+from django.db import transaction
 from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
+from annotate.services.data_version import campaign_data_changed
 from tasktypes.nugget_evaluation.downloads import EXPORTS, export_response, nugget_campaign
 from tasktypes.nugget_evaluation.lists import RULE_HUMAN, FreezeError, campaign_lists, lists_freeze
+from tasktypes.nugget_evaluation.steps import creation_overlap, steps_out_of_step, steps_sync
 
 
 def freeze_words(result: dict) -> str:
@@ -25,6 +28,13 @@ def freeze_words(result: dict) -> str:
 @require_http_methods(["GET", "POST"])
 def nuggets_page(request, slug):
     campaign = nugget_campaign(request.user, slug)
+    if request.method == "POST" and request.POST.get("action") == "steps":
+        with transaction.atomic():
+            changed = steps_sync(campaign)
+            if changed:
+                campaign_data_changed(campaign_id=campaign.pk)
+        messages.success(request, f"{changed} unit{'s' * (changed != 1)} now ask for their step's number of judgments.")
+        return redirect("nugget-lists", slug=campaign.slug)
     if request.method == "POST":
         topic = request.POST.get("topic")
         try:
@@ -39,7 +49,8 @@ def nuggets_page(request, slug):
     sources = sorted({source for row in rows for source in row.candidates})
     return render(request, "nugget_evaluation/nuggets_page.html", {
         "campaign": campaign, "rows": rows, "sources": sources, "rule_human": RULE_HUMAN,
-        "frozen": sum(1 for row in rows if row.frozen),
+        "frozen": sum(1 for row in rows if row.frozen), "out_of_step": steps_out_of_step(campaign),
+        "creation_k": creation_overlap(campaign),
         "exports": list(EXPORTS), "judges": campaign.judges.order_by("name").values_list("name", flat=True)})
 
 

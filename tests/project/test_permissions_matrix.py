@@ -135,6 +135,7 @@ EXPECTED = {
     "api-nugget-lists": (401, 403, 404, 403, 404, 404),
     "api-nugget-freeze": (401, 403, 404, 403, 404, 404),
     "api-nugget-export": (401, 403, 404, 403, 404, 404),
+    "api-nugget-steps": API_RESEARCHER_POST_ONLY,
     "api-campaign-export": API_RESEARCHER,
     # Creates a campaign: staff only, and no role here is staff.
     "api-campaign-archives": (401, 403, 403, 403, 403, 403),

@@ -239,3 +239,35 @@ def test_the_downloads_give_each_layout_to_researchers_only(campaign, researcher
         "support", "partial_support"]
     assert client.get(api_url, {"shape": "spreadsheet"}).status_code == 400
     assert client.get(page_url, {"shape": "spreadsheet"}).status_code == 404
+
+
+def test_each_step_asks_for_its_own_number_of_judgments(researcher, annotator, client, tmp_path):
+    """creation_overlap is the creation step's k apart from the overlap; a change of either is applied from the
+    Nuggets page; an earlier round's answers close when a new round starts."""
+    from annotate.services.campaigns import campaign_options_set
+    from tasktypes.nugget_evaluation.steps import steps_out_of_step
+
+    campaign = nugget_campaign_build(researcher=researcher, annotators=[annotator], topics=2, runs=2, overlap=2,
+                                     slug="steps")
+    campaign = campaign_options_set(campaign=campaign, values={"creation_overlap": 3})
+    assert steps_out_of_step(campaign) == {"creation": 2, "answers": 0}
+    client.force_login(researcher)
+    url = reverse("nugget-lists", args=[campaign.slug])
+    assert "2 topic units and 0 answer units ask for another number" in " ".join(
+        client.get(url).content.decode().split())
+    assert client.post(url, {"action": "steps"}, follow=True).status_code == 200
+    needed = dict(Unit.objects.filter(campaign=campaign).values_list("item__external_id", "judgments_needed"))
+    assert (needed["t0/nuggets"], needed["t0/run0"]) == (3, 0)
+    topic = campaign.topics.get(external_id="t0")
+    topic_list_freeze(topic=topic, nuggets=LIST, source="import:one")
+    Unit.objects.filter(campaign=campaign).update(judgments_needed=2)  # the settings page's overlap change
+    assert steps_out_of_step(campaign) == {"creation": 2, "answers": 2}  # t1's answers opened unfrozen
+    answer = client.post(reverse("api-nugget-steps", args=[campaign.slug]))
+    assert answer.json() == {"changed": 4}
+    assert steps_out_of_step(campaign) == {"creation": 0, "answers": 0}
+    submit(Unit.objects.get(item__external_id="t0/run0"), annotator, {"version": 1, "marks": {
+        "n1": "support", "n2": "support"}})
+    lists_freeze(campaign=campaign, source="import:auto.jsonl", topics=[topic.pk])  # a new round for t0
+    needed = dict(Unit.objects.filter(campaign=campaign).values_list("item__external_id", "judgments_needed"))
+    # round 1: closed, the one marked kept as done; round 2: open
+    assert (needed["t0/run0"], needed["t0/run1"], needed["t0/run0@2"], needed["t0/run1@2"]) == (1, 0, 2, 2)
