@@ -75,6 +75,18 @@ class NuggetEvaluation(TaskTypeSpec):
         return [{"name": "marks", "title": "The marks, one letter per nugget in order (s, p or n)", "when": None,
                  "choices": [], "text": True, "placeholder": "s p n s"}]
 
+    def adjudication_display(self, *, unit, adjudicator) -> dict:
+        """The topic, the answer, and the nuggets of its list numbered in order (the marks are typed in that order);
+        a creation unit shows the topic and its passages."""
+        if values.is_creation(unit):
+            return {"question": unit.topic.text, "candidate": "",
+                    "candidates": [{"label": passage.get("title") or passage.get("id", ""), "text": passage["text"]}
+                                   for passage in (unit.topic.data or {}).get("passages") or []]}
+        frozen = values.round_list(unit) or {"nuggets": []}
+        return {"question": unit.topic.text, "candidate": unit.item.text,
+                "candidates": [{"label": f"{n}. {nugget['importance']}", "text": nugget["text"]}
+                               for n, nugget in enumerate(frozen["nuggets"], start=1)]}
+
     def adjudication_value_from_post(self, post, *, unit, adjudicator) -> dict:
         if values.is_creation(unit):
             raise JudgmentValueError("Nugget lists are adjudicated by freezing one (the campaign's Nuggets page).")

@@ -5,6 +5,7 @@ from annotate.task_types.spec import JudgmentValueError
 from tasktypes.nugget_evaluation.freeze import NuggetListError, nuggets_checked
 from tasktypes.nugget_evaluation.layout import (
     CREATED_LABEL,
+    MARK_LETTERS,
     MARKS,
     NUGGETS_KIND,
     ORIGIN_ADDED,
@@ -133,6 +134,7 @@ def value_words(value) -> str:
         vital = sum(1 for nugget in value["nuggets"] if isinstance(nugget, dict) and nugget.get("importance") == VITAL)
         return f"{len(value['nuggets'])} nuggets, {vital} vital"
     if isinstance(value, dict) and isinstance(value.get("marks"), dict):
-        marks = list(value["marks"].values())
-        return ", ".join(f"{marks.count(mark)} {MARK_WORDS[mark]}" for mark in MARKS)
+        marks = [mark for mark in value["marks"].values() if mark in MARKS]
+        letters = " ".join(MARK_LETTERS[mark] for mark in marks)
+        return f"{letters} ({', '.join(f'{marks.count(mark)} {MARK_WORDS[mark]}' for mark in MARKS)})"
     return "marks this page cannot show"

@@ -271,3 +271,29 @@ def test_each_step_asks_for_its_own_number_of_judgments(researcher, annotator, c
     needed = dict(Unit.objects.filter(campaign=campaign).values_list("item__external_id", "judgments_needed"))
     # round 1: closed, the one marked kept as done; round 2: open
     assert (needed["t0/run0"], needed["t0/run1"], needed["t0/run0@2"], needed["t0/run1@2"]) == (1, 0, 2, 2)
+
+
+def test_an_adjudicator_settles_an_answer_the_assessors_marked_apart(researcher, annotator, client):
+    """Two assessors mark an answer differently: the answer waits in the adjudication queue, whose page shows the
+    answer and the nuggets, and takes the marks as letters in the list's order."""
+    second, judge = UserFactory(username="second"), UserFactory(username="adj")
+    campaign = nugget_campaign_build(researcher=researcher, annotators=[annotator, second], topics=1, runs=2,
+                                     overlap=2, slug="adjudicated")
+    from annotate.models import Membership, Role
+
+    Membership.objects.create(campaign=campaign, user=judge, role=Role.ADJUDICATOR)
+    topic_list_freeze(topic=campaign.topics.get(), nuggets=LIST, source="import:test")
+    unit = Unit.objects.get(item__external_id="t0/run0")
+    submit(unit, annotator, {"version": 1, "marks": {"n1": "support", "n2": "support"}})
+    submit(unit, second, {"version": 1, "marks": {"n1": "support", "n2": "not_support"}})
+    client.force_login(judge)
+    queue = client.get(f"/api/campaigns/{campaign.slug}/adjudication/").json()
+    assert [row["label"] for row in queue["results"]] == ["t0/run0"]
+    page = client.get(f"/campaigns/{campaign.slug}/adjudicate/{unit.pk}/").content.decode()
+    assert "Answer 0 on the river bridge" in page and "Stone was used" in page
+    refused = client.post(f"/campaigns/{campaign.slug}/adjudicate/{unit.pk}/", {"marks": "s"})
+    assert "Mark every nugget: 1 of 2" in html.unescape(refused.content.decode())
+    client.post(f"/campaigns/{campaign.slug}/adjudicate/{unit.pk}/", {"marks": "s p"})
+    settled = HumanJudgment.objects.get(unit=unit, kind=JudgmentKind.ADJUDICATION)
+    assert settled.value == {"version": 1, "marks": {"n1": "support", "n2": "partial_support"}}
+    assert settled.label == "sp"
