@@ -5,6 +5,7 @@ import io
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.db.models import F
 from django.test import Client
 
 from agreement.report import agreement_report_build
@@ -120,6 +121,18 @@ def test_load_demo_twice_builds_both_campaigns_and_ranks_with_bm25_and_minilm(no
     demo_judge = passage_report["judges"]["llm-demo"]
     assert demo_judge["mapping"] == {"rule": "labels"} and demo_judge["item"]["n"] == 15
     assert passage_report["judges"]["bm25"]["mapping"]["rule"] == "quantile"
+
+    # nugget-demo: three questions frozen and marked, the fourth waiting for its nuggets (docs/demo.md's figures).
+    nuggets = Campaign.objects.get(slug="nugget-demo")
+    assert nuggets.task_type == "nugget_evaluation" and nuggets.topics.count() == 4
+    open_units = Unit.objects.filter(campaign=nuggets, judgments_done__lt=F("judgments_needed"))
+    assert sorted(open_units.values_list("item__external_id", flat=True)) == [
+        "q1/nuggets", "q2/nuggets", "q3/nuggets", "q4/nuggets"]  # q4's answers wait for a frozen list
+    nugget_report = agreement_report_build(campaign=nuggets)
+    assert (nugget_report["assessors"]["three"]["n"], round(nugget_report["assessors"]["three"]["cohen_kappa"], 3)) \
+        == (44, 0.629)
+    order = nugget_report["judges"]["auto-nuggets"]["runs"][nugget_report["headline"]]
+    assert (order["n_systems"], order["kendall_tau_b"]) == (4, 1.0)
 
     # assist-demo: simulated annotators in two arms, and adjudications, whose known behaviour the report recovers.
     assist = Campaign.objects.get(slug="assist-demo")

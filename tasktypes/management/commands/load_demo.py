@@ -1,7 +1,6 @@
 """Loads the demo: one researcher, three annotators, an adjudicator, the NQ-open 301 QA campaign, the answer-ranking,
-AIS, image-suggestion, passage-relevance and pairwise-preference demos, and assist-demo (adjudication and an assistance
-experiment, with
-simulated annotators: tasktypes.demo_assist).
+AIS, image-suggestion, passage-relevance, pairwise-preference and nugget-evaluation demos, and assist-demo
+(adjudication and an assistance experiment, with simulated annotators: tasktypes.demo_assist).
 
 Idempotent: a second run changes nothing. On an installation an earlier version's load_demo made, it adds what that
 version's demo lacked (the AIS demo's simulated raters, the passage demo's probes), so that an upgraded demo is a fresh
@@ -120,6 +119,24 @@ DEMOS = {
             ("collection", FIXTURES / "passage_demo" / "collection.tsv", ()),
             ("trec-qrels", FIXTURES / "passage_demo" / "assessor.qrels", ()),
             ("judge-qrels", FIXTURES / "passage_demo" / "llm-judge.qrels", ("--judge", "llm-demo")),
+        ),
+    },
+    "nugget-demo": {
+        "task_type": "nugget_evaluation", "format": "rag-answers", "path": FIXTURES / "nugget_demo" / "answers",
+        "overlap": 2,
+        "name": "Nugget evaluation: which facts do the answers hold?",
+        "description": (
+            "Four questions written for this demo, each answered by four made-up runs with cited passages. Three "
+            "questions come with their nuggets, each answer marked by two assessors and by the made-up judge "
+            "auto-nuggets. The fourth has no nuggets yet: assessors write them (a list to start from is offered), "
+            "a researcher freezes a list on the Nuggets page, and its answers open for marking."
+        ),
+        "rankers": (),
+        "more": (
+            ("nuggetizer-nuggets", FIXTURES / "nugget_demo" / "nuggets.jsonl", ()),
+            ("nuggetizer-nuggets", FIXTURES / "nugget_demo" / "proposals.jsonl", ("--as-proposals",)),
+            ("nuggetizer-assignments", FIXTURES / "nugget_demo" / "marks.jsonl", ()),
+            ("nuggetizer-assignments", FIXTURES / "nugget_demo" / "auto-nuggets.jsonl", ("--judge", "auto-nuggets")),
         ),
     },
     "assist-demo": {
