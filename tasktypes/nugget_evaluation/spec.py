@@ -4,6 +4,7 @@ nugget of the topic's frozen list. An answer's unit opens once its topic's list 
 
 from annotate.forms import CampaignOptionsForm, NumberOptionField
 from annotate.selectors.annotation import unit_display
+from annotate.task_types.formats import Count
 from annotate.task_types.options import whole_number
 from annotate.task_types.registry import register
 from annotate.task_types.spec import JudgmentValueError, TaskTypeSpec
@@ -11,7 +12,7 @@ from interchange.importers.formats import ITEM_CATEGORIES, JudgeScores
 from tasktypes.nugget_evaluation import values
 from tasktypes.nugget_evaluation.downloads import ANSWERS
 from tasktypes.nugget_evaluation.formats import FORMATS
-from tasktypes.nugget_evaluation.layout import IMPORTANCES, MARK_LETTERS, MARKS, VITAL
+from tasktypes.nugget_evaluation.layout import IMPORTANCES, MARK_LETTERS, MARKS, VITAL, topic_list
 
 
 class NuggetOptionsForm(CampaignOptionsForm):
@@ -41,7 +42,21 @@ class NuggetEvaluation(TaskTypeSpec):
                ITEM_CATEGORIES)
     report_layout = "nuggets"
     extra_downloads = (ANSWERS,)
+    import_counts = (Count("topics_not_frozen", help="Topics with no frozen nugget list: their answers wait."),)
     judge_families = ("autoais", "llm")
+
+    def import_campaign_counts(self, campaign) -> dict:
+        from annotate.models import Topic
+
+        return {"topics_not_frozen": sum(1 for data in Topic.objects.filter(campaign=campaign)
+                                         .values_list("data", flat=True) if topic_list(data or {}) is None)}
+
+    def import_lines(self, summary) -> list[str]:
+        """The verdicts' lines, and the topics whose answers wait for a frozen list (and where to freeze them)."""
+        waiting = summary.count("topics_not_frozen")
+        return [*summary.verdict_lines(), *([f"topics whose answers wait for a frozen nugget list: {waiting} (freeze "
+                                             f"lists on the campaign's Nuggets page, /campaigns/{summary.campaign}"
+                                             f"/nuggets/)"] if waiting else [])]
 
     def value_check(self, value, *, unit=None) -> str:
         return values.value_check(value, unit=unit)
