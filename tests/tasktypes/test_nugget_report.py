@@ -375,3 +375,10 @@ def test_the_combinations_are_shown(automatic):
     assert "Sensitivity to whose nuggets are used" in text and "auto (writer's lists, its marks)" in text
     judges = presentation.judges_csv(report).splitlines()
     assert judges[0].endswith(",nuggets") and sum(line.endswith(",judge:writer") for line in judges) == 5
+
+
+def test_marks_against_a_judges_list_are_not_exported_as_marks_of_the_frozen_lists(automatic):
+    from tasktypes.nugget_evaluation import exports
+
+    assert exports.assignments_nuggetizer_jsonl(automatic.campaign, judge="auto") == ""
+    assert len(exports.assignments_nuggetizer_jsonl(automatic.campaign, judge="judge").splitlines()) == 96
