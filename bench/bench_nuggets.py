@@ -1,11 +1,12 @@
-"""Benchmark of a nugget_evaluation report at TREC RAG scale: 50 topics x 40 runs (2,000 answers), 30 nuggets a
-topic, a judge marking every answer (60,000 marks) and two assessors on the answers of 10 topics (800 judgments,
-24,000 marks each), written by ORM bulk inserts (tests/nugget_synthetic.py: true marks from run qualities, raters
-with known error rates), then the report built (tasktypes.nugget_evaluation.report.nugget_report_build, every interval)
-against the target of under 20 s, and the queries it read; then the whole stored report as a worker builds it (the
-document and the plots). Then the same campaign through the files a researcher brings: its answers, lists and marks
-written in the import layouts (exports.py: rag-answers, nuggetizer-nuggets, nuggetizer-assignments for the assessors
-and for the judge), imported into a new campaign by the import's entry point (import_run), each import timed, and the
+"""Benchmark of a nugget_evaluation report at TREC RAG scale: 50 topics x 40 runs (2,000 answers), 30 nuggets a topic, a
+judge marking every answer (60,000 marks), a second judge writing its own list for each topic and marking every answer
+against it (the fully automatic condition, 60,000 marks more) and two assessors on the answers of 10 topics (800
+judgments, 24,000 marks each), written by ORM bulk inserts (tests/nugget_synthetic.py: true marks from run qualities,
+raters with known error rates), then the report built (tasktypes.nugget_evaluation.report.nugget_report_build, every
+interval) against the target of under 20 s, and the queries it read; then the whole stored report as a worker builds it
+(the document and the plots). Then the same campaign through the files a researcher brings: its answers, lists and marks
+written in the import layouts (exports.py: rag-answers, nuggetizer-nuggets, nuggetizer-assignments for the assessors and
+for the judge), imported into a new campaign by the import's entry point (import_run), each import timed, and the
 imported campaign's report built and compared with the first's (the same figures, or the bench fails): the issue's
 target is the imports and the report together under 20 s.
 
@@ -45,10 +46,11 @@ def main():
 
     started = time.perf_counter()
     simulated = campaign_simulate(slug="bench-nuggets", topics=args.topics, runs=args.runs, nuggets=args.nuggets,
-                                  human_topics=args.human_topics, judge_errors={"judge": 0.15}, seed=0)
+                                  human_topics=args.human_topics, judge_errors={"judge": 0.15}, seed=0,
+                                  list_judges={"auto": ("auto", 0.15)})
     answers = args.topics * args.runs
     print(f"campaign: {args.topics} topics x {args.runs} runs = {answers:,} answers, {args.nuggets} nuggets a "
-          f"topic; judge marks {answers * args.nuggets:,}, assessors' marks "
+          f"topic; each judge marks {answers * args.nuggets:,}, assessors' marks "
           f"{2 * args.human_topics * args.runs * args.nuggets:,}; written in {time.perf_counter() - started:.1f} s",
           flush=True)
     with CaptureQueriesContext(connection) as captured:
@@ -59,6 +61,10 @@ def main():
     print(f"report build: {seconds:.2f} s, {len(captured)} queries (target < {TARGET_SECONDS:.0f} s); judge kappa "
           f"{report['judges']['judge']['item']['cohen_kappa']:.3f} (n {report['judges']['judge']['item']['n']:,}), "
           f"run tau-b {order['kendall_tau_b']:.3f} over {order['n_systems']} runs", flush=True)
+    automatic = report["judges"]["auto"]["runs"][report["headline"]]
+    [sensitivity] = report["combinations"]["sensitivity"]
+    print(f"fully automatic (auto's nuggets, auto's marks) vs humans: run tau-b {automatic['kendall_tau_b']:.3f}; "
+          f"judge vs auto (whose nuggets): {sensitivity['runs'][report['headline']]['kendall_tau_b']:.3f}", flush=True)
     started = time.perf_counter()
     stored_report_rebuild(campaign_id=simulated.campaign.pk)
     print(f"stored report (document and plots, as a worker): {time.perf_counter() - started:.2f} s", flush=True)

@@ -5,6 +5,11 @@ The truth: every (answer, nugget) has a true mark, drawn independently: supporte
 supported with PARTIAL_SHARE, not supported otherwise. A rater (an assessor or the judge) gives the true mark with
 probability 1 - e and each of the two other marks with e / 2 (its error rate e). So every population figure the
 report estimates has a closed form (expected_kappa, expected_strict).
+
+The fully automatic condition (LIST_JUDGES): a judge writes its own list for each topic (a verdict on the topic's
+nuggets item, as many nuggets as the frozen list, ids n1..), each (answer, judge nugget) has its own true mark drawn
+the same way from the run's quality, and a judge marks the answers against that list with its error rate (raw
+{"list": "judge:<writer>", "marks", "failed"}).
 """
 
 from __future__ import annotations
@@ -78,13 +83,15 @@ def _given(true: np.ndarray, error: float, rng: np.random.Generator) -> np.ndarr
 def campaign_simulate(*, slug: str = "nuggets-sim", topics: int = 12, runs: int = 8, nuggets: int = 20,
                       vital_share: float = 0.5, human_topics: int | None = None, assessor_errors=(0.1, 0.2),
                       judge_errors: dict[str, float] | None = None, qualities=None, seed: int = 0,
-                      creations: bool = True) -> Simulated:
+                      creations: bool = True, list_judges: dict[str, tuple[str, float]] | None = None) -> Simulated:
     """Write the campaign: TOPICS topics with NUGGETS frozen nuggets each (version 1), an answer per run and topic,
     two assessors (errors ASSESSOR_ERRORS) on the answers of the first HUMAN_TOPICS topics (all by default), a
     judge per JUDGE_ERRORS entry on every answer; with CREATIONS, a creation judgment per topic started from an
-    imported proposal."""
+    imported proposal; per LIST_JUDGES entry (judge -> (writer, error)), the writer's list on every topic (a judge of
+    JUDGE_ERRORS, or one more judge that only writes) and the judge's marks on every answer against it."""
     rng = np.random.default_rng(seed)
     judge_errors = {"judge": 0.15} if judge_errors is None else judge_errors
+    list_judges = list_judges or {}
     human_topics = topics if human_topics is None else human_topics
     run_names = [f"run{r:02d}" for r in range(runs)]
     qualities = list(np.linspace(0.2, 0.7, runs)) if qualities is None else list(qualities)
@@ -101,7 +108,7 @@ def campaign_simulate(*, slug: str = "nuggets-sim", topics: int = 12, runs: int 
     topic_rows = list(Topic.objects.filter(campaign=campaign).order_by("external_id"))
     items = []
     for topic in topic_rows:
-        if creations:
+        if creations or list_judges:
             items.append(Item(campaign=campaign, topic=topic, kind=NUGGETS_KIND,
                               external_id=nuggets_item_id(topic.external_id)))
         for run in run_names:
@@ -116,14 +123,24 @@ def campaign_simulate(*, slug: str = "nuggets-sim", topics: int = 12, runs: int 
     SystemOutput.objects.bulk_create([SystemOutput(campaign=campaign, topic=item.topic, item=item, rank=1,
                                                    system=item.data["run"])
                                       for item in items if item.kind == ANSWER_KIND], batch_size=2000)
+    names = dict.fromkeys([*judge_errors, *list_judges, *(writer for writer, _ in list_judges.values())])
     judges = {name: Judge.objects.create(campaign=campaign, name=name, family="external", config_hash=name)
-              for name in judge_errors}
+              for name in names}
+    writers = {writer for writer, _ in list_judges.values()}
+    written = {}  # topic -> the writers' list's nugget ids (the same ids and importances for every writer)
     truth: dict = {}
     humans, verdicts = [], []
     for item in items:
         topic = item.topic
         order = [nugget["id"] for nugget in topic.data["nuggets"]["nuggets"]]
         if item.kind == NUGGETS_KIND:
+            written[topic.pk] = [{"id": f"n{n + 1}", "text": f"judge nugget {n} of {topic.external_id}",
+                                  "importance": VITAL if n < max(1, round(vital_share * nuggets)) else OKAY}
+                                 for n in range(nuggets)]
+            verdicts += [ModelJudgment(judge=judges[writer], item=item, label=CREATED_LABEL,
+                                       raw=json.dumps({"nuggets": written[topic.pk]})) for writer in sorted(writers)]
+            if not creations:
+                continue
             kept = topic.data["nuggets"]["nuggets"][:-2]
             value = {"nuggets": [{**nugget, "origin": "kept" if n % 3 else "edited", "from": nugget["id"]}
                                  for n, nugget in enumerate(kept)]
@@ -146,6 +163,14 @@ def campaign_simulate(*, slug: str = "nuggets-sim", topics: int = 12, runs: int 
             marks = dict(zip(order, (MARKS[c] for c in _given(true, error, rng)), strict=True))
             verdicts.append(ModelJudgment(judge=judges[name], item=item, label=marks_label(marks, order),
                                           raw=json.dumps({"version": 1, "marks": marks, "failed": {}})))
+        if list_judges:
+            listed = [nugget["id"] for nugget in written[topic.pk]]
+            true_listed = rng.choice(3, size=len(listed), p=[q, PARTIAL_SHARE, 1 - q - PARTIAL_SHARE])
+            for name, (writer, error) in list_judges.items():
+                marks = dict(zip(listed, (MARKS[c] for c in _given(true_listed, error, rng)), strict=True))
+                verdicts.append(ModelJudgment(
+                    judge=judges[name], item=item, label=marks_label(marks, listed),
+                    raw=json.dumps({"list": f"judge:{writer}", "marks": marks, "failed": {}})))
     HumanJudgment.objects.bulk_create(humans, batch_size=2000)
     ModelJudgment.objects.bulk_create(verdicts, batch_size=2000)
     return Simulated(campaign=campaign, qualities=dict(zip(run_names, qualities, strict=True)),

@@ -123,7 +123,8 @@ def _current_marks(campaign, *, judge: str | None):
                                                           item__in=items, failed=False)
                              .values_list("item_id", "raw")):
             value = json.loads(raw)
-            found.append((item_id, "", value["version"], value["marks"]))
+            # A verdict against a judge's list (nuggets_from) names no version: not marks of a frozen list.
+            found.append((item_id, "", value.get("version"), value["marks"]))
     else:
         for item_id, username, value in (HumanJudgment.objects.filter(
                 unit__campaign=campaign, unit__item__in=items, kind=JudgmentKind.ANNOTATION, is_current=True)

@@ -13,6 +13,12 @@ The llm family (the prompt is llm_prompt.py's) writes nuggets and marks answers:
 Samples are stored per (judge, item, index) as the family stores them: batch b of an answer takes indices
 b*n .. b*n+n-1, so a rerun asks only for what is missing.
 
+Both families mark against the topic's frozen list by default (`nuggets_from` "frozen"); with `nuggets_from`
+"judge:<name>" they mark against the list judge <name> wrote for the topic (its verdict on the topic's nuggets item,
+read from the database, one query a batch): the fully automatic condition (an llm judge naming itself is
+AutoNuggetizer's nuggetize-then-assign). Such a verdict's raw is {"list": "judge:<name>", "marks", "failed"}, with that
+list's nugget ids and no version; an answer whose topic has no readable list from that judge fails with why.
+
 The autoais family (NLI) marks answers only: each (answer, nugget) pair is an entailment item, premise the answer's
 text and hypothesis the nugget's text (NuggetEntailment); P(entailment) p is support at `support_at` or above,
 partial_support at `partial_at` or above when that is set (above 0), else not_support. The raw keeps each p.
@@ -21,17 +27,24 @@ partial_support at `partial_at` or above when that is set (above 0), else not_su
 import json
 from dataclasses import dataclass
 
+from django.db.models import Exists, OuterRef, Subquery
+
+from annotate.models import Item
 from judges.families import SAMPLE_FAMILIES
 from judges.families.autoais import EntailmentPrompt
 from judges.families.base import NOTE_TRUNCATED, NOTE_WINDOWED, ItemInput, Option, Verdict
 from judges.llm.backend import Generation, MemorySampleStore, Request, generate_in_parts, request_bytes
+from judges.models import Judge, ModelJudgment
 from judges.templates import PromptBound, PromptTooLarge, budget, field_max_chars, text_size
 from tasktypes.nugget_evaluation import llm_prompt
+from tasktypes.nugget_evaluation.freeze import NuggetListError, nuggets_checked
 from tasktypes.nugget_evaluation.layout import (
     CREATED_LABEL,
     MARKS,
     NOT_SUPPORT,
+    NUGGETS_KIND,
     PARTIAL,
+    SOURCE_JUDGE,
     SUPPORT,
     marks_label,
     topic_lists,
@@ -41,6 +54,9 @@ SUPPORT_AT = 0.5
 # partial_at 0: no p is partial support (every p is at least 0, so 0 cannot be a threshold).
 PARTIAL_OFF = 0.0
 NLI_CANNOT_WRITE = "the autoais family cannot write nuggets: it only marks answers against a frozen list"
+# nuggets_from: the list an answer is marked against: the topic's frozen list, or a judge's (SOURCE_JUDGE + its name).
+FROZEN = "frozen"
+JUDGE_NAME_MAX = 100  # judges.models.Judge.name
 
 
 # --- the task type's hooks (spec.py calls these) ---
@@ -78,9 +94,13 @@ def judge_prompt(family: str):
 
 
 def judge_options(family: str) -> dict[str, Option]:
+    listed = {"nuggets_from": Option((str,), FROZEN, "Nuggets: the list an answer is marked against: \"frozen\" (the "
+                                                     "topic's frozen list) or \"judge:<name>\" (the list that judge "
+                                                     "wrote for the topic).")}
     if family in SAMPLE_FAMILIES:
-        return {}
+        return listed
     return {
+        **listed,
         "support_at": Option((int, float), SUPPORT_AT, "Nuggets: P(entailment) at or above which the answer "
                                                        "supports a nugget."),
         "partial_at": Option((int, float), PARTIAL_OFF, "Nuggets: P(entailment) at or above which (and below "
@@ -88,9 +108,21 @@ def judge_options(family: str) -> dict[str, Option]:
     }
 
 
-def judge_config_problem(family: str, config: dict) -> str | None:
-    if family in SAMPLE_FAMILIES:
+def nuggets_from_problem(value: str) -> str | None:
+    """What is wrong with a nuggets_from VALUE, None when it is "frozen" or "judge:<a judge's name>"."""
+    if value == FROZEN:
         return None
+    name = value[len(SOURCE_JUDGE):] if value.startswith(SOURCE_JUDGE) else None
+    if not name or name != name.strip() or len(name) > JUDGE_NAME_MAX:
+        return (f'nuggets_from must be "{FROZEN}" or "{SOURCE_JUDGE}<a judge\'s name>" (at most {JUDGE_NAME_MAX} '
+                f"characters, no space around it), not {value!r}")
+    return None
+
+
+def judge_config_problem(family: str, config: dict) -> str | None:
+    problem = nuggets_from_problem(config["nuggets_from"])
+    if problem or family in SAMPLE_FAMILIES:
+        return problem
     support, partial = config["support_at"], config["partial_at"]
     if not 0 < support <= 1:
         return f"support_at must be above 0 and at most 1, not {support}"
@@ -101,9 +133,43 @@ def judge_config_problem(family: str, config: dict) -> str | None:
 
 def nuggets_judge(family, items: list[ItemInput], config: dict, **extra) -> list[Verdict]:
     """FAMILY's verdicts on ITEMS (nuggets items and answer items, mixed), one per item in order."""
+    source = config.get("nuggets_from", FROZEN)
+    lists = None if source == FROZEN else judge_lists_get(
+        item_ids=[item.item_id for item in items if is_answer(item)], source=source)
     if family.name in SAMPLE_FAMILIES:
-        return llm_judge(family, items, config, samples=extra.get("samples"), connection=extra.get("connection"))
-    return nli_judge(family, items, config, **extra)
+        return llm_judge(family, items, config, samples=extra.get("samples"), connection=extra.get("connection"),
+                         lists=lists)
+    return nli_judge(family, items, config, lists=lists, **extra)
+
+
+def judge_lists_get(*, item_ids: list[int], source: str) -> dict[int, dict | str]:
+    """For each answer item of ITEM_IDS, the list that the judge SOURCE ("judge:<name>") wrote for its topic, as
+    {"list": SOURCE, "nuggets": [...]}, or why there is none: one query for the batch (the judge of that name in the
+    item's campaign, its verdict on the topic's nuggets item)."""
+    name = source[len(SOURCE_JUDGE):]
+    verdicts = ModelJudgment.objects.filter(judge__campaign_id=OuterRef("campaign_id"), judge__name=name,
+                                            item__topic_id=OuterRef("topic_id"), item__kind=NUGGETS_KIND)
+    rows = (Item.objects.filter(pk__in=item_ids)
+            .annotate(known=Exists(Judge.objects.filter(campaign_id=OuterRef("campaign_id"), name=name)),
+                      written=Subquery(verdicts.filter(failed=False).values("raw")[:1]),
+                      failed_too=Exists(verdicts.filter(failed=True)))
+            .values_list("pk", "known", "written", "failed_too"))
+    found: dict[int, dict | str] = {}
+    for pk, known, written, failed in rows:
+        if not known:
+            found[pk] = f"no judge named {name!r} in this campaign (nuggets_from {source})"
+        elif written is None:
+            found[pk] = (f"judge {name}'s nuggets for this topic failed (retry them, then retry the failed items)"
+                         if failed else f"judge {name} has written no nuggets for this topic yet (judge the topic's "
+                                        f"nuggets item with it, then retry the failed items)")
+        else:
+            try:
+                nuggets = nuggets_checked(json.loads(written).get("nuggets"))
+            except (ValueError, AttributeError, NuggetListError):
+                nuggets = []
+            found[pk] = {"list": source, "nuggets": nuggets} if nuggets else (
+                f"judge {name}'s nuggets for this topic cannot be read as a list")
+    return found
 
 
 # --- what an item is ---
@@ -143,7 +209,9 @@ class Work:
         return list((self.frozen or {}).get("nuggets") or [])
 
 
-def work_of(item: ItemInput) -> Work:
+def work_of(item: ItemInput, lists: dict[int, dict | str] | None = None) -> Work:
+    """What ITEM asks; an answer is marked against its round's frozen list, or, with LISTS (judge_lists_get), against
+    the judge's list found there."""
     if not is_answer(item):
         passages = tuple(p for p in (item.topic_data or {}).get("passages") or []
                          if isinstance(p, dict) and str(p.get("text") or "").strip())
@@ -151,13 +219,18 @@ def work_of(item: ItemInput) -> Work:
         if not why and not item.topic_text.strip():
             why = "the topic has no query"
         return Work(creation=True, why=why, passages=passages)
-    frozen = answer_list(item)
-    round_ = (item.data or {}).get("round", 1)
     answer = answer_text(item)
     why = ""
-    if frozen is None or not frozen.get("nuggets"):
-        why = f"the topic has no frozen nugget list for round {round_} yet (freeze one, then retry the failed items)"
-    elif not answer:
+    if lists is not None:
+        found = lists.get(item.item_id, "the answer is not in the campaign")
+        frozen, why = (found, "") if isinstance(found, dict) else (None, found)
+    else:
+        frozen = answer_list(item)
+        round_ = (item.data or {}).get("round", 1)
+        if frozen is None or not frozen.get("nuggets"):
+            why = (f"the topic has no frozen nugget list for round {round_} yet (freeze one, then retry the failed "
+                   f"items)")
+    if not why and not answer:
         why = "the answer has no text"
     return Work(creation=False, why=why, frozen=frozen, answer=answer)
 
@@ -167,7 +240,9 @@ def _failure(why: str, **body) -> Verdict:
 
 
 def _body(frozen: dict, marks: dict, failed: dict, **more) -> dict:
-    return {"version": frozen.get("version"), "marks": marks, "failed": failed, **more}
+    """A verdict's body: marks against a frozen list name its version, against a judge's list that list's source."""
+    named = {"list": frozen["list"]} if "list" in frozen else {"version": frozen.get("version")}
+    return {**named, "marks": marks, "failed": failed, **more}
 
 
 def _marks_verdict(frozen: dict, marks: dict, failed: dict, **more) -> Verdict:
@@ -197,10 +272,11 @@ def _batches(nuggets: list[dict], size: int) -> list[list[dict]]:
     return [nuggets[start:start + size] for start in range(0, len(nuggets), size)]
 
 
-def llm_judge(family, items: list[ItemInput], config: dict, *, samples=None, connection=None) -> list[Verdict]:
+def llm_judge(family, items: list[ItemInput], config: dict, *, samples=None, connection=None,
+              lists: dict[int, dict | str] | None = None) -> list[Verdict]:
     store = samples if samples is not None else MemorySampleStore()
     n = config["n"]
-    works = {item.item_id: work_of(item) for item in items}
+    works = {item.item_id: work_of(item, lists) for item in items}
     have = store.samples_get([item.item_id for item in items])
     got: dict[int, dict[int, Generation]] = {item.item_id: dict(have.get(item.item_id, {})) for item in items}
     errors: dict[int, list[str]] = {item.item_id: [] for item in items}
@@ -320,8 +396,9 @@ def _mark(p: float, config: dict) -> str:
     return NOT_SUPPORT
 
 
-def nli_judge(family, items: list[ItemInput], config: dict, **extra) -> list[Verdict]:
-    works = {item.item_id: work_of(item) for item in items}
+def nli_judge(family, items: list[ItemInput], config: dict, *, lists: dict[int, dict | str] | None = None,
+              **extra) -> list[Verdict]:
+    works = {item.item_id: work_of(item, lists) for item in items}
     pairs = [ItemInput(item_id=item.item_id, topic_text=item.topic_text, gold_answers=[],
                        text=works[item.item_id].answer, data={"nugget": nugget["text"]})
              for item in items if not works[item.item_id].why and not works[item.item_id].creation

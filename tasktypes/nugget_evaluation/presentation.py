@@ -11,6 +11,7 @@ from tasktypes.nugget_evaluation import tables
 from tasktypes.nugget_evaluation.plots import SCORE_WORDS
 
 HUMANS = "humans"
+FROZEN = "frozen"
 
 METHODS = (
     "Each answer is scored against its topic's frozen nugget list from the marks given to it: the share of the "
@@ -28,7 +29,12 @@ METHODS = (
     "(Kendall's tau-b, Spearman's rho, Pearson's r), each with an interval from the same bootstrap over topics in "
     "which every run's two means are recomputed; the pairs of runs the two order oppositely are listed; and per "
     "topic Kendall's tau-b between the runs' two scores there, summarised by its mean (with a bootstrap interval "
-    "over topics), standard deviation and quartiles. Creation compares each assessor's list with the list it was "
+    "over topics), standard deviation and quartiles. A judge that marks the answers against a judge's nugget lists "
+    "(its own, the fully automatic condition, or another judge's) is scored under those lists and compared with the "
+    "humans in the same way (the combinations of whose nuggets and whose marks); its marks are not compared with the "
+    "humans' nugget by nugget, since the nuggets differ. Two judges of one family that mark against different lists "
+    "are compared with each other in the same way: how much the runs' order depends on whose nuggets are used. "
+    "Creation compares each assessor's list with the list it was "
     "started from: kept, edited, added and removed nuggets, and the source's recovery, the share of the assessor's "
     "nuggets kept or edited from it as the assessor recorded (not string matching), pooled over lists, its interval "
     "resampling topics."
@@ -59,13 +65,20 @@ class NuggetPresentation(ReportPresentation):
             "agreement_rows": [
                 {"who": "Assessors, pairs on the same answer", **self._variants(report["assessors"])},
                 *({"who": f"{name} vs the humans", **self._variants(block["assignment"])}
-                  for name, block in report["judges"].items())],
+                  for name, block in _frozen_judges(report).items())],
             "order_rows": [{"name": name, "family": block["family"], "order": block["runs"][score],
                             "summary": block["runs"][score]["per_topic"]["summary"],
                             "others": [(SCORE_WORDS.get(other, other), block["runs"][other])
                                        for other in report["scores"] if other != score]}
                            for name, block in report["judges"].items()],
             "topic_rows": self._topic_rows(report),
+            "combination_rows": [{**row, "order": row["runs"][score],
+                                  "others": [(SCORE_WORDS.get(other, other), row["runs"][other])
+                                             for other in report["scores"] if other != score]}
+                                 for row in report.get("combinations", {}).get("rows", [])],
+            "sensitivity_rows": [{**row, "order": row["runs"][score]}
+                                 for row in report.get("combinations", {}).get("sensitivity", [])],
+            "frozen_sources": report.get("combinations", {}).get("frozen_sources", {}),
             "methods": METHODS,
         }
 
@@ -78,7 +91,7 @@ class NuggetPresentation(ReportPresentation):
         """Per topic: the assessors' kappa and each judge's against the humans (three marks), with n and interval."""
         by_rater = [{row["topic"]: row for row in report["assessors"]["three"]["per_topic"]},
                     *({row["topic"]: row for row in block["assignment"]["three"]["per_topic"]}
-                      for block in report["judges"].values())]
+                      for block in _frozen_judges(report).values())]
         taus = [{row["topic"]: row for row in block["runs"][report["headline"]]["per_topic"]["rows"]}
                 for block in report["judges"].values()]
         topics = sorted({topic for rows in by_rater for topic in rows})
@@ -104,7 +117,7 @@ class NuggetPresentation(ReportPresentation):
                  f"{report['n_nuggets']} nuggets; {report['humans']['annotators']} assessors marked "
                  f"{report['humans']['answers_marked']} answers", "", "Assignment agreement (Cohen's kappa):"]
         rows = [("assessors", report["assessors"]),
-                *((f"{name} vs humans", block["assignment"]) for name, block in report["judges"].items())]
+                *((f"{name} vs humans", block["assignment"]) for name, block in _frozen_judges(report).items())]
         for who, block in rows:
             for variant, words in (("three", "three marks"), ("binary", "supported or not")):
                 figure = block[variant]
@@ -123,6 +136,17 @@ class NuggetPresentation(ReportPresentation):
                          f"{order['n_pairs']} pairs swap; per-topic tau mean {three_decimals(summary['mean'])} "
                          f"{_interval(summary.get('bootstrap_ci95'))}, sd {three_decimals(summary['sd'])} "
                          f"(n = {summary['n']} topics)")
+        combinations = report.get("combinations") or {}
+        if combinations.get("rows"):
+            lines += ["", f"Humans' nuggets and marks vs each judge, {SCORE_WORDS.get(score, score)} run scores:"]
+            for row in combinations["rows"]:
+                lines.append(f"  {row['judge']} ({row['nuggets_words']}, its marks): " + _order_words(
+                    row["runs"][score]))
+        if combinations.get("sensitivity"):
+            lines += ["", "Sensitivity to whose nuggets are used (one family's two judges):"]
+            for row in combinations["sensitivity"]:
+                lines.append(f"  {row['first']} ({row['first_nuggets']}) vs {row['second']} ({row['second_nuggets']}): "
+                             + _order_words(row["runs"][score]))
         lines += ["", f"Runs ({SCORE_WORDS.get(score, score)}, mean over topics):"]
         for row in report["runs"]["rows"]:
             cells = ", ".join(f"{source} {three_decimals(row['sources'][source][score]['mean'])}"
@@ -136,6 +160,20 @@ class NuggetPresentation(ReportPresentation):
                              f"{_interval(block.get('recovery_ci95'))} (n = {block['n']} nuggets, "
                              f"{block['n_topics']} topics)")
         return "\n".join(lines)
+
+
+def _frozen_judges(report: dict) -> dict:
+    """The judges that mark against the frozen lists: only their marks compare with the humans' nugget by nugget."""
+    return {name: block for name, block in report["judges"].items() if block.get("nuggets", FROZEN) == FROZEN}
+
+
+def _order_words(order: dict) -> str:
+    summary = order["per_topic"]
+    return (f"Kendall tau-b {three_decimals(order['kendall_tau_b'])} {_interval(order.get('kendall_tau_b_ci95'))}, "
+            f"Spearman {three_decimals(order['spearman'])} {_interval(order.get('spearman_ci95'))}, Pearson "
+            f"{three_decimals(order['pearson'])} {_interval(order.get('pearson_ci95'))} (n = {order['n_systems']} "
+            f"runs, {order['n_topics']} topics); {order['n_swaps']} of {order['n_pairs']} pairs swap; per-topic tau "
+            f"mean {three_decimals(summary['mean'])}, sd {three_decimals(summary['sd'])} (n = {summary['n']} topics)")
 
 
 def _interval(interval) -> str:

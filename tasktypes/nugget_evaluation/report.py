@@ -1,18 +1,23 @@
 """The nugget_evaluation report (docs/task-types/nugget_evaluation.md): how the assessors agree on the assignment marks
 and each judge with them (Cohen's kappa over the three marks and over supported or not), each run's scores under the
 humans and under each judge (scores.py) with intervals over topics, how a judge orders the runs against the humans
-(Kendall, Spearman, Pearson, the runs that swap, the per-topic Kendall tau), and what the assessors made of the lists
-they started from (creation). Every figure carries its n and, where one can be drawn, a 95% interval.
+(Kendall, Spearman, Pearson, the runs that swap, the per-topic Kendall tau), the same for each combination of whose
+nuggets and whose marks (a judge marking the frozen lists, a judge marking a judge's lists: its verdicts' raw names the
+list, judging.py's nuggets_from) with how much the run order moves when only the nuggets change (sensitivity), and
+what the assessors made of the lists they started from (creation). Every figure carries its n and, where one can be
+drawn, a 95% interval.
 
 Reads the campaign in six queries whatever its size (_read); the statistics are numpy over a topic's answers at once.
 Only each topic's current round counts: its answers whose round is the version of the topic's frozen list, and the
-marks made against that version.
+marks made against that version; a judge marking against a judge's list is read on the same answers, against the list
+that judge wrote for the topic (its current verdict on the topic's nuggets item).
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from itertools import combinations
 
 import numpy as np
 
@@ -38,6 +43,7 @@ from tasktypes.nugget_evaluation.layout import (
     ORIGIN_ADDED,
     ORIGIN_EDITED,
     ORIGIN_KEPT,
+    SOURCE_JUDGE,
     VITAL,
     topic_list,
 )
@@ -52,6 +58,8 @@ from tasktypes.nugget_evaluation.scores import (
 )
 
 HUMANS = "humans"
+# Whose nuggets a judge marks against: the topics' frozen lists, or a judge's ("judge:<name>", judging.nuggets_from).
+FROZEN = "frozen"
 THREE, BINARY = "three", "binary"
 LEVELS = {THREE: 3, BINARY: 2}
 # Support against the rest (partial support counted as not supported, as the strict scores count it).
@@ -65,6 +73,11 @@ RUNS_METHOD = f"a run's mean over topics of an answer's score, {bootstrap_method
 ORDER_METHOD = (f"Kendall's tau-b, Spearman's rho and Pearson's r between the runs' mean scores under the humans and "
                 f"under the judge, both on the answers that both marked, {bootstrap_method('topics')} (every run's "
                 f"score recomputed on each draw)")
+COMBINATIONS_METHOD = ("each judge's run scores (its nuggets: the frozen lists or a judge's; its marks) against the "
+                       "humans' (the frozen lists, the humans' marks): " + ORDER_METHOD)
+SENSITIVITY_METHOD = (f"Kendall's tau-b, Spearman's rho and Pearson's r between the runs' mean scores under two "
+                      f"judges of one family that mark against different lists, on the answers both marked, "
+                      f"{bootstrap_method('topics')} (every run's score recomputed on each draw)")
 
 
 @dataclass
@@ -81,6 +94,11 @@ class TopicData:
     # answer index -> [(annotator, codes)] in the order the judgments were made
     humans: dict[int, list[tuple[str, np.ndarray]]] = field(default_factory=dict)
     judges: dict[str, np.ndarray] = field(default_factory=dict)
+    source: str = ""  # where the frozen list came from (layout.py's SOURCE_*)
+    # writer judge -> (its list's nugget ids, which are vital): the lists judges wrote for the topic
+    written: dict[str, tuple[list[str], np.ndarray]] = field(default_factory=dict)
+    # judge -> (codes answers x nuggets of the list it marks against, which of those are vital)
+    listed: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)
 
 
 @dataclass
@@ -89,13 +107,14 @@ class NuggetData:
     runs: list[str] = field(default_factory=list)
     judges: dict[str, str] = field(default_factory=dict)  # name -> family
     judge_counts: dict[str, dict[str, int]] = field(default_factory=dict)  # name -> verdicts, failed rows, marks
+    judge_lists: dict[str, str] = field(default_factory=dict)  # name -> the judge's list it marks against
     annotators: set[str] = field(default_factory=set)
     creations: list[tuple[str, str, dict]] = field(default_factory=list)  # (topic, annotator, value)
 
 
 def _read(campaign) -> NuggetData:
-    """The campaign's current round in six queries: topics, answers, judges, judge verdicts, assignment and creation
-    judgments."""
+    """The campaign's current round in six queries: topics, answers, judges, judge verdicts (on answers, and on
+    nuggets items: the lists judges wrote), assignment and creation judgments."""
     data = NuggetData()
     topics: dict[int, TopicData] = {}
     for pk, external_id, nuggets in Topic.objects.filter(campaign=campaign).order_by("external_id").values_list(
@@ -105,7 +124,8 @@ def _read(campaign) -> NuggetData:
             continue
         order = [str(nugget["id"]) for nugget in frozen["nuggets"]]
         vital = np.array([nugget.get("importance") == VITAL for nugget in frozen["nuggets"]], dtype=bool)
-        topics[pk] = TopicData(external_id=external_id, version=int(frozen["version"]), order=order, vital=vital)
+        topics[pk] = TopicData(external_id=external_id, version=int(frozen["version"]), order=order, vital=vital,
+                               source=str(frozen.get("source") or ""))
     runs: dict[str, int] = {}
     where: dict[int, tuple[TopicData, int]] = {}  # item -> (its topic, its answer index there)
     rows = (Item.objects.filter(campaign=campaign, kind=ANSWER_KIND).order_by("id")
@@ -119,10 +139,16 @@ def _read(campaign) -> NuggetData:
         topic.runs.append(runs.setdefault(run or "", len(runs)))
     data.runs = list(runs)
     data.judges = dict(Judge.objects.filter(campaign=campaign).order_by("name").values_list("name", "family"))
-    data.judge_counts = {name: {"verdicts": 0, "failed_verdicts": 0, "failed_marks": 0} for name in data.judges}
-    verdicts = (ModelJudgment.objects.filter(judge__campaign=campaign, item__kind=ANSWER_KIND)
-                .values_list("judge__name", "item_id", "failed", "raw"))
-    for name, item, failed, raw in verdicts:
+    data.judge_counts = {name: {"verdicts": 0, "failed_verdicts": 0, "failed_marks": 0, "unread_verdicts": 0}
+                         for name in data.judges}
+    verdicts = (ModelJudgment.objects.filter(judge__campaign=campaign, item__kind__in=(ANSWER_KIND, NUGGETS_KIND))
+                .values_list("judge__name", "item_id", "item__topic_id", "item__kind", "failed", "raw"))
+    # (judge, topic, answer index, the list it names, marks): read once every judge's lists are
+    against_lists: list[tuple[str, TopicData, int, str, dict]] = []
+    for name, item, topic_id, kind, failed, raw in verdicts:
+        if kind == NUGGETS_KIND:
+            _written_put(topics.get(topic_id), name, failed, raw)
+            continue
         found = where.get(item)
         if found is None:
             continue
@@ -140,10 +166,14 @@ def _read(campaign) -> NuggetData:
         for nugget in parsed.get("failed") or {}:
             marks.pop(nugget, None)
         counts["failed_marks"] += len(parsed.get("failed") or {})
+        if "list" in parsed:
+            against_lists.append((name, topic, index, str(parsed["list"]), marks))
+            continue
         matrix = topic.judges.get(name)
         if matrix is None:
             matrix = topic.judges[name] = np.full((len(topic.items), len(topic.order)), UNMARKED, dtype=np.int8)
         matrix[index] = marks_codes(topic.order, marks)
+    _against_lists_put(data, against_lists)
     judgments = (HumanJudgment.objects.filter(unit__campaign=campaign, kind=JudgmentKind.ANNOTATION, is_current=True,
                                               unit__item__kind=ANSWER_KIND)
                  .order_by("created_at", "id").values_list("unit__item_id", "annotator__username", "value"))
@@ -163,6 +193,32 @@ def _read(campaign) -> NuggetData:
     data.creations = [(topic, annotator, value) for topic, annotator, value in creations if isinstance(value, dict)]
     data.topics = [topic for topic in topics.values() if topic.items]
     return data
+
+
+def _written_put(topic: TopicData | None, name: str, failed: bool, raw: str) -> None:
+    """Keep the list judge NAME wrote for TOPIC (its verdict on the topic's nuggets item) when it can be read."""
+    nuggets = _parsed(raw).get("nuggets") if topic is not None and not failed else None
+    if not isinstance(nuggets, list) or not nuggets or not all(isinstance(n, dict) and "id" in n for n in nuggets):
+        return
+    topic.written[name] = ([str(nugget["id"]) for nugget in nuggets],
+                           np.array([nugget.get("importance") == VITAL for nugget in nuggets], dtype=bool))
+
+
+def _against_lists_put(data: NuggetData, against: list[tuple[str, TopicData, int, str, dict]]) -> None:
+    """The marks of judges marking against a judge's list, as codes over that list on each topic. A judge marks
+    against one list (nuggets_from is part of its identity): the first one its verdicts name; a verdict whose list
+    the report cannot find (another source, a list since failed or gone) is not read."""
+    for name, topic, index, source, marks in against:
+        chosen = data.judge_lists.setdefault(name, source)
+        written = topic.written.get(source[len(SOURCE_JUDGE):]) if source.startswith(SOURCE_JUDGE) else None
+        if source != chosen or written is None:
+            data.judge_counts[name]["verdicts"] -= 1
+            data.judge_counts[name]["unread_verdicts"] += 1
+            continue
+        order, vital = written
+        if name not in topic.listed:
+            topic.listed[name] = (np.full((len(topic.items), len(order)), UNMARKED, dtype=np.int8), vital)
+        topic.listed[name][0][index] = marks_codes(order, marks)
 
 
 def _parsed(raw: str) -> dict:
@@ -272,6 +328,17 @@ def _source_scores(codes_by_topic: list[np.ndarray], topics: list[TopicData]) ->
     return {name: np.concatenate([part[name] for part in parts]) if parts else np.zeros(0) for name in SCORES}
 
 
+def _listed_scores(name: str, topics: list[TopicData]) -> dict[str, np.ndarray]:
+    """Every answer's scores under judge NAME's marks against the judge's list it names (undefined on a topic where
+    that list is not found)."""
+    parts = []
+    for topic in topics:
+        codes, vital = topic.listed.get(name, (np.full((len(topic.items), 0), UNMARKED, dtype=np.int8),
+                                               np.zeros(0, dtype=bool)))
+        parts.append(answer_scores(codes, vital))
+    return {score: np.concatenate([part[score] for part in parts]) if parts else np.zeros(0) for score in SCORES}
+
+
 def _value(x) -> float | None:
     return None if x is None or not np.isfinite(x) else float(x)
 
@@ -331,6 +398,49 @@ def _order_block(human: np.ndarray, judge: np.ndarray, runs: np.ndarray, topics:
     return block
 
 
+def _order_compact(block: dict, *, method: str) -> dict:
+    """An order block (_order_block's) without its per-topic rows: the correlations with n and intervals, the runs
+    that swap and the per-topic tau's summary."""
+    return {**{key: value for key, value in block.items() if key != "per_topic"},
+            "per_topic": block["per_topic"]["summary"], "method": method}
+
+
+def _nuggets_words(nuggets: str, name: str) -> str:
+    if nuggets == FROZEN:
+        return "the frozen lists"
+    writer = nuggets[len(SOURCE_JUDGE):]
+    return f"{writer}'s lists (its own)" if writer == name else f"{writer}'s lists"
+
+
+def _combinations_block(judges: dict[str, dict], scores: dict[str, dict[str, np.ndarray]], topics: list[TopicData],
+                        orders: dict) -> dict:
+    """The humans' run scores (the frozen lists, the humans' marks) against each judge's (its nuggets, its marks),
+    by condition; and, for two judges of one family marking against different lists, how the runs' order moves
+    with whose nuggets are used. ORDERS: the arguments _order_block takes beside the two scorings."""
+    marking = {name: block for name, block in judges.items() if block["verdicts"]}
+    rows = [{"judge": name, "family": block["family"], "nuggets": block["nuggets"],
+             "nuggets_words": _nuggets_words(block["nuggets"], name), "marks": name,
+             "condition": "frozen nuggets, judge marks" if block["nuggets"] == FROZEN else "judge nuggets, judge marks",
+             "runs": {score: _order_compact(block["runs"][score], method=COMBINATIONS_METHOD) for score in SCORES}}
+            for name, block in marking.items()]
+    sensitivity = []
+    for first, second in combinations(marking, 2):
+        a, b = marking[first], marking[second]
+        if a["family"] != b["family"] or a["nuggets"] == b["nuggets"]:
+            continue
+        if b["nuggets"] == FROZEN:  # the frozen lists' judge first
+            (first, a), (second, b) = (second, b), (first, a)
+        runs = {score: _order_compact(_order_block(scores[first][score], scores[second][score], **orders),
+                                      method=SENSITIVITY_METHOD) for score in SCORES}
+        sensitivity.append({"family": a["family"], "first": first, "second": second, "first_nuggets": a["nuggets"],
+                            "second_nuggets": b["nuggets"], "runs": runs})
+    frozen_sources: dict[str, int] = {}
+    for topic in topics:
+        frozen_sources[topic.source] = frozen_sources.get(topic.source, 0) + 1
+    return {"rows": rows, "sensitivity": sensitivity, "frozen_sources": dict(sorted(frozen_sources.items())),
+            "method": COMBINATIONS_METHOD, "sensitivity_method": SENSITIVITY_METHOD}
+
+
 def _creation_block(creations: list[tuple[str, str, dict]]) -> dict:
     """What the assessors did to the list they started from: per list, how many of its nuggets were kept, edited,
     added, removed; per source, the share of the assessors' nuggets kept or edited from it (its recovery)."""
@@ -384,8 +494,10 @@ def nugget_report_build(*, campaign) -> dict:
     judge_codes = {name: [topic.judges.get(name, np.full((len(topic.items), len(topic.order)), UNMARKED,
                                                           dtype=np.int8)) for topic in topics]
                    for name in data.judges}
+    # A judge marking against a judge's list is scored under that list; the others under the frozen lists.
     scores = {HUMANS: _source_scores(reference, topics),
-              **{name: _source_scores(codes, topics) for name, codes in judge_codes.items()}}
+              **{name: _listed_scores(name, topics) if name in data.judge_lists else _source_scores(codes, topics)
+                 for name, codes in judge_codes.items()}}
     n_runs, n_topics = len(data.runs), len(topics)
     runs_by_source = {source: _runs_block(found, runs_of, topic_of, n_runs=n_runs, n_topics=n_topics)
                       for source, found in scores.items()}
@@ -397,14 +509,15 @@ def nugget_report_build(*, campaign) -> dict:
                                           for source, block in runs_by_source.items()}}
                 for r, run in enumerate(data.runs)]
     judges = {}
+    orders_of = {"runs": runs_of, "topics": topic_of, "names": data.runs, "n_topics": n_topics,
+                 "topic_names": topic_names}
     for name, family in data.judges.items():
         agreement = _kappa_block([_answer_tables(judge, human) for judge, human in
                                   zip(judge_codes[name], reference, strict=True)], topics)
-        orders = {score: _order_block(scores[HUMANS][score], scores[name][score], runs_of, topic_of, data.runs,
-                                      n_topics=n_topics, topic_names=topic_names) for score in SCORES}
+        orders = {score: _order_block(scores[HUMANS][score], scores[name][score], **orders_of) for score in SCORES}
         item = {key: value for key, value in agreement[THREE].items() if key != "per_topic"}
-        judges[name] = {"family": family, **data.judge_counts[name], "item": item, "assignment": agreement,
-                        "runs": orders, "system": orders[HEADLINE]}
+        judges[name] = {"family": family, **data.judge_counts[name], "nuggets": data.judge_lists.get(name, FROZEN),
+                        "item": item, "assignment": agreement, "runs": orders, "system": orders[HEADLINE]}
     assessors = _kappa_block([_assessor_tables(topic) for topic in topics], topics)
     answers = [{"topic": topic.external_id, "run": data.runs[run], "item": item,
                 "n_humans": len(topic.humans.get(i, ()))}
@@ -428,6 +541,7 @@ def nugget_report_build(*, campaign) -> dict:
         "judges": judges,
         "runs": {"rows": run_rows, "sources": [HUMANS, *data.judges], "method": RUNS_METHOD},
         "answers": {"rows": answers, "scores": answer_scores_},
+        "combinations": _combinations_block(judges, scores, topics, orders_of),
         "creation": _creation_block(data.creations),
         "systems": [],
         "method": KAPPA_METHOD,

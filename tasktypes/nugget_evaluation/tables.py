@@ -58,14 +58,16 @@ CORRELATIONS = ("kendall_tau_b", "spearman", "pearson")
 def judges_csv(report: dict) -> str:
     """Rows: per judge and score, how it orders the runs against the humans (n runs, n topics, each correlation with
     its interval over topics, the swapped pairs, the per-topic tau's mean, sd and quartiles), with the judge's
-    assignment kappa against the humans (n marks, interval over topics) on each row."""
+    assignment kappa against the humans (n marks, interval over topics) on each row, and whose nuggets it marks
+    against ("frozen", or "judge:<name>": then its run scores are under that judge's lists and its kappa is empty)."""
     writer = SpreadsheetCsv()
     writer.writerow(["judge", "family", "score", "n_marks", "cohen_kappa", "cohen_kappa_ci95_low",
                      "cohen_kappa_ci95_high", "cohen_kappa_binary", "cohen_kappa_binary_ci95_low",
                      "cohen_kappa_binary_ci95_high", "n_runs", "n_topics",
                      *(f"{key}{end}" for key in CORRELATIONS for end in ("", "_ci95_low", "_ci95_high")),
                      "n_pairs", "n_swaps", "swaps", "topic_tau_n", "topic_tau_mean", "topic_tau_mean_ci95_low",
-                     "topic_tau_mean_ci95_high", "topic_tau_sd", "topic_tau_q1", "topic_tau_median", "topic_tau_q3"])
+                     "topic_tau_mean_ci95_high", "topic_tau_sd", "topic_tau_q1", "topic_tau_median", "topic_tau_q3",
+                     "nuggets"])
     for name, block in report["judges"].items():
         three, binary = block["assignment"]["three"], block["assignment"]["binary"]
         for score in report["scores"]:
@@ -81,7 +83,7 @@ def judges_csv(report: dict) -> str:
                 order["n_pairs"], order["n_swaps"],
                 "; ".join(f"{swap['runs'][0]} > {swap['runs'][1]}" for swap in order["swaps"]),
                 summary["n"], value_cell(summary["mean"]), *interval_cells(summary.get("bootstrap_ci95")),
-                value_cell(summary["sd"]), *(value_cell(q) for q in quartiles)])
+                value_cell(summary["sd"]), *(value_cell(q) for q in quartiles), block.get("nuggets", "frozen")])
     return writer.text()
 
 

@@ -355,3 +355,129 @@ def test_a_judge_writes_the_lists_that_are_frozen_then_marks_every_answer(
     assert (frozen["source"], [n["id"] for n in frozen["nuggets"]]) == ("judge:writer", ["n1", "n2"])
     # One sample per creation item, one per answer's single batch: stored with the judge.
     assert LLMSample.objects.filter(judge=run.judge).count() == 2 + 6
+
+
+# --- marking against a judge's list (nuggets_from "judge:<name>") ---
+
+def test_nuggets_from_is_an_option_of_both_families_and_part_of_the_judges_identity():
+    from judges.identity import config_hash
+
+    assert _config()["nuggets_from"] == _config("autoais")["nuggets_from"] == "frozen"
+    assert "nuggets_from" in family_options("llm", TYPE) and "nuggets_from" in family_options("autoais", TYPE)
+    assert _config(nuggets_from="judge:writer")["nuggets_from"] == "judge:writer"
+    assert _config("autoais", nuggets_from="judge:writer", support_at=0.7)["support_at"] == 0.7
+    for family in ("llm", "autoais"):
+        for bad in ("judge:", "writer", "judge: writer", "judge:" + "w" * 101, "Frozen"):
+            with pytest.raises(JudgeConfigError, match=rf"{family}: nuggets_from must be \"frozen\" or \"judge:"):
+                _config(family, nuggets_from=bad)
+        with pytest.raises(JudgeConfigError, match="nuggets_from must be a string"):
+            _config(family, nuggets_from=1)
+    assert config_hash(family="llm", config=_config()) != config_hash(family="llm",
+                                                                      config=_config(nuggets_from="judge:writer"))
+    with pytest.raises(JudgeConfigError, match=r"unknown configuration key\(s\) nuggets_from"):
+        family_config_validate("llm", {"nuggets_from": "frozen"}, task_type="qa_correctness")
+
+
+WRITTEN = [{"id": "n1", "text": "The bridge opened in 1932", "importance": "vital"},
+           {"id": "n2", "text": "Stone was used", "importance": "okay"},
+           {"id": "n3", "text": "It was repaired in 1954", "importance": "vital"}]
+
+
+def _writer_campaign(researcher, annotator):
+    """Two topics without a frozen list, two runs; judge "writer" wrote t0's nuggets and failed on t1's."""
+    from judges.models import Judge
+
+    campaign = nugget_campaign_build(researcher=researcher, annotators=[annotator], topics=2, runs=2)
+    writer = Judge.objects.create(campaign=campaign, name="writer", family="llm", config_hash="w")
+    nuggets = {item.topic.external_id: item for item in campaign.items.filter(kind=NUGGETS_KIND).select_related(
+        "topic")}
+    ModelJudgment.objects.create(judge=writer, item=nuggets["t0"], label="nuggets",
+                                 raw=json.dumps({"nuggets": WRITTEN, "sample": 0}))
+    ModelJudgment.objects.create(judge=writer, item=nuggets["t1"], failed=True, raw='{"reason": "no nugget"}')
+    answers = list(campaign.items.filter(kind=ANSWER_KIND).select_related("topic").order_by("topic__external_id",
+                                                                                         "id"))
+    inputs = [ItemInput(item_id=item.pk, topic_text=item.topic.text, gold_answers=[], text=item.text,
+                        data=item.data, topic_data=item.topic.data) for item in answers]
+    return campaign, inputs
+
+
+@pytest.mark.django_db
+def test_an_answer_is_marked_against_the_list_a_judge_wrote_for_its_topic(
+        researcher, annotator, django_assert_num_queries):
+    campaign, inputs = _writer_campaign(researcher, annotator)
+    first, second, third, fourth = inputs  # t0's two answers, then t1's
+    backend = ScriptedBackendChats({(0, 0): "1: support\n2: partial\n3: not", (1, 0): "1: not\n3: support"})
+    with django_assert_num_queries(1):  # the lists of the whole batch
+        verdicts = judging.nuggets_judge(ScriptedLLM(backend), inputs, _config(nuggets_from="judge:writer"))
+    marked, partly, failed, _ = verdicts
+    # The chats list the judge's nuggets, not a frozen list (the topics have none).
+    assert backend.chats[0][-1]["content"].split("Nuggets:\n")[1].startswith("1. The bridge opened in 1932\n2. Stone")
+    body = json.loads(marked.raw)
+    assert set(body) == {"list", "marks", "failed", "votes"} and body["list"] == "judge:writer"
+    assert body["marks"] == {"n1": "support", "n2": "partial_support", "n3": "not_support"}
+    assert (marked.failed, marked.label) == (False, "spn")
+    assert json.loads(partly.raw)["failed"] == {"n2": "no readable line for it in 1 sample(s)"}
+    assert partly.label == "n-s"
+    # t1's list failed: its answers fail with why, and are not asked.
+    assert failed.failed and json.loads(failed.raw)["reason"] == (
+        "judge writer's nuggets for this topic failed (retry them, then retry the failed items)")
+    assert len(backend.chats) == 2
+    # Frozen (the default) they wait for a frozen list; a judge that is not there, or wrote nothing, says so.
+    [waiting] = judging.nuggets_judge(ScriptedLLM(ScriptedBackend({})), [first], _config())
+    assert "no frozen nugget list for round 1" in json.loads(waiting.raw)["reason"]
+    [nobody] = judging.nuggets_judge(ScriptedLLM(ScriptedBackend({})), [first], _config(nuggets_from="judge:nobody"))
+    assert json.loads(nobody.raw)["reason"] == "no judge named 'nobody' in this campaign (nuggets_from judge:nobody)"
+    ModelJudgment.objects.filter(judge__name="writer", failed=True).delete()
+    [unwritten] = judging.nuggets_judge(ScriptedLLM(ScriptedBackend({})), [third],
+                                        _config(nuggets_from="judge:writer"))
+    assert json.loads(unwritten.raw)["reason"].startswith("judge writer has written no nuggets for this topic yet")
+    assert campaign.judges.count() == 1
+
+
+@pytest.mark.django_db
+def test_autoais_marks_against_a_judges_list(researcher, annotator):
+    _, inputs = _writer_campaign(researcher, annotator)
+    family = ScoredNLI({"The bridge opened in 1932": 0.9, "Stone was used": 0.2, "It was repaired in 1954": 0.6})
+    verdicts = judging.nuggets_judge(family, inputs[:1] + inputs[2:3], _config("autoais", nuggets_from="judge:writer"),
+                                     prompt=judging.judge_prompt("autoais"))
+    body = json.loads(verdicts[0].raw)
+    assert (body["list"], body["marks"], verdicts[0].label) == (
+        "judge:writer", {"n1": "support", "n2": "not_support", "n3": "support"}, "sns")
+    assert "version" not in body and body["p"] == {"n1": 0.9, "n2": 0.2, "n3": 0.6}
+    assert verdicts[1].failed and len(family.seen) == 3
+
+
+def test_one_judge_writes_the_lists_and_marks_against_them_and_a_second_marks_against_them_too(
+        researcher, annotator, eager, monkeypatch, django_capture_on_commit_callbacks):  # noqa: F811
+    """The fully automatic condition: no list frozen; judge auto writes each topic's nuggets and, once they are
+    written (retry failed items), marks every answer against them; judge marker (another configuration) marks
+    against auto's lists as well."""
+    campaign = nugget_campaign_build(researcher=researcher, annotators=[annotator], topics=2, runs=3)
+    monkeypatch.setattr(LLMJudge, "backend", staticmethod(lambda config, counter=None, connection=None:
+                                                          NuggetBackend()))
+    config = {"n": 1, "decoding": "greedy", "nuggets_from": "judge:auto"}
+    with django_capture_on_commit_callbacks(execute=True):
+        run = judge_run_start(campaign=campaign, name="auto", family="llm", config=config, batch_size=4)
+    created = ModelJudgment.objects.filter(judge=run.judge, item__kind=NUGGETS_KIND)
+    assert sorted(created.values_list("label", "failed")) == [("nuggets", False)] * 2
+    # Answers judged before their topic's list was written wait for it, with why.
+    waiting = ModelJudgment.objects.filter(judge=run.judge, item__kind=ANSWER_KIND, failed=True)
+    assert waiting.count() == 6 and all("judge auto has written no nuggets for this topic yet" in v.raw
+                                        for v in waiting)
+    with django_capture_on_commit_callbacks(execute=True):
+        run, _ = judge_run_retry_failed(run=run)
+    run.refresh_from_db()
+    assert run.status == RunStatus.SUCCEEDED
+    marked = ModelJudgment.objects.filter(judge=run.judge, item__kind=ANSWER_KIND)
+    assert sorted(marked.values_list("label", "failed")) == [("sn", False)] * 6
+    assert json.loads(marked.first().raw) == {"list": "judge:auto", "marks": {"n1": "support", "n2": "not_support"},
+                                              "failed": {}, "votes": {"n1": {"support": 1}, "n2": {"not_support": 1}}}
+    assert all(topic_list(topic.data) is None for topic in campaign.topics.all())  # nothing was frozen
+
+    with django_capture_on_commit_callbacks(execute=True):
+        second = judge_run_start(campaign=campaign, name="marker", family="llm",
+                                 config={**config, "nugget_batch": 5})
+    second.refresh_from_db()
+    assert second.status == RunStatus.SUCCEEDED
+    assert sorted(ModelJudgment.objects.filter(judge=second.judge).values_list("item__kind", "label", "failed")) == (
+        [("answer", "sn", False)] * 6 + [("nuggets", "nuggets", False)] * 2)

@@ -241,3 +241,144 @@ def test_the_report_page_and_its_downloads(simulated, client):
         assert answer.status_code == 200 and answer.content.count(b"\n") > 2
     methods = client.get(reverse("agreement-methods-txt", args=[slug]))
     assert methods.status_code == 200 and b"Kendall" in methods.content
+
+
+# --- whose nuggets, whose marks: judges marking against a judge's lists ---
+
+def _independent_run_means(campaign):
+    """Each run's vital_strict mean over topics under the humans (the frozen lists, REFERENCE_RULE over two
+    assessors: the first's mark unless both agree) and under each judge (its marks, against the list its raw names:
+    the frozen one by version, or the writer's verdict on the topic's nuggets item), read from the rows."""
+    from annotate.models import HumanJudgment, Item, Topic
+    from judges.models import ModelJudgment
+
+    frozen = {topic.pk: topic.data["nuggets"]["nuggets"] for topic in Topic.objects.filter(campaign=campaign)}
+    written = {(name, topic): json.loads(raw)["nuggets"] for name, topic, raw in ModelJudgment.objects.filter(
+        judge__campaign=campaign, item__kind="nuggets").values_list("judge__name", "item__topic_id", "raw")}
+    answers = {pk: (topic, data["run"]) for pk, topic, data in Item.objects.filter(
+        campaign=campaign, kind="answer").values_list("pk", "topic_id", "data")}
+
+    def vital_strict(nuggets, marks):
+        vital = [nugget["id"] for nugget in nuggets if nugget["importance"] == VITAL]
+        return sum(marks[n] == S for n in vital) / len(vital)
+
+    per_run: dict[str, dict[str, list[float]]] = {}
+    humans: dict[int, list[dict]] = {}
+    for item, value in HumanJudgment.objects.filter(unit__item__kind="answer").order_by("id").values_list(
+            "unit__item_id", "value"):
+        humans.setdefault(item, []).append(value["marks"])
+    for item, (first, _second) in humans.items():
+        topic, run = answers[item]
+        reference = {n: first[n] for n in first}  # agreed, or on a tie the earlier one's: the first's either way
+        per_run.setdefault("humans", {}).setdefault(run, []).append(vital_strict(frozen[topic], reference))
+    for name, item, raw in ModelJudgment.objects.filter(judge__campaign=campaign, item__kind="answer").values_list(
+            "judge__name", "item_id", "raw"):
+        body = json.loads(raw)
+        topic, run = answers[item]
+        nuggets = written[(body["list"][len("judge:"):], topic)] if "list" in body else frozen[topic]
+        per_run.setdefault(name, {}).setdefault(run, []).append(vital_strict(nuggets, body["marks"]))
+    runs = sorted(per_run["humans"])
+    return runs, {source: np.array([np.mean(found[run]) for run in runs]) for source, found in per_run.items()}
+
+
+@pytest.fixture
+def automatic(db):
+    """A frozen-list judge, a judge marking against writer's lists and one marking against its own (self)."""
+    return campaign_simulate(slug="automatic", topics=12, runs=8, nuggets=10, judge_errors={"judge": 0.15},
+                             list_judges={"auto": ("writer", 0.15), "self": ("self", 0.2)}, seed=7, creations=False)
+
+
+def test_the_combinations_are_scipys_correlations_of_the_run_means(automatic):
+    from scipy.stats import kendalltau, pearsonr, spearmanr
+
+    report = nugget_report_build(campaign=automatic.campaign)
+    runs, means = _independent_run_means(automatic.campaign)
+    judges = report["judges"]
+    assert [judges[name]["nuggets"] for name in ("auto", "judge", "self", "writer")] == [
+        "judge:writer", "frozen", "judge:self", "frozen"]
+    # A judge marking against a judge's lists is scored under them: the runs table holds those scores.
+    table = {row["run"]: row["sources"] for row in report["runs"]["rows"]}
+    for source in ("humans", "judge", "auto", "self"):
+        assert [table[run][source]["vital_strict"]["mean"] for run in runs] == pytest.approx(means[source])
+    combinations = report["combinations"]
+    assert combinations["frozen_sources"] == {"import:sim": 12}
+    rows = {row["judge"]: row for row in combinations["rows"]}
+    assert list(rows) == ["auto", "judge", "self"]  # writer only wrote lists
+    assert [(rows[name]["condition"], rows[name]["nuggets_words"]) for name in rows] == [
+        ("judge nuggets, judge marks", "writer's lists"), ("frozen nuggets, judge marks", "the frozen lists"),
+        ("judge nuggets, judge marks", "self's lists (its own)")]
+    for name, row in rows.items():
+        order = row["runs"]["vital_strict"]
+        human, judge = means["humans"], means[name]
+        assert (order["n_systems"], order["n_topics"], order["n_answers"]) == (8, 12, 96)
+        assert order["kendall_tau_b"] == pytest.approx(kendalltau(human, judge).statistic)
+        assert order["spearman"] == pytest.approx(spearmanr(human, judge).statistic)
+        assert order["pearson"] == pytest.approx(pearsonr(human, judge).statistic)
+        for key in ("kendall_tau_b", "spearman", "pearson"):
+            low, high = order[f"{key}_ci95"]
+            assert low <= order[key] <= high and order[f"{key}_ci_over"] == "topics"
+        swaps = sum((human[i] - human[j]) * (judge[i] - judge[j]) < 0 for i in range(8) for j in range(i + 1, 8))
+        assert (order["n_pairs"], order["n_swaps"]) == (28, swaps) and len(order["swaps"]) == swaps
+        assert order["per_topic"]["n"] == 12 and order["per_topic"]["sd"] is not None
+        assert set(row["runs"]) == {"all_strict", "vital_strict", "all", "vital", "weighted"}
+        # The same figures as the judge's own order block.
+        assert order["kendall_tau_b"] == judges[name]["runs"]["vital_strict"]["kendall_tau_b"]
+    # The judges marking other lists are not compared with the humans nugget by nugget: no marks in common.
+    assert judges["auto"]["item"]["n"] == 0 and judges["judge"]["item"]["n"] == 12 * 8 * 10
+    assert judges["auto"]["verdicts"] == 96 and judges["auto"]["unread_verdicts"] == 0
+    # Sensitivity: one family's judges marking against different lists, the frozen lists' judge first.
+    pairs = {(row["first"], row["second"]): row for row in combinations["sensitivity"]}
+    assert set(pairs) == {("judge", "auto"), ("judge", "self"), ("auto", "self")}
+    order = pairs[("judge", "auto")]["runs"]["vital_strict"]
+    assert (pairs[("judge", "auto")]["first_nuggets"], pairs[("judge", "auto")]["second_nuggets"]) == (
+        "frozen", "judge:writer")
+    assert order["kendall_tau_b"] == pytest.approx(kendalltau(means["judge"], means["auto"]).statistic)
+    assert order["n_systems"] == 8 and order["kendall_tau_b_ci95"] is not None
+    assert order["method"] == combinations["sensitivity_method"]
+
+
+def test_a_verdict_whose_list_is_gone_is_not_read(automatic):
+    from judges.models import ModelJudgment
+
+    ModelJudgment.objects.filter(judge__name="writer", item__topic__external_id="t000").delete()
+    report = nugget_report_build(campaign=automatic.campaign)
+    auto = report["judges"]["auto"]
+    assert (auto["verdicts"], auto["unread_verdicts"]) == (88, 8)
+    assert report["judges"]["auto"]["runs"]["vital_strict"]["n_topics"] == 11
+    assert {row["sources"]["auto"]["vital_strict"]["n_topics"] for row in report["runs"]["rows"]} == {11}
+
+
+def test_the_build_with_judges_lists_reads_a_fixed_number_of_queries(db):
+    counts = []
+    for slug, topics, runs in (("small-lists", 3, 3), ("large-lists", 10, 7)):
+        simulated = campaign_simulate(slug=slug, topics=topics, runs=runs, nuggets=5, seed=2,
+                                      list_judges={"auto": ("auto", 0.1)})
+        with CaptureQueriesContext(connection) as captured:
+            nugget_report_build(campaign=simulated.campaign)
+        counts.append(len(captured))
+    assert counts[0] == counts[1] <= 6
+
+
+def test_the_combinations_are_shown(automatic):
+    from tasktypes.nugget_evaluation.presentation import NuggetPresentation
+
+    report = json.loads(json.dumps(nugget_report_build(campaign=automatic.campaign)))
+    presentation = NuggetPresentation()
+    context = presentation.page_context(report, judge_names=list(report["judges"]), plots={})
+    # Only the frozen lists' judges are compared with the humans mark by mark.
+    assert [row["who"] for row in context["agreement_rows"]] == [
+        "Assessors, pairs on the same answer", "judge vs the humans", "writer vs the humans"]
+    html = render_to_string(presentation.body_template, {"report": report, **context})
+    assert 'id="nugget-combinations"' in html and 'id="nugget-sensitivity-table"' in html
+    assert "self&#x27;s lists (its own)" in html and "writer&#x27;s lists" in html
+    text = presentation.text(report)
+    assert "Sensitivity to whose nuggets are used" in text and "auto (writer's lists, its marks)" in text
+    judges = presentation.judges_csv(report).splitlines()
+    assert judges[0].endswith(",nuggets") and sum(line.endswith(",judge:writer") for line in judges) == 5
+
+
+def test_marks_against_a_judges_list_are_not_exported_as_marks_of_the_frozen_lists(automatic):
+    from tasktypes.nugget_evaluation import exports
+
+    assert exports.assignments_nuggetizer_jsonl(automatic.campaign, judge="auto") == ""
+    assert len(exports.assignments_nuggetizer_jsonl(automatic.campaign, judge="judge").splitlines()) == 96
