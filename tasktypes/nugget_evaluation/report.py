@@ -67,8 +67,9 @@ _BINARY_MAP = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 1.0]])
 KAPPA_METHOD = (f"Cohen's kappa over nugget marks pooled over answers (scikit-learn's definition, from the summed "
                 f"contingency table); per topic {bootstrap_method('answers of the topic')}, overall "
                 f"{bootstrap_method('topics')}")
-REFERENCE_RULE = ("each nugget's human mark on an answer is the most frequent of its assessors' current marks; "
-                  "among tied marks, that of the earliest judgment among them")
+REFERENCE_RULE = ("each nugget's human mark on an answer is the adjudicator's where the answer was adjudicated, else "
+                  "the most frequent of its assessors' current marks; among tied marks, that of the earliest "
+                  "judgment among them")
 RUNS_METHOD = f"a run's mean over topics of an answer's score, {bootstrap_method('topics')}"
 ORDER_METHOD = (f"Kendall's tau-b, Spearman's rho and Pearson's r between the runs' mean scores under the humans and "
                 f"under the judge, both on the answers that both marked, {bootstrap_method('topics')} (every run's "
@@ -93,6 +94,8 @@ class TopicData:
     runs: list[int] = field(default_factory=list)
     # answer index -> [(annotator, codes)] in the order the judgments were made
     humans: dict[int, list[tuple[str, np.ndarray]]] = field(default_factory=dict)
+    # answer index -> the adjudicated codes (the current adjudication), which the humans' mark takes
+    adjudicated: dict[int, np.ndarray] = field(default_factory=dict)
     judges: dict[str, np.ndarray] = field(default_factory=dict)
     source: str = ""  # where the frozen list came from (layout.py's SOURCE_*)
     # writer judge -> (its list's nugget ids, which are vital): the lists judges wrote for the topic
@@ -174,15 +177,18 @@ def _read(campaign) -> NuggetData:
             matrix = topic.judges[name] = np.full((len(topic.items), len(topic.order)), UNMARKED, dtype=np.int8)
         matrix[index] = marks_codes(topic.order, marks)
     _against_lists_put(data, against_lists)
-    judgments = (HumanJudgment.objects.filter(unit__campaign=campaign, kind=JudgmentKind.ANNOTATION, is_current=True,
-                                              unit__item__kind=ANSWER_KIND)
-                 .order_by("created_at", "id").values_list("unit__item_id", "annotator__username", "value"))
-    for item, annotator, value in judgments:
+    judgments = (HumanJudgment.objects.filter(unit__campaign=campaign, is_current=True, unit__item__kind=ANSWER_KIND,
+                                              kind__in=(JudgmentKind.ANNOTATION, JudgmentKind.ADJUDICATION))
+                 .order_by("created_at", "id").values_list("unit__item_id", "annotator__username", "value", "kind"))
+    for item, annotator, value, kind in judgments:
         found = where.get(item)
         if found is None or not isinstance(value, dict) or not isinstance(value.get("marks"), dict):
             continue
         topic, index = found
         if value.get("version") != topic.version:
+            continue
+        if kind == JudgmentKind.ADJUDICATION:  # the last current one: a unit has one
+            topic.adjudicated[index] = marks_codes(topic.order, value["marks"])
             continue
         data.annotators.add(annotator)
         topic.humans.setdefault(index, []).append((annotator, marks_codes(topic.order, value["marks"])))
@@ -490,6 +496,8 @@ def nugget_report_build(*, campaign) -> dict:
         matrix = np.full((len(topic.items), len(topic.order)), UNMARKED, dtype=np.int8)
         for index, marks in topic.humans.items():
             matrix[index] = reference_codes([codes for _, codes in marks])
+        for index, codes in topic.adjudicated.items():
+            matrix[index] = np.where(codes != UNMARKED, codes, matrix[index])
         reference.append(matrix)
     judge_codes = {name: [topic.judges.get(name, np.full((len(topic.items), len(topic.order)), UNMARKED,
                                                           dtype=np.int8)) for topic in topics]
@@ -530,6 +538,7 @@ def nugget_report_build(*, campaign) -> dict:
         "task_type": campaign.task_type,
         "humans": {"annotators": len(data.annotators), "answers_marked": humans_marked,
                    "judgments": sum(len(marks) for topic in topics for marks in topic.humans.values()),
+                   "answers_adjudicated": sum(len(topic.adjudicated) for topic in topics),
                    "reference_rule": REFERENCE_RULE},
         "n_topics": n_topics,
         "n_runs": n_runs,

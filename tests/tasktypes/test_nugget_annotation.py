@@ -297,3 +297,31 @@ def test_an_adjudicator_settles_an_answer_the_assessors_marked_apart(researcher,
     settled = HumanJudgment.objects.get(unit=unit, kind=JudgmentKind.ADJUDICATION)
     assert settled.value == {"version": 1, "marks": {"n1": "support", "n2": "partial_support"}}
     assert settled.label == "sp"
+
+
+def test_the_report_takes_the_adjudicated_marks_as_the_humans(researcher, annotator):
+    """An adjudicated answer's marks are the humans' mark in the scores; the assessors' agreement stays theirs."""
+    from annotate.services.adjudication import adjudication_submit
+    from tasktypes.nugget_evaluation.report import nugget_report_build
+
+    second = UserFactory(username="second")
+    campaign = nugget_campaign_build(researcher=researcher, annotators=[annotator, second], topics=1, runs=1,
+                                     overlap=2, slug="settled")
+    topic_list_freeze(topic=campaign.topics.get(), nuggets=LIST, source="import:test")
+    unit = Unit.objects.get(item__external_id="t0/run0")
+    submit(unit, annotator, {"version": 1, "marks": {"n1": "support", "n2": "not_support"}})
+    submit(unit, second, {"version": 1, "marks": {"n1": "not_support", "n2": "not_support"}})
+    before = nugget_report_build(campaign=campaign)
+    adjudication_submit(unit=unit, adjudicator=researcher,
+                        value={"version": 1, "marks": {"n1": "not_support", "n2": "support"}})
+    after = nugget_report_build(campaign=campaign)
+    assert before["humans"]["answers_adjudicated"] == 0 and after["humans"]["answers_adjudicated"] == 1
+    assert after["assessors"] == before["assessors"]  # the two assessors' agreement is theirs
+    # n1 is the only vital nugget: tied between the assessors, the earliest's support counts before (1.0); the
+    # adjudicator's no support after (0.0). All (strict): n1 before, n2 after: 0.5 both times.
+    assert answer_score(before, "vital_strict") == 1.0 and answer_score(after, "vital_strict") == 0.0
+    assert answer_score(before, "all_strict") == answer_score(after, "all_strict") == 0.5
+
+
+def answer_score(report, score):
+    return report["answers"]["scores"]["humans"][score][0]
