@@ -19,7 +19,7 @@ Items:
 
 Human values (HumanJudgment.value) and their labels:
   creation   {"nuggets": [{"id", "text", "importance", "origin": ORIGIN_*, "from": a proposal's id or null}],
-              "started_from": a proposal source or "", "removed": [proposal ids dropped]}; label CREATED_LABEL.
+              "started_from": a proposal source or "", "removed": [proposal ids dropped]}; label list_label(...).
   assignment {"version": the list's version, "marks": {nugget id: MARK_*}}; label marks_label(...).
 
 Judge verdicts (judges.models.ModelJudgment) on the same items: on a nuggets item, label CREATED_LABEL and raw the
@@ -28,6 +28,7 @@ JSON {"nuggets": [...]}; on an answer item, label marks_label(...) and raw the J
 """
 
 import hashlib
+import json
 
 NUGGETS_KIND = "nuggets"
 ANSWER_KIND = "answer"
@@ -78,6 +79,13 @@ def topic_lists(topic_data: dict) -> list[dict]:
     data = topic_data or {}
     current = topic_list(data)
     return [*(data.get("nugget_versions") or []), *([current] if current else [])]
+
+
+def list_label(nuggets: list[dict]) -> str:
+    """The label of a written list: CREATED_LABEL and a digest of its nuggets' texts and importances in order, so that
+    two assessors' lists are equal labels only when they are the same list (the adjudication queue takes the others)."""
+    written = json.dumps([[nugget.get("text"), nugget.get("importance")] for nugget in nuggets], ensure_ascii=False)
+    return f"{CREATED_LABEL}:{hashlib.sha256(written.encode()).hexdigest()[:12]}"
 
 
 def marks_label(marks: dict, order: list[str]) -> str:

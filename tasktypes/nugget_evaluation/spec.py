@@ -85,10 +85,12 @@ class NuggetEvaluation(TaskTypeSpec):
                             arrangement=arrangement)
 
     def adjudication_questions(self, campaign) -> list[dict]:
-        # The adjudication form asks one question per unit; an answer's marks are many questions, so an adjudicator
-        # writes the marks (or the nuggets) as a line of text: "s p n ..." in the list's order.
-        return [{"name": "marks", "title": "The marks, one letter per nugget in order (s, p or n)", "when": None,
-                 "choices": [], "text": True, "placeholder": "s p n s"}]
+        # The adjudication form asks the same questions of every unit of a campaign; an answer's marks are many, so
+        # an adjudicator writes them as a line of text, "s p n ..." in the list's order; on a topic's nuggets, the
+        # rater whose list is kept.
+        return [{"name": "marks", "title": "An answer: its marks, one letter per nugget in order (s, p or n). A "
+                                           "topic's nuggets: the rater whose list to keep (A, B, ...)",
+                 "when": None, "choices": [], "text": True, "placeholder": "s p n s, or A"}]
 
     def adjudication_display(self, *, unit, adjudicator) -> dict:
         """The topic, the answer, and the nuggets of its list numbered in order (the marks are typed in that order);
@@ -104,7 +106,7 @@ class NuggetEvaluation(TaskTypeSpec):
 
     def adjudication_value_from_post(self, post, *, unit, adjudicator) -> dict:
         if values.is_creation(unit):
-            raise JudgmentValueError("Nugget lists are adjudicated by freezing one (the campaign's Nuggets page).")
+            return values.rater_list(unit=unit, letter=post.get("marks", ""))
         frozen = values.round_list(unit)
         if frozen is None:
             raise JudgmentValueError("This topic's nuggets are not frozen yet.")

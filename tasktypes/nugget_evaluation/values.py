@@ -1,10 +1,11 @@
 """The values of the two steps (layout.py): checked, read from the annotation form, put in words. Pure functions
 over a unit's topic data; spec.py calls them."""
 
+from annotate.models import HumanJudgment, JudgmentKind
+from annotate.selectors.annotation import letter_label
 from annotate.task_types.spec import JudgmentValueError
 from tasktypes.nugget_evaluation.freeze import NuggetListError, nuggets_checked
 from tasktypes.nugget_evaluation.layout import (
-    CREATED_LABEL,
     MARK_LETTERS,
     MARKS,
     NUGGETS_KIND,
@@ -15,6 +16,7 @@ from tasktypes.nugget_evaluation.layout import (
     PARTIAL,
     SUPPORT,
     VITAL,
+    list_label,
     marks_label,
     topic_lists,
 )
@@ -46,7 +48,7 @@ def creation_check(value) -> str:
             raise JudgmentValueError(f"A nugget's origin is added, kept or edited, not {nugget.get('origin')!r}.")
     if not isinstance(value.get("started_from", ""), str) or not isinstance(value.get("removed", []), list):
         raise JudgmentValueError("started_from is a source's name and removed a list of proposal ids.")
-    return CREATED_LABEL
+    return list_label(value["nuggets"])
 
 
 def assignment_check(value, *, unit=None) -> str:
@@ -113,6 +115,20 @@ def creation_from_post(post, *, unit) -> dict:
         raise JudgmentValueError("Write at least one nugget.")
     return {"nuggets": nuggets, "started_from": started if proposals else "",
             "removed": [pid for pid in proposals if pid not in used]}
+
+
+def rater_list(*, unit, letter: str) -> dict:
+    """The creation value of the rater lettered LETTER on UNIT, as the adjudication page letters its raters (by who
+    judged the unit first): the list an adjudicator keeps."""
+    rows = list(HumanJudgment.objects.filter(unit=unit, kind=JudgmentKind.ANNOTATION).order_by("created_at", "id")
+                .values_list("annotator_id", "is_current", "value"))
+    order = list(dict.fromkeys(annotator for annotator, _, _ in rows))
+    current = {annotator: value for annotator, is_current, value in rows if is_current}
+    by_letter = {letter_label(n): current.get(annotator) for n, annotator in enumerate(order)}
+    chosen = by_letter.get(letter.strip().upper())
+    if not isinstance(chosen, dict):
+        raise JudgmentValueError(f"Name the rater whose list to keep: {', '.join(by_letter) or 'no rater yet'}.")
+    return chosen
 
 
 def assignment_from_post(post, *, unit) -> dict:

@@ -12,7 +12,7 @@ from django.utils import timezone
 from annotate.models import Assignment, HumanJudgment, Item, JudgmentKind, Unit
 from annotate.services.annotation import JudgmentValueError, judgment_submit, unit_lease_next
 from tasktypes.nugget_evaluation.freeze import NuggetListError, nuggets_checked, topic_list_freeze
-from tasktypes.nugget_evaluation.layout import ANSWER_KIND, NUGGETS_KIND, marks_label, topic_list
+from tasktypes.nugget_evaluation.layout import ANSWER_KIND, NUGGETS_KIND, list_label, marks_label, topic_list
 from tasktypes.nugget_evaluation.lists import RULE_HUMAN, campaign_lists, lists_freeze
 from tests.factories import UserFactory
 from tests.tasktypes.nugget_campaign import PROPOSAL, nugget_campaign_build
@@ -61,7 +61,7 @@ def test_a_creation_unit_records_what_was_kept_edited_added_and_removed(campaign
                            creation_post(assignment, rows, started_from="import:auto.jsonl"), **HTMX)
     assert response.status_code == 200
     judgment = HumanJudgment.objects.get(unit=assignment.unit)
-    assert judgment.label == "nuggets"
+    assert judgment.label == list_label(judgment.value["nuggets"]) and judgment.label.startswith("nuggets:")
     assert [(n["text"], n["importance"], n["origin"], n["from"]) for n in judgment.value["nuggets"]] == [
         ("The bridge opened in 1932", "vital", "kept", "p1"),
         ("Built of stone from the valley", "okay", "edited", "p2"),
@@ -325,3 +325,31 @@ def test_the_report_takes_the_adjudicated_marks_as_the_humans(researcher, annota
 
 def answer_score(report, score):
     return report["answers"]["scores"]["humans"][score][0]
+
+
+def test_two_assessors_lists_wait_for_an_adjudicator_who_keeps_one(researcher, annotator, client):
+    """Two different lists of a topic put its creation unit in the adjudication queue; the adjudicator names the
+    rater whose list to keep, and the assessors' rule freezes it."""
+    second, judge = UserFactory(username="second"), UserFactory(username="adj")
+    campaign = nugget_campaign_build(researcher=researcher, annotators=[annotator, second], topics=1, runs=1,
+                                     overlap=2, slug="two-lists")
+    from annotate.models import Membership, Role
+
+    Membership.objects.create(campaign=campaign, user=judge, role=Role.ADJUDICATOR)
+    unit = Unit.objects.get(item__kind=NUGGETS_KIND)
+    mine = {"nuggets": [{**n, "origin": "added", "from": None} for n in LIST], "started_from": "", "removed": []}
+    theirs = {**mine, "nuggets": mine["nuggets"][:1]}
+    first = submit(unit, annotator, mine)
+    submit(unit, second, theirs)
+    assert first.label.startswith("nuggets:") and first.label != HumanJudgment.objects.get(annotator=second).label
+    client.force_login(judge)
+    queue = client.get(f"/api/campaigns/{campaign.slug}/adjudication/").json()
+    assert [row["label"] for row in queue["results"]] == ["t0/nuggets"]
+    page = f"/campaigns/{campaign.slug}/adjudicate/{unit.pk}/"
+    assert "Passage 0 on the river bridge" in client.get(page).content.decode()
+    assert "Name the rater whose list to keep: A, B." in html.unescape(
+        client.post(page, {"marks": "C"}).content.decode())
+    client.post(page, {"marks": "b"})
+    assert HumanJudgment.objects.get(unit=unit, kind=JudgmentKind.ADJUDICATION).value == theirs
+    assert lists_freeze(campaign=campaign, source=RULE_HUMAN)["frozen"] == 1
+    assert topic_list(campaign.topics.get().data)["source"] == "adjudicated"
