@@ -6,7 +6,6 @@ from django.http import Http404, HttpResponse
 from annotate.access import campaign_for_researcher
 from annotate.task_types.spec import DownloadFile, ExtraDownload
 from tasktypes.nugget_evaluation import exports
-from tasktypes.nugget_evaluation.tables import answers_csv
 
 TYPE = "nugget_evaluation"
 JSONL = "application/x-ndjson; charset=utf-8"
@@ -50,7 +49,10 @@ def export_response(campaign, shape: str, judge: str | None):
 
 
 def answers_file(request, *, campaign, report, extras) -> DownloadFile:
-    """Every answer's scores under the humans and under each judge, from the stored report (tables.answers_csv)."""
+    """Every answer's scores under the humans and under each judge, from the stored report (tables.answers_csv,
+    imported here: the report's tables bring scipy, which start-up does without)."""
+    from tasktypes.nugget_evaluation.tables import answers_csv
+
     return DownloadFile(text=answers_csv(report), filename=f"{campaign.slug}-answers.csv",
                         content_type="text/csv; charset=utf-8")
 

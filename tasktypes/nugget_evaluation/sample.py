@@ -85,8 +85,8 @@ class NuggetSample(TaskTypeSample):
     # Measured (the same at both sizes), plus one of headroom. The judge comparison reads the items the two judges
     # differ on, which every marks label here does.
     bounds = {("agreement-judge-compare?a=&b=", "researcher"): 13, ("api-agreement-compare?a=&b=", "researcher"): 11,
-              ("nugget-lists", "researcher"): 9, ("nugget-export", "researcher"): 7,
-              ("api-nugget-lists", "researcher"): 7, ("api-nugget-freeze", "researcher"): 7,
+              ("nugget-lists", "researcher"): 11, ("nugget-export", "researcher"): 7,
+              ("api-nugget-lists", "researcher"): 9, ("api-nugget-freeze", "researcher"): 9,
               ("api-nugget-export", "researcher"): 7}
 
     judges = (SampleJudge("nli", "external"), SampleJudge("marks", "external", {"source": "marks.jsonl"}))
