@@ -8,6 +8,9 @@ Topic (external_id: the topic id, text: the query); Topic.data:
   "nugget_versions"  the earlier frozen lists, oldest first, same shape (each a finished round).
   "proposals" {source: [{"id", "text", "importance"}]}: lists a creation unit can be started from (an imported
               file's, by its name as "import:<name>").
+  "matches"   {source: {"version": the frozen list's, "by": username, "at", "pairs": {frozen nugget id: the source
+              list's nugget id saying the same, or null}}}: a person's match of the frozen list with another list
+              (matching.py), which the report's recovery counts.
 
 Items:
   kind NUGGETS_KIND, one per topic, external_id "<topic>/nuggets": its unit is the topic's creation unit.

@@ -98,6 +98,8 @@ class TopicData:
     adjudicated: dict[int, np.ndarray] = field(default_factory=dict)
     judges: dict[str, np.ndarray] = field(default_factory=dict)
     source: str = ""  # where the frozen list came from (layout.py's SOURCE_*)
+    # other list's source -> the person's match of the frozen list with it (matching.py), on this version
+    matches: dict[str, dict] = field(default_factory=dict)
     # writer judge -> (its list's nugget ids, which are vital): the lists judges wrote for the topic
     written: dict[str, tuple[list[str], np.ndarray]] = field(default_factory=dict)
     # judge -> (codes answers x nuggets of the list it marks against, which of those are vital)
@@ -120,15 +122,18 @@ def _read(campaign) -> NuggetData:
     nuggets items: the lists judges wrote), assignment and creation judgments."""
     data = NuggetData()
     topics: dict[int, TopicData] = {}
-    for pk, external_id, nuggets in Topic.objects.filter(campaign=campaign).order_by("external_id").values_list(
-            "id", "external_id", "data__nuggets"):
+    for pk, external_id, nuggets, matches in Topic.objects.filter(campaign=campaign).order_by(
+            "external_id").values_list("id", "external_id", "data__nuggets", "data__matches"):
         frozen = topic_list({"nuggets": nuggets})
         if frozen is None:
             continue
         order = [str(nugget["id"]) for nugget in frozen["nuggets"]]
         vital = np.array([nugget.get("importance") == VITAL for nugget in frozen["nuggets"]], dtype=bool)
         topics[pk] = TopicData(external_id=external_id, version=int(frozen["version"]), order=order, vital=vital,
-                               source=str(frozen.get("source") or ""))
+                               source=str(frozen.get("source") or ""),
+                               matches={source: match for source, match in (matches or {}).items()
+                                        if isinstance(match, dict) and match.get("version") == int(frozen["version"])
+                                        and isinstance(match.get("pairs"), dict)})
     runs: dict[str, int] = {}
     where: dict[int, tuple[TopicData, int]] = {}  # item -> (its topic, its answer index there)
     rows = (Item.objects.filter(campaign=campaign, kind=ANSWER_KIND).order_by("id")
@@ -480,6 +485,34 @@ def _creation_block(creations: list[tuple[str, str, dict]]) -> dict:
     return {"n_lists": len(rows), "rows": rows, "sources": sources, "totals": totals}
 
 
+def _matched_block(topics: list[TopicData]) -> dict:
+    """Per other list (a judge's, an imported one), the share of the frozen lists' nuggets a person matched with one
+    of its nuggets (matching.py): pooled over the topics matched, with an interval over topics; also over the vital
+    nuggets alone."""
+    by_source: dict[str, dict[str, tuple[list[float], list[float]]]] = {}
+    for topic in topics:
+        for source, match in topic.matches.items():
+            found = [1.0 if match["pairs"].get(nugget) else 0.0 for nugget in topic.order]
+            vital = [value for value, is_vital in zip(found, topic.vital, strict=True) if is_vital]
+            by_source.setdefault(source, {})[topic.external_id] = (found, vital)
+    out = {}
+    for source, per_topic in sorted(by_source.items()):
+        every = [values for values, _ in per_topic.values()]
+        vital = [values for _, values in per_topic.values() if values]
+        pooled = [value for values in every for value in values]
+        block = {"n": len(pooled), "n_topics": len(per_topic), "matched": int(sum(pooled)),
+                 "recovery": float(np.mean(pooled)) if pooled else None,
+                 "n_vital": sum(map(len, vital)),
+                 "vital_recovery": float(np.mean([v for values in vital for v in values])) if vital else None,
+                 "recovery_method": (f"share of the frozen lists' nuggets matched by a person with one of the "
+                                     f"source's, pooled; {bootstrap_method('topics')}")}
+        put_interval(block, "recovery", cluster_mean_interval(every), units=len(every), noun="topics")
+        if vital:
+            put_interval(block, "vital_recovery", cluster_mean_interval(vital), units=len(vital), noun="topics")
+        out[source] = block
+    return out
+
+
 def nugget_report_build(*, campaign) -> dict:
     """CAMPAIGN's nugget report (module docstring; the document's keys in docs/task-types/nugget_evaluation.md). Reads a
     fixed number of queries."""
@@ -551,7 +584,7 @@ def nugget_report_build(*, campaign) -> dict:
         "runs": {"rows": run_rows, "sources": [HUMANS, *data.judges], "method": RUNS_METHOD},
         "answers": {"rows": answers, "scores": answer_scores_},
         "combinations": _combinations_block(judges, scores, topics, orders_of),
-        "creation": _creation_block(data.creations),
+        "creation": {**_creation_block(data.creations), "matched": _matched_block(topics)},
         "systems": [],
         "method": KAPPA_METHOD,
     }

@@ -87,7 +87,7 @@ class NuggetSample(TaskTypeSample):
     bounds = {("agreement-judge-compare?a=&b=", "researcher"): 13, ("api-agreement-compare?a=&b=", "researcher"): 11,
               ("nugget-lists", "researcher"): 11, ("nugget-export", "researcher"): 7,
               ("api-nugget-lists", "researcher"): 9, ("api-nugget-freeze", "researcher"): 9,
-              ("api-nugget-export", "researcher"): 7}
+              ("api-nugget-export", "researcher"): 7, ("nugget-match", "researcher"): 8}
 
     judges = (SampleJudge("nli", "external"), SampleJudge("marks", "external", {"source": "marks.jsonl"}))
 

@@ -5,11 +5,14 @@ from django.contrib import messages
 from django.db import transaction
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
+from annotate.access import campaign_for_adjudicator
 from annotate.services.data_version import campaign_data_changed
-from tasktypes.nugget_evaluation.downloads import EXPORTS, export_response, nugget_campaign
+from tasktypes.nugget_evaluation.downloads import EXPORTS, TYPE, export_response, nugget_campaign
 from tasktypes.nugget_evaluation.lists import RULE_HUMAN, FreezeError, campaign_lists, lists_freeze
+from tasktypes.nugget_evaluation.matching import MatchError, match_save, matchable
 from tasktypes.nugget_evaluation.steps import creation_overlap, steps_out_of_step, steps_sync
 
 
@@ -62,3 +65,39 @@ def nuggets_export(request, slug):
     if response is None:
         raise Http404("No such download.")
     return response
+
+
+@require_http_methods(["GET", "POST"])
+def nuggets_match(request, slug):
+    """Match a topic's frozen list with another list of it (matching.py), for its adjudicators and researchers:
+    without ?topic= and ?source=, every pair that may be matched and how far it is; with them, the form."""
+    campaign = campaign_for_adjudicator(request.user, slug)
+    if campaign.task_type != TYPE:
+        raise Http404("This campaign does not evaluate answers by nuggets.")
+    topic_id, source = request.GET.get("topic", ""), request.GET.get("source", "")
+    rows = matchable(campaign=campaign)
+    if not topic_id:
+        return render(request, "nugget_evaluation/nuggets_match.html", {"campaign": campaign, "rows": rows})
+    found = next((row for row in rows if row["topic"].external_id == topic_id and row["source"] == source), None)
+    if found is None:
+        raise Http404("No such list to match: the topic has no frozen list, or no list from that source.")
+    error = ""
+    if request.method == "POST":
+        pairs = {nugget["id"]: request.POST.get(f"match:{nugget['id']}", "") for nugget in found["frozen"]["nuggets"]
+                 if f"match:{nugget['id']}" in request.POST}
+        try:
+            match_save(campaign=campaign, topic_id=topic_id, source=source, pairs=pairs, by=request.user)
+        except MatchError as exc:
+            error = str(exc)
+        else:
+            matched = sum(1 for value in pairs.values() if value)
+            messages.success(request, f"Topic {topic_id}: {matched} of {len(pairs)} frozen nuggets matched in "
+                                      f"{source}'s list.")
+            return redirect(f"{reverse('nugget-match', args=[campaign.slug])}")
+    chosen = (found["match"] or {}).get("pairs") or {}
+    if request.method == "POST":
+        chosen = {key[len("match:"):]: value for key, value in request.POST.items() if key.startswith("match:")}
+    return render(request, "nugget_evaluation/nuggets_match.html", {
+        "campaign": campaign, "row": found, "error": error,
+        "pairs": [(nugget, chosen.get(nugget["id"]) or "") for nugget in found["frozen"]["nuggets"]]},
+        status=400 if error else 200)

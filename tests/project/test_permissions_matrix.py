@@ -136,6 +136,7 @@ EXPECTED = {
     "api-nugget-freeze": (401, 403, 404, 403, 404, 404),
     "api-nugget-export": (401, 403, 404, 403, 404, 404),
     "api-nugget-steps": API_RESEARCHER_POST_ONLY,
+    "nugget-match": (LOGIN, 403, 404, 404, 404, 404),  # its adjudicators and researchers; 404: another type
     "api-campaign-export": API_RESEARCHER,
     # Creates a campaign: staff only, and no role here is staff.
     "api-campaign-archives": (401, 403, 403, 403, 403, 403),

@@ -353,3 +353,38 @@ def test_two_assessors_lists_wait_for_an_adjudicator_who_keeps_one(researcher, a
     assert HumanJudgment.objects.get(unit=unit, kind=JudgmentKind.ADJUDICATION).value == theirs
     assert lists_freeze(campaign=campaign, source=RULE_HUMAN)["frozen"] == 1
     assert topic_list(campaign.topics.get().data)["source"] == "adjudicated"
+
+
+def test_a_person_matches_a_judges_list_with_the_frozen_one_and_the_report_counts_it(researcher, annotator,
+                                                                                      client):
+    """The Match page lists each frozen topic beside each other list; a person says which nugget matches which; the
+    report's recovery counts those matches (not equal strings), with its n and interval."""
+    from judges.models import Judge, ModelJudgment
+    from tasktypes.nugget_evaluation.report import nugget_report_build
+
+    campaign = nugget_campaign_build(researcher=researcher, annotators=[annotator], topics=2, runs=1, slug="match")
+    judge = Judge.objects.create(campaign=campaign, name="writer", family="external", config_hash="w" * 64)
+    written = [{"id": "n1", "text": "Opened in the year 1932", "importance": "vital"},
+               {"id": "n2", "text": "It is painted red", "importance": "okay"}]
+    for topic in campaign.topics.all():
+        topic_list_freeze(topic=topic, nuggets=LIST, source="import:test")
+        ModelJudgment.objects.create(judge=judge, item=Item.objects.get(topic=topic, kind=NUGGETS_KIND),
+                                     label="nuggets", raw=json.dumps({"nuggets": written}))
+    url = reverse("nugget-match", args=[campaign.slug])
+    client.force_login(annotator)
+    assert client.get(url).status_code == 403
+    client.force_login(researcher)
+    index = client.get(url).content.decode()
+    assert index.count("judge:writer") == 2 and "not yet" in index
+    form = client.get(url, {"topic": "t0", "source": "judge:writer"}).content.decode()
+    assert 'name="match:n1"' in form and "Opened in the year 1932" in form
+    refused = client.post(f"{url}?topic=t0&source=judge:writer", {"match:n1": "n9", "match:n2": ""})
+    assert refused.status_code == 400 and "the other list has no nugget" in html.unescape(refused.content.decode())
+    # "It opened in 1932" and "Opened in the year 1932" say the same: a match no string comparison would make
+    client.post(f"{url}?topic=t0&source=judge:writer", {"match:n1": "n1", "match:n2": ""})
+    client.post(f"{url}?topic=t1&source=judge:writer", {"match:n1": "", "match:n2": ""})
+    assert campaign.topics.get(external_id="t0").data["matches"]["judge:writer"]["pairs"] == {"n1": "n1", "n2": None}
+    matched = nugget_report_build(campaign=campaign)["creation"]["matched"]["judge:writer"]
+    assert (matched["n"], matched["matched"], matched["n_topics"], matched["recovery"]) == (4, 1, 2, 0.25)
+    assert (matched["n_vital"], matched["vital_recovery"]) == (2, 0.5)
+    assert matched["recovery_ci_over"] == "topics" and "recovery_ci95" in matched
