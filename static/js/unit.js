@@ -235,6 +235,7 @@ window.ConcordUnit = (function () {
   container.addEventListener("htmx:afterSwap", function () {
     busy = false;
     painted();
+    shortcuts();
     clamps();
     keepClearSoon();
     var keep = document.getElementById("stale-keep");
@@ -426,11 +427,22 @@ window.ConcordUnit = (function () {
 
   window.addEventListener("resize", pinnedHeight);
 
+  // --- Shortcuts said to assistive technology ---
+
+  // A control a key works (data-key: its keys, separated by spaces) says so in aria-keyshortcuts, which screen
+  // readers and voice control read (WCAG 4.1.2); the keys' names are the attribute's ("y", "Enter", "ArrowLeft").
+  // Only controls: a ranking's candidates carry data-key as their own id.
+  function shortcuts() {
+    container.querySelectorAll("button[data-key], input[data-key], a[data-key], summary[data-key]").forEach(
+      function (el) { el.setAttribute("aria-keyshortcuts", el.getAttribute("data-key").trim()); });
+  }
+
   // --- Start ---
 
   function start(options) {
     clampKey = (options && options.clampKey) || "";
     painted();
+    shortcuts();
     clamps();
     keepClearSoon();
     if (pending) resend();  // a verdict kept from before a reload or a sign-in

@@ -1,7 +1,8 @@
 """WCAG 2.1 A and AA, as axe-core checks them (tests/a11y: the version pinned there, installed by scripts/install
 --test), on every task type's pages built from its sample (tests/project/test_query_counts.campaign_from_sample): the
 annotation page with a unit leased, the campaign page and the agreement report with every <details> opened. A
-violation fails with its rule, its impact and the first elements it names (issue 54)."""
+violation fails with its rule, its impact and the first elements it names (issue 54). On the annotation page every
+control a key works also names its keys in aria-keyshortcuts."""
 
 from pathlib import Path
 
@@ -35,8 +36,13 @@ def test_every_task_types_pages_meet_wcag_21_aa_as_axe_checks_them(task_type, lo
     found = []
     page = login_page(world["users"]["annotator"].username)
     page.goto(f"{live_server.url}/campaigns/{slug}/annotate/")
-    page.wait_for_selector("#annotate-unit")
+    page.wait_for_selector("#annotate-unit[data-ready]", state="attached")
     found += violations(page)
+    # Every control a key works says its keys to assistive technology.
+    said = page.evaluate("""() => Array.from(document.querySelectorAll(
+        '#annotate-unit button[data-key], #annotate-unit input[data-key], #annotate-unit a[data-key]')).map(
+        el => [el.getAttribute('data-key').trim(), el.getAttribute('aria-keyshortcuts')])""")
+    assert said and all(keys == announced for keys, announced in said), said
     page = login_page(world["users"]["researcher"].username)
     for path in (f"/campaigns/{slug}/", f"/campaigns/{slug}/report/"):
         page.goto(f"{live_server.url}{path}")
