@@ -1,5 +1,5 @@
 """A nugget_evaluation campaign's data written back in the layouts its formats read (formats.py,
-docs/nugget_evaluation_formats.md), each a function (campaign, ...) -> str whose text the matching format imports
+docs/task-types/nugget_evaluation.md), each a function (campaign, ...) -> str whose text the matching format imports
 again to the same rows:
 
 - answers_rag_jsonl: the answers (each run's answer to each topic once, as first imported) as rag-answers JSONL;

@@ -1,5 +1,5 @@
 """The import formats of nugget_evaluation (their readers in importers.py, the writers of the same layouts in
-exports.py; docs/nugget_evaluation_formats.md). Answers: rag-answers. Nugget lists: nuggetizer-nuggets,
+exports.py; docs/task-types/nugget_evaluation.md). Answers: rag-answers. Nugget lists: nuggetizer-nuggets,
 autojudge-nugget-bank, nuggets-tsv (each frozen as its topic's list, or with as_proposals kept as a list a creation
 unit may start from). Marks: nuggetizer-assignments, assignments-tsv (humans', or under a judge name an external
 judge's)."""
@@ -21,7 +21,7 @@ class RagAnswers(ImportFormat):
     help = "The TREC RAG track's answers, one per line: {\"run_id\", \"topic_id\", \"topic\", \"references\", " \
            "\"answer\": [{\"text\", \"citations\"}]}; files, or a folder or .zip holding them beside segments.tsv " \
            "(id<TAB>text) or segments.jsonl ({\"docid\", \"segment\", \"title\"}), the cited segments' texts " \
-           "(docs/nugget_evaluation_formats.md)."
+           "(docs/task-types/nugget_evaluation.md)."
     folders = True
 
     def run(self, *, campaign, paths, summary, unused) -> None:
@@ -52,20 +52,20 @@ class NuggetizerNuggets(NuggetLists):
     name = "nuggetizer-nuggets"
     help = "castorini/nuggetizer's nuggets, one topic per line: {\"qid\", \"query\", \"nuggets\": [{\"text\", " \
            "\"importance\": \"vital\" or \"okay\"}]}; frozen as each topic's list, or kept as proposals " \
-           "(docs/nugget_evaluation_formats.md)."
+           "(docs/task-types/nugget_evaluation.md)."
 
 
 class AutojudgeNuggetBank(NuggetLists):
     name = "autojudge-nugget-bank"
     help = "The TREC AutoJudge harness's nugget banks: a bank per .json file or one per line of a .jsonl file, " \
            "{\"query_id\", \"title_query\", \"nugget_bank\": {key: {\"question\" or \"claim\", \"importance\"}}}; " \
-           "frozen as each topic's list, or kept as proposals (docs/nugget_evaluation_formats.md)."
+           "frozen as each topic's list, or kept as proposals (docs/task-types/nugget_evaluation.md)."
 
 
 class NuggetsTsv(NuggetLists):
     name = "nuggets-tsv"
     help = "TSV with header topic, nugget, importance (vital or okay) and text, a nugget per line in its list's " \
-           "order; frozen as each topic's list, or kept as proposals (docs/nugget_evaluation_formats.md)."
+           "order; frozen as each topic's list, or kept as proposals (docs/task-types/nugget_evaluation.md)."
 
 
 class Assignments(ImportFormat):
@@ -85,14 +85,14 @@ class NuggetizerAssignments(Assignments):
     help = "castorini/nuggetizer's assignments, one answer per line: {\"qid\", \"query\", \"run_id\", " \
            "\"answer_text\", \"nuggets\": [{\"text\", \"importance\", \"assignment\": \"support\", " \
            "\"partial_support\" or \"not_support\"}]}, optionally \"assessor\"; with a judge name, that judge's " \
-           "marks (docs/nugget_evaluation_formats.md)."
+           "marks (docs/task-types/nugget_evaluation.md)."
 
 
 class AssignmentsTsv(Assignments):
     name = "assignments-tsv"
     help = "TSV with header topic, run, nugget (its id in the topic's frozen list), mark (support, " \
            "partial_support or not_support) and optionally assessor; with a judge name, that judge's marks " \
-           "(docs/nugget_evaluation_formats.md)."
+           "(docs/task-types/nugget_evaluation.md)."
 
 
 FORMATS: tuple = (RagAnswers(), NuggetizerNuggets(), AutojudgeNuggetBank(), NuggetsTsv(), NuggetizerAssignments(),

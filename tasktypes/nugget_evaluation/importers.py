@@ -1,4 +1,4 @@
-"""The readers of nugget_evaluation's formats (formats.py; the layouts in docs/nugget_evaluation_formats.md), writing
+"""The readers of nugget_evaluation's formats (formats.py; the layouts in docs/task-types/nugget_evaluation.md), writing
 the rows layout.py describes with interchange's readers and writers. A topic named for the first time is made with
 its creation item; an answer is an item of its topic's current round with a SystemOutput beside it, its unit closed
 until the topic's list is frozen; a nugget list is frozen with freeze.topic_list_freeze (a new round when the

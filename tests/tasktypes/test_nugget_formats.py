@@ -1,7 +1,7 @@
-"""nugget_evaluation's formats (tasktypes/nugget_evaluation/formats.py, docs/nugget_evaluation_formats.md): the TREC RAG
-answers with their cited segments, nuggetizer's nuggets and assignments, the AutoJudge harness's nugget banks, the
-TSV lists and marks; each imported through the one entry point, refused with its file and line and nothing written
-when bad, and written back by exports.py to the same rows."""
+"""nugget_evaluation's formats (tasktypes/nugget_evaluation/formats.py, docs/task-types/nugget_evaluation.md): the TREC
+RAG answers with their cited segments, nuggetizer's nuggets and assignments, the AutoJudge harness's nugget banks,
+the TSV lists and marks; each imported through the one entry point, refused with its file and line and nothing
+written when bad, and written back by exports.py to the same rows."""
 
 import json
 import shutil
