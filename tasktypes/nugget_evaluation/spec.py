@@ -106,7 +106,7 @@ class NuggetEvaluation(TaskTypeSpec):
 
     def adjudication_value_from_post(self, post, *, unit, adjudicator) -> dict:
         if values.is_creation(unit):
-            return values.rater_list(unit=unit, letter=post.get("marks", ""))
+            return values.rater_list(unit=unit, adjudicator=adjudicator, letter=post.get("marks", ""))
         frozen = values.round_list(unit)
         if frozen is None:
             raise JudgmentValueError("This topic's nuggets are not frozen yet.")

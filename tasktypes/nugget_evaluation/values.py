@@ -1,8 +1,7 @@
 """The values of the two steps (layout.py): checked, read from the annotation form, put in words. Pure functions
 over a unit's topic data; spec.py calls them."""
 
-from annotate.models import HumanJudgment, JudgmentKind
-from annotate.selectors.annotation import letter_label
+from annotate.selectors.adjudication import adjudication_unit_view
 from annotate.task_types.spec import JudgmentValueError
 from tasktypes.nugget_evaluation.freeze import NuggetListError, nuggets_checked
 from tasktypes.nugget_evaluation.layout import (
@@ -117,14 +116,11 @@ def creation_from_post(post, *, unit) -> dict:
             "removed": [pid for pid in proposals if pid not in used]}
 
 
-def rater_list(*, unit, letter: str) -> dict:
-    """The creation value of the rater lettered LETTER on UNIT, as the adjudication page letters its raters (by who
-    judged the unit first): the list an adjudicator keeps."""
-    rows = list(HumanJudgment.objects.filter(unit=unit, kind=JudgmentKind.ANNOTATION).order_by("created_at", "id")
-                .values_list("annotator_id", "is_current", "value"))
-    order = list(dict.fromkeys(annotator for annotator, _, _ in rows))
-    current = {annotator: value for annotator, is_current, value in rows if is_current}
-    by_letter = {letter_label(n): current.get(annotator) for n, annotator in enumerate(order)}
+def rater_list(*, unit, adjudicator, letter: str) -> dict:
+    """The creation value of the rater lettered LETTER on UNIT, lettered as the adjudication page shows them to
+    ADJUDICATOR (annotate.selectors.adjudication.adjudication_unit_view): the list an adjudicator keeps."""
+    raters = adjudication_unit_view(unit=unit, adjudicator=adjudicator)["raters"]
+    by_letter = {row["rater"].removeprefix("Rater "): row["value"] for row in raters}
     chosen = by_letter.get(letter.strip().upper())
     if not isinstance(chosen, dict):
         raise JudgmentValueError(f"Name the rater whose list to keep: {', '.join(by_letter) or 'no rater yet'}.")
