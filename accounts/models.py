@@ -139,3 +139,20 @@ class InvitationEvent(models.Model):
 
     def __str__(self):
         return f"{self.get_kind_display()}: {self.account_name} ({self.scope_name})"
+
+
+class Preferences(models.Model):
+    """What a person chose for themselves, kept with their account (so it holds on every device and after signing in
+    again)."""
+
+    class Shortcuts(models.TextChoices):
+        KEYS = "keys", "Single keys: y, n, 1, ? work the annotation pages"
+        ALT = "alt", "With Alt held: Alt+y, Alt+n (Option on a Mac); a key alone types nothing"
+        OFF = "off", "Off: no key letter works a control (Enter, Tab and the arrows still do)"
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preferences")
+    shortcuts = models.CharField(
+        max_length=8, choices=Shortcuts.choices, default=Shortcuts.KEYS,
+        help_text="How character keys work the annotation pages (static/js/keys.js; WCAG 2.1.4).",
+    )
+    updated_at = models.DateTimeField(auto_now=True)

@@ -4,7 +4,7 @@ from django.core.cache import cache
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from accounts.models import AccountState, ApiToken, Invitation, InvitedAccount, token_digest
+from accounts.models import AccountState, ApiToken, Invitation, InvitedAccount, Preferences, token_digest
 
 
 def tokens_for_user(*, user) -> QuerySet[ApiToken]:
@@ -74,3 +74,12 @@ def invited_elsewhere(*, user, scope: str) -> bool:
     """Whether USER is an account another scope than SCOPE invited, still unclaimed and open to that scope's links."""
     return InvitedAccount.objects.filter(user=user, claimed_at__isnull=True, closed_at__isnull=True).exclude(
         scope=scope).exists()
+
+
+def shortcuts_mode(*, user) -> str:
+    """How character keys work the annotation pages for USER (Preferences.Shortcuts): "keys" for anyone who chose
+    nothing, and for a visitor not signed in."""
+    if not getattr(user, "is_authenticated", False):
+        return Preferences.Shortcuts.KEYS
+    chosen = Preferences.objects.filter(user=user).values_list("shortcuts", flat=True).first()
+    return chosen or Preferences.Shortcuts.KEYS

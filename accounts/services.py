@@ -10,12 +10,28 @@ from django.contrib.auth.password_validation import validate_password
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import AccountState, ApiToken, Invitation, InvitationEvent, InvitedAccount, token_digest
+from accounts.models import (
+    AccountState,
+    ApiToken,
+    Invitation,
+    InvitationEvent,
+    InvitedAccount,
+    Preferences,
+    token_digest,
+)
 from accounts.routers import tokens_database
 from accounts.selectors import invitation_problem, password_change_flag_set
 
 KEY_PREFIX = "cnc_"
 PREFIX_SHOWN = 10  # "cnc_" and six characters of the random part
+
+
+def shortcuts_set(*, user, mode: str) -> Preferences:
+    """USER's choice of keyboard shortcuts (Preferences.Shortcuts), kept with their account."""
+    if mode not in Preferences.Shortcuts.values:
+        raise ValueError(f"Unknown shortcuts setting {mode!r}: one of {', '.join(Preferences.Shortcuts.values)}.")
+    preferences, _ = Preferences.objects.update_or_create(user=user, defaults={"shortcuts": mode})
+    return preferences
 
 
 def token_create(*, user, name: str) -> tuple[ApiToken, str]:

@@ -75,6 +75,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "annotate.context_processors.header",
+                "accounts.context_processors.preferences",
                 "config.context_processors.docs",
                 "config.context_processors.version",
             ],

@@ -2,7 +2,8 @@
 // unit, a choice's key (y/n, 0-9) picks it in the first question still unanswered (AIS: interpretable, then
 // supported), Backspace clears the answers, c writes a note and Esc leaves it, Enter saves (Ctrl+Enter in the note),
 // j goes to the next unit without deciding this one, q back to the queue. A question shown only after another's answer
-// (data-when-name / data-when-value) is hidden, and its answer cleared, while that answer is not given.
+// (data-when-name / data-when-value) is hidden, and its answer cleared, while that answer is not given. Which keys
+// count, single or with Alt or none, is the person's choice (static/js/keys.js).
 (function () {
   "use strict";
 
@@ -53,23 +54,25 @@
   document.addEventListener("change", refresh);
   document.addEventListener("DOMContentLoaded", () => {
     refresh();
+    window.ConcordKeys.announce(document);
     const text = document.querySelector("#adjudicate-form input[type=text]");
     if (text) text.focus();
     document.documentElement.dataset.adjudicateKeys = "on";  // the keys are bound (tests wait for it)
   });
 
   document.addEventListener("keydown", (event) => {
-    if (event.altKey || event.metaKey) return;
+    const key = window.ConcordKeys.of(event);  // "" where the person's choice of shortcuts makes it none
     const form = document.getElementById("adjudicate-form");
     const active = document.activeElement;
     if (!form) {  // the queue
-      if ((event.key === "Enter" || event.key === "j") && !typing(active) && follow("adjudicate-next")) {
+      if ((key === "Enter" || key === "j") && !typing(active) && follow("adjudicate-next")) {
         event.preventDefault();
       }
       return;
     }
     if (typing(active) && !form.contains(active)) return;  // another form's field (the item's category)
     if (typing(active)) {
+      if (event.altKey || event.metaKey) return;
       if (event.key === "Escape") { active.blur(); event.preventDefault(); }
       else if (event.key === "Enter" && (active.tagName === "INPUT" || event.ctrlKey)) {
         event.preventDefault();
@@ -77,23 +80,23 @@
       }
       return;
     }
-    if (event.ctrlKey) return;
-    if (event.key === "Enter") {
+    if (!key) return;
+    if (key === "Enter") {
       if (active && (active.tagName === "A" || active.tagName === "BUTTON" || active.tagName === "SUMMARY")) return;
       event.preventDefault();
       form.requestSubmit();
-    } else if (event.key === "c") {
+    } else if (key === "c") {
       event.preventDefault();
       document.getElementById("note").focus();
-    } else if (event.key === "j") {
+    } else if (key === "j") {
       if (follow("adjudicate-skip")) event.preventDefault();
-    } else if (event.key === "q") {
+    } else if (key === "q") {
       if (follow("queue-link")) event.preventDefault();
-    } else if (event.key === "Backspace") {
+    } else if (key === "Backspace") {
       event.preventDefault();
       form.querySelectorAll("input[type=radio]:checked").forEach((input) => { input.checked = false; });
       refresh();
-    } else if (pick(event.key)) {
+    } else if (pick(key)) {
       event.preventDefault();
     }
   });

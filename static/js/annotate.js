@@ -1,6 +1,8 @@
 // Keyboard for the annotation page. Every control a key works carries data-key (its keys, separated by
 // spaces): y / n answer, 0 / 1 / 2 grade an image, u goes back to the previous verdict, ? opens the
-// guidelines, o shows or clamps long texts (static/js/unit.js, which also keeps verdicts from being lost). Keys act by clicking the page's own controls, so mouse and keyboard take one path.
+// guidelines, o shows or clamps long texts (static/js/unit.js, which also keeps verdicts from being lost). Keys act
+// by clicking the page's own controls, so mouse and keyboard take one path. Which keys count, single or with Alt or
+// none, is the person's choice (static/js/keys.js).
 //
 // A form that asks its questions in turn (ais: 1 interpretable?, 2 supported?) has data-steps and one
 // fieldset per question with data-step; only the current question answers keys. An answer with data-next
@@ -144,10 +146,11 @@
   if (helpButton) helpButton.addEventListener("click", toggleHelp);
 
   document.addEventListener("keydown", function (event) {
-    if (event.repeat || event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
-    if (event.key === "?") { event.preventDefault(); toggleHelp(); return; }
-    if (help && help.open) return;  // the dialog has the keyboard; Esc closes it
-    var key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+    if (event.repeat || typing(event.target)) return;
+    var key = window.ConcordKeys.of(event);  // "" where the person's choice of shortcuts makes it none
+    if (key === "?") { event.preventDefault(); toggleHelp(); return; }
+    if (!key || (help && help.open)) return;  // the dialog has the keyboard; Esc closes it
+    key = key.length === 1 ? key.toLowerCase() : key;
     if (key === "o" && unit && unit.toggleClamps()) { event.preventDefault(); return; }
     var el = keyTarget(key);
     if (!el) return;

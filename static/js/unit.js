@@ -54,6 +54,7 @@ window.ConcordUnit = (function () {
   var signedOut = false;
   var csrfRetried = false;
   var clampKey = "";
+  var said = null;         // the words of the verdict whose answer is being swapped in (tell)
   var clampCount = 0;
 
   // --- The CSRF token: the page's, until a sign-in brings a new one ---
@@ -105,13 +106,24 @@ window.ConcordUnit = (function () {
     return !!config && String(config.verb).toLowerCase() === "post" && config.path.split("?")[0] === submitUrl;
   }
 
-  // The words of the button that made the verdict ("Correct", "Relevant"), for the banner.
+  // The words of ELEMENT itself, without its key hints (<kbd>) and other markup: "Correct" of "Correct <kbd>y</kbd>".
+  function ownWords(element) {
+    var words = [];
+    element.childNodes.forEach(function (node) { if (node.nodeType === 3) words.push(node.textContent); });
+    return words.join(" ").replace(/\s+/g, " ").trim();
+  }
+
+  // What the verdict says, in words, for the banner and the status after it: the button that made it ("Correct",
+  // or its data-said: "ranking"), else the answers chosen in its form ("Yes; No": ais asks its questions in turn).
   function describe(detail) {
     var button = detail.triggeringEvent && detail.triggeringEvent.submitter;
-    if (!button) return "";
-    var words = [];
-    button.childNodes.forEach(function (node) { if (node.nodeType === 3) words.push(node.textContent); });
-    return words.join(" ").replace(/\s+/g, " ").trim();
+    if (button) return button.getAttribute("data-said") || ownWords(button);
+    var form = detail.elt && detail.elt.closest ? detail.elt.closest("form") : null;
+    if (!form) return "";
+    return Array.prototype.map.call(form.querySelectorAll("input[type=radio]:checked"), function (input) {
+      var label = input.closest("label");
+      return label ? ownWords(label) : input.value;
+    }).filter(Boolean).join("; ");
   }
 
   function what() { return pending && pending.what ? " (" + pending.what + ")" : ""; }
@@ -216,7 +228,7 @@ window.ConcordUnit = (function () {
         function () { retryLater(null); });
       return;
     }
-    if (submit) settled();  // recorded, or refused with a reason the answer shows
+    if (submit) { said = pending ? pending.what : ""; settled(); }  // recorded, or refused with a reason shown
     if (!detail.shouldSwap) {
       busy = false;
       ready();
@@ -239,8 +251,37 @@ window.ConcordUnit = (function () {
     clamps();
     keepClearSoon();
     var keep = document.getElementById("stale-keep");
-    if (keep) keep.focus();
+    if (keep) keep.focus(); else headingFocus();
+    tell(said);
+    said = null;
   });
+
+  // --- What a screen reader hears ---
+
+  // The unit is not a live region (it would be read out whole, every time): after each swap the status line
+  // (#unit-said, role=status) says in a few words what happened, and the focus moves to the new unit's first
+  // heading, from where the unit is read on. SAID: the words of the verdict just recorded, null after any other
+  // request (undo: an earlier verdict to change).
+  function tell(saidNow) {
+    var line = document.getElementById("unit-said");
+    if (!line) return;
+    var refused = container.querySelector("#annotate-error");
+    var progress = container.querySelector("#annotate-progress .progress-text");
+    var editing = container.querySelector(".editing-banner");
+    var words = [];
+    if (refused) words.push("Not saved: " + refused.textContent.trim());
+    else if (saidNow !== null) words.push(saidNow ? "Saved: " + saidNow + "." : "Saved.");
+    if (editing) words.push(ownWords(editing) || editing.textContent.trim());
+    if (progress) words.push(progress.textContent.replace(/\s+/g, " ").trim() + ".");
+    line.textContent = words.join(" ");
+  }
+
+  function headingFocus() {
+    var heading = container.querySelector("h2, h1");
+    if (!heading) return;
+    heading.tabIndex = -1;
+    heading.focus({ preventScroll: true });
+  }
 
   // --- Signing in again without leaving the page ---
 
@@ -351,6 +392,7 @@ window.ConcordUnit = (function () {
     if (clampKey) {
       var kbd = document.createElement("kbd");
       kbd.textContent = clampKey;
+      kbd.setAttribute("data-char", "");  // a key hint of one character (static/js/keys.js)
       button.appendChild(kbd);
     }
   }
@@ -429,12 +471,10 @@ window.ConcordUnit = (function () {
 
   // --- Shortcuts said to assistive technology ---
 
-  // A control a key works (data-key: its keys, separated by spaces) says so in aria-keyshortcuts, which screen
-  // readers and voice control read (WCAG 4.1.2); the keys' names are the attribute's ("y", "Enter", "ArrowLeft").
-  // Only controls: a ranking's candidates carry data-key as their own id.
-  function shortcuts() {
-    container.querySelectorAll("button[data-key], input[data-key], a[data-key], summary[data-key]").forEach(
-      function (el) { el.setAttribute("aria-keyshortcuts", el.getAttribute("data-key").trim()); });
+  // Every control a key works names its keys in aria-keyshortcuts, as the person's choice of shortcuts has them
+  // (static/js/keys.js).
+  function shortcuts(root) {
+    if (window.ConcordKeys) window.ConcordKeys.announce(root || container);
   }
 
   // --- Start ---
@@ -442,7 +482,7 @@ window.ConcordUnit = (function () {
   function start(options) {
     clampKey = (options && options.clampKey) || "";
     painted();
-    shortcuts();
+    shortcuts(document);
     clamps();
     keepClearSoon();
     if (pending) resend();  // a verdict kept from before a reload or a sign-in

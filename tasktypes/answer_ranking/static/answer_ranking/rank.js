@@ -352,20 +352,20 @@
   if (helpButton) helpButton.addEventListener("click", toggleHelp);
 
   document.addEventListener("keydown", function (event) {
-    if (event.ctrlKey || event.metaKey || event.altKey || typing(event.target)) return;
-    if (event.key === "?") { event.preventDefault(); toggleHelp(); return; }
-    if (help && help.open) return;  // the dialog has the keyboard; Esc closes it
+    if (typing(event.target)) return;
+    var key = window.ConcordKeys.of(event);  // "" where the person's choice of shortcuts makes it none
+    if (key === "?") { event.preventDefault(); toggleHelp(); return; }
+    if (!key || (help && help.open)) return;  // the dialog has the keyboard; Esc closes it
     // A key that came before the topic on screen was painted, or while a ranking is in flight or waits to be sent,
     // was not meant for this topic.
     var inTime = !unit || unit.accepts(event);
-    if (event.key === "u" || event.key === "U") {
+    if (key === "u" || key === "U") {
       if (!event.repeat && inTime) { event.preventDefault(); press("undo"); }
       return;
     }
     if (!card || !inTime) return;
     var list = activeList();
     var index = selected[dimension()] || 0;
-    var key = event.key;
     if (key === "Enter") {
       var tag = event.target && event.target.tagName;
       if (tag === "BUTTON" || tag === "A" || tag === "SUMMARY") return;  // let the focused control act

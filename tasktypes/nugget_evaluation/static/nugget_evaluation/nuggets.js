@@ -109,7 +109,8 @@
   }
 
   function assignmentKeys(event) {
-    var key = event.key.length === 1 ? event.key.toLowerCase() : event.key;
+    var key = window.ConcordKeys.of(event);  // "" where the person's choice of shortcuts makes it none
+    key = key.length === 1 ? key.toLowerCase() : key;
     var acts = { s: function () { mark("s"); }, p: function () { mark("p"); }, n: function () { mark("n"); },
                  j: function () { move(1); }, ArrowDown: function () { move(1); },
                  k: function () { move(-1); }, ArrowUp: function () { move(-1); }, Enter: submitMarks };
@@ -248,8 +249,7 @@
     if (help && help.open) return;
     if (c.getAttribute("data-step-kind") === "creation") { creationKeys(event); return; }
     var tag = event.target && event.target.tagName;
-    if (event.ctrlKey || event.metaKey || event.altKey || tag === "TEXTAREA" || tag === "SELECT"
-        || (tag === "INPUT" && event.target.type === "text")) return;
+    if (tag === "TEXTAREA" || tag === "SELECT" || (tag === "INPUT" && event.target.type === "text")) return;
     assignmentKeys(event);
   });
   container.addEventListener("htmx:afterSwap", function () {
