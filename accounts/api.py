@@ -3,6 +3,7 @@
 POST /api/token/ (username, password, optional name) answers a new token's key, as DRF's endpoint did, but
 each call makes a token of its own that the profile page lists; DELETE /api/token/ revokes the token the
 request carries. /api/tokens/ lists and makes, /api/tokens/ID/ revokes, /api/tokens/ID/rotate/ replaces.
+/api/preferences/ reads and changes one's own choices (keyboard shortcuts), as the profile page does.
 """
 
 from django.contrib.auth import authenticate
@@ -16,14 +17,16 @@ from rest_framework.views import APIView
 
 from accounts.authentication import ApiTokenAuthentication
 from accounts.models import ApiToken
-from accounts.selectors import tokens_for_user
+from accounts.preferences import session_shortcuts_keep
+from accounts.selectors import shortcuts_mode, tokens_for_user
 from accounts.serializers import (
     ApiTokenCreatedSerializer,
     ApiTokenCreateSerializer,
     ApiTokenSerializer,
     ObtainTokenSerializer,
+    PreferencesSerializer,
 )
-from accounts.services import token_create, token_revoke, token_rotate
+from accounts.services import shortcuts_set, token_create, token_revoke, token_rotate
 from config.login_throttle import login_refused
 
 
@@ -114,3 +117,21 @@ class TokenRotateApi(APIView):
         """Revoke one of your tokens and make a new one of the same name; the new key is in this answer only."""
         token, key = token_rotate(token=_own_token(request, token_id))
         return Response(_created(token, key), status=status.HTTP_201_CREATED)
+
+
+class PreferencesApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=PreferencesSerializer)
+    def get(self, request):
+        """Your choices: how character keys work the annotation pages (shortcuts: keys, alt or off)."""
+        return Response({"shortcuts": shortcuts_mode(user=request.user)})
+
+    @extend_schema(request=PreferencesSerializer, responses=PreferencesSerializer)
+    def patch(self, request):
+        """Change your choices; they are kept with your account and hold on every device."""
+        form = PreferencesSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        shortcuts_set(user=request.user, mode=form.validated_data["shortcuts"])
+        session_shortcuts_keep(request, form.validated_data["shortcuts"])
+        return Response({"shortcuts": shortcuts_mode(user=request.user)})

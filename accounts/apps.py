@@ -1,5 +1,6 @@
 from django.apps import AppConfig
 from django.conf import settings
+from django.contrib.auth.signals import user_logged_in
 from django.db.models.signals import post_delete
 
 
@@ -17,3 +18,7 @@ class AccountsConfig(AppConfig):
         # A user's API tokens go with the user: not by a cascade, since on SQLite they are in a database of their own
         # (accounts.routers).
         post_delete.connect(_user_deleted, sender=settings.AUTH_USER_MODEL, dispatch_uid="accounts-user-tokens")
+        # A person's choices travel in their session (accounts.preferences).
+        from accounts.preferences import signed_in
+
+        user_logged_in.connect(signed_in, dispatch_uid="accounts-preferences")

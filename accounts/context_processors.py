@@ -2,10 +2,10 @@
 
 from functools import partial
 
-from accounts.selectors import shortcuts_mode
+from accounts.preferences import session_shortcuts
 
 
 def preferences(request):
-    """`shortcuts`: how character keys work for this person (accounts.models.Preferences). Read only by the pages
-    that have shortcuts (their <body data-shortcuts>): the template calls it, so other pages make no query."""
-    return {"shortcuts": partial(shortcuts_mode, user=request.user)}
+    """`shortcuts`: how character keys work for this person (accounts.models.Preferences), as their session holds it
+    (accounts.preferences). Read only by the pages that have shortcuts (their <body data-shortcuts>)."""
+    return {"shortcuts": partial(session_shortcuts, request)}

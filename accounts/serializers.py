@@ -1,6 +1,6 @@
 from rest_framework import serializers
 
-from accounts.models import ApiToken
+from accounts.models import ApiToken, Preferences
 
 
 class ApiTokenSerializer(serializers.ModelSerializer):
@@ -28,3 +28,10 @@ class ObtainTokenSerializer(serializers.Serializer):
     password = serializers.CharField(style={"input_type": "password"}, trim_whitespace=False)
     name = serializers.CharField(max_length=100, required=False, default="api",
                                  help_text="What to call the new token on your profile page.")
+
+
+class PreferencesSerializer(serializers.Serializer):
+    shortcuts = serializers.ChoiceField(
+        choices=Preferences.Shortcuts.choices,
+        help_text="How character keys work the annotation pages: keys (a single key), alt (with Alt held), off.",
+    )

@@ -1,5 +1,5 @@
-"""The profile page (API tokens: make, name, revoke, rotate), the password change (Django's own views), and the
-page a one-time link opens for a new person to choose their password."""
+"""The profile page (keyboard shortcuts as the person chooses them; API tokens: make, name, revoke, rotate), the
+password change (Django's own views), and the page a one-time link opens for a new person to choose their password."""
 
 from django import forms
 from django.contrib import messages
@@ -8,15 +8,17 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import SetPasswordForm
 from django.core.exceptions import ValidationError
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse_lazy
+from django.urls import reverse, reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 
-from accounts.models import ApiToken
+from accounts.models import ApiToken, Preferences
+from accounts.preferences import session_shortcuts_keep
 from accounts.selectors import (
     invitation_live,
     invitation_of_an_earlier_version,
     password_change_required,
+    shortcuts_mode,
     tokens_for_user,
 )
 from accounts.services import (
@@ -25,6 +27,7 @@ from accounts.services import (
     InvitationError,
     invitation_accept,
     password_changed,
+    shortcuts_set,
     token_create,
     token_revoke,
     token_rotate,
@@ -36,6 +39,11 @@ class TokenNameForm(forms.Form):
     name = forms.CharField(max_length=100, label="Name", help_text="The script or machine that will use it.")
 
 
+class ShortcutsForm(forms.Form):
+    shortcuts = forms.ChoiceField(choices=Preferences.Shortcuts.choices, widget=forms.RadioSelect,
+                                  label="Keyboard shortcuts on the annotation pages")
+
+
 def profile(request):
     form = TokenNameForm(request.POST if request.POST.get("action") == "create" else None)
     new_key = None
@@ -44,6 +52,16 @@ def profile(request):
         if action == "create" and form.is_valid():
             token, new_key = token_create(user=request.user, name=form.cleaned_data["name"])
             form = TokenNameForm()
+        elif action == "shortcuts":
+            chosen = ShortcutsForm(request.POST)
+            if chosen.is_valid():
+                shortcuts_set(user=request.user, mode=chosen.cleaned_data["shortcuts"])
+                session_shortcuts_keep(request, chosen.cleaned_data["shortcuts"])
+                messages.success(request, "Keyboard shortcuts: " + Preferences.Shortcuts(
+                    chosen.cleaned_data["shortcuts"]).label.split(":")[0].lower() + ". Kept with your account.")
+                return redirect(reverse("profile") + "#shortcuts")
+            messages.error(request, "Choose one of the ways keyboard shortcuts can work.")
+            return redirect("profile")
         elif action in ("revoke", "rotate"):
             token = get_object_or_404(ApiToken, pk=request.POST.get("token") or 0, user=request.user)
             if action == "revoke":
@@ -56,7 +74,8 @@ def profile(request):
             messages.error(request, "Unknown action.")
             return redirect("profile")
     context = {"form": form, "tokens": tokens_for_user(user=request.user), "new_key": new_key,
-               "new_token": token if new_key else None}
+               "new_token": token if new_key else None,
+               "shortcuts_form": ShortcutsForm(initial={"shortcuts": shortcuts_mode(user=request.user)})}
     # The key is in this answer only: the browser must not keep it.
     response = render(request, "accounts/profile.html", context, status=400 if form.errors else 200)
     response["Cache-Control"] = "no-store"

@@ -60,6 +60,7 @@ EXPECTED = {
     # for everyone (tests/annotate/test_campaign_people.py opens real ones).
     "account-welcome": (410, 410, 410, 410, 410, 410),
     "api-tokens": (401, 200, 200, 200, 200, 200),
+    "api-preferences": (401, 200, 200, 200, 200, 200),  # one's own choices only
     "api-token-detail": (401, 404, 404, 404, 200, 404),  # the researcher's token: a 404 for everyone else
     "api-token-rotate": (401, 405, 405, 405, 405, 405),
     # The manual (config.docs), public: the matrix's world serves a built site of one page (tests/project/test_docs.py
@@ -363,6 +364,7 @@ UNSAFE_FOR = {
     "login": EVERYONE, "api-token": EVERYONE,  # signing in (and revoking the token one sends): open to all
     # One's own account and tokens (tests/accounts/test_accounts.py); another's token is a 404 (api-token-detail's row).
     "logout": SIGNED_IN, "profile": SIGNED_IN, "password-change": SIGNED_IN, "api-tokens": SIGNED_IN,
+    "api-preferences": SIGNED_IN,
     "api-token-detail": RESEARCHERS, "api-token-rotate": RESEARCHERS,  # the researcher's token is the matrix's
     "annotate": frozenset({"annotator"}), "annotate-submit": frozenset({"annotator"}),
     "annotate-draft": frozenset({"annotator"}),

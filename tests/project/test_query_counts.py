@@ -104,6 +104,8 @@ BOUNDS = {
     ("api-tokens", "researcher"): 5,
     ("api-token-detail", "researcher"): 5,
     ("api-tokens", "annotator"): 5,
+    ("api-preferences", "researcher"): 3,
+    ("api-preferences", "annotator"): 3,
     ("account-welcome", "researcher"): 5,  # a one-time link's page (the world's new person's)
     ("account-welcome", "annotator"): 5,
     ("campaign-new", "researcher"): 6,
