@@ -20,7 +20,8 @@
 // sticky in static/css/annotate.css), over whatever text runs on below them. The page keeps --pinned, the pinned
 // panel's height, on the root element, whose scroll-padding-bottom it is: whatever the browser scrolls into view (a
 // selected candidate, a focused control) lands above the panel. Once a unit or its next question (ais: supported?)
-// is on screen, its last field (data-clamp: the texts the annotator reads) is scrolled into view that way.
+// is on screen, its last field (data-clamp: the texts the annotator reads) is scrolled into view that way. A panel
+// taller than a quarter of the window (zoomed in, a short window) is not pinned at all (pinnedHeight).
 window.ConcordUnit = (function () {
   "use strict";
 
@@ -249,7 +250,7 @@ window.ConcordUnit = (function () {
     painted();
     shortcuts();
     clamps();
-    keepClearSoon();
+    keepClearSoon(true);
     var keep = document.getElementById("stale-keep");
     if (keep) keep.focus(); else headingFocus();
     tell(said);
@@ -444,14 +445,26 @@ window.ConcordUnit = (function () {
     var card = container.querySelector(".annotate-card");
     if (!card) return null;
     for (var i = 0; i < card.children.length; i++) {
-      if (getComputedStyle(card.children[i]).position === "sticky") return card.children[i];
+      var child = card.children[i];
+      if (child.hasAttribute("data-unpinned") || getComputedStyle(child).position === "sticky") return child;
     }
     return null;
   }
 
+  // In a window shorter than CAPPED_BELOW_PX (zoomed in: a 1280 x 900 window is 450 CSS pixels high at 200 %, 225 at
+  // 400 %; a small screen) a pinned panel may take at most PINNED_SHARE of its height, or it would leave little of
+  // the unit to read: a taller one is let go (data-unpinned, annotate.css) and scrolls with the unit, below it.
+  var PINNED_SHARE = 0.25;
+  var CAPPED_BELOW_PX = 700;
+
   function pinnedHeight() {
     var panel = pinnedPanel();
-    var height = panel ? Math.ceil(panel.getBoundingClientRect().height) : 0;
+    var height = 0;
+    if (panel) {
+      panel.removeAttribute("data-unpinned");
+      height = Math.ceil(panel.getBoundingClientRect().height);
+      if (window.innerHeight < CAPPED_BELOW_PX && height > PINNED_SHARE * window.innerHeight) { panel.setAttribute("data-unpinned", ""); height = 0; }
+    }
     document.documentElement.style.setProperty("--pinned", height + "px");
     return height;
   }
@@ -464,8 +477,18 @@ window.ConcordUnit = (function () {
     if (fields.length) fields[fields.length - 1].scrollIntoView({ block: "nearest", behavior: "instant" });
   }
 
+  // In a short window (zoomed in to 200 % or 400 %: 450 or 225 CSS pixels high) the page's head would fill the first
+  // screen: the unit, from its progress line, is brought to the window's top instead.
+  var SHORT_WINDOW_PX = 500;
+
+  function unitIntoView() {
+    if (window.innerHeight < SHORT_WINDOW_PX) container.scrollIntoView({ block: "start", behavior: "instant" });
+  }
+
   // After the listeners of the same swap (annotate.js shows the first question only) have laid the unit out.
-  function keepClearSoon() { requestAnimationFrame(keepClear); }
+  function keepClearSoon(fresh) {
+    requestAnimationFrame(function () { if (fresh) unitIntoView(); keepClear(); });
+  }
 
   window.addEventListener("resize", pinnedHeight);
 
@@ -484,7 +507,7 @@ window.ConcordUnit = (function () {
     painted();
     shortcuts(document);
     clamps();
-    keepClearSoon();
+    keepClearSoon(true);
     if (pending) resend();  // a verdict kept from before a reload or a sign-in
   }
 
