@@ -43,15 +43,17 @@ window.ConcordKeys = (function () {
     return keys.trim().split(/\s+/).map(spoken).filter(Boolean).join(" ");
   }
 
-  // Every control under ROOT a key works (data-key: its keys, separated by spaces) names them in aria-keyshortcuts,
+  // Every control under ROOT a key works (data-key: its keys, separated by spaces; data-shortcut where the page's own
+  // script, not a click, answers the key: nuggets.js) names them in aria-keyshortcuts,
   // which screen readers and voice control read (WCAG 4.1.2); every <kbd> hint of one character is marked
   // (data-char), so that the page's style hides it (off) or writes Alt+ before it (alt). A ranking's candidates
   // carry data-key as their own id: only controls are named. A hint written with its modifier (<kbd>Alt</kbd>+
   // <kbd>1</kbd>) is left as it is.
   function announce(root) {
     root = root || document;
-    root.querySelectorAll("button[data-key], input[data-key], a[data-key], summary[data-key]").forEach(function (el) {
-      var said = spokenAll(el.getAttribute("data-key"));
+    var controls = "button[data-key], input[data-key], a[data-key], summary[data-key], [data-shortcut]";
+    root.querySelectorAll(controls).forEach(function (el) {
+      var said = spokenAll(el.getAttribute("data-key") || el.getAttribute("data-shortcut"));
       if (said) el.setAttribute("aria-keyshortcuts", said); else el.removeAttribute("aria-keyshortcuts");
     });
     root.querySelectorAll("kbd:not([data-char])").forEach(function (kbd) {

@@ -115,7 +115,8 @@ window.ConcordUnit = (function () {
   }
 
   // What the verdict says, in words, for the banner and the status after it: the button that made it ("Correct",
-  // or its data-said: "ranking"), else the answers chosen in its form ("Yes; No": ais asks its questions in turn).
+  // or its data-said: "ranking"), else the answers chosen in its form, each after its question ("Interpretable? yes;
+  // Supported? no": ais asks its questions in turn).
   function describe(detail) {
     var button = detail.triggeringEvent && detail.triggeringEvent.submitter;
     if (button) return button.getAttribute("data-said") || ownWords(button);
@@ -123,7 +124,9 @@ window.ConcordUnit = (function () {
     if (!form) return "";
     return Array.prototype.map.call(form.querySelectorAll("input[type=radio]:checked"), function (input) {
       var label = input.closest("label");
-      return label ? ownWords(label) : input.value;
+      var legend = input.closest("fieldset") && input.closest("fieldset").querySelector("legend");
+      var answer = label ? ownWords(label) : input.value;
+      return legend && ownWords(legend) ? ownWords(legend) + " " + answer.toLowerCase() : answer;
     }).filter(Boolean).join("; ");
   }
 
