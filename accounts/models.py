@@ -147,8 +147,8 @@ class Preferences(models.Model):
 
     class Shortcuts(models.TextChoices):
         KEYS = "keys", "Single keys: y, n, 1, ? work the annotation pages"
-        ALT = "alt", "With Alt held: Alt+y, Alt+n (Option on a Mac); a key alone types nothing"
-        OFF = "off", "Off: no key letter works a control (Enter, Tab and the arrows still do)"
+        ALT = "alt", "With Alt held: Alt+y, Alt+n (Option on a Mac); a key alone does nothing"
+        OFF = "off", "Off: no letter, digit or sign works a control (Enter, Tab and the arrows still do)"
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preferences")
     shortcuts = models.CharField(

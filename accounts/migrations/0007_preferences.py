@@ -17,7 +17,7 @@ class Migration(migrations.Migration):
             name='Preferences',
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('shortcuts', models.CharField(choices=[('keys', 'Single keys: y, n, 1, ? work the annotation pages'), ('alt', 'With Alt held: Alt+y, Alt+n (Option on a Mac); a key alone types nothing'), ('off', 'Off: no key letter works a control (Enter, Tab and the arrows still do)')], default='keys', help_text='How character keys work the annotation pages (static/js/keys.js; WCAG 2.1.4).', max_length=8)),
+                ('shortcuts', models.CharField(choices=[('keys', 'Single keys: y, n, 1, ? work the annotation pages'), ('alt', 'With Alt held: Alt+y, Alt+n (Option on a Mac); a key alone does nothing'), ('off', 'Off: no letter, digit or sign works a control (Enter, Tab and the arrows still do)')], default='keys', help_text='How character keys work the annotation pages (static/js/keys.js; WCAG 2.1.4).', max_length=8)),
                 ('updated_at', models.DateTimeField(auto_now=True)),
                 ('user', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='preferences', to=settings.AUTH_USER_MODEL)),
             ],
