@@ -56,6 +56,9 @@ def test_tab_and_j_reach_the_candidates_whose_names_say_their_places_and_a_move_
     first = options(page)[0]
     assert first["selected"] and not first["focused"]  # the page does not take the focus on its own
     assert first["description"] == page.locator(f".rank-item[data-key={k0}] .rank-text").inner_text()
+    # The buttons beside the list say their keys too.
+    assert [page.locator(b).get_attribute("aria-keyshortcuts") for b in ("#rank-submit", "#rank-keep")] == [
+        "Enter", "c"]
 
     # Tab: the list is one stop, its selected candidate; the next Tab leaves it.
     page.focus("#help-open")
