@@ -107,12 +107,18 @@ def test_long_content_wraps_is_clamped_and_opens(task_type, annotator, login_pag
     target = page.locator(clamped).first
     size = target.evaluate("el => [el.clientHeight, el.scrollHeight, el.textContent.length]")
     assert size[0] < size[1], size  # clamped
-    toggle = (target.locator("xpath=following-sibling::button[contains(@class, 'rank-more')]")
-              if task_type == "answer_ranking" else page.locator(f"button[aria-controls={target.get_attribute('id')}]"))
-    assert "Show" in toggle.inner_text()
-    toggle.focus()
-    page.keyboard.press("Enter")  # keyboard reachable
-    assert toggle.get_attribute("aria-expanded") == "true"
+    if task_type == "answer_ranking":  # the candidate opens itself (Space): a control inside an option is hidden
+        toggle = target.locator("xpath=ancestor::li[contains(@class, 'rank-item')]")
+        assert "Show full text" in toggle.locator(".rank-more").inner_text()
+        toggle.focus()
+        page.keyboard.press("Space")  # keyboard reachable
+        assert "Show less" in toggle.locator(".rank-more").inner_text()
+    else:
+        toggle = page.locator(f"button[aria-controls={target.get_attribute('id')}]")
+        assert "Show" in toggle.inner_text()
+        toggle.focus()
+        page.keyboard.press("Enter")  # keyboard reachable
+        assert toggle.get_attribute("aria-expanded") == "true"
     opened = target.evaluate("el => [el.clientHeight, el.scrollHeight, el.textContent.length]")
     assert opened[0] > size[0] and opened[2] == size[2]
     if opened[1] > opened[0]:  # still longer than its box (70 % of the window): it scrolls there, to its end

@@ -8,6 +8,16 @@
 //   Enter            submit the whole ranking; u back to the previous topic; ? guidelines
 //   c                keep this order: the order shown is already the annotator's own
 //   x                leave the selected candidate unranked (with rank_depth)
+// While the focus is in the list, also (whatever the person's shortcut setting: they act only there, WCAG 2.1.4):
+//   Up / Down        select the previous / next candidate; Home / End the first / last
+//   Shift+Up / Down  move the selected candidate up / down
+//   Space            show / hide its full text
+// Elsewhere the arrow keys and Space scroll the page as usual.
+// Without sight: each list is a listbox, one stop for Tab (roving tabindex): the selected candidate is the one with
+// the focus, aria-selected, and its name says its place ("Candidate B, place 2 of 5", "... tied with the one above",
+// "..., not ranked"); its text is its description. A key that acts on a candidate brings the focus to it. A move is
+// said in #rank-said ("Candidate B moved to place 1 of 5."), apart from the draft's line, which speaks only when a
+// draft is not saved.
 // With the campaign's rank_depth k (data-depth) only the best k need a place: each list holds its ranked candidates
 // first (data-ranked says how many) and below a "Not ranked" line the rest, which the ranking leaves out
 // (docs/answer_ranking.md). A number key or Shift+K across the line ranks a candidate, x or Shift+J across it
@@ -62,13 +72,22 @@
     if (!card) return;
     try { confirmed = JSON.parse(card.getAttribute("data-confirmed") || "{}") || {}; } catch (e) { confirmed = {}; }
     confirmRequired = card.getAttribute("data-confirm-required") !== "0";
+    tell("");
     card.querySelectorAll(".rank-list").forEach(function (list) { renumber(list); });
     showPanel(card.querySelector(".rank-panel"));
     writeValue();
   }
 
+  // Whether EL is in the list shown.
+  function inList(el) {
+    var list = activeList();
+    return !!(list && el && el.closest && el.closest(".rank-list") === list);
+  }
+
   function showPanel(next) {
     if (!next) return;
+    // The focus in the list about to be hidden would fall to the page: it follows to the list shown.
+    var follow = inList(document.activeElement);
     panel = next;
     card.querySelectorAll(".rank-panel").forEach(function (p) { p.hidden = p !== next; });
     card.querySelectorAll(".rank-tab").forEach(function (tab) {
@@ -76,10 +95,12 @@
       tab.classList.toggle("active", on);
       tab.setAttribute("aria-selected", on ? "true" : "false");
     });
-    select(selected[dimension()] || 0);
+    select(selected[dimension()] || 0, follow);
   }
 
-  function select(index) {
+  // Select the candidate at INDEX of the list shown: the list's one stop for Tab, and aria-selected. FOCUS: move the
+  // focus to it too; a topic or dimension just shown leaves the focus where it is (unit.js: on the topic's heading).
+  function select(index, focus) {
     var list = activeList();
     if (!list) return;
     var all = items(list);
@@ -88,24 +109,59 @@
     selected[dimension()] = index;
     all.forEach(function (li, n) {
       li.classList.toggle("selected", n === index);
-      if (n === index) li.setAttribute("aria-current", "true"); else li.removeAttribute("aria-current");
+      li.setAttribute("aria-selected", n === index ? "true" : "false");
+      li.tabIndex = n === index ? 0 : -1;
     });
+    // Scrolled by hand, not by focus(): "nearest" keeps it above the pinned buttons (unit.js).
+    if (focus) all[index].focus({ preventScroll: true });
     all[index].scrollIntoView({ block: "nearest" });
   }
 
-  // Places shown beside each candidate: tie groups share one.
+  function focusSelected() { select(selected[dimension()] || 0, true); }
+
+  // Places shown beside each candidate (tie groups share one) and said in each one's name: the place drawn beside
+  // a candidate is hidden from assistive technology.
   function renumber(list) {
     var place = 0;
     var ranked = rankedCount(list);
-    items(list).forEach(function (li, n) {
+    var all = items(list);
+    all.forEach(function (li, n) {
       var unranked = n >= ranked;
       li.classList.toggle("unranked", unranked);
       if (n === 0 || n === ranked) li.classList.remove("tied");
-      if (unranked) { li.querySelector(".rank-pos").textContent = "–"; return; }
-      if (!li.classList.contains("tied")) place += 1;
-      li.querySelector(".rank-pos").textContent = String(place);
+      if (!unranked && !li.classList.contains("tied")) place += 1;
+      li.querySelector(".rank-pos").textContent = unranked ? "–" : String(place);
+      li.setAttribute("data-place", unranked ? "not ranked" : "place " + place + " of " + all.length);
+      li.setAttribute("aria-label", labelOf(li) + ", " + li.getAttribute("data-place") +
+        (li.classList.contains("tied") ? ", tied with the one above" : ""));
     });
     if (partial()) placeCut(list, ranked);
+  }
+
+  // "Candidate B": the label drawn on LI, without its tie note.
+  function labelOf(li) { return li.querySelector(".rank-label").firstChild.nodeValue.trim(); }
+
+  // What a screen reader hears after a move or a tie (#rank-said, role=status). The same words again are said
+  // again: a status line that does not change is not read.
+  function tell(text) {
+    var line = document.getElementById("rank-said");
+    if (line) line.textContent = text && line.textContent === text ? text + "\u00a0" : text;
+  }
+
+  // With rank_depth, how many candidates are still to place, in words ("" once enough are ranked).
+  function leftToPlace(list) {
+    var left = partial() ? need(list) - rankedCount(list) : 0;
+    return left > 0 ? " " + left + " more to rank." : "";
+  }
+
+  // LI's new place after a move ("Candidate B moved to place 1 of 5."), or that it stays where it is (MOVED false).
+  function tellMove(list, li, moved) {
+    var label = labelOf(li);
+    var place = li.getAttribute("data-place");
+    var words;
+    if (place === "not ranked") words = label + (moved ? " moved below the line: not ranked." : " stays not ranked.");
+    else words = label + (moved ? " moved to " : " stays at ") + place + ".";
+    tell(words + leftToPlace(list));
   }
 
   // The "Not ranked" line goes under the ranked candidates and says how many more the annotator must place.
@@ -212,9 +268,15 @@
     draftTimer = setTimeout(saveDraft, DRAFT_DELAY_MS);
   }
 
+  // The draft's line is seen, not heard: a screen reader hears only that a draft was not saved (tell).
   function status(text) {
     var el = document.getElementById("draft-status");
     if (el) el.textContent = text;
+  }
+
+  function draftRefused(text) {
+    status(text);
+    tell(text);
   }
 
   function saveDraft() {
@@ -233,18 +295,18 @@
       if (mine !== card) return;  // the next topic is shown meanwhile
       if (response.ok) { status("Draft saved"); return; }
       if (response.status === 401) {
-        status("Draft not saved: your session has ended");
+        draftRefused("Draft not saved: your session has ended");
         if (unit) unit.signInNeeded();
         return;
       }
-      return response.text().then(function (text) { status("Draft not saved: " + text); });
+      return response.text().then(function (text) { draftRefused("Draft not saved: " + text); });
     }).catch(function () {
-      if (mine === card) status("Draft not saved: no connection");
+      if (mine === card) draftRefused("Draft not saved: no connection");
     });
   }
 
-  // Move the candidate at FROM to index TO of LIST. A group's first candidate leaving hands the
-  // group to the next one; the moved candidate starts a place of its own.
+  // Move the candidate at FROM to index TO of LIST, and say its new place. A group's first candidate leaving hands
+  // the group to the next one; the moved candidate starts a place of its own.
   // With rank_depth, RANKED says whether it ends up ranked (above the line; TO is then within the ranked ones)
   // or not; it may cross the line without moving (FROM === TO).
   function move(list, from, to, ranked) {
@@ -253,16 +315,25 @@
     var count = rankedCount(list);
     var was = from < count;
     if (ranked === undefined || !partial()) ranked = was;
-    if ((from === to && was === ranked) || !all[from]) return;
     var li = all[from];
+    if (!li) return;
+    if (from === to && was === ranked) { tellMove(list, li, false); return; }
     var next = all[from + 1];
     if (!li.classList.contains("tied") && next && next.classList.contains("tied")) next.classList.remove("tied");
     li.classList.remove("tied");
-    var rest = all.filter(function (x) { return x !== li; });
-    if (from !== to) list.insertBefore(li, rest[to] || null);
+    reorder(list, li, from, to);
     if (partial() && ranked !== was) list.setAttribute("data-ranked", String(count + (ranked ? 1 : -1)));
     if (list === activeList()) select(to);
     changed(list);
+    tellMove(list, li, true);
+  }
+
+  // Put LI, at index FROM of LIST, at index TO by moving the candidates in between: LI itself stays in the page, so
+  // it keeps the focus (taken out and put back, it would lose it, and a screen reader would read it out whole).
+  function reorder(list, li, from, to) {
+    var all = items(list);
+    if (to > from) all.slice(from + 1, to + 1).forEach(function (other) { list.insertBefore(other, li); });
+    else all.slice(to, from).reverse().forEach(function (other) { list.insertBefore(other, li.nextSibling); });
   }
 
   // Shift+J / Shift+K: one place down / up; with rank_depth across the line from the last ranked / first unranked.
@@ -279,25 +350,30 @@
     move(list, index, Math.min(to, index < count ? count - 1 : count), true);
   }
 
+  // x: below the line (an unranked one stays there, and is said to).
   function unrank(list, index) {
-    if (partial() && index < rankedCount(list)) move(list, index, rankedCount(list) - 1, false);
+    if (partial()) move(list, index, index < rankedCount(list) ? rankedCount(list) - 1 : index, false);
   }
 
   function toggleTie() {
     var list = activeList();
     var index = selected[dimension()] || 0;
     if (!list || !tiesAllowed() || index === 0 || index >= rankedCount(list)) return;
-    items(list)[index].classList.toggle("tied");
+    var li = items(list)[index];
+    var tied = li.classList.toggle("tied");
     changed(list);
+    tell(labelOf(li) + (tied ? " tied with the one above: " : " no longer tied: ") +
+      li.getAttribute("data-place") + ".");
   }
 
+  // o, Space in the list, or a click on "Show full text". A screen reader has the full text already (the candidate's
+  // description): the toggle is drawn, not a control, since an option's controls are hidden from it.
   function toggleText(li) {
     if (!li) return;
     var text = li.querySelector(".rank-text");
     var more = li.querySelector(".rank-more");
     if (!more) return;
     var open = text.classList.toggle("collapsed") === false;
-    more.setAttribute("aria-expanded", open ? "true" : "false");
     more.firstChild.nodeValue = open ? "Show less " : "Show full text ";
   }
 
@@ -351,9 +427,41 @@
   var helpButton = document.getElementById("help-open");
   if (helpButton) helpButton.addEventListener("click", toggleHelp);
 
+  // Space on a candidate, whatever the person's choice of shortcuts: it acts only where the focus is.
+  function listKey(event) {
+    var plain = !event.altKey && !event.ctrlKey && !event.metaKey && !event.shiftKey;
+    return plain && event.key === " " && inList(event.target) ? " " : "";
+  }
+
+  // The keys that act on the selected candidate; whether KEY was one. Arrows, Home, End and Space only while the
+  // focus is in the list; elsewhere they scroll the page.
+  function candidateKey(key, event, list, index) {
+    var here = inList(event.target);
+    var arrow = here && (key === "ArrowDown" || key === "ArrowUp");
+    if (arrow && event.shiftKey) step(list, index, key === "ArrowDown");
+    else if (key === "j" || (arrow && key === "ArrowDown")) select(index + 1);
+    else if (key === "k" || arrow) select(index - 1);
+    else if (here && (key === "Home" || key === "End")) select(key === "Home" ? 0 : items(list).length - 1);
+    else if (key === "J") step(list, index, true);
+    else if (key === "K") step(list, index, false);
+    else if (/^[1-9]$/.test(key)) place(list, index, Number(key) - 1);
+    else if (key === "x" && partial()) unrank(list, index);
+    else if (key === "t" && tiesAllowed()) toggleTie();
+    else if (key === "o" || (here && key === " ")) toggleText(items(list)[index]);
+    else return false;
+    return true;
+  }
+
+  function nextPanel(by) {
+    var panels = Array.prototype.slice.call(card.querySelectorAll(".rank-panel"));
+    var at = panels.indexOf(panel) + by;
+    showPanel(panels[(at + panels.length) % panels.length]);
+  }
+
   document.addEventListener("keydown", function (event) {
     if (typing(event.target)) return;
-    var key = window.ConcordKeys.of(event);  // "" where the person's choice of shortcuts makes it none
+    // The key under the person's choice of shortcuts ("" for none), or Space on a candidate.
+    var key = window.ConcordKeys.of(event) || listKey(event);
     if (key === "?") { event.preventDefault(); toggleHelp(); return; }
     if (!key || (help && help.open)) return;  // the dialog has the keyboard; Esc closes it
     // A key that came before the topic on screen was painted, or while a ranking is in flight or waits to be sent,
@@ -376,21 +484,19 @@
       if (!event.repeat) { event.preventDefault(); keep(); }
       return;
     }
-    var handled = true;
-    if (key === "j" || key === "ArrowDown") select(index + 1);
-    else if (key === "k" || key === "ArrowUp") select(index - 1);
-    else if (key === "J") step(list, index, true);
-    else if (key === "K") step(list, index, false);
-    else if (/^[1-9]$/.test(key)) place(list, index, Number(key) - 1);
-    else if (key === "x" && partial()) unrank(list, index);
-    else if (key === "t" && tiesAllowed()) toggleTie();
-    else if (key === "o") toggleText(items(list)[index]);
-    else if (key === "d" || key === "D") {
-      var panels = Array.prototype.slice.call(card.querySelectorAll(".rank-panel"));
-      var at = panels.indexOf(panel) + (key === "d" ? 1 : -1);
-      showPanel(panels[(at + panels.length) % panels.length]);
-    } else handled = false;
-    if (handled) event.preventDefault();
+    if (key === "d" || key === "D") {
+      event.preventDefault();
+      nextPanel(key === "d" ? 1 : -1);
+    } else if (candidateKey(key, event, list, index)) {
+      event.preventDefault();
+      focusSelected();
+    }
+  });
+
+  // Tab into a list lands on its selected candidate; a click focuses the one clicked: either way it is selected.
+  container.addEventListener("focusin", function (event) {
+    var li = event.target.closest && event.target.closest(".rank-item");
+    if (li && card && inList(li)) select(items(li.parentNode).indexOf(li));
   });
 
   // Mouse: click selects, the tabs switch dimension, "Show full text" opens a long candidate.
@@ -404,7 +510,7 @@
     var li = event.target.closest(".rank-item");
     if (!li || !card) return;
     if (event.target.closest(".rank-more")) toggleText(li);
-    select(items(li.parentNode).indexOf(li));
+    select(items(li.parentNode).indexOf(li), true);
   });
 
   // HTML5 drag and drop. Dragging down drops after the target, dragging up before it, so the
