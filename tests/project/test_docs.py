@@ -19,6 +19,7 @@ from django.urls import reverse
 
 from annotate.task_types.registry import import_formats, task_type_names
 from judges.families import FAMILIES
+from tests.axe_support import OPEN_DETAILS, violations
 from tests.sides import sqlite_run_only
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -193,6 +194,30 @@ def test_the_docs_in_chromium(site, researcher, login_page, live_server, browser
         app.get_by_role("link", name="Docs", exact=True).click()
         app.wait_for_load_state("networkidle")
         assert app.url == f"{live_server.url}/docs/" and app.locator("h1").first.inner_text().startswith("Concord")
+
+
+# The manual's pages axe reads: the home page and two whose tables are wider than the page (each scrolls in a box that
+# must take focus: docs/javascripts/scroll-regions.js). Every page of the site was read once (issue 54): those boxes
+# were all it found, and the theme draws every page alike.
+A11Y_PAGES = ("", "benchmarks/", "statistics/ppi/")
+
+
+@SITE_ONE_RUN
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_the_manual_meets_wcag_21_aa_as_axe_checks_it(site, live_server, browser):
+    """WCAG 2.1 A and AA as axe-core checks them (tests/axe_support.py), with every <details> open."""
+    out, _ = site
+    found = []
+    with override_settings(DOCS_ROOT=out):
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        for path in A11Y_PAGES:
+            page.goto(f"{live_server.url}/docs/{path}")
+            page.evaluate(OPEN_DETAILS)
+            found += violations(page)
+        context.close()
+    assert found == []
 
 
 def test_no_file_keeps_a_merge_conflicts_markers():
