@@ -13,7 +13,8 @@ The manual (/docs/) is read where its site is built: tests/project/test_docs.py.
 The annotation page's states (annotation_states): the first unit; editing an earlier verdict (u, ?undo=); a model's
 suggestion shown in an assisted arm, on every type whose spec makes suggestions (all but nugget_evaluation, which
 has none to show); finished (every unit judged: the All done card). On the first unit every control a key works
-also names its keys in aria-keyshortcuts.
+also names its keys in aria-keyshortcuts, and the unit is read zoomed in to 200 % and 400 %; before the last units are
+judged, one is walked as a screen reader reads it and judged by its keys (tests/annotation_access.py).
 """
 
 import re
@@ -30,6 +31,7 @@ from annotate.services.annotation import judgment_submit, unit_lease_next
 from annotate.services.arms import suggestion_for
 from annotate.task_types.registry import task_type_get, task_type_names, task_types
 from annotate.task_types.spec import TaskTypeSpec
+from tests.annotation_access import screen_reader_checked, zoom_checked
 from tests.axe_support import AXE, OPEN_DETAILS, violations
 from tests.factories import MembershipFactory, UserFactory
 from tests.project.test_permissions_matrix import ADMIN_OPEN, ALL_URLS, EXPECTED, ROLES
@@ -169,6 +171,8 @@ def annotation_states(page, world: dict, live_server) -> tuple[list[str], list[s
         '#annotate-unit button[data-key], #annotate-unit input[data-key], #annotate-unit a[data-key]')).map(
         el => [el.getAttribute('data-key').trim(), el.getAttribute('aria-keyshortcuts')])""")
     assert said and all(keys == announced for keys, announced in said), said
+    zoom_checked(page, url, campaign.task_type)
+    states.append("zoomed in")
     check("editing", "?undo=", "#annotate-unit[data-ready] .editing-banner")
     if _suggests(campaign.task_type):
         arm = f"assisted:{world['first_judge']}"
@@ -182,6 +186,10 @@ def annotation_states(page, world: dict, live_server) -> tuple[list[str], list[s
         assert suggestion is not None, campaign.task_type
         Assignment.objects.filter(pk=lease.pk).update(arm=arm, suggestion=suggestion)
         check("suggestion shown", shown="#annotate-unit[data-ready] #assist-note")
+    page.goto(url)
+    page.wait_for_selector("#annotate-unit[data-ready]", state="attached")
+    screen_reader_checked(page, campaign.task_type)
+    states.append("heard")
     sample = sample_of(campaign.task_type)
     n = 0
     while (lease := unit_lease_next(campaign=campaign, annotator=annotator)) is not None:
@@ -216,7 +224,8 @@ def test_every_task_types_pages_meet_wcag_21_aa_as_axe_checks_them(task_type, br
     finally:
         for page in pages.values():
             page.context.close()
-    assert states == ["first unit", "editing", *["suggestion shown"] * _suggests(task_type), "finished"]
+    assert states == ["first unit", "zoomed in", "editing", *["suggestion shown"] * _suggests(task_type), "heard",
+                      "finished"]
     # The campaign's page for each of its roles, the adjudication pages, the researcher's pages among them.
     assert {"annotator campaign-detail", "adjudicator campaign-detail", "adjudicator adjudicate-unit",
             "researcher agreement-report", "researcher judge-panel", "researcher campaign-options"} <= set(checked)
