@@ -12,6 +12,7 @@ from accounts.models import Preferences
 from annotate.models import HumanJudgment
 from tests.browser_keys import press
 from tests.factories import PASSWORD
+from tests.sides import sqlite_run_only
 
 PROGRESS = "#annotate-progress .progress-text"
 
@@ -36,6 +37,7 @@ def labels(campaign):
 
 
 @pytest.mark.browser
+@sqlite_run_only("what is checked is the pages' keys; the choice's storage is read on both (the API test below)")
 @pytest.mark.django_db(transaction=True)
 def test_shortcuts_turned_off_stay_off_after_signing_in_again_and_with_alt_only_alt_keys_judge(
         qa_campaign, browser, live_server, tmp_path):
