@@ -98,8 +98,9 @@ def unit_walk(page) -> list[dict]:
 
 def walk_text(walked) -> str:
     """WALKED as a screen reader's user would note it down: a line a node, its keys and whether it has the focus."""
+    quiet = ("generic", "none", "InlineTextBox")
     return "\n".join(f"{n['role']} “{n['name']}”" + (f" [{n['keys']}]" if n["keys"] else "")
-                     + (" (focused)" if n["focused"] else "") for n in walked if n["role"] not in ("generic", "none"))
+                     + (" (focused)" if n["focused"] else "") for n in walked if n["role"] not in quiet)
 
 
 def screen_reader_checked(page, task_type: str) -> str:
