@@ -17,7 +17,7 @@ from rest_framework.views import APIView
 
 from accounts.authentication import ApiTokenAuthentication
 from accounts.models import ApiToken
-from accounts.preferences import session_shortcuts_keep
+from accounts.preferences import shortcuts_choose
 from accounts.selectors import shortcuts_mode, tokens_for_user
 from accounts.serializers import (
     ApiTokenCreatedSerializer,
@@ -26,7 +26,7 @@ from accounts.serializers import (
     ObtainTokenSerializer,
     PreferencesSerializer,
 )
-from accounts.services import shortcuts_set, token_create, token_revoke, token_rotate
+from accounts.services import token_create, token_revoke, token_rotate
 from config.login_throttle import login_refused
 
 
@@ -132,6 +132,4 @@ class PreferencesApi(APIView):
         """Change your choices; they are kept with your account and hold on every device."""
         form = PreferencesSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        shortcuts_set(user=request.user, mode=form.validated_data["shortcuts"])
-        session_shortcuts_keep(request, form.validated_data["shortcuts"])
-        return Response({"shortcuts": shortcuts_mode(user=request.user)})
+        return Response({"shortcuts": shortcuts_choose(request, form.validated_data["shortcuts"])})

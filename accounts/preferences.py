@@ -4,6 +4,7 @@ data-shortcuts>) read the session Django has loaded anyway and ask the database 
 takes a change when it signs in again."""
 
 from accounts.selectors import shortcuts_mode
+from accounts.services import shortcuts_set
 
 SHORTCUTS_KEY = "concord:shortcuts"
 
@@ -20,11 +21,14 @@ def session_shortcuts(request) -> str:
     return mode
 
 
-def session_shortcuts_keep(request, mode: str) -> None:
-    """MODE, just chosen, for the rest of this session too (a request signed in by an API token has none)."""
+def shortcuts_choose(request, mode: str) -> str:
+    """MODE chosen by the person of REQUEST: kept with their account (accounts.services.shortcuts_set) and for the rest
+    of this session too (a request signed in by an API token has none). Returns the choice as kept."""
+    chosen = shortcuts_set(user=request.user, mode=mode).shortcuts
     session = getattr(request, "session", None)
     if session is not None and session.session_key:
-        session[SHORTCUTS_KEY] = mode
+        session[SHORTCUTS_KEY] = chosen
+    return chosen
 
 
 def signed_in(sender, request, user, **kwargs):

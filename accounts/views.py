@@ -13,7 +13,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
 
 from accounts.models import ApiToken, Preferences
-from accounts.preferences import session_shortcuts_keep
+from accounts.preferences import shortcuts_choose
 from accounts.selectors import (
     invitation_live,
     invitation_of_an_earlier_version,
@@ -27,7 +27,6 @@ from accounts.services import (
     InvitationError,
     invitation_accept,
     password_changed,
-    shortcuts_set,
     token_create,
     token_revoke,
     token_rotate,
@@ -55,8 +54,7 @@ def profile(request):
         elif action == "shortcuts":
             chosen = ShortcutsForm(request.POST)
             if chosen.is_valid():
-                shortcuts_set(user=request.user, mode=chosen.cleaned_data["shortcuts"])
-                session_shortcuts_keep(request, chosen.cleaned_data["shortcuts"])
+                shortcuts_choose(request, chosen.cleaned_data["shortcuts"])
                 messages.success(request, "Keyboard shortcuts: " + Preferences.Shortcuts(
                     chosen.cleaned_data["shortcuts"]).label.split(":")[0].lower() + ". Kept with your account.")
                 return redirect(reverse("profile") + "#shortcuts")
