@@ -15,14 +15,20 @@ from django.core.exceptions import PermissionDenied
 from django.db import DatabaseError, router
 
 from accounts.authentication import lock_wait_none
+from accounts.user_cache import user_cached, user_forget
 
 logger = logging.getLogger(__name__)
 
 
 class PasswordBackend(ModelBackend):
-    """ModelBackend, with the hash upgrade best-effort (password_hash_upgrade). Listed first in
+    """ModelBackend, with the hash upgrade best-effort (password_hash_upgrade) and the session's user read from the
+    shared cache (accounts.user_cache). Listed first in
     AUTHENTICATION_BACKENDS; ModelBackend stays listed after it for the sessions it signed in. A wrong password raises
     PermissionDenied, which ends authenticate() there, so that ModelBackend does not hash the same password again."""
+
+    def get_user(self, user_id):
+        """The session's user, from the shared cache when there is one (accounts.user_cache)."""
+        return user_cached(user_id, super().get_user)
 
     def authenticate(self, request, username=None, password=None, **kwargs):
         User = get_user_model()
@@ -50,5 +56,6 @@ def password_hash_upgrade(*, user, password: str) -> None:
     try:
         with lock_wait_none(using=router.db_for_write(type(user))):
             type(user)._default_manager.filter(pk=user.pk).update(password=user.password)
+        user_forget(user.pk)  # an update() sends no post_save
     except DatabaseError as exc:
         logger.info("user %s: password hash not upgraded, the database is busy (%s)", user.pk, exc)

@@ -10,6 +10,7 @@ from django.db.models import Exists, OuterRef
 from django.http import Http404
 
 from annotate.models import Campaign, Membership, Role
+from annotate.precompiled import Precompiled
 
 CREATE_PERMISSION = "annotate.add_campaign"
 
@@ -19,21 +20,31 @@ def _campaign_with_roles(user, slug: str) -> Campaign:
     for USER; one query. Http404 otherwise."""
     if not user.is_authenticated:
         raise Http404("No such campaign.")
-    mine = Membership.objects.filter(campaign=OuterRef("pk"), user=user)
-    try:
-        campaign = (Campaign.objects.for_user(user)
-                    .annotate(_researcher=Exists(mine.filter(role=Role.RESEARCHER)),
-                              _annotator=Exists(mine.filter(role=Role.ANNOTATOR)),
-                              _adjudicator=Exists(mine.filter(role=Role.ADJUDICATOR)))
-                    .get(slug=slug))
-    except Campaign.DoesNotExist:
-        raise Http404("No such campaign.") from None
+    found = (_CAMPAIGN_ANY if user.is_superuser else _CAMPAIGN_OF_MEMBER)(user=user.pk, slug=slug)
+    if not found:
+        raise Http404("No such campaign.")
+    campaign = found[0]
     campaign.is_researcher = campaign._researcher or user.is_superuser
     campaign.is_annotator = campaign._annotator
     # Researchers (and superusers) may settle disagreements too; annotators may not, unless also adjudicators.
     campaign.is_adjudicator = campaign._adjudicator or campaign.is_researcher
     campaign.roles_of = user.pk
     return campaign
+
+
+def _with_roles(campaigns, *, user: int, slug: str):
+    """CAMPAIGNS' campaign SLUG, with whether user USER is a researcher, an annotator and an adjudicator of it."""
+    mine = Membership.objects.filter(campaign=OuterRef("pk"), user=user)
+    return (campaigns.filter(slug=slug)
+            .annotate(_researcher=Exists(mine.filter(role=Role.RESEARCHER)),
+                      _annotator=Exists(mine.filter(role=Role.ANNOTATOR)),
+                      _adjudicator=Exists(mine.filter(role=Role.ADJUDICATOR))))
+
+
+# Every request to a campaign's pages asks: built once (annotate.precompiled). A superuser opens every campaign.
+_CAMPAIGN_OF_MEMBER = Precompiled(lambda user, slug: _with_roles(Campaign.objects.of_member(user), user=user,
+                                                                  slug=slug))
+_CAMPAIGN_ANY = Precompiled(lambda user, slug: _with_roles(Campaign.objects.all(), user=user, slug=slug))
 
 
 def _role_words(campaign: Campaign) -> str:

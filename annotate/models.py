@@ -38,7 +38,11 @@ class CampaignQuerySet(models.QuerySet):
             return self.none()
         if user.is_superuser:
             return self
-        return self.filter(memberships__user=user).distinct()
+        return self.of_member(user.pk)
+
+    def of_member(self, user_id: int):
+        """Campaigns user USER_ID is a member of, in any role."""
+        return self.filter(memberships__user=user_id).distinct()
 
     def researched_by(self, user):
         """Campaigns the user may manage (import, run judges, read reports)."""

@@ -103,16 +103,16 @@ def annotate_submit(request, slug):
     if refused:
         return _render(request, campaign=campaign, assignment=assignment, editing=was_edit, error=error,
                        arrangement=value)
-    next_assignment, waiting = _lease_next(campaign=campaign, annotator=request.user)
+    next_assignment, waiting = _lease_next(campaign=campaign, annotator=request.user, look_first=False)
     return _render(request, campaign=campaign, assignment=next_assignment, editing=False, notice=notice, error=error,
                    waiting=waiting)
 
 
-def _lease_next(*, campaign, annotator):
+def _lease_next(*, campaign, annotator, look_first=True):
     """(the next assignment or None, why there is none when it is not that all is done: the annotator waits for the
-    researcher to put them in an arm of the campaign's experiment)."""
+    researcher to put them in an arm of the campaign's experiment). LOOK_FIRST: see unit_lease_next."""
     try:
-        return unit_lease_next(campaign=campaign, annotator=annotator), None
+        return unit_lease_next(campaign=campaign, annotator=annotator, look_first=look_first), None
     except ArmNotGiven as exc:
         return None, str(exc)
 

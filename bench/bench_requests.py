@@ -35,7 +35,6 @@ BEGIN IMMEDIATE is a statement seen here; PostgreSQL's BEGIN, and COMMIT on both
 """
 
 import argparse
-import json
 import os
 import re
 import statistics
@@ -63,32 +62,10 @@ TABLE = re.compile(r'\b(?:FROM|JOIN|UPDATE|INTO)\s+"(\w+)"', re.IGNORECASE)  # D
 SUBQUERY = re.compile(r"\([^()]*\)")
 ASSIGNMENT = re.compile(r'name="assignment" value="(\d+)"')
 SHOWN_VERSION = re.compile(r'name="shown_version" value="(\d*)"')
-RANK_KEY = re.compile(r'class="rank-item[^"]*"[^>]*data-key="([^"]+)"')
-NUGGET = re.compile(r'class="nugget-mark"[^>]*data-nugget="([^"]+)"')
 REFUSED = 'id="annotate-error"'
 REQUESTS = ("next unit, leasing", "next unit", "submit")
 # On a PostgreSQL server: the database this benchmark makes, and drops at the end (postgres_own).
 OWN_DATABASE = "concord_bench_requests"
-
-
-def ranking_kept(page: str) -> dict:
-    """The ranking of PAGE's candidates in the order shown, as "Keep this order" sends it: a first ranking must say
-    how its order was settled."""
-    order = [[key] for key in RANK_KEY.findall(page)]
-    return {"ranking": json.dumps({"rankings": {"overall": order}, "order_confirmed": {"overall": "kept"}})}
-
-
-# A valid answer of each type, from the unit's fragment, as the page's form sends it (qa_correctness, ais,
-# image_relevance and answer_ranking as bench/load/locustfile.py's ANSWERS).
-ANSWERS = {
-    "qa_correctness": lambda page: {"verdict": "yes"},
-    "ais": lambda page: {"interpretable": "yes", "supported": "yes"},
-    "image_relevance": lambda page: {"grade": "2"},
-    "passage_relevance": lambda page: {"grade": "2"},
-    "pairwise_preference": lambda page: {"choice": "left"},
-    "answer_ranking": ranking_kept,
-    "nugget_evaluation": lambda page: {f"mark:{nugget}": "support" for nugget in NUGGET.findall(page)},
-}
 
 
 class QueryLog:
@@ -231,7 +208,10 @@ class Annotator:
     def __init__(self, user, campaign):
         from django.test import Client
 
+        from annotate.task_types.registry import task_type_get
+
         self.user, self.campaign = user, campaign
+        self.sample = task_type_get(campaign.task_type).sample()  # its form_answer: a valid answer from the page
         self.client = Client(enforce_csrf_checks=True)
         self.client.force_login(user)
         self.page_url = f"/campaigns/{campaign.slug}/annotate/"
@@ -268,7 +248,7 @@ class Annotator:
         the submission id the script adds."""
         shown = SHOWN_VERSION.search(page)
         return {"assignment": ASSIGNMENT.search(page).group(1), "shown_version": shown.group(1) if shown else "",
-                "submission": uuid.uuid4().hex, **ANSWERS[self.campaign.task_type](page)}
+                "submission": uuid.uuid4().hex, **self.sample.form_answer(page)}
 
     def judgments(self) -> int:
         from annotate.models import HumanJudgment, JudgmentKind
@@ -390,9 +370,6 @@ def main() -> None:
     settings.MEDIA_ROOT = workdir / "media"
     print(f"cache {settings.CACHES['default']['BACKEND']} {settings.CACHES['default'].get('LOCATION', '')}")
     task_types = args.types.split(",") if args.types else task_type_names()
-    unanswered = [task_type for task_type in task_types if task_type not in ANSWERS]
-    if unanswered:
-        raise SystemExit(f"no valid answer known for {', '.join(unanswered)}: add one to ANSWERS")
     annotator, researcher = people()
     begun = time.perf_counter()
     campaigns = campaigns_make(task_types, annotator, researcher, args.rounds + args.warmup + SPARE_UNITS)

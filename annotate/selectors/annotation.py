@@ -12,6 +12,7 @@ item id or whether a candidate is a document.
 import hashlib
 import json
 
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.http import Http404
@@ -27,6 +28,7 @@ from annotate.models import (
     JudgmentKind,
     Unit,
 )
+from annotate.precompiled import Precompiled
 from annotate.task_types.registry import task_type_get
 
 # Candidate texts longer than this many characters start collapsed, the full text one click or key away.
@@ -34,20 +36,54 @@ LONG_TEXT_CHARS = 600
 
 
 def assignment_held(*, campaign: Campaign, annotator, now=None) -> Assignment | None:
-    """ANNOTATOR's unexpired active lease in CAMPAIGN (the oldest, should there be two), or None."""
-    now = now or timezone.now()
-    # Its id first (a small query): after a submit, the usual case, there is none, and the rows are never read.
-    held = (
-        Assignment.objects.filter(
-            unit__campaign=campaign, annotator=annotator, status=AssignmentStatus.ACTIVE, expires_at__gt=now
-        )
-        .order_by("leased_at", "pk")
-        .values_list("pk", flat=True)
-        .first()
-    )
-    if held is None:
-        return None
-    return Assignment.objects.select_related("unit__campaign", "unit__topic", "unit__item").get(pk=held)
+    """ANNOTATOR's (a user or their id) unexpired active lease in CAMPAIGN (the oldest, should there be two), or None;
+    with its unit, topic
+    and item, and the annotator's own current judgment of the unit (with_own). One query."""
+    held = _HELD(campaign=campaign.pk, annotator=getattr(annotator, "pk", annotator), now=now or timezone.now())
+    return own_attach(held[0]) if held else None
+
+
+_HELD = Precompiled(lambda campaign, annotator, now: (
+    with_own(Assignment.objects.filter(
+        unit__campaign=campaign, annotator=annotator, status=AssignmentStatus.ACTIVE, expires_at__gt=now
+    ))
+    .select_related("unit__campaign", "unit__topic", "unit__item")
+    .order_by("leased_at", "pk")[:1]
+))
+
+
+# The fields of the annotator's own current judgment the page reads (judgment_current_of).
+OWN_FIELDS = ("id", "label", "value", "version", "created_at")
+
+
+def with_own(assignments: QuerySet[Assignment]) -> QuerySet[Assignment]:
+    """ASSIGNMENTS, each with its annotator's current annotation of its unit read in the same query (OWN_FIELDS as
+    own_<field>, None when there is none); own_attach turns them into the judgment judgment_current_of returns."""
+    own = HumanJudgment.objects.filter(unit_id=OuterRef("unit_id"), annotator_id=OuterRef("annotator_id"),
+                                       kind=JudgmentKind.ANNOTATION, is_current=True)
+    return assignments.annotate(**{f"own_{name}": Subquery(own.values(name)[:1]) for name in OWN_FIELDS})
+
+
+# The attribute an assignment keeps its annotator's own current judgment in, once read (None: read, there is none).
+_OWN = "_own_judgment"
+
+
+def own_attach(assignment: Assignment) -> Assignment:
+    """Keep on ASSIGNMENT (read through with_own) its annotator's current judgment of the unit, for
+    judgment_current_of."""
+    own = None
+    if assignment.own_id is not None:
+        own = HumanJudgment(pk=assignment.own_id, unit_id=assignment.unit_id, annotator_id=assignment.annotator_id,
+                            kind=JudgmentKind.ANNOTATION, is_current=True,
+                            **{name: getattr(assignment, f"own_{name}") for name in OWN_FIELDS[1:]})
+    return own_known(assignment, own)
+
+
+def own_known(assignment: Assignment, own: HumanJudgment | None) -> Assignment:
+    """Say that OWN is ASSIGNMENT's annotator's current judgment of its unit (None: they have none; a new lease, granted
+    only while they have not judged the unit), so that judgment_current_of need not read it."""
+    setattr(assignment, _OWN, own)
+    return assignment
 
 
 def units_open_to(*, campaign: Campaign, annotator, now=None) -> QuerySet[Unit]:
@@ -92,16 +128,8 @@ def annotation_progress(*, campaign: Campaign, annotator) -> dict:
     28 more they could take now. Remaining shrinks when other annotators fill units first.
     Remaining is counted up to REMAINING_COUNTED: beyond it "more" is True and total and percent are None.
     """
-    done = (
-        HumanJudgment.objects.filter(
-            unit__campaign=campaign, annotator=annotator, kind=JudgmentKind.ANNOTATION, is_current=True
-        )
-        .values("unit")
-        .distinct()
-        .count()
-    )
-    open_units = units_open_to(campaign=campaign, annotator=annotator).order_by("position", "pk").values("pk")
-    remaining = open_units[:REMAINING_COUNTED + 1].count()
+    mine = {"campaign": campaign.pk, "annotator": annotator.pk}
+    done, remaining = counts_of((_JUDGED_UNITS, mine), (_OPEN_UNITS_COUNTED, {**mine, "now": timezone.now()}))
     if remaining > REMAINING_COUNTED:
         return {"done": done, "remaining": REMAINING_COUNTED, "more": True, "total": None, "percent": None}
     total = done + remaining
@@ -109,14 +137,43 @@ def annotation_progress(*, campaign: Campaign, annotator) -> dict:
             "percent": round(100 * done / total) if total else 100}
 
 
+# The units ANNOTATOR has judged in CAMPAIGN, and those open to them counted up to one past REMAINING_COUNTED.
+_JUDGED_UNITS = Precompiled(lambda campaign, annotator: (
+    HumanJudgment.objects.filter(unit__campaign=campaign, annotator=annotator, kind=JudgmentKind.ANNOTATION,
+                                 is_current=True)
+    .order_by().values("unit").distinct()
+))
+_OPEN_UNITS_COUNTED = Precompiled(lambda campaign, annotator, now: (
+    units_open_to(campaign=campaign, annotator=annotator, now=now).order_by("position", "pk")
+    .values("pk")[:REMAINING_COUNTED + 1]
+))
+
+
+def counts_of(*queries: tuple[Precompiled, dict]) -> tuple[int, ...]:
+    """The number of rows of each of QUERIES, (a precompiled query, the values to run it with), sliced ones counted up
+    to their limit; in one query."""
+    compiled = [query.sql(**values) for query, values in queries]
+    counts = ", ".join(f"(SELECT COUNT(*) FROM ({sql}) AS counted_{n})" for n, (sql, _) in enumerate(compiled))
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        cursor.execute(f"SELECT {counts}", [param for _, params in compiled for param in params])
+        return tuple(cursor.fetchone())
+
+
 def assignment_of_annotator(*, campaign: Campaign, annotator, assignment_id) -> Assignment:
     """ANNOTATOR's own assignment ASSIGNMENT_ID in CAMPAIGN; Http404 for anyone else's or a malformed id."""
     try:
-        return Assignment.objects.select_related("unit__campaign", "unit__topic", "unit__item").get(
-            pk=int(assignment_id), unit__campaign=campaign, annotator=annotator
-        )
-    except (Assignment.DoesNotExist, TypeError, ValueError):
-        raise Http404("No such assignment.") from None
+        found = _OF_ANNOTATOR(assignment=int(assignment_id), campaign=campaign.pk, annotator=annotator.pk)
+    except (TypeError, ValueError):
+        found = None
+    if not found:
+        raise Http404("No such assignment.")
+    return found[0]
+
+
+_OF_ANNOTATOR = Precompiled(lambda assignment, campaign, annotator: (
+    Assignment.objects.select_related("unit__campaign", "unit__topic", "unit__item")
+    .filter(pk=assignment, unit__campaign=campaign, annotator=annotator)
+))
 
 
 def assignment_previous(*, campaign: Campaign, annotator, before: Assignment | None) -> Assignment | None:
@@ -168,7 +225,10 @@ def assist_display(*, assignment: Assignment, shown: dict) -> dict | None:
 
 def judgment_current_of(*, assignment: Assignment) -> HumanJudgment | None:
     """The current annotation of ASSIGNMENT's annotator on its unit, or None. Its version goes into the page's form
-    (shown_version), so a submit made from a view that another tab has overtaken is refused, not applied."""
+    (shown_version), so a submit made from a view that another tab has overtaken is refused, not applied. Read
+    already when ASSIGNMENT came with it (own_attach, own_known)."""
+    if hasattr(assignment, _OWN):
+        return getattr(assignment, _OWN)
     return (
         HumanJudgment.objects.filter(
             unit_id=assignment.unit_id, annotator_id=assignment.annotator_id, kind=JudgmentKind.ANNOTATION,
@@ -188,12 +248,25 @@ def ranking_candidates(*, assignment: Assignment) -> list[tuple[str, Item]]:
     follow import order and would otherwise group answers apart from documents or by system.
     """
     unit = assignment.unit
-    items = Item.objects.filter(topic_id=unit.topic_id, campaign_id=unit.campaign_id).only("pk", "text")
+    items = topic_candidates(unit=unit)
 
     def key(item):
         return hashlib.sha256(f"{unit.pk}:{assignment.annotator_id}:{item.pk}".encode()).hexdigest()
 
     return [(letter_label(n), item) for n, item in enumerate(sorted(items, key=key))]
+
+
+def topic_candidates(*, unit: Unit) -> list[Item]:
+    """The items of UNIT's topic (a unit of a whole topic: its candidates), with their text; read once per unit
+    object (a submit checks the ranking against them and translates its labels with them)."""
+    if not hasattr(unit, "_topic_candidates"):
+        unit._topic_candidates = list(_TOPIC_ITEMS(topic=unit.topic_id, campaign=unit.campaign_id))
+    return unit._topic_candidates
+
+
+_TOPIC_ITEMS = Precompiled(lambda topic, campaign: (
+    Item.objects.filter(topic_id=topic, campaign_id=campaign).only("pk", "text").order_by("pk")
+))
 
 
 def ranking_display(

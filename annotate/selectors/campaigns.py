@@ -1,6 +1,6 @@
 """Reads about campaigns for the campaign pages."""
 
-from django.db.models import Count, F, Max, Q, Sum
+from django.db.models import Count, F, Max, Q, QuerySet, Sum
 from django.utils import timezone
 
 from accounts.models import InvitedAccount
@@ -20,6 +20,7 @@ from annotate.models import (
     Topic,
     Unit,
 )
+from annotate.precompiled import Precompiled
 from annotate.task_types.registry import task_type_get
 
 
@@ -133,8 +134,17 @@ def guidelines_current(*, campaign: Campaign) -> CampaignGuidelines | None:
 def guidelines_current_id(*, unit_id: int) -> int | None:
     """The id of the current guidelines of the campaign of unit UNIT_ID, or None: what a judgment made now records.
     One query."""
-    return (CampaignGuidelines.objects.filter(campaign__units__pk=unit_id).order_by("-version")
-            .values_list("pk", flat=True).first())
+    found = _GUIDELINES_CURRENT(unit=unit_id)
+    return found[0] if found else None
+
+
+def guidelines_current_of(unit) -> QuerySet:
+    """The ids of the guidelines of the campaign of UNIT (an id, or an OuterRef), the current one first: its first
+    row, in a subquery, is what a judgment made now records."""
+    return CampaignGuidelines.objects.filter(campaign__units__pk=unit).order_by("-version").values_list("pk", flat=True)
+
+
+_GUIDELINES_CURRENT = Precompiled(lambda unit: guidelines_current_of(unit)[:1])
 
 
 def guidelines_versions(*, campaign: Campaign) -> list[CampaignGuidelines]:

@@ -10,11 +10,14 @@ database's IMMEDIATE transaction mode serialises every writing transaction inste
 
 import json
 import re
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import connection, transaction
-from django.db.models import F
+from django.core.cache import cache
+from django.db import DEFAULT_DB_ALIAS, connection, transaction
+from django.db.models import Count, Exists, F, IntegerField, Subquery, Value
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotate.models import (
@@ -26,8 +29,9 @@ from annotate.models import (
     JudgmentSource,
     Unit,
 )
-from annotate.selectors.annotation import assignment_held, units_open_to
-from annotate.selectors.campaigns import guidelines_current_id
+from annotate.precompiled import Precompiled
+from annotate.selectors.annotation import assignment_held, own_known, units_open_to
+from annotate.selectors.campaigns import guidelines_current_of
 from annotate.services.arms import annotator_arm_ensure, annotator_arm_given, campaign_arms, lease_arm
 from annotate.services.data_version import campaign_data_changed
 from annotate.task_types.registry import UnknownTaskType, task_type_get
@@ -71,7 +75,7 @@ UNCHECKED = _Unchecked()
 SUBMISSION_ID = re.compile(r"[A-Za-z0-9-]{8,64}")
 
 
-def unit_lease_next(*, campaign: Campaign, annotator) -> Assignment | None:
+def unit_lease_next(*, campaign: Campaign, annotator, look_first: bool = True) -> Assignment | None:
     """The unit ANNOTATOR should judge next in CAMPAIGN, leased to them; None when nothing is left.
 
     An unexpired active lease the annotator already holds is returned as it is, so reloading the
@@ -80,11 +84,13 @@ def unit_lease_next(*, campaign: Campaign, annotator) -> Assignment | None:
     A unit whose own earlier lease by this annotator expired may be leased to them again while
     its slot is free (the unique (unit, annotator) row is reactivated). Opens its own transaction.
 
+    LOOK_FIRST=False skips the look for a held lease before the transaction (the one inside it is enough): for a
+    caller that is about to write anyway, a submit leasing the next unit.
+
     In an assistance experiment the lease is made in an arm, with the arm's suggestion (annotate.services.arms);
     an annotator whom only the researcher can put in an arm, and who has none yet, gets ArmNotGiven.
     """
-    held = assignment_held(campaign=campaign, annotator=annotator)
-    if held is not None:
+    if look_first and (held := assignment_held(campaign=campaign, annotator=annotator)) is not None:
         return held
     for _ in range(BUSY_RETRIES):
         with transaction.atomic():
@@ -93,7 +99,7 @@ def unit_lease_next(*, campaign: Campaign, annotator) -> Assignment | None:
             held = assignment_held(campaign=campaign, annotator=annotator, now=now)
             if held is not None:
                 return held
-            _leases_expire(campaign=campaign, now=now)
+            _leases_expire_now_and_then(campaign=campaign, now=now)
             # Before any unit is locked (the lock order is campaign, then units): an annotator's arm, given at their
             # first lease while anything is open to them.
             annotator_arm, arm_given = "", False
@@ -118,28 +124,54 @@ def unit_lease_next(*, campaign: Campaign, annotator) -> Assignment | None:
 def _lease_first_open(*, campaign: Campaign, annotator, now, annotator_arm: str) -> tuple[Assignment | None, list[int]]:
     """Lease ANNOTATOR the first unit open to them by position: (the assignment, []); (None, []) when none is; (None,
     the units skipped) when the only ones left were held by concurrent transactions (PostgreSQL skips a locked unit
-    rather than wait for it, so that annotators do not queue behind each other). Call inside transaction.atomic."""
+    rather than wait for it, so that annotators do not queue behind each other). Call inside transaction.atomic.
+
+    The usual case is one query: the first open unit that no transaction holds, locked as it is read (with its topic
+    and item, for the page), its slot then checked by _lease_state. Should that slot be gone, or no unit be free of
+    locks, candidates are read in batches and locked one by one, which tells the units held by others apart."""
     tried: set[int] = set()
     busy: list[int] = []
+    first = _FIRST_OPEN_LOCKED(campaign=campaign.pk, annotator=annotator.pk, now=now)
+    candidates = [first[0]] if first else []
     while True:
-        candidates = list(
-            units_open_to(campaign=campaign, annotator=annotator, now=now)
-            .exclude(pk__in=tried)
-            .order_by("position", "pk")
-            .values_list("pk", flat=True)[:CANDIDATE_BATCH]
-        )
         if not candidates:
-            return None, busy
-        for unit_id in candidates:
-            tried.add(unit_id)
-            unit = _unit_lock(unit_id)
+            candidates = list(
+                units_open_to(campaign=campaign, annotator=annotator, now=now)
+                .exclude(pk__in=tried)
+                .order_by("position", "pk")
+                .values_list("pk", flat=True)[:CANDIDATE_BATCH]
+            )
+            if not candidates:
+                return None, busy
+        for candidate in candidates:
+            unit = candidate if isinstance(candidate, Unit) else _unit_lock(candidate)
+            tried.add(unit.pk if unit is not None else candidate)
             if unit is None:
-                busy.append(unit_id)
+                busy.append(candidate)
                 continue
-            if not _slot_free(unit=unit, annotator=annotator, now=now):
+            state = _lease_state(unit=unit, annotator=annotator, now=now)
+            if not state.slot_free(unit):
                 continue
             unit.campaign = campaign  # the lease's arm reads it: no second read of the campaign row
-            return _assignment_grant(unit=unit, annotator=annotator, now=now, annotator_arm=annotator_arm), []
+            return _assignment_grant(unit=unit, annotator=annotator, now=now, mine=state.mine,
+                                     annotator_arm=annotator_arm), []
+        candidates = []
+
+
+def _lock_skipping() -> dict:
+    """select_for_update's arguments for a lock that skips rows other transactions hold (PostgreSQL; SQLite has no
+    row locks: its IMMEDIATE transactions serialise the writers) and locks only the unit, not its topic and item."""
+    lock: dict = {"skip_locked": True} if connection.features.has_select_for_update_skip_locked else {}
+    if connection.features.has_select_for_update_of:
+        lock["of"] = ("self",)
+    return lock
+
+
+# The first open unit no other transaction holds, locked, with its topic and item: the one nearly every lease takes.
+_FIRST_OPEN_LOCKED = Precompiled(lambda campaign, annotator, now: (
+    units_open_to(campaign=campaign, annotator=annotator, now=now).order_by("position", "pk")
+    .select_related("topic", "item").select_for_update(**_lock_skipping())[:1]
+))
 
 
 def _units_wait(unit_ids: list[int]) -> None:
@@ -179,8 +211,9 @@ def judgment_submit(
     check_unit_gradable(unit=assignment.unit)
     with transaction.atomic():
         now = timezone.now()
-        unit = Unit.objects.select_for_update().get(pk=assignment.unit_id)
-        current = _judgment_current(unit=unit, annotator=annotator, lock=True)
+        (unit,) = _UNIT_LOCKED(unit=assignment.unit_id)
+        state = _verdict_state(unit=unit, annotator=annotator, now=now)
+        current = state.current
         if current is not None:
             if submission and _submission_recorded(unit=unit, annotator=annotator, submission=submission):
                 # A resend of a verdict already recorded whose answer never reached the page.
@@ -190,9 +223,10 @@ def judgment_submit(
                 raise JudgmentStale(
                     "Since this page was shown, this was judged differently in another tab or window; "
                     "nothing was changed.", current=current)
-            return _judgment_version_add(unit=unit, current=current, value=value, label=label, submission=submission)
-        assignment = Assignment.objects.select_for_update().get(pk=assignment.pk)
-        if not _slot_free(unit=unit, annotator=annotator, now=now):
+            return _judgment_version_add(unit=unit, current=current, value=value, label=label, submission=submission,
+                                         guidelines_id=state.guidelines_id)
+        assignment = state.mine or assignment  # as it is now, under the lock (the one row of unit and annotator)
+        if not state.slot_free(unit):
             expired = assignment.status == AssignmentStatus.EXPIRED or assignment.expires_at <= now
             if expired:
                 raise JudgmentError(
@@ -202,7 +236,7 @@ def judgment_submit(
         judgment = HumanJudgment.objects.create(
             unit=unit, annotator=annotator, assignment=assignment, kind=JudgmentKind.ANNOTATION,
             source=JudgmentSource.WEB, value=value, label=label, version=1, is_current=True,
-            guidelines_id=guidelines_current_id(unit_id=unit.pk), submission=submission,
+            guidelines_id=state.guidelines_id, submission=submission,
             # The condition it was made under, and how long it took from the lease (the arms report's time).
             arm=assignment.arm, suggestion=assignment.suggestion,
             seconds=max(0.0, (now - assignment.leased_at).total_seconds()) if assignment.leased_at else None,
@@ -234,11 +268,13 @@ def judgment_edit(*, judgment: HumanJudgment, annotator, value: dict) -> HumanJu
     label = judgment_value_check(task_type=judgment.unit.campaign.task_type, value=value, unit=judgment.unit)
     check_unit_gradable(unit=judgment.unit)
     with transaction.atomic():
-        unit = Unit.objects.select_for_update().get(pk=judgment.unit_id)
-        current = _judgment_current(unit=unit, annotator=annotator, lock=True)
+        (unit,) = _UNIT_LOCKED(unit=judgment.unit_id)
+        state = _verdict_state(unit=unit, annotator=annotator, now=timezone.now())
+        current = state.current
         if current is None or current.pk != judgment.pk:
             raise JudgmentError("That verdict has been changed since; reload the page.")
-        return _judgment_version_add(unit=unit, current=current, value=value, label=label)
+        return _judgment_version_add(unit=unit, current=current, value=value, label=label,
+                                     guidelines_id=state.guidelines_id)
 
 
 def judgment_value_check(*, task_type: str, value, unit: Unit | None = None) -> str:
@@ -283,6 +319,16 @@ def assignment_draft_save(*, assignment: Assignment, annotator, draft: dict) -> 
         raise DraftSuperseded("This unit is already submitted, so its draft was not kept; submit again to change it.")
 
 
+def _leases_expire_now_and_then(*, campaign: Campaign, now) -> None:
+    """_leases_expire, at most once every settings.LEASE_EXPIRY_INTERVAL seconds a campaign (0: every time). An
+    expired lease's status is bookkeeping: every check of a slot counts only unexpired active leases (expires_at),
+    so a lease that ran out frees its slot the moment it runs out, marked expired or not. Call inside
+    transaction.atomic."""
+    interval = settings.LEASE_EXPIRY_INTERVAL
+    if interval <= 0 or cache.add(f"concord:leases-expired:{campaign.pk}", True, timeout=interval):
+        _leases_expire(campaign=campaign, now=now)
+
+
 def _leases_expire(*, campaign: Campaign, now) -> int:
     """Mark the campaign's active leases that ran out as expired, freeing their slots. Returns how many.
 
@@ -300,67 +346,120 @@ def _leases_expire(*, campaign: Campaign, now) -> int:
 
 
 def _unit_lock(unit_id: int) -> Unit | None:
-    """Lock the unit row; None when a concurrent transaction holds it (PostgreSQL skips it instead of waiting).
+    """Lock the unit row; None when a concurrent transaction holds it (PostgreSQL skips it instead of waiting). Its
+    topic and item come in the same query, for the page that shows the lease, and are not locked.
 
     Call inside transaction.atomic.
     """
-    queryset = Unit.objects.filter(pk=unit_id)
-    if connection.features.has_select_for_update_skip_locked:
-        queryset = queryset.select_for_update(skip_locked=True)
-    else:
-        queryset = queryset.select_for_update()
-    return queryset.first()
+    return Unit.objects.filter(pk=unit_id).select_related("topic", "item").select_for_update(**_lock_skipping()).first()
 
 
-def _slot_free(*, unit: Unit, annotator, now) -> bool:
-    """Whether ANNOTATOR may take a slot on UNIT: not judged by them, and taken slots below k.
+@dataclass(frozen=True)
+class _UnitState:
+    """What a lease or a verdict needs to know of a unit and one annotator, read in one query under the unit's lock
+    (after it: a query that waits for a row lock would see its subqueries as of before the wait)."""
 
-    Call inside transaction.atomic with the unit row locked: every lease and every first
-    verdict on the unit is written under that lock, so the counts read here cannot move.
-    `unit` must be the row as read under the lock (its judgments_done is current).
-    """
-    if HumanJudgment.objects.filter(unit=unit, annotator=annotator, kind=JudgmentKind.ANNOTATION).exists():
-        return False
+    judged: bool  # the annotator has judged the unit (an annotation, any version)
+    others_active: int  # other annotators' unexpired active leases on it
+    current: HumanJudgment | None = None  # a verdict's: the annotator's current annotation of it
+    guidelines_id: int | None = None  # a verdict's: the campaign's current guidelines
+    mine: Assignment | None = None  # the annotator's assignment row of the unit, should they have one
+
+    def slot_free(self, unit: Unit) -> bool:
+        """Whether the annotator may take a slot on UNIT (read under the lock): not judged by them, and taken
+        slots below k."""
+        return not self.judged and unit.judgments_done + self.others_active < unit.judgments_needed
+
+
+def _slot_columns(unit, annotator, now) -> list:
+    """_UnitState's first two columns, of UNIT for ANNOTATOR at NOW."""
+    judged = HumanJudgment.objects.filter(unit=unit, annotator=annotator, kind=JudgmentKind.ANNOTATION)
     others_active = (
         Assignment.objects.filter(unit=unit, status=AssignmentStatus.ACTIVE, expires_at__gt=now)
         .exclude(annotator=annotator)
-        .count()
+        .values("unit")
+        .annotate(n=Count("pk"))
+        .values("n")
     )
-    return unit.judgments_done + others_active < unit.judgments_needed
+    return [Exists(judged), Coalesce(Subquery(others_active, output_field=IntegerField()), Value(0))]
 
 
-def _assignment_grant(*, unit: Unit, annotator, now, annotator_arm: str = "") -> Assignment:
+def _row_columns(queryset, fields: list[str]) -> list:
+    """A subquery for each of FIELDS of the first row of QUERYSET."""
+    return [Subquery(queryset.values(name)[:1]) for name in fields]
+
+
+_JUDGMENT_FIELDS = [field.attname for field in HumanJudgment._meta.concrete_fields]
+_ASSIGNMENT_FIELDS = [field.attname for field in Assignment._meta.concrete_fields]
+
+
+def _current_of(unit, annotator):
+    return HumanJudgment.objects.filter(unit=unit, annotator=annotator, kind=JudgmentKind.ANNOTATION,
+                                        is_current=True).order_by("pk")
+
+
+def _mine_of(unit, annotator):
+    return Assignment.objects.filter(unit=unit, annotator=annotator).order_by("pk")  # one row at most
+
+
+_VERDICT_STATE = Precompiled(lambda unit, annotator, now: Unit.objects.filter(pk=unit).values_list(
+    *_slot_columns(unit, annotator, now), Subquery(guidelines_current_of(unit)[:1]),
+    *_row_columns(_mine_of(unit, annotator), _ASSIGNMENT_FIELDS),
+    *_row_columns(_current_of(unit, annotator), _JUDGMENT_FIELDS)))
+_LEASE_STATE = Precompiled(lambda unit, annotator, now: Unit.objects.filter(pk=unit).values_list(
+    *_slot_columns(unit, annotator, now), *_row_columns(_mine_of(unit, annotator), _ASSIGNMENT_FIELDS)))
+
+
+def _verdict_state(*, unit: Unit, annotator, now) -> _UnitState:
+    """_UnitState of UNIT for a verdict of ANNOTATOR's. Call inside transaction.atomic with the unit row locked."""
+    ((judged, others, guidelines_id, *rest),) = _VERDICT_STATE(unit=unit.pk, annotator=annotator.pk, now=now)
+    mine, current = rest[:len(_ASSIGNMENT_FIELDS)], rest[len(_ASSIGNMENT_FIELDS):]
+    return _UnitState(judged=bool(judged), others_active=others, guidelines_id=guidelines_id,
+                      mine=_row_instance(Assignment, _ASSIGNMENT_FIELDS, mine),
+                      current=_row_instance(HumanJudgment, _JUDGMENT_FIELDS, current))
+
+
+def _lease_state(*, unit: Unit, annotator, now) -> _UnitState:
+    """_UnitState of UNIT for a lease to ANNOTATOR. Call inside transaction.atomic with the unit row locked."""
+    ((judged, others, *mine),) = _LEASE_STATE(unit=unit.pk, annotator=annotator.pk, now=now)
+    return _UnitState(judged=bool(judged), others_active=others,
+                      mine=_row_instance(Assignment, _ASSIGNMENT_FIELDS, mine))
+
+
+def _row_instance(model, fields: list[str], values: list):
+    """The MODEL instance whose FIELDS are VALUES, as read from the database; None when there was no row (no id)."""
+    return model.from_db(DEFAULT_DB_ALIAS, fields, values) if values[0] is not None else None
+
+
+def _assignment_grant(*, unit: Unit, annotator, now, mine: Assignment | None, annotator_arm: str = "") -> Assignment:
     """Lease UNIT to ANNOTATOR, reusing their expired assignment row if there is one, in its assistance arm
-    (ANNOTATOR_ARM when arms are per annotator) with the arm's suggestion fixed now.
+    (ANNOTATOR_ARM when arms are per annotator) with the arm's suggestion fixed now. MINE is that expired row, as
+    _lease_state read it.
 
-    Call inside transaction.atomic with the unit row locked and _slot_free checked.
+    Call inside transaction.atomic with the unit row locked and the slot found free.
     """
     expires_at = now + timedelta(seconds=settings.ANNOTATION_LEASE_SECONDS)
-    existing = Assignment.objects.filter(unit=unit, annotator=annotator).first()
+    existing = mine
     arm, suggestion = lease_arm(unit=unit, annotator=annotator, annotator_arm=annotator_arm,
                                 given=existing.arm if existing else "")
     if existing is None:
-        return Assignment.objects.create(unit=unit, annotator=annotator, leased_at=now, expires_at=expires_at,
-                                         arm=arm, suggestion=suggestion)
+        return own_known(Assignment.objects.create(unit=unit, annotator=annotator, leased_at=now,
+                                                   expires_at=expires_at, arm=arm, suggestion=suggestion), None)
     existing.status = AssignmentStatus.ACTIVE
     existing.leased_at = now
     existing.expires_at = expires_at
     existing.submitted_at = None
     existing.arm, existing.suggestion = arm, suggestion
     existing.save(update_fields=["status", "leased_at", "expires_at", "submitted_at", "arm", "suggestion"])
-    return existing
+    existing.unit = unit  # as read under the lock, with its topic and item
+    return own_known(existing, None)
 
 
-def _judgment_current(*, unit: Unit, annotator, lock: bool) -> HumanJudgment | None:
-    queryset = HumanJudgment.objects.filter(
-        unit=unit, annotator=annotator, kind=JudgmentKind.ANNOTATION, is_current=True
-    )
-    if lock:
-        queryset = queryset.select_for_update()
-    return queryset.first()
+# The rows every verdict locks, read with queries built once (annotate.precompiled).
+_UNIT_LOCKED = Precompiled(lambda unit: Unit.objects.select_for_update().filter(pk=unit))
 
 
-def _judgment_version_add(*, unit: Unit, current: HumanJudgment, value: dict, label: str,
+def _judgment_version_add(*, unit: Unit, current: HumanJudgment, value: dict, label: str, guidelines_id: int | None,
                           submission: str = "") -> HumanJudgment:
     """Make a new current version after CURRENT, UNIT's; the campaign's next data version with it. Call inside
     transaction.atomic with UNIT and CURRENT locked."""
@@ -372,7 +471,7 @@ def _judgment_version_add(*, unit: Unit, current: HumanJudgment, value: dict, la
     judgment = HumanJudgment.objects.create(
         unit_id=current.unit_id, annotator_id=current.annotator_id, assignment_id=current.assignment_id,
         kind=current.kind, source=JudgmentSource.WEB, value=value, label=label,
-        version=current.version + 1, is_current=True, guidelines_id=guidelines_current_id(unit_id=current.unit_id),
+        version=current.version + 1, is_current=True, guidelines_id=guidelines_id,
         submission=submission, arm=current.arm, suggestion=current.suggestion,
     )
     campaign_data_changed(campaign_id=unit.campaign_id)

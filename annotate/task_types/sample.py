@@ -62,6 +62,12 @@ class TaskTypeSample:
         (what a ranking orders)."""
         raise NotImplementedError
 
+    def form_answer(self, page: str) -> dict:
+        """The fields the annotation page's form sends for a valid verdict on the unit PAGE (the unit's fragment, as
+        the annotator's browser gets it) shows, beside the assignment, shown_version and submission ids: what
+        tests/annotate/test_annotation_query_counts.py and bench/bench_requests.py submit."""
+        raise NotImplementedError
+
     def verdict(self, judge: int, n: int) -> tuple[float | None, str, str]:
         """The N-th verdict of judge number JUDGE (of judges): its score, label and raw output. A score and its yes or
         no by default."""

@@ -50,7 +50,8 @@ def acknowledged(folder: Path) -> list[tuple[str, int]]:
 
 
 def exactly_once(acks: list[tuple[str, int]]) -> bool:
-    from django.db.models import Count, F
+    from django.db.models import Count, F, Q
+    from django.utils import timezone
 
     from annotate.models import Assignment, HumanJudgment, Unit
 
@@ -63,7 +64,9 @@ def exactly_once(acks: list[tuple[str, int]]) -> bool:
     unacknowledged = current.keys() - acked
     over = Unit.objects.filter(campaign__slug__in=LOAD_CAMPAIGNS, judgments_done__gt=F("judgments_needed")).count()
     leased_over = (
-        Assignment.objects.filter(unit__campaign__slug__in=LOAD_CAMPAIGNS, status__in=["active", "submitted"])
+        # Live: unexpired (a lease that ran out frees its slot at once; it is marked expired now and then).
+        Assignment.objects.filter(Q(status="active", expires_at__gt=timezone.now()) | Q(status="submitted"),
+                                  unit__campaign__slug__in=LOAD_CAMPAIGNS)
         .values("unit_id", "unit__judgments_needed")
         .annotate(n=Count("id"))
         .filter(n__gt=F("unit__judgments_needed"))

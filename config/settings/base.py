@@ -5,6 +5,7 @@ from pathlib import Path
 import environ
 from kombu import Queue
 
+from config.caches import cache_shared, session_engine
 from config.databases import SQLITE_OPTIONS, tokens_database_add
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -138,6 +139,9 @@ LOGIN_FAILURE_WINDOW = env.int("LOGIN_FAILURE_WINDOW", default=15 * 60)  # secon
 # The cache holds the failure counts: set CACHE_URL (e.g. redis://127.0.0.1:6379/1) so every web process shares them
 # (the production settings refuse to start without a shared one).
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+# With a shared cache, sessions and signed-in users are read from it (config.caches, accounts.user_cache).
+CACHE_SHARED = cache_shared(CACHES)
+SESSION_ENGINE = session_engine(CACHES)
 # Behind a reverse proxy: the META key of the header where it writes the client's address (e.g. HTTP_X_FORWARDED_FOR
 # or HTTP_X_REAL_IP), and how many proxies stand in front (the address is that many entries from the right).
 TRUSTED_PROXY_HEADER = env("TRUSTED_PROXY_HEADER", default="")
@@ -197,6 +201,9 @@ ENDPOINT_ENCRYPTION_KEYS = env.list("ENDPOINT_ENCRYPTION_KEYS", default=[])
 
 # Annotation: how long an annotator holds a unit before it returns to the pool.
 ANNOTATION_LEASE_SECONDS = env.int("ANNOTATION_LEASE_SECONDS", default=15 * 60)
+# How often (seconds, at most once a campaign) a lease marks the campaign's leases that ran out as expired: slots
+# count only unexpired leases, so this is bookkeeping, kept off most requests (0: on every lease).
+LEASE_EXPIRY_INTERVAL = env.int("LEASE_EXPIRY_INTERVAL", default=60)
 
 REST_FRAMEWORK = {
     # Token first: an anonymous request then gets 401 with "WWW-Authenticate: Token", not a bare 403.

@@ -2,6 +2,7 @@
 
 from django.core.exceptions import ImproperlyConfigured
 
+from config.caches import cache_shared, session_engine
 from config.databases import tokens_database_add
 
 from .base import *  # noqa: F401,F403
@@ -19,7 +20,9 @@ tokens_database_add(DATABASES)  # on SQLite only: the API tokens' own file besid
 CELERY_BROKER_URL = env("CELERY_BROKER_URL")
 # Sign-in failures and the password-change flag are counted in the cache: every web process must share it.
 CACHES = {"default": env.cache("CACHE_URL")}
-if CACHES["default"]["BACKEND"].rsplit(".", 1)[-1] in ("LocMemCache", "DummyCache"):
+CACHE_SHARED = cache_shared(CACHES)
+SESSION_ENGINE = session_engine(CACHES)
+if not CACHE_SHARED:
     raise ImproperlyConfigured(
         "CACHE_URL must name a cache the web processes share (redis://..., memcached), not a per-process one: "
         "sign-in throttling counts there"

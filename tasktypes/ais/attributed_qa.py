@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from django.utils import timezone
+
 from annotate.bulk import rows_insert
 from annotate.ids import json_text
 from annotate.models import (
@@ -373,7 +375,8 @@ def rated_units_dequeue(*, campaign: Campaign) -> int:
     """
     rated = HumanJudgment.objects.filter(unit__campaign=campaign, kind=JudgmentKind.ADJUDICATION,
                                          is_current=True).values("unit_id")
-    leased = Assignment.objects.filter(unit__campaign=campaign, status=AssignmentStatus.ACTIVE).values("unit_id")
+    leased = Assignment.objects.filter(unit__campaign=campaign, status=AssignmentStatus.ACTIVE,
+                                       expires_at__gt=timezone.now()).values("unit_id")
     return (Unit.objects.filter(campaign=campaign, pk__in=rated, judgments_done=0, judgments_needed__gt=0)
             .exclude(pk__in=leased).update(judgments_needed=0))
 

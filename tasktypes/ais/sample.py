@@ -80,6 +80,9 @@ class AisSample(TaskTypeSample):
                                       "system": f"system-{s}"}), f"system-{s}")
                 for s in range(systems)]
 
+    def form_answer(self, page) -> dict:
+        return {"interpretable": "yes", "supported": "yes"}
+
     def value(self, n, candidates) -> tuple[dict, str]:
         supported = n % 3 != 0
         return {"interpretable": True, "supported": supported}, "yes" if supported else "no"

@@ -2,12 +2,16 @@
 humans on one dimension; a ranker and imported scores."""
 
 import json
+import re
 
 from django.urls import reverse
 
 from annotate.models import Item
 from annotate.task_types.sample import InjectionSample, SampleItem, SampleJudge, TaskTypeSample
 from interchange.importers.service import import_run
+
+# A candidate of the ranking page, by its neutral label (templates of tasktypes/answer_ranking).
+RANK_KEY = re.compile(r'class="rank-item[^"]*"[^>]*data-key="([^"]+)"')
 
 
 class RankingInjection(InjectionSample):
@@ -69,7 +73,10 @@ class RankingSample(TaskTypeSample):
     judges = (SampleJudge("bm25", "bm25"), SampleJudge("mono", "external"))
     # Its annotation and adjudication pages cost more than the default (measured, plus headroom).
     bounds = {("annotate", "annotator"): 13, ("annotate?undo=", "annotator"): 13,
-              ("adjudicate-unit", "researcher"): 20, ("api-campaign-adjudication-unit", "researcher"): 15}
+              ("adjudicate-unit", "researcher"): 20, ("api-campaign-adjudication-unit", "researcher"): 15,
+              # the topic's candidates: read to show them, and in a submit once more for the next unit
+              ("annotate-next-leasing", "annotator"): 10, ("annotate-next", "annotator"): 6,
+              ("annotate-submit", "annotator"): 17}
 
     def topic_data(self, q: int) -> dict:
         return {"narrative": f"Answers about subject {q}."}
@@ -82,6 +89,12 @@ class RankingSample(TaskTypeSample):
         document = SampleItem(Item(campaign=campaign, topic=topic, external_id=f"{q}/d0", kind="document",
                                    text=f"a passage on {q}", data={"source_id": "d0", "docno": f"doc-{q}"}))
         return [*answers, document]
+
+    def form_answer(self, page) -> dict:
+        """The candidates in the order shown, as "Keep this order" sends it (a first ranking says how its order was
+        settled)."""
+        order = [[key] for key in RANK_KEY.findall(page)]
+        return {"ranking": json.dumps({"rankings": {"overall": order}, "order_confirmed": {"overall": "kept"}})}
 
     def value(self, n, candidates) -> tuple[dict, str]:
         order = candidates[n % len(candidates):] + candidates[:n % len(candidates)]

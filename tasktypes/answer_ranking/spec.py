@@ -13,12 +13,13 @@ from annotate.forms import (
     OptionField,
     YesNoOptionField,
 )
-from annotate.models import Item, Unit
+from annotate.models import Unit
 from annotate.selectors.annotation import (
     ORDER_CONFIRMATIONS,
     judgment_current_of,
     ranking_candidates,
     ranking_display,
+    topic_candidates,
 )
 from annotate.selectors.arms import judge_topic_scores
 from annotate.task_types.registry import register
@@ -314,9 +315,7 @@ def _ranking_check(*, value, unit: Unit) -> None:
     if missing_dims:
         verb = "is" if len(missing_dims) == 1 else "are"
         raise JudgmentValueError(f"Rank by every dimension: {', '.join(missing_dims)} {verb} missing.")
-    candidates = set(
-        Item.objects.filter(topic_id=unit.topic_id, campaign_id=unit.campaign_id).values_list("pk", flat=True)
-    )
+    candidates = {item.pk for item in topic_candidates(unit=unit)}
     ties = bool((campaign.options or {}).get("ties"))
     for name in dimensions:
         where = f"{name.replace('_', ' ').capitalize()} — " if len(dimensions) > 1 else ""

@@ -71,6 +71,9 @@ class GradedSample(TaskTypeSample):
     # The campaign page shows the pools of its runs.
     bounds = {("campaign-detail", "researcher"): 19}
 
+    def form_answer(self, page) -> dict:
+        return {"grade": "2"}
+
     def value(self, n, candidates) -> tuple[dict, str]:
         return {"grade": n % 3}, str(n % 3)
 

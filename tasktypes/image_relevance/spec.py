@@ -1,8 +1,11 @@
 """image_relevance: assessors grade pooled images for a text (TREC AToMiC), 0/1/2 unless the campaign sets its own scale
 (tasktypes.graded). One grade per item."""
 
+from django.utils import timezone
+
 from annotate.images import ImageMissingError, image_file, image_stored
-from annotate.models import Assignment, Item
+from annotate.models import Assignment, AssignmentStatus, Item
+from annotate.precompiled import Precompiled
 from annotate.selectors.annotation import LONG_TEXT_CHARS, assignment_held, unit_display, units_open_to
 from annotate.task_types.registry import register
 from annotate.task_types.spec import JudgmentValueError
@@ -132,20 +135,25 @@ def _image(item: Item) -> dict:
 def _image_next(*, assignment: Assignment) -> int | None:
     """The item id of the image ASSIGNMENT's annotator will most likely grade next, for the page to prefetch.
 
-    After a first grade that is the next open unit by position; after an edit (undo) it is the unit
-    they hold. A peek, not a lease: another annotator may take that unit first, which costs one wasted fetch.
+    After a first grade that is the next open unit by position; after an edit (undo) it is the unit they hold (a unit
+    being leased is the one they hold, unless they hold two, in two tabs: then the guess is the next open unit). A
+    peek, not a lease: another annotator may take that unit first, which costs one wasted fetch.
     """
     unit = assignment.unit
-    held = assignment_held(campaign=unit.campaign, annotator=assignment.annotator_id)
-    if held is not None and held.pk != assignment.pk:
-        item = held.unit.item
-        return item.pk if item is not None and (item.data or {}).get("image") else None
-    nxt = (
-        units_open_to(campaign=unit.campaign, annotator=assignment.annotator_id)
-        .exclude(pk=unit.pk)
-        .filter(item__isnull=False)
-        .order_by("position", "pk")
-        .values_list("item_id", "item__data")
-        .first()
-    )
-    return nxt[0] if nxt and isinstance(nxt[1], dict) and nxt[1].get("image") else None
+    if assignment.status != AssignmentStatus.ACTIVE:
+        held = assignment_held(campaign=unit.campaign, annotator=assignment.annotator_id)
+        if held is not None:
+            item = held.unit.item
+            return item.pk if item is not None and (item.data or {}).get("image") else None
+    nxt = _NEXT_IMAGE(campaign=unit.campaign_id, annotator=assignment.annotator_id, unit=unit.pk, now=timezone.now())
+    return nxt[0][0] if nxt and isinstance(nxt[0][1], dict) and nxt[0][1].get("image") else None
+
+
+# Asked on every page of the type: built once (annotate.precompiled).
+_NEXT_IMAGE = Precompiled(lambda campaign, annotator, unit, now: (
+    units_open_to(campaign=campaign, annotator=annotator, now=now)
+    .exclude(pk=unit)
+    .filter(item__isnull=False)
+    .order_by("position", "pk")
+    .values_list("item_id", "item__data")[:1]
+))

@@ -2,6 +2,7 @@
 system, marked by the humans and by two imported judges (the assignment step; creation has its own tests)."""
 
 import json
+import re
 
 from annotate.models import Item, Unit
 from annotate.task_types.sample import InjectionSample, SampleItem, SampleJudge, TaskTypeSample, sample_score
@@ -15,6 +16,9 @@ from tasktypes.nugget_evaluation.layout import (
     answer_item_id,
     marks_label,
 )
+
+# A nugget the marking page shows, by its id (templates of tasktypes/nugget_evaluation).
+NUGGET_MARK = re.compile(r'class="nugget-mark"[^>]*data-nugget="([^"]+)"')
 
 NUGGETS = [{"id": "n1", "text": "the first fact", "importance": VITAL},
            {"id": "n2", "text": "the second fact", "importance": VITAL},
@@ -106,6 +110,10 @@ class NuggetSample(TaskTypeSample):
                                            data={"run": run, "round": 1, "sentences": sentences,
                                                  "segments": {f"seg-{q}": f"a passage on subject {q}"}}), run))
         return answers
+
+    def form_answer(self, page) -> dict:
+        """Every nugget the page shows marked supported."""
+        return {f"mark:{nugget}": "support" for nugget in NUGGET_MARK.findall(page)}
 
     def value(self, n, candidates) -> tuple[dict, str]:
         marks = sample_marks(n)

@@ -68,6 +68,9 @@ class PreferenceSample(TaskTypeSample):
                                       "b": {"system": b, "text": f"{b} on {q}"}}))
                 for n, a in enumerate(names) for b in names[n + 1:]]
 
+    def form_answer(self, page) -> dict:
+        return {"choice": "left"}
+
     def value(self, n, candidates) -> tuple[dict, str]:
         preferred = ("a", "b", "tie")[n % 3]
         return {"preferred": preferred, "left": "ab"[n % 2]}, preferred

@@ -42,5 +42,8 @@ class QaSample(TaskTypeSample):
                                 text="Ada Lovelace" if s == 0 else f"answer {q}-{s}"), f"system-{s}")
                 for s in range(systems)]
 
+    def form_answer(self, page) -> dict:
+        return {"verdict": "yes"}
+
     def value(self, n, candidates) -> tuple[dict, str]:
         return {"correct": n % 3 != 0}, "yes" if n % 3 != 0 else "no"

@@ -19,12 +19,15 @@ panel and GET api/campaigns/SLUG/judge-runs/ one query per run shown (run_progre
 panel two per judge with failed verdicts, and GET api/campaigns/SLUG/judges/ one per LLM or VLM judge (usage).
 """
 
+import re
+import uuid
 from datetime import timedelta
 from importlib import import_module
 
 import pytest
 from django.contrib.auth.models import Permission
 from django.db import connection
+from django.db.models import F
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -35,6 +38,7 @@ from agreement.plots import report_plot, report_plot_names
 from agreement.stored import report_for_open
 from annotate.models import (
     Assignment,
+    AssignmentStatus,
     CampaignGuidelines,
     HumanJudgment,
     Item,
@@ -127,6 +131,13 @@ BOUNDS = {
     ("campaign-image", "annotator"): 9,
     ("annotate", "annotator"): 12,
     ("annotate?undo=", "annotator"): 12,
+    # An annotator's requests as the annotation page's htmx makes them (annotation_requests_counted): the next unit
+    # leased, the next unit held (a reload), and a submit with its verdict, the next lease and its fragment. On
+    # SQLite with a per-process cache: the session and the user are read from the database (on PostgreSQL + Redis
+    # from the shared cache, one query fewer each; config.caches, accounts.user_cache).
+    ("annotate-next-leasing", "annotator"): 9,
+    ("annotate-next", "annotator"): 5,
+    ("annotate-submit", "annotator"): 15,
     # The adjudication queue (annotate.selectors.adjudication: units, judgments, judges and their verdicts) and one unit
     # (the queue again, for the next unit, and what the task type's annotation page shows of it).
     ("adjudicate", "researcher"): 10,
@@ -416,6 +427,50 @@ def _measure(task_type, world) -> tuple[dict, dict]:
     return shown, statuses
 
 
+# Statements of a transaction's bounds, not queries of the request's own (SQLite's BEGIN IMMEDIATE is one the driver
+# does not issue itself).
+_TRANSACTION = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE")
+
+
+def annotation_requests_counted(task_type, world) -> dict[tuple[str, str], list]:
+    """The queries of an annotator's requests as the annotation page's htmx makes them, in WORLD's campaign, for a new
+    annotator to whom every unit is open: {("annotate-next-leasing", "annotator"): the next unit that leases it,
+    ("annotate-next", ...): the same again (the lease held), ("annotate-submit", ...): a valid verdict (the sample's
+    form_answer), the next lease and its fragment}. Each after one of its kind (per-process caches, the queries
+    built once)."""
+    campaign = world["campaign"]
+    newcomer = UserFactory(username=f"newcomer-{campaign.slug}")
+    MembershipFactory(campaign=campaign, user=newcomer, role=Role.ANNOTATOR)
+    Unit.objects.filter(campaign=campaign).update(judgments_needed=F("judgments_needed") + 1)
+    client = Client()
+    client.force_login(newcomer)
+    url = reverse("annotate", kwargs={"slug": campaign.slug})
+    htmx = {"HTTP_HX_REQUEST": "true"}
+    sample = sample_of(task_type)
+
+    def submit(page: str):
+        form = {"assignment": re.search(r'name="assignment" value="(\d+)"', page)[1],
+                "shown_version": re.search(r'name="shown_version" value="(\d*)"', page)[1],
+                "submission": uuid.uuid4().hex, **sample.form_answer(page)}
+        return client.post(url + "submit/", form, **htmx)
+
+    def counted(request) -> tuple[list, str]:
+        with CaptureQueriesContext(connection) as captured:
+            response = request()
+        assert response.status_code == 200 and 'id="annotate-error"' not in response.content.decode()
+        return ([query for query in captured.captured_queries if not query["sql"].startswith(_TRANSACTION)],
+                response.content.decode())
+
+    page = submit(client.get(url).content.decode()).content.decode()  # one of each first
+    Assignment.objects.filter(unit__campaign=campaign, annotator=newcomer, status=AssignmentStatus.ACTIVE).delete()
+    leasing, page = counted(lambda: client.get(url, **htmx))
+    held, page = counted(lambda: client.get(url, **htmx))
+    submitted, _ = counted(lambda: submit(page))
+    assert HumanJudgment.objects.filter(unit__campaign=campaign, annotator=newcomer).count() == 2
+    return {("annotate-next-leasing", "annotator"): leasing, ("annotate-next", "annotator"): held,
+            ("annotate-submit", "annotator"): submitted}
+
+
 def _sql(queries) -> str:
     return "\n".join(f"  {n}. {query['sql']}" for n, query in enumerate(queries, start=1))
 
@@ -444,6 +499,8 @@ def queries_counted(task_type: str, *, media_root) -> tuple[dict[tuple[str, str]
     assert small_statuses == large_statuses, f"the two sizes answer differently: {small_statuses} {large_statuses}"
 
     bounds = {**BOUNDS, **_extra_download_bounds(), **sample_of(task_type).bounds}
+    for key, queries in annotation_requests_counted(task_type, small).items():  # the same at any size
+        small_shown[key] = large_shown[key] = queries
     counted = {}
     for key, queries in large_shown.items():
         page, role = key
@@ -468,5 +525,6 @@ def queries_counted(task_type: str, *, media_root) -> tuple[dict[tuple[str, str]
 @pytest.mark.parametrize("task_type", task_type_names())
 def test_every_page_runs_a_bounded_number_of_queries(task_type, db, settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
+    settings.LEASE_EXPIRY_INTERVAL = 60  # as installed: leases that ran out are marked now and then, not each time
     _, problems = queries_counted(task_type, media_root=settings.MEDIA_ROOT)
     assert not problems, "\n\n".join(problems)

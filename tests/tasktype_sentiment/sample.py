@@ -56,6 +56,9 @@ class SentimentSample(TaskTypeSample):
                                 text=f"Review {s} of product {q}: it works."), f"system-{s}")
                 for s in range(systems)]
 
+    def form_answer(self, page) -> dict:
+        return {"sentiment": "positive"}
+
     def value(self, n, candidates) -> tuple[dict, str]:
         sentiment = SENTIMENTS[n % 3]
         return {"sentiment": sentiment}, sentiment

@@ -143,9 +143,11 @@ def test_the_project_wide_tests_cover_it_through_its_sample(sentiment, db, setti
     built from the type's sample (its spec's sample(), tests/tasktype_sentiment/sample.py here), with no list of types
     to edit: registered, a seventh type's pages are counted like the six's, within the same bounds."""
     settings.MEDIA_ROOT = tmp_path / "media"
+    settings.LEASE_EXPIRY_INTERVAL = 60  # as installed (test_every_page_runs_a_bounded_number_of_queries)
     counted, problems = queries_counted(NAME, media_root=settings.MEDIA_ROOT)
     assert not problems, "\n\n".join(problems)
-    assert {("annotate", "annotator"), ("annotate?undo=", "annotator"), ("adjudicate-unit", "researcher"),
+    assert {("annotate", "annotator"), ("annotate?undo=", "annotator"), ("annotate-submit", "annotator"),
+            ("adjudicate-unit", "researcher"),
             ("campaign-detail", "researcher"), ("agreement-report", "researcher"),
             ("api-campaign-judges", "researcher"), ("judge-panel", "researcher")} <= set(counted)
     # The URLs other types declare (graded's qrels, answer_ranking's rankings, the image files) are not its; nor is a

@@ -1,0 +1,131 @@
+"""Querysets built and compiled to SQL once per process, then run again with other values.
+
+The annotation page's requests are a handful of small queries each, and building a queryset (its filters, its
+subqueries) and compiling it to SQL costs Django more CPU than the database spends running it (issue 52:
+docs/benchmarks.md, "One annotator's requests, in-process"). A query of a fixed shape, which only the ids and the
+moment it is asked at change between calls, need not be built again: `Precompiled(build)` calls BUILD once with
+stand-in values, compiles the queryset, notes where each stand-in lands among the SQL's parameters, and thereafter
+hands back a queryset that runs that SQL with the values given. Rows become model instances or tuples exactly as
+they would from the queryset BUILD makes with those values (the same compiler does it: its select list, its related
+objects, its converters).
+
+A precompiled queryset runs as it is (list(), iteration): chaining it (filter, first, get ...) raises TypeError, as
+the SQL would no longer be its own. Values are named by keyword, each an int (an id), a str compared as it is
+(a slug) or an aware datetime; BUILD
+must give each of them to the query as a parameter (a stand-in that does not reach the SQL, or that changes the SQL
+text, is refused when first compiled, so a wrong use fails at once, never with the wrong rows).
+"""
+
+import copy
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.models import DateTimeField, QuerySet
+
+# Stand-ins: values no real query is asked with (ids far above any table's, moments in 2001), distinct per name.
+_STAND_IN_ID = 1_900_000_000
+_STAND_IN_MOMENT = datetime(2001, 2, 3, 4, 5, 6, tzinfo=UTC)
+_STAND_IN_TEXT = "precompiled-stand-in-"
+
+
+class Precompiled:
+    """The queryset BUILD(**values) makes, compiled once per database alias and run again with other values."""
+
+    def __init__(self, build: Callable[..., QuerySet]):
+        self.build = build
+        self._compiled: dict[str, tuple] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, *, using: str = DEFAULT_DB_ALIAS, **values) -> QuerySet:
+        """The queryset BUILD(**VALUES) makes, to be run as it is on the database USING."""
+        queryset, compiler, _, _ = self._compiled_for(values, using)
+        sql, params = self.sql(using=using, **values)
+        run = copy.copy(compiler)
+        run.connection = connections[using]
+        run.as_sql = lambda *args, **kwargs: (sql, tuple(params))
+        query = copy.copy(queryset.query)
+        query.get_compiler = lambda *args, **kwargs: run
+        query.chain = query.clone = _refuse_chaining
+        result = copy.copy(queryset)
+        result._query = query  # the setter would make a values_list queryset a values one
+        result._result_cache = None
+        return result
+
+    def sql(self, *, using: str = DEFAULT_DB_ALIAS, **values) -> tuple[str, list]:
+        """(the SQL of the queryset BUILD(**VALUES) makes, its parameters): to run inside a statement of one's own."""
+        _, _, sql, slots = self._compiled_for(values, using)
+        connection = connections[using]
+        return sql, [_like(param, _adapted(values[name], connection)) if name else param for name, param in slots]
+
+    def _compiled_for(self, values: dict, using: str) -> tuple:
+        compiled = self._compiled.get(using)
+        if compiled is None:
+            with self._lock:
+                compiled = self._compiled.setdefault(using, self._compile(values, using))
+        return compiled
+
+    def _compile(self, values: dict, using: str) -> tuple:
+        """(the stand-ins' queryset, its compiler after as_sql, the SQL, for each parameter (the name of the value it
+        stands for, or None and the parameter itself))."""
+        connection = connections[using]
+        compiled = []
+        for round_ in (0, 1):  # twice, with other stand-ins: the SQL text must not depend on them
+            stand_ins = _stand_ins(values, round_)
+            queryset = self.build(**stand_ins).using(using)
+            compiler = queryset.query.get_compiler(using=using)
+            sql, params = compiler.as_sql()
+            adapted = [(name, _adapted(value, connection)) for name, value in stand_ins.items()]
+            slots = [(next((name for name, value in adapted if _same(param, value)), None), param) for param in params]
+            missing = set(stand_ins) - {name for name, _ in slots if name}
+            if missing:
+                raise ValueError(f"precompiled query: {sorted(missing)} never reach its SQL as parameters")
+            compiled.append((queryset, compiler, sql, slots))
+        first, second = compiled
+        if first[2] != second[2] or [name for name, _ in first[3]] != [name for name, _ in second[3]]:
+            raise ValueError("precompiled query: its SQL changes with the values it is given")
+        return first
+
+
+def _stand_ins(values: dict, round_: int) -> dict:
+    """A stand-in for each of VALUES, of its kind, distinct from each other and between rounds."""
+    stand_ins = {}
+    for n, (name, value) in enumerate(sorted(values.items())):
+        n += round_ * 1_001  # odd in one round, even in the other: a build that branches on a value shows it
+        if isinstance(value, datetime):
+            stand_ins[name] = _STAND_IN_MOMENT + timedelta(microseconds=n + 1)
+        elif isinstance(value, int) and not isinstance(value, bool):
+            stand_ins[name] = _STAND_IN_ID + n
+        elif isinstance(value, str):
+            stand_ins[name] = f"{_STAND_IN_TEXT}{n}"
+        else:
+            raise TypeError(f"precompiled query: {name} is a {type(value).__name__}, not an id, a text or a moment")
+    return stand_ins
+
+
+_MOMENT = DateTimeField()
+
+
+def _adapted(value, connection):
+    """VALUE as the query's SQL parameters hold it (a moment as the database's backend writes it)."""
+    return _MOMENT.get_db_prep_value(value, connection) if isinstance(value, datetime) else value
+
+
+def _same(param, stand_in) -> bool:
+    """Whether the SQL parameter PARAM is STAND_IN (adapted): equal, of its type, or both integers (PostgreSQL's
+    backend hands an integer field's value over wrapped, in psycopg's Int4)."""
+    if isinstance(param, bool) or param != stand_in:
+        return False
+    return type(param) is type(stand_in) or isinstance(param, int) and isinstance(stand_in, int)
+
+
+def _like(param, value):
+    """VALUE as the parameter PARAM stood for it is handed to the database: in PARAM's wrapper (Int4) if it has one."""
+    if isinstance(param, int) and type(param) is not int and not isinstance(param, bool):
+        return type(param)(value)
+    return value
+
+
+def _refuse_chaining(*args, **kwargs):
+    raise TypeError("a precompiled queryset runs as it is: build the whole query in its build function")

@@ -1,0 +1,91 @@
+"""annotate.precompiled: a query compiled once runs again with other values and gives what building it anew gives."""
+
+from datetime import timedelta
+
+import pytest
+from django.db.models import Exists, OuterRef
+from django.utils import timezone
+
+from annotate.models import Assignment, HumanJudgment, JudgmentKind, Unit
+from annotate.precompiled import Precompiled
+from tests.factories import CampaignFactory, ItemFactory, TopicFactory, UnitFactory, UserFactory
+
+
+def _assignments(campaign, annotator, now):
+    judged = HumanJudgment.objects.filter(unit=OuterRef("unit"), annotator=OuterRef("annotator"))
+    return (Assignment.objects.filter(unit__campaign=campaign, annotator=annotator, expires_at__gt=now)
+            .select_related("unit__topic", "unit__item").annotate(judged=Exists(judged)).order_by("pk"))
+
+
+def _world():
+    """Two campaigns, two annotators, leases with various expiries and a judgment (JSON value, a moment)."""
+    now = timezone.now()
+    made = []
+    for _ in range(2):
+        campaign = CampaignFactory()
+        topic = TopicFactory(campaign=campaign)
+        units = [UnitFactory(campaign=campaign, topic=topic, item=ItemFactory(campaign=campaign, topic=topic),
+                             position=n) for n in range(3)]
+        made.append((campaign, units))
+    people = [UserFactory(), UserFactory()]
+    for _, units in made:
+        for n, unit in enumerate(units):
+            for m, person in enumerate(people):
+                Assignment.objects.create(unit=unit, annotator=person, leased_at=now,
+                                          expires_at=now + timedelta(minutes=n - m))
+        HumanJudgment.objects.create(unit=units[0], annotator=people[0], kind=JudgmentKind.ANNOTATION,
+                                     value={"grade": 2, "note": "ü"}, label="2")
+    return now, [campaign for campaign, _ in made], people
+
+
+@pytest.mark.django_db
+def test_a_precompiled_query_gives_what_the_query_built_anew_gives():
+    now, campaigns, people = _world()
+    held = Precompiled(_assignments)
+    judgments = Precompiled(lambda annotator, since: HumanJudgment.objects.filter(
+        annotator=annotator, created_at__gte=since).values_list("value", "created_at", "unit__topic__text"))
+    for campaign in campaigns:
+        for person in people:
+            for moment in (now - timedelta(minutes=5), now, now + timedelta(seconds=90)):
+                built = list(_assignments(campaign.pk, person.pk, moment))
+                ran = list(held(campaign=campaign.pk, annotator=person.pk, now=moment))
+                assert [(a.pk, a.unit.topic.text, a.unit.item.text, a.judged, a.expires_at) for a in ran] \
+                    == [(a.pk, a.unit.topic.text, a.unit.item.text, a.judged, a.expires_at) for a in built]
+                assert list(judgments(annotator=person.pk, since=moment)) == list(
+                    HumanJudgment.objects.filter(annotator=person.pk, created_at__gte=moment)
+                    .values_list("value", "created_at", "unit__topic__text"))
+    # An integer field's value (PostgreSQL's backend wraps it, in psycopg's Int4) as well as ids.
+    positions = Precompiled(lambda campaign, position: Unit.objects.filter(campaign=campaign, position__gte=position)
+                            .order_by("pk"))
+    for position in range(4):
+        assert list(positions(campaign=campaigns[1].pk, position=position)) == list(
+            Unit.objects.filter(campaign=campaigns[1].pk, position__gte=position).order_by("pk"))
+    assert len(positions(campaign=campaigns[1].pk, position=1)) == 2
+    assert [a.judged for a in held(campaign=campaigns[0].pk, annotator=people[0].pk, now=now - timedelta(hours=1))] \
+        == [True, False, False]  # the rows differ between the values, so the comparison above compared something
+    assert list(judgments(annotator=people[0].pk, since=now - timedelta(hours=1)))[0][0] == {"grade": 2, "note": "ü"}
+
+
+@pytest.mark.django_db
+def test_a_precompiled_queryset_runs_as_it_is():
+    units = Precompiled(lambda campaign: Unit.objects.filter(campaign=campaign))
+    campaign = CampaignFactory()
+    UnitFactory(campaign=campaign)
+    queryset = units(campaign=campaign.pk)
+    for chained in (lambda: queryset.filter(position=0), lambda: queryset.first(), lambda: queryset.count()):
+        with pytest.raises(TypeError, match="runs as it is"):
+            chained()
+    assert len(queryset) == 1
+
+
+@pytest.mark.django_db
+def test_a_query_whose_sql_depends_on_its_values_is_refused():
+    unused = Precompiled(lambda campaign, annotator: Unit.objects.filter(campaign=campaign))
+    with pytest.raises(ValueError, match=r"\['annotator'\] never reach its SQL"):
+        unused(campaign=1, annotator=2)
+    branching = Precompiled(lambda unit: Unit.objects.filter(pk=unit) if unit % 2 else
+                            Unit.objects.filter(position=unit))
+    with pytest.raises(ValueError, match="changes with the values"):
+        branching(unit=3)
+    with pytest.raises(TypeError, match="not an id, a text or a moment"):
+        Precompiled(lambda ids: Unit.objects.filter(pk__in=ids))(ids=[1, 2])
