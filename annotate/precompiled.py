@@ -11,9 +11,9 @@ objects, its converters).
 
 A precompiled queryset runs as it is (list(), iteration): chaining it (filter, first, get ...) raises TypeError, as
 the SQL would no longer be its own. Values are named by keyword, each an int (an id), a str compared as it is
-(a slug) or an aware datetime; BUILD
-must give each of them to the query as a parameter (a stand-in that does not reach the SQL, or that changes the SQL
-text, is refused when first compiled, so a wrong use fails at once, never with the wrong rows).
+(a slug) or an aware datetime; BUILD must give each of them to the query as a parameter (a stand-in that does not
+reach the SQL, or that changes the SQL text, is refused when first compiled, so a wrong use fails at once, never with
+the wrong rows).
 """
 
 import copy
@@ -40,8 +40,8 @@ class Precompiled:
 
     def __call__(self, *, using: str = DEFAULT_DB_ALIAS, **values) -> QuerySet:
         """The queryset BUILD(**VALUES) makes, to be run as it is on the database USING."""
-        queryset, compiler, _, _ = self._compiled_for(values, using)
-        sql, params = self.sql(using=using, **values)
+        queryset, compiler, sql, slots = self._compiled_for(values, using)
+        params = _params(slots, values, connections[using])
         run = copy.copy(compiler)
         run.connection = connections[using]
         run.as_sql = lambda *args, **kwargs: (sql, tuple(params))
@@ -56,8 +56,7 @@ class Precompiled:
     def sql(self, *, using: str = DEFAULT_DB_ALIAS, **values) -> tuple[str, list]:
         """(the SQL of the queryset BUILD(**VALUES) makes, its parameters): to run inside a statement of one's own."""
         _, _, sql, slots = self._compiled_for(values, using)
-        connection = connections[using]
-        return sql, [_like(param, _adapted(values[name], connection)) if name else param for name, param in slots]
+        return sql, _params(slots, values, connections[using])
 
     def _compiled_for(self, values: dict, using: str) -> tuple:
         compiled = self._compiled.get(using)
@@ -86,6 +85,11 @@ class Precompiled:
         if first[2] != second[2] or [name for name, _ in first[3]] != [name for name, _ in second[3]]:
             raise ValueError("precompiled query: its SQL changes with the values it is given")
         return first
+
+
+def _params(slots: list, values: dict, connection) -> list:
+    """The SQL's parameters for VALUES: each stand-in's slot given its value, the others as compiled."""
+    return [_like(param, _adapted(values[name], connection)) if name else param for name, param in slots]
 
 
 def _stand_ins(values: dict, round_: int) -> dict:

@@ -37,8 +37,7 @@ LONG_TEXT_CHARS = 600
 
 def assignment_held(*, campaign: Campaign, annotator, now=None) -> Assignment | None:
     """ANNOTATOR's (a user or their id) unexpired active lease in CAMPAIGN (the oldest, should there be two), or None;
-    with its unit, topic
-    and item, and the annotator's own current judgment of the unit (with_own). One query."""
+    with its unit, topic and item, and the annotator's own current judgment of the unit (with_own). One query."""
     held = _HELD(campaign=campaign.pk, annotator=getattr(annotator, "pk", annotator), now=now or timezone.now())
     return own_attach(held[0]) if held else None
 
@@ -52,6 +51,12 @@ _HELD = Precompiled(lambda campaign, annotator, now: (
 ))
 
 
+def current_annotation(*, unit, annotator) -> QuerySet[HumanJudgment]:
+    """ANNOTATOR's current annotation of UNIT (ids, instances or OuterRefs): one row at most."""
+    return HumanJudgment.objects.filter(unit=unit, annotator=annotator, kind=JudgmentKind.ANNOTATION,
+                                        is_current=True).order_by("pk")
+
+
 # The fields of the annotator's own current judgment the page reads (judgment_current_of).
 OWN_FIELDS = ("id", "label", "value", "version", "created_at")
 
@@ -59,8 +64,7 @@ OWN_FIELDS = ("id", "label", "value", "version", "created_at")
 def with_own(assignments: QuerySet[Assignment]) -> QuerySet[Assignment]:
     """ASSIGNMENTS, each with its annotator's current annotation of its unit read in the same query (OWN_FIELDS as
     own_<field>, None when there is none); own_attach turns them into the judgment judgment_current_of returns."""
-    own = HumanJudgment.objects.filter(unit_id=OuterRef("unit_id"), annotator_id=OuterRef("annotator_id"),
-                                       kind=JudgmentKind.ANNOTATION, is_current=True)
+    own = current_annotation(unit=OuterRef("unit_id"), annotator=OuterRef("annotator_id"))
     return assignments.annotate(**{f"own_{name}": Subquery(own.values(name)[:1]) for name in OWN_FIELDS})
 
 
@@ -229,14 +233,8 @@ def judgment_current_of(*, assignment: Assignment) -> HumanJudgment | None:
     already when ASSIGNMENT came with it (own_attach, own_known)."""
     if hasattr(assignment, _OWN):
         return getattr(assignment, _OWN)
-    return (
-        HumanJudgment.objects.filter(
-            unit_id=assignment.unit_id, annotator_id=assignment.annotator_id, kind=JudgmentKind.ANNOTATION,
-            is_current=True,
-        )
-        .only("label", "value", "version", "created_at")
-        .first()
-    )
+    return (current_annotation(unit=assignment.unit_id, annotator=assignment.annotator_id)
+            .only("label", "value", "version", "created_at").first())
 
 
 

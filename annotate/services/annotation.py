@@ -30,7 +30,7 @@ from annotate.models import (
     Unit,
 )
 from annotate.precompiled import Precompiled
-from annotate.selectors.annotation import assignment_held, own_known, units_open_to
+from annotate.selectors.annotation import assignment_held, current_annotation, own_known, units_open_to
 from annotate.selectors.campaigns import guidelines_current_of
 from annotate.services.arms import annotator_arm_ensure, annotator_arm_given, campaign_arms, lease_arm
 from annotate.services.data_version import campaign_data_changed
@@ -393,11 +393,6 @@ _JUDGMENT_FIELDS = [field.attname for field in HumanJudgment._meta.concrete_fiel
 _ASSIGNMENT_FIELDS = [field.attname for field in Assignment._meta.concrete_fields]
 
 
-def _current_of(unit, annotator):
-    return HumanJudgment.objects.filter(unit=unit, annotator=annotator, kind=JudgmentKind.ANNOTATION,
-                                        is_current=True).order_by("pk")
-
-
 def _mine_of(unit, annotator):
     return Assignment.objects.filter(unit=unit, annotator=annotator).order_by("pk")  # one row at most
 
@@ -405,7 +400,7 @@ def _mine_of(unit, annotator):
 _VERDICT_STATE = Precompiled(lambda unit, annotator, now: Unit.objects.filter(pk=unit).values_list(
     *_slot_columns(unit, annotator, now), Subquery(guidelines_current_of(unit)[:1]),
     *_row_columns(_mine_of(unit, annotator), _ASSIGNMENT_FIELDS),
-    *_row_columns(_current_of(unit, annotator), _JUDGMENT_FIELDS)))
+    *_row_columns(current_annotation(unit=unit, annotator=annotator), _JUDGMENT_FIELDS)))
 _LEASE_STATE = Precompiled(lambda unit, annotator, now: Unit.objects.filter(pk=unit).values_list(
     *_slot_columns(unit, annotator, now), *_row_columns(_mine_of(unit, annotator), _ASSIGNMENT_FIELDS)))
 

@@ -20,12 +20,18 @@ def _user_queries(client) -> tuple[int, int]:
     return response.status_code, sum('FROM "auth_user"' in query["sql"] for query in captured.captured_queries)
 
 
-@pytest.mark.django_db
-def test_a_shared_cache_serves_the_user_until_the_account_changes(settings, password):
-    settings.CACHE_SHARED = True
+def _signed_in(password):
+    """A new user, and a client signed in as them."""
     user = UserFactory()
     client = Client()
     assert client.login(username=user.username, password=password)
+    return user, client
+
+
+@pytest.mark.django_db
+def test_a_shared_cache_serves_the_user_until_the_account_changes(settings, password):
+    settings.CACHE_SHARED = True
+    user, client = _signed_in(password)
     _user_queries(client)  # the first request after sign-in reads the row and keeps it
     assert _user_queries(client) == (200, 0)
 
@@ -38,9 +44,7 @@ def test_a_shared_cache_serves_the_user_until_the_account_changes(settings, pass
     user.save(update_fields=["is_active"])
     assert client.get(reverse("profile")).status_code == 302
 
-    other = UserFactory()
-    other_client = Client()
-    assert other_client.login(username=other.username, password=password)
+    other, other_client = _signed_in(password)
     _user_queries(other_client)
     # A password hash rewritten with update() (no post_save): the kept copy goes too, and the session, signed in
     # under the old hash, ends, as it would have without the cache.
@@ -51,9 +55,7 @@ def test_a_shared_cache_serves_the_user_until_the_account_changes(settings, pass
 @pytest.mark.django_db
 def test_a_per_process_cache_keeps_no_user(settings, password):
     settings.CACHE_SHARED = False
-    user = UserFactory()
-    client = Client()
-    assert client.login(username=user.username, password=password)
+    user, client = _signed_in(password)
     _user_queries(client)
     assert _user_queries(client) == (200, 1)
 
