@@ -9,8 +9,9 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Exists, OuterRef
 from django.http import Http404
 
-from annotate.models import Campaign, Membership, Role
+from annotate.models import Assignment, Campaign, Membership, Role
 from annotate.precompiled import Precompiled
+from annotate.selectors.annotation import assignment_of_annotator
 
 CREATE_PERMISSION = "annotate.add_campaign"
 
@@ -23,22 +24,30 @@ def _campaign_with_roles(user, slug: str) -> Campaign:
     found = (_CAMPAIGN_ANY if user.is_superuser else _CAMPAIGN_OF_MEMBER)(user=user.pk, slug=slug)
     if not found:
         raise Http404("No such campaign.")
-    campaign = found[0]
-    campaign.is_researcher = campaign._researcher or user.is_superuser
-    campaign.is_annotator = campaign._annotator
+    return _roles_set(found[0], user, found[0])
+
+
+def _roles_set(campaign: Campaign, user, read) -> Campaign:
+    """CAMPAIGN with USER's roles in it, as READ (a row read with _roles' columns) says them."""
+    campaign.is_researcher = read._researcher or user.is_superuser
+    campaign.is_annotator = read._annotator
     # Researchers (and superusers) may settle disagreements too; annotators may not, unless also adjudicators.
-    campaign.is_adjudicator = campaign._adjudicator or campaign.is_researcher
+    campaign.is_adjudicator = read._adjudicator or campaign.is_researcher
     campaign.roles_of = user.pk
     return campaign
 
 
+def _roles(campaign, *, user: int) -> dict:
+    """Columns saying whether user USER is a researcher, an annotator and an adjudicator of CAMPAIGN (an OuterRef)."""
+    mine = Membership.objects.filter(campaign=campaign, user=user)
+    return {"_researcher": Exists(mine.filter(role=Role.RESEARCHER)),
+            "_annotator": Exists(mine.filter(role=Role.ANNOTATOR)),
+            "_adjudicator": Exists(mine.filter(role=Role.ADJUDICATOR))}
+
+
 def _with_roles(campaigns, *, user: int, slug: str):
     """CAMPAIGNS' campaign SLUG, with whether user USER is a researcher, an annotator and an adjudicator of it."""
-    mine = Membership.objects.filter(campaign=OuterRef("pk"), user=user)
-    return (campaigns.filter(slug=slug)
-            .annotate(_researcher=Exists(mine.filter(role=Role.RESEARCHER)),
-                      _annotator=Exists(mine.filter(role=Role.ANNOTATOR)),
-                      _adjudicator=Exists(mine.filter(role=Role.ADJUDICATOR))))
+    return campaigns.filter(slug=slug).annotate(**_roles(OuterRef("pk"), user=user))
 
 
 # Every request to a campaign's pages asks: built once (annotate.precompiled). A superuser opens every campaign.
@@ -82,6 +91,31 @@ def campaign_for_annotator(user, slug: str) -> Campaign:
         raise PermissionDenied(f"This page is for the annotators of campaign “{campaign.name}”; "
                                f"{_role_words(campaign)}.{hint}")
     return campaign
+
+
+def assignment_for_annotator(user, slug: str, assignment_id) -> Assignment:
+    """USER's own assignment ASSIGNMENT_ID in campaign SLUG, with its unit, topic, item and campaign, the campaign as
+    campaign_for_annotator gives it: one query where USER is one of its annotators (a submit's). Otherwise what
+    campaign_for_annotator and assignment_of_annotator say (Http404, PermissionDenied)."""
+    found = None
+    if user.is_authenticated:
+        try:
+            found = _ASSIGNMENT_OF_ANNOTATOR(assignment=int(assignment_id), user=user.pk, slug=slug)
+        except (TypeError, ValueError):
+            pass
+    if not found or not found[0]._annotator:
+        campaign = campaign_for_annotator(user, slug)
+        return assignment_of_annotator(campaign=campaign, annotator=user, assignment_id=assignment_id)
+    assignment = found[0]
+    _roles_set(assignment.unit.campaign, user, assignment)
+    return assignment
+
+
+_ASSIGNMENT_OF_ANNOTATOR = Precompiled(lambda assignment, user, slug: (
+    Assignment.objects.select_related("unit__campaign", "unit__topic", "unit__item")
+    .filter(pk=assignment, annotator=user, unit__campaign__slug=slug)
+    .annotate(**_roles(OuterRef("unit__campaign_id"), user=user))
+))
 
 
 def campaign_for_adjudicator(user, slug: str) -> Campaign:

@@ -26,7 +26,7 @@ from django.utils import timezone
 from django.utils.timesince import timesince
 from django.views.decorators.http import require_GET, require_POST
 
-from annotate.access import campaign_for_annotator
+from annotate.access import assignment_for_annotator, campaign_for_annotator
 from annotate.selectors.annotation import (
     annotation_progress,
     assignment_of_annotator,
@@ -71,10 +71,8 @@ def annotate(request, slug):
 
 @require_POST
 def annotate_submit(request, slug):
-    campaign = campaign_for_annotator(request.user, slug)
-    assignment = assignment_of_annotator(
-        campaign=campaign, annotator=request.user, assignment_id=request.POST.get("assignment")
-    )
+    assignment = assignment_for_annotator(request.user, slug, request.POST.get("assignment"))
+    campaign = assignment.unit.campaign
     error = notice = value = None
     refused = False  # the value itself was wrong: nothing recorded, the same unit again
     was_edit = assignment.status == "submitted"
@@ -120,10 +118,8 @@ def _lease_next(*, campaign, annotator, look_first=True):
 @require_POST
 def annotate_draft(request, slug):
     """Keep the annotator's ranking in progress; 204, or 409 (already submitted) or 400 with the reason as text."""
-    campaign = campaign_for_annotator(request.user, slug)
-    assignment = assignment_of_annotator(
-        campaign=campaign, annotator=request.user, assignment_id=request.POST.get("assignment")
-    )
+    assignment = assignment_for_annotator(request.user, slug, request.POST.get("assignment"))
+    campaign = assignment.unit.campaign
     try:
         draft = task_type_get(campaign.task_type).draft_from_post(request.POST, assignment=assignment)
         assignment_draft_save(assignment=assignment, annotator=request.user, draft=draft)
@@ -185,7 +181,7 @@ def _render(request, *, campaign, assignment, editing, notice=None, error=None, 
     context = {
         "campaign": campaign,
         "editing": editing,
-        "progress": annotation_progress(campaign=campaign, annotator=request.user),
+        "progress": annotation_progress(campaign=campaign, annotator=request.user, read_with=assignment),
         "notice": notice,
         "error": error,
         "stale": stale,

@@ -12,7 +12,6 @@ item id or whether a candidate is a document.
 import hashlib
 import json
 
-from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.http import Http404
@@ -46,6 +45,7 @@ _HELD = Precompiled(lambda campaign, annotator, now: (
     with_own(Assignment.objects.filter(
         unit__campaign=campaign, annotator=annotator, status=AssignmentStatus.ACTIVE, expires_at__gt=now
     ))
+    .annotate(**progress_columns(campaign=campaign, annotator=annotator, now=now))
     .select_related("unit__campaign", "unit__topic", "unit__item")
     .order_by("leased_at", "pk")[:1]
 ))
@@ -124,16 +124,21 @@ def units_open_to(*, campaign: Campaign, annotator, now=None) -> QuerySet[Unit]:
 REMAINING_COUNTED = 200
 
 
-def annotation_progress(*, campaign: Campaign, annotator) -> dict:
+def annotation_progress(*, campaign: Campaign, annotator, read_with: Assignment | None = None) -> dict:
     """How far ANNOTATOR is in CAMPAIGN: {"done", "remaining", "more", "total", "percent"}.
 
     done = units they have judged here; remaining = units still open to them (see units_open_to,
     the unit they hold included); total = done + remaining. So "12 of 40 done" means: 12 judged,
     28 more they could take now. Remaining shrinks when other annotators fill units first.
     Remaining is counted up to REMAINING_COUNTED: beyond it "more" is True and total and percent are None.
+
+    READ_WITH: an assignment of ANNOTATOR's this request read with the counts (progress_columns: the held lease, a
+    lease just granted), which then need no query of their own.
     """
-    mine = {"campaign": campaign.pk, "annotator": annotator.pk}
-    done, remaining = counts_of((_JUDGED_UNITS, mine), (_OPEN_UNITS_COUNTED, {**mine, "now": timezone.now()}))
+    if read_with is not None and hasattr(read_with, PROGRESS_DONE):
+        done, remaining = getattr(read_with, PROGRESS_DONE), getattr(read_with, PROGRESS_OPEN)
+    else:
+        ((done, remaining),) = _PROGRESS(campaign=campaign.pk, annotator=annotator.pk, now=timezone.now())
     if remaining > REMAINING_COUNTED:
         return {"done": done, "remaining": REMAINING_COUNTED, "more": True, "total": None, "percent": None}
     total = done + remaining
@@ -141,26 +146,35 @@ def annotation_progress(*, campaign: Campaign, annotator) -> dict:
             "percent": round(100 * done / total) if total else 100}
 
 
-# The units ANNOTATOR has judged in CAMPAIGN, and those open to them counted up to one past REMAINING_COUNTED.
-_JUDGED_UNITS = Precompiled(lambda campaign, annotator: (
-    HumanJudgment.objects.filter(unit__campaign=campaign, annotator=annotator, kind=JudgmentKind.ANNOTATION,
-                                 is_current=True)
-    .order_by().values("unit").distinct()
-))
-_OPEN_UNITS_COUNTED = Precompiled(lambda campaign, annotator, now: (
-    units_open_to(campaign=campaign, annotator=annotator, now=now).order_by("position", "pk")
-    .values("pk")[:REMAINING_COUNTED + 1]
-))
+# The names progress_columns gives its counts, as attributes of the rows that carry them.
+PROGRESS_DONE, PROGRESS_OPEN = "progress_done", "progress_open"
 
 
-def counts_of(*queries: tuple[Precompiled, dict]) -> tuple[int, ...]:
-    """The number of rows of each of QUERIES, (a precompiled query, the values to run it with), sliced ones counted up
-    to their limit; in one query."""
-    compiled = [query.sql(**values) for query, values in queries]
-    counts = ", ".join(f"(SELECT COUNT(*) FROM ({sql}) AS counted_{n})" for n, (sql, _) in enumerate(compiled))
-    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
-        cursor.execute(f"SELECT {counts}", [param for _, params in compiled for param in params])
-        return tuple(cursor.fetchone())
+def progress_columns(*, campaign, annotator, now) -> dict[str, Subquery]:
+    """annotation_progress's two counts as columns another query can carry (by PROGRESS_DONE and PROGRESS_OPEN), so
+    that the query a request makes anyway (the held lease, a lease's slot check) brings them: the units ANNOTATOR has
+    judged in CAMPAIGN, and those open to them at NOW counted up to one past REMAINING_COUNTED."""
+    judged = (HumanJudgment.objects.filter(unit__campaign=campaign, annotator=annotator, kind=JudgmentKind.ANNOTATION,
+                                           is_current=True).order_by().values("unit").distinct())
+    open_ = (units_open_to(campaign=campaign, annotator=annotator, now=now).order_by("position", "pk")
+             .values("pk")[:REMAINING_COUNTED + 1])
+    return {PROGRESS_DONE: _counted(judged), PROGRESS_OPEN: _counted(open_)}
+
+
+def progress_known(assignment: Assignment, counts: tuple[int, int]) -> Assignment:
+    """Keep on ASSIGNMENT the progress COUNTS (done, open: progress_columns) read with it, for annotation_progress."""
+    setattr(assignment, PROGRESS_DONE, counts[0])
+    setattr(assignment, PROGRESS_OPEN, counts[1])
+    return assignment
+
+
+def _counted(queryset: QuerySet) -> Subquery:
+    """The number of rows of QUERYSET (a sliced one counted up to its limit), as a column."""
+    return Subquery(queryset, template="(SELECT COUNT(*) FROM (%(subquery)s) AS counted)", output_field=IntegerField())
+
+
+_PROGRESS = Precompiled(lambda campaign, annotator, now: Campaign.objects.filter(pk=campaign).values_list(
+    *progress_columns(campaign=campaign, annotator=annotator, now=now).values()))
 
 
 def assignment_of_annotator(*, campaign: Campaign, annotator, assignment_id) -> Assignment:

@@ -30,12 +30,20 @@ from annotate.models import (
     Unit,
 )
 from annotate.precompiled import Precompiled
-from annotate.selectors.annotation import assignment_held, current_annotation, own_known, units_open_to
+from annotate.selectors.annotation import (
+    assignment_held,
+    current_annotation,
+    own_known,
+    progress_columns,
+    progress_known,
+    units_open_to,
+)
 from annotate.selectors.campaigns import guidelines_current_of
 from annotate.services.arms import annotator_arm_ensure, annotator_arm_given, campaign_arms, lease_arm
 from annotate.services.data_version import campaign_data_changed
 from annotate.task_types.registry import UnknownTaskType, task_type_get
 from annotate.task_types.spec import JudgmentError, JudgmentValueError
+from annotate.writes import written_together
 
 # How many candidate units one lease attempt reads before locking them one by one; when all of
 # them are taken by concurrent annotators meanwhile, the next batch is read.
@@ -153,8 +161,9 @@ def _lease_first_open(*, campaign: Campaign, annotator, now, annotator_arm: str)
             if not state.slot_free(unit):
                 continue
             unit.campaign = campaign  # the lease's arm reads it: no second read of the campaign row
-            return _assignment_grant(unit=unit, annotator=annotator, now=now, mine=state.mine,
-                                     annotator_arm=annotator_arm), []
+            granted = _assignment_grant(unit=unit, annotator=annotator, now=now, mine=state.mine,
+                                        annotator_arm=annotator_arm)
+            return progress_known(granted, state.progress) if state.progress else granted, []
         candidates = []
 
 
@@ -233,7 +242,7 @@ def judgment_submit(
                     "Your time on this answer ran out and another annotator has taken it; your verdict was not saved."
                 )
             raise JudgmentError("This answer already has all the judgments it needs; your verdict was not saved.")
-        judgment = HumanJudgment.objects.create(
+        judgment = HumanJudgment(
             unit=unit, annotator=annotator, assignment=assignment, kind=JudgmentKind.ANNOTATION,
             source=JudgmentSource.WEB, value=value, label=label, version=1, is_current=True,
             guidelines_id=state.guidelines_id, submission=submission,
@@ -244,9 +253,12 @@ def judgment_submit(
         assignment.status = AssignmentStatus.SUBMITTED
         assignment.submitted_at = now
         assignment.draft = None  # the judgment now holds the work; a stale draft must not shadow it
-        assignment.save(update_fields=["status", "submitted_at", "draft"])
-        Unit.objects.filter(pk=unit.pk).update(judgments_done=F("judgments_done") + 1)
-        campaign_data_changed(campaign_id=unit.campaign_id)
+        # One statement on PostgreSQL (annotate.writes): the judgment, its assignment, the unit's count, the version.
+        written_together(created=judgment, campaign_id=unit.campaign_id, updates=[
+            (Assignment.objects.filter(pk=assignment.pk), {"status": assignment.status, "submitted_at": now,
+                                                           "draft": None}),
+            (Unit.objects.filter(pk=unit.pk), {"judgments_done": F("judgments_done") + 1}),
+        ])
     return judgment
 
 
@@ -364,6 +376,7 @@ class _UnitState:
     current: HumanJudgment | None = None  # a verdict's: the annotator's current annotation of it
     guidelines_id: int | None = None  # a verdict's: the campaign's current guidelines
     mine: Assignment | None = None  # the annotator's assignment row of the unit, should they have one
+    progress: tuple[int, int] | None = None  # a lease's: the annotator's progress counts (progress_columns)
 
     def slot_free(self, unit: Unit) -> bool:
         """Whether the annotator may take a slot on UNIT (read under the lock): not judged by them, and taken
@@ -401,8 +414,11 @@ _VERDICT_STATE = Precompiled(lambda unit, annotator, now: Unit.objects.filter(pk
     *_slot_columns(unit, annotator, now), Subquery(guidelines_current_of(unit)[:1]),
     *_row_columns(_mine_of(unit, annotator), _ASSIGNMENT_FIELDS),
     *_row_columns(current_annotation(unit=unit, annotator=annotator), _JUDGMENT_FIELDS)))
-_LEASE_STATE = Precompiled(lambda unit, annotator, now: Unit.objects.filter(pk=unit).values_list(
-    *_slot_columns(unit, annotator, now), *_row_columns(_mine_of(unit, annotator), _ASSIGNMENT_FIELDS)))
+# A lease's state brings the annotator's progress, which the page that shows the lease reads (the lease changes
+# neither count: the unit leased stays open to them).
+_LEASE_STATE = Precompiled(lambda unit, annotator, now, campaign: Unit.objects.filter(pk=unit).values_list(
+    *_slot_columns(unit, annotator, now), *_row_columns(_mine_of(unit, annotator), _ASSIGNMENT_FIELDS),
+    *progress_columns(campaign=campaign, annotator=annotator, now=now).values()))
 
 
 def _verdict_state(*, unit: Unit, annotator, now) -> _UnitState:
@@ -415,9 +431,11 @@ def _verdict_state(*, unit: Unit, annotator, now) -> _UnitState:
 
 
 def _lease_state(*, unit: Unit, annotator, now) -> _UnitState:
-    """_UnitState of UNIT for a lease to ANNOTATOR. Call inside transaction.atomic with the unit row locked."""
-    ((judged, others, *mine),) = _LEASE_STATE(unit=unit.pk, annotator=annotator.pk, now=now)
-    return _UnitState(judged=bool(judged), others_active=others,
+    """_UnitState of UNIT for a lease to ANNOTATOR, with their progress. Call inside transaction.atomic with the unit
+    row locked."""
+    ((judged, others, *mine, done, remaining),) = _LEASE_STATE(unit=unit.pk, annotator=annotator.pk, now=now,
+                                                              campaign=unit.campaign_id)
+    return _UnitState(judged=bool(judged), others_active=others, progress=(done, remaining),
                       mine=_row_instance(Assignment, _ASSIGNMENT_FIELDS, mine))
 
 

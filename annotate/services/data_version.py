@@ -19,7 +19,7 @@ Not bumped: what the report does not read (guidelines, names and descriptions, q
 """
 
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from annotate.models import CampaignDataVersion
@@ -27,8 +27,8 @@ from annotate.models import CampaignDataVersion
 
 def campaign_data_changed(*, campaign_id: int) -> None:
     """Make a new data version for the campaign. Call inside the writing transaction, after its other writes."""
-    if CampaignDataVersion.objects.filter(campaign_id=campaign_id).update(
-            version=F("version") + 1, changed_at=timezone.now()):  # update() skips auto_now
+    versions, values = campaign_data_changed_query(campaign_id=campaign_id)
+    if versions.update(**values):
         return
     try:
         with transaction.atomic():  # a savepoint: a racing first change may have made the row
@@ -37,5 +37,11 @@ def campaign_data_changed(*, campaign_id: int) -> None:
     except IntegrityError:
         pass
     # The racing first change has committed its row (PostgreSQL made the insert above wait for it): one more after it.
-    CampaignDataVersion.objects.filter(campaign_id=campaign_id).update(version=F("version") + 1,
-                                                                       changed_at=timezone.now())
+    versions.update(**values)
+
+
+def campaign_data_changed_query(*, campaign_id: int) -> tuple[QuerySet, dict]:
+    """The update that makes the campaign's next data version, once its row exists: (the queryset, its update()'s
+    values); for a statement that makes it with other writes (annotate.writes)."""
+    return (CampaignDataVersion.objects.filter(campaign_id=campaign_id),
+            {"version": F("version") + 1, "changed_at": timezone.now()})  # update() skips auto_now

@@ -75,8 +75,8 @@ class RankingSample(TaskTypeSample):
     bounds = {("annotate", "annotator"): 13, ("annotate?undo=", "annotator"): 13,
               ("adjudicate-unit", "researcher"): 20, ("api-campaign-adjudication-unit", "researcher"): 15,
               # the topic's candidates: read to show them, and in a submit once more for the next unit
-              ("annotate-next-leasing", "annotator"): 10, ("annotate-next", "annotator"): 6,
-              ("annotate-submit", "annotator"): 17}
+              ("annotate-next-leasing", "annotator"): 9, ("annotate-next", "annotator"): 5,
+              ("annotate-submit", "annotator"): 15}
 
     def topic_data(self, q: int) -> dict:
         return {"narrative": f"Answers about subject {q}."}

@@ -39,8 +39,8 @@ class ImageSample(GradedSample):
     bounds = {**GradedSample.bounds, ("annotate", "annotator"): 14, ("annotate?undo=", "annotator"): 13,
               ("adjudicate-unit", "researcher"): 18, ("api-campaign-adjudication-unit", "researcher"): 13,
               # the next image to prefetch
-              ("annotate-next-leasing", "annotator"): 10, ("annotate-next", "annotator"): 6,
-              ("annotate-submit", "annotator"): 16}
+              ("annotate-next-leasing", "annotator"): 9, ("annotate-next", "annotator"): 5,
+              ("annotate-submit", "annotator"): 14}
 
     def topic_data(self, q: int) -> dict:
         return {"page_title": f"Page {q}", "page_context": "A page. " * 20, "section_title": f"Section {q}",

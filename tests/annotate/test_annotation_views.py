@@ -217,3 +217,21 @@ def test_a_signed_out_page_script_gets_401_and_a_browser_the_login_page(client, 
         navigated = method(url)
         assert navigated.status_code == 302 and navigated["Location"].startswith(reverse("login"))
     assert not HumanJudgment.objects.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("now", ["removed", "researcher"])
+def test_a_former_annotator_cannot_submit_on_their_own_lease(client, qa_campaign, annotator, page_url, submit_url,
+                                                             now):
+    """The submit reads the assignment and the campaign's roles in one query: an assignment of one's own is no pass
+    once one is no longer among the campaign's annotators (404 for a non-member, 403 for a member in another role)."""
+    mine = login(client, annotator).get(page_url).context["unit"]["assignment_id"]
+    membership = qa_campaign.memberships.get(user=annotator)
+    if now == "removed":
+        membership.delete()
+    else:
+        membership.role = Role.RESEARCHER
+        membership.save(update_fields=["role"])
+    response = client.post(submit_url, {"assignment": mine, "verdict": "yes"}, **HTMX)
+    assert response.status_code == (404 if now == "removed" else 403)
+    assert HumanJudgment.objects.count() == 0

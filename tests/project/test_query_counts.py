@@ -134,10 +134,11 @@ BOUNDS = {
     # An annotator's requests as the annotation page's htmx makes them (annotation_requests_counted): the next unit
     # leased, the next unit held (a reload), and a submit with its verdict, the next lease and its fragment. On
     # SQLite with a per-process cache: the session and the user are read from the database (on PostgreSQL + Redis
-    # from the shared cache, one query fewer each; config.caches, accounts.user_cache).
-    ("annotate-next-leasing", "annotator"): 9,
-    ("annotate-next", "annotator"): 5,
-    ("annotate-submit", "annotator"): 15,
+    # from the shared cache, one query fewer each; config.caches, accounts.user_cache); a verdict's four writes are
+    # four statements (on PostgreSQL one: annotate.writes).
+    ("annotate-next-leasing", "annotator"): 8,
+    ("annotate-next", "annotator"): 4,
+    ("annotate-submit", "annotator"): 13,
     # The adjudication queue (annotate.selectors.adjudication: units, judgments, judges and their verdicts) and one unit
     # (the queue again, for the next unit, and what the task type's annotation page shows of it).
     ("adjudicate", "researcher"): 10,
