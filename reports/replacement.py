@@ -11,6 +11,7 @@ name (an order-inconsistent verdict)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Hashable
 from typing import Any
 
@@ -43,20 +44,28 @@ def _reader(levels: list[int] | None, label_map: dict | None):
 
 def annotator_rows(humans: HumanLabels, judge: dict, read, *, numeric: bool) -> replacement.RaterLabels:
     """The current annotations of item units as rows (stats.replacement.RaterLabels), each label as READ reads it, with
-    JUDGE's labels ({item: label}, read the same way)."""
+    JUDGE's labels ({item: label}, read already: no None)."""
     ratings = humans.ratings
     on_items = ratings.item >= 0
-    read_codes = np.array([read(label) for label in ratings.labels] + [None], dtype=object)
-    values = read_codes[np.where(on_items, ratings.label, len(ratings.labels))]
-    return replacement.rater_labels(ratings.item, ratings.rater, values, list(ratings.raters),
-                                    {item: read(label) for item, label in judge.items()}, numeric=numeric)
+    return replacement.rater_labels_coded(ratings.item[on_items], ratings.rater[on_items], ratings.label[on_items],
+                                          [read(label) for label in ratings.labels], list(ratings.raters), judge,
+                                          numeric=numeric)
 
 
-def _table(pairs: list[tuple], categories: list) -> np.ndarray:
+def _read_all(labels: dict, read) -> dict:
+    """{item: label as READ reads it} for LABELS {item: label}, the items READ leaves out left out; READ asked once
+    per distinct label."""
+    value = {label: read(label) for label in set(labels.values())}
+    kept = {label for label, read_as in value.items() if read_as is not None}
+    return {item: value[label] for item, label in labels.items() if label in kept}
+
+
+def _table(pairs: Counter, categories: list) -> np.ndarray:
+    """The contingency table of PAIRS {(human label, judge label): how many items} over CATEGORIES."""
     code = {label: i for i, label in enumerate(categories)}
     table = np.zeros((len(categories), len(categories)), dtype=np.int64)
-    for human, judge in pairs:
-        table[code[human], code[judge]] += 1
+    for (human, judge), count in pairs.items():
+        table[code[human], code[judge]] += count
     return table
 
 
@@ -70,17 +79,20 @@ def replacement_block(*, humans: HumanLabels, judges: list[tuple[str, str, dict]
         return None
     epsilon = float(options.get(EPSILON_OPTION, replacement.EPSILON))
     read = _reader(levels, label_map)
-    item_label = {item: value for item, label in humans.item_label.items() if (value := read(label)) is not None}
+    item_label = _read_all(humans.item_label, read)
     blocks: dict[str, dict[str, Any]] = {}
     for name, family, labels in judges:
-        own = {item: value for item, label in labels.items() if (value := read(label)) is not None}
-        pairs = [(item_label[item], own[item]) for item in sorted(own) if item in item_label]
+        own = _read_all(labels, read)
+        pairs = Counter((item_label[item], own[item]) for item in own.keys() & item_label.keys())
         categories = list(levels) if levels is not None else sorted_as_sklearn(
             {label for pair in pairs for label in pair})
         binary = None
         if levels is not None and relevant_from is not None:
-            binary = _table([(h >= relevant_from, j >= relevant_from) for h, j in pairs], [False, True])
-        rows = annotator_rows(humans, labels, read, numeric=levels is not None)
+            relevant: Counter = Counter()
+            for (human, judge), count in pairs.items():
+                relevant[human >= relevant_from, judge >= relevant_from] += count
+            binary = _table(relevant, [False, True])
+        rows = annotator_rows(humans, own, read, numeric=levels is not None)
         blocks[name] = {
             "family": family,
             "alt_test": replacement.alt_test(rows, epsilon=epsilon, selected=selected),

@@ -58,6 +58,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from stats import batch_stats, resampling
 from stats.checks import finite
+from stats.distinct import distinct, rows_distinct
 
 EPSILON = 0.2  # the authors' rule of thumb for expert annotators; campaign option alt_test_epsilon
 FDR_Q = 0.05
@@ -119,6 +120,35 @@ def rater_labels(items: Sequence[Hashable] | np.ndarray, raters: Sequence[int] |
                        label=np.fromiter(map(position.__getitem__, values[kept]), dtype=np.int64,
                                          count=int(kept.sum())),
                        judge=judge_codes, items=all_items, raters=list(names), labels=labels, numeric=numeric)
+
+
+def rater_labels_coded(items: np.ndarray, raters: np.ndarray, codes: np.ndarray, code_values: Sequence,
+                       names: list[str], judge: Labels, *, numeric: bool = False) -> RaterLabels:
+    """What rater_labels gives for rows whose labels come coded, as a campaign's ratings hold them: ITEMS[r] an
+    integer item id, RATERS[r] the annotator's position in NAMES, CODES[r] the label's position in CODE_VALUES (a
+    value, or None: left out); JUDGE {integer item id: label} (no None). The same RaterLabels, item order (sorted as
+    text) included, from array operations over the rows rather than a Python step per row."""
+    items, raters, codes = (np.asarray(column, dtype=np.int64) for column in (items, raters, codes))
+    value_kept = np.array([value is not None for value in code_values] + [False], dtype=bool)
+    kept = value_kept[codes] if len(code_values) else np.zeros(len(codes), dtype=bool)
+    used = np.flatnonzero(np.bincount(codes[kept], minlength=len(code_values))).tolist()
+    in_use = {*(code_values[code] for code in used), *judge.values()}
+    labels = sorted(in_use) if numeric else sorted(in_use, key=str)
+    position = {label: index for index, label in enumerate(labels)}
+    label_of_code = np.array([position[value] if value is not None else -1 for value in code_values] + [-1],
+                             dtype=np.int64)
+    judged_items = np.fromiter(judge.keys(), dtype=np.int64, count=len(judge))
+    row_items = items[kept]
+    ids = distinct(np.concatenate([row_items, judged_items]))
+    by_text = np.argsort(ids.astype(str), kind="stable")  # the items sorted as text, as rater_labels sorts them
+    rank = np.empty(len(ids), dtype=np.int64)
+    rank[by_text] = np.arange(len(ids))
+    judge_codes = np.full(len(ids), -1, dtype=np.int64)
+    judge_codes[rank[np.searchsorted(ids, judged_items)]] = np.fromiter(map(position.__getitem__, judge.values()),
+                                                                        dtype=np.int64, count=len(judge))
+    return RaterLabels(item=rank[np.searchsorted(ids, row_items)], rater=raters[kept], label=label_of_code[codes[kept]],
+                       judge=judge_codes, items=ids[by_text].tolist(), raters=list(names), labels=labels,
+                       numeric=numeric)
 
 
 def rater_labels_of(annotators: dict[str, Labels], judge: Labels, *, numeric: bool = False) -> RaterLabels:
@@ -268,7 +298,7 @@ def alt_test(data: RaterLabels, *, epsilon: float = EPSILON, q: float = FDR_Q,
     tested = [n for n in range(len(data.raters)) if per_rater[n] >= MIN_ITEMS_PER_ANNOTATOR]
     in_test = np.isin(wins.rater, tested)
     labelled = np.bincount(data.rater, minlength=len(data.raters))
-    missing = missing_words(annotators=int((labelled > 0).sum()), enough=len(tested), items=len(np.unique(wins.item)),
+    missing = missing_words(annotators=int((labelled > 0).sum()), enough=len(tested), items=len(distinct(wins.item)),
                             names=[data.raters[n] for n in tested], undecidable=bool(undecidable.any()))
     selected = set(selected)
     left_out = [{"annotator": data.raters[n], "n": int(per_rater[n]), "compared": int(compared[n]),
@@ -276,7 +306,7 @@ def alt_test(data: RaterLabels, *, epsilon: float = EPSILON, q: float = FDR_Q,
                  "reason": _left_out_reason(kept=int(per_rater[n]), compared=int(compared[n]),
                                             undecidable=int(undecidable[n]), selected=data.raters[n] in selected)}
                 for n in range(len(data.raters)) if compared[n] and per_rater[n] < MIN_ITEMS_PER_ANNOTATOR]
-    base = {"epsilon": epsilon, "q": q, "scoring": scoring, "n_items": len(np.unique(wins.item[in_test])),
+    base = {"epsilon": epsilon, "q": q, "scoring": scoring, "n_items": len(distinct(wins.item[in_test])),
             "method": ALT_TEST_METHOD, "ci_method": BOOTSTRAP_METHOD, "left_out": left_out,
             "rests_on": [data.raters[n] for n in tested],
             "n_per_annotator": {data.raters[n]: int(per_rater[n]) for n in range(len(data.raters)) if compared[n]},
@@ -319,7 +349,7 @@ def _advantage_interval(wins: _Wins, tested: list[int], in_test: np.ndarray, *,
                         items: int) -> tuple[list[float] | None, str | None]:
     """The bootstrap interval of the average advantage probability (or why none): per item, each tested annotator's
     (judge win, compared) as sums, so a resample's rho_j is its summed wins over its summed items."""
-    used = np.unique(wins.item[in_test])
+    used = distinct(wins.item[in_test])
     if len(used) * 2 * len(tested) > MAX_BOOTSTRAP_CELLS:
         return None, f"too many annotators ({len(tested)}) on {len(used)} items to resample here"
     row_of = np.full(items, -1, dtype=np.int64)
@@ -375,7 +405,7 @@ def _likeness_intervals(cells: list[tuple[np.ndarray, np.ndarray]], size: int, s
     place = np.arange(len(items)) - np.concatenate([[0], np.cumsum(per_item)[:-1]])[group]
     pattern = np.full((len(used), int(per_item.max())), -1, dtype=np.int64)
     pattern[group, place] = columns
-    classes, multiplicity = np.unique(pattern, axis=0, return_counts=True)
+    classes, multiplicity = rows_distinct(pattern)
     if classes.shape[0] * len(cells) * size > MAX_BOOTSTRAP_CELLS:  # even the classes' rows would not fit
         return [None] * 4, f"too many pairs of raters ({len(cells)}) on {len(used)} items to resample here"
     unique = np.zeros((classes.shape[0], len(cells) * size))
@@ -405,13 +435,13 @@ def human_likeness(data: RaterLabels, *, selected: Collection[str] = ()) -> dict
     judge_side = (judge_items, data.judge[judge_items])
     judged = [n for n in names if len(np.intersect1d(per_rater[n][0], judge_items, assume_unique=True))
               >= MIN_PAIR_ITEMS]
-    labelled = np.unique(data.item)
+    labelled = distinct(data.item)
     base = {"n_items": len(labelled), "judge_items": len(np.intersect1d(labelled, judge_items, assume_unique=True)),
             "ci_method": BOOTSTRAP_METHOD, "left_out": left_out,
             "method": "human-likeness z-score (Han et al. 2025): Cohen's kappa of the judge with each annotator, "
                       "against the annotators' kappas with each other"}
     if len(names) < MIN_ANNOTATORS or len(human_pairs) < 3 or not judged:
-        annotators = len(np.unique(data.rater))
+        annotators = len(distinct(data.rater))
         sample = "a selected sample" if len(left_out) == 1 else "selected samples"
         aside = f" besides {', '.join(left_out)}, left out as {sample}" if left_out else ""
         return {"ran": False, "missing": f"needs {MIN_ANNOTATORS} annotators who share {MIN_PAIR_ITEMS} items or "

@@ -1,0 +1,36 @@
+"""The distinct values of an integer array, sorted, as np.unique gives them, by a sort.
+
+numpy 2.3 and later find np.unique's values (when nothing else is asked of it) with a hash table, which on a million
+integer ids takes 0.5 s where a sort and a comparison of neighbours take 0.01 s (measured here with numpy 2.4.6); a
+report of a million judgments asks that dozens of times (issue 52: the report's build). Pure functions, no Django.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def distinct(values) -> np.ndarray:
+    """np.unique(VALUES) for an array of integers (or booleans): its distinct values, sorted, flattened."""
+    ordered = np.sort(np.asarray(values).ravel())
+    if len(ordered) < 2:
+        return ordered
+    return ordered[np.concatenate([[True], ordered[1:] != ordered[:-1]])]
+
+
+def rows_distinct(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """np.unique(ROWS, axis=0, return_counts=True) for a 2-d array of integers of -1 or more: (the distinct rows,
+    sorted as numpy sorts rows, the first column most significant; how many times each comes). By one integer per row
+    in mixed radix where that fits in 62 bits (a sort of integers, not of rows), else by np.unique itself."""
+    rows = np.asarray(rows)
+    if rows.ndim != 2 or not rows.size or rows.min() < -1:
+        return np.unique(rows, axis=0, return_counts=True)
+    shifted = rows.astype(np.int64) + 1
+    radix = shifted.max(axis=0) + 1
+    if np.sum(np.log2(radix.astype(float))) >= 62:
+        return np.unique(rows, axis=0, return_counts=True)
+    key = np.zeros(len(rows), dtype=np.int64)
+    for column, size in zip(shifted.T, radix.tolist(), strict=True):
+        key = key * size + column
+    _, first, counts = np.unique(key, return_index=True, return_counts=True)
+    return rows[first], counts

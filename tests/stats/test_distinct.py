@@ -1,0 +1,43 @@
+"""stats.distinct: np.unique's answers by a sort, and RaterLabels from coded rows as rater_labels makes them."""
+
+import numpy as np
+import pytest
+
+from stats import replacement
+from stats.distinct import distinct, rows_distinct
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 1000])
+def test_distinct_is_np_unique(size):
+    values = np.random.default_rng(size).integers(-5, 50, size=size)
+    assert np.array_equal(distinct(values), np.unique(values))
+    assert np.array_equal(distinct(values.reshape(-1, 1) if size else values), np.unique(values))
+
+
+@pytest.mark.parametrize("high", [3, 900, 2 ** 40])  # the last too wide for one key: np.unique itself
+def test_rows_distinct_is_np_unique_of_rows(high):
+    rows = np.random.default_rng(1).integers(-1, high, size=(500, 3))
+    rows[::7] = rows[1]  # repeats
+    rows[::11, 2] = -1
+    got_rows, got_counts = rows_distinct(rows)
+    want_rows, want_counts = np.unique(rows, axis=0, return_counts=True)
+    assert np.array_equal(got_rows, want_rows) and np.array_equal(got_counts, want_counts)
+
+
+@pytest.mark.parametrize("numeric", [False, True])
+def test_rater_labels_coded_is_rater_labels(numeric):
+    rng = np.random.default_rng(7)
+    code_values = [0, 2, None, 1] if numeric else ["no", "yes", None, "maybe"]
+    rows = 3000
+    items = rng.integers(1, 1200, size=rows) * 7  # ids whose order as text is not their order as numbers
+    raters = rng.integers(0, 6, size=rows)
+    codes = rng.integers(0, len(code_values), size=rows)
+    judged = rng.choice(np.arange(1, 1500) * 7, size=900, replace=False).tolist()
+    judge = {item: code_values[n % 2] for n, item in enumerate(judged)}
+    names = [f"rater{n}" for n in range(6)]
+    want = replacement.rater_labels(items.tolist(), raters.tolist(), [code_values[code] for code in codes], names,
+                                    judge, numeric=numeric)
+    got = replacement.rater_labels_coded(items, raters, codes, code_values, names, judge, numeric=numeric)
+    for name in ("item", "rater", "label", "judge"):
+        assert np.array_equal(getattr(got, name), getattr(want, name)), name
+    assert (got.items, got.raters, got.labels, got.numeric) == (want.items, want.raters, want.labels, want.numeric)
