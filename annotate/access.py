@@ -11,7 +11,7 @@ from django.http import Http404
 
 from annotate.models import Assignment, Campaign, Membership, Role
 from annotate.precompiled import Precompiled
-from annotate.selectors.annotation import assignment_of_annotator
+from annotate.selectors.annotation import assignment_of_annotator, page_columns_kept, page_columns_of
 
 CREATE_PERMISSION = "annotate.add_campaign"
 
@@ -98,24 +98,36 @@ def assignment_for_annotator(user, slug: str, assignment_id) -> Assignment:
     campaign_for_annotator gives it: one query where USER is one of its annotators (a submit's). Otherwise what
     campaign_for_annotator and assignment_of_annotator say (Http404, PermissionDenied)."""
     found = None
+    guess = _TASK_TYPE_OF.get(slug, _NO_TASK_TYPE)
     if user.is_authenticated:
         try:
-            found = _ASSIGNMENT_OF_ANNOTATOR(assignment=int(assignment_id), user=user.pk, slug=slug)
+            found = _ASSIGNMENT_OF_ANNOTATOR(variant=guess, assignment=int(assignment_id), user=user.pk, slug=slug)
         except (TypeError, ValueError):
             pass
     if not found or not found[0]._annotator:
         campaign = campaign_for_annotator(user, slug)
         return assignment_of_annotator(campaign=campaign, annotator=user, assignment_id=assignment_id)
     assignment = found[0]
-    _roles_set(assignment.unit.campaign, user, assignment)
+    campaign = _roles_set(assignment.unit.campaign, user, assignment)
+    _TASK_TYPE_OF[slug] = campaign.task_type
+    if guess == campaign.task_type:
+        page_columns_kept(campaign.task_type, assignment.unit, assignment)
     return assignment
 
 
-_ASSIGNMENT_OF_ANNOTATOR = Precompiled(lambda assignment, user, slug: (
+# Which task type's page columns the query of a campaign's submits carries, by slug, as the last submit found it: the
+# columns are the type's, and the type is only known once the row is read. A guess that misses (a first submit, a
+# slug given to another campaign since) reads no columns, and the reads that want them ask the database.
+_TASK_TYPE_OF: dict[str, str] = {}
+_NO_TASK_TYPE = "-"
+
+_ASSIGNMENT_OF_ANNOTATOR = Precompiled(lambda task_type, assignment, user, slug: (
     Assignment.objects.select_related("unit__campaign", "unit__topic", "unit__item")
     .filter(pk=assignment, annotator=user, unit__campaign__slug=slug)
-    .annotate(**_roles(OuterRef("unit__campaign_id"), user=user))
-))
+    .annotate(**_roles(OuterRef("unit__campaign_id"), user=user),
+              **page_columns_of(task_type, unit_path="unit__", campaign=OuterRef("unit__campaign_id"), annotator=user,
+                                now=None))
+), variants=True)
 
 
 def campaign_for_adjudicator(user, slug: str) -> Campaign:

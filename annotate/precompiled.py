@@ -31,16 +31,21 @@ _STAND_IN_TEXT = "precompiled-stand-in-"
 
 
 class Precompiled:
-    """The queryset BUILD(**values) makes, compiled once per database alias and run again with other values."""
+    """The queryset BUILD(**values) makes, compiled once per database alias and run again with other values.
 
-    def __init__(self, build: Callable[..., QuerySet]):
+    With VARIANTS, BUILD takes a first argument, the variant (a task type's name, say: a name that changes the query's
+    shape, not a value it is run with), and each call names it (variant=): one compiled query per variant."""
+
+    def __init__(self, build: Callable[..., QuerySet], *, variants: bool = False):
         self.build = build
-        self._compiled: dict[str, tuple] = {}
+        self.variants = variants
+        self._compiled: dict[tuple[str, str], tuple] = {}
         self._lock = threading.Lock()
 
-    def __call__(self, *, using: str = DEFAULT_DB_ALIAS, **values) -> QuerySet:
-        """The queryset BUILD(**VALUES) makes, to be run as it is on the database USING."""
-        queryset, compiler, sql, slots = self._compiled_for(values, using)
+    def __call__(self, *, using: str = DEFAULT_DB_ALIAS, variant: str = "", **values) -> QuerySet:
+        """The queryset BUILD(**VALUES) makes (BUILD(VARIANT, **VALUES) with variants), to be run as it is on the
+        database USING."""
+        queryset, compiler, sql, slots = self._compiled_for(values, using, variant)
         params = _params(slots, values, connections[using])
         run = copy.copy(compiler)
         run.connection = connections[using]
@@ -53,26 +58,30 @@ class Precompiled:
         result._result_cache = None
         return result
 
-    def sql(self, *, using: str = DEFAULT_DB_ALIAS, **values) -> tuple[str, list]:
+    def sql(self, *, using: str = DEFAULT_DB_ALIAS, variant: str = "", **values) -> tuple[str, list]:
         """(the SQL of the queryset BUILD(**VALUES) makes, its parameters): to run inside a statement of one's own."""
-        _, _, sql, slots = self._compiled_for(values, using)
+        _, _, sql, slots = self._compiled_for(values, using, variant)
         return sql, _params(slots, values, connections[using])
 
-    def _compiled_for(self, values: dict, using: str) -> tuple:
-        compiled = self._compiled.get(using)
+    def _compiled_for(self, values: dict, using: str, variant: str) -> tuple:
+        if bool(variant) != self.variants:
+            raise TypeError("precompiled query: name its variant exactly when it has variants")
+        compiled = self._compiled.get((using, variant))
         if compiled is None:
             with self._lock:
-                compiled = self._compiled.setdefault(using, self._compile(values, using))
+                compiled = self._compiled.setdefault((using, variant), self._compile(values, using, variant))
         return compiled
 
-    def _compile(self, values: dict, using: str) -> tuple:
+    def _compile(self, values: dict, using: str, variant: str) -> tuple:
         """(the stand-ins' queryset, its compiler after as_sql, the SQL, for each parameter (the name of the value it
         stands for, or None and the parameter itself))."""
         connection = connections[using]
         compiled = []
         for round_ in (0, 1):  # twice, with other stand-ins: the SQL text must not depend on them
             stand_ins = _stand_ins(values, round_)
-            queryset = self.build(**stand_ins).using(using)
+            queryset = (self.build(variant, **stand_ins) if self.variants else self.build(**stand_ins)).using(using)
+            # Never run: each call copies it, and copy.copy takes a queryset's state as pickling does, which runs it.
+            queryset._result_cache = []
             compiler = queryset.query.get_compiler(using=using)
             sql, params = compiler.as_sql()
             adapted = [(name, _adapted(value, connection)) for name, value in stand_ins.items()]

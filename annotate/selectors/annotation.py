@@ -12,7 +12,7 @@ item id or whether a candidate is a document.
 import hashlib
 import json
 
-from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models import Count, Exists, F, IntegerField, OuterRef, Q, QuerySet, Subquery, TextField, Value
 from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.utils import timezone
@@ -28,7 +28,7 @@ from annotate.models import (
     Unit,
 )
 from annotate.precompiled import Precompiled
-from annotate.task_types.registry import task_type_get
+from annotate.task_types.registry import UnknownTaskType, task_type_get
 
 # Candidate texts longer than this many characters start collapsed, the full text one click or key away.
 LONG_TEXT_CHARS = 600
@@ -36,19 +36,44 @@ LONG_TEXT_CHARS = 600
 
 def assignment_held(*, campaign: Campaign, annotator, now=None) -> Assignment | None:
     """ANNOTATOR's (a user or their id) unexpired active lease in CAMPAIGN (the oldest, should there be two), or None;
-    with its unit, topic and item, and the annotator's own current judgment of the unit (with_own). One query."""
-    held = _HELD(campaign=campaign.pk, annotator=getattr(annotator, "pk", annotator), now=now or timezone.now())
-    return own_attach(held[0]) if held else None
+    with its unit, topic and item, the annotator's own current judgment of the unit (with_own), their progress
+    (progress_columns) and what the task type's page reads (page_columns_of). One query."""
+    held = _HELD(variant=campaign.task_type, campaign=campaign.pk, annotator=getattr(annotator, "pk", annotator),
+                 now=now or timezone.now())
+    if not held:
+        return None
+    page_columns_kept(campaign.task_type, held[0].unit, held[0])
+    return own_attach(held[0])
 
 
-_HELD = Precompiled(lambda campaign, annotator, now: (
+_HELD = Precompiled(lambda task_type, campaign, annotator, now: (
     with_own(Assignment.objects.filter(
         unit__campaign=campaign, annotator=annotator, status=AssignmentStatus.ACTIVE, expires_at__gt=now
     ))
-    .annotate(**progress_columns(campaign=campaign, annotator=annotator, now=now))
+    .annotate(**progress_columns(campaign=campaign, annotator=annotator, now=now),
+              **page_columns_of(task_type, unit_path="unit__", campaign=campaign, annotator=annotator, now=now))
     .select_related("unit__campaign", "unit__topic", "unit__item")
     .order_by("leased_at", "pk")[:1]
-))
+), variants=True)
+
+
+def page_columns_of(task_type: str, **refs) -> dict:
+    """TASK_TYPE's page columns (TaskTypeSpec.page_columns) for REFS; none for a name no task type has (a guess that
+    missed: annotate.access)."""
+    try:
+        spec = task_type_get(task_type)
+    except UnknownTaskType:
+        return {}
+    return spec.page_columns(**refs)
+
+
+def page_columns_kept(task_type: str, unit: Unit, row) -> None:
+    """Hand the page columns that ROW (a unit or an assignment, read with page_columns_of) carries to the task type,
+    for UNIT."""
+    spec = task_type_get(task_type)
+    values = {name: getattr(row, name) for name in spec.page_column_names if hasattr(row, name)}
+    if values:
+        spec.page_columns_read(unit, values)
 
 
 def current_annotation(*, unit, annotator) -> QuerySet[HumanJudgment]:
@@ -266,6 +291,31 @@ def ranking_candidates(*, assignment: Assignment) -> list[tuple[str, Item]]:
         return hashlib.sha256(f"{unit.pk}:{assignment.annotator_id}:{item.pk}".encode()).hexdigest()
 
     return [(letter_label(n), item) for n, item in enumerate(sorted(items, key=key))]
+
+
+def topic_candidates_column(*, unit_path: str) -> Subquery:
+    """topic_candidates' items as one column, a JSON array of [id, text] (for a page column: TaskTypeSpec.page_columns),
+    of the unit UNIT_PATH leads to; topic_candidates_known takes its value."""
+    return _JSONPairs(Item.objects.filter(topic_id=OuterRef(f"{unit_path}topic_id"),
+                                          campaign_id=OuterRef(f"{unit_path}campaign_id")).order_by("pk")
+                      .values("id", "text"), output_field=TextField())
+
+
+def topic_candidates_known(unit: Unit, value) -> None:
+    """Keep on UNIT its topic's candidates as topic_candidates_column read them (a JSON text or a list; None: none)."""
+    pairs = json.loads(value) if isinstance(value, str) else value or []
+    unit._topic_candidates = [Item(pk=pk, text=text) for pk, text in sorted(pairs)]
+
+
+class _JSONPairs(Subquery):
+    """The rows of a subquery of two columns as one JSON array of [first, second] (PostgreSQL, SQLite)."""
+
+    def as_sql(self, compiler, connection, template=None, **extra_context):
+        first, second = (connection.ops.quote_name(name) for name in self.query.values_select)
+        array, aggregate = (("json_build_array", "json_agg") if connection.vendor == "postgresql"
+                            else ("json_array", "json_group_array"))
+        template = f"(SELECT {aggregate}({array}(pairs.{first}, pairs.{second})) FROM (%(subquery)s) AS pairs)"
+        return super().as_sql(compiler, connection, template=template, **extra_context)
 
 
 def topic_candidates(*, unit: Unit) -> list[Item]:

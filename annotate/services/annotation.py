@@ -34,6 +34,7 @@ from annotate.selectors.annotation import (
     assignment_held,
     current_annotation,
     own_known,
+    page_columns_of,
     progress_columns,
     progress_known,
     units_open_to,
@@ -157,12 +158,14 @@ def _lease_first_open(*, campaign: Campaign, annotator, now, annotator_arm: str)
             if unit is None:
                 busy.append(candidate)
                 continue
-            state = _lease_state(unit=unit, annotator=annotator, now=now)
+            state = _lease_state(unit=unit, annotator=annotator, now=now, task_type=campaign.task_type)
             if not state.slot_free(unit):
                 continue
             unit.campaign = campaign  # the lease's arm reads it: no second read of the campaign row
             granted = _assignment_grant(unit=unit, annotator=annotator, now=now, mine=state.mine,
                                         annotator_arm=annotator_arm)
+            if state.page:
+                task_type_get(campaign.task_type).page_columns_read(unit, state.page)
             return progress_known(granted, state.progress) if state.progress else granted, []
         candidates = []
 
@@ -377,6 +380,7 @@ class _UnitState:
     guidelines_id: int | None = None  # a verdict's: the campaign's current guidelines
     mine: Assignment | None = None  # the annotator's assignment row of the unit, should they have one
     progress: tuple[int, int] | None = None  # a lease's: the annotator's progress counts (progress_columns)
+    page: dict | None = None  # a lease's: the task type's page columns (TaskTypeSpec.page_columns)
 
     def slot_free(self, unit: Unit) -> bool:
         """Whether the annotator may take a slot on UNIT (read under the lock): not judged by them, and taken
@@ -416,9 +420,11 @@ _VERDICT_STATE = Precompiled(lambda unit, annotator, now: Unit.objects.filter(pk
     *_row_columns(current_annotation(unit=unit, annotator=annotator), _JUDGMENT_FIELDS)))
 # A lease's state brings the annotator's progress, which the page that shows the lease reads (the lease changes
 # neither count: the unit leased stays open to them).
-_LEASE_STATE = Precompiled(lambda unit, annotator, now, campaign: Unit.objects.filter(pk=unit).values_list(
+_LEASE_STATE = Precompiled(lambda task_type, unit, annotator, now, campaign: Unit.objects.filter(pk=unit).values_list(
     *_slot_columns(unit, annotator, now), *_row_columns(_mine_of(unit, annotator), _ASSIGNMENT_FIELDS),
-    *progress_columns(campaign=campaign, annotator=annotator, now=now).values()))
+    *progress_columns(campaign=campaign, annotator=annotator, now=now).values(),
+    *page_columns_of(task_type, unit_path="", campaign=campaign, annotator=annotator, now=now).values()),
+    variants=True)
 
 
 def _verdict_state(*, unit: Unit, annotator, now) -> _UnitState:
@@ -430,12 +436,15 @@ def _verdict_state(*, unit: Unit, annotator, now) -> _UnitState:
                       current=_row_instance(HumanJudgment, _JUDGMENT_FIELDS, current))
 
 
-def _lease_state(*, unit: Unit, annotator, now) -> _UnitState:
-    """_UnitState of UNIT for a lease to ANNOTATOR, with their progress. Call inside transaction.atomic with the unit
-    row locked."""
-    ((judged, others, *mine, done, remaining),) = _LEASE_STATE(unit=unit.pk, annotator=annotator.pk, now=now,
-                                                              campaign=unit.campaign_id)
+def _lease_state(*, unit: Unit, annotator, now, task_type: str) -> _UnitState:
+    """_UnitState of UNIT for a lease to ANNOTATOR, with their progress and the task type's page columns. Call inside
+    transaction.atomic with the unit row locked."""
+    ((judged, others, *rest),) = _LEASE_STATE(variant=task_type, unit=unit.pk, annotator=annotator.pk, now=now,
+                                              campaign=unit.campaign_id)
+    mine, (done, remaining), page = (rest[:len(_ASSIGNMENT_FIELDS)], rest[len(_ASSIGNMENT_FIELDS):][:2],
+                                     rest[len(_ASSIGNMENT_FIELDS) + 2:])
     return _UnitState(judged=bool(judged), others_active=others, progress=(done, remaining),
+                      page=dict(zip(task_type_get(task_type).page_column_names, page, strict=True)),
                       mine=_row_instance(Assignment, _ASSIGNMENT_FIELDS, mine))
 
 

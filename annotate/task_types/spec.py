@@ -209,6 +209,22 @@ class TaskTypeSpec:
     def unit_gradable(self, unit) -> None:
         """Refuse (JudgmentValueError) a browser verdict on a unit whose content the annotator cannot see."""
 
+    # The names of the columns page_columns gives, in its order.
+    page_column_names: tuple[str, ...] = ()
+
+    def page_columns(self, *, unit_path: str, campaign, annotator, now) -> dict:
+        """Columns that the queries reading a unit for the annotation page (the held lease, a lease's slot check) or
+        for a verdict (the submit's assignment) carry beside it, so that what this type reads of other rows for the
+        unit comes in the same query (issue 52: a page in a handful of queries): {name: expression} by
+        page_column_names. UNIT_PATH leads from the query's rows to the unit ("" or "unit__": OuterRef(unit_path +
+        "topic_id") is its topic); CAMPAIGN and ANNOTATOR are ids or OuterRefs; NOW is the moment asked at, None for a
+        verdict's read (give then only what does not need it). page_columns_read takes the values. {} by default."""
+        return {}
+
+    def page_columns_read(self, unit, values: dict) -> None:
+        """Keep on UNIT what page_columns' VALUES ({name: value}, those that were read) say, where the type's reads
+        find it instead of asking the database."""
+
     def page_context(self, campaign) -> dict:
         """What the annotation page needs of the campaign beside the unit (a graded type's scale); {} by default."""
         return {}

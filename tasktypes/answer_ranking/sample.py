@@ -73,10 +73,7 @@ class RankingSample(TaskTypeSample):
     judges = (SampleJudge("bm25", "bm25"), SampleJudge("mono", "external"))
     # Its annotation and adjudication pages cost more than the default (measured, plus headroom).
     bounds = {("annotate", "annotator"): 13, ("annotate?undo=", "annotator"): 13,
-              ("adjudicate-unit", "researcher"): 20, ("api-campaign-adjudication-unit", "researcher"): 15,
-              # the topic's candidates: read to show them, and in a submit once more for the next unit
-              ("annotate-next-leasing", "annotator"): 9, ("annotate-next", "annotator"): 5,
-              ("annotate-submit", "annotator"): 15}
+              ("adjudicate-unit", "researcher"): 20, ("api-campaign-adjudication-unit", "researcher"): 15}
 
     def topic_data(self, q: int) -> dict:
         return {"narrative": f"Answers about subject {q}."}

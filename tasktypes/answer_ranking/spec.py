@@ -20,6 +20,8 @@ from annotate.selectors.annotation import (
     ranking_candidates,
     ranking_display,
     topic_candidates,
+    topic_candidates_column,
+    topic_candidates_known,
 )
 from annotate.selectors.arms import judge_topic_scores
 from annotate.task_types.registry import register
@@ -225,6 +227,16 @@ class AnswerRanking(TaskTypeSpec):
             return None
         return {str(name): [list(group) for group in groups if isinstance(group, list)]
                 for name, groups in rankings.items() if isinstance(groups, list)}
+
+    # A ranking page and a ranking's check read the topic's candidates: with the unit, in the query that reads it.
+    page_column_names = ("page_candidates",)
+
+    def page_columns(self, *, unit_path: str, campaign, annotator, now) -> dict:
+        return {"page_candidates": topic_candidates_column(unit_path=unit_path)}
+
+    def page_columns_read(self, unit, values: dict) -> None:
+        if "page_candidates" in values:
+            topic_candidates_known(unit, values["page_candidates"])
 
     def unit_context(self, *, assignment, arrangement=None) -> dict:
         """ranking_display's page; with rank_depth k also `rank_depth`, `need` (min(k, candidates)), and per

@@ -37,10 +37,7 @@ class ImageSample(GradedSample):
     judges = (SampleJudge("clip", "clipscore"), SampleJudge("grades", "external"))
     # Its annotation and adjudication pages cost more than the default (measured, plus headroom).
     bounds = {**GradedSample.bounds, ("annotate", "annotator"): 14, ("annotate?undo=", "annotator"): 13,
-              ("adjudicate-unit", "researcher"): 18, ("api-campaign-adjudication-unit", "researcher"): 13,
-              # the next image to prefetch
-              ("annotate-next-leasing", "annotator"): 9, ("annotate-next", "annotator"): 5,
-              ("annotate-submit", "annotator"): 14}
+              ("adjudicate-unit", "researcher"): 18, ("api-campaign-adjudication-unit", "researcher"): 13}
 
     def topic_data(self, q: int) -> dict:
         return {"page_title": f"Page {q}", "page_context": "A page. " * 20, "section_title": f"Section {q}",

@@ -1,6 +1,7 @@
 """image_relevance: assessors grade pooled images for a text (TREC AToMiC), 0/1/2 unless the campaign sets its own scale
 (tasktypes.graded). One grade per item."""
 
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
 from annotate.images import ImageMissingError, image_file, image_stored
@@ -69,6 +70,21 @@ class ImageRelevance(GradedRelevance):
     def items_created(self, *, campaign, items) -> None:
         """Images already in the campaign's store are attached to the new items at once."""
         image_items_attach(items=items, store=image_stored(campaign_id=campaign.pk))
+
+    # The page prefetches the image the annotator will most likely grade next (_image_next): read with the unit.
+    page_column_names = ("page_next_item", "page_next_data")
+
+    def page_columns(self, *, unit_path: str, campaign, annotator, now) -> dict:
+        if now is None:  # a verdict's read: no page
+            return {}
+        following = _following(campaign=campaign, annotator=annotator, now=now,
+                               unit=OuterRef(f"{unit_path}id" if unit_path else "pk"))
+        return {"page_next_item": Subquery(following.values("item_id")[:1]),
+                "page_next_data": Subquery(following.values("item__data")[:1])}
+
+    def page_columns_read(self, unit, values: dict) -> None:
+        if "page_next_item" in values:
+            unit._image_next = _image_of(values["page_next_item"], values["page_next_data"])
 
     def unit_context(self, *, assignment, arrangement=None) -> dict:
         """The common display without the item's text, the section texts, the image and the annotator's own grade."""
@@ -145,15 +161,24 @@ def _image_next(*, assignment: Assignment) -> int | None:
         if held is not None:
             item = held.unit.item
             return item.pk if item is not None and (item.data or {}).get("image") else None
+    if hasattr(unit, "_image_next"):  # read with the unit (page_columns)
+        return unit._image_next
     nxt = _NEXT_IMAGE(campaign=unit.campaign_id, annotator=assignment.annotator_id, unit=unit.pk, now=timezone.now())
-    return nxt[0][0] if nxt and isinstance(nxt[0][1], dict) and nxt[0][1].get("image") else None
+    return _image_of(*nxt[0]) if nxt else None
+
+
+def _image_of(item_id: int | None, data) -> int | None:
+    """ITEM_ID when its item (whose data is DATA) has an image, else None."""
+    return item_id if isinstance(data, dict) and data.get("image") else None
+
+
+def _following(*, campaign, annotator, now, unit):
+    """The units open to ANNOTATOR other than UNIT that are items, in queue order."""
+    return (units_open_to(campaign=campaign, annotator=annotator, now=now).exclude(pk=unit).filter(item__isnull=False)
+            .order_by("position", "pk"))
 
 
 # Asked on every page of the type: built once (annotate.precompiled).
 _NEXT_IMAGE = Precompiled(lambda campaign, annotator, unit, now: (
-    units_open_to(campaign=campaign, annotator=annotator, now=now)
-    .exclude(pk=unit)
-    .filter(item__isnull=False)
-    .order_by("position", "pk")
-    .values_list("item_id", "item__data")[:1]
+    _following(campaign=campaign, annotator=annotator, now=now, unit=unit).values_list("item_id", "item__data")[:1]
 ))

@@ -89,3 +89,22 @@ def test_a_query_whose_sql_depends_on_its_values_is_refused():
         branching(unit=3)
     with pytest.raises(TypeError, match="not an id, a text or a moment"):
         Precompiled(lambda ids: Unit.objects.filter(pk__in=ids))(ids=[1, 2])
+
+
+@pytest.mark.django_db
+def test_a_first_call_runs_one_query_and_variants_compile_apart(django_assert_num_queries):
+    """Compiling runs nothing (the stand-ins' query is never run, not even by the copy each call makes); a query with
+    variants compiles one per variant, and a call must name its variant exactly when it has them."""
+    campaign = CampaignFactory()
+    UnitFactory(campaign=campaign, position=4)
+    by_variant = Precompiled(lambda variant, campaign: Unit.objects.filter(campaign=campaign).values_list(
+        "position" if variant == "position" else "pk", flat=True), variants=True)
+    with django_assert_num_queries(1):
+        positions = list(by_variant(variant="position", campaign=campaign.pk))
+    with django_assert_num_queries(1):
+        ids = list(by_variant(variant="pk", campaign=campaign.pk))
+    assert positions == [4] and ids == list(Unit.objects.filter(campaign=campaign).values_list("pk", flat=True))
+    with pytest.raises(TypeError, match="variant"):
+        by_variant(campaign=campaign.pk)
+    with pytest.raises(TypeError, match="variant"):
+        Precompiled(lambda campaign: Unit.objects.filter(campaign=campaign))(variant="x", campaign=campaign.pk)
