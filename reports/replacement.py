@@ -56,8 +56,9 @@ def _read_all(labels: dict, read) -> dict:
     """{item: label as READ reads it} for LABELS {item: label}, the items READ leaves out left out; READ asked once
     per distinct label."""
     value = {label: read(label) for label in set(labels.values())}
-    kept = {label for label, read_as in value.items() if read_as is not None}
-    return {item: value[label] for item, label in labels.items() if label in kept}
+    if None not in value.values():  # every label read: no item left out
+        return dict(zip(labels.keys(), map(value.__getitem__, labels.values()), strict=True))
+    return {item: value[label] for item, label in labels.items() if value[label] is not None}
 
 
 def _table(pairs: Counter, categories: list) -> np.ndarray:

@@ -300,7 +300,7 @@ def _judge_block(*, judge: JudgeLabels, humans: HumanLabels, paired: Paired, sys
                         "failed": len(judge.failed & humans.item_label.keys())},
             # Items with a human label the judge was asked about, out of all of them (of its part, with a split).
             "coverage": [len(shared) + len(judge.failed & humans.item_label.keys()),
-                         sum(judge.reads_item(item) for item in humans.item_label)],
+                         len(humans.item_label) if judge.part is None else len(judge.part & humans.item_label.keys())],
         },
         "per_topic": [],
         "topic_mean": {},
