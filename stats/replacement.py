@@ -356,15 +356,17 @@ def _advantage_interval(wins: _Wins, tested: list[int], in_test: np.ndarray, *,
     row_of[used] = np.arange(len(used))
     column_of = np.full(int(wins.rater.max(initial=0)) + 1, -1, dtype=np.int64)
     column_of[tested] = np.arange(len(tested))
-    rows = np.zeros((len(used), 2 * len(tested)))
+    # Each item's row: per tested annotator, (the judge's win, 1) where they labelled it; given by its cells, as an
+    # item has a few annotators of many (resampling.distinct_rows_sparse: the same classes as the rows written out).
     where, column = row_of[wins.item[in_test]], column_of[wins.rater[in_test]]
-    rows[where, 2 * column] = wins.judge[in_test]
-    rows[where, 2 * column + 1] = 1
+    unique, multiplicity = resampling.distinct_rows_sparse(
+        (len(used), 2 * len(tested)), np.concatenate([where, where]), np.concatenate([2 * column, 2 * column + 1]),
+        np.concatenate([wins.judge[in_test], np.ones(len(where))]))
 
     def statistic(sums: np.ndarray) -> np.ndarray:
         return (sums[:, 0::2] / sums[:, 1::2]).mean(axis=1)
 
-    return resampling.sum_bootstrap(rows, statistic)[0], None
+    return resampling.class_bootstrap(unique, multiplicity, statistic)[0], None
 
 
 def _rater_items(data: RaterLabels) -> list[tuple[np.ndarray, np.ndarray]]:

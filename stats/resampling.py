@@ -65,6 +65,39 @@ def distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return unique, np.bincount(which, minlength=len(unique))
 
 
+def distinct_rows_sparse(shape: tuple[int, int], row: np.ndarray, column: np.ndarray,
+                         value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """distinct_rows of the units' rows given by their nonzero cells (ROW[i], COLUMN[i]) = VALUE[i], of SHAPE, each cell
+    given once: the same distinct rows in the same order and their multiplicities, without writing a row per unit
+    when the rows are small counts whose mixed-radix key (_integer_key) fits, as a unit's few cells of a wide row
+    are (an item's annotators among many); else from the rows written out."""
+    row, column = np.asarray(row, dtype=np.int64), np.asarray(column, dtype=np.int64)
+    value = np.asarray(value, dtype=float)
+    units, width = shape
+    if not len(value) or units < 2 or value.min() < 0 or not np.array_equal(value, np.floor(value)):
+        return distinct_rows(_written(shape, row, column, value))
+    radix = np.ones(width, dtype=np.int64)
+    np.maximum.at(radix, column, value.astype(np.int64) + 1)
+    if np.sum(np.log2(radix.astype(float))) >= 62:
+        return distinct_rows(_written(shape, row, column, value))
+    place = np.concatenate([[1], np.cumprod(radix[:-1])])  # as _integer_key: the first column least significant
+    key = np.zeros(units, dtype=np.int64)
+    np.add.at(key, row, value.astype(np.int64) * place[column])  # integers: exact where float weights would round
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    class_of = np.full(units, -1, dtype=np.int64)
+    class_of[first] = np.arange(len(first))
+    unique = np.zeros((len(first), width))
+    kept = class_of[row] >= 0
+    unique[class_of[row[kept]], column[kept]] = value[kept]
+    return unique, np.bincount(inverse.reshape(-1), minlength=len(first))
+
+
+def _written(shape: tuple[int, int], row: np.ndarray, column: np.ndarray, value: np.ndarray) -> np.ndarray:
+    rows = np.zeros(shape)
+    rows[row, column] = value
+    return rows
+
+
 def row_classes(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(the distinct rows of ROWS, each row's position among them), in distinct_rows' order."""
     key = _row_key(rows)

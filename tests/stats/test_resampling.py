@@ -210,3 +210,18 @@ def test_a_build_records_every_interval_and_only_while_it_records():
     assert recorded[0][2] == pytest.approx(high - low)
     assert recorded[0][:2] == resampling.end_errors(values[0])
     assert 0 < recorded[0][0] < 0.2
+
+
+@pytest.mark.parametrize("width", [6, 40, 130])  # the last too wide for one key: the rows are written out
+@pytest.mark.parametrize("units", [1, 2, 500])
+def test_distinct_rows_from_cells_are_those_of_the_rows_written_out(units, width):
+    rng = np.random.default_rng(units * width)
+    cells = {(int(rng.integers(units)), int(rng.integers(width))) for _ in range(units * 2)}
+    row, column = (np.array(side, dtype=np.int64) for side in zip(*sorted(cells), strict=True))
+    # Zeros among them, as a judge's lost item is; counts up to 2 where the key fits them (40 columns of 0/1 fit).
+    value = rng.integers(0, 3 if width < 10 else 2, size=len(row)).astype(float)
+    written = np.zeros((units, width))
+    written[row, column] = value
+    got_rows, got_counts = resampling.distinct_rows_sparse((units, width), row, column, value)
+    want_rows, want_counts = resampling.distinct_rows(written)
+    assert np.array_equal(got_rows, want_rows) and np.array_equal(got_counts, want_counts)
