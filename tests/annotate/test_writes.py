@@ -70,3 +70,30 @@ def test_a_failing_write_leaves_nothing():
     assert Unit.objects.get(pk=assignment.unit_id).judgments_done == 1
     assert _version(campaign) == version
     assert HumanJudgment.objects.get().label == "yes"
+
+
+@pytest.mark.django_db
+def test_the_version_row_is_written_last():
+    """The data version's row is the last lock a writing transaction takes (annotate.services.data_version): in the one
+    statement too, whose WITH clauses PostgreSQL runs in no promised order. Triggers log the order the rows are
+    written in (made inside the test's transaction, which takes them away again)."""
+    if connection.vendor != "postgresql":
+        pytest.skip("one statement on PostgreSQL only; elsewhere the writes are statements in the order given")
+    campaign, (annotator,) = make_campaign(units=2)
+    with transaction.atomic():
+        campaign_data_changed(campaign_id=campaign.pk)
+    judgment, _, updates = _verdict(campaign, annotator)
+    tables = ["annotate_humanjudgment", "annotate_assignment", "annotate_unit", "annotate_campaigndataversion"]
+    with connection.cursor() as cursor:
+        cursor.execute("CREATE TEMPORARY TABLE written (seq serial, what text)")
+        cursor.execute("CREATE FUNCTION pg_temp.written_log() RETURNS trigger AS $$ BEGIN "
+                       "INSERT INTO written (what) VALUES (TG_TABLE_NAME); RETURN NEW; END $$ LANGUAGE plpgsql")
+        for table in tables:
+            cursor.execute(f"CREATE TRIGGER written_{table} BEFORE INSERT OR UPDATE ON {table} FOR EACH ROW "
+                           "EXECUTE FUNCTION pg_temp.written_log()")
+    with transaction.atomic():
+        written_together(created=judgment, updates=updates, campaign_id=campaign.pk)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT what FROM written ORDER BY seq")
+        order = [what for (what,) in cursor.fetchall()]
+    assert sorted(order) == sorted(tables) and order[-1] == "annotate_campaigndataversion"
