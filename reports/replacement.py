@@ -82,6 +82,10 @@ def replacement_block(*, humans: HumanLabels, judges: list[tuple[str, str, dict]
     read = _reader(levels, label_map)
     item_label = _read_all(humans.item_label, read)
     blocks: dict[str, dict[str, Any]] = {}
+    # The annotators' rows, and what the human-likeness z reads of them alone: found once for every judge whose items
+    # and labels are among theirs (the usual case), each judge's labels then put beside the same rows.
+    annotators_only = annotator_rows(humans, {}, read, numeric=levels is not None)
+    annotators: replacement.Annotators | None = None
     for name, family, labels in judges:
         own = _read_all(labels, read)
         pairs = Counter((item_label[item], own[item]) for item in own.keys() & item_label.keys())
@@ -93,16 +97,20 @@ def replacement_block(*, humans: HumanLabels, judges: list[tuple[str, str, dict]
             for (human, judge), count in pairs.items():
                 relevant[human >= relevant_from, judge >= relevant_from] += count
             binary = _table(relevant, [False, True])
-        rows = annotator_rows(humans, own, read, numeric=levels is not None)
+        beside = replacement.with_judge(annotators_only, own)
+        if beside is not None and annotators is None:
+            annotators = replacement.Annotators(annotators_only, selected=selected)
+        rows = beside if beside is not None else annotator_rows(humans, own, read, numeric=levels is not None)
         blocks[name] = {
             "family": family,
             "alt_test": replacement.alt_test(rows, epsilon=epsilon, selected=selected),
-            "human_likeness": replacement.human_likeness(rows, selected=selected),
+            "human_likeness": replacement.human_likeness(rows, selected=selected,
+                                                         annotators=annotators if beside is not None else None),
             "paradox": paradox.paradox_panel(_table(pairs, categories), ordinal=levels is not None, binary=binary)
             if len(categories) >= 2 else None,
         }
-    annotators = len(set(humans.ratings.rater[humans.ratings.item >= 0].tolist()))
-    return {"epsilon": epsilon, "epsilon_default": epsilon == replacement.EPSILON, "annotators": annotators,
+    how_many = len(set(humans.ratings.rater[humans.ratings.item >= 0].tolist()))
+    return {"epsilon": epsilon, "epsilon_default": epsilon == replacement.EPSILON, "annotators": how_many,
             "selected_samples": list(selected),
             # The margins each judge's verdict is given at, in the order of its alt_test's by_epsilon.
             "epsilons": sorted({*replacement.EPSILONS, epsilon}),

@@ -45,6 +45,7 @@ operations over its rows and no table of every item by every annotator. Pure fun
 from __future__ import annotations
 
 import dataclasses
+import functools
 import warnings
 from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass
@@ -149,6 +150,22 @@ def rater_labels_coded(items: np.ndarray, raters: np.ndarray, codes: np.ndarray,
     return RaterLabels(item=rank[np.searchsorted(ids, row_items)], rater=raters[kept], label=label_of_code[codes[kept]],
                        judge=judge_codes, items=ids[by_text].tolist(), raters=list(names), labels=labels,
                        numeric=numeric)
+
+
+def with_judge(data: RaterLabels, judge: Labels) -> RaterLabels | None:
+    """DATA with JUDGE's labels {item: label} (no None) in place of its judge's, when every item and label of JUDGE's
+    is among DATA's items and labels: what rater_labels gives for DATA's rows with JUDGE, its rows' arrays shared
+    (so that Annotators found on DATA serve it); None otherwise."""
+    position = {label: index for index, label in enumerate(data.labels)}
+    if not set(judge.values()) <= position.keys():
+        return None
+    index = {item: n for n, item in enumerate(data.items)}
+    if not judge.keys() <= index.keys():
+        return None
+    codes = np.full(len(data.items), -1, dtype=np.int64)
+    codes[np.fromiter(map(index.__getitem__, judge.keys()), dtype=np.int64, count=len(judge))] = np.fromiter(
+        map(position.__getitem__, judge.values()), dtype=np.int64, count=len(judge))
+    return dataclasses.replace(data, judge=codes)
 
 
 def rater_labels_of(annotators: dict[str, Labels], judge: Labels, *, numeric: bool = False) -> RaterLabels:
@@ -416,41 +433,71 @@ def _likeness_intervals(cells: list[tuple[np.ndarray, np.ndarray]], size: int, s
     return resampling.class_bootstrap(unique, multiplicity, statistic), None
 
 
-def human_likeness(data: RaterLabels, *, selected: Collection[str] = ()) -> dict:
+class Annotators:
+    """What human_likeness reads of the annotators alone, the same whichever judge's labels come with their rows: a
+    report of several judges finds it once (annotators_of) and hands it to each judge's human_likeness."""
+
+    def __init__(self, data: RaterLabels, *, selected: Collection[str] = ()):
+        self._rows: tuple = (data.item, data.rater, data.label, data.items, data.raters, data.labels)
+        selected = set(selected)
+        gone = [n for n, name in enumerate(data.raters) if name in selected and np.any(data.rater == n)]
+        self.left_out = [data.raters[n] for n in gone]
+        if gone:
+            keep = ~np.isin(data.rater, gone)
+            data = dataclasses.replace(data, item=data.item[keep], rater=data.rater[keep], label=data.label[keep])
+        self.data = data  # the rows without the left-out annotators' (any judge's labels beside them)
+        self.levels = max(len(data.labels), 1)
+        self.human_pairs = _sharing_pairs(data)
+        self.names = sorted({n for pair in self.human_pairs for n in pair})
+        self.per_rater = _rater_items(data)
+        self.labelled = distinct(data.item)
+
+    def found_on(self, data: RaterLabels) -> bool:
+        """Whether these are the annotators of DATA's rows (whatever judge's labels come with them)."""
+        arrays, lists = self._rows[:3], self._rows[3:]
+        return (all(mine is theirs or np.array_equal(mine, theirs)
+                    for mine, theirs in zip(arrays, (data.item, data.rater, data.label), strict=True))
+                and lists == (data.items, data.raters, data.labels))
+
+    @functools.cached_property
+    def cells(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Each sharing pair's items and cells (_pair_cells)."""
+        return [_pair_cells(self.per_rater[a], self.per_rater[b], self.levels) for a, b in self.human_pairs]
+
+
+def human_likeness(data: RaterLabels, *, selected: Collection[str] = (), annotators: Annotators | None = None) -> dict:
     """The human-likeness z-score of DATA's judge among its annotators, leaving out the SELECTED ones (those who
     judged a selected sample, module docstring): {"ran": False, "missing"} with fewer than MIN_ANNOTATORS others who
     share MIN_PAIR_ITEMS items with each other; else {"ran": True, "z", "judge_kappa" (the mean; "judge_kappas" per
     annotator), "human_kappa_mean", "human_kappa_sd" (each of those four with its _ci95; "ci_note" when there is
     none), "human_pairs" (each pair's kappa), "n_items", "judge_items", "verdict", "method", "ci_method"}; both with
-    "left_out" (the selected annotators who labelled something, by name)."""
-    selected = set(selected)
-    gone = [n for n, name in enumerate(data.raters) if name in selected and np.any(data.rater == n)]
-    left_out = [data.raters[n] for n in gone]
-    if gone:
-        keep = ~np.isin(data.rater, gone)
-        data = dataclasses.replace(data, item=data.item[keep], rater=data.rater[keep], label=data.label[keep])
-    levels = max(len(data.labels), 1)
-    human_pairs = _sharing_pairs(data)
-    names = sorted({n for pair in human_pairs for n in pair})
-    per_rater = _rater_items(data)
+    "left_out" (the selected annotators who labelled something, by name). ANNOTATORS: Annotators(DATA's rows,
+    selected=SELECTED), found once for several judges' labels over the same rows (else found here)."""
+    if annotators is None:
+        annotators = Annotators(data, selected=selected)
+    elif not annotators.found_on(data):
+        raise ValueError("these annotators were found on other rows")
+    left_out, levels, human_pairs, names, per_rater = (annotators.left_out, annotators.levels, annotators.human_pairs,
+                                                       annotators.names, annotators.per_rater)
+    data = dataclasses.replace(annotators.data, judge=data.judge)
     judge_items = np.flatnonzero(data.judge >= 0)
     judge_side = (judge_items, data.judge[judge_items])
     judged = [n for n in names if len(np.intersect1d(per_rater[n][0], judge_items, assume_unique=True))
               >= MIN_PAIR_ITEMS]
-    labelled = distinct(data.item)
+    labelled = annotators.labelled
     base = {"n_items": len(labelled), "judge_items": len(np.intersect1d(labelled, judge_items, assume_unique=True)),
             "ci_method": BOOTSTRAP_METHOD, "left_out": left_out,
             "method": "human-likeness z-score (Han et al. 2025): Cohen's kappa of the judge with each annotator, "
                       "against the annotators' kappas with each other"}
     if len(names) < MIN_ANNOTATORS or len(human_pairs) < 3 or not judged:
-        annotators = len(distinct(data.rater))
+        annotators_n = len(distinct(data.rater))
         sample = "a selected sample" if len(left_out) == 1 else "selected samples"
         aside = f" besides {', '.join(left_out)}, left out as {sample}" if left_out else ""
         return {"ran": False, "missing": f"needs {MIN_ANNOTATORS} annotators who share {MIN_PAIR_ITEMS} items or "
-                f"more with each other and with the judge; this campaign has {_plural(annotators, 'annotator')}"
+                f"more with each other and with the judge; this campaign has {_plural(annotators_n, 'annotator')}"
                 f"{aside}, {_plural(len(human_pairs), 'pair')} of them sharing that many, and the judge labelled "
                 f"{base['judge_items']} of their items", **base}
-    cells = [_pair_cells(per_rater[a], per_rater[b], levels) for a, b in human_pairs]
+    cells = list(annotators.cells)
     cells += [_pair_cells(judge_side, per_rater[n], levels) for n in judged]
     hh, size = len(human_pairs), levels * levels
 

@@ -303,3 +303,27 @@ def test_the_paradox_panel_on_a_graded_scale_weighs_ac2_and_cuts_for_the_indices
     small = paradox.paradox_panel([[0, 5], [6, 1]])
     assert small["agreement"] == pytest.approx(1 / 12) and small["agreement_ci95"][0] == 0.0
     assert all(-1 <= end <= 1 for key in ("cohen_kappa", "ac", "bp") for end in small[f"{key}_ci95"])
+
+
+@pytest.mark.parametrize("selected", [(), ("h1",)])
+def test_annotators_found_once_serve_every_judge_as_if_found_for_each(selected):
+    """A report of several judges finds the annotators' side once (Annotators over the rows without a judge) and puts
+    each judge beside the same rows (with_judge): the figures are those of each judge's rows built whole."""
+    truth, humans, rater, rng = _simulated(5, annotators=5)
+    alone = replacement.rater_labels_of(humans, {})
+    annotators = replacement.Annotators(alone, selected=selected)
+    for judge in (rater(0.9), rater(0.6), {item: label for item, label in rater(0.8).items() if item % 3}):
+        whole = replacement.rater_labels_of(humans, judge)
+        beside = replacement.with_judge(alone, judge)
+        assert beside is not None and beside.item is alone.item
+        for name in ("item", "rater", "label", "judge"):
+            assert np.array_equal(getattr(beside, name), getattr(whole, name)), name
+        assert (beside.items, beside.labels) == (whole.items, whole.labels)
+        assert replacement.human_likeness(beside, selected=selected, annotators=annotators) == \
+            replacement.human_likeness(whole, selected=selected)
+    # A judge's item or label the annotators never had: not the same rows, built whole instead.
+    assert replacement.with_judge(alone, {ITEMS + 5: 1}) is None
+    assert replacement.with_judge(alone, {0: 7}) is None
+    other = replacement.rater_labels_of({name: labels for name, labels in humans.items() if name != "h0"}, {})
+    with pytest.raises(ValueError, match="other rows"):
+        replacement.human_likeness(replacement.with_judge(other, rater(0.9)), annotators=annotators)
