@@ -441,8 +441,8 @@ def _lease_state(*, unit: Unit, annotator, now, task_type: str) -> _UnitState:
     transaction.atomic with the unit row locked."""
     ((judged, others, *rest),) = _LEASE_STATE(variant=task_type, unit=unit.pk, annotator=annotator.pk, now=now,
                                               campaign=unit.campaign_id)
-    mine, (done, remaining), page = (rest[:len(_ASSIGNMENT_FIELDS)], rest[len(_ASSIGNMENT_FIELDS):][:2],
-                                     rest[len(_ASSIGNMENT_FIELDS) + 2:])
+    fields = len(_ASSIGNMENT_FIELDS)
+    mine, (done, remaining), page = rest[:fields], rest[fields:fields + 2], rest[fields + 2:]
     return _UnitState(judged=bool(judged), others_active=others, progress=(done, remaining),
                       page=dict(zip(task_type_get(task_type).page_column_names, page, strict=True)),
                       mine=_row_instance(Assignment, _ASSIGNMENT_FIELDS, mine))

@@ -160,7 +160,7 @@ def _image_next(*, assignment: Assignment) -> int | None:
         held = assignment_held(campaign=unit.campaign, annotator=assignment.annotator_id)
         if held is not None:
             item = held.unit.item
-            return item.pk if item is not None and (item.data or {}).get("image") else None
+            return _image_of(item.pk, item.data) if item is not None else None
     if hasattr(unit, "_image_next"):  # read with the unit (page_columns)
         return unit._image_next
     nxt = _NEXT_IMAGE(campaign=unit.campaign_id, annotator=assignment.annotator_id, unit=unit.pk, now=timezone.now())
