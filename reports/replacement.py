@@ -52,13 +52,31 @@ def annotator_rows(humans: HumanLabels, judge: dict, read, *, numeric: bool) -> 
                                           numeric=numeric)
 
 
-def _read_all(labels: dict, read) -> dict:
-    """{item: label as READ reads it} for LABELS {item: label}, the items READ leaves out left out; READ asked once
-    per distinct label."""
-    value = {label: read(label) for label in set(labels.values())}
-    if None not in value.values():  # every label read: no item left out
-        return dict(zip(labels.keys(), map(value.__getitem__, labels.values()), strict=True))
-    return {item: value[label] for item, label in labels.items() if value[label] is not None}
+def _coded(labels: dict, read) -> tuple[np.ndarray, np.ndarray, list]:
+    """LABELS {integer item: label} as READ reads them, as codes: (the items, sorted; each one's code; the values the
+    codes stand for, sorted as text), the items READ leaves out left out; READ asked once per distinct label."""
+    distinct_labels = list(set(labels.values()))
+    read_as = [read(label) for label in distinct_labels]
+    values = sorted({value for value in read_as if value is not None}, key=str)
+    position = {value: index for index, value in enumerate(values)}
+    code = {label: -1 if value is None else position[value] for label, value in zip(distinct_labels, read_as,
+                                                                                     strict=True)}
+    items = np.fromiter(labels.keys(), dtype=np.int64, count=len(labels))
+    codes = np.fromiter(map(code.__getitem__, labels.values()), dtype=np.int64, count=len(labels))
+    kept = codes >= 0
+    items, codes = items[kept], codes[kept]
+    order = np.argsort(items, kind="stable")
+    return items[order], codes[order], values
+
+
+def _pairs(human: tuple[np.ndarray, np.ndarray, list], judge: tuple[np.ndarray, np.ndarray, list]) -> Counter:
+    """{(human label, judge label): how many items} over the items both coded (_coded) have."""
+    (human_items, human_codes, human_values), (items, codes, values) = human, judge
+    at = np.minimum(np.searchsorted(human_items, items), max(len(human_items) - 1, 0))
+    both = human_items[at] == items if len(human_items) else np.zeros(len(items), dtype=bool)
+    counts = np.bincount(human_codes[at[both]] * len(values) + codes[both], minlength=len(human_values) * len(values))
+    return Counter({(human_values[cell // len(values)], values[cell % len(values)]): int(counts[cell])
+                    for cell in np.flatnonzero(counts).tolist()})
 
 
 def _table(pairs: Counter, categories: list) -> np.ndarray:
@@ -80,15 +98,15 @@ def replacement_block(*, humans: HumanLabels, judges: list[tuple[str, str, dict]
         return None
     epsilon = float(options.get(EPSILON_OPTION, replacement.EPSILON))
     read = _reader(levels, label_map)
-    item_label = _read_all(humans.item_label, read)
+    item_label = _coded(humans.item_label, read)
     blocks: dict[str, dict[str, Any]] = {}
     # The annotators' rows, and what the human-likeness z reads of them alone: found once for every judge whose items
     # and labels are among theirs (the usual case), each judge's labels then put beside the same rows.
     annotators_only = annotator_rows(humans, {}, read, numeric=levels is not None)
     annotators: replacement.Annotators | None = None
     for name, family, labels in judges:
-        own = _read_all(labels, read)
-        pairs = Counter((item_label[item], own[item]) for item in own.keys() & item_label.keys())
+        own = _coded(labels, read)
+        pairs = _pairs(item_label, own)
         categories = list(levels) if levels is not None else sorted_as_sklearn(
             {label for pair in pairs for label in pair})
         binary = None
@@ -97,10 +115,12 @@ def replacement_block(*, humans: HumanLabels, judges: list[tuple[str, str, dict]
             for (human, judge), count in pairs.items():
                 relevant[human >= relevant_from, judge >= relevant_from] += count
             binary = _table(relevant, [False, True])
-        beside = replacement.with_judge(annotators_only, own)
+        beside = replacement.with_judge_coded(annotators_only, *own)
         if beside is not None and annotators is None:
             annotators = replacement.Annotators(annotators_only, selected=selected)
-        rows = beside if beside is not None else annotator_rows(humans, own, read, numeric=levels is not None)
+        rows = beside if beside is not None else annotator_rows(
+            humans, dict(zip(own[0].tolist(), map(own[2].__getitem__, own[1].tolist()), strict=True)), read,
+            numeric=levels is not None)
         blocks[name] = {
             "family": family,
             "alt_test": replacement.alt_test(rows, epsilon=epsilon, selected=selected),

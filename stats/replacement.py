@@ -98,6 +98,14 @@ class RaterLabels:
     labels: list
     numeric: bool = False
 
+    @functools.cached_property
+    def item_lookup(self) -> tuple[np.ndarray, np.ndarray]:
+        """(ITEMS sorted, each one's position in ITEMS): found once for these rows, whatever judge comes beside them
+        (with_judge_coded)."""
+        ids = np.asarray(self.items)
+        order = np.argsort(ids, kind="stable")
+        return ids[order], order
+
 
 def rater_labels(items: Sequence[Hashable] | np.ndarray, raters: Sequence[int] | np.ndarray,
                  values: Sequence | np.ndarray, names: list[str], judge: Labels, *,
@@ -156,16 +164,26 @@ def with_judge(data: RaterLabels, judge: Labels) -> RaterLabels | None:
     """DATA with JUDGE's labels {item: label} (no None) in place of its judge's, when every item and label of JUDGE's
     is among DATA's items and labels: what rater_labels gives for DATA's rows with JUDGE, its rows' arrays shared
     (so that Annotators found on DATA serve it); None otherwise."""
+    values = list(dict.fromkeys(judge.values()))
+    code = {label: index for index, label in enumerate(values)}
+    return with_judge_coded(data, np.asarray(list(judge.keys())),
+                            np.fromiter(map(code.__getitem__, judge.values()), dtype=np.int64, count=len(judge)),
+                            values)
+
+
+def with_judge_coded(data: RaterLabels, items: np.ndarray, codes: np.ndarray, values: Sequence) -> RaterLabels | None:
+    """with_judge for the judge's labels as codes: item ITEMS[i] (distinct) labelled VALUES[CODES[i]]."""
     position = {label: index for index, label in enumerate(data.labels)}
-    if not set(judge.values()) <= position.keys():
+    used = [values[code] for code in distinct(codes).tolist()]
+    if not all(value in position for value in used):
         return None
-    index = {item: n for n, item in enumerate(data.items)}
-    if not judge.keys() <= index.keys():
-        return None
-    codes = np.full(len(data.items), -1, dtype=np.int64)
-    codes[np.fromiter(map(index.__getitem__, judge.keys()), dtype=np.int64, count=len(judge))] = np.fromiter(
-        map(position.__getitem__, judge.values()), dtype=np.int64, count=len(judge))
-    return dataclasses.replace(data, judge=codes)
+    known, where = data.item_lookup
+    at = np.minimum(np.searchsorted(known, items), max(len(known) - 1, 0))
+    if len(items) and (not len(known) or not np.array_equal(known[at], items)):
+        return None  # an item DATA does not have
+    judge = np.full(len(data.items), -1, dtype=np.int64)
+    judge[where[at]] = np.array([position.get(value, -1) for value in values], dtype=np.int64)[codes]
+    return dataclasses.replace(data, judge=judge)
 
 
 def rater_labels_of(annotators: dict[str, Labels], judge: Labels, *, numeric: bool = False) -> RaterLabels:
@@ -401,6 +419,16 @@ def _pair_cells(first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, 
     return shared, first[1][left] * levels + second[1][right]
 
 
+def _judge_cells(judge: np.ndarray, rater: tuple[np.ndarray, np.ndarray], levels: int) -> tuple[np.ndarray, np.ndarray]:
+    """_pair_cells of the judge (JUDGE: its label's code per item, -1 where it has none) and RATER (their items,
+    sorted, and labels): the items both labelled and the cells, the judge's label first, read off the judge's labels
+    at the rater's items rather than found by an intersection."""
+    items, labels = rater
+    has = judge[items] >= 0
+    shared = items[has]
+    return shared, judge[shared] * levels + labels[has]
+
+
 def _sharing_pairs(data: RaterLabels) -> list[tuple[int, int]]:
     """The pairs of annotators (positions) who labelled MIN_PAIR_ITEMS items or more in common: a sparse product of
     the items-by-annotators incidence, so thousands of annotators who each label a few items cost little."""
@@ -416,14 +444,19 @@ def _likeness_intervals(cells: list[tuple[np.ndarray, np.ndarray]], size: int, s
     a one in the cell each pair of raters gave it, for every pair that rated it: few ones in a wide row. Items whose
     ones fall in the same places are one class, found from those places (a small sort), and the bootstrap draws the
     classes (stats.resampling.class_bootstrap) without ever writing a row per item."""
-    items = np.concatenate([shared for shared, _ in cells])
-    columns = np.concatenate([p * size + cell for p, (_, cell) in enumerate(cells)])
-    order = np.lexsort((columns, items))
-    items, columns = items[order], columns[order]
-    used, group, per_item = np.unique(items, return_inverse=True, return_counts=True)
-    place = np.arange(len(items)) - np.concatenate([[0], np.cumsum(per_item)[:-1]])[group]
-    pattern = np.full((len(used), int(per_item.max())), -1, dtype=np.int64)
-    pattern[group, place] = columns
+    # An item's row lists its places in ascending order: pair by pair, a pair's places above the one's before it.
+    per_item = np.zeros(1 + max(int(shared.max(initial=-1)) for shared, _ in cells), dtype=np.int64)
+    for shared, _ in cells:
+        per_item[shared] += 1  # a pair's items are distinct
+    used = np.flatnonzero(per_item)
+    row_of = np.full(len(per_item), -1, dtype=np.int64)
+    row_of[used] = np.arange(len(used))
+    pattern = np.full((len(used), int(per_item.max(initial=0))), -1, dtype=np.int64)
+    filled = np.zeros(len(used), dtype=np.int64)
+    for p, (shared, cell) in enumerate(cells):
+        rows = row_of[shared]
+        pattern[rows, filled[rows]] = p * size + cell
+        filled[rows] += 1
     classes, multiplicity = rows_distinct(pattern)
     if classes.shape[0] * len(cells) * size > MAX_BOOTSTRAP_CELLS:  # even the classes' rows would not fit
         return [None] * 4, f"too many pairs of raters ({len(cells)}) on {len(used)} items to resample here"
@@ -480,12 +513,10 @@ def human_likeness(data: RaterLabels, *, selected: Collection[str] = (), annotat
     left_out, levels, human_pairs, names, per_rater = (annotators.left_out, annotators.levels, annotators.human_pairs,
                                                        annotators.names, annotators.per_rater)
     data = dataclasses.replace(annotators.data, judge=data.judge)
-    judge_items = np.flatnonzero(data.judge >= 0)
-    judge_side = (judge_items, data.judge[judge_items])
-    judged = [n for n in names if len(np.intersect1d(per_rater[n][0], judge_items, assume_unique=True))
-              >= MIN_PAIR_ITEMS]
+    judge_cells = {n: _judge_cells(data.judge, per_rater[n], levels) for n in names}
+    judged = [n for n in names if len(judge_cells[n][0]) >= MIN_PAIR_ITEMS]
     labelled = annotators.labelled
-    base = {"n_items": len(labelled), "judge_items": len(np.intersect1d(labelled, judge_items, assume_unique=True)),
+    base = {"n_items": len(labelled), "judge_items": int(np.count_nonzero(data.judge[labelled] >= 0)),
             "ci_method": BOOTSTRAP_METHOD, "left_out": left_out,
             "method": "human-likeness z-score (Han et al. 2025): Cohen's kappa of the judge with each annotator, "
                       "against the annotators' kappas with each other"}
@@ -498,7 +529,7 @@ def human_likeness(data: RaterLabels, *, selected: Collection[str] = (), annotat
                 f"{aside}, {_plural(len(human_pairs), 'pair')} of them sharing that many, and the judge labelled "
                 f"{base['judge_items']} of their items", **base}
     cells = list(annotators.cells)
-    cells += [_pair_cells(judge_side, per_rater[n], levels) for n in judged]
+    cells += [judge_cells[n] for n in judged]
     hh, size = len(human_pairs), levels * levels
 
     def statistic(sums: np.ndarray) -> np.ndarray:

@@ -130,3 +130,23 @@ def test_too_few_annotators_is_said_instead_of_a_number(client, researcher):
     assert "the annotators with enough items are\n  two-0 (n = 60 items) and two-1 (n = 60 items)." in html
     assert 'id="replacement-epsilon"' not in html  # no verdict to give at other margins
     assert 'id="paradox-panel"' in html  # the panel needs no more than the judge and the human labels
+
+
+def test_labels_read_as_codes_pair_up_as_the_dicts_do():
+    """The section reads each side's labels as codes (_coded, _pairs): the same pairs as the labels themselves give,
+    with a grade the scale does not have and a label outside the label map left out as before."""
+    from collections import Counter
+
+    from reports.replacement import _coded, _pairs, _reader
+
+    rng = np.random.default_rng(3)
+    human = {int(item): str(rng.integers(0, 4)) for item in rng.choice(1000, 600, replace=False)}
+    judge = {int(item): str(rng.integers(0, 3)) for item in rng.choice(1000, 500, replace=False)}
+    for read in (_reader([0, 1, 2], None), _reader(None, {"0": "low", "1": "low", "2": "high"})):
+        expected = Counter((read(human[item]), read(judge[item])) for item in human.keys() & judge.keys()
+                           if read(human[item]) is not None and read(judge[item]) is not None)
+        assert _pairs(_coded(human, read), _coded(judge, read)) == expected
+        items, codes, values = _coded(judge, read)
+        assert dict(zip(items.tolist(), [values[code] for code in codes.tolist()], strict=True)) == {
+            item: read(label) for item, label in judge.items() if read(label) is not None}
+        assert items.tolist() == sorted(items.tolist())
