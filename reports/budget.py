@@ -23,11 +23,13 @@ TITLES = {KAPPA: "Cohen's kappa (items)", SYSTEM_TAU: "Kendall's tau-b (system o
           TOPIC_TAU: "mean per-topic Kendall's tau-b"}
 
 
-def _kappa_input(name: str, human: list, model: list, clusters: list, *, current, why, unit_noun: str,
-                 levels=None) -> budget.BudgetInput:
-    units, statistic = budget.kappa_statistic(human, model, clusters, levels=levels)
+def _kappa_input(name: str, found: tuple[int, budget.Statistic], labels: int, *, current, why,
+                 unit_noun: str) -> budget.BudgetInput:
+    """The budget input of a judge's item kappa, FOUND (units, statistic: stats.budget.kappa_statistic) over LABELS
+    items."""
+    units, statistic = found
     return budget.BudgetInput(judge=name, statistic_key=KAPPA, title=TITLES[KAPPA], unit_noun=unit_noun,
-                              n_units=units, n_labels=len(human), statistic=statistic, current=current, why=why)
+                              n_units=units, n_labels=labels, statistic=statistic, current=current, why=why)
 
 
 def _tau_input(name: str, matrices: tuple, *, current, why) -> budget.BudgetInput:
@@ -45,7 +47,7 @@ def verdict_budget(*, report: dict, judges, paired: dict, coverage: dict[str, li
     inputs = []
     for judge in judges:
         block, pairs = report["judges"][judge.name], paired[judge.name]
-        inputs.append(_kappa_input(judge.name, pairs.human, pairs.model, pairs.topics,
+        inputs.append(_kappa_input(judge.name, budget.kappa_statistic_of_tables(pairs.tables), len(pairs.item),
                                    current=block["item"]["cohen_kappa_ci95"],
                                    why=block["item"]["why"] or block["item"]["cohen_kappa_ci_note"],
                                    unit_noun="questions"))
@@ -69,11 +71,12 @@ def graded_budget(*, report: dict, human_grade: dict[int, int], judge_labels: li
     for name, _, labels in judge_labels:
         block = report["judges"][name]
         shared = sorted(item for item in labels if item in human_grade)
-        inputs.append(_kappa_input(name, [human_grade[i] for i in shared], [int(labels[i]) for i in shared],
-                                   [items[i][0] for i in shared], current=block["item"]["cohen_kappa_ci95"],
+        inputs.append(_kappa_input(name, budget.kappa_statistic([human_grade[i] for i in shared],
+                                                                [int(labels[i]) for i in shared],
+                                                                [items[i][0] for i in shared], levels=levels),
+                                   len(shared), current=block["item"]["cohen_kappa_ci95"],
                                    why=block["item"]["cohen_kappa_ci_note"] if shared else "no item graded by both",
-                                   unit_noun="topics",
-                                   levels=levels))
+                                   unit_noun="topics"))
         system = block["system"][measure]
         humans = per_topic_humans[name]
         inputs.append(_tau_input(name, _run_matrices({run: values[measure] for run, values in humans.items()},

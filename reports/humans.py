@@ -6,6 +6,7 @@ import numpy as np
 
 from reports.selectors import HumanLabels
 from stats import interrater, uncertainty
+from stats.distinct import distinct
 from stats.ratings import groups_of, preference_order, rater_pairs
 from stats.selection import SELECTED_RULE, annotator_samples_columns
 
@@ -27,24 +28,26 @@ def humans_block(humans: HumanLabels, *, levels: list[int] | None = None, small_
                                                         raters=ratings.raters, labels=len(ratings.labels))
                if row["selected"]]
     selected = {row["annotator"] for row in samples}
-    values = np.array([int(label) for label in ratings.labels] if levels else ratings.labels, dtype=object)
+    # Each label's position in LEVELS (grades); without levels the labels' codes, which sort as their labels do.
+    grade = np.array([levels.index(int(label)) for label in ratings.labels], dtype=np.int64) if levels else None
     first, second = rater_pairs(ratings)
     pair_key = ratings.rater[first] * len(ratings.raters) + ratings.rater[second]
     pairwise = []
     _, starts, sizes = groups_of(pair_key)
     for start, end in zip(starts.tolist(), (starts + sizes).tolist(), strict=True):
         a, b = ratings.raters[ratings.rater[first[start]]], ratings.raters[ratings.rater[second[start]]]
-        left, right = (
-            values[ratings.label[first[start:end]]].tolist(),
-            values[ratings.label[second[start:end]]].tolist(),
-        )
-        shared = ratings.unit[first[start:end]].tolist()
-        pair = {"a": a, "b": b, "kappa": interrater.cohen_kappa(left, right, labels=levels), "n": len(shared),
-                "small": len(shared) < small_sample, "selected_sample": [name for name in (a, b) if name in selected]}
-        intervals = interrater.item_agreement_intervals(left, right, shared, levels=levels, weighted=bool(levels))
+        left, right, size = _pair_codes(ratings.label[first[start:end]], ratings.label[second[start:end]], levels,
+                                         grade)
+        shared = ratings.unit[first[start:end]]
+        pair = {"a": a, "b": b, "kappa": interrater.kappa_of_codes(left, right, levels=size if levels else None),
+                "n": len(shared), "small": len(shared) < small_sample,
+                "selected_sample": [name for name in (a, b) if name in selected]}
+        intervals = (interrater.tables_agreement_intervals(interrater.code_tables(left, right, shared, size),
+                                                           weighted=bool(levels)) if len(shared) >= 2
+                     else dict.fromkeys(["cohen_kappa", "cohen_kappa_linear"]))
         uncertainty.put_interval(pair, "kappa", intervals["cohen_kappa"], units=len(shared), noun="items")
         if levels:
-            pair["kappa_linear"] = interrater.cohen_kappa(left, right, weights="linear", labels=levels)
+            pair["kappa_linear"] = interrater.kappa_of_codes(left, right, weights="linear", levels=size)
             uncertainty.put_interval(pair, "kappa_linear", intervals["cohen_kappa_linear"], units=len(shared),
                                      noun="items")
         pairwise.append(pair)
@@ -67,6 +70,16 @@ def humans_block(humans: HumanLabels, *, levels: list[int] | None = None, small_
         # Items with some annotations whose majority is not decided yet (k not all in): no label, not guessed.
         "items_open": len(humans.open),
     }
+
+
+def _pair_codes(first: np.ndarray, second: np.ndarray, levels: list[int] | None,
+                grade: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, int]:
+    """Two raters' label codes as interrater.cohen_kappa codes their labels: positions in LEVELS (GRADE: each label's
+    position there), or without levels in the labels the two gave, sorted; and how many positions."""
+    if levels and grade is not None:
+        return grade[first], grade[second], len(levels)
+    used = distinct(np.concatenate([first, second]))
+    return np.searchsorted(used, first), np.searchsorted(used, second), len(used)
 
 
 def selected_annotators(block: dict) -> list[str]:

@@ -17,8 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from reports.selectors import HumanLabels
+from reports.selectors import HumanLabels, labels_coded
 from stats import paradox, replacement
+from stats.distinct import lookup
 from stats.interrater import sorted_as_sklearn
 
 # A campaign option: the alt-test's epsilon (stats.replacement.EPSILON by default).
@@ -52,28 +53,23 @@ def annotator_rows(humans: HumanLabels, judge: dict, read, *, numeric: bool) -> 
                                           numeric=numeric)
 
 
-def _coded(labels: dict, read) -> tuple[np.ndarray, np.ndarray, list]:
-    """LABELS {integer item: label} as READ reads them, as codes: (the items, sorted; each one's code; the values the
-    codes stand for, sorted as text), the items READ leaves out left out; READ asked once per distinct label."""
-    distinct_labels = list(set(labels.values()))
-    read_as = [read(label) for label in distinct_labels]
+def _read_codes(coded: tuple[np.ndarray, np.ndarray, list], read) -> tuple[np.ndarray, np.ndarray, list]:
+    """Labels as codes (reports.selectors.labels_coded: items, codes, the labels they stand for) as READ reads them:
+    the same items, each one's code in the values READ gives (sorted as text), the items READ leaves out left out;
+    READ asked once per distinct label."""
+    items, codes, labels = coded
+    read_as = [read(label) for label in labels]
     values = sorted({value for value in read_as if value is not None}, key=str)
     position = {value: index for index, value in enumerate(values)}
-    code = {label: -1 if value is None else position[value] for label, value in zip(distinct_labels, read_as,
-                                                                                     strict=True)}
-    items = np.fromiter(labels.keys(), dtype=np.int64, count=len(labels))
-    codes = np.fromiter(map(code.__getitem__, labels.values()), dtype=np.int64, count=len(labels))
+    codes = np.array([-1 if value is None else position[value] for value in read_as] + [-1], dtype=np.int64)[codes]
     kept = codes >= 0
-    items, codes = items[kept], codes[kept]
-    order = np.argsort(items, kind="stable")
-    return items[order], codes[order], values
+    return items[kept], codes[kept], values
 
 
 def _pairs(human: tuple[np.ndarray, np.ndarray, list], judge: tuple[np.ndarray, np.ndarray, list]) -> Counter:
-    """{(human label, judge label): how many items} over the items both coded (_coded) have."""
+    """{(human label, judge label): how many items} over the items both sides (_read_codes) have."""
     (human_items, human_codes, human_values), (items, codes, values) = human, judge
-    at = np.minimum(np.searchsorted(human_items, items), max(len(human_items) - 1, 0))
-    both = human_items[at] == items if len(human_items) else np.zeros(len(items), dtype=bool)
+    at, both = lookup(human_items, items)
     counts = np.bincount(human_codes[at[both]] * len(values) + codes[both], minlength=len(human_values) * len(values))
     return Counter({(human_values[cell // len(values)], values[cell % len(values)]): int(counts[cell])
                     for cell in np.flatnonzero(counts).tolist()})
@@ -98,14 +94,14 @@ def replacement_block(*, humans: HumanLabels, judges: list[tuple[str, str, dict]
         return None
     epsilon = float(options.get(EPSILON_OPTION, replacement.EPSILON))
     read = _reader(levels, label_map)
-    item_label = _coded(humans.item_label, read)
+    item_label = _read_codes(humans.item_label_codes, read)
     blocks: dict[str, dict[str, Any]] = {}
     # The annotators' rows, and what the human-likeness z reads of them alone: found once for every judge whose items
     # and labels are among theirs (the usual case), each judge's labels then put beside the same rows.
     annotators_only = annotator_rows(humans, {}, read, numeric=levels is not None)
     annotators: replacement.Annotators | None = None
     for name, family, labels in judges:
-        own = _coded(labels, read)
+        own = _read_codes(labels_coded(labels), read)
         pairs = _pairs(item_label, own)
         categories = list(levels) if levels is not None else sorted_as_sklearn(
             {label for pair in pairs for label in pair})

@@ -7,6 +7,7 @@ reads, grouped in Python), so the report costs the same handful of queries for 1
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from operator import itemgetter
@@ -23,6 +24,9 @@ from annotate.task_types.spec import OPEN, TIE
 from annotate.textnorm import answer_key
 from judges.families import CUTTING_FAMILIES, EXTERNAL_FAMILY, FAMILIES, SAMPLE_FAMILIES
 from judges.models import Judge, LeaderboardValue, ModelJudgment
+from stats import interrater
+from stats.distinct import distinct, lookup
+from stats.interrater import sorted_as_sklearn
 from stats.ratings import Ratings, label_counts
 from stats.ratings import coded as ratings_coded
 from stats.resampling import row_classes
@@ -61,6 +65,23 @@ class HumanLabels:
         """unit -> its item, for the units with annotation labels (item-level units)."""
         has_item = self.ratings.item >= 0
         return dict(zip(self.ratings.unit[has_item].tolist(), self.ratings.item[has_item].tolist(), strict=True))
+
+    @cached_property
+    def item_label_codes(self) -> tuple[np.ndarray, np.ndarray, list]:
+        """item_label as codes (labels_coded)."""
+        return labels_coded(self.item_label)
+
+    @cached_property
+    def item_topic_ids(self) -> tuple[np.ndarray, np.ndarray]:
+        """item_topic as (the items, ascending; each one's topic, -2 for none: a cluster of its own, as None is)."""
+        items = np.fromiter(self.item_topic.keys(), dtype=np.int64, count=len(self.item_topic))
+        try:
+            topics = np.fromiter(self.item_topic.values(), dtype=np.int64, count=len(self.item_topic))
+        except TypeError:  # a None among them
+            topics = np.fromiter((-2 if topic is None else topic for topic in self.item_topic.values()),
+                                 dtype=np.int64, count=len(self.item_topic))
+        order = np.argsort(items, kind="stable")
+        return items[order], topics[order]
 
     @cached_property
     def item_votes(self) -> dict[int, tuple[int, int]]:
@@ -255,24 +276,71 @@ def _item_labels(result: HumanLabels, *, topic: np.ndarray, needed: np.ndarray, 
                                  strict=True))
 
 
+def labels_coded(labels: Mapping[int, Hashable]) -> tuple[np.ndarray, np.ndarray, list]:
+    """LABELS {integer item: label} as codes: (the items, ascending; each one's label as a position in the third; the
+    distinct labels, sorted as sklearn sorts them)."""
+    values = sorted_as_sklearn(set(labels.values()))
+    code = {value: index for index, value in enumerate(values)}
+    items = np.fromiter(labels.keys(), dtype=np.int64, count=len(labels))
+    codes = np.fromiter(map(code.__getitem__, labels.values()), dtype=np.int64, count=len(labels))
+    order = np.argsort(items, kind="stable")
+    return items[order], codes[order], values
+
+
 @dataclass
 class Paired:
-    """A judge's label beside the human label on every item both have one for (ids in order), with each item's topic:
-    what the judge's item agreement, its budget and the tests between judges read."""
+    """A judge's label beside the human label on every item both have one for, as codes, with each item's topic: what
+    the judge's item agreement, its budget and the tests between judges read. ITEM: the ids, ascending; HUMAN_CODE and
+    MODEL_CODE: each side's label, a position in LEVELS (the labels either side gives here, sorted as sklearn sorts
+    them: as interrater.cohen_kappa codes them); TOPIC: each item's topic (the item itself when it has none)."""
 
-    items: list[int]
-    human: list[str]
-    model: list[str]
-    topics: list[int]
+    item: np.ndarray
+    human_code: np.ndarray
+    model_code: np.ndarray
+    topic: np.ndarray
+    levels: list
+
+    @cached_property
+    def items(self) -> list[int]:
+        return self.item.tolist()
+
+    @cached_property
+    def human(self) -> list:
+        return np.array(self.levels, dtype=object)[self.human_code].tolist()
+
+    @cached_property
+    def model(self) -> list:
+        return np.array(self.levels, dtype=object)[self.model_code].tolist()
+
+    @cached_property
+    def topics(self) -> list[int]:
+        return self.topic.tolist()
+
+    @cached_property
+    def tables(self) -> np.ndarray:
+        """One contingency table per topic, the human label by row (interrater.cluster_tables of human, model, topics
+        over LEVELS): what the item agreement's interval and the budget resample."""
+        return interrater.code_tables(self.human_code, self.model_code, self.topic, len(self.levels))
 
 
 def judge_human_pairs(*, judge: JudgeLabels, humans: HumanLabels) -> Paired:
     """JUDGE's labels and HUMANS' on the items both labelled (a judge's failed verdicts and the humans' ties and open
     items are no label)."""
-    items = sorted(judge.labels.keys() & humans.item_label.keys())
-    return Paired(items=items, human=list(map(humans.item_label.__getitem__, items)),
-                  model=list(map(judge.labels.__getitem__, items)),
-                  topics=[humans.item_topic.get(item, item) for item in items])
+    human_items, human_codes, human_values = humans.item_label_codes
+    items, model, model_values = labels_coded(judge.labels)
+    at, both = lookup(human_items, items)
+    items, human, model = items[both], human_codes[at[both]], model[both]
+    levels = sorted_as_sklearn({*(human_values[code] for code in distinct(human).tolist()),
+                                *(model_values[code] for code in distinct(model).tolist())})
+    position = {label: index for index, label in enumerate(levels)}
+
+    def recoded(codes: np.ndarray, values: list) -> np.ndarray:
+        return np.array([position.get(value, -1) for value in values] + [-1], dtype=np.int64)[codes]
+
+    topic_items, topics = humans.item_topic_ids
+    where, has_topic = lookup(topic_items, items)
+    return Paired(item=items, human_code=recoded(human, human_values), model_code=recoded(model, model_values),
+                  topic=np.where(has_topic, topics[where] if len(topics) else items, items), levels=levels)
 
 
 def judge_labels_get(*, campaign: Campaign) -> list[JudgeLabels]:

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from operator import eq
 from typing import NamedTuple
+
+import numpy as np
 
 from annotate.models import Campaign
 from judges.families import SAMPLE_FAMILIES
@@ -277,12 +278,14 @@ def _mean_score_sides(everything: list[SystemSides]) -> list[SystemSides]:
 
 def _judge_block(*, judge: JudgeLabels, humans: HumanLabels, paired: Paired, system_rows: list[SystemRows],
                  everything: list[SystemSides], options: dict) -> dict:
-    shared, human, model, topics = paired.items, paired.human, paired.model, paired.topics
-    intervals = interrater.item_agreement_intervals(human, model, topics)
-    kappa = interrater.cohen_kappa(human, model)
-    item = {"n": len(shared), "cohen_kappa": kappa, "accuracy": interrater.agreement_rate(human, model)}
+    n = len(paired.item)
+    intervals = interrater.tables_agreement_intervals(paired.tables) if n >= 2 else {
+        "cohen_kappa": None, "accuracy": None}
+    kappa = interrater.kappa_of_codes(paired.human_code, paired.model_code)
+    item = {"n": n, "cohen_kappa": kappa,
+            "accuracy": int(np.count_nonzero(paired.human_code == paired.model_code)) / n if n else None}
     for key in ("cohen_kappa", "accuracy"):  # an interval, or None and why (ci_note)
-        uncertainty.put_interval(item, key, intervals[key], units=len(set(topics)), noun="questions")
+        uncertainty.put_interval(item, key, intervals[key], units=len(paired.tables), noun="questions")
     return {
         "family": judge.family,
         # The part of the development split every figure of this judge is read on, humans' side included
@@ -291,15 +294,15 @@ def _judge_block(*, judge: JudgeLabels, humans: HumanLabels, paired: Paired, sys
         "item": {
             **item,
             "ci_method": uncertainty.bootstrap_method("questions (the items of a question together)"),
-            "small": len(shared) < options["small_sample"],
-            "why": _kappa_why(human, model) if kappa is None else None,
+            "small": n < options["small_sample"],
+            "why": _kappa_why(n) if kappa is None else None,
             "failed": len(judge.failed),
             # Items left out of n, by why: the raters tied (no human label; an even k invites it), or the judge was
             # asked and gave no readable verdict on an item with a human label.
             "dropped": {"ties": len(humans.ties & (judge.labels.keys() | judge.failed)),
                         "failed": len(judge.failed & humans.item_label.keys())},
             # Items with a human label the judge was asked about, out of all of them (of its part, with a split).
-            "coverage": [len(shared) + len(judge.failed & humans.item_label.keys()),
+            "coverage": [n + len(judge.failed & humans.item_label.keys()),
                          len(humans.item_label) if judge.part is None else len(judge.part & humans.item_label.keys())],
         },
         "per_topic": [],
@@ -375,8 +378,8 @@ def _system_tests(*, humans: HumanLabels, paired: dict[str, Paired], outputs: Sy
     by_judge = {name: system_tests.pairs_block({sides.system: system_tests.per_unit(sides.judge) for sides in rows},
                                                order=judge_orders[name])
                 for name, rows in everything.items()}
-    agreement = {name: dict(zip(pairs.items, map(float, map(eq, pairs.model, pairs.human)), strict=True))
-                 for name, pairs in paired.items()}
+    agreement = {name: dict(zip(pairs.items, (pairs.model_code == pairs.human_code).astype(float).tolist(),
+                                strict=True)) for name, pairs in paired.items()}
     return {"humans": system_tests.pairs_block(human_rows, order=order), "judges": by_judge,
             "judge_agreement": system_tests.pairs_block(agreement)}
 
@@ -387,9 +390,9 @@ def _part_name(judge: JudgeLabels) -> str | None:
     return "held_out" if judge.held_out else "development"
 
 
-def _kappa_why(first: list, second: list) -> str:
-    if len(first) < 2:
-        return f"{len(first)} item(s) labelled by both, at least 2 needed"
+def _kappa_why(n: int) -> str:
+    if n < 2:
+        return f"{n} item(s) labelled by both, at least 2 needed"
     return "one and the same label throughout: agreement by chance is total"
 
 

@@ -95,8 +95,12 @@ def kappa_statistic(first: Sequence[Hashable], second: Sequence[Hashable], clust
     interrater.item_agreement_intervals does: one contingency table per cluster (interrater.cluster_tables), kappa of
     the drawn clusters' summed table (batch_stats.kappa_of_tables)."""
     levels = list(levels) if levels is not None else interrater.sorted_as_sklearn(set(first) | set(second))
-    tables = interrater.cluster_tables(first, second, clusters, levels)
-    size = len(levels)
+    return kappa_statistic_of_tables(interrater.cluster_tables(first, second, clusters, levels))
+
+
+def kappa_statistic_of_tables(tables: np.ndarray) -> tuple[int, Statistic]:
+    """kappa_statistic from the clusters' contingency tables (interrater.cluster_tables or code_tables)."""
+    size = tables.shape[1]
     return len(tables), Statistic(tables.reshape(len(tables), size * size),
                                   lambda sums: batch_stats.kappa_of_tables(sums.reshape(-1, size, size)))
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
+
 
 def finite(value) -> float | None:
     """A float, or None for NaN / infinity (what the libraries return for undefined statistics)."""
@@ -15,6 +17,6 @@ def finite(value) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def check_paired(a: Sequence, b: Sequence) -> None:
+def check_paired(a: Sequence | np.ndarray, b: Sequence | np.ndarray) -> None:
     if len(a) != len(b):
         raise ValueError(f"paired samples differ in length: {len(a)} and {len(b)}")

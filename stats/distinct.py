@@ -34,3 +34,13 @@ def rows_distinct(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         key = key * size + column
     _, first, counts = np.unique(key, return_index=True, return_counts=True)
     return rows[first], counts
+
+
+def lookup(ordered: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each of KEYS sits in ORDERED (sorted, distinct) and whether it is there: (positions, found), a position
+    meaningful only where found."""
+    keys = np.asarray(keys)
+    if not len(ordered):
+        return np.zeros(len(keys), dtype=np.int64), np.zeros(len(keys), dtype=bool)
+    at = np.minimum(np.searchsorted(ordered, keys), len(ordered) - 1)
+    return at, ordered[at] == keys

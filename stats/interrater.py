@@ -18,6 +18,7 @@ from statsmodels.stats.proportion import proportion_confint
 from stats import batch_stats, resampling
 from stats import ratings as columns
 from stats.checks import check_paired, finite
+from stats.distinct import distinct
 from stats.uncertainty import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, cluster_index, cluster_sums, put_interval
 
 
@@ -44,10 +45,27 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable], *, weights: str | 
     code.update((label, i) for i, label in enumerate(levels))
     left = np.fromiter(map(code.__getitem__, a), dtype=np.int64, count=len(a))
     right = np.fromiter(map(code.__getitem__, b), dtype=np.int64, count=len(b))
+    return _sklearn_kappa(left, right, weights=weights, levels=len(levels) if labels is not None else None)
+
+
+def kappa_of_codes(left: np.ndarray, right: np.ndarray, *, weights: str | None = None,
+                   levels: int | None = None) -> float | None:
+    """cohen_kappa of two raters' labels given as integer codes: positions in the labels sorted as sklearn sorts them
+    (what cohen_kappa codes them as), or with LEVELS in cohen_kappa's LABELS (how many; weighted kappa wants them
+    all). None as there."""
+    check_paired(left, right)
+    if len(left) < 2 or len(distinct(np.concatenate([left, right]))) < 2:
+        return None
+    return _sklearn_kappa(left, right, weights=weights, levels=levels)
+
+
+def _sklearn_kappa(left: np.ndarray, right: np.ndarray, *, weights: str | None = None,
+                   levels: int | None = None) -> float | None:
+    """sklearn's kappa of codes LEFT and RIGHT, over codes 0 .. LEVELS - 1 when given (else those in use)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         return finite(cohen_kappa_score(left, right, weights=weights,
-                                         labels=list(range(len(levels))) if labels is not None else None))
+                                         labels=list(range(levels)) if levels is not None else None))
 
 
 def sorted_as_sklearn(labels: set) -> list:
@@ -343,11 +361,18 @@ def cluster_tables(first: Sequence[Hashable], second: Sequence[Hashable], cluste
     check_paired(first, second)
     check_paired(first, clusters)
     code = {label: i for i, label in enumerate(levels)}
-    size = len(levels)
+    return code_tables(np.fromiter(map(code.__getitem__, first), dtype=np.int64, count=len(first)),
+                       np.fromiter(map(code.__getitem__, second), dtype=np.int64, count=len(second)), clusters,
+                       len(levels))
+
+
+def code_tables(first: np.ndarray, second: np.ndarray, clusters: Sequence[Hashable] | np.ndarray,
+                size: int) -> np.ndarray:
+    """cluster_tables of labels given as codes: FIRST[i] and SECOND[i] positions in the SIZE levels."""
+    check_paired(first, second)
+    check_paired(first, clusters)
     row, count = cluster_index(clusters)
-    cell = (np.fromiter(map(code.__getitem__, first), dtype=np.int64, count=len(first)) * size
-            + np.fromiter(map(code.__getitem__, second), dtype=np.int64, count=len(second)))
-    counts = np.bincount(row * size * size + cell, minlength=count * size * size)
+    counts = np.bincount(row * size * size + first * size + second, minlength=count * size * size)
     return counts.reshape(count, size, size).astype(float)
 
 
@@ -359,12 +384,22 @@ def item_agreement_intervals(
     """Intervals of Cohen's kappa (and linear- and quadratic-weighted kappa when WEIGHTED; LEVELS then in order)
     and of the agreement rate between two raters' labels, by a bootstrap over CLUSTERS (each item's topic; pass
     each item its own cluster when items are independent)."""
-    keys = ["cohen_kappa", "accuracy"] + (["cohen_kappa_linear", "cohen_kappa_quadratic"] if weighted else [])
     if len(first) < 2:
-        return {key: None for key in keys}
+        return {key: None for key in _interval_keys(weighted)}
     levels = list(levels) if levels is not None else sorted_as_sklearn(set(first) | set(second))
-    tables = cluster_tables(first, second, clusters, levels)
-    size = len(levels)
+    return tables_agreement_intervals(cluster_tables(first, second, clusters, levels), weighted=weighted,
+                                      resamples=resamples, seed=seed)
+
+
+def _interval_keys(weighted: bool) -> list[str]:
+    return ["cohen_kappa", "accuracy"] + (["cohen_kappa_linear", "cohen_kappa_quadratic"] if weighted else [])
+
+
+def tables_agreement_intervals(tables: np.ndarray, *, weighted: bool = False, resamples: int = BOOTSTRAP_RESAMPLES,
+                               seed: int = BOOTSTRAP_SEED) -> dict[str, list[float] | None]:
+    """item_agreement_intervals from the clusters' contingency tables (cluster_tables or code_tables: clusters x
+    levels x levels), over two items or more."""
+    keys, size = _interval_keys(weighted), tables.shape[1]
 
     def statistic(sums: np.ndarray) -> list[np.ndarray]:
         drawn = sums.reshape(-1, size, size)

@@ -59,7 +59,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from stats import batch_stats, resampling
 from stats.checks import finite
-from stats.distinct import distinct, rows_distinct
+from stats.distinct import distinct, lookup, rows_distinct
 
 EPSILON = 0.2  # the authors' rule of thumb for expert annotators; campaign option alt_test_epsilon
 FDR_Q = 0.05
@@ -178,8 +178,8 @@ def with_judge_coded(data: RaterLabels, items: np.ndarray, codes: np.ndarray, va
     if not all(value in position for value in used):
         return None
     known, where = data.item_lookup
-    at = np.minimum(np.searchsorted(known, items), max(len(known) - 1, 0))
-    if len(items) and (not len(known) or not np.array_equal(known[at], items)):
+    at, found = lookup(known, items)
+    if not found.all():
         return None  # an item DATA does not have
     judge = np.full(len(data.items), -1, dtype=np.int64)
     judge[where[at]] = np.array([position.get(value, -1) for value in values], dtype=np.int64)[codes]

@@ -29,6 +29,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 
 from stats import resampling, uncertainty
+from stats.distinct import distinct
 
 ALPHA = 0.05
 PERMUTATIONS = 2_000
@@ -137,15 +138,14 @@ def pairs_block(outcomes: dict[str, dict[Any, float]], *, order: list[str] | Non
     names = order or list(outcomes)
     # Units in sorted order (ids): the resamples must not depend on the order the database returned the rows in. Each
     # side as arrays over those units: its units' positions in its own order, its outcomes, and both spread out.
-    units = sorted(set().union(*(outcomes[name] for name in names)))
-    position = {unit: i for i, unit in enumerate(units)}
-    where, values, value_at, has = {}, {}, {}, {}
-    for name in names:
+    count, positions = _unit_positions([outcomes[name] for name in names])
+    values, value_at, has = {}, {}, {}
+    where = dict(zip(names, positions, strict=True))
+    for name, at in where.items():
         side = outcomes[name]
-        where[name] = np.fromiter(map(position.__getitem__, side), dtype=np.int64, count=len(side))
         values[name] = np.fromiter(side.values(), dtype=float, count=len(side))
-        value_at[name], has[name] = np.zeros(len(units)), np.zeros(len(units), dtype=bool)
-        value_at[name][where[name]], has[name][where[name]] = values[name], True
+        value_at[name], has[name] = np.zeros(count), np.zeros(count, dtype=bool)
+        value_at[name][at], has[name][at] = values[name], True
     pairs, sums, counts = [], [], []
     for first, second in combinations(names, 2):
         both = has[second][where[first]]  # FIRST's units, in its order, that SECOND has too
@@ -159,7 +159,7 @@ def pairs_block(outcomes: dict[str, dict[Any, float]], *, order: list[str] | Non
                         [(pair["a"], pair["b"]) for pair in pairs])
     for pair, test in zip(pairs, welch, strict=True):
         pair["welch"] = test
-    if pairs and len(units) >= 2:
+    if pairs and count >= 2:
         # A unit's row: its difference in every pair, then whether the pair has it; a resample's difference of a
         # pair is its summed differences over its summed count (stats.resampling).
         rows = np.concatenate([np.array(sums), np.array(counts)]).T
@@ -169,6 +169,22 @@ def pairs_block(outcomes: dict[str, dict[Any, float]], *, order: list[str] | Non
     holm(pairs)
     return {"order": names, "pairs": pairs, "method": METHOD, "alpha": ALPHA,
             "significant": sum(pair["significant"] for pair in pairs)}
+
+
+def _unit_positions(sides: list[dict]) -> tuple[int, list[np.ndarray]]:
+    """(how many units SIDES have, each side's units' positions among them all sorted, in the side's own order).
+    Integer units (ids) by numpy's sort and search, others by Python's."""
+    if sides and all(set(map(type, side)) <= {int} for side in sides):
+        try:
+            ids = [np.fromiter(side.keys(), dtype=np.int64, count=len(side)) for side in sides]
+        except OverflowError:  # beyond 64 bits
+            ids = []
+        if ids:
+            units = distinct(np.concatenate(ids))
+            return len(units), [np.searchsorted(units, side) for side in ids]
+    position = {unit: i for i, unit in enumerate(sorted(set().union(*sides)))}
+    return len(position), [np.fromiter(map(position.__getitem__, side), dtype=np.int64, count=len(side))
+                           for side in sides]
 
 
 def per_unit(rows: list[tuple[object, float]]) -> dict[object, float]:

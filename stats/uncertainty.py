@@ -21,10 +21,10 @@ BOOTSTRAP_SEED = resampling.SEED
 BOOTSTRAP_MIN_DEFINED = resampling.MIN_DEFINED
 
 
-def cluster_index(clusters: Sequence[Hashable]) -> tuple[np.ndarray, int]:
+def cluster_index(clusters: Sequence[Hashable] | np.ndarray) -> tuple[np.ndarray, int]:
     """(each unit's cluster as 0, 1, ... in the clusters' first-seen order, how many clusters)."""
-    if len(clusters) and type(clusters[0]) is int:  # topic or item ids: numpy's sort, not a dict look-up per unit
-        ids = np.array(clusters)
+    if len(clusters) and (type(clusters[0]) is int or isinstance(clusters, np.ndarray)):
+        ids = np.asarray(clusters)  # topic or item ids: numpy's sort, not a dict look-up per unit
         if ids.dtype.kind == "i":
             distinct, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
             rank = np.empty(len(distinct), dtype=np.int64)

@@ -133,11 +133,15 @@ def test_too_few_annotators_is_said_instead_of_a_number(client, researcher):
 
 
 def test_labels_read_as_codes_pair_up_as_the_dicts_do():
-    """The section reads each side's labels as codes (_coded, _pairs): the same pairs as the labels themselves give,
-    with a grade the scale does not have and a label outside the label map left out as before."""
+    """The section reads each side's labels as codes (_read_codes, _pairs): the same pairs as the labels themselves
+    give, with a grade the scale does not have and a label outside the label map left out as before."""
     from collections import Counter
 
-    from reports.replacement import _coded, _pairs, _reader
+    from reports.replacement import _pairs, _read_codes, _reader
+    from reports.selectors import labels_coded
+
+    def _coded(labels, read):
+        return _read_codes(labels_coded(labels), read)
 
     rng = np.random.default_rng(3)
     human = {int(item): str(rng.integers(0, 4)) for item in rng.choice(1000, 600, replace=False)}
