@@ -59,7 +59,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from stats import batch_stats, resampling
 from stats.checks import finite
-from stats.distinct import distinct, lookup, rows_distinct
+from stats.distinct import distinct, lookup, narrow, rows_distinct, text_order
 
 EPSILON = 0.2  # the authors' rule of thumb for expert annotators; campaign option alt_test_epsilon
 FDR_Q = 0.05
@@ -149,7 +149,7 @@ def rater_labels_coded(items: np.ndarray, raters: np.ndarray, codes: np.ndarray,
     judged_items = np.fromiter(judge.keys(), dtype=np.int64, count=len(judge))
     row_items = items[kept]
     ids = distinct(np.concatenate([row_items, judged_items]))
-    by_text = np.argsort(ids.astype(str), kind="stable")  # the items sorted as text, as rater_labels sorts them
+    by_text = text_order(ids)  # the items sorted as text, as rater_labels sorts them
     rank = np.empty(len(ids), dtype=np.int64)
     rank[by_text] = np.arange(len(ids))
     judge_codes = np.full(len(ids), -1, dtype=np.int64)
@@ -229,7 +229,9 @@ def _wins(data: RaterLabels, scoring: str) -> _Wins:
         # The others' count of every label: all equal, every label scores alike (one row, the labels in use, each).
         others = per_label[item]
         others[np.arange(len(item)), label] -= 1
-        undecidable = others.max(axis=1) == others.min(axis=1)
+        undecidable = np.ones(len(item), dtype=bool)
+        for column in range(1, levels):
+            undecidable &= others[:, column] == others[:, 0]
     else:
         value = np.asarray(data.labels, dtype=float)
         x = value[data.label]
@@ -349,7 +351,7 @@ def alt_test(data: RaterLabels, *, epsilon: float = EPSILON, q: float = FDR_Q,
             "undecidable": {data.raters[n]: int(undecidable[n]) for n in range(len(data.raters)) if undecidable[n]}}
     if missing:
         return {"ran": False, "missing": missing, **base}
-    order = np.argsort(wins.rater, kind="stable")
+    order = np.argsort(narrow(wins.rater), kind="stable")
     bounds = np.searchsorted(wins.rater[order], np.arange(len(data.raters) + 1))
     rows: list[dict[str, Any]] = []
     differences: list[np.ndarray] = []

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from stats import replacement
-from stats.distinct import distinct, rows_distinct
+from stats.distinct import distinct, lookup, rows_distinct, text_order
 
 
 @pytest.mark.parametrize("size", [0, 1, 2, 1000])
@@ -22,6 +22,22 @@ def test_rows_distinct_is_np_unique_of_rows(high):
     got_rows, got_counts = rows_distinct(rows)
     want_rows, want_counts = np.unique(rows, axis=0, return_counts=True)
     assert np.array_equal(got_rows, want_rows) and np.array_equal(got_counts, want_counts)
+
+
+@pytest.mark.parametrize("high", [10, 1000, 10 ** 9, 10 ** 16, 10 ** 18, -1])  # 10 ** 18 and -1: by the text itself
+def test_text_order_sorts_ids_as_their_text(high):
+    rng = np.random.default_rng(abs(high))
+    drawn = rng.integers(min(high, -50), max(high, 2), size=400)
+    ids = np.unique(np.concatenate([drawn, [0, 1, 9, 10, 12, 100, 120, 1200]]) if high > 0 else drawn)
+    rng.shuffle(ids)
+    assert np.array_equal(text_order(ids), np.argsort(ids.astype(str), kind="stable"))
+    assert len(text_order(np.zeros(0, dtype=np.int64))) == 0
+
+
+def test_lookup_finds_keys_in_a_sorted_array():
+    at, found = lookup(np.array([2, 5, 9]), np.array([5, 1, 9, 10, 2]))
+    assert found.tolist() == [True, False, True, False, True] and at[found].tolist() == [1, 2, 0]
+    assert lookup(np.zeros(0, dtype=np.int64), np.array([3]))[1].tolist() == [False]
 
 
 @pytest.mark.parametrize("numeric", [False, True])
