@@ -135,8 +135,9 @@ def size_draws(n: int, statistic: Statistic, *, fractions: Sequence[float] = FRA
     pieces of the larger ones' (the same integers, cut shorter), their widths' errors alike, and the figures' Monte
     Carlo error larger than the groups show."""
     sizes = [max(2, min(n, round(fraction * n))) for fraction in fractions]
-    return [(m, resampling.resampled_values(statistic.rows, statistic.of_sums, resamples=resamples, seed=[seed, m],
-                                            size=m)) for m in sizes]
+    classes = resampling.distinct_rows(statistic.rows)  # the same units at every size: their classes found once
+    return [(m, resampling.class_values(*classes, statistic.of_sums, resamples=resamples, seed=[seed, m], size=m))
+            for m in sizes]
 
 
 def interval_width(values: np.ndarray) -> float | None:

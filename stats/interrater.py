@@ -61,11 +61,17 @@ def kappa_of_codes(left: np.ndarray, right: np.ndarray, *, weights: str | None =
 
 def _sklearn_kappa(left: np.ndarray, right: np.ndarray, *, weights: str | None = None,
                    levels: int | None = None) -> float | None:
-    """sklearn's kappa of codes LEFT and RIGHT, over codes 0 .. LEVELS - 1 when given (else those in use)."""
+    """sklearn's kappa of codes LEFT and RIGHT (-1: a label outside the levels), over codes 0 .. LEVELS - 1 when given
+    (else those in use). sklearn is handed each distinct pair of codes once, weighted by how many items gave it: the
+    same contingency table (of integers), so the same kappa, without its passes over every item."""
+    width = int(max(left.max(initial=-1), right.max(initial=-1))) + 2
+    counts = np.bincount((left + 1) * width + (right + 1), minlength=width * width)
+    cells = np.flatnonzero(counts)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        return finite(cohen_kappa_score(left, right, weights=weights,
-                                         labels=list(range(levels)) if levels is not None else None))
+        return finite(cohen_kappa_score(cells // width - 1, cells % width - 1, weights=weights,
+                                         labels=list(range(levels)) if levels is not None else None,
+                                         sample_weight=counts[cells]))
 
 
 def sorted_as_sklearn(labels: set) -> list:

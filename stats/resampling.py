@@ -340,8 +340,14 @@ def resampled_values(rows: np.ndarray, statistic: Statistic, *,
                      resamples: int = RESAMPLES, seed: int | list[int] = SEED, size: int | None = None) -> np.ndarray:
     """The first statistic of STATISTIC (sum_bootstrap's) in each resample of SIZE units drawn from ROWS (resamples,
     NaN where undefined): the values sum_bootstrap takes its percentiles of, for callers that take their own."""
-    rows = np.asarray(rows, dtype=float)
-    sums = resampled_sums(rows, resamples=resamples, seed=seed, size=size)
+    return class_values(*distinct_rows(rows), statistic, resamples=resamples, seed=seed, size=size)
+
+
+def class_values(unique: np.ndarray, multiplicity: np.ndarray, statistic: Statistic, *,
+                 resamples: int = RESAMPLES, seed: int | list[int] = SEED, size: int | None = None) -> np.ndarray:
+    """resampled_values of units given as their distinct rows (class_sums): for a caller that draws the same units
+    again and again (at several sizes), their rows' classes found once."""
+    sums = class_sums(unique, multiplicity, resamples=resamples, seed=seed, size=size)
     return np.atleast_2d(_quiet(statistic, sums))[0]
 
 

@@ -29,6 +29,23 @@ def test_cohen_kappa_weighted_matches_sklearn():
     assert interrater.cohen_kappa(a, b, weights="linear") != pytest.approx(interrater.cohen_kappa(a, b))
 
 
+@pytest.mark.parametrize("weights", [None, "linear", "quadratic"])
+def test_cohen_kappa_is_sklearns_on_every_item(weights):
+    """cohen_kappa and kappa_of_codes hand sklearn each distinct pair of labels once, weighted by its count: the
+    figure is sklearn's on the items themselves, to the last bit, with LABELS (a grade outside them left out as
+    sklearn leaves it) and without."""
+    rng = np.random.default_rng(5)
+    first, second = rng.integers(0, 4, 5000), np.clip(rng.integers(0, 4, 5000) + rng.integers(-1, 2, 5000), 0, 4)
+    plain = cohen_kappa_score(first, second, weights=weights)
+    assert interrater.cohen_kappa(first.tolist(), second.tolist(), weights=weights) == plain
+    assert interrater.cohen_kappa(first.tolist(), second.tolist(), weights=weights, labels=[0, 1, 2, 3]) == \
+        cohen_kappa_score(first, second, weights=weights, labels=[0, 1, 2, 3])
+    assert interrater.kappa_of_codes(first, second, weights=weights, levels=5) == \
+        cohen_kappa_score(first, second, weights=weights, labels=[0, 1, 2, 3, 4])
+    if weights is None:
+        assert interrater.kappa_of_codes(first, second) == plain
+
+
 def test_cohen_kappa_undefined_cases_are_none():
     assert interrater.cohen_kappa(["yes", "yes"], ["yes", "yes"]) is None  # one label throughout: 0/0
     assert interrater.cohen_kappa(["yes"], ["no"]) is None  # n < 2
