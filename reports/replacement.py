@@ -86,10 +86,11 @@ def _table(pairs: Counter, categories: list) -> np.ndarray:
 
 def replacement_block(*, humans: HumanLabels, judges: list[tuple[str, str, dict]], options: dict,
                       selected: list[str], levels: list[int] | None = None, relevant_from: int | None = None,
-                      label_map: dict | None = None) -> dict | None:
+                      label_map: dict | None = None, coded: dict[str, tuple] | None = None) -> dict | None:
     """The section for JUDGES [(name, family, {item: label})] against HUMANS (see the module's docstring). SELECTED:
     the annotators the humans block found to have judged a selected sample (reports.humans.selected_annotators):
-    named where the alt-test leaves them out, and left out of the human-likeness z."""
+    named where the alt-test leaves them out, and left out of the human-likeness z. CODED: judges' labels as codes
+    (reports.selectors.labels_coded), by name, where the caller has them already."""
     if not judges:
         return None
     epsilon = float(options.get(EPSILON_OPTION, replacement.EPSILON))
@@ -101,7 +102,7 @@ def replacement_block(*, humans: HumanLabels, judges: list[tuple[str, str, dict]
     annotators_only = annotator_rows(humans, {}, read, numeric=levels is not None)
     annotators: replacement.Annotators | None = None
     for name, family, labels in judges:
-        own = _read_codes(labels_coded(labels), read)
+        own = _read_codes(coded[name] if coded and name in coded else labels_coded(labels), read)
         pairs = _pairs(item_label, own)
         categories = list(levels) if levels is not None else sorted_as_sklearn(
             {label for pair in pairs for label in pair})

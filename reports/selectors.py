@@ -117,6 +117,11 @@ class JudgeLabels:
     # the humans' side of every comparison with it, reads these items only (reads_item).
     part: frozenset[int] | None = None
 
+    @cached_property
+    def label_codes(self) -> tuple[np.ndarray, np.ndarray, list]:
+        """LABELS as codes (labels_coded), found once for every block that reads them so."""
+        return labels_coded(self.labels)
+
     @property
     def imported(self) -> bool:
         """Whether its verdicts were imported (no family module runs it), as judges.models.Judge.is_external says."""
@@ -327,7 +332,7 @@ def judge_human_pairs(*, judge: JudgeLabels, humans: HumanLabels) -> Paired:
     """JUDGE's labels and HUMANS' on the items both labelled (a judge's failed verdicts and the humans' ties and open
     items are no label)."""
     human_items, human_codes, human_values = humans.item_label_codes
-    items, model, model_values = labels_coded(judge.labels)
+    items, model, model_values = judge.label_codes
     at, both = lookup(human_items, items)
     items, human, model = items[both], human_codes[at[both]], model[both]
     levels = sorted_as_sklearn({*(human_values[code] for code in distinct(human).tolist()),

@@ -147,7 +147,8 @@ def verdict_report_build(*, campaign: Campaign, counting: CountingRule | None = 
                                             categories=item_categories_get(campaign=campaign))
     # May a judge replace an annotator: the alt-test, the human-likeness z-score, the kappa-paradox panel.
     report["replacement"] = replacement_block(humans=humans, judges=judge_labels, options=campaign.options or {},
-                                              selected=selected_annotators(humans_part))
+                                              selected=selected_annotators(humans_part),
+                                              coded={judge.name: judge.label_codes for judge in judges})
     build_step(SYSTEM_LEVEL)
     report["budget"] = verdict_budget(report=report, judges=judges, paired=paired, coverage=coverage,
                                       options=options, target=target_width(campaign.options))
@@ -378,8 +379,8 @@ def _system_tests(*, humans: HumanLabels, paired: dict[str, Paired], outputs: Sy
     by_judge = {name: system_tests.pairs_block({sides.system: system_tests.per_unit(sides.judge) for sides in rows},
                                                order=judge_orders[name])
                 for name, rows in everything.items()}
-    agreement = {name: dict(zip(pairs.items, (pairs.model_code == pairs.human_code).astype(float).tolist(),
-                                strict=True)) for name, pairs in paired.items()}
+    agreement = {name: (pairs.item, (pairs.model_code == pairs.human_code).astype(float))
+                 for name, pairs in paired.items()}
     return {"humans": system_tests.pairs_block(human_rows, order=order), "judges": by_judge,
             "judge_agreement": system_tests.pairs_block(agreement)}
 

@@ -78,11 +78,15 @@ def distinct_rows_sparse(shape: tuple[int, int], row: np.ndarray, column: np.nda
         return distinct_rows(_written(shape, row, column, value))
     radix = np.ones(width, dtype=np.int64)
     np.maximum.at(radix, column, value.astype(np.int64) + 1)
-    if np.sum(np.log2(radix.astype(float))) >= 62:
+    bits = np.sum(np.log2(radix.astype(float)))
+    if bits >= 62:
         return distinct_rows(_written(shape, row, column, value))
     place = np.concatenate([[1], np.cumprod(radix[:-1])])  # as _integer_key: the first column least significant
-    key = np.zeros(units, dtype=np.int64)
-    np.add.at(key, row, value.astype(np.int64) * place[column])  # integers: exact where float weights would round
+    if bits < 52:  # every partial sum an integer below 2 ** 53: exact in floats
+        key = np.bincount(row, weights=value * place[column], minlength=units).astype(np.int64)
+    else:  # integers: exact where float weights would round
+        key = np.zeros(units, dtype=np.int64)
+        np.add.at(key, row, value.astype(np.int64) * place[column])
     _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
     class_of = np.full(units, -1, dtype=np.int64)
     class_of[first] = np.arange(len(first))

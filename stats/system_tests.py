@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import gc
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
@@ -129,8 +129,10 @@ def holm(pairs: list[dict]) -> None:
         pair["p_holm"], pair["significant"] = float(p), bool(rejected)
 
 
-def pairs_block(outcomes: dict[str, dict[Any, float]], *, order: list[str] | None = None) -> dict:
-    """Every pair of the sides in OUTCOMES (side -> unit -> outcome), tested on the units both have, Holm-corrected.
+def pairs_block(outcomes: Mapping[str, Mapping[Any, float] | tuple[np.ndarray, np.ndarray]], *,
+                order: list[str] | None = None) -> dict:
+    """Every pair of the sides in OUTCOMES (side -> unit -> outcome, or side -> (units, outcomes) as two arrays of
+    integer units and their outcomes), tested on the units both have, Holm-corrected.
 
     ORDER lists the sides as the matrix shows them (by default as given); a pair is (a, b) with a before b. The
     intervals of all pairs come from one bootstrap: the units are resampled and each pair's difference recomputed over
@@ -138,12 +140,12 @@ def pairs_block(outcomes: dict[str, dict[Any, float]], *, order: list[str] | Non
     names = order or list(outcomes)
     # Units in sorted order (ids): the resamples must not depend on the order the database returned the rows in. Each
     # side as arrays over those units: its units' positions in its own order, its outcomes, and both spread out.
-    count, positions = _unit_positions([outcomes[name] for name in names])
-    values, value_at, has = {}, {}, {}
+    columns = [_side_columns(outcomes[name]) for name in names]
+    count, positions = _unit_positions([units for units, _ in columns])
+    value_at, has = {}, {}
     where = dict(zip(names, positions, strict=True))
+    values = {name: side_values for name, (_, side_values) in zip(names, columns, strict=True)}
     for name, at in where.items():
-        side = outcomes[name]
-        values[name] = np.fromiter(side.values(), dtype=float, count=len(side))
         value_at[name], has[name] = np.zeros(count), np.zeros(count, dtype=bool)
         value_at[name][at], has[name][at] = values[name], True
     pairs, sums, counts = [], [], []
@@ -171,20 +173,29 @@ def pairs_block(outcomes: dict[str, dict[Any, float]], *, order: list[str] | Non
             "significant": sum(pair["significant"] for pair in pairs)}
 
 
-def _unit_positions(sides: list[dict]) -> tuple[int, list[np.ndarray]]:
-    """(how many units SIDES have, each side's units' positions among them all sorted, in the side's own order).
-    Integer units (ids) by numpy's sort and search, others by Python's."""
-    if sides and all(set(map(type, side)) <= {int} for side in sides):
+def _side_columns(side: Mapping[Any, float] | tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray | list, np.ndarray]:
+    """A side's (units, outcomes): integer units as an array (numpy sorts and searches them), others as a list."""
+    if isinstance(side, tuple):
+        return np.asarray(side[0], dtype=np.int64), np.asarray(side[1], dtype=float)
+    values = np.fromiter(side.values(), dtype=float, count=len(side))
+    if set(map(type, side)) <= {int}:
         try:
-            ids = [np.fromiter(side.keys(), dtype=np.int64, count=len(side)) for side in sides]
+            return np.fromiter(side.keys(), dtype=np.int64, count=len(side)), values
         except OverflowError:  # beyond 64 bits
-            ids = []
-        if ids:
-            units = distinct(np.concatenate(ids))
-            return len(units), [np.searchsorted(units, side) for side in ids]
-    position = {unit: i for i, unit in enumerate(sorted(set().union(*sides)))}
-    return len(position), [np.fromiter(map(position.__getitem__, side), dtype=np.int64, count=len(side))
-                           for side in sides]
+            pass
+    return list(side), values
+
+
+def _unit_positions(sides: list[np.ndarray | list]) -> tuple[int, list[np.ndarray]]:
+    """(how many units SIDES (each side's units) have, each side's units' positions among them all sorted, in the
+    side's own order). Integer units (ids) by numpy's sort and search, others by Python's."""
+    if sides and all(isinstance(units, np.ndarray) for units in sides):
+        ordered = distinct(np.concatenate(sides))
+        return len(ordered), [np.searchsorted(ordered, units) for units in sides]
+    lists = [units.tolist() if isinstance(units, np.ndarray) else units for units in sides]
+    position = {unit: i for i, unit in enumerate(sorted(set().union(*lists)))}
+    return len(position), [np.fromiter(map(position.__getitem__, units), dtype=np.int64, count=len(units))
+                           for units in lists]
 
 
 def per_unit(rows: list[tuple[object, float]]) -> dict[object, float]:

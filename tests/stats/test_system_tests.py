@@ -64,6 +64,20 @@ def test_pairs_are_tested_on_the_units_both_have():
     assert found[("B", "C")]["n"] == 0 and found[("B", "C")]["p"] is None and found[("B", "C")]["p_holm"] is None
 
 
+def test_sides_as_arrays_or_other_units_give_the_same_block():
+    """A side given as (units, outcomes) arrays, or with units that are not integers, is tested as its dict is."""
+    rng = np.random.default_rng(2)
+    sides = {name: {int(unit): float(rng.random() < 0.6) for unit in rng.choice(400, 250, replace=False)}
+             for name in ("A", "B", "C")}
+    want = pairs_block(sides)
+    as_arrays = {name: (np.fromiter(side, dtype=np.int64), np.fromiter(side.values(), dtype=float))
+                 for name, side in sides.items()}
+    assert pairs_block(as_arrays) == want
+    assert pairs_block({**sides, "B": as_arrays["B"]}) == want
+    named = pairs_block({name: {f"u{unit:04d}": value for unit, value in side.items()} for name, side in sides.items()})
+    assert named == want  # "u0007" sorts as 7 does: the same resamples
+
+
 def test_several_outcomes_on_one_unit_are_averaged_not_dropped():
     assert per_unit([("q1", 1.0), ("q1", 0.0), ("q2", 1.0)]) == {"q1": 0.5, "q2": 1.0}
 
