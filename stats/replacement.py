@@ -343,7 +343,8 @@ def alt_test(data: RaterLabels, *, epsilon: float = EPSILON, q: float = FDR_Q,
                  "reason": _left_out_reason(kept=int(per_rater[n]), compared=int(compared[n]),
                                             undecidable=int(undecidable[n]), selected=data.raters[n] in selected)}
                 for n in range(len(data.raters)) if compared[n] and per_rater[n] < MIN_ITEMS_PER_ANNOTATOR]
-    base = {"epsilon": epsilon, "q": q, "scoring": scoring, "n_items": len(distinct(wins.item[in_test])),
+    used = distinct(wins.item[in_test])  # the items the test reads
+    base = {"epsilon": epsilon, "q": q, "scoring": scoring, "n_items": len(used),
             "method": ALT_TEST_METHOD, "ci_method": BOOTSTRAP_METHOD, "left_out": left_out,
             "rests_on": [data.raters[n] for n in tested],
             "n_per_annotator": {data.raters[n]: int(per_rater[n]) for n in range(len(data.raters)) if compared[n]},
@@ -369,7 +370,7 @@ def alt_test(data: RaterLabels, *, epsilon: float = EPSILON, q: float = FDR_Q,
         row.update(p_value=p_value, rejected=reject)
     by_epsilon = [verdict if margin == epsilon else _verdicts(differences, names, epsilon=margin, q=q)
                   for margin in sorted({*EPSILONS, epsilon})]
-    interval, note = _advantage_interval(wins, tested, in_test, items=len(data.items))
+    interval, note = _advantage_interval(wins, tested, in_test, used, items=len(data.items))
     return {"ran": True, **base, "winning_rate": verdict["winning_rate"], "rejected": verdict["rejected"],
             "passes": verdict["passes"], "advantage": float(np.mean([row["rho"] for row in rows])),
             "advantage_ci95": interval, "advantage_ci_note": note, "annotators": rows,
@@ -382,11 +383,11 @@ def _wilson(wins: np.ndarray) -> list[float]:
     return [float(low), float(high)]
 
 
-def _advantage_interval(wins: _Wins, tested: list[int], in_test: np.ndarray, *,
+def _advantage_interval(wins: _Wins, tested: list[int], in_test: np.ndarray, used: np.ndarray, *,
                         items: int) -> tuple[list[float] | None, str | None]:
-    """The bootstrap interval of the average advantage probability (or why none): per item, each tested annotator's
-    (judge win, compared) as sums, so a resample's rho_j is its summed wins over its summed items."""
-    used = distinct(wins.item[in_test])
+    """The bootstrap interval of the average advantage probability (or why none) over USED (the items the test reads,
+    sorted): per item, each tested annotator's (judge win, compared) as sums, so a resample's rho_j is its summed wins
+    over its summed items."""
     if len(used) * 2 * len(tested) > MAX_BOOTSTRAP_CELLS:
         return None, f"too many annotators ({len(tested)}) on {len(used)} items to resample here"
     row_of = np.full(items, -1, dtype=np.int64)
