@@ -43,6 +43,7 @@ import time
 import uuid
 from contextlib import ExitStack
 from pathlib import Path
+from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -240,8 +241,10 @@ class Annotator:
         return self.client.get(self.page_url, headers=self.headers())
 
     def submit(self, data: dict):
-        """POST annotate/submit/ with DATA as htmx sends the form: the response."""
-        return self.client.post(self.submit_url, data, headers=self.headers())
+        """POST annotate/submit/ with DATA as htmx sends the form (URL-encoded, as the load test's Locust does too;
+        the test Client would otherwise send multipart): the response."""
+        return self.client.post(self.submit_url, urlencode(data, doseq=True),
+                                content_type="application/x-www-form-urlencoded", headers=self.headers())
 
     def answer(self, page: str) -> dict:
         """The form the page's script sends for the unit PAGE shows: a valid answer, the form's hidden fields and
