@@ -143,4 +143,9 @@ def preference_order(ratings: Ratings) -> np.ndarray:
     rated = np.bincount(ratings.rater, minlength=len(ratings.raters))
     rank = np.empty(len(ratings.raters), dtype=np.int64)
     rank[np.lexsort((np.arange(len(ratings.raters)), -rated))] = np.arange(len(ratings.raters))
-    return np.lexsort((rank[ratings.rater], ratings.groups[0]))
+    group, raters = ratings.groups[0], max(len(ratings.raters), 1)
+    if len(group) and int(group.max()) < 2 ** 62 // raters:
+        # The rows come by unit: one key per row, unit then rank, nearly in order already, sorts far faster than
+        # lexsort's two passes, in the same order.
+        return np.argsort(group * raters + rank[ratings.rater], kind="stable")
+    return np.lexsort((rank[ratings.rater], group))
