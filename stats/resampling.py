@@ -45,6 +45,8 @@ BLOCK_NUMBERS = 4_000_000
 # indices counted per resample; others as multinomial counts over their distinct rows, whose cost is the number of
 # distinct rows, not of units.
 DISTINCT_SHARE = 0.25
+# Row keys below this many times the rows (and 1,024) are classed by a count of each key (row_classes).
+DENSE_KEYS = 4
 # A statistic of each resample's sums (resamples x statistics): one array (width x resamples) or its rows as a list.
 Statistic = Callable[[np.ndarray], np.ndarray | Sequence[np.ndarray]]
 
@@ -106,6 +108,14 @@ def row_classes(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(the distinct rows of ROWS, each row's position among them), in distinct_rows' order."""
     key = _row_key(rows)
     if key is not None:
+        if len(key) and key.max() < DENSE_KEYS * len(key) + 1024:
+            # Few possible keys (counts of a few labels): their classes by a count of each key, not a sort. Any row
+            # of a class stands for it, all being equal.
+            counts = np.bincount(key)
+            present = np.flatnonzero(counts)
+            member = np.empty(len(counts), dtype=np.int64)
+            member[key] = np.arange(len(key))
+            return rows[member[present]], (np.cumsum(counts > 0) - 1)[key]
         _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
         return rows[first], inverse.reshape(-1)
     keys = _row_keys(rows)

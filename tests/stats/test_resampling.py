@@ -153,10 +153,11 @@ def test_distinct_rows_are_numpys_rows_in_numpys_order():
     counts = rng.integers(0, 3, size=(5000, 4)).astype(float)
     halves = rng.integers(0, 5, size=(5000, 4)) / 2
     signed = rng.integers(-2, 3, size=(5000, 3)) * 0.25
-    for rows in (counts, halves, signed):
+    spread = rng.integers(0, 10, size=(5000, 8)).astype(float)  # keys far more than the rows: sorted, not counted
+    for rows in (counts, halves, signed, spread):
         unique, multiplicity = resampling.distinct_rows(rows)
         expected, expected_multiplicity = np.unique(rows, axis=0, return_counts=True)
-        if rows is counts:  # counts sort in mixed radix, the last column first: the same rows, counted the same
+        if rows is counts or rows is spread:  # counts sort in mixed radix, the last column first: the same rows
             order = np.lexsort(expected.T)
             expected, expected_multiplicity = expected[order], expected_multiplicity[order]
         assert np.array_equal(unique, expected) and np.array_equal(multiplicity, expected_multiplicity)
