@@ -19,8 +19,7 @@ import numpy as np
 
 from reports.selectors import HumanLabels, labels_coded
 from stats import paradox, replacement
-from stats.distinct import lookup
-from stats.interrater import sorted_as_sklearn
+from stats.distinct import lookup, sorted_as_sklearn
 
 # A campaign option: the alt-test's epsilon (stats.replacement.EPSILON by default).
 EPSILON_OPTION = "alt_test_epsilon"

@@ -24,9 +24,7 @@ from annotate.task_types.spec import OPEN, TIE
 from annotate.textnorm import answer_key
 from judges.families import CUTTING_FAMILIES, EXTERNAL_FAMILY, FAMILIES, SAMPLE_FAMILIES
 from judges.models import Judge, LeaderboardValue, ModelJudgment
-from stats import interrater
-from stats.distinct import distinct, lookup
-from stats.interrater import sorted_as_sklearn
+from stats.distinct import distinct, lookup, sorted_as_sklearn
 from stats.ratings import Ratings, label_counts
 from stats.ratings import coded as ratings_coded
 from stats.resampling import row_classes
@@ -325,6 +323,8 @@ class Paired:
     def tables(self) -> np.ndarray:
         """One contingency table per topic, the human label by row (interrater.cluster_tables of human, model, topics
         over LEVELS): what the item agreement's interval and the budget resample."""
+        from stats import interrater  # on first use: start-up stays without sklearn and scipy
+
         return interrater.code_tables(self.human_code, self.model_code, self.topic, len(self.levels))
 
 

@@ -70,3 +70,11 @@ def narrow(codes: np.ndarray) -> np.ndarray:
     if len(codes) and codes.min() >= 0 and codes.max() < 2 ** 15:
         return codes.astype(np.int16)
     return codes
+
+
+def sorted_as_sklearn(labels: set) -> list:
+    """LABELS sorted as sklearn sorts the labels it meets (stats.interrater codes them so)."""
+    try:
+        return sorted(labels)
+    except TypeError:  # mixed types: sklearn refuses them too; any fixed order keeps kappa unweighted-equal
+        return sorted(labels, key=str)

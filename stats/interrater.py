@@ -18,7 +18,7 @@ from statsmodels.stats.proportion import proportion_confint
 from stats import batch_stats, resampling
 from stats import ratings as columns
 from stats.checks import check_paired, finite
-from stats.distinct import distinct
+from stats.distinct import distinct, sorted_as_sklearn
 from stats.uncertainty import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, cluster_index, cluster_sums, put_interval
 
 
@@ -72,13 +72,6 @@ def _sklearn_kappa(left: np.ndarray, right: np.ndarray, *, weights: str | None =
         return finite(cohen_kappa_score(cells // width - 1, cells % width - 1, weights=weights,
                                          labels=list(range(levels)) if levels is not None else None,
                                          sample_weight=counts[cells]))
-
-
-def sorted_as_sklearn(labels: set) -> list:
-    try:
-        return sorted(labels)
-    except TypeError:  # mixed types: sklearn refuses them too; any fixed order keeps kappa unweighted-equal
-        return sorted(labels, key=str)
 
 
 WILSON = "95% Wilson interval (statsmodels proportion_confint)"
