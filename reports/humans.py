@@ -42,9 +42,8 @@ def humans_block(humans: HumanLabels, *, levels: list[int] | None = None, small_
         pair = {"a": a, "b": b, "kappa": interrater.kappa_of_codes(left, right, levels=size if levels else None),
                 "n": len(shared), "small": len(shared) < small_sample,
                 "selected_sample": [name for name in (a, b) if name in selected]}
-        intervals = (interrater.tables_agreement_intervals(interrater.code_tables(left, right, shared, size),
-                                                           weighted=bool(levels)) if len(shared) >= 2
-                     else dict.fromkeys(["cohen_kappa", "cohen_kappa_linear"]))
+        intervals = interrater.tables_agreement_intervals(interrater.code_tables(left, right, shared, size),
+                                                          weighted=bool(levels))
         uncertainty.put_interval(pair, "kappa", intervals["cohen_kappa"], units=len(shared), noun="items")
         if levels:
             pair["kappa_linear"] = interrater.kappa_of_codes(left, right, weights="linear", levels=size)

@@ -304,22 +304,6 @@ class Paired:
     levels: list
 
     @cached_property
-    def items(self) -> list[int]:
-        return self.item.tolist()
-
-    @cached_property
-    def human(self) -> list:
-        return np.array(self.levels, dtype=object)[self.human_code].tolist()
-
-    @cached_property
-    def model(self) -> list:
-        return np.array(self.levels, dtype=object)[self.model_code].tolist()
-
-    @cached_property
-    def topics(self) -> list[int]:
-        return self.topic.tolist()
-
-    @cached_property
     def tables(self) -> np.ndarray:
         """One contingency table per topic, the human label by row (interrater.cluster_tables of human, model, topics
         over LEVELS): what the item agreement's interval and the budget resample."""

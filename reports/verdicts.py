@@ -280,8 +280,7 @@ def _mean_score_sides(everything: list[SystemSides]) -> list[SystemSides]:
 def _judge_block(*, judge: JudgeLabels, humans: HumanLabels, paired: Paired, system_rows: list[SystemRows],
                  everything: list[SystemSides], options: dict) -> dict:
     n = len(paired.item)
-    intervals = interrater.tables_agreement_intervals(paired.tables) if n >= 2 else {
-        "cohen_kappa": None, "accuracy": None}
+    intervals = interrater.tables_agreement_intervals(paired.tables)
     kappa = interrater.kappa_of_codes(paired.human_code, paired.model_code)
     item = {"n": n, "cohen_kappa": kappa,
             "accuracy": int(np.count_nonzero(paired.human_code == paired.model_code)) / n if n else None}

@@ -383,22 +383,19 @@ def item_agreement_intervals(
     """Intervals of Cohen's kappa (and linear- and quadratic-weighted kappa when WEIGHTED; LEVELS then in order)
     and of the agreement rate between two raters' labels, by a bootstrap over CLUSTERS (each item's topic; pass
     each item its own cluster when items are independent)."""
-    if len(first) < 2:
-        return {key: None for key in _interval_keys(weighted)}
     levels = list(levels) if levels is not None else sorted_as_sklearn(set(first) | set(second))
     return tables_agreement_intervals(cluster_tables(first, second, clusters, levels), weighted=weighted,
                                       resamples=resamples, seed=seed)
 
 
-def _interval_keys(weighted: bool) -> list[str]:
-    return ["cohen_kappa", "accuracy"] + (["cohen_kappa_linear", "cohen_kappa_quadratic"] if weighted else [])
-
-
 def tables_agreement_intervals(tables: np.ndarray, *, weighted: bool = False, resamples: int = BOOTSTRAP_RESAMPLES,
                                seed: int = BOOTSTRAP_SEED) -> dict[str, list[float] | None]:
     """item_agreement_intervals from the clusters' contingency tables (cluster_tables or code_tables: clusters x
-    levels x levels), over two items or more."""
-    keys, size = _interval_keys(weighted), tables.shape[1]
+    levels x levels): None for each with fewer than two items in them."""
+    keys = ["cohen_kappa", "accuracy"] + (["cohen_kappa_linear", "cohen_kappa_quadratic"] if weighted else [])
+    size = tables.shape[1]
+    if tables.sum() < 2:
+        return {key: None for key in keys}
 
     def statistic(sums: np.ndarray) -> list[np.ndarray]:
         drawn = sums.reshape(-1, size, size)
