@@ -10,6 +10,7 @@ annotate.services.data_version.campaign_data_changed.
 import json
 import threading
 from datetime import timedelta
+from types import SimpleNamespace
 
 import pytest
 from django.utils import timezone
@@ -94,8 +95,10 @@ def test_a_first_open_answers_at_once_building_and_queues_one_build(res, small_c
     row = StoredReport.objects.get(campaign=small_campaign)
     assert row.building_step == "" and row.building_since is None and row.version == 0
     StoredReport.objects.filter(campaign=small_campaign).update(version=None)  # as before it was stored
+    now = timezone.now()  # the clock held still from here, so "12 s so far" does not drift on a slow machine
+    monkeypatch.setattr(stored, "timezone", SimpleNamespace(now=lambda: now))
     StoredReport.objects.filter(campaign=small_campaign).update(
-        building_version=0, building_since=timezone.now() - timedelta(seconds=12), building_step="judges")
+        building_version=0, building_since=now - timedelta(seconds=12), building_step="judges")
     assert "(judges, 12 s so far)" in res.get(PAGE).content.decode()
     status = res.get("/campaigns/small/report/status.json").json()
     assert (status["step"], status["building"], round(status["building_seconds"])) == ("judges", True, 12)
@@ -250,10 +253,6 @@ def test_two_racing_rebuilds_build_once(small_campaign, monkeypatch):  # noqa: F
 
 
 def test_a_dead_builds_lock_is_taken_over(small_campaign, builds):  # noqa: F811
-    from datetime import timedelta
-
-    from django.utils import timezone
-
     report_stored(small_campaign)
     _counting_rule_changed(small_campaign)
     StoredReport.objects.filter(campaign=small_campaign).update(building_version=1, building_since=timezone.now())
