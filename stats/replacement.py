@@ -256,14 +256,16 @@ def _wins(data: RaterLabels, scoring: str) -> _Wins:
                  undecidable=undecidable)
 
 
-def _p_value(differences: np.ndarray, epsilon: float) -> float:
-    """The one-sided p-value of H0: mean(DIFFERENCES) >= EPSILON. With no spread (every difference equal) the t-test
-    is undefined; the answer is then plain: 0 when the differences sit below epsilon, else 1."""
+def _p_values(differences: np.ndarray, epsilons: Sequence[float]) -> list[float]:
+    """The one-sided p-values of H0: mean(DIFFERENCES) >= epsilon, for each of EPSILONS (one t-test, the margins side
+    by side). With no spread (every difference equal) the t-test is undefined; the answer is then plain: 0 when the
+    differences sit below epsilon, else 1."""
     if np.ptp(differences) == 0:
-        return 0.0 if differences[0] < epsilon else 1.0
+        return [0.0 if differences[0] < epsilon else 1.0 for epsilon in epsilons]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        return float(scipy_stats.ttest_1samp(differences, epsilon, alternative="less").pvalue)
+        return scipy_stats.ttest_1samp(differences[None, :], np.asarray(epsilons, dtype=float)[:, None], axis=1,
+                                       alternative="less").pvalue.tolist()
 
 
 def _plural(count: int, noun: str) -> str:
@@ -300,10 +302,9 @@ def _left_out_reason(*, kept: int, compared: int, undecidable: int, selected: bo
             f"nothing, which leaves {_plural(kept, 'item')}, fewer than {MIN_ITEMS_PER_ANNOTATOR}")
 
 
-def _verdicts(differences: list[np.ndarray], names: list[str], *, epsilon: float, q: float) -> dict:
-    """The test's verdict at EPSILON from each tested annotator's wins minus the judge's (DIFFERENCES, in the order
-    of NAMES): the p-values, which null hypotheses Benjamini-Yekutieli rejects at Q, the winning rate."""
-    p_values = [_p_value(own_minus_judge, epsilon) for own_minus_judge in differences]
+def _verdicts(p_values: list[float], names: list[str], *, epsilon: float, q: float) -> dict:
+    """The test's verdict at EPSILON from each tested annotator's p-value there (_p_values, in the order of NAMES):
+    which null hypotheses Benjamini-Yekutieli rejects at Q, the winning rate."""
     rejected = [bool(reject) for reject in multipletests(p_values, alpha=q, method="fdr_by")[0]]
     winning_rate = float(np.mean(rejected))
     return {"epsilon": epsilon, "p_values": p_values, "rejected_each": rejected, "winning_rate": winning_rate,
@@ -335,7 +336,8 @@ def alt_test(data: RaterLabels, *, epsilon: float = EPSILON, q: float = FDR_Q,
     tested = [n for n in range(len(data.raters)) if per_rater[n] >= MIN_ITEMS_PER_ANNOTATOR]
     in_test = np.isin(wins.rater, tested)
     labelled = np.bincount(data.rater, minlength=len(data.raters))
-    missing = missing_words(annotators=int((labelled > 0).sum()), enough=len(tested), items=len(distinct(wins.item)),
+    missing = missing_words(annotators=int((labelled > 0).sum()), enough=len(tested),
+                            items=len(distinct(wins.item)),
                             names=[data.raters[n] for n in tested], undecidable=bool(undecidable.any()))
     selected = set(selected)
     left_out = [{"annotator": data.raters[n], "n": int(per_rater[n]), "compared": int(compared[n]),
@@ -365,11 +367,14 @@ def alt_test(data: RaterLabels, *, epsilon: float = EPSILON, q: float = FDR_Q,
                      "rho": float(judge_wins.mean()), "rho_ci95": _wilson(judge_wins),
                      "human_rho": float(own_wins.mean()), "human_rho_ci95": _wilson(own_wins)})
     names = [row["annotator"] for row in rows]
-    verdict = _verdicts(differences, names, epsilon=epsilon, q=q)
+    margins = sorted({*EPSILONS, epsilon})
+    p_values = np.array([_p_values(own_minus_judge, margins) for own_minus_judge in differences]).reshape(
+        len(differences), len(margins))  # an annotator's row: its p-value at each margin
+    by_epsilon = [_verdicts(p_values[:, column].tolist(), names, epsilon=margin, q=q)
+                  for column, margin in enumerate(margins)]
+    verdict = by_epsilon[margins.index(epsilon)]
     for row, p_value, reject in zip(rows, verdict["p_values"], verdict["rejected_each"], strict=True):
         row.update(p_value=p_value, rejected=reject)
-    by_epsilon = [verdict if margin == epsilon else _verdicts(differences, names, epsilon=margin, q=q)
-                  for margin in sorted({*EPSILONS, epsilon})]
     interval, note = _advantage_interval(wins, tested, in_test, used, items=len(data.items))
     return {"ran": True, **base, "winning_rate": verdict["winning_rate"], "rejected": verdict["rejected"],
             "passes": verdict["passes"], "advantage": float(np.mean([row["rho"] for row in rows])),
@@ -442,27 +447,41 @@ def _sharing_pairs(data: RaterLabels) -> list[tuple[int, int]]:
     return sorted(zip(shared.row[keep].tolist(), shared.col[keep].tolist()))
 
 
-def _likeness_intervals(cells: list[tuple[np.ndarray, np.ndarray]], size: int, statistic) -> tuple[list, str | None]:
+def _places(cells: list[tuple[np.ndarray, np.ndarray]], size: int, *, items: int, first: int = 0,
+            before: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Each of ITEMS items' places in CELLS (pair p's cell c is place p * SIZE + c, the pairs numbered from FIRST):
+    (how many places each item has; one row per item of its places in ascending order, padded with -1). BEFORE: the
+    places of the pairs numbered below FIRST, in the same form, which come first in each row."""
+    count, known = before if before is not None else (np.zeros(items, dtype=np.int64), np.zeros((items, 0), np.int64))
+    count = count.copy()
+    for shared, _ in cells:
+        count[shared] += 1  # a pair's items are distinct
+    places = np.full((items, int(count.max(initial=0))), -1, dtype=np.int64)
+    places[:, :known.shape[1]] = known
+    filled = before[0].copy() if before is not None else np.zeros(items, dtype=np.int64)
+    for p, (shared, cell) in enumerate(cells, start=first):
+        places[shared, filled[shared]] = p * size + cell
+        filled[shared] += 1
+    return count, places
+
+
+def _likeness_intervals(cells: list[tuple[np.ndarray, np.ndarray]], size: int, statistic, *,
+                        known: tuple[int, np.ndarray, np.ndarray] | None = None) -> tuple[list, str | None]:
     """The bootstrap intervals of the human-likeness statistics (or why none), resampling items. An item's row holds
     a one in the cell each pair of raters gave it, for every pair that rated it: few ones in a wide row. Items whose
-    ones fall in the same places are one class, found from those places (a small sort), and the bootstrap draws the
-    classes (stats.resampling.class_bootstrap) without ever writing a row per item."""
+    ones fall in the same places are one class, found from those places (_places: a small sort), and the bootstrap
+    draws the classes (stats.resampling.class_bootstrap) without ever writing a row per item. KNOWN: (how many of the
+    first CELLS, the places of every item in those), found once for several calls (Annotators.places)."""
     # An item's row lists its places in ascending order: pair by pair, a pair's places above the one's before it.
-    per_item = np.zeros(1 + max(int(shared.max(initial=-1)) for shared, _ in cells), dtype=np.int64)
-    for shared, _ in cells:
-        per_item[shared] += 1  # a pair's items are distinct
-    used = np.flatnonzero(per_item)
-    row_of = np.full(len(per_item), -1, dtype=np.int64)
-    row_of[used] = np.arange(len(used))
-    pattern = np.full((len(used), int(per_item.max(initial=0))), -1, dtype=np.int64)
-    filled = np.zeros(len(used), dtype=np.int64)
-    for p, (shared, cell) in enumerate(cells):
-        rows = row_of[shared]
-        pattern[rows, filled[rows]] = p * size + cell
-        filled[rows] += 1
+    first, *before = known if known is not None else (0,)
+    items = max([int(shared.max(initial=-1)) + 1 for shared, _ in cells[first:]]
+                + [len(before[0]) if before else 0])
+    count, places = _places(cells[first:], size, items=items, first=first,
+                            before=(before[0], before[1]) if before else None)
+    pattern = places[np.flatnonzero(count)]
     classes, multiplicity = rows_distinct(pattern)
     if classes.shape[0] * len(cells) * size > MAX_BOOTSTRAP_CELLS:  # even the classes' rows would not fit
-        return [None] * 4, f"too many pairs of raters ({len(cells)}) on {len(used)} items to resample here"
+        return [None] * 4, f"too many pairs of raters ({len(cells)}) on {len(pattern)} items to resample here"
     unique = np.zeros((classes.shape[0], len(cells) * size))
     row, slot = np.nonzero(classes >= 0)
     unique[row, classes[row, slot]] = 1
@@ -499,6 +518,12 @@ class Annotators:
     def cells(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """Each sharing pair's items and cells (_pair_cells)."""
         return [_pair_cells(self.per_rater[a], self.per_rater[b], self.levels) for a, b in self.human_pairs]
+
+    @functools.cached_property
+    def places(self) -> tuple[int, np.ndarray, np.ndarray]:
+        """What _likeness_intervals reads of the sharing pairs' cells, found once for every judge: (how many pairs;
+        each item's places in their cells, _places)."""
+        return len(self.cells), *_places(self.cells, self.levels * self.levels, items=len(self.data.items))
 
 
 def human_likeness(data: RaterLabels, *, selected: Collection[str] = (), annotators: Annotators | None = None) -> dict:
@@ -548,7 +573,7 @@ def human_likeness(data: RaterLabels, *, selected: Collection[str] = (), annotat
     z, judge_mean, human_mean, human_sd = (finite(value) for value in point)
     with np.errstate(invalid="ignore", divide="ignore"):
         kappas = batch_stats.kappa_of_tables(tables.reshape(len(cells), levels, levels))
-    intervals, note = _likeness_intervals(cells, size, statistic)
+    intervals, note = _likeness_intervals(cells, size, statistic, known=annotators.places)
     verdict = None if z is None else ("within the humans' spread" if abs(z) <= HUMAN_LIKE_Z else
                                       "above the humans: agrees with them more than they agree with each other"
                                       if z > HUMAN_LIKE_Z else "below the humans")

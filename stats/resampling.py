@@ -28,6 +28,8 @@ from contextvars import ContextVar
 
 import numpy as np
 
+from stats.distinct import key_classes
+
 RESAMPLES = 1000
 SEED = 0
 # The random stream every interval draws from: numpy's Generator (PCG64, numpy.random.default_rng(seed)), the units of
@@ -89,7 +91,7 @@ def distinct_rows_sparse(shape: tuple[int, int], row: np.ndarray, column: np.nda
     else:  # integers: exact where float weights would round
         key = np.zeros(units, dtype=np.int64)
         np.add.at(key, row, value.astype(np.int64) * place[column])
-    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    _, first, inverse, _ = key_classes(key)
     class_of = np.full(units, -1, dtype=np.int64)
     class_of[first] = np.arange(len(first))
     unique = np.zeros((len(first), width))
@@ -116,8 +118,8 @@ def row_classes(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             member = np.empty(len(counts), dtype=np.int64)
             member[key] = np.arange(len(key))
             return rows[member[present]], (np.cumsum(counts > 0) - 1)[key]
-        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-        return rows[first], inverse.reshape(-1)
+        _, first, inverse, _ = key_classes(key)
+        return rows[first], inverse
     keys = _row_keys(rows)
     if keys is None:
         unique, inverse = np.unique(rows, axis=0, return_inverse=True)

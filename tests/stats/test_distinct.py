@@ -14,6 +14,25 @@ def test_distinct_is_np_unique(size):
     assert np.array_equal(distinct(values.reshape(-1, 1) if size else values), np.unique(values))
 
 
+@pytest.mark.parametrize(("low", "high", "dtype"), [(-5, 50, np.int64), (10 ** 6, 10 ** 6 + 3000, np.int64),
+                                                     (0, 2 ** 40, np.int64), (0, 200, np.int16), (3, 250, np.uint8)])
+def test_distinct_by_a_table_or_a_sort_is_np_unique(low, high, dtype):
+    """Values over a narrow range (a table of it) and over a wide one (a sort): np.unique's answer, its dtype too."""
+    values = np.random.default_rng(high).integers(low, high, size=2000).astype(dtype)
+    got = distinct(values)
+    assert np.array_equal(got, np.unique(values)) and got.dtype == values.dtype
+
+
+@pytest.mark.parametrize("spread", [1, 3, 10 ** 9])  # keys over the table's range and beyond it; a range too wide
+def test_lookup_by_a_table_or_a_search_finds_what_a_search_finds(spread):
+    rng = np.random.default_rng(spread)
+    ordered = np.unique(rng.integers(100, 100 + 3000 * spread, size=2000))
+    keys = np.concatenate([rng.choice(ordered, size=3000), rng.integers(0, 200 + 4000 * spread, size=3000)])
+    at, found = lookup(ordered, keys)
+    assert np.array_equal(found, np.isin(keys, ordered))
+    assert np.array_equal(ordered[at[found]], keys[found]) and at.min() >= 0 and at.max() < len(ordered)
+
+
 @pytest.mark.parametrize("high", [3, 900, 2 ** 40])  # the last too wide for one key: np.unique itself
 def test_rows_distinct_is_np_unique_of_rows(high):
     rows = np.random.default_rng(1).integers(-1, high, size=(500, 3))
