@@ -21,6 +21,7 @@ from annotate.models import Campaign
 from judges.families import SAMPLE_FAMILIES
 from reports.ablation import ablation_build
 from reports.adjudication import adjudication_items_block
+from reports.beside import beside
 from reports.budget import verdict_budget
 from reports.build_steps import HUMANS, JUDGES, READING, SYSTEM_LEVEL, build_step
 from reports.categories import categories_block
@@ -105,6 +106,8 @@ def verdict_report_build(*, campaign: Campaign, counting: CountingRule | None = 
     build_step(READING)
     options = report_options(campaign)
     humans = human_labels_get(campaign=campaign)
+    # The humans' agreement among themselves, in a thread beside the reads that follow (reports.beside).
+    humans_part_beside = beside(humans_block, humans, small_sample=options["small_sample"])
     judges = judge_labels_get(campaign=campaign)
     outputs = system_outputs_get(campaign=campaign, texts=counting is not None and counting.reads_texts)
     rule = None if counting is None else counting.make(humans, outputs)
@@ -123,8 +126,12 @@ def verdict_report_build(*, campaign: Campaign, counting: CountingRule | None = 
     for index, row in enumerate(table):
         row["judges_all"] = {name: _all_outputs_cell(sides[index]) for name, sides in everything.items()}
     build_step(HUMANS)
-    humans_part = humans_block(humans, small_sample=options["small_sample"])
+    humans_part = humans_part_beside.result()
     build_step(JUDGES)
+    # May a judge replace an annotator (the alt-test, the human-likeness z-score, the kappa-paradox panel): beside the
+    # judges' blocks, the budget and the tests between systems.
+    replacement = beside(_replacement, humans=humans, judges=judges, options=campaign.options or {},
+                         selected=selected_annotators(humans_part))
     paired = {judge.name: judge_human_pairs(judge=judge, humans=humans) for judge in judges}
     report = {
         "campaign": campaign.slug,
@@ -145,10 +152,7 @@ def verdict_report_build(*, campaign: Campaign, counting: CountingRule | None = 
     # Agreement within each item category (null when no item has one).
     report["categories"] = categories_block(humans=humans, judges=judge_labels,
                                             categories=item_categories_get(campaign=campaign))
-    # May a judge replace an annotator: the alt-test, the human-likeness z-score, the kappa-paradox panel.
-    report["replacement"] = replacement_block(humans=humans, judges=judge_labels, options=campaign.options or {},
-                                              selected=selected_annotators(humans_part),
-                                              coded={judge.name: judge.label_codes for judge in judges})
+    report["replacement"] = None  # its place among the blocks; filled in below, once computed beside the rest
     build_step(SYSTEM_LEVEL)
     report["budget"] = verdict_budget(report=report, judges=judges, paired=paired, coverage=coverage,
                                       options=options, target=target_width(campaign.options))
@@ -166,11 +170,20 @@ def verdict_report_build(*, campaign: Campaign, counting: CountingRule | None = 
     # Each system's score from the humans' labels and the judge's verdicts together (PPI++), or its check on a draw.
     report["ppi"] = ppi_block(judges=judges, everything=everything, options=campaign.options or {},
                               plan=label_plan_get(campaign=campaign))
+    report["replacement"] = replacement.result()
     if counting is not None:
         report["counting"] = {"rule": counting.name, "description": counting.description}
     if extend is not None:
         extend(report=report, campaign=campaign, humans=humans, judges=judges, outputs=outputs)
     return report
+
+
+def _replacement(*, humans: HumanLabels, judges: list[JudgeLabels], options: dict, selected: list[str]) -> dict | None:
+    """The "May a judge replace an annotator?" section (reports.replacement) of JUDGES against HUMANS, with the
+    judges' labels as codes found here."""
+    return replacement_block(humans=humans, judges=[(judge.name, judge.family, judge.labels) for judge in judges],
+                             options=options, selected=selected,
+                             coded={judge.name: judge.label_codes for judge in judges})
 
 
 def _outputs(outputs: SystemOutputs, system: str, judge: JudgeLabels | None = None):

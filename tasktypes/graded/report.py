@@ -41,6 +41,7 @@ from annotate.models import Campaign
 from annotate.task_types.registry import task_type_get
 from judges.families import CUTTING_FAMILIES
 from reports.adjudication import adjudication_items_block
+from reports.beside import beside
 from reports.budget import graded_budget
 from reports.build_steps import HUMANS, JUDGES, READING, SYSTEM_LEVEL, build_step
 from reports.categories import categories_block
@@ -190,6 +191,11 @@ def graded_report_build(*, campaign: Campaign) -> dict:
         judge_blocks[judge.name]["topic_mean"] = {"cohen_kappa": uncertainty.topic_mean_summary(
             [row["cohen_kappa"] for row in judge_blocks[judge.name]["per_topic"]])}
     humans_part = _humans_block(humans, human_grade, levels)
+    # May a judge replace an assessor: the alt-test (grades by distance), the human-likeness z-score, and the
+    # kappa-paradox panel (AC2 with linear weights; the prevalence and bias indices at the relevance cut), in a thread
+    # beside the rest of the build (reports.beside).
+    replacement = beside(replacement_block, humans=humans, judges=judge_labels, options=options, levels=levels,
+                         relevant_from=rel, selected=selected_annotators(humans_part))
     report = {
         "campaign": campaign.slug,
         "task_type": campaign.task_type,
@@ -216,10 +222,7 @@ def graded_report_build(*, campaign: Campaign) -> dict:
         # The same judges' grades within each item category (null when no item has one).
         "categories": categories_block(humans=humans, judges=judge_labels,
                                        categories=item_categories_get(campaign=campaign)),
-        # May a judge replace an assessor: the alt-test (grades by distance), the human-likeness z-score, and the
-        # kappa-paradox panel (AC2 with linear weights; the prevalence and bias indices at the relevance cut).
-        "replacement": replacement_block(humans=humans, judges=judge_labels, options=options, levels=levels,
-                                         relevant_from=rel, selected=selected_annotators(humans_part)),
+        "replacement": None,  # its place among the blocks; filled in once computed beside the rest
     }
     build_step(SYSTEM_LEVEL)
     # Each run's NDCG@10 and P@10 from the humans' grades and a judge's together (PPI++), or its check on a draw.
@@ -229,6 +232,7 @@ def graded_report_build(*, campaign: Campaign) -> dict:
     report["budget"] = graded_budget(report=report, human_grade=human_grade, judge_labels=judge_labels, items=items,
                                      levels=levels, per_topic_humans=per_topic_humans,
                                      per_topic_judges=per_topic_judges, target=target_width(options))
+    report["replacement"] = replacement.result()
     return report
 
 

@@ -8,6 +8,7 @@ from annotate.ids import json_text
 from annotate.models import HumanJudgment, Item, JudgmentKind
 from judges.models import ModelJudgment
 from reports.adjudication import adjudication_items_block
+from reports.beside import beside
 from reports.humans import humans_block, selected_annotators
 from reports.replacement import replacement_block
 from reports.selectors import human_labels_get, judge_labels_get, judge_part_filter, label_plan_get
@@ -146,6 +147,10 @@ def preference_report_build(*, campaign) -> dict:
             fits, part_orders = _scores([humans_here, raters[n + 1]], systems)
             scores[n + 1], system_orders[n], on_part[judge.name] = fits[1], part_orders[0], fits[0]
     humans_part = humans_block(humans)
+    # May a judge replace an annotator, on a, b and tie (both bad as a tie; order-inconsistent verdicts left out): in
+    # a thread beside the rest of the build (reports.beside).
+    replacement = beside(replacement_block, humans=humans, judges=[(j.name, j.family, j.labels) for j in judges],
+                         options=campaign.options or {}, label_map=THREE, selected=selected_annotators(humans_part))
     # Each system's win rate from the humans' verdicts and a judge's together (PPI++), or its check on a draw.
     ppi = preference_ppi(human=humans.item_label, judges=judges, pairs=pairs, three=THREE,
                          pooled=pooled_by_prompt(raters), options=campaign.options or {},
@@ -168,8 +173,5 @@ def preference_report_build(*, campaign) -> dict:
         "method": f"Cohen's kappa and agreement against the humans' majority over a, b and tie (both bad as a tie), "
                   f"{bootstrap_method('prompts')}; agreement on the pairs both call for a side, {WILSON}",
         "adjudication": adjudication_items_block(humans=humans, judges=[(j.name, j.family, j.labels) for j in judges]),
-        # May a judge replace an annotator, on a, b and tie (both bad as a tie; order-inconsistent verdicts left out).
-        "replacement": replacement_block(humans=humans, judges=[(j.name, j.family, j.labels) for j in judges],
-                                         options=campaign.options or {}, label_map=THREE,
-                                         selected=selected_annotators(humans_part)),
+        "replacement": replacement.result(),
     }
