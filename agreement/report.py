@@ -11,6 +11,7 @@ from annotate.task_types.registry import task_type_get
 from judges.development import split_summary
 from judges.selectors import judges_served_models
 from reports.arms import arms_report_build
+from reports.beside import blocks_joined
 from reports.methods import interval_errors, labels_csv, methods_text, random_stream, software_versions
 from reports.replacement import replacement_text
 from stats import resampling
@@ -31,7 +32,7 @@ def agreement_report_build(*, campaign: Campaign) -> dict:
     gc.disable()
     try:
         spec = task_type_get(campaign.task_type)
-        with resampling.interval_errors_recorded() as errors:
+        with resampling.interval_errors_recorded() as errors, blocks_joined():
             report = spec.report_build(campaign=campaign)
             arms = arms_report_build(campaign=campaign)
             probes = probe_report(campaign=campaign)

@@ -16,14 +16,18 @@ is raised again where its result is asked for.
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import ExitStack
+import warnings
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor, wait
+from contextlib import ExitStack, contextmanager
 from typing import Any, TypeVar
 
 from django.db import connections
 
 T = TypeVar("T")
+
+# The blocks started beside the build running in this context (blocks_joined), or None outside one.
+_started: contextvars.ContextVar[list[Future] | None] = contextvars.ContextVar("report_blocks_beside", default=None)
 
 
 class QueryBesideError(RuntimeError):
@@ -51,6 +55,29 @@ def beside(function: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T
     what it raised) from .result()."""
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="report-block")
     try:
-        return pool.submit(contextvars.copy_context().run, _pure, function, args, kwargs)
+        future = pool.submit(contextvars.copy_context().run, _pure, function, args, kwargs)
     finally:
         pool.shutdown(wait=False)  # the thread ends once the block is done
+    started = _started.get()
+    if started is not None:
+        started.append(future)
+    return future
+
+
+@contextmanager
+def blocks_joined() -> Iterator[None]:
+    """Around a build: every block it starts beside is done before the build ends, also when the build raises (no
+    thread outlives it), and the warnings filters are the caller's again after. The statistics silence warnings
+    they expect with warnings.catch_warnings, which sets and resets filters of the whole process: two threads doing
+    so at once can leave the one's filters in place when the other resets (a warning the other expected may then be
+    printed); the filters saved here, once every thread is done, are what is restored."""
+    started: list[Future] = []
+    token = _started.set(started)
+    try:
+        with warnings.catch_warnings():
+            try:
+                yield
+            finally:
+                wait(started)
+    finally:
+        _started.reset(token)

@@ -24,9 +24,7 @@ def humans_block(humans: HumanLabels, *, levels: list[int] | None = None, small_
     ratings = humans.ratings
     unit_index = ratings.groups[0]
     # An annotator sent mostly items the others split on (a selected sample): their pairs' kappa is over hard items.
-    samples = [row for row in annotator_samples_columns(unit_index, ratings.rater, ratings.label,
-                                                        raters=ratings.raters, labels=len(ratings.labels))
-               if row["selected"]]
+    samples = selected_samples(humans)
     selected = {row["annotator"] for row in samples}
     # Each label's position in LEVELS (grades); without levels the labels' codes, which sort as their labels do.
     grade = np.array([levels.index(int(label)) for label in ratings.labels], dtype=np.int64) if levels else None
@@ -79,6 +77,16 @@ def _pair_codes(first: np.ndarray, second: np.ndarray, levels: list[int] | None,
         return grade[first], grade[second], len(levels)
     used = distinct(np.concatenate([first, second]))
     return np.searchsorted(used, first), np.searchsorted(used, second), len(used)
+
+
+def selected_samples(humans: HumanLabels) -> list[dict]:
+    """The annotators of HUMANS who judged a selected sample (stats.selection.annotator_samples_columns' rows of
+    them): what the humans block shows, and what a build that starts the report's other sections before that block
+    is done hands them (reports.verdicts)."""
+    ratings = humans.ratings
+    return [row for row in annotator_samples_columns(ratings.groups[0], ratings.rater, ratings.label,
+                                                     raters=ratings.raters, labels=len(ratings.labels))
+            if row["selected"]]
 
 
 def selected_annotators(block: dict) -> list[str]:

@@ -7,7 +7,7 @@ reads, grouped in Python), so the report costs the same handful of queries for 1
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from operator import itemgetter
@@ -195,6 +195,64 @@ def judge_parts_get(*, campaign: Campaign) -> dict[bool, frozenset[int]] | None:
     return {False: frozenset(parts["development"]), True: frozenset(parts["held_out"])}
 
 
+@dataclass
+class HumanRead:
+    """What human_labels_get reads of a campaign, before anything is computed of it: the current annotations as columns
+    (_columns: unit, item, topic, judgments_needed, annotator, label), their annotators' ids (distinct, ascending) and
+    names, the adjudications ((item, topic, label), oldest first) and the task type's rule for an item's label."""
+
+    columns: list
+    annotator_ids: np.ndarray
+    names: dict[int, str]
+    adjudications: list[tuple]
+    human_label: Callable
+
+
+def human_labels_read(*, campaign: Campaign) -> HumanRead:
+    """The queries of human_labels_get (three), and the annotations turned into columns at once (their rows, a
+    million tuples, let go here)."""
+    current = HumanJudgment.objects.filter(unit__campaign=campaign, is_current=True).exclude(label="")
+    rows = _driver_rows(current.filter(kind=JudgmentKind.ANNOTATION).order_by().values_list(
+        "unit_id", "unit__item_id", "unit__topic_id", "unit__judgments_needed", "annotator_id", "label"))
+    # Of several adjudicators' current verdicts on an item, the most recent is its label: oldest first.
+    adjudications = list(current.filter(kind=JudgmentKind.ADJUDICATION).order_by("unit_id", "created_at", "id")
+                         .values_list("unit__item_id", "unit__topic_id", "label"))
+    columns = _columns(rows) if rows else []
+    ids = distinct(columns[4]) if rows else np.zeros(0, dtype=np.int64)
+    names = dict(get_user_model().objects.filter(pk__in=ids.tolist()).values_list("pk", "username")) if rows else {}
+    return HumanRead(columns=columns, annotator_ids=ids, names=names, adjudications=adjudications,
+                     human_label=task_type_get(campaign.task_type).human_label)
+
+
+def human_labels_of(read: HumanRead) -> HumanLabels:
+    """The HumanLabels of what human_labels_read read: no query, so that a build may find them in a thread beside its
+    next read (reports.beside)."""
+    adjudications = read.adjudications
+    adjudication = {item: label for item, _, label in adjudications if item is not None}
+    result = HumanLabels(item_topic={item: topic for item, topic, _ in adjudications if item is not None})
+    if read.columns:
+        unit, item, topic, needed, annotator, label = read.columns
+        label_code, labels = ratings_coded(label)
+        order = np.argsort(unit, kind="stable")
+        unit, item, topic, needed, annotator, label_code = (column[order] for column in (
+            unit, item, topic, needed, annotator, label_code))
+        # Annotators by name: their ids' positions, reordered as their names sort.
+        ids = read.annotator_ids
+        rater = lookup(ids, annotator)[0]
+        raters = [read.names[pk] for pk in ids.tolist()]
+        by_name = np.argsort(np.array(raters, dtype=object), kind="stable")
+        position = np.empty(len(ids), dtype=np.int64)
+        position[by_name] = np.arange(len(ids))
+        rater, raters = position[rater], [raters[index] for index in by_name.tolist()]
+        result.annotators = raters
+        result.ratings = Ratings(unit=unit, item=item, rater=rater, label=label_code, raters=raters, labels=labels)
+        _item_labels(result, topic=topic, needed=needed, adjudicated=adjudication.keys(), human_label=read.human_label)
+    result.item_label.update(adjudication)
+    result.adjudicated = len(adjudication)
+    result.adjudicated_items = set(adjudication)
+    return result
+
+
 def human_labels_get(*, campaign: Campaign) -> HumanLabels:
     """Current human annotation labels as columns (stats.ratings) and each item's human label. Three queries.
 
@@ -202,36 +260,7 @@ def human_labels_get(*, campaign: Campaign) -> HumanLabels:
     integer columns at once; each item's label is asked of the task type once per distinct tally of votes (how many of
     each label, and k), not once per item.
     """
-    current = HumanJudgment.objects.filter(unit__campaign=campaign, is_current=True).exclude(label="")
-    rows = _driver_rows(current.filter(kind=JudgmentKind.ANNOTATION).order_by().values_list(
-        "unit_id", "unit__item_id", "unit__topic_id", "unit__judgments_needed", "annotator_id", "label"))
-    # Of several adjudicators' current verdicts on an item, the most recent is its label: oldest first.
-    adjudications = list(current.filter(kind=JudgmentKind.ADJUDICATION).order_by("unit_id", "created_at", "id")
-                         .values_list("unit__item_id", "unit__topic_id", "label"))
-    adjudication = {item: label for item, _, label in adjudications if item is not None}
-    result = HumanLabels(item_topic={item: topic for item, topic, _ in adjudications if item is not None})
-    if rows:
-        unit, item, topic, needed, annotator, label = _columns(rows)
-        label_code, labels = ratings_coded(label)
-        order = np.argsort(unit, kind="stable")
-        unit, item, topic, needed, annotator, label_code = (column[order] for column in (
-            unit, item, topic, needed, annotator, label_code))
-        # Annotators by name: their ids' positions, reordered as their names sort.
-        ids, rater = np.unique(annotator, return_inverse=True)
-        names = dict(get_user_model().objects.filter(pk__in=ids.tolist()).values_list("pk", "username"))
-        raters = [names[pk] for pk in ids.tolist()]
-        by_name = np.argsort(np.array(raters, dtype=object), kind="stable")
-        position = np.empty(len(ids), dtype=np.int64)
-        position[by_name] = np.arange(len(ids))
-        rater, raters = position[rater.reshape(-1)], [raters[index] for index in by_name.tolist()]
-        result.annotators = raters
-        result.ratings = Ratings(unit=unit, item=item, rater=rater, label=label_code, raters=raters, labels=labels)
-        _item_labels(result, topic=topic, needed=needed, adjudicated=adjudication.keys(),
-                     human_label=task_type_get(campaign.task_type).human_label)
-    result.item_label.update(adjudication)
-    result.adjudicated = len(adjudication)
-    result.adjudicated_items = set(adjudication)
-    return result
+    return human_labels_of(human_labels_read(campaign=campaign))
 
 
 def _columns(rows: list[tuple]) -> list:

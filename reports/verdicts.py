@@ -25,7 +25,7 @@ from reports.beside import beside
 from reports.budget import verdict_budget
 from reports.build_steps import HUMANS, JUDGES, READING, SYSTEM_LEVEL, build_step
 from reports.categories import categories_block
-from reports.humans import humans_block, selected_annotators
+from reports.humans import humans_block, selected_samples
 from reports.ppi import ppi_block
 from reports.replacement import replacement_block
 from reports.selectors import (
@@ -33,7 +33,8 @@ from reports.selectors import (
     JudgeLabels,
     Paired,
     SystemOutputs,
-    human_labels_get,
+    human_labels_of,
+    human_labels_read,
     item_categories_get,
     judge_human_pairs,
     judge_labels_get,
@@ -105,11 +106,17 @@ def verdict_report_build(*, campaign: Campaign, counting: CountingRule | None = 
     judges=, outputs=): the task type's own blocks, added to the report."""
     build_step(READING)
     options = report_options(campaign)
-    humans = human_labels_get(campaign=campaign)
-    # The humans' agreement among themselves, in a thread beside the reads that follow (reports.beside).
-    humans_part_beside = beside(humans_block, humans, small_sample=options["small_sample"])
+    # The humans' labels, then their agreement among themselves, found in threads beside the reads that follow
+    # (reports.beside).
+    humans_beside = beside(human_labels_of, human_labels_read(campaign=campaign))
+    humans_part_beside = beside(lambda: humans_block(humans_beside.result(), small_sample=options["small_sample"]))
     judges = judge_labels_get(campaign=campaign)
     outputs = system_outputs_get(campaign=campaign, texts=counting is not None and counting.reads_texts)
+    humans = humans_beside.result()
+    # May a judge replace an annotator (the alt-test, the human-likeness z-score, the kappa-paradox panel): beside the
+    # rest of the build, from now on.
+    replacement = beside(_replacement, humans=humans, judges=judges, options=campaign.options or {},
+                         selected=[row["annotator"] for row in selected_samples(humans)])
     rule = None if counting is None else counting.make(humans, outputs)
     # A judge read on one part of a development split is compared with the humans on that part alone, both sides:
     # the rule that counts its outputs reads the humans' labels of that part only (a string the humans accepted on
@@ -128,10 +135,6 @@ def verdict_report_build(*, campaign: Campaign, counting: CountingRule | None = 
     build_step(HUMANS)
     humans_part = humans_part_beside.result()
     build_step(JUDGES)
-    # May a judge replace an annotator (the alt-test, the human-likeness z-score, the kappa-paradox panel): beside the
-    # judges' blocks, the budget and the tests between systems.
-    replacement = beside(_replacement, humans=humans, judges=judges, options=campaign.options or {},
-                         selected=selected_annotators(humans_part))
     paired = {judge.name: judge_human_pairs(judge=judge, humans=humans) for judge in judges}
     report = {
         "campaign": campaign.slug,
