@@ -87,7 +87,7 @@ def replacement_block(*, humans: HumanLabels, judges: list[tuple[str, str, dict]
                       selected: list[str], levels: list[int] | None = None, relevant_from: int | None = None,
                       label_map: dict | None = None, coded: dict[str, tuple] | None = None) -> dict | None:
     """The section for JUDGES [(name, family, {item: label})] against HUMANS (see the module's docstring). SELECTED:
-    the annotators the humans block found to have judged a selected sample (reports.humans.selected_annotators):
+    the annotators the humans block found to have judged a selected sample (reports.humans.selected_samples):
     named where the alt-test leaves them out, and left out of the human-likeness z. CODED: judges' labels as codes
     (reports.selectors.labels_coded), by name, where the caller has them already."""
     if not judges:

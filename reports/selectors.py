@@ -217,11 +217,14 @@ def human_labels_read(*, campaign: Campaign) -> HumanRead:
     # Of several adjudicators' current verdicts on an item, the most recent is its label: oldest first.
     adjudications = list(current.filter(kind=JudgmentKind.ADJUDICATION).order_by("unit_id", "created_at", "id")
                          .values_list("unit__item_id", "unit__topic_id", "label"))
-    columns = _columns(rows) if rows else []
-    ids = distinct(columns[4]) if rows else np.zeros(0, dtype=np.int64)
-    names = dict(get_user_model().objects.filter(pk__in=ids.tolist()).values_list("pk", "username")) if rows else {}
-    return HumanRead(columns=columns, annotator_ids=ids, names=names, adjudications=adjudications,
+    read = HumanRead(columns=[], annotator_ids=np.zeros(0, dtype=np.int64), names={}, adjudications=adjudications,
                      human_label=task_type_get(campaign.task_type).human_label)
+    if rows:
+        read.columns = _columns(rows)
+        read.annotator_ids = distinct(read.columns[4])
+        read.names = dict(get_user_model().objects.filter(pk__in=read.annotator_ids.tolist())
+                          .values_list("pk", "username"))
+    return read
 
 
 def human_labels_of(read: HumanRead) -> HumanLabels:

@@ -17,23 +17,24 @@ TABLE_SPAN = 4
 TABLE_SLACK = 4096
 
 
-def _span(values: np.ndarray) -> int | None:
-    """The width of the range of VALUES (integers, flat, some) when a table over it serves (TABLE_SPAN), else None."""
+def _span(values: np.ndarray) -> tuple[int, int] | None:
+    """(the least of VALUES, the width of their range) when a table over that range serves (TABLE_SPAN), else None;
+    VALUES integers, flat."""
     if values.dtype.kind not in "iu" or values.size < 2:
         return None
     low, high = int(values.min()), int(values.max())
     width = high - low + 1
-    return width if width <= TABLE_SPAN * values.size + TABLE_SLACK else None
+    return (low, width) if width <= TABLE_SPAN * values.size + TABLE_SLACK else None
 
 
 def distinct(values) -> np.ndarray:
     """np.unique(VALUES) for an array of integers (or booleans): its distinct values, sorted, flattened."""
     values = np.asarray(values).ravel()
-    width = _span(values)
-    if width is not None:
-        low = values.min()
+    span = _span(values)
+    if span is not None:
+        low, width = span
         present = np.zeros(width, dtype=bool)
-        present[values - low] = True
+        present[values - values.dtype.type(low)] = True
         return (np.flatnonzero(present) + low).astype(values.dtype, copy=False)
     ordered = np.sort(values)
     if len(ordered) < 2:
@@ -85,9 +86,9 @@ def lookup(ordered: np.ndarray, keys: np.ndarray) -> tuple[np.ndarray, np.ndarra
     keys = np.asarray(keys)
     if not len(ordered):
         return np.zeros(len(keys), dtype=np.int64), np.zeros(len(keys), dtype=bool)
-    width = _span(ordered) if len(keys) >= len(ordered) // 8 else None  # a table pays for itself on many keys
-    if width is not None and keys.dtype.kind in "iu":
-        low = int(ordered[0])
+    span = _span(ordered) if len(keys) >= len(ordered) // 8 else None  # a table pays for itself on many keys
+    if span is not None and keys.dtype.kind in "iu":
+        low, width = span
         position = np.full(width, -1, dtype=np.int64)
         position[ordered - low] = np.arange(len(ordered))
         offset = keys.astype(np.int64) - low

@@ -336,8 +336,7 @@ def alt_test(data: RaterLabels, *, epsilon: float = EPSILON, q: float = FDR_Q,
     tested = [n for n in range(len(data.raters)) if per_rater[n] >= MIN_ITEMS_PER_ANNOTATOR]
     in_test = np.isin(wins.rater, tested)
     labelled = np.bincount(data.rater, minlength=len(data.raters))
-    missing = missing_words(annotators=int((labelled > 0).sum()), enough=len(tested),
-                            items=len(distinct(wins.item)),
+    missing = missing_words(annotators=int((labelled > 0).sum()), enough=len(tested), items=len(distinct(wins.item)),
                             names=[data.raters[n] for n in tested], undecidable=bool(undecidable.any()))
     selected = set(selected)
     left_out = [{"annotator": data.raters[n], "n": int(per_rater[n]), "compared": int(compared[n]),
@@ -452,13 +451,13 @@ def _places(cells: list[tuple[np.ndarray, np.ndarray]], size: int, *, items: int
     """Each of ITEMS items' places in CELLS (pair p's cell c is place p * SIZE + c, the pairs numbered from FIRST):
     (how many places each item has; one row per item of its places in ascending order, padded with -1). BEFORE: the
     places of the pairs numbered below FIRST, in the same form, which come first in each row."""
-    count, known = before if before is not None else (np.zeros(items, dtype=np.int64), np.zeros((items, 0), np.int64))
-    count = count.copy()
+    known_count, known = before if before is not None else (np.zeros(items, np.int64), np.zeros((items, 0), np.int64))
+    count = known_count.copy()
     for shared, _ in cells:
         count[shared] += 1  # a pair's items are distinct
     places = np.full((items, int(count.max(initial=0))), -1, dtype=np.int64)
     places[:, :known.shape[1]] = known
-    filled = before[0].copy() if before is not None else np.zeros(items, dtype=np.int64)
+    filled = known_count.copy()
     for p, (shared, cell) in enumerate(cells, start=first):
         places[shared, filled[shared]] = p * size + cell
         filled[shared] += 1
@@ -473,11 +472,10 @@ def _likeness_intervals(cells: list[tuple[np.ndarray, np.ndarray]], size: int, s
     draws the classes (stats.resampling.class_bootstrap) without ever writing a row per item. KNOWN: (how many of the
     first CELLS, the places of every item in those), found once for several calls (Annotators.places)."""
     # An item's row lists its places in ascending order: pair by pair, a pair's places above the one's before it.
-    first, *before = known if known is not None else (0,)
+    first, before = (known[0], known[1:]) if known is not None else (0, None)
     items = max([int(shared.max(initial=-1)) + 1 for shared, _ in cells[first:]]
-                + [len(before[0]) if before else 0])
-    count, places = _places(cells[first:], size, items=items, first=first,
-                            before=(before[0], before[1]) if before else None)
+                + [len(before[0]) if before is not None else 0])
+    count, places = _places(cells[first:], size, items=items, first=first, before=before)
     pattern = places[np.flatnonzero(count)]
     classes, multiplicity = rows_distinct(pattern)
     if classes.shape[0] * len(cells) * size > MAX_BOOTSTRAP_CELLS:  # even the classes' rows would not fit
