@@ -16,7 +16,6 @@ is raised again where its result is asked for.
 from __future__ import annotations
 
 import contextvars
-import warnings
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, wait
 from contextlib import ExitStack, contextmanager
@@ -67,17 +66,12 @@ def beside(function: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T
 @contextmanager
 def blocks_joined() -> Iterator[None]:
     """Around a build: every block it starts beside is done before the build ends, also when the build raises (no
-    thread outlives it), and the warnings filters are the caller's again after. The statistics silence warnings
-    they expect with warnings.catch_warnings, which sets and resets filters of the whole process: two threads doing
-    so at once can leave the one's filters in place when the other resets (a warning the other expected may then be
-    printed); the filters saved here, once every thread is done, are what is restored."""
+    thread outlives it). The warnings the blocks expect are silenced by stats.quiet, which two threads may use at
+    once (warnings.catch_warnings may not)."""
     started: list[Future] = []
     token = _started.set(started)
     try:
-        with warnings.catch_warnings():
-            try:
-                yield
-            finally:
-                wait(started)
+        yield
     finally:
+        wait(started)
         _started.reset(token)

@@ -4,21 +4,20 @@ and where a generated answer lands among documents (NRP).
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Hashable, Sequence
 
 import numpy as np
 from scipy import stats as scipy_stats
 
 from stats.checks import check_paired, finite
+from stats.quiet import quiet
 
 
 def _correlation(func, x: Sequence[float], y: Sequence[float]) -> float | None:
     check_paired(x, y)
     if len(x) < 2 or len(set(x)) < 2 or len(set(y)) < 2:
         return None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with quiet():
         return finite(func(list(x), list(y)).statistic)
 
 

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Hashable, Sequence
 from operator import eq
 from typing import Literal
@@ -19,6 +18,7 @@ from stats import batch_stats, resampling
 from stats import ratings as columns
 from stats.checks import check_paired, finite
 from stats.distinct import distinct, sorted_as_sklearn
+from stats.quiet import quiet
 from stats.uncertainty import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, cluster_index, cluster_sums, put_interval
 
 
@@ -67,8 +67,7 @@ def _sklearn_kappa(left: np.ndarray, right: np.ndarray, *, weights: str | None =
     width = int(max(left.max(initial=-1), right.max(initial=-1))) + 2
     counts = np.bincount((left + 1) * width + (right + 1), minlength=width * width)
     cells = np.flatnonzero(counts)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with quiet(RuntimeWarning):
         return finite(cohen_kappa_score(cells // width - 1, cells % width - 1, weights=weights,
                                          labels=list(range(levels)) if levels is not None else None,
                                          sample_weight=counts[cells]))
@@ -100,8 +99,7 @@ def _fleiss_table(ratings: Sequence[Sequence[Hashable]]) -> np.ndarray | None:
 
 
 def _fleiss_of_table(table: np.ndarray) -> float | None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with quiet(RuntimeWarning):
         return finite(_statsmodels_fleiss_kappa(table, method="fleiss"))
 
 
@@ -172,8 +170,7 @@ def krippendorff_alpha(reliability: Sequence[Sequence[Hashable | None]]) -> floa
     pairable = (~np.isnan(data)).sum(axis=0) >= 2
     if not pairable.any():
         return None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with quiet(RuntimeWarning):
         return finite(krippendorff.alpha(reliability_data=data, level_of_measurement="nominal"))
 
 
@@ -186,8 +183,7 @@ def _unit_counts(ratings: Sequence[Sequence[Hashable]]) -> np.ndarray | None:
 def _alpha_of_counts(counts: np.ndarray) -> float | None:
     if np.count_nonzero(counts.sum(axis=0)) < 2:
         return None  # one label throughout: alpha is 0/0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with quiet(RuntimeWarning):
         return finite(krippendorff.alpha(value_counts=counts, level_of_measurement="nominal"))
 
 
@@ -312,8 +308,7 @@ def krippendorff_alpha_pair(first: Sequence[float], second: Sequence[float], *, 
     check_paired(first, second)
     if len(first) < 2 or len(set(first) | set(second)) < 2:
         return None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with quiet(RuntimeWarning):
         return finite(krippendorff.alpha(reliability_data=np.array([first, second], dtype=float),
                                           value_domain=list(levels), level_of_measurement=level))
 
@@ -321,8 +316,7 @@ def krippendorff_alpha_pair(first: Sequence[float], second: Sequence[float], *, 
 def _alpha_of_value_counts(counts: np.ndarray, levels: Sequence[float], level: AlphaLevel) -> float | None:
     if counts.shape[0] < 2 or np.count_nonzero(counts.sum(axis=0)) < 2:
         return None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with quiet(RuntimeWarning):
         return finite(krippendorff.alpha(value_counts=counts, value_domain=list(levels), level_of_measurement=level))
 
 

@@ -19,14 +19,13 @@ Pure functions, no Django (STYLE.md).
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 from irrCAC.table import CAC
 
 from stats import resampling
 from stats.checks import finite
+from stats.quiet import quiet
 
 # Raw agreement at least this high with kappa at most KAPPA_LOW: the page says the labels' skew explains the gap.
 HIGH_AGREEMENT = 0.8
@@ -41,8 +40,7 @@ INDEX_METHOD = (f"95% percentile bootstrap over items ({resampling.RESAMPLES} re
 def _coefficient(table: np.ndarray, weights: str, method: str) -> tuple[float | None, list[float] | None]:
     """(value, 95% interval) of irrCAC's METHOD ("gwet", "bp", "cohen", "pa2") on the contingency TABLE; the interval
     kept within the statistic's range (a share from 0, a coefficient from -1; irrCAC caps only the upper end)."""
-    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
-        warnings.simplefilter("ignore")
+    with quiet():
         estimate = getattr(CAC(pd.DataFrame(table), weights=weights, digits=DIGITS), method)()["est"]
     # irrCAC gives some figures as one-element arrays.
     value = finite(np.asarray(estimate["coefficient_value"]).reshape(-1)[0])

@@ -18,13 +18,13 @@ no fit at all where the humans' own runs off (a system that won every comparison
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from stats import ppi
+from stats.quiet import quiet
 
 # A strength this large is no estimate: the fit ran off (a system that won, or lost, every comparison it had).
 DIVERGED = 20.0
@@ -94,8 +94,7 @@ def _fit(labelled: Rows, human: np.ndarray, judged: np.ndarray, rest: Rows, rest
          lam: float | None) -> Fit:
     """PPI++'s logistic fit of HUMAN outcomes on LABELLED's rows with the JUDGED outcomes on them and REST_JUDGED on
     the REST; LAM None: tuned (ppi_py's _calc_lam_glm, clipped to [0, 1])."""
-    with warnings.catch_warnings():  # scikit-learn's warning of a parameter ppi_py passes, not ours to change
-        warnings.simplefilter("ignore", FutureWarning)
+    with quiet(FutureWarning):  # scikit-learn's warning of a parameter ppi_py passes, not ours to change
         return _fitted(labelled, human, judged, rest, rest_judged, lam)
 
 
@@ -171,8 +170,7 @@ def strengths(comparisons: Sequence[Comparison], prompts: Sequence[Hashable], sy
     on its prompt (PROMPTS), over SYSTEMS (the reference first): the humans' alone, with no interval (a check's
     all-human figure); None where the fit runs off."""
     rows = Rows.of(comparisons, prompts, systems)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)
+    with quiet(FutureWarning):
         theta = np.atleast_1d(ppi._ppi().ppi_logistic_pointestimate(
             rows.x, rows.outcome, rows.outcome, rows.x, rows.outcome, lam=0.0, optimizer_options={"ftol": 1e-12},
             w=rows.weight, w_unlabeled=rows.weight))

@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import warnings
 from collections.abc import Collection, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -60,6 +59,7 @@ from statsmodels.stats.proportion import proportion_confint
 from stats import batch_stats, resampling
 from stats.checks import finite
 from stats.distinct import distinct, lookup, narrow, rows_distinct, text_order
+from stats.quiet import quiet
 
 EPSILON = 0.2  # the authors' rule of thumb for expert annotators; campaign option alt_test_epsilon
 FDR_Q = 0.05
@@ -262,8 +262,7 @@ def _p_values(differences: np.ndarray, epsilons: Sequence[float]) -> list[float]
     differences sit below epsilon, else 1."""
     if np.ptp(differences) == 0:
         return [0.0 if differences[0] < epsilon else 1.0 for epsilon in epsilons]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with quiet(RuntimeWarning):
         return scipy_stats.ttest_1samp(differences[None, :], np.asarray(epsilons, dtype=float)[:, None], axis=1,
                                        alternative="less").pvalue.tolist()
 

@@ -22,13 +22,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import sys
-import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 
 import numpy as np
 
 from stats.distinct import key_classes
+from stats.quiet import quiet
 
 RESAMPLES = 1000
 SEED = 0
@@ -377,6 +377,5 @@ def class_bootstrap(unique: np.ndarray, multiplicity: np.ndarray, statistic: Sta
 
 def _quiet(statistic: Statistic, sums: np.ndarray) -> np.ndarray:
     """STATISTIC of SUMS with numpy's warnings for 0/0 silenced: an undefined resample is NaN, which is expected."""
-    with warnings.catch_warnings(), np.errstate(invalid="ignore", divide="ignore"):
-        warnings.simplefilter("ignore", RuntimeWarning)
+    with quiet(RuntimeWarning):
         return np.atleast_2d(np.asarray(statistic(sums), dtype=float))

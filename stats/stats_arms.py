@@ -8,7 +8,6 @@ bootstrap interval. The arithmetic is scipy's and statsmodels' (permutation_test
 from __future__ import annotations
 
 import math
-import warnings
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from scipy import stats as scipy_stats
 from statsmodels.stats.proportion import proportion_confint
 
 from stats import correlation, uncertainty
+from stats.quiet import quiet
 
 SEED = 0
 PERMUTATIONS = 9999
@@ -139,8 +139,7 @@ def difference_test(first: Sequence[float | None], second: Sequence[float | None
     def diff(x, y, axis=-1):
         return np.mean(x, axis=axis) - np.mean(y, axis=axis)
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with quiet():
         test = scipy_stats.permutation_test((a, b), diff, permutation_type="independent", vectorized=True,
                                             n_resamples=PERMUTATIONS, alternative="two-sided",
                                             random_state=np.random.default_rng(seed))

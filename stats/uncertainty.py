@@ -5,7 +5,6 @@ t-based or bootstrap intervals, clusters of units, and the summary of a per-topi
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable, Hashable, Sequence
 
 import numpy as np
@@ -13,6 +12,7 @@ from scipy import stats as scipy_stats
 
 from stats import resampling
 from stats.checks import finite
+from stats.quiet import quiet
 
 # Intervals: percentile bootstrap with a fixed, reported number of resamples and seed (stats.resampling: the
 # resamples as weighted sums of the units' sufficient statistics, all at once).
@@ -169,8 +169,7 @@ def bootstrap_interval(n: int, statistic: Callable[[np.ndarray], float | None], 
         result = statistic(np.asarray(indices, dtype=np.int64))
         return np.nan if result is None else float(result)
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with quiet():
         result = scipy_stats.bootstrap((np.arange(n),), value, vectorized=False, n_resamples=resamples,
                                        method="percentile", random_state=np.random.default_rng(seed))
     return resampling.percentile_intervals(result.bootstrap_distribution)[0]
