@@ -2,6 +2,14 @@
 
 # Backends that live in one process's memory (or keep nothing): what one process writes there, the others never see.
 _PER_PROCESS = ("LocMemCache", "DummyCache")
+DJANGO_REDIS = "django.core.cache.backends.redis.RedisCache"
+KEPT_CLIENTS_REDIS = "config.redis_cache.RedisCache"
+
+
+def cache_with_kept_clients(cache: dict) -> dict:
+    """CACHE (a CACHES entry) with Django's Redis backend swapped for ours, which keeps its Redis clients
+    (config.redis_cache); any other backend as it is."""
+    return {**cache, "BACKEND": KEPT_CLIENTS_REDIS} if cache["BACKEND"] == DJANGO_REDIS else cache
 
 
 def cache_shared(caches: dict) -> bool:

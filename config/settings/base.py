@@ -5,7 +5,7 @@ from pathlib import Path
 import environ
 from kombu import Queue
 
-from config.caches import cache_shared, session_engine
+from config.caches import cache_shared, cache_with_kept_clients, session_engine
 from config.databases import SQLITE_OPTIONS, tokens_database_add
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -138,7 +138,7 @@ LOGIN_FAILURES_PER_ADDRESS = env.int("LOGIN_FAILURES_PER_ADDRESS", default=30)
 LOGIN_FAILURE_WINDOW = env.int("LOGIN_FAILURE_WINDOW", default=15 * 60)  # seconds
 # The cache holds the failure counts: set CACHE_URL (e.g. redis://127.0.0.1:6379/1) so every web process shares them
 # (the production settings refuse to start without a shared one).
-CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://")}
+CACHES = {"default": cache_with_kept_clients(env.cache("CACHE_URL", default="locmemcache://"))}
 # With a shared cache, sessions and signed-in users are read from it (config.caches, accounts.user_cache).
 CACHE_SHARED = cache_shared(CACHES)
 SESSION_ENGINE = session_engine(CACHES)

@@ -2,7 +2,7 @@
 
 from django.core.exceptions import ImproperlyConfigured
 
-from config.caches import cache_shared, session_engine
+from config.caches import cache_shared, cache_with_kept_clients, session_engine
 from config.databases import tokens_database_add
 
 from .base import *  # noqa: F401,F403
@@ -19,7 +19,7 @@ DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 tokens_database_add(DATABASES)  # on SQLite only: the API tokens' own file beside the database's
 CELERY_BROKER_URL = env("CELERY_BROKER_URL")
 # Sign-in failures and the password-change flag are counted in the cache: every web process must share it.
-CACHES = {"default": env.cache("CACHE_URL")}
+CACHES = {"default": cache_with_kept_clients(env.cache("CACHE_URL"))}
 CACHE_SHARED = cache_shared(CACHES)
 SESSION_ENGINE = session_engine(CACHES)
 if not CACHE_SHARED:

@@ -108,3 +108,30 @@ def test_a_first_call_runs_one_query_and_variants_compile_apart(django_assert_nu
         by_variant(campaign=campaign.pk)
     with pytest.raises(TypeError, match="variant"):
         Precompiled(lambda campaign: Unit.objects.filter(campaign=campaign))(variant="x", campaign=campaign.pk)
+
+
+@pytest.mark.django_db
+def test_on_postgresql_a_long_statement_s_parse_is_kept_by_the_driver():
+    """annotate.apps sets psycopg's limits for keeping a statement's parse (annotate.precompiled.driver_parse_cached)
+    so that the request's long precompiled statements (up to 6 kB, 82 parameters) are parsed once: run twice, the
+    second run finds the parse in psycopg's cache. On SQLite there is no such parse."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("psycopg's statement parse is PostgreSQL's")
+    from psycopg import _queries
+
+    from annotate.precompiled import DRIVER_CACHED_LENGTH, DRIVER_CACHED_PARAMS
+
+    assert (_queries.MAX_CACHED_STATEMENT_LENGTH, _queries.MAX_CACHED_STATEMENT_PARAMS) == (
+        DRIVER_CACHED_LENGTH, DRIVER_CACHED_PARAMS)
+    now, campaigns, people = _world()
+    # 70 constant parameters besides the values: more than psycopg keeps the parse of by default (50).
+    wide = Precompiled(lambda campaign, annotator, now: _assignments(campaign, annotator, now)
+                       .exclude(pk__in=list(range(-70, 0))))
+    sql, params = wide.sql(campaign=campaigns[0].pk, annotator=people[0].pk, now=now)
+    assert len(params) > 50
+    rows = list(wide(campaign=campaigns[0].pk, annotator=people[0].pk, now=now))
+    hits = _queries._query2pg_client.cache_info().hits
+    assert [a.pk for a in wide(campaign=campaigns[0].pk, annotator=people[0].pk, now=now)] == [a.pk for a in rows]
+    assert _queries._query2pg_client.cache_info().hits == hits + 1
