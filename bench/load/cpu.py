@@ -3,11 +3,13 @@
     python bench/load/cpu.py snapshot FILE          # once the annotators have signed in, and again before Locust ends
     python bench/load/cpu.py report BEFORE AFTER    # per part, its CPU seconds between the two and share of the machine
 
-A part's seconds are the user + system time its processes spent between the two snapshots (a process that started
-meanwhile counts from zero; one that ended meanwhile is lost, which the load test's long-lived processes do not do:
-gunicorn's workers, the Celery workers, PostgreSQL's backends held open by CONN_MAX_AGE, Locust). The machine's
-total and idle time come from /proc/stat, so "other" is what none of the named parts used (the sampler's psql,
-the kernel).
+A part's seconds are the user + system time its processes spent between the two snapshots, with the time of their
+children that ended (a process that started meanwhile counts from zero). The children matter: PostgreSQL's backends
+end and start again as the web workers' connections reach CONN_MAX_AGE (60 s), and a backend's whole time is then
+added to the postmaster's children; a Celery worker's batches run in pool processes that end. Counting only living
+processes lost them: a run that printed PostgreSQL at 2% of the machine had its backends using about 40%, in
+"other". The machine's total and idle time come from /proc/stat, so "other" is what none of the named parts used
+(the sampler's psql, the kernel).
 """
 
 import json
@@ -27,7 +29,7 @@ def _part(command: str) -> str | None:
 
 
 def _processes() -> dict[str, tuple[str, float]]:
-    """{pid: (part, CPU seconds so far)} of every process in a named part."""
+    """{pid: (part, CPU seconds so far, its ended children's included)} of every process in a named part."""
     found = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -39,7 +41,8 @@ def _processes() -> dict[str, tuple[str, float]]:
             continue
         part = _part(command)
         if part is not None:
-            found[entry.name] = (part, (int(fields[11]) + int(fields[12])) / TICKS)
+            # utime + stime, and cutime + cstime: its own time and that of its children that ended
+            found[entry.name] = (part, sum(int(field) for field in fields[11:15]) / TICKS)
     return found
 
 
