@@ -16,7 +16,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.core.cache import cache
 from django.db import DEFAULT_DB_ALIAS, connection, transaction
-from django.db.models import Count, Exists, F, IntegerField, Subquery, Value
+from django.db.models import Count, Exists, F, FilteredRelation, IntegerField, Q, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -32,7 +32,6 @@ from annotate.models import (
 from annotate.precompiled import Precompiled
 from annotate.selectors.annotation import (
     assignment_held,
-    current_annotation,
     own_known,
     page_columns_of,
     progress_columns,
@@ -401,27 +400,37 @@ def _slot_columns(unit, annotator, now) -> list:
     return [Exists(judged), Coalesce(Subquery(others_active, output_field=IntegerField()), Value(0))]
 
 
-def _row_columns(queryset, fields: list[str]) -> list:
-    """A subquery for each of FIELDS of the first row of QUERYSET."""
-    return [Subquery(queryset.values(name)[:1]) for name in fields]
-
-
 _JUDGMENT_FIELDS = [field.attname for field in HumanJudgment._meta.concrete_fields]
 _ASSIGNMENT_FIELDS = [field.attname for field in Assignment._meta.concrete_fields]
+# The unit's rows of the annotator's joined to it, by these names: their assignment row (one at most:
+# assignment_one_per_annotator) and their current annotation (one at most: judgment_one_current).
+_MINE, _CURRENT = "mine_joined", "current_joined"
 
 
-def _mine_of(unit, annotator):
-    return Assignment.objects.filter(unit=unit, annotator=annotator).order_by("pk")  # one row at most
+def _unit_with_mine(unit, annotator, *, current: bool = False):
+    """Unit UNIT (one row) with ANNOTATOR's assignment row of it joined (_MINE; with CURRENT their current annotation
+    too, _CURRENT), NULLs where there is none. Joined once, not a subquery a field: each such subquery looked the
+    annotator's row up again (16 look-ups of the judgment for one row), and an annotator the planner's statistics
+    have not seen yet had each look-up read all their judgments."""
+    joined = {_MINE: FilteredRelation("assignments", condition=Q(assignments__annotator=annotator))}
+    if current:
+        joined[_CURRENT] = FilteredRelation("judgments", condition=Q(
+            judgments__annotator=annotator, judgments__kind=JudgmentKind.ANNOTATION, judgments__is_current=True))
+    return Unit.objects.filter(pk=unit).annotate(**joined)
 
 
-_VERDICT_STATE = Precompiled(lambda unit, annotator, now: Unit.objects.filter(pk=unit).values_list(
+def _joined_fields(name: str, fields: list[str]) -> list[str]:
+    return [f"{name}__{field}" for field in fields]
+
+
+_VERDICT_STATE = Precompiled(lambda unit, annotator, now: _unit_with_mine(unit, annotator, current=True).values_list(
     *_slot_columns(unit, annotator, now), Subquery(guidelines_current_of(unit)[:1]),
-    *_row_columns(_mine_of(unit, annotator), _ASSIGNMENT_FIELDS),
-    *_row_columns(current_annotation(unit=unit, annotator=annotator), _JUDGMENT_FIELDS)))
+    *_joined_fields(_MINE, _ASSIGNMENT_FIELDS), *_joined_fields(_CURRENT, _JUDGMENT_FIELDS)))
 # A lease's state brings the annotator's progress, which the page that shows the lease reads (the lease changes
 # neither count: the unit leased stays open to them).
-_LEASE_STATE = Precompiled(lambda task_type, unit, annotator, now, campaign: Unit.objects.filter(pk=unit).values_list(
-    *_slot_columns(unit, annotator, now), *_row_columns(_mine_of(unit, annotator), _ASSIGNMENT_FIELDS),
+_LEASE_STATE = Precompiled(lambda task_type, unit, annotator, now, campaign: _unit_with_mine(
+    unit, annotator).values_list(
+    *_slot_columns(unit, annotator, now), *_joined_fields(_MINE, _ASSIGNMENT_FIELDS),
     *progress_columns(campaign=campaign, annotator=annotator, now=now).values(),
     *page_columns_of(task_type, unit_path="", campaign=campaign, annotator=annotator, now=now).values()),
     variants=True)
