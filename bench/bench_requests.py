@@ -16,7 +16,8 @@ Per type and request: the queries, apart from transaction statements (BEGIN, SAV
 reading annotate_membership) and the rest, with the range of the count over the rounds beside its median; then the
 CPU milliseconds (time.process_time: the whole process, i.e. the view, the middleware, the template and the test
 Client's own request building and response handling; SQLite's work too, which runs in-process, but not PostgreSQL's,
-which runs in its own processes), median and p90 over ROUNDS rounds after WARMUP.
+which runs in its own processes), median and p90 over ROUNDS rounds after WARMUP. On PostgreSQL, "server ms": the
+CPU of the backend that serves the connection (from /proc, the server being on this machine), the mean over the rounds.
 --verbose lists one round's queries per type (phase, tables, the first 100 characters).
 
 Campaigns: qa_correctness, ais, image_relevance and answer_ranking as bench/load/seed.py writes them; every other
@@ -260,13 +261,41 @@ class Annotator:
                                             kind=JudgmentKind.ANNOTATION).count()
 
 
+class ServerClock:
+    """The CPU seconds so far of the PostgreSQL backend serving this process's connection, from /proc (the server runs
+    on this machine); None on SQLite, whose work is in this process's own CPU. /proc counts in ticks (10 ms), so a
+    request's figure is only meaningful summed over many: the table gives the mean over the rounds."""
+
+    def __init__(self):
+        self.path = None
+
+    def __call__(self) -> float | None:
+        from django.db import connection
+
+        if connection.vendor != "postgresql":
+            return None
+        if self.path is None:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_backend_pid()")
+                self.path = Path(f"/proc/{cursor.fetchone()[0]}/stat")
+        fields = self.path.read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+SERVER_CLOCK = ServerClock()
+
+
 def measured(log: QueryLog, call, *args):
-    """(CALL(*ARGS)'s result, its CPU milliseconds, the queries it ran)."""
+    """(CALL(*ARGS)'s result, its CPU milliseconds, the queries it ran, the database server's CPU milliseconds for
+    it or None)."""
+    server = SERVER_CLOCK()
     log.queries.clear()
     started = time.process_time()
     result = call(*args)
     cpu = (time.process_time() - started) * 1000
-    return result, cpu, list(log.queries)
+    queries = list(log.queries)
+    after = SERVER_CLOCK()
+    return result, cpu, queries, None if server is None else (after - server) * 1000
 
 
 def unit_shown(response) -> str:
@@ -278,19 +307,20 @@ def unit_shown(response) -> str:
 
 
 def rounds_run(annotator: Annotator, log: QueryLog, rounds: int) -> dict:
-    """ROUNDS rounds; {request name: [(CPU ms, queries), ...]}. Only the requests are timed, not the checks."""
+    """ROUNDS rounds; {request name: [(CPU ms, queries, server CPU ms), ...]}. Only the requests are timed, not the
+    checks."""
     figures = {name: [] for name in REQUESTS}
     for _ in range(rounds):
         annotator.lease_drop()
         for name in ("next unit, leasing", "next unit"):
-            response, cpu, queries = measured(log, annotator.next_unit)
+            response, *figure = measured(log, annotator.next_unit)
             page = unit_shown(response)
-            figures[name].append((cpu, queries))
+            figures[name].append(figure)
         data = annotator.answer(page)
-        response, cpu, queries = measured(log, annotator.submit, data)
+        response, *figure = measured(log, annotator.submit, data)
         following = ASSIGNMENT.search(unit_shown(response)).group(1)
         assert following != data["assignment"], f"the submit answered with the same unit {following}"
-        figures["submit"].append((cpu, queries))
+        figures["submit"].append(figure)
     return figures
 
 
@@ -316,29 +346,32 @@ def spread(values: list[int]) -> str:
     return f"{low}" if low == high else f"{low}-{high}"
 
 
-def summary(figures: list[tuple[float, list[str]]]) -> dict:
-    cpu = [ms for ms, _ in figures]
-    split = [counts(queries) for _, queries in figures]
+def summary(figures: list[tuple[float, list[str], float | None]]) -> dict:
+    cpu = [ms for ms, _, _ in figures]
+    split = [counts(queries) for _, queries, _ in figures]
+    server = [ms for _, _, ms in figures if ms is not None]
     total = [c["access"] + c["rest"] for c in split]
     return {"queries": statistics.median(total), "range": spread(total),
             **{phase: statistics.median(c[phase] for c in split) for phase in ("access", "rest", "transaction")},
-            "cpu": statistics.median(cpu), "p90": statistics.quantiles(cpu, n=10)[-1]}
+            "cpu": statistics.median(cpu), "p90": statistics.quantiles(cpu, n=10)[-1],
+            "server": statistics.fmean(server) if server else None}
 
 
 def table_print(results: dict) -> None:
     print(f"\n{'task type':<20} {'request':<19} {'queries':>7} {'(range)':>8} {'access':>6} {'rest':>5} {'tx':>4} "
-          f"{'CPU ms p50':>10} {'p90':>6}")
+          f"{'CPU ms p50':>10} {'p90':>6} {'server ms':>9}")
     for task_type, figures in results.items():
         for name in REQUESTS:
             s = summary(figures[name])
             print(f"{task_type:<20} {name:<19} {s['queries']:>7g} {s['range']:>8} {s['access']:>6g} {s['rest']:>5g} "
-                  f"{s['transaction']:>4g} {s['cpu']:>10.1f} {s['p90']:>6.1f}")
+                  f"{s['transaction']:>4g} {s['cpu']:>10.1f} {s['p90']:>6.1f} "
+                  f"{'' if s['server'] is None else format(s['server'], '.1f'):>9}")
 
 
 def queries_print(task_type: str, figures: dict) -> None:
     """One round's queries of TASK_TYPE (its first measured round), request by request."""
     for name in REQUESTS:
-        _, queries = figures[name][0]
+        _, queries, _ = figures[name][0]
         print(f"\n{task_type}, {name}: {len(queries)} statements")
         for n, sql in enumerate(queries, start=1):
             tables = ",".join(dict.fromkeys([main_table(sql), *tables_of(sql)]))
